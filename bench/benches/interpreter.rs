@@ -1,0 +1,2 @@
+//! Interpreter benchmarks.
+fn main() {}

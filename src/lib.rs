@@ -1,0 +1,6 @@
+//! relaxjit: a JIT-centric tensor compiler and Relax virtual machine driven by Cranelift.
+
+pub use jit;
+pub use relax;
+pub use tir;
+pub use vm;

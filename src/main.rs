@@ -1,0 +1,5 @@
+//! The `relaxjit` command line.
+
+fn main() {
+    println!("relaxjit");
+}

@@ -1,0 +1,162 @@
+//! Allocators for `vm.builtin.alloc_storage`: TVM's naive and pooled strategies.
+//!
+//! The naive allocator allocates and frees on every request. The pooled allocator rounds sizes up
+//! to 4 KiB pages and keeps freed buffers in a free list keyed by exact rounded size, so that a
+//! VM running the same function repeatedly allocates nothing in steady state (TVM's default).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::Result;
+use crate::tensor::{Device, RawBuffer, Storage};
+
+/// How a VM allocates storage; TVM's `AllocatorType` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum AllocatorKind {
+    Naive = 1,
+    #[default]
+    Pooled = 2,
+}
+
+/// A source of host buffers. Buffers come back through [`Allocator::free`] when the last
+/// `Storage` holding them drops.
+pub trait Allocator: Send + Sync {
+    fn kind(&self) -> AllocatorKind;
+    /// A buffer of at least `size` bytes.
+    fn take(&self, size: usize) -> Result<RawBuffer>;
+    /// Returns a buffer obtained from `take`.
+    fn free(&self, buffer: RawBuffer);
+    /// Bytes currently held by live storages.
+    fn used_bytes(&self) -> usize;
+    /// Releases cached memory (`vm.builtin.memory_manager.clear`).
+    fn clear(&self) {}
+}
+
+/// Allocates a storage of `size` bytes from `allocator`.
+pub fn alloc_storage(
+    allocator: &Arc<dyn Allocator>,
+    size: usize,
+    device: Device,
+) -> Result<Storage> {
+    let buffer = allocator.take(size)?;
+    Ok(Storage::from_allocator(buffer, device, allocator.clone()))
+}
+
+/// Creates the allocator of a kind.
+pub fn new_allocator(kind: AllocatorKind) -> Arc<dyn Allocator> {
+    match kind {
+        AllocatorKind::Naive => Arc::new(NaiveAllocator::default()),
+        AllocatorKind::Pooled => Arc::new(PooledAllocator::default()),
+    }
+}
+
+#[derive(Default)]
+pub struct NaiveAllocator {
+    used: AtomicUsize,
+}
+
+impl Allocator for NaiveAllocator {
+    fn kind(&self) -> AllocatorKind {
+        AllocatorKind::Naive
+    }
+    fn take(&self, size: usize) -> Result<RawBuffer> {
+        let buffer = RawBuffer::zeroed(size)?;
+        self.used.fetch_add(buffer.size(), Ordering::Relaxed);
+        Ok(buffer)
+    }
+    fn free(&self, buffer: RawBuffer) {
+        self.used.fetch_sub(buffer.size(), Ordering::Relaxed);
+    }
+    fn used_bytes(&self) -> usize {
+        self.used.load(Ordering::Relaxed)
+    }
+}
+
+pub const POOL_PAGE_SIZE: usize = 4096;
+
+#[derive(Default)]
+pub struct PooledAllocator {
+    free_lists: Mutex<HashMap<usize, Vec<RawBuffer>>>,
+    used: AtomicUsize,
+}
+
+impl PooledAllocator {
+    /// Bytes held in free lists, ready for reuse.
+    pub fn cached_bytes(&self) -> usize {
+        let lists = self.free_lists.lock().unwrap_or_else(|e| e.into_inner());
+        lists.iter().map(|(size, v)| size * v.len()).sum()
+    }
+}
+
+impl Allocator for PooledAllocator {
+    fn kind(&self) -> AllocatorKind {
+        AllocatorKind::Pooled
+    }
+    fn take(&self, size: usize) -> Result<RawBuffer> {
+        let rounded = size.max(1).div_ceil(POOL_PAGE_SIZE) * POOL_PAGE_SIZE;
+        let reused = {
+            let mut lists = self.free_lists.lock().unwrap_or_else(|e| e.into_inner());
+            lists.get_mut(&rounded).and_then(Vec::pop)
+        };
+        let buffer = match reused {
+            Some(b) => b,
+            None => match RawBuffer::zeroed(rounded) {
+                Ok(b) => b,
+                Err(_) => {
+                    // As TVM does: release everything cached, then try once more.
+                    self.clear();
+                    RawBuffer::zeroed(rounded)?
+                }
+            },
+        };
+        self.used.fetch_add(rounded, Ordering::Relaxed);
+        Ok(buffer)
+    }
+    fn free(&self, buffer: RawBuffer) {
+        self.used.fetch_sub(buffer.size(), Ordering::Relaxed);
+        let mut lists = self.free_lists.lock().unwrap_or_else(|e| e.into_inner());
+        lists.entry(buffer.size()).or_default().push(buffer);
+    }
+    fn used_bytes(&self) -> usize {
+        self.used.load(Ordering::Relaxed)
+    }
+    fn clear(&self) {
+        self.free_lists
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DataType;
+
+    #[test]
+    fn pooled_reuses_freed_buffers() {
+        let pooled = Arc::new(PooledAllocator::default());
+        let a: Arc<dyn Allocator> = pooled.clone();
+        let s = alloc_storage(&a, 100, Device::cpu(0)).unwrap();
+        assert_eq!(s.size(), POOL_PAGE_SIZE);
+        let p = s.as_ptr();
+        drop(s);
+        assert_eq!(pooled.cached_bytes(), POOL_PAGE_SIZE);
+        let s2 = alloc_storage(&a, 4000, Device::cpu(0)).unwrap();
+        assert_eq!(s2.as_ptr(), p);
+        assert_eq!(a.used_bytes(), POOL_PAGE_SIZE);
+    }
+
+    #[test]
+    fn storage_outlives_its_tensor_handles_correctly() {
+        let a = new_allocator(AllocatorKind::Naive);
+        let s = alloc_storage(&a, 24, Device::cpu(0)).unwrap();
+        let t = s.alloc_tensor(0, &[2, 3], DataType::F32).unwrap();
+        drop(s);
+        assert_eq!(a.used_bytes(), 24);
+        t.copy_from_slice(&[1.0f32; 6]).unwrap();
+        drop(t);
+        assert_eq!(a.used_bytes(), 0);
+    }
+}

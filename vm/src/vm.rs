@@ -1,0 +1,773 @@
+//! `VirtualMachine`: the Relax VM interpreter over a shared [`Executable`].
+//!
+//! The executable is validated once (see `executable.rs`), so the dispatch loop indexes without
+//! re-checking what validation guarantees. A call from bytecode to another bytecode function
+//! pushes a frame onto the loop's own frame stack instead of recursing on the native stack; only
+//! closures invoked through builtins (`vm.builtin.invoke_closure`) and instrumented calls nest
+//! natively. Both are bounded: [`VmConfig::max_call_depth`] frames in all and
+//! [`VmConfig::max_native_depth`] native nestings, so deep recursion is an error, not a stack
+//! overflow.
+//!
+//! `VmRef` is the shared, immutable-after-init core (constants, resolved functions, allocators)
+//! and is what the `%vm` register hands to builtins. `VirtualMachine` adds TVM's stateful API
+//! (`set_input` / `invoke_stateful` / `get_output`, saved functions) for one caller.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use crate::allocator::{Allocator, AllocatorKind, new_allocator};
+use crate::bytecode::{
+    Arg, ArgKind, BEGIN_SPECIAL_REG, Instruction, RegName, VM_REGISTER, VOID_REGISTER,
+};
+use crate::executable::{Executable, FuncKind};
+use crate::packed::{PackedFunc, Registry};
+use crate::tensor::Device;
+use crate::value::{Closure, ClosureTarget};
+use crate::{Error, Result, Value};
+
+/// A compiled Relax function (`__vmtir__<name>`): runs on a register file whose first
+/// `num_args` slots hold the arguments and leaves its result in slot `num_args`.
+pub type VmTirFunc = Arc<dyn Fn(&VmRef, &mut [Value]) -> Result<()> + Send + Sync>;
+
+/// Functions supplied to a VM besides the global registry: compiled kernels under their global
+/// symbols, and compiled Relax functions under their names (TVM's imported modules).
+#[derive(Clone, Default)]
+pub struct Library {
+    packed: HashMap<String, PackedFunc>,
+    vmtir: HashMap<String, VmTirFunc>,
+}
+
+impl Library {
+    pub fn new() -> Library {
+        Library::default()
+    }
+    /// Adds a packed function (a kernel, a test helper) under `name`.
+    pub fn add_packed(&mut self, name: &str, f: PackedFunc) {
+        self.packed.insert(name.to_string(), f);
+    }
+    pub fn add_fn(
+        &mut self,
+        name: &str,
+        f: impl Fn(&[Value]) -> Result<Value> + Send + Sync + 'static,
+    ) {
+        self.packed
+            .insert(name.to_string(), PackedFunc::new(name, f));
+    }
+    /// Adds the compiled body of the Relax function `name` (a `VMTIRFunc` entry).
+    pub fn add_vmtir(&mut self, name: &str, f: VmTirFunc) {
+        self.vmtir.insert(name.to_string(), f);
+    }
+    pub fn get_packed(&self, name: &str) -> Option<&PackedFunc> {
+        self.packed.get(name)
+    }
+    /// Adds everything of `other`, replacing entries of the same name.
+    pub fn merge(&mut self, other: &Library) {
+        self.packed
+            .extend(other.packed.iter().map(|(k, v)| (k.clone(), v.clone())));
+        self.vmtir
+            .extend(other.vmtir.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+}
+
+/// How a VM is set up.
+#[derive(Clone, Debug)]
+pub struct VmConfig {
+    pub allocator: AllocatorKind,
+    /// Devices; by TVM's convention the last one is the host. relaxjit runs on the CPU only.
+    pub devices: Vec<Device>,
+    /// Frames that may be live at once (recursion depth).
+    pub max_call_depth: usize,
+    /// Nested native entries into the interpreter (closures called from builtins).
+    pub max_native_depth: usize,
+}
+
+impl Default for VmConfig {
+    fn default() -> VmConfig {
+        VmConfig {
+            allocator: AllocatorKind::Pooled,
+            devices: vec![Device::cpu(0)],
+            max_call_depth: 10_000,
+            max_native_depth: 200,
+        }
+    }
+}
+
+/// TVM's `VMInstrumentReturnKind`: an instrument returning this from its "before" call skips
+/// the instruction.
+pub const INSTRUMENT_SKIP_RUN: i64 = 1;
+
+struct Frame {
+    func_idx: usize,
+    /// The pc of the Call that created this frame (the caller resumes after it).
+    return_pc: usize,
+    /// Where the caller wants the result.
+    caller_dst: RegName,
+    regs: Vec<Value>,
+}
+
+#[derive(Default)]
+struct Scratch {
+    frames: Vec<Frame>,
+    args: Vec<Vec<Value>>,
+}
+
+pub(crate) struct VmCore {
+    exec: Arc<Executable>,
+    constants: Vec<Value>,
+    func_pool: Vec<Value>,
+    vmtir: Vec<Option<VmTirFunc>>,
+    devices: Vec<Device>,
+    allocators: Vec<Arc<dyn Allocator>>,
+    has_instrument: AtomicBool,
+    instrument: RwLock<Option<PackedFunc>>,
+    scratch: Mutex<Scratch>,
+    live_frames: AtomicUsize,
+    native_depth: AtomicUsize,
+    config: VmConfig,
+}
+
+/// A handle to a running VM's shared core: what `%vm` reads as. Cheap to clone.
+#[derive(Clone)]
+pub struct VmRef(pub(crate) Arc<VmCore>);
+
+struct DepthGuard<'a>(&'a AtomicUsize);
+impl Drop for DepthGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl VmRef {
+    fn new(exec: Arc<Executable>, library: &Library, config: VmConfig) -> Result<VmRef> {
+        exec.validate()?;
+        if config.devices.is_empty() {
+            return Err(Error::value_error("a VM needs at least one device"));
+        }
+        if let Some(d) = config.devices.iter().find(|d| !d.is_cpu()) {
+            return Err(Error::value_error(format!(
+                "device {d} is not supported: relaxjit runs on the CPU"
+            )));
+        }
+        let allocator = new_allocator(config.allocator);
+        let allocators = config.devices.iter().map(|_| allocator.clone()).collect();
+        let registry = Registry::global();
+        let mut func_pool = Vec::with_capacity(exec.func_table.len());
+        let mut vmtir = Vec::with_capacity(exec.func_table.len());
+        for (i, f) in exec.func_table.iter().enumerate() {
+            match f.kind {
+                FuncKind::PackedFunc => {
+                    let func = library
+                        .packed
+                        .get(&f.name)
+                        .cloned()
+                        .or_else(|| registry.get(&f.name));
+                    let func = func.ok_or_else(|| {
+                        Error::runtime(format!(
+                            "Cannot find function {} in the imported modules or global registry",
+                            f.name
+                        ))
+                    })?;
+                    func_pool.push(Value::Func(func));
+                    vmtir.push(None);
+                }
+                FuncKind::VMFunc => {
+                    func_pool.push(Value::Closure(Closure::new(
+                        &f.name,
+                        ClosureTarget::VmFunc(i),
+                        Vec::new(),
+                    )));
+                    vmtir.push(None);
+                }
+                FuncKind::VMTIRFunc => {
+                    let native = library.vmtir.get(&f.name).cloned().ok_or_else(|| {
+                        Error::runtime(format!(
+                            "Cannot find compiled function __vmtir__{} for the VMTIR function {}",
+                            f.name, f.name
+                        ))
+                    })?;
+                    func_pool.push(Value::Closure(Closure::new(
+                        &f.name,
+                        ClosureTarget::VmFunc(i),
+                        Vec::new(),
+                    )));
+                    vmtir.push(Some(native));
+                }
+            }
+        }
+        // Tensor constants already live on the host; nothing to convert.
+        let constants = exec.constants.clone();
+        Ok(VmRef(Arc::new(VmCore {
+            exec,
+            constants,
+            func_pool,
+            vmtir,
+            devices: config.devices.clone(),
+            allocators,
+            has_instrument: AtomicBool::new(false),
+            instrument: RwLock::new(None),
+            scratch: Mutex::new(Scratch::default()),
+            live_frames: AtomicUsize::new(0),
+            native_depth: AtomicUsize::new(0),
+            config,
+        })))
+    }
+
+    pub fn executable(&self) -> &Arc<Executable> {
+        &self.0.exec
+    }
+    pub fn devices(&self) -> &[Device] {
+        &self.0.devices
+    }
+    /// The allocator and device at `index` (`vm.builtin.alloc_storage`'s device index).
+    pub fn allocator(&self, index: i64) -> Result<(&Arc<dyn Allocator>, Device)> {
+        match usize::try_from(index)
+            .ok()
+            .filter(|&i| i < self.0.devices.len())
+        {
+            Some(i) => Ok((&self.0.allocators[i], self.0.devices[i])),
+            None => Err(Error::runtime(format!(
+                "Check failed: (device_index < static_cast<int64_t>(vm->devices.size())) is false: The device index {index} is out of VM physical devices list"
+            ))),
+        }
+    }
+    /// The host device (the last one) and its allocator.
+    pub fn host_allocator(&self) -> (&Arc<dyn Allocator>, Device) {
+        let i = self.0.devices.len() - 1;
+        (&self.0.allocators[i], self.0.devices[i])
+    }
+    /// The resolved function-table entry `idx` (a `Func` or a `Closure`).
+    pub fn func_pool(&self, idx: usize) -> Option<&Value> {
+        self.0.func_pool.get(idx)
+    }
+    pub fn constant(&self, idx: usize) -> Option<&Value> {
+        self.0.constants.get(idx)
+    }
+    /// The closure for a function of the executable by name.
+    pub fn get_closure(&self, name: &str) -> Option<Value> {
+        let idx = self.0.exec.func_index(name)?;
+        Some(self.0.func_pool[idx].clone())
+    }
+
+    fn ptr_eq(&self, other: &VmRef) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// Calls a function value: a packed function directly, a closure with its bound arguments
+    /// appended (TVM's `InvokeClosurePacked`).
+    pub fn invoke_closure(&self, callee: &Value, args: &[Value]) -> Result<Value> {
+        match callee {
+            Value::Func(f) => f.call(args),
+            Value::Closure(c) => match c.target() {
+                ClosureTarget::Packed(f) => {
+                    if c.bound_args().is_empty() {
+                        f.call(args)
+                    } else {
+                        let mut all = args.to_vec();
+                        all.extend_from_slice(c.bound_args());
+                        f.call(&all)
+                    }
+                }
+                &ClosureTarget::VmFunc(idx) => {
+                    if c.bound_args().is_empty() {
+                        self.invoke_index(idx, args)
+                    } else {
+                        let mut all = args.to_vec();
+                        all.extend_from_slice(c.bound_args());
+                        self.invoke_index(idx, &all)
+                    }
+                }
+            },
+            other => Err(Error::type_error(format!(
+                "cannot call a value of type {}: expected a function or a closure",
+                other.type_name()
+            ))),
+        }
+    }
+
+    /// Runs function `idx` of the executable (bytecode or compiled) on `args`.
+    pub fn invoke_index(&self, idx: usize, args: &[Value]) -> Result<Value> {
+        let core = &*self.0;
+        let info = core
+            .exec
+            .func_table
+            .get(idx)
+            .ok_or_else(|| Error::index(format!("function index {idx} is out of range")))?;
+        if info.num_args as usize != args.len() {
+            return Err(arity_error(&core.exec, idx, args.len()));
+        }
+        let depth = core.native_depth.fetch_add(1, Ordering::Relaxed);
+        let _guard = DepthGuard(&core.native_depth);
+        if depth >= core.config.max_native_depth {
+            return Err(Error::runtime(format!(
+                "maximum call depth exceeded: {} nested VM invocations (calling {})",
+                core.config.max_native_depth, info.name
+            )));
+        }
+        match info.kind {
+            FuncKind::VMFunc => self.run_bytecode(idx, args),
+            FuncKind::VMTIRFunc => {
+                let native = core.vmtir[idx].as_ref().expect("resolved at init");
+                let mut regs = vec![Value::Null; info.register_file_size as usize];
+                regs[..args.len()].clone_from_slice(args);
+                native(self, &mut regs).map_err(|e| e.with_frame(&info.name))?;
+                Ok(std::mem::take(&mut regs[args.len()]))
+            }
+            FuncKind::PackedFunc => core.func_pool[idx].as_func()?.call(args),
+        }
+    }
+
+    fn take_frame(
+        &self,
+        scratch: &mut Scratch,
+        func_idx: usize,
+        return_pc: usize,
+        caller_dst: RegName,
+    ) -> Result<Frame> {
+        let core = &*self.0;
+        let live = core.live_frames.fetch_add(1, Ordering::Relaxed);
+        if live >= core.config.max_call_depth {
+            core.live_frames.fetch_sub(1, Ordering::Relaxed);
+            return Err(Error::runtime(format!(
+                "maximum call depth exceeded: more than {} frames (calling {}); is the recursion unbounded?",
+                core.config.max_call_depth, core.exec.func_table[func_idx].name
+            )));
+        }
+        let size = core.exec.func_table[func_idx].register_file_size as usize;
+        let mut frame = scratch.frames.pop().unwrap_or(Frame {
+            func_idx,
+            return_pc,
+            caller_dst,
+            regs: Vec::new(),
+        });
+        frame.func_idx = func_idx;
+        frame.return_pc = return_pc;
+        frame.caller_dst = caller_dst;
+        frame.regs.resize(size, Value::Null);
+        Ok(frame)
+    }
+
+    fn release_frame(&self, scratch: &mut Scratch, mut frame: Frame) {
+        self.0.live_frames.fetch_sub(1, Ordering::Relaxed);
+        frame.regs.clear();
+        scratch.frames.push(frame);
+    }
+
+    fn lock_scratch(&self) -> std::sync::MutexGuard<'_, Scratch> {
+        self.0.scratch.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The dispatch loop for bytecode function `idx`; `args` already match its arity.
+    fn run_bytecode(&self, idx: usize, args: &[Value]) -> Result<Value> {
+        let (mut stack, mut call_args) = {
+            let mut scratch = self.lock_scratch();
+            let frame = self.take_frame(&mut scratch, idx, usize::MAX, VOID_REGISTER)?;
+            (vec![frame], scratch.args.pop().unwrap_or_default())
+        };
+        stack[0].regs[..args.len()].clone_from_slice(args);
+        let result = self.run_loop(&mut stack, &mut call_args);
+        let mut result = result;
+        let mut scratch = self.lock_scratch();
+        while let Some(frame) = stack.pop() {
+            if let Err(e) = result {
+                result = Err(e.with_frame(&self.0.exec.func_table[frame.func_idx].name));
+            }
+            self.release_frame(&mut scratch, frame);
+        }
+        call_args.clear();
+        scratch.args.push(call_args);
+        result
+    }
+
+    #[inline]
+    fn read_register(&self, regs: &[Value], r: RegName) -> Value {
+        if r < BEGIN_SPECIAL_REG {
+            regs[r as usize].clone()
+        } else if r == VM_REGISTER {
+            Value::Vm(self.clone())
+        } else {
+            Value::Null
+        }
+    }
+
+    fn run_loop(&self, stack: &mut Vec<Frame>, call_args: &mut Vec<Value>) -> Result<Value> {
+        let core = &*self.0;
+        let exec = &*core.exec;
+        let mut pc = exec.func_table[stack[0].func_idx].start_instr as usize;
+        loop {
+            let frame = stack
+                .last_mut()
+                .expect("the loop returns when the last frame returns");
+            // Validation guarantees every pc reached here decodes (see executable.rs).
+            let inst = exec.instruction(pc).ok_or_else(|| {
+                Error::internal(format!("pc {pc} ran into an invalid instruction"))
+            })?;
+            match inst {
+                Instruction::Call {
+                    dst,
+                    func_idx,
+                    args,
+                } => {
+                    call_args.clear();
+                    for &w in args {
+                        let a = Arg(w);
+                        let v = a.value();
+                        call_args.push(match a.kind() {
+                            Some(ArgKind::Register) => self.read_register(&frame.regs, v),
+                            Some(ArgKind::Immediate) => Value::Int(v),
+                            Some(ArgKind::ConstIdx) => core.constants[v as usize].clone(),
+                            Some(ArgKind::FuncIdx) => core.func_pool[v as usize].clone(),
+                            None => unreachable!("argument kinds are validated at load"),
+                        });
+                    }
+                    let callee = &core.func_pool[func_idx as usize];
+                    if core.has_instrument.load(Ordering::Relaxed) {
+                        let ret = self.call_instrumented(func_idx as usize, call_args)?;
+                        write_dst(&mut frame.regs, dst, ret);
+                        pc += 1;
+                        continue;
+                    }
+                    let ret = match callee {
+                        Value::Func(f) => f.call(call_args)?,
+                        Value::Closure(c) => match c.target() {
+                            &ClosureTarget::VmFunc(callee_idx)
+                                if exec.func_table[callee_idx].kind == FuncKind::VMFunc
+                                    && c.bound_args().is_empty() =>
+                            {
+                                let info = &exec.func_table[callee_idx];
+                                if info.num_args as usize != call_args.len() {
+                                    return Err(arity_error(exec, callee_idx, call_args.len()));
+                                }
+                                let mut new_frame = {
+                                    let mut scratch = self.lock_scratch();
+                                    self.take_frame(&mut scratch, callee_idx, pc, dst)?
+                                };
+                                for (slot, v) in new_frame.regs.iter_mut().zip(call_args.drain(..))
+                                {
+                                    *slot = v;
+                                }
+                                stack.push(new_frame);
+                                pc = info.start_instr as usize;
+                                continue;
+                            }
+                            _ => self.invoke_closure(callee, call_args)?,
+                        },
+                        _ => unreachable!("the function pool holds functions and closures"),
+                    };
+                    write_dst(&mut frame.regs, dst, ret);
+                    pc += 1;
+                }
+                Instruction::Ret { result } => {
+                    let ret = self.read_register(&frame.regs, result);
+                    if stack.len() == 1 {
+                        return Ok(ret);
+                    }
+                    let done = stack.pop().expect("len > 1");
+                    let (return_pc, dst) = (done.return_pc, done.caller_dst);
+                    {
+                        let mut scratch = self.lock_scratch();
+                        self.release_frame(&mut scratch, done);
+                    }
+                    let caller = stack.last_mut().expect("len > 1");
+                    write_dst(&mut caller.regs, dst, ret);
+                    pc = return_pc + 1;
+                }
+                Instruction::Goto { pc_offset } => {
+                    pc = (pc as i64 + pc_offset) as usize;
+                }
+                Instruction::If { cond, false_offset } => {
+                    let c = self.read_register(&frame.regs, cond);
+                    let c = c.as_int().map_err(|_| {
+                        Error::type_error(format!(
+                            "If condition must be an int or bool, but got {}",
+                            c.type_name()
+                        ))
+                    })?;
+                    if c != 0 {
+                        pc += 1;
+                    } else {
+                        pc = (pc as i64 + false_offset) as usize;
+                    }
+                }
+            }
+        }
+    }
+
+    /// TVM's instrumented Call: `instrument(func, name, before, ret, *args)` around the call;
+    /// `SKIP_RUN` from the "before" call skips both the callee and the "after" call.
+    fn call_instrumented(&self, func_idx: usize, call_args: &mut [Value]) -> Result<Value> {
+        let core = &*self.0;
+        let Some(instrument) = core
+            .instrument
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        else {
+            return self.invoke_closure(&core.func_pool[func_idx], call_args);
+        };
+        // Python callbacks cannot take a dtype; TVM passes its string form, to the callee too.
+        for a in call_args.iter_mut() {
+            if let Value::DType(d) = a {
+                *a = Value::str(d.to_string());
+            }
+        }
+        let callee = core.func_pool[func_idx].clone();
+        let name = Value::str(core.exec.func_table[func_idx].name.clone());
+        let mut iargs = Vec::with_capacity(call_args.len() + 4);
+        iargs.extend([callee.clone(), name.clone(), Value::Bool(true), Value::Null]);
+        iargs.extend_from_slice(call_args);
+        let before = instrument.call(&iargs)?;
+        if matches!(before.as_int(), Ok(INSTRUMENT_SKIP_RUN)) {
+            return Ok(Value::Null);
+        }
+        let ret = self.invoke_closure(&callee, call_args)?;
+        iargs[2] = Value::Bool(false);
+        iargs[3] = ret.clone();
+        instrument.call(&iargs)?;
+        Ok(ret)
+    }
+}
+
+#[inline]
+fn write_dst(regs: &mut [Value], dst: RegName, v: Value) {
+    if dst < BEGIN_SPECIAL_REG {
+        regs[dst as usize] = v;
+    }
+}
+
+fn arity_error(exec: &Executable, idx: usize, given: usize) -> Error {
+    let info = &exec.func_table[idx];
+    Error::value_error(format!(
+        "{} expects {} arguments ({}), but {given} were given",
+        info.name,
+        info.num_args,
+        info.param_names.join(", ")
+    ))
+}
+
+/// A Relax VM: one per caller, over a shared executable.
+pub struct VirtualMachine {
+    core: VmRef,
+    inputs: HashMap<String, Vec<Value>>,
+    outputs: HashMap<String, Value>,
+    saved: HashMap<String, Value>,
+}
+
+impl VirtualMachine {
+    /// Creates a VM: validates the executable and resolves every function it declares (a packed
+    /// function missing from `library` and from the global registry is an error naming it).
+    pub fn new(
+        exec: Arc<Executable>,
+        library: &Library,
+        config: VmConfig,
+    ) -> Result<VirtualMachine> {
+        Ok(VirtualMachine {
+            core: VmRef::new(exec, library, config)?,
+            inputs: HashMap::new(),
+            outputs: HashMap::new(),
+            saved: HashMap::new(),
+        })
+    }
+
+    /// A VM with the default configuration (pooled allocator, CPU).
+    pub fn with_library(exec: Arc<Executable>, library: &Library) -> Result<VirtualMachine> {
+        VirtualMachine::new(exec, library, VmConfig::default())
+    }
+
+    pub fn core(&self) -> &VmRef {
+        &self.core
+    }
+    pub fn executable(&self) -> &Arc<Executable> {
+        self.core.executable()
+    }
+
+    fn lookup(&self, name: &str) -> Result<Value> {
+        if let Some(saved) = self.saved.get(name) {
+            return Ok(saved.clone());
+        }
+        self.core.get_closure(name).ok_or_else(|| {
+            Error::value_error(format!(
+                "Unknown function: the executable has no function named {name}"
+            ))
+        })
+    }
+
+    /// Calls function `name` with `args` and returns its result.
+    pub fn invoke(&self, name: &str, args: &[Value]) -> Result<Value> {
+        let callee = self.lookup(name)?;
+        self.core.invoke_closure(&callee, args)
+    }
+
+    /// Calls a closure or function value (e.g. one returned by an earlier call).
+    pub fn invoke_closure(&self, callee: &Value, args: &[Value]) -> Result<Value> {
+        self.core.invoke_closure(callee, args)
+    }
+
+    /// Installs an instrument called before and after every Call instruction, with TVM's
+    /// contract: `instrument(func, func_name, before_run, ret_value, *args)`.
+    pub fn set_instrument(&self, instrument: Option<PackedFunc>) {
+        let core = &self.core.0;
+        core.has_instrument
+            .store(instrument.is_some(), Ordering::Relaxed);
+        *core.instrument.write().unwrap_or_else(|e| e.into_inner()) = instrument;
+    }
+
+    /// Stores the inputs for a later [`invoke_stateful`](Self::invoke_stateful).
+    pub fn set_input(&mut self, name: &str, args: Vec<Value>) -> Result<()> {
+        let idx = self.core.executable().func_index(name).ok_or_else(|| {
+            Error::value_error(format!(
+                "Unknown function: the executable has no function named {name}"
+            ))
+        })?;
+        let info = &self.core.executable().func_table[idx];
+        if info.num_args as usize != args.len() {
+            return Err(arity_error(self.core.executable(), idx, args.len()));
+        }
+        self.inputs.insert(name.to_string(), args);
+        Ok(())
+    }
+
+    /// Runs `name` on the inputs given by `set_input` and keeps the result for `get_output`.
+    pub fn invoke_stateful(&mut self, name: &str) -> Result<()> {
+        let args = self.inputs.get(name).ok_or_else(|| {
+            Error::value_error(format!(
+                "No inputs set for stateful call of {name}; use `set_input` first."
+            ))
+        })?;
+        let callee = self.lookup(name)?;
+        let out = self.core.invoke_closure(&callee, args)?;
+        self.outputs.insert(name.to_string(), out);
+        Ok(())
+    }
+
+    fn output(&self, name: &str) -> Result<&Value> {
+        self.outputs.get(name).ok_or_else(|| {
+            Error::value_error(format!(
+                "No output saved for call of {name}; use `invoke_stateful` first."
+            ))
+        })
+    }
+
+    /// The saved output of `name`, indexed into nested tuples by `path`.
+    pub fn get_output(&self, name: &str, path: &[usize]) -> Result<Value> {
+        let mut v = self.output(name)?;
+        for &i in path {
+            let t = v.as_tuple()?;
+            v = t.get(i).ok_or_else(|| {
+                Error::index(format!(
+                    "output index {i} is out of range for a tuple of {}",
+                    t.len()
+                ))
+            })?;
+        }
+        Ok(v.clone())
+    }
+
+    /// Arity of the (indexed) output if it is a tuple, −1 otherwise (`get_output_arity`).
+    pub fn get_output_arity(&self, name: &str, path: &[usize]) -> Result<i64> {
+        Ok(match self.get_output(name, path)? {
+            Value::Tuple(t) => t.len() as i64,
+            _ => -1,
+        })
+    }
+
+    /// Saves `func_name` with its arguments bound as `save_name`; calling `save_name` with no
+    /// arguments runs it (and returns None unless `include_return`).
+    pub fn save_function(
+        &mut self,
+        func_name: &str,
+        save_name: &str,
+        include_return: bool,
+        args: Vec<Value>,
+    ) -> Result<()> {
+        let callee = self.lookup(func_name)?;
+        let core = self.core.clone();
+        let f = PackedFunc::new(save_name, move |extra: &[Value]| {
+            let mut all = extra.to_vec();
+            all.extend_from_slice(&args);
+            let r = core.invoke_closure(&callee, &all)?;
+            Ok(if include_return { r } else { Value::Null })
+        });
+        self.saved.insert(save_name.to_string(), Value::Func(f));
+        Ok(())
+    }
+
+    pub fn get_function_arity(&self, name: &str) -> Result<i64> {
+        let idx = self
+            .core
+            .executable()
+            .func_index(name)
+            .ok_or_else(|| Error::value_error(format!("Unknown function: {name}")))?;
+        Ok(self.core.executable().func_table[idx].num_args)
+    }
+
+    pub fn get_function_param_name(&self, name: &str, i: usize) -> Result<String> {
+        let idx = self
+            .core
+            .executable()
+            .func_index(name)
+            .ok_or_else(|| Error::value_error(format!("Unknown function: {name}")))?;
+        let info = &self.core.executable().func_table[idx];
+        info.param_names.get(i).cloned().ok_or_else(|| {
+            Error::index(format!(
+                "{name} has {} parameters; index {i} is out of range",
+                info.param_names.len()
+            ))
+        })
+    }
+
+    /// TVM's `time_evaluator`: one warm-up call, then `repeat` measurements of `number` calls
+    /// each (growing `number` until one measurement takes `min_repeat_ms`), returning seconds per
+    /// call. `name` may be `"invoke_stateful"` followed by the function in `args[0]` as a string,
+    /// or any function or saved function.
+    pub fn time_evaluator(
+        &mut self,
+        name: &str,
+        args: &[Value],
+        number: usize,
+        repeat: usize,
+        min_repeat_ms: u64,
+    ) -> Result<Vec<f64>> {
+        let run = |vm: &mut VirtualMachine| -> Result<()> {
+            if name == "invoke_stateful" {
+                let f = args
+                    .first()
+                    .ok_or_else(|| Error::value_error("invoke_stateful needs the function name"))?
+                    .as_str()?
+                    .to_string();
+                vm.invoke_stateful(&f)
+            } else {
+                vm.invoke(name, args).map(drop)
+            }
+        };
+        run(self)?;
+        let mut number = number.max(1);
+        let mut results = Vec::with_capacity(repeat);
+        for _ in 0..repeat.max(1) {
+            loop {
+                let start = Instant::now();
+                for _ in 0..number {
+                    run(self)?;
+                }
+                let elapsed = start.elapsed();
+                if elapsed >= Duration::from_millis(min_repeat_ms) || min_repeat_ms == 0 {
+                    results.push(elapsed.as_secs_f64() / number as f64);
+                    break;
+                }
+                let ratio = if elapsed.as_nanos() == 0 {
+                    10.0
+                } else {
+                    (min_repeat_ms as f64 * 1e6 / elapsed.as_nanos() as f64 * 1.618).max(1.618)
+                };
+                number = ((number as f64 * ratio) as usize).max(number + 1);
+            }
+        }
+        Ok(results)
+    }
+
+    /// Whether two VMs share one core (for tests of closures handed between VMs).
+    pub fn same_core(&self, other: &VirtualMachine) -> bool {
+        self.core.ptr_eq(&other.core)
+    }
+}
