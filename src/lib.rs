@@ -1,5 +1,7 @@
 //! relaxjit: a JIT-centric tensor compiler and Relax virtual machine driven by Cranelift.
 
+pub mod conformance;
+
 pub use jit;
 pub use relax;
 pub use tir;
