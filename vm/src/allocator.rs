@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::Result;
 use crate::tensor::{Device, RawBuffer, Storage};
@@ -43,11 +43,32 @@ pub fn alloc_storage(
     Ok(Storage::from_allocator(buffer, device, allocator.clone()))
 }
 
-/// Creates the allocator of a kind.
+/// Creates the allocator of a kind, and records it for [`clear_all`].
 pub fn new_allocator(kind: AllocatorKind) -> Arc<dyn Allocator> {
-    match kind {
+    let allocator: Arc<dyn Allocator> = match kind {
         AllocatorKind::Naive => Arc::new(NaiveAllocator::default()),
         AllocatorKind::Pooled => Arc::new(PooledAllocator::default()),
+    };
+    let mut live = LIVE_ALLOCATORS.lock().unwrap_or_else(|e| e.into_inner());
+    live.retain(|w| w.strong_count() > 0);
+    live.push(Arc::downgrade(&allocator));
+    allocator
+}
+
+/// Every allocator made by [`new_allocator`] that is still alive: TVM's `MemoryManager` keeps
+/// one process-wide table, and `vm.builtin.memory_manager.clear` takes no VM argument.
+static LIVE_ALLOCATORS: Mutex<Vec<Weak<dyn Allocator>>> = Mutex::new(Vec::new());
+
+/// Releases the cached memory of every live allocator (`vm.builtin.memory_manager.clear`).
+pub fn clear_all() {
+    let live: Vec<Arc<dyn Allocator>> = LIVE_ALLOCATORS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .filter_map(Weak::upgrade)
+        .collect();
+    for allocator in live {
+        allocator.clear();
     }
 }
 

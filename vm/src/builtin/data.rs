@@ -1,0 +1,169 @@
+//! Data-structure and tensor-metadata builtins: register moves (`copy`, `null_value`), tuples,
+//! `read_if_cond`, and the no-copy tensor operations `shape_of`, `reshape`, `tensor_to_shape`.
+
+use super::Args;
+use crate::{DataType, Error, Result, TypeCode, Value};
+
+/// `copy(a) -> a`: codegen's register move.
+pub(super) fn copy(args: &[Value]) -> Result<Value> {
+    let a = Args::new("vm.builtin.copy", args);
+    a.expect_len(1, 1, "(a)")?;
+    Ok(a.get(0).clone())
+}
+
+/// `null_value() -> None`: what `R.vm.kill_object` lowers to.
+pub(super) fn null_value(args: &[Value]) -> Result<Value> {
+    Args::new("vm.builtin.null_value", args).expect_len(0, 0, "()")?;
+    Ok(Value::Null)
+}
+
+/// `make_tuple(*fields) -> Tuple`.
+pub(super) fn make_tuple(args: &[Value]) -> Result<Value> {
+    Ok(Value::tuple(args.to_vec()))
+}
+
+fn tuple_index(a: &Args<'_>, len: usize) -> Result<usize> {
+    let i = a.int(1, "index")?;
+    usize::try_from(i).ok().filter(|&i| i < len).ok_or_else(|| {
+        Error::index(format!(
+            "{}: index {i} is out of bounds for a tuple of {len} elements",
+            a.name
+        ))
+    })
+}
+
+/// `tuple_getitem(tuple, index: int)`.
+pub(super) fn tuple_getitem(args: &[Value]) -> Result<Value> {
+    let a = Args::new("vm.builtin.tuple_getitem", args);
+    a.expect_len(2, 2, "(arr: Tuple, index: int)")?;
+    let Value::Tuple(t) = a.get(0) else {
+        return Err(Error::type_error(format!(
+            "Mismatched type on argument #0 (arr) when calling `{}`: expected ffi.Array, but got {}",
+            a.name,
+            a.get(0).type_name()
+        )));
+    };
+    let i = tuple_index(&a, t.len())?;
+    Ok(t[i].clone())
+}
+
+/// `tuple_reset_item(tuple, index: int)`: TVM nulls the field in place so that its memory can be
+/// released before the tuple dies. relaxjit tuples are immutable shared values (a register read
+/// hands out another reference), so there is no single place to clear; this validates the
+/// arguments and leaves the field to be released with the tuple.
+pub(super) fn tuple_reset_item(args: &[Value]) -> Result<Value> {
+    let a = Args::new("vm.builtin.tuple_reset_item", args);
+    a.expect_len(2, 2, "(arr: Tuple, index: int)")?;
+    let Value::Tuple(t) = a.get(0) else {
+        return Err(Error::type_error(format!(
+            "Mismatched type on argument #0 (arr) when calling `{}`: expected ffi.Array, but got {}",
+            a.name,
+            a.get(0).type_name()
+        )));
+    };
+    tuple_index(&a, t.len())?;
+    Ok(Value::Null)
+}
+
+/// `read_if_cond(cond) -> bool`: a bool or int is used as is; a tensor of int/uint/bool dtype
+/// gives `first element != 0`.
+pub(super) fn read_if_cond(args: &[Value]) -> Result<Value> {
+    let a = Args::new("vm.builtin.read_if_cond", args);
+    a.expect_len(1, 1, "(cond)")?;
+    let t = match a.get(0) {
+        Value::Bool(b) => return Ok(Value::Bool(*b)),
+        Value::Int(v) => return Ok(Value::Bool(*v != 0)),
+        Value::Tensor(t) => t,
+        other => {
+            return Err(Error::type_error(format!(
+                "{}: the condition must be a bool, an int or a Tensor, but got {}",
+                a.name,
+                other.type_name()
+            )));
+        }
+    };
+    let d = t.dtype();
+    let int_like = matches!(
+        d.type_code(),
+        Some(TypeCode::Int | TypeCode::UInt | TypeCode::Bool)
+    );
+    if !int_like || d.lanes != 1 || !matches!(d.bits, 1 | 8 | 16 | 32 | 64) {
+        return Err(Error::type_error(format!(
+            "{}: a tensor condition must have an int, uint or bool dtype of 1, 8, 16, 32 or 64 bits, but got {d}",
+            a.name
+        )));
+    }
+    if t.numel() == 0 {
+        return Err(Error::value_error(format!(
+            "{}: the condition tensor of shape {:?} has no elements",
+            a.name,
+            t.shape()
+        )));
+    }
+    // A 1-bit element occupies one byte; read it through a u8 view of the first byte.
+    let first = if d.bits == 1 {
+        t.view(&[], DataType::U8)?.get_i64(0)
+    } else {
+        t.get_i64(0)
+    };
+    let first =
+        first.ok_or_else(|| Error::internal(format!("{}: cannot read a {d} element", a.name)))?;
+    Ok(Value::Bool(first != 0))
+}
+
+/// `shape_of(tensor) -> Shape`.
+pub(super) fn shape_of(args: &[Value]) -> Result<Value> {
+    let a = Args::new("vm.builtin.shape_of", args);
+    a.expect_len(1, 1, "(data: Tensor)")?;
+    match a.get(0) {
+        Value::Tensor(t) => Ok(Value::shape(t.shape())),
+        other => Err(Error::type_error(format!(
+            "vm.builtin.shape_of expects a Tensor or DLTensor*, but get {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// `reshape(tensor, shape: Shape) -> Tensor`: a view of the same bytes, no copy.
+pub(super) fn reshape(args: &[Value]) -> Result<Value> {
+    let a = Args::new("vm.builtin.reshape", args);
+    a.expect_len(2, 2, "(data: Tensor, new_shape: Shape)")?;
+    let t = match a.get(0) {
+        Value::Tensor(t) => t,
+        other => {
+            return Err(Error::type_error(format!(
+                "vm.builtin.reshape expects a Tensor or DLTensor*, but get {}",
+                other.type_name()
+            )));
+        }
+    };
+    let shape = a.shape(1, "new_shape")?;
+    Ok(Value::Tensor(
+        t.view(shape, t.dtype()).map_err(|e| e.context(a.name))?,
+    ))
+}
+
+/// `tensor_to_shape(tensor) -> Shape`: the elements of a 1-D int16/int32/int64 tensor.
+pub(super) fn tensor_to_shape(args: &[Value]) -> Result<Value> {
+    let a = Args::new("vm.builtin.tensor_to_shape", args);
+    a.expect_len(1, 1, "(data: Tensor)")?;
+    let t = a.tensor(0, "data")?;
+    let d = t.dtype();
+    if t.ndim() != 1 {
+        return Err(Error::value_error(format!(
+            "{}: expects a 1-D tensor, but got shape {:?}",
+            a.name,
+            t.shape()
+        )));
+    }
+    if !(d.is_int() && d.lanes == 1 && matches!(d.bits, 16 | 32 | 64)) {
+        return Err(Error::value_error(format!(
+            "{}: expects an int16, int32 or int64 tensor, but got {d}",
+            a.name
+        )));
+    }
+    let dims = (0..t.numel())
+        .map(|i| t.get_i64(i).expect("index in range of an int tensor"))
+        .collect::<Vec<i64>>();
+    Ok(Value::shape(dims))
+}
