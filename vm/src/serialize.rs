@@ -1,1 +1,564 @@
-//! Binary format.
+//! The binary format of an [`Executable`], byte-compatible with TVM 0.27's
+//! `VMExecutable::SaveToBytes` / `LoadFromBytes`.
+//!
+//! All numbers are little-endian. A string is a `u64` length and its bytes; a vector is a `u64`
+//! count and its elements. The stream is:
+//!
+//! 1. magic `u64`: [`MAGIC_V2`] (written), or [`MAGIC_V1`] (read only; it has no memory-scope
+//!    section);
+//! 2. version string [`VM_VERSION`] (`"0.14"`), which must match exactly;
+//! 3. globals: `vector<FuncInfo>`, each `i32 kind, string name, i64 start_instr, i64 end_instr,
+//!    i64 num_args, i64 register_file_size, vector<string> param_names`;
+//! 4. memory scopes (V2 only): `u64` count, then `i64` constant index + `string` scope each;
+//! 5. constants: `u64` count, then each an `i32` FFI type index and its payload (see
+//!    [`ConstTag`]); a tensor is TVM's DLTensor record (`SaveDLTensor`);
+//! 6. code: `vector<i64> instr_offset`, `vector<i64> instr_data`.
+//!
+//! Loading treats the bytes as untrusted: every length is checked against the bytes that remain
+//! before anything is allocated, every error names what was being read and its byte offset, and
+//! the result goes through [`Executable::validate`], so that a loaded executable is safe to run.
+//! Unlike TVM, bytes left over after the code section are an error.
+
+use std::path::Path;
+
+use crate::executable::{FuncInfo, FuncKind};
+use crate::tensor::{Device, Tensor};
+use crate::value::{ShapeTuple, Str};
+use crate::{DataType, Error, Executable, Result, Value};
+
+/// The magic number TVM writes (`kTVMVMBytecodeMagicV2`).
+pub const MAGIC_V2: u64 = 0xD225_DE2F_4214_151E;
+/// The older magic, accepted on load; such files have no memory-scope section.
+pub const MAGIC_V1: u64 = 0xD225_DE2F_4214_151D;
+/// The bytecode version string (`VM_VERSION`).
+pub const VM_VERSION: &str = "0.14";
+/// Magic number of a serialized DLTensor (`kTVMTensorMagic`).
+pub const TENSOR_MAGIC: u64 = 0xDD5E_40F0_96B4_A13F;
+
+/// The FFI type indexes that tag constants in the stream (`ffi::TypeIndex`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub enum ConstTag {
+    /// `i64`.
+    Int = 1,
+    /// `f64`.
+    Float = 3,
+    /// `u8 code, u8 bits, u16 lanes`.
+    DataType = 5,
+    /// `u64` length and UTF-8 bytes.
+    Str = 65,
+    /// `u64` ndim and `ndim × i64`.
+    Shape = 69,
+    /// A DLTensor record.
+    Tensor = 70,
+}
+
+impl ConstTag {
+    fn from_i32(v: i32) -> Option<ConstTag> {
+        Some(match v {
+            1 => ConstTag::Int,
+            3 => ConstTag::Float,
+            5 => ConstTag::DataType,
+            65 => ConstTag::Str,
+            69 => ConstTag::Shape,
+            70 => ConstTag::Tensor,
+            _ => return None,
+        })
+    }
+}
+
+impl Executable {
+    /// Serializes the executable in TVM's format (always with the V2 magic).
+    ///
+    /// Errors if a constant is of a kind the format cannot hold (TVM: "Unsupported constant
+    /// pool type …"); [`Executable::validate`] rules such constants out, so a built or loaded
+    /// executable always saves.
+    pub fn save_to_bytes(&self) -> Result<Vec<u8>> {
+        let mut w = Writer::default();
+        w.u64(MAGIC_V2);
+        w.str(VM_VERSION);
+        w.u64(self.func_table.len() as u64);
+        for f in &self.func_table {
+            w.i32(f.kind as i32);
+            w.str(&f.name);
+            w.i64(f.start_instr);
+            w.i64(f.end_instr);
+            w.i64(f.num_args);
+            w.i64(f.register_file_size);
+            w.u64(f.param_names.len() as u64);
+            for p in &f.param_names {
+                w.str(p);
+            }
+        }
+        w.u64(self.memory_scopes.len() as u64);
+        for (idx, scope) in &self.memory_scopes {
+            w.i64(*idx);
+            w.str(scope);
+        }
+        w.u64(self.constants.len() as u64);
+        for (i, c) in self.constants.iter().enumerate() {
+            match c {
+                Value::Int(v) => {
+                    w.i32(ConstTag::Int as i32);
+                    w.i64(*v);
+                }
+                Value::Float(v) => {
+                    w.i32(ConstTag::Float as i32);
+                    w.u64(v.to_bits());
+                }
+                Value::DType(d) => {
+                    w.i32(ConstTag::DataType as i32);
+                    w.dtype(*d);
+                }
+                Value::Str(s) => {
+                    w.i32(ConstTag::Str as i32);
+                    w.str(s);
+                }
+                Value::Shape(s) => {
+                    w.i32(ConstTag::Shape as i32);
+                    w.u64(s.len() as u64);
+                    for &d in s.dims() {
+                        w.i64(d);
+                    }
+                }
+                Value::Tensor(t) => {
+                    // The record counts (bits + 7) / 8 bytes per element, lanes ignored, so a
+                    // vector-dtype tensor cannot be written faithfully; the loader rejects them too.
+                    if t.dtype().bits == 0 || t.dtype().lanes != 1 {
+                        return Err(Error::internal(format!(
+                            "constant {i}: a tensor of dtype {} cannot be serialized",
+                            t.dtype()
+                        )));
+                    }
+                    w.i32(ConstTag::Tensor as i32);
+                    w.tensor(t);
+                }
+                other => {
+                    return Err(Error::internal(format!(
+                        "Unsupported constant pool type {} (constant {i})",
+                        other.type_name()
+                    )));
+                }
+            }
+        }
+        w.u64(self.instr_offset.len() as u64);
+        for &o in &self.instr_offset {
+            w.i64(o);
+        }
+        w.u64(self.instr_data.len() as u64);
+        for &d in &self.instr_data {
+            w.i64(d);
+        }
+        Ok(w.buf)
+    }
+
+    /// Deserializes and validates an executable. Never panics, whatever the bytes.
+    pub fn load_from_bytes(bytes: &[u8]) -> Result<Executable> {
+        let mut r = Reader {
+            data: bytes,
+            pos: 0,
+        };
+        let magic = r.u64("magic number")?;
+        let has_memory_scopes = match magic {
+            MAGIC_V2 => true,
+            MAGIC_V1 => false,
+            _ => {
+                return Err(Error::load(format!(
+                    "bad magic number {magic:#018x} at byte 0: not a serialized Relax VM executable \
+                     (expected {MAGIC_V2:#018x})"
+                )));
+            }
+        };
+        let at = r.pos;
+        let version = r.string("version string")?;
+        if version != VM_VERSION {
+            return Err(Error::load(format!(
+                "bytecode version {version:?} at byte {at} is not supported (expected {VM_VERSION:?})"
+            )));
+        }
+
+        let mut exec = Executable::default();
+        // The smallest function entry: kind, an empty name, four i64s and an empty name vector.
+        let nfuncs = r.count("function table", 4 + 8 + 4 * 8 + 8)?;
+        exec.func_table.reserve(nfuncs);
+        for fi in 0..nfuncs {
+            exec.func_table.push(r.func_info(fi)?);
+        }
+        exec.rebuild_func_map();
+
+        if has_memory_scopes {
+            let n = r.count("memory scope table", 8 + 8)?;
+            exec.memory_scopes.reserve(n);
+            for i in 0..n {
+                let idx = r.i64(&format!("constant index of memory scope {i}"))?;
+                let scope = r.string(&format!("memory scope {i}"))?;
+                exec.memory_scopes.push((idx, scope));
+            }
+        }
+
+        // The smallest constant is a type index and a DataType (4 bytes).
+        let nconsts = r.count("constant pool", 4 + 4)?;
+        exec.constants.reserve(nconsts);
+        for i in 0..nconsts {
+            exec.constants.push(r.constant(i)?);
+        }
+
+        let n = r.count("instruction offsets", 8)?;
+        exec.instr_offset = r.i64_array(n, "instruction offsets")?;
+        let n = r.count("instruction data", 8)?;
+        exec.instr_data = r.i64_array(n, "instruction data")?;
+        if r.remaining() != 0 {
+            return Err(Error::load(format!(
+                "{} unexpected bytes after the code section at byte {}",
+                r.remaining(),
+                r.pos
+            )));
+        }
+        exec.validate()?;
+        Ok(exec)
+    }
+
+    /// [`Executable::save_to_bytes`] into a file.
+    pub fn save_to_file(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let bytes = self.save_to_bytes()?;
+        std::fs::write(path, bytes)
+            .map_err(|e| Error::runtime(format!("cannot write {}: {e}", path.display())))
+    }
+
+    /// [`Executable::load_from_bytes`] from a file.
+    pub fn load_from_file(path: impl AsRef<Path>) -> Result<Executable> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path)
+            .map_err(|e| Error::load(format!("cannot read {}: {e}", path.display())))?;
+        Executable::load_from_bytes(&bytes).map_err(|e| e.context(path.display()))
+    }
+}
+
+#[derive(Default)]
+struct Writer {
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    fn u16(&mut self, v: u16) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i32(&mut self, v: i32) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i64(&mut self, v: i64) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+    fn str(&mut self, s: &str) {
+        self.u64(s.len() as u64);
+        self.buf.extend_from_slice(s.as_bytes());
+    }
+    fn dtype(&mut self, d: DataType) {
+        self.buf.push(d.code);
+        self.buf.push(d.bits);
+        self.u16(d.lanes);
+    }
+    /// TVM's `SaveDLTensor`: the device is always written as `cpu(0)`, and the byte size counts
+    /// `(bits + 7) / 8` bytes per element (lanes ignored).
+    fn tensor(&mut self, t: &Tensor) {
+        self.u64(TENSOR_MAGIC);
+        self.u64(0);
+        self.i32(Device::CPU_TYPE);
+        self.i32(0);
+        self.i32(t.ndim() as i32);
+        self.dtype(t.dtype());
+        for &d in t.shape() {
+            self.i64(d);
+        }
+        let bytes = t.to_bytes();
+        self.i64(bytes.len() as i64);
+        self.buf.extend_from_slice(&bytes);
+    }
+}
+
+/// A cursor over untrusted bytes; every read is bounds-checked and names what it was reading.
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+        if n > self.remaining() {
+            return Err(Error::load(format!(
+                "truncated input: {what} at byte {} needs {n} bytes, but only {} remain",
+                self.pos,
+                self.remaining()
+            )));
+        }
+        let s = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
+        let s = self.take(N, what)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(s);
+        Ok(a)
+    }
+    fn u8(&mut self, what: &str) -> Result<u8> {
+        Ok(self.array::<1>(what)?[0])
+    }
+    fn u16(&mut self, what: &str) -> Result<u16> {
+        Ok(u16::from_le_bytes(self.array(what)?))
+    }
+    fn i32(&mut self, what: &str) -> Result<i32> {
+        Ok(i32::from_le_bytes(self.array(what)?))
+    }
+    fn u64(&mut self, what: &str) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.array(what)?))
+    }
+    fn i64(&mut self, what: &str) -> Result<i64> {
+        Ok(i64::from_le_bytes(self.array(what)?))
+    }
+
+    /// A `u64` element count, checked against the remaining bytes given the smallest encoded
+    /// size of one element, so that a corrupt count cannot make us allocate.
+    fn count(&mut self, what: &str, min_elem_size: usize) -> Result<usize> {
+        let at = self.pos;
+        let n = self.u64(&format!("{what} length"))?;
+        let fits = usize::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_mul(min_elem_size))
+            .is_some_and(|bytes| bytes <= self.remaining());
+        if !fits {
+            return Err(Error::load(format!(
+                "{what} length {n} at byte {at} is larger than the {} bytes that remain",
+                self.remaining()
+            )));
+        }
+        Ok(n as usize)
+    }
+
+    fn string(&mut self, what: &str) -> Result<String> {
+        let n = self.count(what, 1)?;
+        let at = self.pos;
+        let bytes = self.take(n, what)?;
+        String::from_utf8(bytes.to_vec()).map_err(|e| {
+            Error::load(format!(
+                "{what} at byte {at} is not valid UTF-8 (bad byte at {})",
+                at + e.utf8_error().valid_up_to()
+            ))
+        })
+    }
+
+    fn i64_array(&mut self, n: usize, what: &str) -> Result<Vec<i64>> {
+        let bytes = self.take(n * 8, what)?;
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().expect("chunks of 8")))
+            .collect())
+    }
+
+    fn dtype(&mut self, what: &str) -> Result<DataType> {
+        let code = self.u8(what)?;
+        let bits = self.u8(what)?;
+        let lanes = self.u16(what)?;
+        Ok(DataType { code, bits, lanes })
+    }
+
+    fn func_info(&mut self, fi: usize) -> Result<FuncInfo> {
+        let at = self.pos;
+        let kind_word = self.i32(&format!("kind of function {fi}"))?;
+        let kind = FuncKind::from_i32(kind_word).ok_or_else(|| {
+            Error::load(format!(
+                "function {fi} at byte {at} has unknown kind {kind_word} (expected 0 packed, 1 VM, 2 VM TIR)"
+            ))
+        })?;
+        let name = self.string(&format!("name of function {fi}"))?;
+        let ctx = |field: &str| format!("{field} of function {fi} `{name}`");
+        let start_instr = self.i64(&ctx("start_instr"))?;
+        let end_instr = self.i64(&ctx("end_instr"))?;
+        let num_args = self.i64(&ctx("num_args"))?;
+        let register_file_size = self.i64(&ctx("register_file_size"))?;
+        let n = self.count(&ctx("parameter name list"), 8)?;
+        let mut param_names = Vec::with_capacity(n);
+        for p in 0..n {
+            param_names
+                .push(self.string(&format!("parameter {p} name of function {fi} `{name}`"))?);
+        }
+        Ok(FuncInfo {
+            kind,
+            name,
+            start_instr,
+            end_instr,
+            num_args,
+            register_file_size,
+            param_names,
+        })
+    }
+
+    fn constant(&mut self, i: usize) -> Result<Value> {
+        let at = self.pos;
+        let what = format!("constant {i}");
+        let tag = self.i32(&format!("type index of {what}"))?;
+        let tag = ConstTag::from_i32(tag).ok_or_else(|| {
+            Error::load(format!(
+                "{what} at byte {at} has type index {tag}; the constant pool can only contain \
+                 int (1), float (3), DataType (5), string (65), shape (69) and tensor (70)"
+            ))
+        })?;
+        Ok(match tag {
+            ConstTag::Int => Value::Int(self.i64(&what)?),
+            ConstTag::Float => Value::Float(f64::from_bits(self.u64(&what)?)),
+            ConstTag::DataType => Value::DType(self.dtype(&what)?),
+            ConstTag::Str => Value::Str(Str::new(self.string(&what)?)),
+            ConstTag::Shape => {
+                let n = self.count(&format!("{what} (shape) rank"), 8)?;
+                Value::Shape(ShapeTuple::new(self.i64_array(n, &what)?))
+            }
+            ConstTag::Tensor => Value::Tensor(self.tensor(&what)?),
+        })
+    }
+
+    /// TVM's `Tensor::Load`.
+    fn tensor(&mut self, what: &str) -> Result<Tensor> {
+        let at = self.pos;
+        let magic = self.u64(&format!("{what} tensor magic"))?;
+        if magic != TENSOR_MAGIC {
+            return Err(Error::load(format!(
+                "{what}: bad tensor magic {magic:#018x} at byte {at} (expected {TENSOR_MAGIC:#018x})"
+            )));
+        }
+        self.u64(&format!("{what} reserved word"))?;
+        let at = self.pos;
+        let device_type = self.i32(&format!("{what} device type"))?;
+        let _device_id = self.i32(&format!("{what} device id"))?;
+        if device_type != Device::CPU_TYPE {
+            return Err(Error::load(format!(
+                "{what}: tensor device type {device_type} at byte {at} is not CPU (1)"
+            )));
+        }
+        let at = self.pos;
+        let ndim = self.i32(&format!("{what} ndim"))?;
+        let ndim = usize::try_from(ndim)
+            .ok()
+            .filter(|&n| n.checked_mul(8).is_some_and(|b| b <= self.remaining()))
+            .ok_or_else(|| {
+                Error::load(format!(
+                    "{what}: tensor rank {ndim} at byte {at} is negative or larger than the input"
+                ))
+            })?;
+        let at = self.pos;
+        let dtype = self.dtype(&format!("{what} dtype"))?;
+        if dtype.bits == 0 || dtype.lanes != 1 {
+            return Err(Error::load(format!(
+                "{what}: tensor dtype {dtype} (code {}, bits {}, lanes {}) at byte {at} is not supported",
+                dtype.code, dtype.bits, dtype.lanes
+            )));
+        }
+        let at = self.pos;
+        let shape = self.i64_array(ndim, &format!("{what} shape"))?;
+        let nbytes = crate::tensor::checked_nbytes(&shape, dtype).map_err(|e| {
+            Error::load(format!(
+                "{what}: bad tensor shape at byte {at}: {}",
+                e.message()
+            ))
+        })?;
+        let at = self.pos;
+        let size = self.i64(&format!("{what} data size"))?;
+        if u64::try_from(size).ok() != Some(nbytes as u64) {
+            return Err(Error::load(format!(
+                "{what}: tensor data size {size} at byte {at} does not match shape {shape:?} of \
+                 {dtype} ({nbytes} bytes)"
+            )));
+        }
+        let data = self.take(nbytes, &format!("{what} data"))?;
+        Tensor::from_bytes(&shape, dtype, data).map_err(|e| e.context(what))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_counts_are_errors_not_allocations() {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&MAGIC_V2.to_le_bytes());
+        bytes.extend_from_slice(&4u64.to_le_bytes());
+        bytes.extend_from_slice(b"0.14");
+        bytes.extend_from_slice(&(1u64 << 60).to_le_bytes());
+        let err = Executable::load_from_bytes(&bytes).unwrap_err();
+        assert!(err.message().contains("function table length"), "{err}");
+        assert!(err.message().contains("byte 20"), "{err}");
+    }
+
+    #[test]
+    fn bad_magic_and_version() {
+        let err = Executable::load_from_bytes(&[0; 16]).unwrap_err();
+        assert!(err.message().contains("bad magic"), "{err}");
+        let mut bytes = MAGIC_V2.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&4u64.to_le_bytes());
+        bytes.extend_from_slice(b"0.13");
+        let err = Executable::load_from_bytes(&bytes).unwrap_err();
+        assert!(err.message().contains("version \"0.13\""), "{err}");
+        let err = Executable::load_from_bytes(&[1, 2, 3]).unwrap_err();
+        assert!(err.message().contains("truncated"), "{err}");
+    }
+
+    #[test]
+    fn constants_round_trip() {
+        let exec = Executable {
+            constants: vec![
+                Value::Int(1 << 60),
+                Value::Float(-0.5),
+                Value::DType(DataType::BOOL),
+                Value::str("héllo"),
+                Value::shape(vec![2, -1, 3]),
+                Value::Tensor(Tensor::from_slice(&[2, 2], &[1.0f32, 2.0, 3.0, 4.0]).unwrap()),
+                Value::Tensor(Tensor::scalar(true)),
+            ],
+            memory_scopes: vec![(5, "global".into())],
+            ..Executable::default()
+        };
+        let bytes = exec.save_to_bytes().unwrap();
+        let back = Executable::load_from_bytes(&bytes).unwrap();
+        assert_eq!(back.save_to_bytes().unwrap(), bytes);
+        assert_eq!(
+            format!("{:?}", back.constants),
+            format!("{:?}", exec.constants)
+        );
+    }
+
+    #[test]
+    fn v1_has_no_memory_scopes() {
+        let exec = Executable {
+            constants: vec![Value::Int(7)],
+            ..Executable::default()
+        };
+        let mut bytes = exec.save_to_bytes().unwrap();
+        bytes[..8].copy_from_slice(&MAGIC_V1.to_le_bytes());
+        // Drop the (empty) memory-scope count that follows the empty function table.
+        bytes.drain(28..36);
+        let back = Executable::load_from_bytes(&bytes).unwrap();
+        assert_eq!(back.save_to_bytes().unwrap(), exec.save_to_bytes().unwrap());
+    }
+
+    #[test]
+    fn unsupported_constants_do_not_save() {
+        let exec = Executable {
+            constants: vec![Value::Bool(true)],
+            ..Executable::default()
+        };
+        let err = exec.save_to_bytes().unwrap_err();
+        assert!(
+            err.message()
+                .contains("Unsupported constant pool type bool")
+        );
+    }
+}
