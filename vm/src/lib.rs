@@ -22,6 +22,7 @@ pub use allocator::{Allocator, AllocatorKind};
 pub use dtype::{DataType, TypeCode};
 pub use error::{Error, ErrorKind, Result};
 
+pub use exec_builder::ExecBuilder;
 pub use executable::{Executable, FuncInfo, FuncKind};
 pub use packed::{PackedFunc, Registry};
 pub use tensor::{Device, Element, Storage, Tensor};
