@@ -241,3 +241,134 @@ fn every_truncation_of_one_file_is_an_error() {
         }
     }
 }
+
+/// A small executable with one constant of every kind, and its bytes.
+fn sample() -> Vec<u8> {
+    use relaxjit_vm::{DataType, ExecBuilder as B, Tensor};
+    let mut ib = B::new();
+    ib.emit_function("main", 1, &["x"]).unwrap();
+    let mut args = vec![B::r(0)];
+    for v in [
+        Value::str("hello"),
+        Value::Int(1 << 60),
+        Value::Float(2.5),
+        Value::DType(DataType::BOOL),
+        Value::shape(vec![7, 8]),
+        Value::Tensor(Tensor::from_slice(&[3], &[1i32, 2, 3]).unwrap()),
+    ] {
+        args.push(ib.convert_constant(v).unwrap());
+    }
+    ib.emit_call("test.vm.f", &args, B::r(1)).unwrap();
+    ib.emit_ret(B::r(1)).unwrap();
+    ib.end_function("main").unwrap();
+    ib.get().unwrap().save_to_bytes().unwrap()
+}
+
+fn find(bytes: &[u8], needle: &[u8]) -> usize {
+    bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("needle present")
+}
+
+/// Each corruption of `sample()` is refused with a message naming the problem and its place.
+#[test]
+fn corruptions_give_precise_errors() {
+    type Edit = fn(&mut Vec<u8>);
+    let cases: &[(&str, Edit, &str)] = &[
+        (
+            "magic",
+            |b| b[0] ^= 1,
+            "bad magic number 0xd225de2f4214151f at byte 0",
+        ),
+        (
+            "version",
+            |b| b[19] = b'5',
+            "bytecode version \"0.15\" at byte 8",
+        ),
+        (
+            "function count",
+            |b| b[20..28].copy_from_slice(&(1u64 << 60).to_le_bytes()),
+            "function table length 1152921504606846976 at byte 20",
+        ),
+        (
+            "function kind",
+            |b| b[28] = 9,
+            "function 0 at byte 28 has unknown kind 9",
+        ),
+        (
+            "function name",
+            |b| b[41] = 0xff,
+            "name of function 0 at byte 40 is not valid UTF-8 (bad byte at 41)",
+        ),
+        (
+            "constant type",
+            |b| {
+                let at = find(b, b"hello") - 12;
+                b[at] = 66;
+            },
+            "constant 0 at byte 170 has type index 66",
+        ),
+        (
+            "string constant",
+            |b| {
+                let at = find(b, b"hello");
+                b[at + 1] = 0xc3;
+            },
+            "constant 0 at byte 182 is not valid UTF-8 (bad byte at 183)",
+        ),
+        (
+            "tensor magic",
+            |b| {
+                let at = find(b, &0xDD5E_40F0_96B4_A13Fu64.to_le_bytes());
+                b[at] ^= 0xff;
+            },
+            "constant 5: bad tensor magic",
+        ),
+        (
+            "tensor size",
+            |b| {
+                let at = find(b, &12i64.to_le_bytes());
+                b[at] = 13;
+            },
+            "constant 5: tensor data size 13",
+        ),
+        (
+            "trailing bytes",
+            |b| b.push(0),
+            "1 unexpected bytes after the code section",
+        ),
+        (
+            "truncated",
+            |b| b.truncate(24),
+            "truncated input: function table length at byte 20 needs 8 bytes, but only 4 remain",
+        ),
+        (
+            "truncated code",
+            |b| b.truncate(b.len() - 3),
+            "instruction data length 13 at byte 335 is larger than the 101 bytes that remain",
+        ),
+        (
+            "register out of range",
+            |b| {
+                // The `ret %1` at the end: make it `ret %5`.
+                let n = b.len();
+                b[n - 8] = 5;
+            },
+            "function 0 `main`: instruction 1: result register 5 is outside the register file of size 2",
+        ),
+    ];
+    let good = sample();
+    assert!(Executable::load_from_bytes(&good).is_ok());
+    let mut failures = Vec::new();
+    for (name, edit, expected) in cases {
+        let mut bytes = good.clone();
+        edit(&mut bytes);
+        match Executable::load_from_bytes(&bytes) {
+            Ok(_) => failures.push(format!("{name}: loaded")),
+            Err(e) if e.message().contains(expected) => {}
+            Err(e) => failures.push(format!("{name}: {e}\n    expected: {expected}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
