@@ -37,16 +37,16 @@ fn original_texts(src: &str) -> Vec<String> {
             continue;
         };
         for m in &c.body {
-            if let ast::StmtKind::FunctionDef(def) = &m.kind {
-                if tir::script::is_prim_func(def) {
-                    let start = def.span.line as usize - 1;
-                    let end_line = src[..def.span.end].lines().count();
-                    let text: Vec<&str> = lines[start..end_line]
-                        .iter()
-                        .map(|l| l.strip_prefix("    ").unwrap_or(l))
-                        .collect();
-                    out.push(text.join("\n"));
-                }
+            if let ast::StmtKind::FunctionDef(def) = &m.kind
+                && tir::script::is_prim_func(def)
+            {
+                let start = def.span.line as usize - 1;
+                let end_line = src[..def.span.end].lines().count();
+                let text: Vec<&str> = lines[start..end_line]
+                    .iter()
+                    .map(|l| l.strip_prefix("    ").unwrap_or(l))
+                    .collect();
+                out.push(text.join("\n"));
             }
         }
     }

@@ -108,10 +108,8 @@ impl FreeVars {
 
     fn expr(&mut self, e: &PrimExpr) {
         e.visit(&mut |x| match x.kind() {
-            ExprKind::Var(v) => {
-                if !self.bound.contains(&v.id()) && self.seen.insert(v.id()) {
-                    self.free.push(v.clone());
-                }
+            ExprKind::Var(v) if !self.bound.contains(&v.id()) && self.seen.insert(v.id()) => {
+                self.free.push(v.clone());
             }
             ExprKind::Let { var, .. } => {
                 self.bound.insert(var.id());

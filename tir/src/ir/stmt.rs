@@ -219,10 +219,10 @@ impl Stmt {
     /// `stmts` as one statement: the statement itself if there is one, else a `Seq`
     /// (an empty `Seq` is a no-op).
     pub fn seq(mut stmts: Vec<Stmt>) -> Stmt {
-        if stmts.len() == 1 {
-            if let Some(s) = stmts.pop() {
-                return s;
-            }
+        if stmts.len() == 1
+            && let Some(s) = stmts.pop()
+        {
+            return s;
         }
         Stmt::new(StmtKind::Seq(stmts))
     }

@@ -131,10 +131,9 @@ pub(crate) fn extent_between(lo: &PrimExpr, hi: &PrimExpr) -> PrimExpr {
         a,
         b,
     } = hi.kind()
+        && expr_same(a, lo)
     {
-        if expr_same(a, lo) {
-            return b.clone();
-        }
+        return b.clone();
     }
     PrimExpr::binary(BinaryOp::Sub, hi.clone(), lo.clone())
 }
@@ -222,14 +221,14 @@ impl Reader<'_> {
                 None => err(e.span, format!("undefined name `{n}`")),
             },
             A::Attribute { value, attr } => {
-                if let Some(n) = value.as_name() {
-                    if let Some(Binding::Buffer(b)) = self.lookup(n) {
-                        return match attr.as_str() {
-                            "data" => Ok(PrimExpr::from(b.data.clone())),
-                            "elem_offset" => Ok(b.elem_offset.clone()),
-                            _ => err(e.span, format!("unsupported buffer attribute `.{attr}`")),
-                        };
-                    }
+                if let Some(n) = value.as_name()
+                    && let Some(Binding::Buffer(b)) = self.lookup(n)
+                {
+                    return match attr.as_str() {
+                        "data" => Ok(PrimExpr::from(b.data.clone())),
+                        "elem_offset" => Ok(b.elem_offset.clone()),
+                        _ => err(e.span, format!("unsupported buffer attribute `.{attr}`")),
+                    };
                 }
                 err(
                     e.span,

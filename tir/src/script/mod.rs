@@ -69,10 +69,10 @@ pub fn parse_module_prim_funcs(src: &str) -> Result<Vec<PrimFunc>, ParseError> {
         None => &module.body,
     };
     for stmt in members {
-        if let ast::StmtKind::FunctionDef(def) = &stmt.kind {
-            if is_prim_func(def) {
-                out.push(prim_func_from_ast(def, &ctx)?);
-            }
+        if let ast::StmtKind::FunctionDef(def) = &stmt.kind
+            && is_prim_func(def)
+        {
+            out.push(prim_func_from_ast(def, &ctx)?);
         }
     }
     Ok(out)

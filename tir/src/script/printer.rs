@@ -804,22 +804,22 @@ impl Printer {
                 (self.buffer_access(buffer, indices), Prec::Atom)
             }
             ExprKind::Call { dtype, op, args } => {
-                if let Some((_, sym)) = BITWISE.iter().find(|(n, _)| n == op) {
-                    if let [a, b] = args.as_slice() {
-                        let prec = match *sym {
-                            "&" => Prec::BitAnd,
-                            "|" => Prec::BitOr,
-                            "^" => Prec::BitXor,
-                            _ => Prec::Shift,
-                        };
-                        return self.binop(a, sym, b, prec);
-                    }
+                if let Some((_, sym)) = BITWISE.iter().find(|(n, _)| n == op)
+                    && let [a, b] = args.as_slice()
+                {
+                    let prec = match *sym {
+                        "&" => Prec::BitAnd,
+                        "|" => Prec::BitOr,
+                        "^" => Prec::BitXor,
+                        _ => Prec::Shift,
+                    };
+                    return self.binop(a, sym, b, prec);
                 }
-                if op == "bitwise_not" {
-                    if let [a] = args.as_slice() {
-                        let s = self.child(a, Prec::Unary, false);
-                        return (format!("~{s}"), Prec::Unary);
-                    }
+                if op == "bitwise_not"
+                    && let [a] = args.as_slice()
+                {
+                    let s = self.child(a, Prec::Unary, false);
+                    return (format!("~{s}"), Prec::Unary);
                 }
                 if matches!(
                     op.as_str(),
@@ -908,7 +908,7 @@ mod tests {
             (0.5, "0.5"),
             (1e-05, "1.0000000000000001e-05"),
             (0.1, "0.10000000000000001"),
-            (0.7071067811865476, "0.70710678118654757"),
+            (std::f64::consts::FRAC_1_SQRT_2, "0.70710678118654757"),
             (
                 -3.4028234663852886e38,
                 "-340282346638528859811704183484516925440.0",

@@ -253,10 +253,10 @@ impl<'a> Reader<'a> {
             A::None => Ok(DataType::VOID),
             _ => {
                 let name = e.dotted_name();
-                if let Some(t) = name.as_deref().and_then(|n| n.strip_prefix("T.")) {
-                    if let Some(d) = DataType::parse(t) {
-                        return Ok(d);
-                    }
+                if let Some(t) = name.as_deref().and_then(|n| n.strip_prefix("T."))
+                    && let Some(d) = DataType::parse(t)
+                {
+                    return Ok(d);
                 }
                 err(
                     e.span,
@@ -409,12 +409,11 @@ impl<'a> Reader<'a> {
                 return err(bt.span, format!("buffer_type {s:?} is not supported"));
             }
         }
-        if let Some(ax) = args[9] {
-            if !matches!(&ax.kind, A::None)
-                && !matches!(&ax.kind, A::List(v) | A::Tuple(v) if v.is_empty())
-            {
-                return err(ax.span, "axis_separators are not supported");
-            }
+        if let Some(ax) = args[9]
+            && !matches!(&ax.kind, A::None)
+            && !matches!(&ax.kind, A::List(v) | A::Tuple(v) if v.is_empty())
+        {
+            return err(ax.span, "axis_separators are not supported");
         }
         Ok(Buffer::new(BufferNode {
             name: name.to_string(),
@@ -881,6 +880,11 @@ impl<'a> Reader<'a> {
         let Some(name) = target.as_name() else {
             return err(target.span, "expected a name or a buffer element as target");
         };
+        if call == "T.axis.remap" {
+            return self
+                .axis_remap(std::slice::from_ref(target), value)
+                .map(|_| Item::Nothing);
+        }
         match call.as_str() {
             "T.sblock_alloc_buffer" | "T.alloc_buffer" => {
                 let buffer = self.buffer_decl(name, value, &[], 0)?;
@@ -985,19 +989,17 @@ impl<'a> Reader<'a> {
                     args,
                     keywords,
                 } = &value.kind
+                    && args.is_empty()
+                    && keywords.is_empty()
+                    && let Some(t) = func
+                        .dotted_name()
+                        .as_deref()
+                        .and_then(|n| n.strip_prefix("T."))
+                        .and_then(DataType::parse)
                 {
-                    if args.is_empty() && keywords.is_empty() {
-                        if let Some(t) = func
-                            .dotted_name()
-                            .as_deref()
-                            .and_then(|n| n.strip_prefix("T."))
-                            .and_then(DataType::parse)
-                        {
-                            let v = Var::new(name, t);
-                            self.bind(name, Binding::Var(v));
-                            return Ok(Item::Nothing);
-                        }
-                    }
+                    let v = Var::new(name, t);
+                    self.bind(name, Binding::Var(v));
+                    return Ok(Item::Nothing);
                 }
                 // `x = e`: a let binding of the value's type.
                 let v = self.expr(value)?;
@@ -1128,11 +1130,9 @@ impl<'a> Reader<'a> {
                 ),
             );
         }
-        for ((t, k), b) in targets.iter().zip(kinds.chars()).zip(binds) {
-            let Some(name) = t.as_name() else {
-                return err(t.span, "expected a name");
-            };
-            let kind = match k {
+        let mut kind_list = Vec::new();
+        for k in kinds.chars() {
+            kind_list.push(match k {
                 'S' => IterVarKind::Spatial,
                 'R' => IterVarKind::Reduce,
                 _ => {
@@ -1141,6 +1141,11 @@ impl<'a> Reader<'a> {
                         format!("unknown iteration kind {k:?} (use S or R)"),
                     );
                 }
+            });
+        }
+        for ((t, kind), b) in targets.iter().zip(kind_list).zip(binds) {
+            let Some(name) = t.as_name() else {
+                return err(t.span, "expected a name");
             };
             let bound = self.expr(b)?;
             let Some(loop_var) = bound.as_var() else {

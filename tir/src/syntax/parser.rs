@@ -12,7 +12,7 @@ use crate::syntax::ast::*;
 use crate::syntax::lexer::{Token, TokenKind, tokenize};
 
 /// How deeply expressions and blocks may nest before the parser gives up.
-pub const MAX_DEPTH: usize = 200;
+pub const MAX_DEPTH: usize = 100;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -176,6 +176,16 @@ impl Parser {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(ParseError::new(self.peek().span, "nesting too deep"));
+        }
+        Ok(())
+    }
+
+    fn check_chain(&self, chain: usize) -> PResult<()> {
+        if self.depth + chain > MAX_DEPTH {
+            return Err(ParseError::new(
+                self.peek().span,
+                "expression nested too deeply",
+            ));
         }
         Ok(())
     }
@@ -431,9 +441,9 @@ impl Parser {
         })
     }
 
-    /// `for` / `with ... as` targets: one or more `or_expr`s separated by commas.
+    /// `for` / `with ... as` targets: one or more bitwise-or-level expressions separated by commas.
     fn target_list(&mut self) -> PResult<Expr> {
-        let first = self.or_expr()?;
+        let first = self.binary(5)?;
         if !self.is_punct(",") {
             return Ok(first);
         }
@@ -443,7 +453,7 @@ impl Parser {
             if self.is_keyword("in") || self.is_punct(":") {
                 break;
             }
-            elts.push(self.or_expr()?);
+            elts.push(self.binary(5)?);
         }
         Ok(Expr {
             kind: ExprKind::Tuple(elts),
@@ -631,9 +641,9 @@ impl Parser {
                 "`lambda` is not supported in TVMScript",
             ));
         }
-        let body = self.or_test()?;
+        let body = self.binary(PREC_OR)?;
         if self.eat_keyword("if") {
-            let test = self.or_test()?;
+            let test = self.binary(PREC_OR)?;
             self.expect_keyword("else")?;
             let orelse = self.test()?;
             let span = body.span.to(orelse.span);
@@ -649,203 +659,145 @@ impl Parser {
         Ok(body)
     }
 
-    fn or_test(&mut self) -> PResult<Expr> {
-        let mut left = self.and_test()?;
-        while self.eat_keyword("or") {
-            let right = self.and_test()?;
-            left = bool_op(BoolOp::Or, left, right);
-        }
-        Ok(left)
-    }
-
-    fn and_test(&mut self) -> PResult<Expr> {
-        let mut left = self.not_test()?;
-        while self.eat_keyword("and") {
-            let right = self.not_test()?;
-            left = bool_op(BoolOp::And, left, right);
-        }
-        Ok(left)
-    }
-
-    fn not_test(&mut self) -> PResult<Expr> {
-        if self.is_keyword("not") {
-            let start = self.bump().span;
-            self.enter()?;
-            let operand = self.not_test();
-            self.leave();
-            let operand = operand?;
-            let span = start.to(operand.span);
-            return Ok(Expr {
-                kind: ExprKind::UnaryOp {
-                    op: UnaryOp::Not,
-                    operand: Box::new(operand),
-                },
-                span,
-            });
-        }
-        self.comparison()
-    }
-
-    fn comparison(&mut self) -> PResult<Expr> {
-        let left = self.or_expr()?;
-        let mut comparisons = Vec::new();
+    /// Operators from `or` down to `**`, by precedence climbing: one stack frame per nesting
+    /// level instead of one per precedence level, which keeps deep expressions within the
+    /// stack.
+    fn binary(&mut self, min: u8) -> PResult<Expr> {
+        let mut left = self.prefix(min)?;
+        let mut chain = 0;
         loop {
-            let op = match self.peek_kind() {
-                TokenKind::Punct("==") => CmpOp::Eq,
-                TokenKind::Punct("!=") => CmpOp::NotEq,
-                TokenKind::Punct("<") => CmpOp::Lt,
-                TokenKind::Punct("<=") => CmpOp::LtE,
-                TokenKind::Punct(">") => CmpOp::Gt,
-                TokenKind::Punct(">=") => CmpOp::GtE,
-                TokenKind::Name(n) if n == "in" => CmpOp::In,
-                TokenKind::Name(n) if n == "is" => {
-                    if matches!(self.peek_nth(1), TokenKind::Name(m) if m == "not") {
+            let Some((prec, op)) = self.infix_op() else {
+                break;
+            };
+            if prec < min {
+                break;
+            }
+            chain += 1;
+            self.check_chain(chain)?;
+            left = match op {
+                Infix::Bool(op) => {
+                    self.bump();
+                    let right = self.binary(prec + 1)?;
+                    bool_op(op, left, right)
+                }
+                Infix::Cmp(_) => {
+                    let mut comparisons = Vec::new();
+                    while let Some((_, Infix::Cmp(op))) = self.infix_op() {
                         self.bump();
-                        CmpOp::IsNot
-                    } else {
-                        CmpOp::Is
+                        if matches!(op, CmpOp::IsNot | CmpOp::NotIn) {
+                            self.bump();
+                        }
+                        self.check_chain(chain + comparisons.len())?;
+                        comparisons.push((op, self.binary(PREC_CMP + 1)?));
+                    }
+                    let end = comparisons.last().map(|c| c.1.span).unwrap_or(left.span);
+                    let span = left.span.to(end);
+                    Expr {
+                        kind: ExprKind::Compare {
+                            left: Box::new(left),
+                            comparisons,
+                        },
+                        span,
                     }
                 }
-                TokenKind::Name(n)
-                    if n == "not"
-                        && matches!(self.peek_nth(1), TokenKind::Name(m) if m == "in") =>
-                {
+                Infix::Bin(op) => {
                     self.bump();
-                    CmpOp::NotIn
+                    // `**` is right-associative and takes a unary operand on its right.
+                    let right = if op == BinOp::Pow {
+                        self.enter()?;
+                        let r = self.binary(PREC_UNARY);
+                        self.leave();
+                        r?
+                    } else {
+                        self.binary(prec + 1)?
+                    };
+                    let span = left.span.to(right.span);
+                    Expr {
+                        kind: ExprKind::BinOp {
+                            op,
+                            left: Box::new(left),
+                            right: Box::new(right),
+                        },
+                        span,
+                    }
                 }
-                _ => break,
             };
-            self.bump();
-            comparisons.push((op, self.or_expr()?));
         }
-        if comparisons.is_empty() {
-            return Ok(left);
-        }
-        let span = left
-            .span
-            .to(comparisons.last().map(|c| c.1.span).unwrap_or(left.span));
+        Ok(left)
+    }
+
+    /// A prefix operator application (`not x`, `-x`) or a primary expression.
+    fn prefix(&mut self, min: u8) -> PResult<Expr> {
+        let (op, prec) = match self.peek_kind() {
+            TokenKind::Name(n) if n == "not" && min <= PREC_NOT => (UnaryOp::Not, PREC_NOT),
+            TokenKind::Punct("-") => (UnaryOp::Neg, PREC_UNARY),
+            TokenKind::Punct("+") => (UnaryOp::Pos, PREC_UNARY),
+            TokenKind::Punct("~") => (UnaryOp::Invert, PREC_UNARY),
+            _ => return self.primary(),
+        };
+        let start = self.bump().span;
+        self.enter()?;
+        let operand = self.binary(prec);
+        self.leave();
+        let operand = operand?;
+        let span = start.to(operand.span);
         Ok(Expr {
-            kind: ExprKind::Compare {
-                left: Box::new(left),
-                comparisons,
+            kind: ExprKind::UnaryOp {
+                op,
+                operand: Box::new(operand),
             },
             span,
         })
     }
 
-    fn binary_level(
-        &mut self,
-        ops: &[(&str, BinOp)],
-        next: fn(&mut Self) -> PResult<Expr>,
-    ) -> PResult<Expr> {
-        let mut left = next(self)?;
-        loop {
-            let Some(op) = ops
-                .iter()
-                .find(|(p, _)| self.is_punct(p))
-                .map(|(_, op)| *op)
-            else {
-                break;
-            };
-            self.bump();
-            let right = next(self)?;
-            let span = left.span.to(right.span);
-            left = Expr {
-                kind: ExprKind::BinOp {
-                    op,
-                    left: Box::new(left),
-                    right: Box::new(right),
-                },
-                span,
-            };
-        }
-        Ok(left)
-    }
-
-    fn or_expr(&mut self) -> PResult<Expr> {
-        self.binary_level(&[("|", BinOp::BitOr)], Self::xor_expr)
-    }
-
-    fn xor_expr(&mut self) -> PResult<Expr> {
-        self.binary_level(&[("^", BinOp::BitXor)], Self::and_expr)
-    }
-
-    fn and_expr(&mut self) -> PResult<Expr> {
-        self.binary_level(&[("&", BinOp::BitAnd)], Self::shift_expr)
-    }
-
-    fn shift_expr(&mut self) -> PResult<Expr> {
-        self.binary_level(
-            &[("<<", BinOp::LShift), (">>", BinOp::RShift)],
-            Self::arith_expr,
-        )
-    }
-
-    fn arith_expr(&mut self) -> PResult<Expr> {
-        self.binary_level(&[("+", BinOp::Add), ("-", BinOp::Sub)], Self::term)
-    }
-
-    fn term(&mut self) -> PResult<Expr> {
-        self.binary_level(
-            &[
-                ("*", BinOp::Mul),
-                ("/", BinOp::Div),
-                ("//", BinOp::FloorDiv),
-                ("%", BinOp::Mod),
-                ("@", BinOp::MatMul),
-            ],
-            Self::factor,
-        )
-    }
-
-    fn factor(&mut self) -> PResult<Expr> {
-        let op = match self.peek_kind() {
-            TokenKind::Punct("-") => Some(UnaryOp::Neg),
-            TokenKind::Punct("+") => Some(UnaryOp::Pos),
-            TokenKind::Punct("~") => Some(UnaryOp::Invert),
-            _ => None,
-        };
-        if let Some(op) = op {
-            let start = self.bump().span;
-            self.enter()?;
-            let operand = self.factor();
-            self.leave();
-            let operand = operand?;
-            let span = start.to(operand.span);
-            return Ok(Expr {
-                kind: ExprKind::UnaryOp {
-                    op,
-                    operand: Box::new(operand),
-                },
-                span,
-            });
-        }
-        self.power()
-    }
-
-    fn power(&mut self) -> PResult<Expr> {
-        let base = self.primary()?;
-        if self.eat_punct("**") {
-            self.enter()?;
-            let exp = self.factor();
-            self.leave();
-            let exp = exp?;
-            let span = base.span.to(exp.span);
-            return Ok(Expr {
-                kind: ExprKind::BinOp {
-                    op: BinOp::Pow,
-                    left: Box::new(base),
-                    right: Box::new(exp),
-                },
-                span,
-            });
-        }
-        Ok(base)
+    /// The infix operator at the cursor and its precedence.
+    fn infix_op(&self) -> Option<(u8, Infix)> {
+        Some(match self.peek_kind() {
+            TokenKind::Name(n) => match n.as_str() {
+                "or" => (PREC_OR, Infix::Bool(BoolOp::Or)),
+                "and" => (PREC_AND, Infix::Bool(BoolOp::And)),
+                "in" => (PREC_CMP, Infix::Cmp(CmpOp::In)),
+                "is" if matches!(self.peek_nth(1), TokenKind::Name(m) if m == "not") => {
+                    (PREC_CMP, Infix::Cmp(CmpOp::IsNot))
+                }
+                "is" => (PREC_CMP, Infix::Cmp(CmpOp::Is)),
+                "not" if matches!(self.peek_nth(1), TokenKind::Name(m) if m == "in") => {
+                    (PREC_CMP, Infix::Cmp(CmpOp::NotIn))
+                }
+                _ => return None,
+            },
+            TokenKind::Punct(p) => match *p {
+                "==" => (PREC_CMP, Infix::Cmp(CmpOp::Eq)),
+                "!=" => (PREC_CMP, Infix::Cmp(CmpOp::NotEq)),
+                "<" => (PREC_CMP, Infix::Cmp(CmpOp::Lt)),
+                "<=" => (PREC_CMP, Infix::Cmp(CmpOp::LtE)),
+                ">" => (PREC_CMP, Infix::Cmp(CmpOp::Gt)),
+                ">=" => (PREC_CMP, Infix::Cmp(CmpOp::GtE)),
+                "|" => (5, Infix::Bin(BinOp::BitOr)),
+                "^" => (6, Infix::Bin(BinOp::BitXor)),
+                "&" => (7, Infix::Bin(BinOp::BitAnd)),
+                "<<" => (8, Infix::Bin(BinOp::LShift)),
+                ">>" => (8, Infix::Bin(BinOp::RShift)),
+                "+" => (9, Infix::Bin(BinOp::Add)),
+                "-" => (9, Infix::Bin(BinOp::Sub)),
+                "*" => (10, Infix::Bin(BinOp::Mul)),
+                "/" => (10, Infix::Bin(BinOp::Div)),
+                "//" => (10, Infix::Bin(BinOp::FloorDiv)),
+                "%" => (10, Infix::Bin(BinOp::Mod)),
+                "@" => (10, Infix::Bin(BinOp::MatMul)),
+                "**" => (12, Infix::Bin(BinOp::Pow)),
+                _ => return None,
+            },
+            _ => return None,
+        })
     }
 
     fn primary(&mut self) -> PResult<Expr> {
         let mut e = self.atom()?;
+        let mut chain = 0;
         loop {
+            chain += 1;
+            self.check_chain(chain)?;
             if self.eat_punct(".") {
                 let (attr, _) = self.expect_name_or_keyword("an attribute name")?;
                 let span = e.span.to(self.prev_span());
@@ -1123,6 +1075,20 @@ impl Parser {
 /// The end of a block: its last statement's span, or `fallback` for an empty block.
 fn end_of(body: &[Stmt], fallback: Span) -> Span {
     body.last().map(|s| s.span).unwrap_or(fallback)
+}
+
+const PREC_OR: u8 = 1;
+const PREC_AND: u8 = 2;
+const PREC_NOT: u8 = 3;
+const PREC_CMP: u8 = 4;
+const PREC_UNARY: u8 = 11;
+
+/// An infix operator class.
+#[derive(Clone, Copy)]
+enum Infix {
+    Bool(BoolOp),
+    Cmp(CmpOp),
+    Bin(BinOp),
 }
 
 fn bool_op(op: BoolOp, left: Expr, right: Expr) -> Expr {
