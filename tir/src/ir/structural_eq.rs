@@ -3,9 +3,9 @@
 //! Two functions are equal when they have the same shape and every variable (buffer) of one
 //! corresponds to exactly one variable (buffer) of the other, consistently everywhere: the
 //! correspondence is a bijection built on first encounter, so binding positions (parameters,
-//! loop variables, block iteration variables, lets, allocations) line up. Names of variables do
-//! not matter; names of functions, blocks and buffers do (they are visible in printed output and
-//! in `T.sblock` lookups). Float constants compare by bit pattern, so `-0.0 != 0.0` and a NaN
+//! loop variables, block iteration variables, lets, allocations) line up. Names of variables and
+//! buffers do not matter (they are hints that the printer makes unique: `A`, `A_1`); names of
+//! functions and blocks do. Float constants compare by bit pattern, so `-0.0 != 0.0` and a NaN
 //! equals the same NaN.
 
 use std::collections::HashMap;
@@ -98,9 +98,6 @@ impl EqCtx {
         self.bufs_rev.insert(kb, ka);
         self.keep.push((a.clone(), b.clone()));
         let path = format!("{path}.buffer({})", a.name);
-        if a.name != b.name {
-            return fail(&path, format!("buffer names {} vs {}", a.name, b.name));
-        }
         if a.dtype != b.dtype {
             return fail(&path, format!("dtype {} vs {}", a.dtype, b.dtype));
         }

@@ -665,13 +665,7 @@ impl Parser {
     fn binary(&mut self, min: u8) -> PResult<Expr> {
         let mut left = self.prefix(min)?;
         let mut chain = 0;
-        loop {
-            let Some((prec, op)) = self.infix_op() else {
-                break;
-            };
-            if prec < min {
-                break;
-            }
+        while let Some((prec, op)) = self.infix_op().filter(|(p, _)| *p >= min) {
             chain += 1;
             self.check_chain(chain)?;
             left = match op {
