@@ -112,9 +112,7 @@ impl fmt::Display for DataType {
         if *self == DataType::VOID {
             return f.write_str("void");
         }
-        if self.is_bool() && self.bits == 8 {
-            f.write_str("bool")?;
-        } else if self.is_uint() && self.bits == 1 {
+        if (self.is_bool() && self.bits == 8) || (self.is_uint() && self.bits == 1) {
             f.write_str("bool")?;
         } else if self.is_handle() {
             f.write_str("handle")?;

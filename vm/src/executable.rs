@@ -8,6 +8,7 @@
 //! - every function's instruction range is inside the code and every instruction in it decodes;
 //! - every register an instruction names is below its function's register-file size or is
 //!   `%void`/`%vm`; every constant and function index is in range;
+//! - bytecode functions occupy disjoint instruction ranges;
 //! - every jump lands inside its function, and each function ends with `Ret` or `Goto`, so the
 //!   program counter never leaves the function it is in.
 
@@ -126,6 +127,24 @@ impl Executable {
                 return Err(Error::load(format!(
                     "instruction {i} starts at word {off}, outside the {} code words",
                     self.instr_data.len()
+                )));
+            }
+        }
+        // Instruction ranges of bytecode functions must not overlap: TVM never emits that, and
+        // it keeps validation linear in the size of the code.
+        let mut ranges: Vec<(i64, i64, usize)> = self
+            .func_table
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.kind == FuncKind::VMFunc)
+            .map(|(i, f)| (f.start_instr, f.end_instr, i))
+            .collect();
+        ranges.sort_unstable();
+        for w in ranges.windows(2) {
+            if w[1].0 < w[0].1 {
+                return Err(Error::load(format!(
+                    "functions {} and {} have overlapping instruction ranges [{}, {}) and [{}, {})",
+                    w[0].2, w[1].2, w[0].0, w[0].1, w[1].0, w[1].1
                 )));
             }
         }
