@@ -18,17 +18,70 @@ impl Rng {
     }
 
     fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
     }
 }
 
 /// Fragments that are likely to produce near-valid TVMScript.
 const INSERTS: &[&str] = &[
-    "(", ")", "[", "]", ":", ",", ".", "=", " ", "\n", "    ", "\"", "#", "0", "-", "+", "*",
-    "//", "%", "T.", "T.int64(", "T.float32(", "x", "i", "v_ax0", "()", "[()]", "\\", "if ",
-    "for ", "with ", "def ", "@", "not ", " and ", " or ", "<", "==", "1e-05", "-0.0", "\"inf\"",
-    "T.sblock(\"b\")", "T.axis.remap(\"SR\", ", "T.reads(", "T.init():", "\t", "é", "None",
-    "True", "T.Buffer((", "T.grid(", "range(", "T.let[T.float32]", "T.Cast(\"int64\", ",
+    "(",
+    ")",
+    "[",
+    "]",
+    ":",
+    ",",
+    ".",
+    "=",
+    " ",
+    "\n",
+    "    ",
+    "\"",
+    "#",
+    "0",
+    "-",
+    "+",
+    "*",
+    "//",
+    "%",
+    "T.",
+    "T.int64(",
+    "T.float32(",
+    "x",
+    "i",
+    "v_ax0",
+    "()",
+    "[()]",
+    "\\",
+    "if ",
+    "for ",
+    "with ",
+    "def ",
+    "@",
+    "not ",
+    " and ",
+    " or ",
+    "<",
+    "==",
+    "1e-05",
+    "-0.0",
+    "\"inf\"",
+    "T.sblock(\"b\")",
+    "T.axis.remap(\"SR\", ",
+    "T.reads(",
+    "T.init():",
+    "\t",
+    "é",
+    "None",
+    "True",
+    "T.Buffer((",
+    "T.grid(",
+    "range(",
+    "T.let[T.float32]",
+    "T.Cast(\"int64\", ",
 ];
 
 fn mutate(rng: &mut Rng, src: &str) -> String {
@@ -132,5 +185,8 @@ fn mutated_corpus_never_panics() {
     }
     println!("mutations: {ok} parsed, {errors} rejected");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(errors > 500, "mutations should mostly break the text ({errors} errors)");
+    assert!(
+        errors > 500,
+        "mutations should mostly break the text ({errors} errors)"
+    );
 }

@@ -372,10 +372,28 @@ impl Printer {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        self.stmt_in(s, true);
+    }
+
+    /// A statement that binds something for `body`. When it is the last statement of its
+    /// sequence it prints flat (`x: T.let[...] = v` and the body below it, TVM's concise form);
+    /// otherwise the body would swallow the following statements on re-parsing, so it prints as
+    /// a `with` block.
+    fn scoped(&mut self, flat: String, with: String, body: &Stmt, last: bool) {
+        if last {
+            self.line(&flat);
+            self.stmt_in(body, true);
+        } else {
+            self.line(&format!("{with}:"));
+            self.body(body);
+        }
+    }
+
+    fn stmt_in(&mut self, s: &Stmt, last: bool) {
         match s.kind() {
             StmtKind::Seq(xs) => {
-                for x in xs {
-                    self.stmt(x);
+                for (i, x) in xs.iter().enumerate() {
+                    self.stmt_in(x, last && i + 1 == xs.len());
                 }
             }
             StmtKind::For(f) => self.for_loop(f),
@@ -391,9 +409,19 @@ impl Printer {
             }
             StmtKind::LetStmt { var, value, body } => {
                 let v = self.expr(value).0;
+                if !last {
+                    self.push_scope();
+                }
                 let name = self.define_var(var);
-                self.line(&format!("{name}: T.let[T.{}] = {v}", var.dtype()));
-                self.stmt(body);
+                self.scoped(
+                    format!("{name}: T.let[T.{}] = {v}", var.dtype()),
+                    format!("with T.LetStmt({v}) as {name}"),
+                    body,
+                    last,
+                );
+                if !last {
+                    self.pop_scope();
+                }
             }
             StmtKind::IfThenElse {
                 cond,
@@ -428,47 +456,29 @@ impl Printer {
                 condition,
                 body,
             } => {
-                if let StmtKind::DeclBuffer {
-                    buffer,
-                    body: inner,
-                } = body.kind()
-                {
-                    let matches = buffer.data == *buffer_var
-                        && buffer.dtype == *dtype
-                        && buffer.scope == *scope
-                        && condition.is_one()
-                        && buffer.shape.len() == extents.len()
-                        && buffer
-                            .shape
-                            .iter()
-                            .zip(extents)
-                            .all(|(a, b)| expr_same(a, b));
-                    if matches {
-                        let decl = self.buffer_decl("T.decl_buffer", buffer, true, false);
-                        let name = self.define_buffer(buffer);
-                        self.line(&format!("{name} = {decl}"));
-                        self.stmt(inner);
-                        return;
-                    }
+                if !last {
+                    self.push_scope();
                 }
-                let ext: Vec<String> = extents.iter().map(|e| self.expr(e).0).collect();
-                let mut args = vec![
-                    format!("[{}]", ext.join(", ")),
-                    quote(&dtype.to_string()),
-                    quote(scope),
-                ];
-                if !condition.is_one() {
-                    args.push(self.expr(condition).0);
+                self.allocate(buffer_var, *dtype, extents, scope, condition, body, last);
+                if !last {
+                    self.pop_scope();
                 }
-                let name = self.define_var(buffer_var);
-                self.line(&format!("{name} = T.allocate({})", args.join(", ")));
-                self.stmt(body);
             }
             StmtKind::DeclBuffer { buffer, body } => {
                 let decl = self.buffer_decl("T.decl_buffer", buffer, true, true);
+                if !last {
+                    self.push_scope();
+                }
                 let name = self.define_buffer(buffer);
-                self.line(&format!("{name} = {decl}"));
-                self.stmt(body);
+                self.scoped(
+                    format!("{name} = {decl}"),
+                    format!("with {decl} as {name}"),
+                    body,
+                    last,
+                );
+                if !last {
+                    self.pop_scope();
+                }
             }
             StmtKind::AssertStmt {
                 cond,
@@ -477,8 +487,12 @@ impl Printer {
             } => {
                 let c = self.expr(cond).0;
                 let m = self.expr(message).0;
-                self.line(&format!("assert {c}, {m}"));
-                self.stmt(body);
+                self.scoped(
+                    format!("assert {c}, {m}"),
+                    format!("with T.Assert({c}, {m})"),
+                    body,
+                    last,
+                );
             }
             StmtKind::AttrStmt {
                 node,
@@ -487,16 +501,74 @@ impl Printer {
                 body,
             } => {
                 let v = self.expr(value).0;
-                match node {
-                    None => self.line(&format!("T.attr({{{}: {v}}})", quote(key))),
+                let call = match node {
+                    None => format!("T.attr({{{}: {v}}})", quote(key)),
                     Some(n) => {
                         let n = self.expr(n).0;
-                        self.line(&format!("T.attr({n}, {}, {v})", quote(key)));
+                        format!("T.attr({n}, {}, {v})", quote(key))
                     }
-                }
-                self.stmt(body);
+                };
+                self.scoped(call.clone(), format!("with {call}"), body, last);
             }
         }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn allocate(
+        &mut self,
+        buffer_var: &Var,
+        dtype: DataType,
+        extents: &[PrimExpr],
+        scope: &str,
+        condition: &PrimExpr,
+        body: &Stmt,
+        last: bool,
+    ) {
+        // `Allocate` directly around the `DeclBuffer` of the same memory is `T.decl_buffer`.
+        if let StmtKind::DeclBuffer {
+            buffer,
+            body: inner,
+        } = body.kind()
+        {
+            let matches = buffer.data == *buffer_var
+                && buffer.dtype == dtype
+                && buffer.scope == scope
+                && condition.is_one()
+                && buffer.shape.len() == extents.len()
+                && buffer
+                    .shape
+                    .iter()
+                    .zip(extents)
+                    .all(|(a, b)| expr_same(a, b));
+            if matches {
+                let decl = self.buffer_decl("T.decl_buffer", buffer, true, false);
+                let name = self.define_buffer(buffer);
+                self.scoped(
+                    format!("{name} = {decl}"),
+                    format!("with {decl} as {name}"),
+                    inner,
+                    last,
+                );
+                return;
+            }
+        }
+        let ext: Vec<String> = extents.iter().map(|e| self.expr(e).0).collect();
+        let mut args = vec![
+            format!("[{}]", ext.join(", ")),
+            quote(&dtype.to_string()),
+            quote(scope),
+        ];
+        if !condition.is_one() {
+            args.push(self.expr(condition).0);
+        }
+        let name = self.define_var(buffer_var);
+        let call = format!("T.allocate({})", args.join(", "));
+        self.scoped(
+            format!("{name} = {call}"),
+            format!("with {call} as {name}"),
+            body,
+            last,
+        );
     }
 
     fn for_loop(&mut self, f: &For) {
@@ -860,12 +932,21 @@ impl Printer {
     }
 }
 
-/// `min + extent`, folded when both are constants.
+/// `min + extent`, folded when both are constants or when `extent` is `x - min`.
 fn add_folded(min: &PrimExpr, extent: &PrimExpr) -> PrimExpr {
-    match (min.as_int(), extent.as_int()) {
-        (Some(a), Some(b)) => PrimExpr::int(extent.dtype(), a.wrapping_add(b)),
-        _ => PrimExpr::binary(BinaryOp::Add, min.clone(), extent.clone()),
+    if let (Some(a), Some(b)) = (min.as_int(), extent.as_int()) {
+        return PrimExpr::int(extent.dtype(), a.wrapping_add(b));
     }
+    if let ExprKind::Binary {
+        op: BinaryOp::Sub,
+        a,
+        b,
+    } = extent.kind()
+        && expr_same(b, min)
+    {
+        return a.clone();
+    }
+    PrimExpr::binary(BinaryOp::Add, min.clone(), extent.clone())
 }
 
 /// The root block of a body, if it is implicit: TVM prints it as a comment plus its

@@ -1356,6 +1356,34 @@ impl<'a> Reader<'a> {
                 let inner = self.body(body)?;
                 Ok(Item::Stmt(wrap(inner)))
             }
+            "T.allocate" | "T.decl_buffer" => {
+                let Some(target) = item.vars.as_ref().filter(|v| v.as_name().is_some()) else {
+                    return err(ctx.span, format!("expected `with {name}(...) as name:`"));
+                };
+                self.push_scope();
+                let item = self.assign(target, ctx);
+                let inner = match item {
+                    Ok(Item::Scoped(wrap)) => self.body(body).map(wrap),
+                    Ok(_) => err(ctx.span, format!("`{name}` does not open a scope")),
+                    Err(e) => Err(e),
+                };
+                self.pop_scope();
+                Ok(Item::Stmt(inner?))
+            }
+            "T.Assert" => {
+                let args = self.bind_args(ctx, &["condition", "message"])?;
+                let (Some(c), Some(m)) = (args[0], args[1]) else {
+                    return err(ctx.span, "expected `T.Assert(condition, message)`");
+                };
+                let cond = self.expr(c)?;
+                let message = self.expr(m)?;
+                let inner = self.body(body)?;
+                Ok(Item::Stmt(Stmt::new(StmtKind::AssertStmt {
+                    cond,
+                    message,
+                    body: inner,
+                })))
+            }
             "T.LetStmt" => {
                 let args = self.bind_args(ctx, &["value", "var"])?;
                 let Some(value_e) = args[0] else {
@@ -1379,7 +1407,7 @@ impl<'a> Reader<'a> {
             _ => err(
                 ctx.span,
                 format!(
-                    "unsupported `with` context `{}`; expected `T.sblock`, `T.init`, `T.attr` or `T.LetStmt`",
+                    "unsupported `with` context `{}`; expected `T.sblock`, `T.init`, `T.attr`, `T.LetStmt`, `T.allocate`, `T.decl_buffer` or `T.Assert`",
                     if name.is_empty() {
                         ctx.describe().to_string()
                     } else {
