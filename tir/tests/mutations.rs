@@ -139,10 +139,10 @@ fn mutated_corpus_never_panics() {
     dirs.sort();
     for d in dirs {
         for name in ["legalized.py", "module.py", "tvm_lowered.py"] {
-            if let Ok(s) = std::fs::read_to_string(d.join(name)) {
-                if s.contains("@T.prim_func") {
-                    sources.push(s);
-                }
+            if let Ok(s) = std::fs::read_to_string(d.join(name))
+                && s.contains("@T.prim_func")
+            {
+                sources.push(s);
             }
         }
     }
