@@ -1,1 +1,13 @@
-//! Relax IR.
+//! relaxjit's Relax layer: the high-level IR users write (functions over tensors with symbolic
+//! shapes), its operators and struct-info inference, its TVMScript `R.` dialect, the pass
+//! pipeline and VMCodeGen to a `vm::Executable`.
+//!
+//! TIR lives in the `tir` crate; a module holds both kinds of function ([`ir::BaseFunc`]).
+//! Passes are pure functions from module to module and do no IO.
+
+pub mod error;
+pub mod ir;
+pub mod op;
+
+pub use error::{Error, Result};
+pub use ir::*;

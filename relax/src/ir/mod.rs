@@ -1,0 +1,13 @@
+//! The Relax IR: expressions, bindings, functions, modules and struct info.
+
+mod attrs;
+mod expr;
+mod function;
+mod struct_info;
+
+pub use attrs::{AttrValue, Attrs};
+pub use expr::{
+    Binding, BindingBlock, Call, Callee, Constant, Expr, ExprKind, If, SeqExpr, Var, VarId,
+};
+pub use function::{BaseFunc, Function, IRModule};
+pub use struct_info::StructInfo;
