@@ -391,6 +391,62 @@ impl VmRef {
         }
     }
 
+    /// Calls a packed function on the arguments of a Call instruction, *moving* each register
+    /// argument into `call_args` and back after the call instead of cloning it: TVM passes
+    /// borrowed views, and a clone plus a drop of a tensor or tuple is two atomic reference-count
+    /// updates, the largest cost of a Call with such arguments.
+    ///
+    /// While the callee runs, the moved-from registers hold None. Nothing can observe that:
+    /// `regs` belongs to a frame on the calling `run_loop`'s own stack, which no callee can reach
+    /// (a callee re-entering the VM runs on a new stack). A register named twice is moved for its
+    /// first use and cloned for the others. The registers are restored whether the call fails
+    /// or not.
+    #[inline]
+    fn call_packed_moving_registers(
+        &self,
+        f: &PackedFunc,
+        args: &[i64],
+        regs: &mut [Value],
+        call_args: &mut Vec<Value>,
+    ) -> Result<Value> {
+        let core = &*self.0;
+        // Bit i set: argument i was moved out of its register (the first 64 arguments only;
+        // later ones are cloned, which is merely slower).
+        let mut moved: u64 = 0;
+        call_args.clear();
+        for (i, &w) in args.iter().enumerate() {
+            let a = Arg(w);
+            let v = a.value();
+            let value = match a.kind() {
+                Some(ArgKind::Register) if v < BEGIN_SPECIAL_REG => {
+                    match args[..i].iter().position(|&p| p == w) {
+                        None if i < 64 => {
+                            moved |= 1 << i;
+                            std::mem::take(&mut regs[v as usize])
+                        }
+                        None => regs[v as usize].clone(),
+                        Some(first) => call_args[first].clone(),
+                    }
+                }
+                Some(ArgKind::Register) => self.read_register(regs, v),
+                Some(ArgKind::Immediate) => Value::Int(v),
+                Some(ArgKind::ConstIdx) => core.constants[v as usize].clone(),
+                Some(ArgKind::FuncIdx) => core.func_pool[v as usize].clone(),
+                None => unreachable!("argument kinds are validated at load"),
+            };
+            call_args.push(value);
+        }
+        let ret = f.call(call_args);
+        while moved != 0 {
+            let i = moved.trailing_zeros() as usize;
+            moved &= moved - 1;
+            // A swap, not an assignment: the register holds the None left by `take`, and
+            // there is nothing to drop.
+            std::mem::swap(&mut regs[Arg(args[i]).value() as usize], &mut call_args[i]);
+        }
+        ret
+    }
+
     fn run_loop(&self, stack: &mut Vec<Frame>, call_args: &mut Vec<Value>) -> Result<Value> {
         let core = &*self.0;
         let exec = &*core.exec;
@@ -409,6 +465,16 @@ impl VmRef {
                     func_idx,
                     args,
                 } => {
+                    let callee = &core.func_pool[func_idx as usize];
+                    if let Value::Func(f) = callee
+                        && !core.has_instrument.load(Ordering::Relaxed)
+                    {
+                        let ret =
+                            self.call_packed_moving_registers(f, args, &mut frame.regs, call_args);
+                        write_dst(&mut frame.regs, dst, ret?);
+                        pc += 1;
+                        continue;
+                    }
                     call_args.clear();
                     for &w in args {
                         let a = Arg(w);
@@ -421,7 +487,6 @@ impl VmRef {
                             None => unreachable!("argument kinds are validated at load"),
                         });
                     }
-                    let callee = &core.func_pool[func_idx as usize];
                     if core.has_instrument.load(Ordering::Relaxed) {
                         let ret = self.call_instrumented(func_idx as usize, call_args)?;
                         write_dst(&mut frame.regs, dst, ret);

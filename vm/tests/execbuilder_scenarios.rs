@@ -1178,3 +1178,53 @@ fn instrument_with_skip_run() {
     let out = vm.invoke("main", &[a, b]).unwrap();
     assert_eq!(f32_data(&out.as_tuple().unwrap()[1]).unwrap(), [12.0, 24.0]);
 }
+
+/// Register arguments are lent to packed callees (moved in and back): a register named several
+/// times reaches the callee as the same object in every position, keeps its value for later
+/// instructions, and a failing callee leaves the VM usable.
+#[test]
+fn register_arguments_are_lent_not_lost() {
+    let mut lib = lib();
+    lib.add_fn("test.vm.same_object", |args| {
+        let first = args[0].as_tensor()?;
+        let all_same = args
+            .iter()
+            .all(|a| a.as_tensor().is_ok_and(|t| t.ptr_eq(first)));
+        Ok(Value::Bool(all_same))
+    });
+    lib.add_fn("test.vm.fail_if_true", |args| {
+        if args[1].as_bool()? {
+            Err(relaxjit_vm::Error::runtime("asked to fail"))
+        } else {
+            Ok(Value::Null)
+        }
+    });
+    let mut ib = B::new();
+    ib.emit_function("main", 2, &["x", "fail"]).unwrap();
+    ib.emit_call("test.vm.same_object", &[r(0), r(0), r(0)], r(2))
+        .unwrap();
+    ib.emit_call("test.vm.fail_if_true", &[r(0), r(1)], B::void())
+        .unwrap();
+    ib.emit_call("test.vm.add", &[r(0), r(0)], r(0)).unwrap();
+    ib.emit_call("vm.builtin.make_tuple", &[r(2), r(0)], r(3))
+        .unwrap();
+    ib.emit_ret(r(3)).unwrap();
+    ib.end_function("main").unwrap();
+    let vm = VirtualMachine::with_library(Arc::new(ib.get().unwrap()), &lib).unwrap();
+    let x = tensor(&[2], &[1.0, 2.0]);
+    for _ in 0..2 {
+        let err = vm
+            .invoke("main", &[x.clone(), Value::Bool(true)])
+            .unwrap_err();
+        assert!(err.message().contains("asked to fail"), "{err}");
+        let out = vm.invoke("main", &[x.clone(), Value::Bool(false)]).unwrap();
+        let fields = out.as_tuple().unwrap();
+        assert!(fields[0].as_bool().unwrap());
+        assert_eq!(f32_data(&fields[1]).unwrap(), [2.0, 4.0]);
+    }
+    assert_eq!(
+        f32_data(&x).unwrap(),
+        [1.0, 2.0],
+        "the caller's tensor is untouched"
+    );
+}
