@@ -76,6 +76,49 @@ pub fn call_chain(n: usize, chain: Chain) -> Arc<Executable> {
     Arc::new(exec)
 }
 
+/// `main(x)`: `n` Calls of the bytecode function `leaf(x) { ret %0 }`, threading the value
+/// through register 1, then `ret %1`. Each call runs two instructions (the Call and `leaf`'s
+/// Ret) and pushes and pops a frame.
+pub fn vm_call_chain(n: usize) -> Arc<Executable> {
+    assert!(n >= 1, "a chain has at least one call");
+    let mut exec = Executable::default();
+    exec.func_table.push(FuncInfo {
+        kind: FuncKind::VMFunc,
+        name: "main".into(),
+        start_instr: 0,
+        end_instr: n as i64 + 1,
+        num_args: 1,
+        register_file_size: 2,
+        param_names: vec!["x".into()],
+    });
+    exec.func_table.push(FuncInfo {
+        kind: FuncKind::VMFunc,
+        name: "leaf".into(),
+        start_instr: n as i64 + 1,
+        end_instr: n as i64 + 2,
+        num_args: 1,
+        register_file_size: 1,
+        param_names: vec!["x".into()],
+    });
+    for i in 0..n {
+        let args = [Arg::register(if i == 0 { 0 } else { 1 }).0];
+        exec.instr_offset.push(exec.instr_data.len() as i64);
+        Instruction::Call {
+            dst: 1,
+            func_idx: 1,
+            args: &args,
+        }
+        .encode(&mut exec.instr_data);
+    }
+    for result in [1, 0] {
+        exec.instr_offset.push(exec.instr_data.len() as i64);
+        Instruction::Ret { result }.encode(&mut exec.instr_data);
+    }
+    exec.rebuild_func_map();
+    exec.validate().expect("the chain is a valid executable");
+    Arc::new(exec)
+}
+
 /// The packed functions the chains call (`vm.builtin.copy` comes from the global registry).
 pub fn library() -> Library {
     let mut lib = Library::new();
