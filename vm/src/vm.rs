@@ -318,17 +318,21 @@ impl VmRef {
         }
     }
 
+    fn lock_scratch(&self) -> std::sync::MutexGuard<'_, Scratch> {
+        self.0.scratch.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A frame for `func_idx` from the run's free list; errors once `depth` frames are live.
     fn take_frame(
         &self,
         scratch: &mut Scratch,
+        depth: usize,
         func_idx: usize,
         return_pc: usize,
         caller_dst: RegName,
     ) -> Result<Frame> {
         let core = &*self.0;
-        let live = core.live_frames.fetch_add(1, Ordering::Relaxed);
-        if live >= core.config.max_call_depth {
-            core.live_frames.fetch_sub(1, Ordering::Relaxed);
+        if depth >= core.config.max_call_depth {
             return Err(Error::runtime(format!(
                 "maximum call depth exceeded: more than {} frames (calling {}); is the recursion unbounded?",
                 core.config.max_call_depth, core.exec.func_table[func_idx].name
@@ -348,35 +352,42 @@ impl VmRef {
         Ok(frame)
     }
 
-    fn release_frame(&self, scratch: &mut Scratch, mut frame: Frame) {
-        self.0.live_frames.fetch_sub(1, Ordering::Relaxed);
+    fn release_frame(scratch: &mut Scratch, mut frame: Frame) {
         frame.regs.clear();
         scratch.frames.push(frame);
     }
 
-    fn lock_scratch(&self) -> std::sync::MutexGuard<'_, Scratch> {
-        self.0.scratch.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// The dispatch loop for bytecode function `idx`; `args` already match its arity.
+    ///
+    /// The run takes the VM's whole free list of frames and argument buffers for its duration
+    /// (one lock at entry, one at exit), so pushing and popping frames costs no synchronisation.
+    /// A closure re-entering the VM meanwhile finds the pool empty and allocates its own.
     fn run_bytecode(&self, idx: usize, args: &[Value]) -> Result<Value> {
-        let (mut stack, mut call_args) = {
-            let mut scratch = self.lock_scratch();
-            let frame = self.take_frame(&mut scratch, idx, usize::MAX, VOID_REGISTER)?;
-            (vec![frame], scratch.args.pop().unwrap_or_default())
-        };
-        stack[0].regs[..args.len()].clone_from_slice(args);
-        let result = self.run_loop(&mut stack, &mut call_args);
-        let mut result = result;
-        let mut scratch = self.lock_scratch();
+        let core = &*self.0;
+        let mut scratch = std::mem::take(&mut *self.lock_scratch());
+        let base_depth = core.live_frames.load(Ordering::Relaxed);
+        let mut stack = Vec::new();
+        let mut call_args = scratch.args.pop().unwrap_or_default();
+        let mut result = self
+            .take_frame(&mut scratch, base_depth, idx, usize::MAX, VOID_REGISTER)
+            .and_then(|frame| {
+                stack.push(frame);
+                stack[0].regs[..args.len()].clone_from_slice(args);
+                self.run_loop(&mut stack, &mut call_args, &mut scratch, base_depth)
+            });
         while let Some(frame) = stack.pop() {
             if let Err(e) = result {
-                result = Err(e.with_frame(&self.0.exec.func_table[frame.func_idx].name));
+                result = Err(e.with_frame(&core.exec.func_table[frame.func_idx].name));
             }
-            self.release_frame(&mut scratch, frame);
+            Self::release_frame(&mut scratch, frame);
         }
+        core.live_frames.store(base_depth, Ordering::Relaxed);
         call_args.clear();
         scratch.args.push(call_args);
+        let mut pool = self.lock_scratch();
+        if pool.frames.len() < scratch.frames.len() {
+            std::mem::swap(&mut *pool, &mut scratch);
+        }
         result
     }
 
@@ -447,7 +458,13 @@ impl VmRef {
         ret
     }
 
-    fn run_loop(&self, stack: &mut Vec<Frame>, call_args: &mut Vec<Value>) -> Result<Value> {
+    fn run_loop(
+        &self,
+        stack: &mut Vec<Frame>,
+        call_args: &mut Vec<Value>,
+        scratch: &mut Scratch,
+        base_depth: usize,
+    ) -> Result<Value> {
         let core = &*self.0;
         let exec = &*core.exec;
         let mut pc = exec.func_table[stack[0].func_idx].start_instr as usize;
@@ -504,10 +521,12 @@ impl VmRef {
                                 if info.num_args as usize != call_args.len() {
                                     return Err(arity_error(exec, callee_idx, call_args.len()));
                                 }
-                                let mut new_frame = {
-                                    let mut scratch = self.lock_scratch();
-                                    self.take_frame(&mut scratch, callee_idx, pc, dst)?
-                                };
+                                let depth = base_depth + stack.len();
+                                let mut new_frame =
+                                    self.take_frame(scratch, depth, callee_idx, pc, dst)?;
+                                // Nested entries into the VM (closures called from builtins)
+                                // count these frames towards the depth limit.
+                                core.live_frames.store(depth + 1, Ordering::Relaxed);
                                 for (slot, v) in new_frame.regs.iter_mut().zip(call_args.drain(..))
                                 {
                                     *slot = v;
@@ -530,10 +549,9 @@ impl VmRef {
                     }
                     let done = stack.pop().expect("len > 1");
                     let (return_pc, dst) = (done.return_pc, done.caller_dst);
-                    {
-                        let mut scratch = self.lock_scratch();
-                        self.release_frame(&mut scratch, done);
-                    }
+                    Self::release_frame(scratch, done);
+                    core.live_frames
+                        .store(base_depth + stack.len(), Ordering::Relaxed);
                     let caller = stack.last_mut().expect("len > 1");
                     write_dst(&mut caller.regs, dst, ret);
                     pc = return_pc + 1;
