@@ -8,6 +8,7 @@
 //!
 //! The crate does no IO and depends on no other relaxjit crate.
 
+pub mod arith;
 pub mod error;
 pub mod ir;
 pub mod script;

@@ -1,0 +1,287 @@
+//! Data-driven tests of `tir::arith`: one table row per query, read as TVMScript expression text
+//! over a fixed set of variables, with the ranges each row binds.
+//!
+//! Variables: `i`, `j`, `k`, `n`, `m` are `int32`; `p`, `q` are `int64`; `x`, `y` are
+//! `float32`. A row's `bind` is `var:min:extent` items separated by spaces, each an expression.
+
+use std::collections::HashMap;
+
+use relaxjit_tir as tir;
+use tir::arith::Analyzer;
+use tir::script::{ExprScope, prim_expr_from_ast};
+use tir::{DataType, PrimExpr, Range, Var};
+
+struct Env {
+    scope: ExprScope,
+}
+
+impl Env {
+    fn new() -> Env {
+        let mut vars = HashMap::new();
+        for (n, t) in [
+            ("i", DataType::INT32),
+            ("j", DataType::INT32),
+            ("k", DataType::INT32),
+            ("n", DataType::INT32),
+            ("m", DataType::INT32),
+            ("p", DataType::INT64),
+            ("q", DataType::INT64),
+            ("x", DataType::FLOAT32),
+            ("y", DataType::FLOAT32),
+        ] {
+            vars.insert(n.to_string(), Var::new(n, t));
+        }
+        Env {
+            scope: ExprScope { vars },
+        }
+    }
+
+    fn expr(&self, text: &str) -> Result<PrimExpr, String> {
+        let ast = tir::syntax::parse_expr(text).map_err(|e| format!("{text}: {e}"))?;
+        prim_expr_from_ast(&ast, &self.scope).map_err(|e| format!("{text}: {e}"))
+    }
+
+    fn analyzer(&self, bind: &str) -> Result<Analyzer, String> {
+        let mut an = Analyzer::new();
+        for item in bind.split_whitespace() {
+            let parts: Vec<&str> = item.split(':').collect();
+            let [v, min, ext] = parts.as_slice() else {
+                return Err(format!("bad binding {item}"));
+            };
+            let var = self
+                .scope
+                .vars
+                .get(*v)
+                .ok_or(format!("no var {v}"))?
+                .clone();
+            an.bind(&var, Range::new(self.expr(min)?, self.expr(ext)?));
+        }
+        Ok(an)
+    }
+}
+
+/// `(bind, input, expected simplified text)`.
+const SIMPLIFY: &[(&str, &str, &str)] = &[
+    // Constant folding with TVM's integer semantics.
+    ("", "3 + 4 * 5", "23"),
+    ("", "7 // 2", "3"),
+    ("", "-7 // 2", "-4"),
+    ("", "-7 % 2", "1"),
+    ("", "7 % -2", "-1"),
+    ("", "T.truncdiv(-7, 2)", "-3"),
+    ("", "T.truncmod(-7, 2)", "-1"),
+    ("", "T.min(3, 9) + T.max(3, 9)", "12"),
+    ("", "2147483647 + 1", "-2147483648"),
+    (
+        "",
+        "T.int64(9223372036854775807) + T.int64(1)",
+        "T.int64(-9223372036854775808)",
+    ),
+    ("", "T.uint8(250) + T.uint8(10)", "T.uint8(4)"),
+    ("", "3 < 4", "T.bool(True)"),
+    ("", "T.int64(5) >= T.int64(6)", "T.bool(False)"),
+    ("", "T.Select(1 < 2, i, j)", "i"),
+    ("", "T.Select(2 < 1, i, j)", "j"),
+    ("", "T.if_then_else(T.bool(False), i, j)", "j"),
+    ("", "T.Cast(\"int8\", 300)", "T.int8(44)"),
+    ("", "T.Cast(\"int32\", T.float32(-2.75))", "-2"),
+    ("", "T.Cast(\"float32\", 3)", "T.float32(3.0)"),
+    ("", "T.Cast(\"int32\", i)", "i"),
+    ("", "T.float32(1.5) + T.float32(2.25)", "T.float32(3.75)"),
+    (
+        "",
+        "T.float32(0.1) + T.float32(0.2)",
+        "T.float32(0.30000001192092896)",
+    ),
+    ("", "T.float32(7.0) // T.float32(2.0)", "T.float32(3.0)"),
+    ("", "T.float32(1.0) < T.float32(2.0)", "T.bool(True)"),
+    ("", "i // 0", "i // 0"),
+    ("", "not (1 < 2)", "T.bool(False)"),
+    ("", "1 < 2 and i < j", "i < j"),
+    ("", "2 < 1 or i < j", "i < j"),
+    ("", "2 < 1 and i < j", "T.bool(False)"),
+    // Canonical linear forms.
+    ("", "n * 4", "n * 4"),
+    ("", "4 * n", "n * 4"),
+    ("", "i * 4 + j - j", "i * 4"),
+    ("", "(i * 4 + j) - j", "i * 4"),
+    ("", "i + i + i", "i * 3"),
+    ("", "(i + 1) * 2 - 2", "i * 2"),
+    ("", "i - i", "0"),
+    ("", "j + i * 4 - 3 + 3", "j + i * 4"),
+    ("", "0 - i", "i * -1"),
+    ("", "5 - i", "5 - i"),
+    ("", "i * j - j * i", "0"),
+    ("", "(i + j) * (i - j)", "i * i - j * j"),
+    ("", "p * T.int64(2) + p", "p * T.int64(3)"),
+    ("", "(i + 1) * 0", "0"),
+    ("", "i * 1 + 0", "i"),
+    // Division and modulo by constants.
+    ("j:0:4", "(i * 8 + j) // 4", "i * 2"),
+    ("j:0:4", "(i * 4 + j) % 4", "j"),
+    ("j:0:4", "(i * 4 + j) // 4", "i"),
+    ("j:0:4", "(i * 4 + j + 4) // 4", "i + 1"),
+    ("j:0:4", "(i * 4 + j + 5) % 4", "(j + 1) % 4"),
+    ("", "(i * 4 + j) // 4", "i + j // 4"),
+    ("", "(i * 4 + j) % 4", "j % 4"),
+    ("", "(i * 6) // 3", "i * 2"),
+    ("", "(i * 6) % 3", "0"),
+    ("", "i // 1", "i"),
+    ("", "i % 1", "0"),
+    ("j:0:4", "j // 4", "0"),
+    ("j:0:4", "j % 4", "j"),
+    ("j:0:4", "j % 8", "j"),
+    ("", "i // 2 // 3", "i // 6"),
+    ("", "i % 8 % 4", "i % 4"),
+    ("i:0:16", "T.truncdiv(i * 4 + 3, 4)", "i"),
+    ("i:0:16", "T.truncmod(i * 4 + 3, 4)", "3"),
+    ("", "T.truncdiv(i * 4 + 3, 4)", "T.Div(i * 4 + 3, 4)"),
+    ("i:0:8 j:0:8", "(i * 8 + j) // 64", "0"),
+    // Bounds decide comparisons, min/max and selects.
+    ("i:0:n", "i < n", "T.bool(True)"),
+    ("i:0:n", "i >= n", "T.bool(False)"),
+    ("i:0:n", "i + 1 <= n", "T.bool(True)"),
+    ("i:0:n", "i < n - 1", "i < n - 1"),
+    ("i:0:8", "i < 8", "T.bool(True)"),
+    ("i:0:8", "i < 7", "i < 7"),
+    ("i:0:8", "T.min(i, 8)", "i"),
+    ("i:0:8", "T.max(i, 8)", "8"),
+    ("i:0:8", "T.max(i, 0)", "i"),
+    ("i:0:8", "T.Select(i < 8, i, 0)", "i"),
+    ("i:3:1", "i * 2 + j", "j + 6"),
+    ("i:0:8 j:0:4", "T.min(i * 4 + j, 31)", "i * 4 + j"),
+    ("", "T.max(i, i)", "i"),
+    ("", "T.min(i + 1, i)", "i"),
+    // Floats fold only constants.
+    ("", "x + T.float32(0.0)", "x + T.float32(0.0)"),
+    ("", "x * y", "x * y"),
+];
+
+#[test]
+fn simplify_table() {
+    let env = Env::new();
+    let mut failures = Vec::new();
+    for (bind, input, expected) in SIMPLIFY {
+        let got = env.analyzer(bind).and_then(|an| {
+            let e = env.expr(input)?;
+            Ok(an.simplify(&e).to_string())
+        });
+        match got {
+            Ok(g) if g == *expected => {}
+            Ok(g) => failures.push(format!("[{bind}] {input}\n   want {expected}\n    got {g}")),
+            Err(e) => failures.push(format!("[{bind}] {input}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// `(bind, expression, min, max)`.
+const BOUNDS: &[(&str, &str, i64, i64)] = &[
+    ("", "3", 3, 3),
+    ("", "i", i32::MIN as i64, i32::MAX as i64),
+    ("", "p", i64::MIN, i64::MAX),
+    ("i:0:8", "i", 0, 7),
+    ("i:0:8 j:0:4", "i * 4 + j", 0, 31),
+    ("i:0:8 j:0:4", "i * 4 - j", -3, 28),
+    ("i:0:8 j:0:4", "(i * 4 + j) - j", 0, 28),
+    ("i:0:8", "i // 3", 0, 2),
+    ("", "i % 5", 0, 4),
+    ("i:0:3", "i % 5", 0, 2),
+    ("i:-4:8", "i // 2", -2, 1),
+    ("i:0:8", "T.min(i, 5)", 0, 5),
+    ("i:0:8", "T.max(i, 5)", 5, 7),
+    ("i:0:8", "T.Select(j < 0, i, 20)", 0, 20),
+    ("i:0:8", "T.Cast(\"int64\", i)", 0, 7),
+    ("", "T.Cast(\"int8\", i)", -128, 127),
+    ("i:0:n", "i - n", -(i32::MAX as i64), -1),
+    ("", "i < j", 0, 1),
+    // No overflow is assumed: the sum is at least 3.
+    ("", "T.uint8(3) + T.Cast(\"uint8\", i)", 3, 255),
+];
+
+#[test]
+fn const_int_bound_table() {
+    let env = Env::new();
+    let mut failures = Vec::new();
+    for (bind, input, lo, hi) in BOUNDS {
+        let got = env
+            .analyzer(bind)
+            .and_then(|an| Ok(an.const_int_bound(&env.expr(input)?)));
+        match got {
+            Ok(b) if b == (*lo, *hi) => {}
+            Ok(b) => failures.push(format!("[{bind}] {input}: want ({lo}, {hi}), got {b:?}")),
+            Err(e) => failures.push(format!("[{bind}] {input}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// `(bind, condition, provable)`.
+const PROVE: &[(&str, &str, bool)] = &[
+    ("i:0:n", "i < n", true),
+    ("i:0:n", "0 <= i", true),
+    ("i:0:n", "i <= n", true),
+    ("i:0:n", "i < n - 1", false),
+    ("i:0:n j:0:4", "i * 4 + j < n * 4", true),
+    ("i:0:8 j:0:4", "i * 4 + j < 32", true),
+    ("i:0:8 j:0:4", "i * 4 + j < 31", false),
+    ("", "i < n", false),
+    ("", "i == i", true),
+    ("", "i * 2 == i + i", true),
+    ("j:0:4", "(i * 4 + j) % 4 == j", true),
+    ("i:0:8", "i < 8 and i >= 0", true),
+    ("", "x < y", false),
+];
+
+#[test]
+fn can_prove_table() {
+    let env = Env::new();
+    let mut failures = Vec::new();
+    for (bind, input, want) in PROVE {
+        let got = env
+            .analyzer(bind)
+            .and_then(|an| Ok(an.can_prove(&env.expr(input)?)));
+        match got {
+            Ok(b) if b == *want => {}
+            Ok(b) => failures.push(format!("[{bind}] {input}: want {want}, got {b}")),
+            Err(e) => failures.push(format!("[{bind}] {input}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn prove_equal_pairs() {
+    let env = Env::new();
+    let rows: &[(&str, &str, &str, bool)] = &[
+        ("", "n * 4", "4 * n", true),
+        ("", "(i * 4 + j) - j", "i * 4", true),
+        ("j:0:4", "(i * 8 + j) // 4", "i * 2", true),
+        ("", "i + 1", "i", false),
+        ("", "x", "x", true),
+        ("", "x", "y", false),
+        ("", "p", "T.Cast(\"int64\", i)", false),
+    ];
+    for (bind, a, b, want) in rows {
+        let an = env.analyzer(bind).unwrap_or_default();
+        let (Ok(ea), Ok(eb)) = (env.expr(a), env.expr(b)) else {
+            panic!("cannot parse {a} / {b}");
+        };
+        assert_eq!(an.prove_equal(&ea, &eb), *want, "[{bind}] {a} == {b}");
+    }
+}
