@@ -1,1 +1,7 @@
 //! The Cranelift backends.
+
+pub mod error;
+pub mod isa;
+pub mod math;
+
+pub use error::{Error, Result};

@@ -1,0 +1,84 @@
+//! Host ISA construction and the host-feature summary that codegen uses to choose lowerings.
+//!
+//! Cranelift lowers `fma`, `floor`/`ceil`/`trunc`/`nearest` to native instructions only when
+//! the ISA was built with the host's flags (`has_avx`+`has_fma`, `has_sse41`); without them it
+//! emits libcalls. [`host_isa`] therefore always infers the host flags, and [`HostFeatures`]
+//! tells the emitters in [`crate::math`] which branch-free fallback they must use instead of a
+//! libcall.
+
+use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
+use cranelift_codegen::settings::{self, Configurable};
+
+use crate::error::{Error, Result};
+
+/// Which optional instructions the target ISA lowers natively.
+///
+/// Derived from the ISA's own flags ([`HostFeatures::of_isa`]) so that an emitter never asks for
+/// an instruction the ISA would turn into a libcall. Construct it by hand (e.g.
+/// [`HostFeatures::BASELINE`]) to force the fallback lowerings, which is how the tests cover them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HostFeatures {
+    /// `fma` lowers to one fused instruction (x64: `has_avx && has_fma`; always on aarch64).
+    pub has_fma: bool,
+    /// `floor`/`ceil`/`trunc`/`nearest` lower to one rounding instruction
+    /// (x64: `has_sse41`; always on aarch64).
+    pub has_sse41: bool,
+    /// AVX2 is available. Cranelift's x64 backend only lowers 128-bit vectors, so this changes
+    /// encodings, not vector width; it is informative for codegen heuristics.
+    pub has_avx2: bool,
+}
+
+impl HostFeatures {
+    /// Nothing optional: every lowering takes its portable fallback.
+    pub const BASELINE: HostFeatures = HostFeatures {
+        has_fma: false,
+        has_sse41: false,
+        has_avx2: false,
+    };
+
+    /// Reads the features off a built ISA.
+    pub fn of_isa(isa: &dyn TargetIsa) -> HostFeatures {
+        let flags = isa.isa_flags();
+        let on = |name: &str| {
+            flags
+                .iter()
+                .any(|f| f.name == name && f.as_bool() == Some(true))
+        };
+        match isa.name() {
+            "x64" => HostFeatures {
+                has_fma: on("has_avx") && on("has_fma"),
+                has_sse41: on("has_sse41"),
+                has_avx2: on("has_avx2"),
+            },
+            // AArch64 has fused multiply-add and all rounding modes in the base ISA; other
+            // targets are treated conservatively.
+            "aarch64" => HostFeatures {
+                has_fma: true,
+                has_sse41: true,
+                has_avx2: false,
+            },
+            _ => HostFeatures::BASELINE,
+        }
+    }
+}
+
+/// Builds the ISA for the machine we run on, with every host feature cranelift-native detects,
+/// `opt_level=speed`, and the IR verifier on only in debug builds.
+///
+/// `is_pic` is off and libcalls are not colocated, which is what `cranelift-jit` requires.
+pub fn host_isa() -> Result<OwnedTargetIsa> {
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed")?;
+    flags.set(
+        "enable_verifier",
+        if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        },
+    )?;
+    flags.set("is_pic", "false")?;
+    flags.set("use_colocated_libcalls", "false")?;
+    let isa_builder = cranelift_native::builder().map_err(|msg| Error::Unsupported(msg.into()))?;
+    Ok(isa_builder.finish(settings::Flags::new(flags))?)
+}
