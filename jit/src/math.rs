@@ -1027,11 +1027,7 @@ impl<'a, 'f> Em<'a, 'f> {
     }
 
     fn sin_kernel(&mut self, x: Value, y: Value) -> Value {
-        let c: &[f64] = if self.host_short() {
-            &SIN_F32
-        } else {
-            &SIN_F64
-        };
+        let c: &[f64] = &SIN_F64;
         let z = self.mul(x, x);
         let v = self.mul(z, x);
         let rr = self.poly(z, &c[..c.len() - 1]);
@@ -1049,11 +1045,7 @@ impl<'a, 'f> Em<'a, 'f> {
     }
 
     fn cos_kernel(&mut self, x: Value, y: Value) -> Value {
-        let c: &[f64] = if self.host_short() {
-            &COS_F32
-        } else {
-            &COS_F64
-        };
+        let c: &[f64] = &COS_F64;
         let z = self.mul(x, x);
         let p = self.poly(z, c);
         let zz = self.mul(z, z);
@@ -1069,12 +1061,6 @@ impl<'a, 'f> Em<'a, 'f> {
         let b = self.sub(r, xy);
         let a = self.add(a, b);
         self.add(w, a)
-    }
-
-    /// Whether the `f64` kernels may use the short (`f32`-accurate) polynomials: never, as
-    /// the `f64` emitter does not know its result will be rounded to `f32`.
-    fn host_short(&self) -> bool {
-        false
     }
 
     // ---- pow ----
