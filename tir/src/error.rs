@@ -16,6 +16,17 @@ pub enum Error {
     /// A data-type string that does not name a TIR data type (`"float33"`).
     #[error("invalid data type {0:?}")]
     InvalidDataType(String),
+    /// A run of the reference interpreter ([`crate::interp`]) failed: arguments that do not match
+    /// the function (arity, rank, dtype, shape, inconsistent symbolic dimensions), an
+    /// out-of-bounds access, a division by zero, a failed `assert`, or a construct the
+    /// interpreter does not support. `func` names the PrimFunc.
+    #[error("{func}: {message}")]
+    Interp {
+        /// The PrimFunc that was run.
+        func: String,
+        /// What went wrong, naming the buffer, index or argument.
+        message: String,
+    },
 }
 
 /// The crate's `Result`.

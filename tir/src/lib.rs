@@ -10,6 +10,7 @@
 
 pub mod arith;
 pub mod error;
+pub mod interp;
 pub mod ir;
 pub mod script;
 pub mod syntax;

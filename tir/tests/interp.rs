@@ -1,0 +1,923 @@
+//! The reference interpreter against the conformance corpus, and its error paths.
+//!
+//! Corpus cross-check: for every case, `legalized.py` and `module.py` are read; when `main` is
+//! nothing but `R.call_tir` bindings of the module's prim_funcs (plus tuples, tuple indexing
+//! and the dataflow block around them), each call of case.json is evaluated by running the
+//! prim_funcs in `tir::interp` on the case's inputs and zeroed outputs, and compared with TVM's
+//! `expected` (tolerances from case.json, rules from tests/conformance/README.md). Calls marked
+//! `expect_error` pass when the argument checks or the interpreter report an error.
+//! `INTERP_VERBOSE=1` prints every program that is not covered and why.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use relaxjit_tir as tir;
+use serde_json::Value as Json;
+use tir::interp::{InterpArg, run};
+use tir::syntax::ast;
+use tir::{DataType, Error, PrimFunc};
+
+// ----- values ------------------------------------------------------------------------------
+
+#[derive(Clone, Debug)]
+struct Tensor {
+    dtype: DataType,
+    shape: Vec<i64>,
+    data: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+enum RValue {
+    Tensor(Tensor),
+    Tuple(Vec<RValue>),
+}
+
+fn json_f64(v: &Json) -> Option<f64> {
+    match v {
+        Json::String(s) => match s.as_str() {
+            "nan" => Some(f64::NAN),
+            "inf" => Some(f64::INFINITY),
+            "-inf" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+        Json::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => v.as_f64(),
+    }
+}
+
+fn json_i64(v: &Json) -> Option<i64> {
+    match v {
+        Json::Bool(b) => Some(i64::from(*b)),
+        _ => v.as_i64().or_else(|| v.as_u64().map(|u| u as i64)),
+    }
+}
+
+fn encode(dtype: DataType, x: &Json, out: &mut Vec<u8>) -> Option<()> {
+    let size = dtype.bytes();
+    if dtype.is_float() {
+        let f = json_f64(x)?;
+        match (dtype.code, dtype.bits) {
+            (tir::TypeCode::BFloat, _) => {
+                out.extend(half::bf16::from_f64(f).to_bits().to_le_bytes())
+            }
+            (_, 16) => out.extend(half::f16::from_f64(f).to_bits().to_le_bytes()),
+            (_, 32) => out.extend((f as f32).to_le_bytes()),
+            _ => out.extend(f.to_le_bytes()),
+        }
+    } else {
+        let i = json_i64(x)?;
+        out.extend(&i.to_le_bytes()[..size]);
+    }
+    Some(())
+}
+
+fn decode(dtype: DataType, b: &[u8]) -> Option<f64> {
+    let mut raw = [0u8; 8];
+    raw.get_mut(..b.len())?.copy_from_slice(b);
+    let bits = u64::from_le_bytes(raw);
+    Some(match (dtype.code, dtype.bits) {
+        (tir::TypeCode::Float, 64) => f64::from_bits(bits),
+        (tir::TypeCode::Float, 32) => f64::from(f32::from_bits(bits as u32)),
+        (tir::TypeCode::Float, 16) => half::f16::from_bits(bits as u16).to_f64(),
+        (tir::TypeCode::BFloat, 16) => half::bf16::from_bits(bits as u16).to_f64(),
+        _ => return None,
+    })
+}
+
+fn decode_int(dtype: DataType, b: &[u8]) -> i128 {
+    let mut raw = [0u8; 8];
+    let n = b.len().min(8);
+    raw[..n].copy_from_slice(&b[..n]);
+    let bits = u64::from_le_bytes(raw);
+    let w = u32::from(dtype.bits).clamp(1, 64);
+    if dtype.is_int() && w < 64 {
+        let v = (bits & ((1u64 << w) - 1)) as i64;
+        let s = 1i64 << (w - 1);
+        i128::from((v ^ s) - s)
+    } else if dtype.is_int() {
+        i128::from(bits as i64)
+    } else {
+        i128::from(bits)
+    }
+}
+
+fn tensor_from_json(v: &Json) -> Result<RValue, String> {
+    if let Some(t) = v.get("tensor") {
+        let dtype = t["dtype"]
+            .as_str()
+            .and_then(DataType::parse)
+            .ok_or("bad dtype")?;
+        let shape: Vec<i64> = t["shape"]
+            .as_array()
+            .ok_or("bad shape")?
+            .iter()
+            .filter_map(Json::as_i64)
+            .collect();
+        let mut data = Vec::new();
+        for x in t["data"].as_array().ok_or("bad data")? {
+            encode(dtype, x, &mut data).ok_or_else(|| format!("bad element {x}"))?;
+        }
+        return Ok(RValue::Tensor(Tensor { dtype, shape, data }));
+    }
+    if let Some(items) = v.get("tuple").and_then(Json::as_array) {
+        return items
+            .iter()
+            .map(tensor_from_json)
+            .collect::<Result<_, _>>()
+            .map(RValue::Tuple);
+    }
+    Err(format!("unsupported input value {}", short(v)))
+}
+
+fn short(v: &Json) -> String {
+    let s = v.to_string();
+    s.chars().take(80).collect()
+}
+
+fn compare(got: &RValue, want: &Json, rtol: f64, atol: f64) -> Result<(), String> {
+    match (
+        got,
+        want.get("tensor"),
+        want.get("tuple").and_then(Json::as_array),
+    ) {
+        (RValue::Tensor(t), Some(w), _) => {
+            let dtype = w["dtype"].as_str().and_then(DataType::parse);
+            if dtype != Some(t.dtype) {
+                return Err(format!("dtype {} vs expected {}", t.dtype, w["dtype"]));
+            }
+            let shape: Vec<i64> = w["shape"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Json::as_i64).collect())
+                .unwrap_or_default();
+            if shape != t.shape {
+                return Err(format!("shape {:?} vs expected {shape:?}", t.shape));
+            }
+            let data = w["data"].as_array().cloned().unwrap_or_default();
+            let size = t.dtype.bytes();
+            if data.len() * size != t.data.len() {
+                return Err("element count mismatch".into());
+            }
+            for (i, (x, chunk)) in data.iter().zip(t.data.chunks(size)).enumerate() {
+                if t.dtype.is_float() {
+                    let (Some(e), Some(g)) = (json_f64(x), decode(t.dtype, chunk)) else {
+                        return Err(format!("element {i}: bad expected value {x}"));
+                    };
+                    // serde_json's float parser may be off by one f64 ulp; the corpus values
+                    // are exact in the tensor's type, so rounding to it recovers them.
+                    let e = match (t.dtype.code, t.dtype.bits) {
+                        (tir::TypeCode::Float, 32) => f64::from(e as f32),
+                        (tir::TypeCode::Float, 16) => half::f16::from_f64(e).to_f64(),
+                        (tir::TypeCode::BFloat, 16) => half::bf16::from_f64(e).to_f64(),
+                        _ => e,
+                    };
+                    let ulp = if t.dtype.bits == 64 {
+                        e.abs() * f64::EPSILON
+                    } else {
+                        0.0
+                    };
+                    let ok = if e.is_nan() {
+                        g.is_nan()
+                    } else if e.is_infinite() {
+                        g == e
+                    } else {
+                        (g - e).abs() <= atol + rtol * e.abs() + ulp
+                    };
+                    if !ok {
+                        return Err(format!("element {i}: got {g}, expected {e}"));
+                    }
+                } else {
+                    let e = json_i64(x).map(i128::from);
+                    let g = decode_int(t.dtype, chunk);
+                    let e = match (e, x.as_u64()) {
+                        (_, Some(u)) if t.dtype.is_uint() => Some(i128::from(u)),
+                        (e, _) => e,
+                    };
+                    if e != Some(g) {
+                        return Err(format!("element {i}: got {g}, expected {x}"));
+                    }
+                }
+            }
+            Ok(())
+        }
+        (RValue::Tuple(items), _, Some(w)) if items.len() == w.len() => {
+            for (k, (g, e)) in items.iter().zip(w).enumerate() {
+                compare(g, e, rtol, atol).map_err(|m| format!("tuple item {k}: {m}"))?;
+            }
+            Ok(())
+        }
+        _ => Err(format!("structure differs from expected {}", short(want))),
+    }
+}
+
+// ----- the `main` subset -------------------------------------------------------------------
+
+/// Why a program is not covered by the cross-check.
+struct Unsupported(String);
+
+/// `main`, reduced to what the cross-check evaluates.
+struct Program<'a> {
+    params: Vec<(&'a str, &'a ast::Expr)>,
+    body: Vec<&'a ast::Stmt>,
+}
+
+fn find_main(module: &ast::Module) -> Option<&ast::FunctionDef> {
+    module.body.iter().find_map(|s| match &s.kind {
+        ast::StmtKind::ClassDef(c) => c.body.iter().find_map(|m| match &m.kind {
+            ast::StmtKind::FunctionDef(f) if f.name == "main" => Some(f),
+            _ => None,
+        }),
+        _ => None,
+    })
+}
+
+fn flatten_body<'a>(stmts: &'a [ast::Stmt], out: &mut Vec<&'a ast::Stmt>) {
+    for s in stmts {
+        match &s.kind {
+            ast::StmtKind::With { items, body }
+                if items.len() == 1
+                    && items[0].context.call_name().as_deref() == Some("R.dataflow") =>
+            {
+                flatten_body(body, out)
+            }
+            _ => out.push(s),
+        }
+    }
+}
+
+fn program(main: &ast::FunctionDef) -> Result<Program<'_>, Unsupported> {
+    let mut params = Vec::new();
+    for p in &main.params {
+        let Some(a) = &p.annotation else {
+            return Err(Unsupported(format!(
+                "parameter `{}` without annotation",
+                p.name
+            )));
+        };
+        if a.call_name().as_deref() != Some("R.Tensor") {
+            return Err(Unsupported(format!(
+                "parameter `{}` is not a tensor",
+                p.name
+            )));
+        }
+        params.push((p.name.as_str(), a));
+    }
+    let mut body = Vec::new();
+    flatten_body(&main.body, &mut body);
+    let mut calls = 0;
+    for s in &body {
+        let ok = match &s.kind {
+            ast::StmtKind::Assign { targets, value } => {
+                if targets.len() == 1 && targets[0].as_name() == Some("cls") {
+                    true
+                } else {
+                    let is_call = value.call_name().as_deref() == Some("R.call_tir");
+                    calls += usize::from(is_call);
+                    is_call || is_plain(value)
+                }
+            }
+            ast::StmtKind::AnnAssign {
+                value: Some(value), ..
+            } => {
+                calls += usize::from(value.call_name().as_deref() == Some("R.call_tir"));
+                value.call_name().as_deref() == Some("R.call_tir") || is_plain(value)
+            }
+            ast::StmtKind::Expr(e) => e.call_name().as_deref() == Some("R.output"),
+            ast::StmtKind::Return(Some(e)) => e.as_name().is_some(),
+            _ => false,
+        };
+        if !ok {
+            return Err(Unsupported(format!(
+                "main has a statement other than call_tir bindings (line {})",
+                s.span.line
+            )));
+        }
+    }
+    if calls == 0 {
+        return Err(Unsupported("main calls no prim_func".into()));
+    }
+    Ok(Program { params, body })
+}
+
+/// Names, tuples of plain values and `t[i]`.
+fn is_plain(e: &ast::Expr) -> bool {
+    match &e.kind {
+        ast::ExprKind::Name(_) => true,
+        ast::ExprKind::Tuple(items) => items.iter().all(is_plain),
+        ast::ExprKind::Subscript { value, index } => {
+            is_plain(value) && matches!(index.kind, ast::ExprKind::Int(_))
+        }
+        _ => false,
+    }
+}
+
+/// `R.Tensor((d0, d1), dtype="float32")` → the dims and dtype.
+fn tensor_annotation(a: &ast::Expr) -> Result<(Vec<&ast::Expr>, DataType), Unsupported> {
+    let ast::ExprKind::Call { args, keywords, .. } = &a.kind else {
+        return Err(Unsupported("annotation is not a call".into()));
+    };
+    let dims: Vec<&ast::Expr> = match args.first().map(|x| &x.kind) {
+        Some(ast::ExprKind::Tuple(d)) | Some(ast::ExprKind::List(d)) => d.iter().collect(),
+        _ => return Err(Unsupported("tensor annotation without a shape".into())),
+    };
+    let dtype = keywords
+        .iter()
+        .find(|k| k.name == "dtype")
+        .and_then(|k| match &k.value.kind {
+            ast::ExprKind::Str(s) => DataType::parse(s),
+            _ => None,
+        })
+        .or_else(|| match args.get(1).map(|x| &x.kind) {
+            Some(ast::ExprKind::Str(s)) => DataType::parse(s),
+            _ => None,
+        })
+        .ok_or_else(|| Unsupported("tensor annotation without a dtype".into()))?;
+    Ok((dims, dtype))
+}
+
+fn eval_dim(e: &ast::Expr, syms: &HashMap<String, i64>) -> Result<i64, Unsupported> {
+    match &e.kind {
+        ast::ExprKind::Int(v) => i64::try_from(*v).map_err(|_| Unsupported("huge dim".into())),
+        ast::ExprKind::Name(n) => syms
+            .get(n)
+            .copied()
+            .ok_or_else(|| Unsupported(format!("unbound shape variable `{n}`"))),
+        ast::ExprKind::BinOp { op, left, right } => {
+            let (a, b) = (eval_dim(left, syms)?, eval_dim(right, syms)?);
+            match op {
+                ast::BinOp::Add => Ok(a + b),
+                ast::BinOp::Sub => Ok(a - b),
+                ast::BinOp::Mul => Ok(a * b),
+                ast::BinOp::FloorDiv if b != 0 => Ok(a.div_euclid(b)),
+                _ => Err(Unsupported("unsupported shape expression".into())),
+            }
+        }
+        ast::ExprKind::Str(s) => {
+            let parsed = tir::syntax::parse_expr(s).map_err(|_| Unsupported("bad dim".into()))?;
+            eval_dim(&parsed, syms)
+        }
+        ast::ExprKind::Call { args, .. } if args.len() == 1 => eval_dim(&args[0], syms),
+        _ => Err(Unsupported("unsupported shape expression".into())),
+    }
+}
+
+/// An error the evaluation reports; `expect_error` calls want one.
+enum Failure {
+    Unsupported(Unsupported),
+    Error(String),
+}
+
+impl From<Unsupported> for Failure {
+    fn from(u: Unsupported) -> Failure {
+        Failure::Unsupported(u)
+    }
+}
+
+fn evaluate(
+    prog: &Program<'_>,
+    funcs: &HashMap<String, PrimFunc>,
+    inputs: &[RValue],
+) -> Result<RValue, Failure> {
+    if inputs.len() != prog.params.len() {
+        return Err(Failure::Error(format!(
+            "main takes {} arguments, got {}",
+            prog.params.len(),
+            inputs.len()
+        )));
+    }
+    let mut syms: HashMap<String, i64> = HashMap::new();
+    let mut env: HashMap<String, RValue> = HashMap::new();
+    for ((name, ann), value) in prog.params.iter().zip(inputs) {
+        let (dims, dtype) = tensor_annotation(ann)?;
+        let RValue::Tensor(t) = value else {
+            return Err(Failure::Error(format!("`{name}` expects a tensor")));
+        };
+        if t.dtype != dtype || t.shape.len() != dims.len() {
+            return Err(Failure::Error(format!(
+                "`{name}`: expected {dtype} of rank {}, got {} {:?}",
+                dims.len(),
+                t.dtype,
+                t.shape
+            )));
+        }
+        for (d, actual) in dims.iter().zip(&t.shape) {
+            if let Some(n) = d.as_name()
+                && !syms.contains_key(n)
+            {
+                syms.insert(n.to_string(), *actual);
+            }
+            if eval_dim(d, &syms)? != *actual {
+                return Err(Failure::Error(format!(
+                    "`{name}`: shape mismatch {:?}",
+                    t.shape
+                )));
+            }
+        }
+        env.insert(name.to_string(), value.clone());
+    }
+    for s in &prog.body {
+        match &s.kind {
+            ast::StmtKind::Assign { targets, value } => {
+                let Some(target) = targets.first().and_then(|t| t.as_name()) else {
+                    continue;
+                };
+                if target == "cls" {
+                    continue;
+                }
+                let v = rvalue(value, &env, funcs, &syms)?;
+                env.insert(target.to_string(), v);
+            }
+            ast::StmtKind::AnnAssign {
+                target,
+                value: Some(value),
+                ..
+            } => {
+                let v = rvalue(value, &env, funcs, &syms)?;
+                let name = target.as_name().ok_or(Unsupported("bad target".into()))?;
+                env.insert(name.to_string(), v);
+            }
+            ast::StmtKind::Return(Some(e)) => return plain(e, &env),
+            _ => {}
+        }
+    }
+    Err(Failure::Unsupported(Unsupported(
+        "main does not return".into(),
+    )))
+}
+
+fn plain(e: &ast::Expr, env: &HashMap<String, RValue>) -> Result<RValue, Failure> {
+    match &e.kind {
+        ast::ExprKind::Name(n) => env
+            .get(n)
+            .cloned()
+            .ok_or_else(|| Failure::Unsupported(Unsupported(format!("unknown `{n}`")))),
+        ast::ExprKind::Tuple(items) => items
+            .iter()
+            .map(|i| plain(i, env))
+            .collect::<Result<_, _>>()
+            .map(RValue::Tuple),
+        ast::ExprKind::Subscript { value, index } => {
+            let (RValue::Tuple(items), ast::ExprKind::Int(i)) = (plain(value, env)?, &index.kind)
+            else {
+                return Err(Failure::Error("bad tuple index".into()));
+            };
+            usize::try_from(*i)
+                .ok()
+                .and_then(|i| items.get(i).cloned())
+                .ok_or_else(|| Failure::Error("tuple index out of range".into()))
+        }
+        _ => Err(Failure::Unsupported(Unsupported(
+            "unsupported expression".into(),
+        ))),
+    }
+}
+
+fn rvalue(
+    e: &ast::Expr,
+    env: &HashMap<String, RValue>,
+    funcs: &HashMap<String, PrimFunc>,
+    syms: &HashMap<String, i64>,
+) -> Result<RValue, Failure> {
+    let ast::ExprKind::Call { args, keywords, .. } = &e.kind else {
+        return plain(e, env);
+    };
+    if keywords.iter().any(|k| k.name != "out_ty") {
+        return Err(Unsupported("call_tir with tir_vars".into()).into());
+    }
+    let fname = args
+        .first()
+        .and_then(|f| f.dotted_name())
+        .and_then(|n| n.strip_prefix("cls.").map(str::to_string))
+        .ok_or(Unsupported("call_tir of something other than cls.f".into()))?;
+    let func = funcs
+        .get(&fname)
+        .ok_or_else(|| Unsupported(format!("no prim_func `{fname}`")))?;
+    let in_values: Vec<RValue> = match args.get(1).map(|a| &a.kind) {
+        Some(ast::ExprKind::Tuple(items)) => items
+            .iter()
+            .map(|i| plain(i, env))
+            .collect::<Result<_, _>>()?,
+        Some(_) => vec![plain(&args[1], env)?],
+        None => Vec::new(),
+    };
+    let out_ty = keywords
+        .iter()
+        .find(|k| k.name == "out_ty")
+        .map(|k| &k.value)
+        .ok_or(Unsupported("call_tir without out_ty".into()))?;
+    let (out_anns, is_tuple): (Vec<&ast::Expr>, bool) = match &out_ty.kind {
+        ast::ExprKind::List(items) | ast::ExprKind::Tuple(items) => (items.iter().collect(), true),
+        _ => (vec![out_ty], false),
+    };
+    let mut tensors: Vec<Tensor> = Vec::new();
+    for v in in_values {
+        match v {
+            RValue::Tensor(t) => tensors.push(t),
+            RValue::Tuple(_) => return Err(Unsupported("tuple argument to call_tir".into()).into()),
+        }
+    }
+    let n_in = tensors.len();
+    for a in out_anns {
+        let (dims, dtype) = tensor_annotation(a)?;
+        let shape = dims
+            .iter()
+            .map(|d| eval_dim(d, syms))
+            .collect::<Result<Vec<_>, _>>()?;
+        let n: i64 = shape.iter().product();
+        tensors.push(Tensor {
+            dtype,
+            shape,
+            data: vec![0u8; n.max(0) as usize * dtype.bytes()],
+        });
+    }
+    let mut args: Vec<InterpArg<'_>> = tensors
+        .iter_mut()
+        .map(|t| InterpArg::Buffer {
+            data: &mut t.data,
+            shape: t.shape.clone(),
+            dtype: t.dtype,
+        })
+        .collect();
+    run(func, &mut args).map_err(|e| Failure::Error(e.to_string()))?;
+    drop(args);
+    let mut outs: Vec<RValue> = tensors.into_iter().skip(n_in).map(RValue::Tensor).collect();
+    if is_tuple {
+        Ok(RValue::Tuple(outs))
+    } else {
+        outs.pop()
+            .ok_or_else(|| Failure::Error("call_tir without output".into()))
+    }
+}
+
+// ----- the corpus runner -------------------------------------------------------------------
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance")
+}
+
+#[derive(Default)]
+struct Tally {
+    programs: usize,
+    covered: usize,
+    calls_passed: usize,
+    errors_passed: usize,
+    cases: std::collections::BTreeSet<String>,
+    failures: Vec<String>,
+    uncovered: Vec<String>,
+}
+
+fn check_program(case: &str, file: &str, src: &str, spec: &Json, tally: &mut Tally) {
+    tally.programs += 1;
+    let module = match tir::syntax::parse_module(src) {
+        Ok(m) => m,
+        Err(e) => {
+            tally.failures.push(format!("{case}/{file}: syntax: {e}"));
+            return;
+        }
+    };
+    let Some(main) = find_main(&module) else {
+        tally.uncovered.push(format!("{case}/{file}: no main"));
+        return;
+    };
+    let prog = match program(main) {
+        Ok(p) => p,
+        Err(Unsupported(why)) => {
+            tally.uncovered.push(format!("{case}/{file}: {why}"));
+            return;
+        }
+    };
+    let funcs: HashMap<String, PrimFunc> = match tir::parse_module_prim_funcs(src) {
+        Ok(f) => f.into_iter().map(|f| (f.name.clone(), f)).collect(),
+        Err(e) => {
+            tally
+                .failures
+                .push(format!("{case}/{file}: {}", e.render(src)));
+            return;
+        }
+    };
+    let rtol = spec["rtol"].as_f64().unwrap_or(0.0);
+    let atol = spec["atol"].as_f64().unwrap_or(0.0);
+    let calls = spec["calls"].as_array().cloned().unwrap_or_default();
+    let mut outcomes = Vec::new();
+    for (ci, call) in calls.iter().enumerate() {
+        if call["function"].as_str() != Some("main") {
+            tally
+                .uncovered
+                .push(format!("{case}/{file}: call {ci} of another function"));
+            return;
+        }
+        let inputs: Result<Vec<RValue>, String> = call["inputs"]
+            .as_array()
+            .map(|a| a.iter().map(tensor_from_json).collect())
+            .unwrap_or_else(|| Ok(Vec::new()));
+        let inputs = match inputs {
+            Ok(i) => i,
+            Err(why) => {
+                tally.uncovered.push(format!("{case}/{file}: {why}"));
+                return;
+            }
+        };
+        let expect_error = call["expect_error"].as_bool().unwrap_or(false);
+        match (evaluate(&prog, &funcs, &inputs), expect_error) {
+            (Err(Failure::Unsupported(Unsupported(why))), _) => {
+                tally.uncovered.push(format!("{case}/{file}: {why}"));
+                return;
+            }
+            (Ok(got), false) => outcomes.push(
+                compare(&got, &call["expected"], rtol, atol)
+                    .map(|_| false)
+                    .map_err(|m| format!("{case}/{file} call {ci}: {m}")),
+            ),
+            (Err(Failure::Error(_)), true) => outcomes.push(Ok(true)),
+            (Ok(_), true) => outcomes.push(Err(format!(
+                "{case}/{file} call {ci}: TVM raised an error, the interpreter did not"
+            ))),
+            (Err(Failure::Error(m)), false) => {
+                outcomes.push(Err(format!("{case}/{file} call {ci}: {m}")))
+            }
+        }
+    }
+    tally.covered += 1;
+    tally.cases.insert(case.to_string());
+    for o in outcomes {
+        match o {
+            Ok(false) => tally.calls_passed += 1,
+            Ok(true) => tally.errors_passed += 1,
+            Err(m) => tally.failures.push(m),
+        }
+    }
+}
+
+#[test]
+fn corpus_cross_check() {
+    let dir = corpus_dir();
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    cases.retain(|p| p.join("case.json").is_file());
+    cases.sort();
+    assert!(!cases.is_empty(), "no corpus at {}", dir.display());
+    let mut tally = Tally::default();
+    for path in &cases {
+        let case = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
+        let spec: Json = match std::fs::read_to_string(path.join("case.json"))
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok())
+        {
+            Some(j) => j,
+            None => {
+                tally.failures.push(format!("{case}: unreadable case.json"));
+                continue;
+            }
+        };
+        for file in ["legalized.py", "module.py"] {
+            if let Ok(src) = std::fs::read_to_string(path.join(file)) {
+                check_program(&case, file, &src, &spec, &mut tally);
+            }
+        }
+    }
+    println!(
+        "interp corpus cross-check: {} cases; {} of {} programs covered ({} cases); \
+         {} calls matched TVM, {} expected errors reported, {} failures",
+        cases.len(),
+        tally.covered,
+        tally.programs,
+        tally.cases.len(),
+        tally.calls_passed,
+        tally.errors_passed,
+        tally.failures.len()
+    );
+    if std::env::var_os("INTERP_VERBOSE").is_some() {
+        for u in &tally.uncovered {
+            println!("  not covered: {u}");
+        }
+    }
+    assert!(
+        tally.failures.is_empty(),
+        "{} failures:\n{}",
+        tally.failures.len(),
+        tally.failures.join("\n")
+    );
+    // The corpus has dozens of single-kernel cases; a drop means the runner stopped seeing them.
+    assert!(
+        tally.cases.len() >= 40,
+        "only {} cases covered",
+        tally.cases.len()
+    );
+}
+
+// ----- error paths -------------------------------------------------------------------------
+
+const FUNCS: &str = r#"
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @T.prim_func
+    def copy(A: T.Buffer((n, 4), "float32"), B: T.Buffer((n, 4), "float32")):
+        for i, j in T.grid(n, 4):
+            B[i, j] = A[i, j]
+
+    @T.prim_func
+    def oob_store(A: T.Buffer((4,), "float32")):
+        for i in range(5):
+            A[i] = T.float32(1.0)
+
+    @T.prim_func
+    def oob_load(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "int32")):
+        for i in range(4):
+            B[i] = A[i + 1]
+
+    @T.prim_func
+    def div(A: T.Buffer((2,), "int32"), B: T.Buffer((2,), "int32")):
+        for i in range(2):
+            B[i] = A[i] // A[1 - i]
+
+    @T.prim_func
+    def scale(A: T.Buffer((3,), "float32"), k: T.float32):
+        for i in range(3):
+            A[i] = A[i] * k
+
+    @T.prim_func
+    def guarded(A: T.Buffer((4,), "float32"), B: T.Buffer((6,), "float32")):
+        for i in range(6):
+            B[i] = T.if_then_else(i < 4, A[T.min(i, 3)], T.float32(-1.0))
+"#;
+
+fn funcs() -> HashMap<String, PrimFunc> {
+    match tir::parse_module_prim_funcs(FUNCS) {
+        Ok(f) => f.into_iter().map(|f| (f.name.clone(), f)).collect(),
+        Err(e) => panic!("{}", e.render(FUNCS)),
+    }
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn i32s(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn buf<'a>(data: &'a mut [u8], shape: &[i64], dtype: DataType) -> InterpArg<'a> {
+    InterpArg::Buffer {
+        data,
+        shape: shape.to_vec(),
+        dtype,
+    }
+}
+
+/// Runs `name` and returns the error message, which must mention every word of `expect`.
+fn expect_err(name: &str, args: &mut [InterpArg<'_>], expect: &[&str]) {
+    let f = funcs();
+    let Some(func) = f.get(name) else {
+        panic!("no function {name}");
+    };
+    match run(func, args) {
+        Ok(()) => panic!("{name}: expected an error mentioning {expect:?}"),
+        Err(e) => {
+            let Error::Interp { func, message } = &e else {
+                panic!("{name}: wrong error kind {e:?}");
+            };
+            assert_eq!(func, name);
+            for w in expect {
+                assert!(message.contains(w), "{name}: `{message}` lacks `{w}`");
+            }
+        }
+    }
+}
+
+#[test]
+fn symbolic_shapes_bind_and_copy() {
+    let f = funcs();
+    let mut a = f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    let mut b = vec![0u8; 32];
+    let r = run(
+        &f["copy"],
+        &mut [
+            buf(&mut a, &[2, 4], DataType::FLOAT32),
+            buf(&mut b, &[2, 4], DataType::FLOAT32),
+        ],
+    );
+    assert!(r.is_ok(), "{r:?}");
+    assert_eq!(a, b);
+}
+
+#[test]
+fn argument_errors() {
+    let f32t = DataType::FLOAT32;
+    let (mut a, mut b) = (vec![0u8; 32], vec![0u8; 32]);
+    expect_err(
+        "copy",
+        &mut [buf(&mut a, &[2, 4], f32t)],
+        &["expected 2 arguments, got 1"],
+    );
+    expect_err(
+        "copy",
+        &mut [buf(&mut a, &[8], f32t), buf(&mut b, &[2, 4], f32t)],
+        &["rank 2", "`A`"],
+    );
+    expect_err(
+        "copy",
+        &mut [
+            buf(&mut a, &[2, 4], DataType::INT32),
+            buf(&mut b, &[2, 4], f32t),
+        ],
+        &["dtype float32", "int32", "`A`"],
+    );
+    expect_err(
+        "copy",
+        &mut [buf(&mut a, &[4, 2], f32t), buf(&mut b, &[4, 2], f32t)],
+        &["`A` dimension 1", "got 2"],
+    );
+    let mut c = vec![0u8; 48];
+    expect_err(
+        "copy",
+        &mut [buf(&mut a, &[2, 4], f32t), buf(&mut c, &[3, 4], f32t)],
+        &["`B` dimension 0", "`n` = 2", "got 3"],
+    );
+    expect_err(
+        "copy",
+        &mut [buf(&mut a, &[3, 4], f32t), buf(&mut b, &[2, 4], f32t)],
+        &["needs 48 bytes, got 32"],
+    );
+    expect_err(
+        "scale",
+        &mut [InterpArg::Int(2), InterpArg::Float(1.0)],
+        &["argument 0", "tensor"],
+    );
+    let mut d = vec![0u8; 12];
+    expect_err(
+        "scale",
+        &mut [buf(&mut d, &[3], f32t), buf(&mut a[..12], &[3], f32t)],
+        &["argument 1", "scalar parameter"],
+    );
+}
+
+#[test]
+fn scalar_parameters() {
+    let f = funcs();
+    let mut a = f32s(&[1.0, 2.0, 3.0]);
+    let r = run(
+        &f["scale"],
+        &mut [buf(&mut a, &[3], DataType::FLOAT32), InterpArg::Float(0.5)],
+    );
+    assert!(r.is_ok(), "{r:?}");
+    assert_eq!(a, f32s(&[0.5, 1.0, 1.5]));
+}
+
+#[test]
+fn out_of_bounds_and_division_errors() {
+    let mut a = vec![0u8; 16];
+    expect_err(
+        "oob_store",
+        &mut [buf(&mut a, &[4], DataType::FLOAT32)],
+        &["`A`", "[4]", "out of bounds", "shape [4]"],
+    );
+    let (mut x, mut y) = (i32s(&[1, 2, 3, 4]), vec![0u8; 16]);
+    expect_err(
+        "oob_load",
+        &mut [
+            buf(&mut x, &[4], DataType::INT32),
+            buf(&mut y, &[4], DataType::INT32),
+        ],
+        &["`A`", "[4]", "out of bounds"],
+    );
+    let (mut p, mut q) = (i32s(&[7, 0]), vec![0u8; 8]);
+    expect_err(
+        "div",
+        &mut [
+            buf(&mut p, &[2], DataType::INT32),
+            buf(&mut q, &[2], DataType::INT32),
+        ],
+        &["division by zero"],
+    );
+}
+
+#[test]
+fn if_then_else_is_lazy_and_floor_division_rounds_down() {
+    let f = funcs();
+    let mut a = f32s(&[1.0, 2.0, 3.0, 4.0]);
+    let mut b = vec![0u8; 24];
+    let r = run(
+        &f["guarded"],
+        &mut [
+            buf(&mut a, &[4], DataType::FLOAT32),
+            buf(&mut b, &[6], DataType::FLOAT32),
+        ],
+    );
+    assert!(r.is_ok(), "{r:?}");
+    assert_eq!(b, f32s(&[1.0, 2.0, 3.0, 4.0, -1.0, -1.0]));
+    let (mut p, mut q) = (i32s(&[-7, 2]), vec![0u8; 8]);
+    let r = run(
+        &f["div"],
+        &mut [
+            buf(&mut p, &[2], DataType::INT32),
+            buf(&mut q, &[2], DataType::INT32),
+        ],
+    );
+    assert!(r.is_ok(), "{r:?}");
+    assert_eq!(q, i32s(&[-4, -1]));
+}
