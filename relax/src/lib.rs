@@ -5,6 +5,7 @@
 //! TIR lives in the `tir` crate; a module holds both kinds of function ([`ir::BaseFunc`]).
 //! Passes are pure functions from module to module and do no IO.
 
+pub mod codegen;
 pub mod error;
 pub mod ir;
 pub mod op;

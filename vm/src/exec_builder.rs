@@ -223,6 +223,36 @@ impl ExecBuilder {
         Ok(())
     }
 
+    /// The number of instructions emitted so far (the index the next one will get).
+    pub fn num_instructions(&self) -> usize {
+        self.exec.instr_offset.len()
+    }
+
+    /// Overwrites word `word` of instruction `instr` (word 0 is the opcode): how codegen
+    /// back-patches the offsets of an `If` and a `Goto` once the branches are emitted, as TVM's
+    /// `SetInstructionData` does.
+    pub fn set_instruction_data(
+        &mut self,
+        instr: usize,
+        word: usize,
+        value: ExecWord,
+    ) -> Result<()> {
+        let slot = self
+            .exec
+            .instr_offset
+            .get(instr)
+            .and_then(|&off| usize::try_from(off).ok())
+            .and_then(|off| off.checked_add(word))
+            .filter(|&i| i < self.exec.instr_data.len())
+            .ok_or_else(|| {
+                Error::internal(format!(
+                    "set_instruction_data: no word {word} in instruction {instr}"
+                ))
+            })?;
+        self.exec.instr_data[slot] = value;
+        Ok(())
+    }
+
     /// An argument for a constant value: an immediate for an integer within
     /// `VALUE_MIN..=VALUE_MAX`, otherwise an index into the constant pool, where structurally
     /// equal values (same string, shape, dtype, float bits, or tensor dtype + shape + bytes)
