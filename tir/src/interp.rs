@@ -74,6 +74,26 @@ pub fn run(func: &PrimFunc, args: &mut [InterpArg<'_>]) -> Result<()> {
     it.exec(&func.body)
 }
 
+/// Evaluates a scalar expression with the interpreter's semantics, `bindings` giving the values
+/// of its free variables. Buffer loads are errors (there is no memory). Used to check that
+/// rewrites such as [`crate::arith::Analyzer::simplify`] preserve values.
+pub fn eval_expr(e: &PrimExpr, bindings: &[(Var, Scalar)]) -> Result<Scalar> {
+    let mut it = Interp {
+        func_name: "<expr>",
+        env: HashMap::new(),
+        mem: Vec::new(),
+        layouts: HashMap::new(),
+    };
+    for (v, x) in bindings {
+        it.env.insert(v.id(), scalar_value(*x));
+    }
+    match it.eval(e)? {
+        Value::Int(i) => Ok(Scalar::Int(i)),
+        Value::Float(f) => Ok(Scalar::Float(f)),
+        Value::Handle(_) => it.err(format!("`{e}` is a handle")),
+    }
+}
+
 /// The largest buffer the interpreter allocates, in bytes.
 const MAX_ALLOCATION: i128 = 1 << 32;
 

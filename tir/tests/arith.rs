@@ -285,3 +285,126 @@ fn prove_equal_pairs() {
         assert_eq!(an.prove_equal(&ea, &eb), *want, "[{bind}] {a} == {b}");
     }
 }
+
+/// A deterministic pseudo-random generator (64-bit LCG), so that failures reproduce.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    fn range(&mut self, lo: i64, hi_exclusive: i64) -> i64 {
+        lo + self.below((hi_exclusive - lo) as u64) as i64
+    }
+}
+
+fn random_expr(rng: &mut Lcg, vars: &[Var], depth: u32) -> PrimExpr {
+    use tir::{BinaryOp as B, CmpOp, ExprKind};
+    if depth == 0 || rng.below(4) == 0 {
+        return if rng.below(2) == 0 {
+            PrimExpr::from(&vars[rng.below(vars.len() as u64) as usize])
+        } else {
+            PrimExpr::i32(rng.range(-9, 10) as i32)
+        };
+    }
+    let a = random_expr(rng, vars, depth - 1);
+    let b = random_expr(rng, vars, depth - 1);
+    let ops = [
+        B::Add,
+        B::Sub,
+        B::Mul,
+        B::FloorDiv,
+        B::FloorMod,
+        B::Div,
+        B::Mod,
+        B::Min,
+        B::Max,
+    ];
+    match rng.below(12) {
+        k @ 0..=8 => {
+            // Divide by small constants most of the time, as index arithmetic does.
+            let op = ops[k as usize];
+            let b =
+                if matches!(op, B::FloorDiv | B::FloorMod | B::Div | B::Mod) && rng.below(4) != 0 {
+                    PrimExpr::i32(rng.range(1, 9) as i32)
+                } else {
+                    b
+                };
+            PrimExpr::binary(op, a, b)
+        }
+        9 | 10 => {
+            let cmp = [
+                CmpOp::Lt,
+                CmpOp::Le,
+                CmpOp::Eq,
+                CmpOp::Ne,
+                CmpOp::Gt,
+                CmpOp::Ge,
+            ][rng.below(6) as usize];
+            let c = PrimExpr::cmp(cmp, a.clone(), b.clone());
+            PrimExpr::new(ExprKind::Select {
+                cond: c,
+                true_value: a,
+                false_value: b,
+            })
+        }
+        _ => PrimExpr::binary(B::Add, PrimExpr::binary(B::Mul, a, PrimExpr::i32(4)), b),
+    }
+}
+
+/// The simplifier preserves values: random integer expressions over bound variables evaluate
+/// (with the reference interpreter's semantics) to the same value before and after
+/// simplification, for random points of the bound ranges.
+#[test]
+fn simplify_preserves_values() {
+    use tir::arith::scalar::Scalar;
+    let vars: Vec<Var> = ["i", "j", "n"]
+        .iter()
+        .map(|n| Var::new(*n, DataType::INT32))
+        .collect();
+    let ranges = [(0i64, 8i64), (0, 4), (1, 20)];
+    let mut an = Analyzer::new();
+    for (v, (lo, hi)) in vars.iter().zip(ranges) {
+        an.bind(
+            v,
+            Range::new(PrimExpr::i32(lo as i32), PrimExpr::i32((hi - lo) as i32)),
+        );
+    }
+    let mut rng = Lcg(0x5eed);
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for _ in 0..3000 {
+        let e = random_expr(&mut rng, &vars, 4);
+        let s = an.simplify(&e);
+        for _ in 0..8 {
+            let point: Vec<(Var, Scalar)> = vars
+                .iter()
+                .zip(ranges)
+                .map(|(v, (lo, hi))| (v.clone(), Scalar::Int(rng.range(lo, hi))))
+                .collect();
+            let Ok(want) = tir::interp::eval_expr(&e, &point) else {
+                continue;
+            };
+            checked += 1;
+            let got = tir::interp::eval_expr(&s, &point);
+            if got.as_ref().ok() != Some(&want) && failures.len() < 10 {
+                let at: Vec<String> = point.iter().map(|(v, x)| format!("{v}={x:?}")).collect();
+                failures.push(format!(
+                    "{e}\n  simplified to {s}\n  at {}: {want:?} became {got:?}",
+                    at.join(", ")
+                ));
+            }
+        }
+    }
+    assert!(checked > 10_000, "only {checked} evaluations");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -46,6 +46,14 @@ fn mul(a: i64, b: i64) -> i64 {
     }
 }
 
+fn neg(a: i64) -> i64 {
+    match a {
+        NEG_INF => POS_INF,
+        POS_INF => NEG_INF,
+        _ => -a,
+    }
+}
+
 /// `[lo, hi] * [x, y]`.
 pub(crate) fn interval_mul(a: (i64, i64), b: (i64, i64)) -> (i64, i64) {
     let c = [mul(a.0, b.0), mul(a.0, b.1), mul(a.1, b.0), mul(a.1, b.1)];
@@ -150,7 +158,7 @@ impl Analyzer {
         for (m, c) in &lin.terms {
             let mut mb = (1, 1);
             for a in &m.0 {
-                mb = interval_mul(mb, self.bound_depth(&a.expr, depth));
+                mb = interval_mul(mb, self.atom_bound(&a.expr, depth));
             }
             let tb = interval_mul(mb, (*c, *c));
             lo = add(lo, tb.0);
@@ -165,6 +173,26 @@ impl Analyzer {
             }
         }
         clamp_to((lo, hi), lin.dtype)
+    }
+
+    /// The bound of an atom of a linear form. A sum or product is an atom only when the linear
+    /// form gave up on expanding it, so it is bounded from its operands (going through
+    /// [`Analyzer::to_linear`] again would find the same atom).
+    fn atom_bound(&self, e: &PrimExpr, depth: u32) -> (i64, i64) {
+        match e.kind() {
+            ExprKind::Binary { op, a, b }
+                if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) =>
+            {
+                let (x, y) = (self.bound_depth(a, depth), self.bound_depth(b, depth));
+                let r = match op {
+                    BinaryOp::Add => (add(x.0, y.0), add(x.1, y.1)),
+                    BinaryOp::Sub => (add(x.0, neg(y.1)), add(x.1, neg(y.0))),
+                    _ => interval_mul(x, y),
+                };
+                clamp_to(r, e.dtype())
+            }
+            _ => self.bound_depth(e, depth),
+        }
     }
 
     /// `lin` with every single-variable term whose variable has a symbolic range replaced by the
@@ -223,22 +251,13 @@ fn div_like_bound(op: BinaryOp, a: (i64, i64), b: (i64, i64)) -> Option<(i64, i6
             let hi = c.iter().copied().max().unwrap_or(POS_INF);
             Some((lo, hi))
         }
-        BinaryOp::FloorMod if b.0 > 0 && !is_inf(b.0) => {
+        BinaryOp::FloorMod | BinaryOp::Mod if b.0 > 0 && !is_inf(b.0) => {
+            // The result is `a` itself only when `a` is below every possible divisor.
             let m = if b.1 == POS_INF { POS_INF } else { b.1 - 1 };
-            if a.0 >= 0 && a.1 <= m {
-                Some((a.0, a.1))
-            } else if a.0 >= 0 {
-                Some((0, a.1.min(m)))
-            } else {
-                Some((0, m))
-            }
-        }
-        BinaryOp::Mod if b.0 > 0 && !is_inf(b.0) => {
-            let m = if b.1 == POS_INF { POS_INF } else { b.1 - 1 };
-            if a.0 >= 0 && a.1 <= m {
+            if a.0 >= 0 && a.1 < b.0 {
                 Some(a)
-            } else if a.0 >= 0 {
-                Some((0, a.1.min(m)))
+            } else if a.0 >= 0 || op == BinaryOp::FloorMod {
+                Some((0, if a.0 >= 0 { a.1.min(m) } else { m }))
             } else if a.1 <= 0 {
                 Some(((-m).max(a.0), 0))
             } else {
