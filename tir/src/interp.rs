@@ -1131,8 +1131,13 @@ impl<'m> Interp<'_, 'm> {
             ));
         }
         let axis = axis as usize;
-        let before: i64 = input.shape[..axis].iter().product();
-        let after: i64 = input.shape[axis + 1..].iter().product();
+        let product = |dims: &[i64]| dims.iter().try_fold(1i64, |acc, d| acc.checked_mul(*d));
+        let (Some(before), Some(after)) = (
+            product(&input.shape[..axis]),
+            product(&input.shape[axis + 1..]),
+        ) else {
+            return self.err(format!("`{name}`: shape {:?} is too large", input.shape));
+        };
         let len = input.shape[axis];
         let k = if k < 1 || k > len { len } else { k };
         for out in values.iter().chain(indices.iter()) {

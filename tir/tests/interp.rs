@@ -741,6 +741,14 @@ class Module:
             A[i] = A[i] * k
 
     @T.prim_func
+    def argsort_desc(data: T.Buffer((2, 4), "float32"), out: T.Buffer((2, 4), "int32")):
+        T.call_packed("tvm.contrib.sort.argsort", T.tvm_stack_make_array(data.data, T.tvm_stack_make_shape(2, 4), 0, 2, T.float32(0.0), 0), T.tvm_stack_make_array(out.data, T.tvm_stack_make_shape(2, 4), 0, 2, 0, 0), -1, T.bool(False))
+
+    @T.prim_func
+    def topk_asc(data: T.Buffer((5,), "int64"), vals: T.Buffer((3,), "int64"), idx: T.Buffer((3,), "int64")):
+        T.call_packed("tvm.contrib.sort.topk", T.tvm_stack_make_array(data.data, T.tvm_stack_make_shape(5), 0, 1, T.int64(0), 0), T.tvm_stack_make_array(vals.data, T.tvm_stack_make_shape(3), 0, 1, T.int64(0), 0), T.tvm_stack_make_array(idx.data, T.tvm_stack_make_shape(3), 0, 1, T.int64(0), 0), 3, 0, "both", T.bool(True))
+
+    @T.prim_func
     def guarded(A: T.Buffer((4,), "float32"), B: T.Buffer((6,), "float32")):
         for i in range(6):
             B[i] = T.if_then_else(i < 4, A[T.min(i, 3)], T.float32(-1.0))
@@ -920,4 +928,35 @@ fn if_then_else_is_lazy_and_floor_division_rounds_down() {
     );
     assert!(r.is_ok(), "{r:?}");
     assert_eq!(q, i32s(&[-4, -1]));
+}
+
+#[test]
+fn sorts_are_stable() {
+    let f = funcs();
+    let mut data = f32s(&[1.0, 3.0, 1.0, 3.0, f32::NAN, 0.0, -0.0, 2.0]);
+    let mut out = vec![0u8; 32];
+    let r = run(
+        &f["argsort_desc"],
+        &mut [
+            buf(&mut data, &[2, 4], DataType::FLOAT32),
+            buf(&mut out, &[2, 4], DataType::INT32),
+        ],
+    );
+    assert!(r.is_ok(), "{r:?}");
+    // Descending, ties in index order; NaN is greater than every number; -0.0 == 0.0.
+    assert_eq!(out, i32s(&[1, 3, 0, 2, 0, 3, 1, 2]));
+    let i64s = |v: &[i64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let mut data = i64s(&[5, -2, 7, -2, 0]);
+    let (mut vals, mut idx) = (vec![0u8; 24], vec![0u8; 24]);
+    let r = run(
+        &f["topk_asc"],
+        &mut [
+            buf(&mut data, &[5], DataType::INT64),
+            buf(&mut vals, &[3], DataType::INT64),
+            buf(&mut idx, &[3], DataType::INT64),
+        ],
+    );
+    assert!(r.is_ok(), "{r:?}");
+    assert_eq!(vals, i64s(&[-2, -2, 0]));
+    assert_eq!(idx, i64s(&[1, 3, 4]));
 }
