@@ -1,0 +1,711 @@
+//! Shape manipulation and data movement: reshape, permute_dims, expand_dims, squeeze,
+//! flatten, concat, stack, split, broadcast_to, tile, repeat, flip, gathers and scatters,
+//! one_hot.
+
+use tir::{DataType, PrimExpr};
+
+use crate::Result;
+use crate::ir::{AttrValue, Attrs, Call, Expr, StructInfo};
+use crate::op::common::{
+    TensorInfo, add, arith, attr, attr_int, attr_int_list, attr_opt_int, attr_opt_int_list,
+    check_arity, dim, err, floordiv, mul, normalize_axes, normalize_axis, prim_arg, product,
+    shape_arg, shape_str, sub, tensor_arg, tuple_arg,
+};
+use crate::struct_info_ops::{const_value, describe, prove_equal};
+
+/// `R.reshape(x, shape)`: a `-1` entry is inferred from the element count.
+pub(super) fn infer_reshape(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 2, 2)?;
+    let x = tensor_arg(call, args, 0)?;
+    let (values, ndim) = shape_arg(call, args, 1)?;
+    let Some(mut values) = values else {
+        return Ok(x.with_ndim(ndim, x.dtype));
+    };
+    let holes: Vec<usize> = values
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| const_value(d) == Some(-1))
+        .map(|(i, _)| i)
+        .collect();
+    if holes.len() > 1 {
+        return Err(err(
+            call,
+            format!(
+                "at most one -1 allowed in the new shape {}",
+                shape_str(&values)
+            ),
+        ));
+    }
+    if let Some(&bad) = values
+        .iter()
+        .filter_map(|d| const_value(d).filter(|&v| v < -1))
+        .collect::<Vec<_>>()
+        .first()
+    {
+        return Err(err(
+            call,
+            format!(
+                "the new shape {} has a negative dimension {bad}",
+                shape_str(&values)
+            ),
+        ));
+    }
+    if let Some(xs) = &x.shape {
+        let total = product(xs);
+        if let Some(&h) = holes.first() {
+            let mut rest: Vec<PrimExpr> = values.clone();
+            rest.remove(h);
+            let known = product(&rest);
+            if const_value(&known) == Some(0) {
+                return Err(err(
+                    call,
+                    "cannot infer -1 in a shape with a zero dimension",
+                ));
+            }
+            values[h] = floordiv(&total, &known);
+        } else {
+            let new_total = product(&values);
+            if let (Some(a), Some(b)) = (const_value(&total), const_value(&new_total))
+                && a != b
+            {
+                return Err(err(
+                    call,
+                    format!(
+                        "cannot reshape {} ({a} elements) into {} ({b} elements)",
+                        shape_str(xs),
+                        shape_str(&values)
+                    ),
+                ));
+            }
+        }
+    } else if !holes.is_empty() {
+        return Ok(x.with_ndim(values.len() as i64, x.dtype));
+    }
+    Ok(x.with_shape(values, x.dtype))
+}
+
+/// `R.permute_dims(x, axes)`: `axes=None` reverses the dimensions.
+pub(super) fn infer_permute_dims(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let x = tensor_arg(call, args, 0)?;
+    let axes = attr_opt_int_list(call, "axes")?;
+    let Some(n) = x.ndim() else {
+        return Ok(match &axes {
+            Some(a) => x.with_ndim(a.len() as i64, x.dtype),
+            None => x.to_struct_info(),
+        });
+    };
+    let perm: Vec<usize> = match &axes {
+        Some(a) => {
+            if a.len() != n {
+                return Err(err(
+                    call,
+                    format!("axes {a:?} must list each of the {n} dimensions once"),
+                ));
+            }
+            normalize_axes(call, a, n)?
+        }
+        None => (0..n).rev().collect(),
+    };
+    Ok(match &x.shape {
+        Some(s) => x.with_shape(perm.iter().map(|&i| s[i].clone()).collect(), x.dtype),
+        None => x.to_struct_info(),
+    })
+}
+
+/// `R.expand_dims(x, axis)`: inserts unit dimensions at `axis` (positions in the result).
+pub(super) fn infer_expand_dims(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let x = tensor_arg(call, args, 0)?;
+    let axes = attr_int_list(call, "axis")?;
+    let Some(n) = x.ndim() else {
+        return Ok(x.to_struct_info());
+    };
+    let out_n = n + axes.len();
+    let inserted = normalize_axes(call, &axes, out_n)?;
+    let Some(s) = &x.shape else {
+        return Ok(x.with_ndim(out_n as i64, x.dtype));
+    };
+    let mut it = s.iter();
+    let out = (0..out_n)
+        .map(|i| {
+            if inserted.contains(&i) {
+                dim(1)
+            } else {
+                it.next().cloned().unwrap_or_else(|| dim(1))
+            }
+        })
+        .collect();
+    Ok(x.with_shape(out, x.dtype))
+}
+
+/// `R.squeeze(x, axis)`, following TVM: listed axes whose length is not a constant 1 are
+/// kept; with `axis=None` all constant unit dimensions go, and a symbolic dimension makes
+/// the rank unknown.
+pub(super) fn infer_squeeze(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let x = tensor_arg(call, args, 0)?;
+    let axes = attr_opt_int_list(call, "axis")?;
+    if matches!(&axes, Some(a) if a.is_empty()) {
+        return Ok(x.to_struct_info());
+    }
+    let Some(n) = x.ndim() else {
+        return Ok(x.with_ndim(-1, x.dtype));
+    };
+    let mut remove = vec![false; n];
+    match &axes {
+        Some(a) => {
+            let axes = normalize_axes(call, a, n)?;
+            let Some(s) = &x.shape else {
+                return Ok(x.with_ndim((n - axes.len()) as i64, x.dtype));
+            };
+            for i in axes {
+                match const_value(&s[i]) {
+                    Some(1) | None => remove[i] = true,
+                    Some(_) => {}
+                }
+            }
+        }
+        None => {
+            let Some(s) = &x.shape else {
+                return Ok(x.with_ndim(-1, x.dtype));
+            };
+            for (i, d) in s.iter().enumerate() {
+                match const_value(d) {
+                    None => return Ok(x.with_ndim(-1, x.dtype)),
+                    Some(1) => remove[i] = true,
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    let s = x.shape.clone().unwrap_or_default();
+    let out = s
+        .into_iter()
+        .zip(remove)
+        .filter(|(_, r)| !r)
+        .map(|(d, _)| d)
+        .collect();
+    Ok(x.with_shape(out, x.dtype))
+}
+
+/// An `int` axis becomes a list of one.
+pub(super) fn canon_axis_list(_args: &mut Vec<Expr>, attrs: &mut Attrs) -> Result<()> {
+    if let Some(AttrValue::Int(a)) = attrs.get("axis") {
+        let a = *a;
+        attrs.set("axis", AttrValue::List(vec![AttrValue::Int(a)]));
+    }
+    Ok(())
+}
+
+/// An `int` repeats becomes a list of one.
+pub(super) fn canon_repeats(_args: &mut Vec<Expr>, attrs: &mut Attrs) -> Result<()> {
+    if let Some(AttrValue::Int(a)) = attrs.get("repeats") {
+        let a = *a;
+        attrs.set("repeats", AttrValue::List(vec![AttrValue::Int(a)]));
+    }
+    Ok(())
+}
+
+/// `R.flatten(x)`: 1-D with all the elements (a scalar becomes `(1,)`).
+pub(super) fn infer_flatten(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let x = tensor_arg(call, args, 0)?;
+    Ok(match &x.shape {
+        Some(s) => x.with_shape(vec![product(s)], x.dtype),
+        None => x.with_ndim(1, x.dtype),
+    })
+}
+
+fn tensors_of(call: &Call, args: &[StructInfo]) -> Result<Vec<TensorInfo>> {
+    let fields = tuple_arg(call, args, 0)?;
+    if fields.is_empty() {
+        return Err(err(call, "needs at least one tensor"));
+    }
+    fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match f {
+            StructInfo::Tensor {
+                shape,
+                dtype,
+                ndim,
+                vdevice,
+            } => Ok(TensorInfo {
+                shape: shape.clone(),
+                dtype: *dtype,
+                ndim: *ndim,
+                vdevice: vdevice.clone(),
+            }),
+            other => Err(err(
+                call,
+                format!("tensors[{i}] must be a tensor, got {}", describe(other)),
+            )),
+        })
+        .collect()
+}
+
+fn common_of(call: &Call, ts: &[TensorInfo]) -> Result<(Option<DataType>, i64)> {
+    let mut dtype = ts[0].dtype;
+    let mut ndim = -1;
+    for (i, t) in ts.iter().enumerate() {
+        if i > 0 {
+            dtype = match (dtype, t.dtype) {
+                (Some(a), Some(b)) if a != b => {
+                    return Err(err(
+                        call,
+                        format!("tensors[{i}] has dtype {b} but tensors[0] has {a}"),
+                    ));
+                }
+                (Some(a), Some(_)) => Some(a),
+                _ => None,
+            };
+        }
+        if t.ndim >= 0 {
+            if ndim >= 0 && ndim != t.ndim {
+                return Err(err(
+                    call,
+                    format!(
+                        "tensors[{i}] has rank {} but another has rank {ndim}",
+                        t.ndim
+                    ),
+                ));
+            }
+            ndim = t.ndim;
+        }
+    }
+    Ok((dtype, ndim))
+}
+
+/// `R.concat((a, b, ...), axis)`: dimensions other than `axis` must agree.
+pub(super) fn infer_concat(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let ts = tensors_of(call, args)?;
+    let (dtype, ndim) = common_of(call, &ts)?;
+    let Some(axis) = attr_opt_int(call, "axis")? else {
+        let shapes: Option<Vec<&Vec<PrimExpr>>> = ts.iter().map(|t| t.shape.as_ref()).collect();
+        return Ok(match shapes {
+            Some(ss) => ts[0].with_shape(
+                vec![ss.iter().fold(dim(0), |acc, s| add(&acc, &product(s)))],
+                dtype,
+            ),
+            None => ts[0].with_ndim(1, dtype),
+        });
+    };
+    if ndim < 0 {
+        return Ok(ts[0].with_ndim(-1, dtype));
+    }
+    let a = normalize_axis(call, axis, ndim as usize)?;
+    let shapes: Option<Vec<&Vec<PrimExpr>>> = ts.iter().map(|t| t.shape.as_ref()).collect();
+    let Some(ss) = shapes else {
+        return Ok(ts[0].with_ndim(ndim, dtype));
+    };
+    let mut out = ss[0].clone();
+    for (i, s) in ss.iter().enumerate().skip(1) {
+        for d in 0..out.len() {
+            if d == a {
+                out[d] = add(&out[d], &s[d]);
+            } else if let (Some(p), Some(q)) = (const_value(&out[d]), const_value(&s[d]))
+                && p != q
+            {
+                return Err(err(
+                    call,
+                    format!(
+                        "tensors[{i}] has shape {} which differs from {} outside axis {a}",
+                        shape_str(s),
+                        shape_str(ss[0])
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(ts[0].with_shape(out, dtype))
+}
+
+/// `R.stack((a, b, ...), axis)`: equal shapes, a new axis of length `len(tensors)`.
+pub(super) fn infer_stack(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let ts = tensors_of(call, args)?;
+    let (dtype, ndim) = common_of(call, &ts)?;
+    let axis = attr_opt_int(call, "axis")?.unwrap_or(0);
+    if ndim < 0 {
+        return Ok(ts[0].with_ndim(-1, dtype));
+    }
+    let a = normalize_axis(call, axis, ndim as usize + 1)?;
+    let shapes: Option<Vec<&Vec<PrimExpr>>> = ts.iter().map(|t| t.shape.as_ref()).collect();
+    let Some(ss) = shapes else {
+        return Ok(ts[0].with_ndim(ndim + 1, dtype));
+    };
+    for (i, s) in ss.iter().enumerate().skip(1) {
+        if s.iter()
+            .zip(ss[0].iter())
+            .any(|(x, y)| matches!((const_value(x), const_value(y)), (Some(p), Some(q)) if p != q))
+        {
+            return Err(err(
+                call,
+                format!(
+                    "tensors[{i}] has shape {} but tensors[0] has {}",
+                    shape_str(s),
+                    shape_str(ss[0])
+                ),
+            ));
+        }
+    }
+    let mut out = ss[0].clone();
+    out.insert(a, dim(ts.len() as i64));
+    Ok(ts[0].with_shape(out, dtype))
+}
+
+/// `R.split(x, indices_or_sections, axis)`: a tuple of pieces (TVM's rules: `n` sections
+/// of `ceildiv(len, n)` with a shorter last one; indices clamped to `[0, len]`).
+pub(super) fn infer_split(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let x = tensor_arg(call, args, 0)?;
+    let axis = attr_int(call, "axis")?;
+    let ios = attr(call, "indices_or_sections")
+        .ok_or_else(|| err(call, "missing attribute `indices_or_sections`"))?;
+    let axis = match x.ndim() {
+        Some(n) => Some(normalize_axis(call, axis, n)?),
+        None => None,
+    };
+    match &ios {
+        AttrValue::List(_) => {
+            let indices = ios.as_int_list().ok_or_else(|| {
+                err(
+                    call,
+                    format!("indices_or_sections must be an int or a list of ints, got {ios:?}"),
+                )
+            })?;
+            if indices.is_empty() {
+                return Ok(x.to_struct_info());
+            }
+            let (Some(s), Some(a)) = (&x.shape, axis) else {
+                return Ok(StructInfo::Tuple(vec![
+                    x.with_ndim(x.ndim, x.dtype);
+                    indices.len() + 1
+                ]));
+            };
+            let len = &s[a];
+            let clamp = |v: PrimExpr| {
+                arith(
+                    tir::BinaryOp::Min,
+                    &arith(tir::BinaryOp::Max, &v, &dim(0)),
+                    len,
+                )
+            };
+            let mut out = Vec::with_capacity(indices.len() + 1);
+            for i in 0..=indices.len() {
+                let left = if i == 0 { dim(0) } else { dim(indices[i - 1]) };
+                let right = if i < indices.len() {
+                    dim(indices[i])
+                } else {
+                    len.clone()
+                };
+                let piece = arith(
+                    tir::BinaryOp::Max,
+                    &sub(&clamp(right), &clamp(left)),
+                    &dim(0),
+                );
+                let mut shape = s.clone();
+                shape[a] = piece;
+                out.push(x.with_shape(shape, x.dtype));
+            }
+            Ok(StructInfo::Tuple(out))
+        }
+        other => {
+            let n = other.as_int().ok_or_else(|| {
+                err(
+                    call,
+                    format!("indices_or_sections must be an int or a list of ints, got {other:?}"),
+                )
+            })?;
+            if n <= 0 {
+                return Err(err(
+                    call,
+                    format!("the number of sections must be positive, got {n}"),
+                ));
+            }
+            if n == 1 {
+                return Ok(x.to_struct_info());
+            }
+            let (Some(s), Some(a)) = (&x.shape, axis) else {
+                return Ok(StructInfo::Tuple(vec![
+                    x.with_ndim(x.ndim, x.dtype);
+                    n as usize
+                ]));
+            };
+            let len = &s[a];
+            let piece = floordiv(&add(len, &dim(n - 1)), &dim(n));
+            let last = sub(len, &mul(&piece, &dim(n - 1)));
+            let mut out = Vec::with_capacity(n as usize);
+            for i in 0..n {
+                let mut shape = s.clone();
+                shape[a] = if i + 1 < n {
+                    piece.clone()
+                } else {
+                    last.clone()
+                };
+                out.push(x.with_shape(shape, x.dtype));
+            }
+            Ok(StructInfo::Tuple(out))
+        }
+    }
+}
+
+/// `R.broadcast_to(x, shape)`: every input dimension is 1 or the target's.
+pub(super) fn infer_broadcast_to(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 2, 2)?;
+    let x = tensor_arg(call, args, 0)?;
+    let (values, ndim) = shape_arg(call, args, 1)?;
+    if x.ndim >= 0 && ndim >= 0 && x.ndim > ndim {
+        return Err(err(
+            call,
+            format!("cannot broadcast a rank-{} tensor to rank {ndim}", x.ndim),
+        ));
+    }
+    let Some(target) = values else {
+        return Ok(x.with_ndim(ndim, x.dtype));
+    };
+    if let Some(s) = &x.shape {
+        let off = target.len() - s.len();
+        for (i, d) in s.iter().enumerate() {
+            let t = &target[off + i];
+            if let (Some(p), Some(q)) = (const_value(d), const_value(t))
+                && p != 1
+                && p != q
+            {
+                return Err(err(
+                    call,
+                    format!(
+                        "cannot broadcast {} to {}: dimension {i} is {p}, target is {q}",
+                        shape_str(s),
+                        shape_str(&target)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(x.with_shape(target, x.dtype))
+}
+
+/// `R.tile(x, repeats)`.
+pub(super) fn infer_tile(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let x = tensor_arg(call, args, 0)?;
+    let reps = attr_int_list(call, "repeats")?;
+    if let Some(&r) = reps.iter().find(|&&r| r < 0) {
+        return Err(err(call, format!("repeats must be non-negative, got {r}")));
+    }
+    let Some(n) = x.ndim() else {
+        return Ok(x.with_ndim(-1, x.dtype));
+    };
+    let out_n = n.max(reps.len());
+    let Some(s) = &x.shape else {
+        return Ok(x.with_ndim(out_n as i64, x.dtype));
+    };
+    let mut shape: Vec<PrimExpr> = vec![dim(1); out_n - n];
+    shape.extend(s.iter().cloned());
+    let mut r: Vec<i64> = vec![1; out_n - reps.len()];
+    r.extend(reps);
+    let out = shape.iter().zip(r).map(|(d, k)| mul(d, &dim(k))).collect();
+    Ok(x.with_shape(out, x.dtype))
+}
+
+/// `R.repeat(x, repeats, axis)`: flattened when `axis` is `None`.
+pub(super) fn infer_repeat(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let x = tensor_arg(call, args, 0)?;
+    let r = attr_int(call, "repeats")?;
+    if r < 0 {
+        return Err(err(call, format!("repeats must be non-negative, got {r}")));
+    }
+    match attr_opt_int(call, "axis")? {
+        None => Ok(match &x.shape {
+            Some(s) => x.with_shape(vec![mul(&product(s), &dim(r))], x.dtype),
+            None => x.with_ndim(1, x.dtype),
+        }),
+        Some(axis) => {
+            let Some(n) = x.ndim() else {
+                return Ok(x.to_struct_info());
+            };
+            let a = normalize_axis(call, axis, n)?;
+            Ok(match &x.shape {
+                Some(s) => {
+                    let mut out = s.clone();
+                    out[a] = mul(&s[a], &dim(r));
+                    x.with_shape(out, x.dtype)
+                }
+                None => x.to_struct_info(),
+            })
+        }
+    }
+}
+
+/// `R.flip(x, axis)`.
+pub(super) fn infer_flip(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let x = tensor_arg(call, args, 0)?;
+    if let Some(n) = x.ndim() {
+        normalize_axis(call, attr_int(call, "axis")?, n)?;
+    }
+    Ok(x.to_struct_info())
+}
+
+/// Operators whose result is shaped like their first argument.
+pub(super) fn infer_same_as_data(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    if args.is_empty() {
+        return Err(err(call, "missing argument 0"));
+    }
+    Ok(tensor_arg(call, args, 0)?.to_struct_info())
+}
+
+/// `R.collapse_sum_like(data, target)`: the target's shape, the data's dtype.
+pub(super) fn infer_collapse_sum_like(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 2, 2)?;
+    let x = tensor_arg(call, args, 0)?;
+    let t = tensor_arg(call, args, 1)?;
+    Ok(x.result(t.shape.clone(), t.ndim, x.dtype))
+}
+
+/// `R.collapse_sum_to(data, shape)`.
+pub(super) fn infer_collapse_sum_to(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 2, 2)?;
+    let x = tensor_arg(call, args, 0)?;
+    let (values, ndim) = shape_arg(call, args, 1)?;
+    Ok(x.result(values, ndim, x.dtype))
+}
+
+fn require_int_indices(call: &Call, t: &TensorInfo, i: usize) -> Result<()> {
+    match t.dtype {
+        Some(d) if !d.is_int_or_uint() => Err(err(
+            call,
+            format!(
+                "{} must be an integer tensor, got dtype {d}",
+                crate::op::common::arg_name(call, i)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `R.gather_elements(data, indices, axis)`: the indices' shape, the data's dtype.
+pub(super) fn infer_gather_elements(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 2, 2)?;
+    let x = tensor_arg(call, args, 0)?;
+    let i = tensor_arg(call, args, 1)?;
+    require_int_indices(call, &i, 1)?;
+    if x.ndim >= 0 && i.ndim >= 0 && x.ndim != i.ndim {
+        return Err(err(
+            call,
+            format!(
+                "data and indices must have the same rank, got {} and {}",
+                x.ndim, i.ndim
+            ),
+        ));
+    }
+    if let Some(n) = x.ndim() {
+        normalize_axis(call, attr_int(call, "axis")?, n)?;
+    }
+    Ok(x.result(i.shape.clone(), i.ndim.max(x.ndim), x.dtype))
+}
+
+/// `R.gather_nd(data, indices, batch_dims)`.
+pub(super) fn infer_gather_nd(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 2, 2)?;
+    let x = tensor_arg(call, args, 0)?;
+    let i = tensor_arg(call, args, 1)?;
+    require_int_indices(call, &i, 1)?;
+    let b = attr_int(call, "batch_dims")?.max(0) as usize;
+    let (Some(xs), Some(is)) = (&x.shape, &i.shape) else {
+        return Ok(x.with_ndim(-1, x.dtype));
+    };
+    let Some(last) = is.last().and_then(const_value) else {
+        return Ok(x.with_ndim(-1, x.dtype));
+    };
+    let start = b + last.max(0) as usize;
+    if start > xs.len() {
+        return Err(err(
+            call,
+            format!(
+                "indices address {start} dimensions of a rank-{} tensor",
+                xs.len()
+            ),
+        ));
+    }
+    let mut out: Vec<PrimExpr> = is[..is.len() - 1].to_vec();
+    out.extend(xs[start..].iter().cloned());
+    Ok(x.with_shape(out, x.dtype))
+}
+
+/// `R.scatter_elements(data, indices, updates, axis, reduction)`: the data's struct info.
+pub(super) fn infer_scatter_elements(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 3, 3)?;
+    let x = tensor_arg(call, args, 0)?;
+    let i = tensor_arg(call, args, 1)?;
+    let u = tensor_arg(call, args, 2)?;
+    require_int_indices(call, &i, 1)?;
+    if let (Some(a), Some(b)) = (x.dtype, u.dtype)
+        && a != b
+    {
+        return Err(err(
+            call,
+            format!("updates have dtype {b} but data has {a}"),
+        ));
+    }
+    if let (Some(a), Some(b)) = (&i.shape, &u.shape)
+        && (a.len() != b.len()
+            || a.iter().zip(b).any(|(p, q)| {
+                !prove_equal(p, q) && const_value(p).is_some() && const_value(q).is_some()
+            }))
+    {
+        return Err(err(
+            call,
+            format!(
+                "indices {} and updates {} must have the same shape",
+                shape_str(a),
+                shape_str(b)
+            ),
+        ));
+    }
+    if let Some(n) = x.ndim() {
+        normalize_axis(call, attr_int(call, "axis")?, n)?;
+    }
+    Ok(x.to_struct_info())
+}
+
+/// `R.one_hot(indices, on_value, off_value, depth, axis)`: `depth` inserted at `axis`, the
+/// dtype of the on/off values.
+pub(super) fn infer_one_hot(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 3, 3)?;
+    let i = tensor_arg(call, args, 0)?;
+    require_int_indices(call, &i, 0)?;
+    let (on, _) = prim_arg(call, args, 1)?;
+    let (off, _) = prim_arg(call, args, 2)?;
+    if on != off {
+        return Err(err(
+            call,
+            format!("on_value ({on}) and off_value ({off}) must have the same dtype"),
+        ));
+    }
+    let depth = attr_int(call, "depth")?;
+    if depth <= 0 {
+        return Err(err(call, format!("depth must be positive, got {depth}")));
+    }
+    let axis = attr_int(call, "axis")?;
+    let Some(n) = i.ndim() else {
+        return Ok(i.with_ndim(-1, Some(on)));
+    };
+    let a = if axis == -1 {
+        n
+    } else {
+        normalize_axis(call, axis, n + 1)?
+    };
+    Ok(match &i.shape {
+        Some(s) => {
+            let mut out = s.clone();
+            out.insert(a, dim(depth));
+            i.with_shape(out, Some(on))
+        }
+        None => i.with_ndim(n as i64 + 1, Some(on)),
+    })
+}
