@@ -9,7 +9,11 @@ pub mod codegen;
 pub mod error;
 pub mod ir;
 pub mod op;
+pub mod script;
+pub mod structural_eq;
 pub mod struct_info_ops;
 
 pub use error::{Error, Result};
 pub use ir::*;
+pub use script::{parse_module, print_module};
+pub use structural_eq::structural_equal;

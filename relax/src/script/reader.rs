@@ -1,0 +1,1968 @@
+//! The `R.` / `I.` dialect reader: a parsed `@I.ir_module` class to an [`IRModule`].
+//!
+//! Scoping follows TVM's parser: each global Relax function has its own symbolic variables
+//! (module-level `n = TypeVar("n")` names, in-body `n = T.int64()` declarations and names first
+//! met in string dimensions `"n * 2"`), shared by inner functions; Relax variables are lexically
+//! scoped (an `if` branch and a dataflow block open a scope; `R.output` re-exports dataflow
+//! variables as ordinary ones). Errors carry the position of the offending syntax.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use tir::ParseError;
+use tir::syntax::Span;
+use tir::syntax::ast::{self, ExprKind as A, StmtKind as S};
+use tir::{DataType, PrimExpr};
+
+use crate::ir::*;
+use crate::op::{OpParam, ParamKind};
+use crate::script::ReadOptions;
+use crate::script::builtins;
+use crate::script::builtins::OpView;
+use crate::{Error, Result};
+
+type PResult<T> = std::result::Result<T, ParseError>;
+
+fn err<T>(span: Span, msg: impl Into<String>) -> PResult<T> {
+    Err(ParseError::new(span, msg))
+}
+
+/// Parses a TVMScript module without a metadata table.
+pub fn parse_module(src: &str) -> Result<IRModule> {
+    parse_module_with(src, &ReadOptions::default())
+}
+
+/// Parses a TVMScript module; `options.metadata` resolves `metadata["ir.GenericConst"][i]`.
+pub fn parse_module_with(src: &str, options: &ReadOptions) -> Result<IRModule> {
+    read(src, options).map_err(|e| Error::Parse(e.render(src)))
+}
+
+fn read(src: &str, options: &ReadOptions) -> PResult<IRModule> {
+    let module = tir::syntax::parse_module(src)?;
+    let tir_ctx = tir::ModuleContext::from_module(&module);
+    let mut members: Option<(&[ast::Stmt], String)> = None;
+    let mut loose = Vec::new();
+    for stmt in &module.body {
+        match &stmt.kind {
+            S::Assign { value, .. } if value.call_name().as_deref() == Some("TypeVar") => {}
+            S::ClassDef(c) => {
+                if !c
+                    .decorators
+                    .iter()
+                    .any(|d| d.dotted_name().as_deref() == Some("I.ir_module"))
+                {
+                    return err(stmt.span, "expected `@I.ir_module` before the module class");
+                }
+                if members.is_some() {
+                    return err(c.name_span, "a file holds one `@I.ir_module` class");
+                }
+                members = Some((&c.body, c.name.clone()));
+            }
+            S::FunctionDef(_) => loose.push(stmt.clone()),
+            S::Pass => {}
+            _ => {
+                return err(
+                    stmt.span,
+                    "expected `@I.ir_module class Module:` or a `TypeVar` declaration",
+                );
+            }
+        }
+    }
+    let (body, class_name) = match members {
+        Some((body, name)) => {
+            if !loose.is_empty() {
+                return err(
+                    loose[0].span,
+                    "functions must be members of the module class",
+                );
+            }
+            (body.to_vec(), name)
+        }
+        None if !loose.is_empty() => (loose, "Module".to_string()),
+        None => {
+            return err(
+                Span {
+                    line: 1,
+                    column: 1,
+                    ..Span::default()
+                },
+                "expected an `@I.ir_module` class",
+            );
+        }
+    };
+    let type_vars = tir_ctx.type_vars.clone();
+    let mut m = ModuleReader {
+        options,
+        tir_ctx,
+        class_name,
+        type_vars,
+        globals: HashMap::new(),
+    };
+    m.module(&body)
+}
+
+/// What a global name refers to, for references and the fallback inference.
+#[derive(Clone)]
+enum Global {
+    Relax { ret: StructInfo },
+    Tir,
+}
+
+struct ModuleReader<'a> {
+    options: &'a ReadOptions,
+    tir_ctx: tir::ModuleContext,
+    class_name: String,
+    type_vars: BTreeSet<String>,
+    globals: HashMap<String, Global>,
+}
+
+fn relax_decorator(def: &ast::FunctionDef) -> Option<&ast::Expr> {
+    def.decorators.iter().find(|d| {
+        d.dotted_name().as_deref() == Some("R.function")
+            || d.call_name().as_deref() == Some("R.function")
+    })
+}
+
+impl ModuleReader<'_> {
+    fn module(&mut self, body: &[ast::Stmt]) -> PResult<IRModule> {
+        let mut module = IRModule::new();
+        // Every global is known before any body is read: functions refer to each other as
+        // `cls.f` in any order.
+        for stmt in body {
+            if let S::FunctionDef(def) = &stmt.kind {
+                if self.globals.contains_key(&def.name) {
+                    return err(
+                        def.name_span,
+                        format!("function `{}` defined twice", def.name),
+                    );
+                }
+                let g = if tir::script::is_prim_func(def) {
+                    Global::Tir
+                } else {
+                    let ret = FnReader::new(self)
+                        .signature(def)
+                        .map(|(_, r)| r)
+                        .unwrap_or(StructInfo::Any);
+                    Global::Relax { ret }
+                };
+                self.globals.insert(def.name.clone(), g);
+            }
+        }
+        for stmt in body {
+            match &stmt.kind {
+                S::FunctionDef(def) if tir::script::is_prim_func(def) => {
+                    let f = tir::prim_func_from_ast(def, &self.tir_ctx)?;
+                    module.add(def.name.clone(), BaseFunc::Tir(f));
+                }
+                S::FunctionDef(def) if relax_decorator(def).is_some() => {
+                    let f = FnReader::new(self).function(def)?;
+                    module.add(def.name.clone(), BaseFunc::Relax(f));
+                }
+                S::FunctionDef(def) => {
+                    return err(
+                        def.name_span,
+                        format!(
+                            "function `{}` needs a `@R.function` or `@T.prim_func` decorator",
+                            def.name
+                        ),
+                    );
+                }
+                S::Expr(e) if e.call_name().as_deref() == Some("I.module_attrs") => {
+                    let ast::ExprKind::Call { args, .. } = &e.kind else {
+                        return err(e.span, "expected `I.module_attrs({...})`");
+                    };
+                    let [dict] = args.as_slice() else {
+                        return err(e.span, "`I.module_attrs` takes one dict");
+                    };
+                    module.attrs = FnReader::new(self).attr_dict(dict)?;
+                }
+                S::Pass => {}
+                _ => {
+                    return err(
+                        stmt.span,
+                        "expected a function definition or `I.module_attrs({...})` in the module",
+                    );
+                }
+            }
+        }
+        Ok(module)
+    }
+}
+
+/// Where a binding is being made.
+#[derive(Clone, Copy, PartialEq)]
+enum BlockKind {
+    Plain,
+    Dataflow,
+}
+
+/// Bindings being collected for a [`SeqExpr`].
+#[derive(Default)]
+struct Body {
+    blocks: Vec<BindingBlock>,
+    current: Vec<Binding>,
+}
+
+impl Body {
+    fn push(&mut self, b: Binding) {
+        self.current.push(b);
+    }
+    fn flush(&mut self) {
+        if !self.current.is_empty() {
+            self.blocks.push(BindingBlock {
+                bindings: std::mem::take(&mut self.current),
+                dataflow: false,
+            });
+        }
+    }
+    fn finish(mut self, body: Expr) -> SeqExpr {
+        self.flush();
+        SeqExpr {
+            blocks: self.blocks,
+            body,
+        }
+    }
+}
+
+/// Reads one global Relax function (and the inner functions it defines).
+struct FnReader<'m, 'a> {
+    m: &'m ModuleReader<'a>,
+    scopes: Vec<HashMap<String, Var>>,
+    /// Symbolic variables of this function, by name.
+    sym: HashMap<String, tir::Var>,
+    /// Names standing for the module class (`cls = Module`).
+    cls: HashSet<String>,
+    /// Names of the outputs of the dataflow block being read.
+    outputs: HashSet<String>,
+}
+
+/// The name of a call (`R.add`) and its parts, if `e` is a call of a dotted name.
+fn call_parts(e: &ast::Expr) -> Option<(String, &[ast::Expr], &[ast::Keyword])> {
+    match &e.kind {
+        A::Call {
+            func,
+            args,
+            keywords,
+        } => Some((func.dotted_name()?, args, keywords)),
+        _ => None,
+    }
+}
+
+fn is_leaf(e: &Expr) -> bool {
+    match e.kind() {
+        ExprKind::Call(_) | ExprKind::If(_) | ExprKind::Seq(_) | ExprKind::Function(_) => false,
+        ExprKind::Tuple(fields) => fields.iter().all(is_leaf),
+        _ => true,
+    }
+}
+
+fn names_in(e: &ast::Expr, out: &mut Vec<(String, Span)>) {
+    match &e.kind {
+        A::Name(n) => out.push((n.clone(), e.span)),
+        A::Attribute { .. } => {}
+        A::Call { args, keywords, .. } => {
+            for a in args {
+                names_in(a, out);
+            }
+            for k in keywords {
+                names_in(&k.value, out);
+            }
+        }
+        A::UnaryOp { operand, .. } => names_in(operand, out),
+        A::BinOp { left, right, .. } | A::BoolOp { left, right, .. } => {
+            names_in(left, out);
+            names_in(right, out);
+        }
+        A::Compare { left, comparisons } => {
+            names_in(left, out);
+            for (_, c) in comparisons {
+                names_in(c, out);
+            }
+        }
+        A::Tuple(items) | A::List(items) | A::Set(items) => {
+            for i in items {
+                names_in(i, out);
+            }
+        }
+        A::IfExp { test, body, orelse } => {
+            names_in(test, out);
+            names_in(body, out);
+            names_in(orelse, out);
+        }
+        _ => {}
+    }
+}
+
+/// Rewrites `int32` literals to `int64` in an expression made only of literals (`2 * 3` in a
+/// shape): Relax shapes and prim values default to `int64`.
+fn widen_literals(e: PrimExpr) -> PrimExpr {
+    use tir::ExprKind as P;
+    match e.kind() {
+        P::IntImm { dtype, value } if *dtype == DataType::INT32 => PrimExpr::i64(*value),
+        P::Binary { op, a, b } => {
+            PrimExpr::binary(*op, widen_literals(a.clone()), widen_literals(b.clone()))
+        }
+        _ => e,
+    }
+}
+
+fn int_of(e: &ast::Expr) -> Option<i128> {
+    match &e.kind {
+        A::Int(v) => Some(*v),
+        A::UnaryOp {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => int_of(operand).map(|v| -v),
+        A::UnaryOp {
+            op: ast::UnaryOp::Pos,
+            operand,
+        } => int_of(operand),
+        _ => None,
+    }
+}
+
+fn float_of(e: &ast::Expr) -> Option<f64> {
+    match &e.kind {
+        A::Float(v) => Some(*v),
+        A::UnaryOp {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => float_of(operand).map(|v| -v),
+        A::UnaryOp {
+            op: ast::UnaryOp::Pos,
+            operand,
+        } => float_of(operand),
+        // `float("inf")`, as the printer writes non-finite constants.
+        A::Call { func, args, .. } if func.as_name() == Some("float") => match args.as_slice() {
+            [
+                ast::Expr {
+                    kind: A::Str(s), ..
+                },
+            ] => s.trim().parse::<f64>().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn to_i64(v: i128, span: Span) -> PResult<i64> {
+    i64::try_from(v).or_else(|_| err(span, "integer does not fit in 64 bits"))
+}
+
+fn parse_dtype(s: &str, span: Span) -> PResult<DataType> {
+    DataType::parse(s).map_or_else(|| err(span, format!("unknown data type {s:?}")), Ok)
+}
+
+fn string_arg(e: &ast::Expr, what: &str) -> PResult<String> {
+    match &e.kind {
+        A::Str(s) => Ok(s.clone()),
+        _ => err(
+            e.span,
+            format!("expected a string ({what}), found {}", e.describe()),
+        ),
+    }
+}
+
+/// Positional-or-keyword arguments of a fixed-shape call form.
+struct Args<'e> {
+    name: String,
+    span: Span,
+    args: &'e [ast::Expr],
+    keywords: &'e [ast::Keyword],
+    used: Vec<bool>,
+}
+
+impl<'e> Args<'e> {
+    fn new(
+        name: &str,
+        span: Span,
+        args: &'e [ast::Expr],
+        keywords: &'e [ast::Keyword],
+    ) -> Args<'e> {
+        Args {
+            name: name.to_string(),
+            span,
+            args,
+            keywords,
+            used: vec![false; keywords.len()],
+        }
+    }
+    /// Argument `pos` (positional index) or keyword `key`.
+    fn get(&mut self, pos: usize, key: &str) -> PResult<Option<&'e ast::Expr>> {
+        let kw = self.keywords.iter().position(|k| k.name == key);
+        if let Some(i) = kw {
+            self.used[i] = true;
+        }
+        match (self.args.get(pos), kw) {
+            (Some(_), Some(i)) => err(
+                self.keywords[i].span,
+                format!("`{}` got argument `{key}` twice", self.name),
+            ),
+            (Some(a), None) => Ok(Some(a)),
+            (None, Some(i)) => Ok(Some(&self.keywords[i].value)),
+            (None, None) => Ok(None),
+        }
+    }
+    fn require(&mut self, pos: usize, key: &str) -> PResult<&'e ast::Expr> {
+        match self.get(pos, key)? {
+            Some(a) => Ok(a),
+            None => err(
+                self.span,
+                format!("`{}` is missing argument `{key}`", self.name),
+            ),
+        }
+    }
+    /// Fails on unused keywords and on more than `max_positional` positional arguments.
+    fn finish(&self, max_positional: usize) -> PResult<()> {
+        if let Some(extra) = self.args.get(max_positional) {
+            return err(
+                extra.span,
+                format!(
+                    "`{}` takes at most {max_positional} positional argument(s)",
+                    self.name
+                ),
+            );
+        }
+        for (k, used) in self.keywords.iter().zip(&self.used) {
+            if !used {
+                return err(
+                    k.span,
+                    format!(
+                        "unexpected keyword argument `{}` of `{}`",
+                        k.name, self.name
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'m, 'a> FnReader<'m, 'a> {
+    fn new(m: &'m ModuleReader<'a>) -> Self {
+        FnReader {
+            m,
+            scopes: vec![HashMap::new()],
+            sym: HashMap::new(),
+            cls: HashSet::new(),
+            outputs: HashSet::new(),
+        }
+    }
+
+    // ----- names -----
+
+    fn lookup_var(&self, name: &str) -> Option<&Var> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn bind(&mut self, var: &Var) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(var.name().to_string(), var.clone());
+        }
+    }
+
+    /// The symbolic variable `name`: already seen in this function, or a module `TypeVar`.
+    fn lookup_sym(&mut self, name: &str) -> Option<tir::Var> {
+        if let Some(v) = self.sym.get(name) {
+            return Some(v.clone());
+        }
+        if self.m.type_vars.contains(name) {
+            let v = tir::Var::new(name, DataType::INT64);
+            self.sym.insert(name.to_string(), v.clone());
+            return Some(v);
+        }
+        None
+    }
+
+    fn is_cls(&self, name: &str) -> bool {
+        self.cls.contains(name) || name == self.m.class_name
+    }
+
+    /// `cls.f` → `f`, checked against the module's functions.
+    fn global_ref(&self, e: &ast::Expr) -> PResult<Option<String>> {
+        if let A::Attribute { value, attr } = &e.kind
+            && let Some(base) = value.as_name()
+            && self.is_cls(base)
+            && self.lookup_var(base).is_none()
+        {
+            if !self.m.globals.contains_key(attr) {
+                return err(e.span, format!("the module has no function `{attr}`"));
+            }
+            return Ok(Some(attr.clone()));
+        }
+        Ok(None)
+    }
+
+    // ----- prim expressions -----
+
+    /// A TIR expression over this function's symbolic variables. `define` makes unknown names
+    /// new `int64` variables (string dimensions do that in TVM).
+    fn prim(&mut self, e: &ast::Expr, define: bool) -> PResult<PrimExpr> {
+        if let Some(v) = int_of(e) {
+            return Ok(PrimExpr::i64(to_i64(v, e.span)?));
+        }
+        let mut names = Vec::new();
+        names_in(e, &mut names);
+        for (n, span) in names {
+            if n == "T" || self.lookup_sym(&n).is_some() {
+                continue;
+            }
+            if define {
+                self.sym
+                    .insert(n.clone(), tir::Var::new(n.as_str(), DataType::INT64));
+            } else if self.lookup_var(&n).is_some() {
+                return err(
+                    span,
+                    format!("`{n}` is a Relax variable, not a symbolic (TIR) variable"),
+                );
+            } else {
+                return err(span, format!("undefined symbolic variable `{n}`"));
+            }
+        }
+        let scope = tir::script::ExprScope {
+            vars: self.sym.clone(),
+        };
+        let p = tir::script::prim_expr_from_ast(e, &scope)?;
+        Ok(if p.dtype() == DataType::INT32 {
+            widen_literals(p)
+        } else {
+            p
+        })
+    }
+
+    /// One dimension of a shape: an int, a symbolic expression, or a string holding one.
+    fn dim(&mut self, e: &ast::Expr) -> PResult<PrimExpr> {
+        if let A::Str(s) = &e.kind {
+            let parsed = tir::syntax::parse_expr(s).map_err(|inner| {
+                ParseError::new(e.span, format!("in dimension {s:?}: {}", inner.message))
+            })?;
+            return self.prim(&parsed, true).map_err(|inner| {
+                ParseError::new(e.span, format!("in dimension {s:?}: {}", inner.message))
+            });
+        }
+        self.prim(e, false)
+    }
+
+    fn dims(&mut self, e: &ast::Expr) -> PResult<Vec<PrimExpr>> {
+        match &e.kind {
+            A::Tuple(items) | A::List(items) => items.iter().map(|d| self.dim(d)).collect(),
+            _ => err(
+                e.span,
+                format!("expected a list of dimensions, found {}", e.describe()),
+            ),
+        }
+    }
+
+    // ----- struct info -----
+
+    fn struct_info(&mut self, e: &ast::Expr) -> PResult<StructInfo> {
+        if let Some(name) = e.dotted_name() {
+            return match name.as_str() {
+                "R.Any" | "R.Object" => Ok(StructInfo::Any),
+                "R.Tensor" => Ok(StructInfo::tensor_ndim(-1, None)),
+                "R.Shape" => Ok(StructInfo::Shape {
+                    values: None,
+                    ndim: -1,
+                }),
+                "R.Tuple" => Ok(StructInfo::Tuple(Vec::new())),
+                "R.Callable" => Ok(StructInfo::Func {
+                    params: None,
+                    ret: Box::new(StructInfo::Any),
+                    pure: true,
+                }),
+                _ => match name.strip_prefix("T.") {
+                    Some(dt) => Ok(StructInfo::prim(parse_dtype(dt, e.span)?)),
+                    None => err(
+                        e.span,
+                        format!(
+                            "expected a struct info annotation (`R.Tensor`, `R.Tuple`, `R.Shape`, `R.Any`, `T.int64`, ...), found `{name}`"
+                        ),
+                    ),
+                },
+            };
+        }
+        let Some((name, args, keywords)) = call_parts(e) else {
+            return err(
+                e.span,
+                format!(
+                    "expected a struct info annotation such as `R.Tensor(...)`, found {}",
+                    e.describe()
+                ),
+            );
+        };
+        let mut a = Args::new(&name, e.span, args, keywords);
+        match name.as_str() {
+            "R.Tensor" => {
+                let shape = match a.get(0, "shape")? {
+                    None => None,
+                    Some(ast::Expr { kind: A::None, .. }) => None,
+                    Some(s) => Some(self.dims(s)?),
+                };
+                let dtype = match a.get(1, "dtype")? {
+                    None => None,
+                    Some(ast::Expr { kind: A::None, .. }) => None,
+                    Some(d) => {
+                        let s = string_arg(d, "a data type")?;
+                        if s.is_empty() || s == "void" {
+                            None
+                        } else {
+                            Some(parse_dtype(&s, d.span)?)
+                        }
+                    }
+                };
+                let vdevice = match a.get(2, "vdevice")? {
+                    None => None,
+                    Some(v) => Some(string_arg(v, "a virtual device")?),
+                };
+                let ndim_arg = match a.get(3, "ndim")? {
+                    None => None,
+                    Some(n) => match int_of(n) {
+                        Some(v) if v >= -1 && v <= i64::MAX as i128 => Some(v as i64),
+                        _ => return err(n.span, "expected `ndim` to be an integer >= -1"),
+                    },
+                };
+                a.finish(4)?;
+                let ndim = match (&shape, ndim_arg) {
+                    (Some(s), Some(n)) if n != s.len() as i64 => {
+                        return err(e.span, "`ndim` does not match the length of the shape");
+                    }
+                    (Some(s), _) => s.len() as i64,
+                    (None, n) => n.unwrap_or(-1),
+                };
+                Ok(StructInfo::Tensor {
+                    shape,
+                    dtype,
+                    ndim,
+                    vdevice,
+                })
+            }
+            "R.Shape" => {
+                let values = match a.get(0, "values")? {
+                    None => None,
+                    Some(ast::Expr { kind: A::None, .. }) => None,
+                    Some(v) => Some(self.dims(v)?),
+                };
+                let ndim_arg = match a.get(1, "ndim")? {
+                    None => None,
+                    Some(n) => match int_of(n) {
+                        Some(v) if v >= -1 && v <= i64::MAX as i128 => Some(v as i64),
+                        _ => return err(n.span, "expected `ndim` to be an integer >= -1"),
+                    },
+                };
+                a.finish(2)?;
+                let ndim = match (&values, ndim_arg) {
+                    (Some(v), Some(n)) if n != v.len() as i64 => {
+                        return err(e.span, "`ndim` does not match the number of values");
+                    }
+                    (Some(v), _) => v.len() as i64,
+                    (None, n) => n.unwrap_or(-1),
+                };
+                Ok(StructInfo::Shape { values, ndim })
+            }
+            "R.Tuple" => {
+                a.finish(usize::MAX)?;
+                let items: &[ast::Expr] = match args {
+                    [
+                        ast::Expr {
+                            kind: A::List(items),
+                            ..
+                        },
+                    ] => items,
+                    _ => args,
+                };
+                Ok(StructInfo::Tuple(
+                    items
+                        .iter()
+                        .map(|i| self.struct_info(i))
+                        .collect::<PResult<_>>()?,
+                ))
+            }
+            "R.Prim" => {
+                let dtype = match a.get(0, "dtype")? {
+                    Some(d) => Some(parse_dtype(&string_arg(d, "a data type")?, d.span)?),
+                    None => None,
+                };
+                let value = match a.get(1, "value")? {
+                    Some(v) => Some(self.prim(v, false)?),
+                    None => None,
+                };
+                a.finish(2)?;
+                match (dtype, value) {
+                    (Some(dtype), value) => Ok(StructInfo::Prim { dtype, value }),
+                    (None, Some(v)) => Ok(StructInfo::Prim {
+                        dtype: v.dtype(),
+                        value: Some(v),
+                    }),
+                    (None, None) => err(e.span, "`R.Prim` needs a dtype or a value"),
+                }
+            }
+            "R.Object" | "R.Any" => {
+                a.finish(0)?;
+                Ok(StructInfo::Any)
+            }
+            "R.Callable" => {
+                let params = match a.get(0, "params")? {
+                    None => None,
+                    Some(ast::Expr { kind: A::None, .. }) => None,
+                    Some(p) => match &p.kind {
+                        A::Tuple(items) | A::List(items) => Some(
+                            items
+                                .iter()
+                                .map(|i| self.struct_info(i))
+                                .collect::<PResult<Vec<_>>>()?,
+                        ),
+                        _ => return err(p.span, "expected a tuple of parameter struct infos"),
+                    },
+                };
+                let ret = match a.get(1, "ret")? {
+                    Some(r) => self.struct_info(r)?,
+                    None => StructInfo::Any,
+                };
+                let pure = match a.get(2, "purity")? {
+                    None => true,
+                    Some(ast::Expr {
+                        kind: A::Bool(b), ..
+                    }) => *b,
+                    Some(p) => return err(p.span, "expected `True` or `False`"),
+                };
+                a.finish(3)?;
+                Ok(StructInfo::Func {
+                    params,
+                    ret: Box::new(ret),
+                    pure,
+                })
+            }
+            _ => err(
+                e.span,
+                format!(
+                    "unknown struct info `{name}`; expected `R.Tensor`, `R.Tuple`, `R.Shape`, `R.Prim`, `R.Callable` or `R.Any`"
+                ),
+            ),
+        }
+    }
+
+    /// `out_ty=R.Tensor(...)` or `out_ty=[R.Tensor(...), ...]` (a tuple of outputs).
+    fn out_struct_info(&mut self, e: &ast::Expr) -> PResult<StructInfo> {
+        match &e.kind {
+            A::List(items) => Ok(StructInfo::Tuple(
+                items
+                    .iter()
+                    .map(|i| self.struct_info(i))
+                    .collect::<PResult<_>>()?,
+            )),
+            _ => self.struct_info(e),
+        }
+    }
+
+    /// `ty_args=(A, B)` / `ty_args=[A]` / `ty_args=A`.
+    fn ty_args(&mut self, e: &ast::Expr) -> PResult<Vec<StructInfo>> {
+        match &e.kind {
+            A::Tuple(items) | A::List(items) => items.iter().map(|i| self.struct_info(i)).collect(),
+            _ => Ok(vec![self.struct_info(e)?]),
+        }
+    }
+
+    // ----- attributes -----
+
+    fn attr_value(&mut self, e: &ast::Expr, key: &str) -> PResult<AttrValue> {
+        if let Some(v) = int_of(e) {
+            return Ok(AttrValue::Int(to_i64(v, e.span)?));
+        }
+        if let Some(v) = float_of(e) {
+            return Ok(AttrValue::Float(v));
+        }
+        match &e.kind {
+            A::None => Ok(AttrValue::None),
+            A::Bool(b) => Ok(AttrValue::Bool(*b)),
+            A::Str(s) => {
+                if key.ends_with("dtype")
+                    && let Some(d) = DataType::parse(s)
+                {
+                    return Ok(AttrValue::DType(d));
+                }
+                Ok(AttrValue::Str(s.clone()))
+            }
+            A::List(items) | A::Tuple(items) => Ok(AttrValue::List(
+                items
+                    .iter()
+                    .map(|i| self.attr_value(i, key))
+                    .collect::<PResult<_>>()?,
+            )),
+            A::Dict(_) => Ok(AttrValue::Map(self.attr_dict(e)?.0)),
+            A::Call { .. } if e.call_name().as_deref() == Some("R.dtype") => {
+                let Some((_, [arg], _)) = call_parts(e) else {
+                    return err(e.span, "`R.dtype` takes one string");
+                };
+                let s = string_arg(arg, "a data type")?;
+                Ok(AttrValue::DType(parse_dtype(&s, arg.span)?))
+            }
+            _ => Ok(AttrValue::Expr(self.prim(e, false)?)),
+        }
+    }
+
+    fn attr_dict(&mut self, e: &ast::Expr) -> PResult<Attrs> {
+        let A::Dict(items) = &e.kind else {
+            return err(e.span, format!("expected a dict, found {}", e.describe()));
+        };
+        let mut attrs = Attrs::new();
+        for (k, v) in items {
+            let key = string_arg(k, "an attribute name")?;
+            let value = self.attr_value(v, &key)?;
+            attrs.set(&key, value);
+        }
+        Ok(attrs)
+    }
+
+    // ----- expressions -----
+
+    fn expr(&mut self, e: &ast::Expr) -> PResult<Expr> {
+        if let Some(v) = int_of(e) {
+            return Ok(Expr::prim(PrimExpr::i64(to_i64(v, e.span)?)));
+        }
+        match &e.kind {
+            A::Name(n) => {
+                if let Some(v) = self.lookup_var(n) {
+                    return Ok(Expr::var(v));
+                }
+                if let Some(v) = self.lookup_sym(n) {
+                    return Ok(Expr::prim(PrimExpr::from(v)));
+                }
+                err(e.span, format!("undefined variable `{n}`"))
+            }
+            A::Attribute { .. } => {
+                if let Some(g) = self.global_ref(e)? {
+                    return Ok(Expr::new(ExprKind::GlobalVar(g)));
+                }
+                err(
+                    e.span,
+                    format!(
+                        "expected a Relax value, found `{}`",
+                        e.dotted_name().unwrap_or_else(|| "attribute".into())
+                    ),
+                )
+            }
+            A::Float(v) => Ok(Expr::prim(PrimExpr::float(DataType::FLOAT64, *v))),
+            A::Bool(b) => Ok(Expr::prim(PrimExpr::bool(*b))),
+            A::Str(s) => Ok(Expr::new(ExprKind::StringImm(s.clone()))),
+            A::Tuple(items) | A::List(items) => Ok(Expr::tuple(
+                items.iter().map(|i| self.expr(i)).collect::<PResult<_>>()?,
+            )),
+            A::Subscript { value, index } => {
+                if let A::Subscript {
+                    value: table,
+                    index: key,
+                } = &value.kind
+                    && table.as_name() == Some("metadata")
+                    && self.lookup_var("metadata").is_none()
+                {
+                    return self.metadata_constant(key, index, e.span);
+                }
+                if value.as_name() == Some("metadata") && self.lookup_var("metadata").is_none() {
+                    return err(e.span, "expected `metadata[\"ir.GenericConst\"][index]`");
+                }
+                let base = self.expr(value)?;
+                match int_of(index) {
+                    Some(i) if i >= 0 && i <= u32::MAX as i128 => {
+                        Ok(Expr::new(ExprKind::TupleGetItem(base, i as usize)))
+                    }
+                    _ => err(
+                        index.span,
+                        "expected a non-negative integer literal as tuple index",
+                    ),
+                }
+            }
+            A::Call { .. } => self.call(e),
+            A::UnaryOp { .. } | A::BinOp { .. } | A::BoolOp { .. } | A::Compare { .. } => {
+                Ok(Expr::prim(self.prim(e, false)?))
+            }
+            _ => err(
+                e.span,
+                format!("expected a Relax expression, found {}", e.describe()),
+            ),
+        }
+    }
+
+    fn metadata_constant(
+        &mut self,
+        key: &ast::Expr,
+        index: &ast::Expr,
+        span: Span,
+    ) -> PResult<Expr> {
+        match &key.kind {
+            A::Str(s) if s == "ir.GenericConst" => {}
+            _ => {
+                return err(
+                    key.span,
+                    "expected `\"ir.GenericConst\"`: only tensor constants are read from metadata",
+                );
+            }
+        }
+        let Some(i) = int_of(index).filter(|i| *i >= 0) else {
+            return err(index.span, "expected a non-negative integer metadata index");
+        };
+        let table = &self.m.options.metadata;
+        if table.is_empty() {
+            return err(
+                span,
+                "this module refers to `metadata[\"ir.GenericConst\"]`, which is needed to read it: pass the constants table (`ReadOptions::metadata`; the corpus keeps it in case.json)",
+            );
+        }
+        let Some(t) = usize::try_from(i).ok().and_then(|i| table.get(i)) else {
+            return err(
+                index.span,
+                format!(
+                    "metadata index {i} is out of range: the table has {} constants",
+                    table.len()
+                ),
+            );
+        };
+        let c = constant_of(t.clone(), Some(i as usize), span)?;
+        Ok(Expr::new(ExprKind::Constant(c)))
+    }
+
+    fn call(&mut self, e: &ast::Expr) -> PResult<Expr> {
+        let A::Call {
+            func,
+            args,
+            keywords,
+        } = &e.kind
+        else {
+            return err(e.span, "expected a call");
+        };
+        if let Some(g) = self.global_ref(func)? {
+            let mut a = Args::new(&format!("cls.{g}"), e.span, &[], keywords);
+            let ty_args = match a.get(usize::MAX, "ty_args")? {
+                Some(t) => self.ty_args(t)?,
+                None => Vec::new(),
+            };
+            a.finish(0)?;
+            let args = args.iter().map(|x| self.expr(x)).collect::<PResult<_>>()?;
+            return Ok(Expr::call(Callee::Global(g), args, Attrs::new(), ty_args));
+        }
+        let name = func.dotted_name();
+        if let Some(name) = &name {
+            if name.starts_with("R.") {
+                return self.r_call(name, e, args, keywords);
+            }
+            if name.starts_with("T.") {
+                return Ok(Expr::prim(self.prim(e, false)?));
+            }
+        }
+        let callee = match func.as_name() {
+            Some(n) => match self.lookup_var(n) {
+                Some(v) => Expr::var(v),
+                None => return err(func.span, format!("undefined function `{n}`")),
+            },
+            None if name.is_some() => {
+                return err(
+                    func.span,
+                    format!("unknown function `{}`", name.unwrap_or_default()),
+                );
+            }
+            None => self.expr(func)?,
+        };
+        let mut a = Args::new("call", e.span, &[], keywords);
+        let ty_args = match a.get(usize::MAX, "ty_args")? {
+            Some(t) => self.ty_args(t)?,
+            None => Vec::new(),
+        };
+        a.finish(0)?;
+        let args = args.iter().map(|x| self.expr(x)).collect::<PResult<_>>()?;
+        Ok(Expr::call(
+            Callee::Expr(callee),
+            args,
+            Attrs::new(),
+            ty_args,
+        ))
+    }
+
+    /// `(a, b)` as the argument tuple of `call_tir` and friends; a single non-tuple value is
+    /// wrapped.
+    fn arg_tuple(&mut self, e: &ast::Expr) -> PResult<Expr> {
+        match &e.kind {
+            A::Tuple(_) | A::List(_) => self.expr(e),
+            _ => {
+                let v = self.expr(e)?;
+                Ok(if matches!(v.kind(), ExprKind::Tuple(_)) {
+                    v
+                } else {
+                    Expr::tuple(vec![v])
+                })
+            }
+        }
+    }
+
+    /// The callee of `R.call_tir`: `cls.f` (or a name bound to a global).
+    fn tir_callee(&mut self, e: &ast::Expr) -> PResult<Expr> {
+        let v = self.expr(e)?;
+        match v.kind() {
+            ExprKind::GlobalVar(_) | ExprKind::ExternFunc(_) => Ok(v),
+            _ => err(e.span, "expected a module function `cls.f`"),
+        }
+    }
+
+    fn r_call(
+        &mut self,
+        name: &str,
+        e: &ast::Expr,
+        args: &[ast::Expr],
+        keywords: &[ast::Keyword],
+    ) -> PResult<Expr> {
+        let span = e.span;
+        let mut a = Args::new(name, span, args, keywords);
+        let op = |n: &str| Callee::Op(n.to_string());
+        match name {
+            "R.call_tir" | "R.call_tir_inplace" => {
+                let inplace = name == "R.call_tir_inplace";
+                let callee = self.tir_callee(a.require(0, "gvar")?)?;
+                let tuple = self.arg_tuple(a.require(1, "args")?)?;
+                let mut attrs = Attrs::new();
+                let mut pos = 2;
+                if inplace {
+                    let idx = a.require(2, "inplace_indices")?;
+                    let v = self.attr_value(idx, "inplace_indices")?;
+                    let v = match v {
+                        AttrValue::Int(i) => AttrValue::List(vec![AttrValue::Int(i)]),
+                        AttrValue::List(items) if items.iter().all(|i| i.as_int().is_some()) => {
+                            AttrValue::List(items)
+                        }
+                        _ => return err(idx.span, "expected a list of integer indices"),
+                    };
+                    attrs.set("inplace_indices", v);
+                    pos = 3;
+                }
+                let out = a.require(pos, "out_ty")?;
+                let out = self.out_struct_info(out)?;
+                let mut call_args = vec![callee, tuple];
+                if let Some(tv) = a.get(pos + 1, "tir_vars")?
+                    && !matches!(tv.kind, A::None)
+                {
+                    let v = self.expr(tv)?;
+                    let v = match v.kind() {
+                        ExprKind::Tuple(items) => {
+                            let mut dims = Vec::new();
+                            for i in items {
+                                match i.kind() {
+                                    ExprKind::PrimValue(p) => dims.push(p.clone()),
+                                    _ => return err(tv.span, "expected symbolic values"),
+                                }
+                            }
+                            Expr::shape(dims)
+                        }
+                        ExprKind::ShapeExpr(_) | ExprKind::Var(_) => v,
+                        _ => return err(tv.span, "expected `R.shape([...])`"),
+                    };
+                    call_args.push(v);
+                }
+                a.finish(pos + 2)?;
+                let opname = if inplace {
+                    "relax.call_tir_inplace"
+                } else {
+                    "relax.call_tir"
+                };
+                Ok(Expr::call(op(opname), call_args, attrs, vec![out]))
+            }
+            "R.call_dps_packed" => {
+                let f = self.extern_func(a.require(0, "func")?)?;
+                let tuple = self.arg_tuple(a.require(1, "args")?)?;
+                let out = a.require(2, "out_ty")?;
+                let out = self.out_struct_info(out)?;
+                a.finish(3)?;
+                Ok(Expr::call(
+                    op("relax.call_dps_packed"),
+                    vec![f, tuple],
+                    Attrs::new(),
+                    vec![out],
+                ))
+            }
+            "R.call_packed" | "R.call_pure_packed" => {
+                let Some((first, rest)) = args.split_first() else {
+                    return err(span, format!("`{name}` needs the packed function's name"));
+                };
+                let fname = string_arg(first, "the packed function's name")?;
+                let ty_args = match a.get(usize::MAX, "ty_args")? {
+                    Some(t) => self.ty_args(t)?,
+                    None => Vec::new(),
+                };
+                a.finish(usize::MAX)?;
+                let mut call_args = Vec::new();
+                for x in rest {
+                    call_args.push(self.expr(x)?);
+                }
+                if name == "R.call_packed" {
+                    Ok(Expr::call(
+                        Callee::Extern(fname),
+                        call_args,
+                        Attrs::new(),
+                        ty_args,
+                    ))
+                } else {
+                    call_args.insert(0, Expr::new(ExprKind::ExternFunc(fname)));
+                    Ok(Expr::call(
+                        op("relax.call_pure_packed"),
+                        call_args,
+                        Attrs::new(),
+                        ty_args,
+                    ))
+                }
+            }
+            "R.call_builtin_with_ctx" => {
+                let f = self.extern_func(a.require(0, "func")?)?;
+                let tuple = self.arg_tuple(a.require(1, "args")?)?;
+                let ty_args = match a.get(2, "ty_args")? {
+                    Some(t) => self.ty_args(t)?,
+                    None => Vec::new(),
+                };
+                a.finish(3)?;
+                Ok(Expr::call(
+                    op("relax.call_builtin_with_ctx"),
+                    vec![f, tuple],
+                    Attrs::new(),
+                    ty_args,
+                ))
+            }
+            "R.make_closure" => {
+                let f = self.expr(a.require(0, "func")?)?;
+                let tuple = self.arg_tuple(a.require(1, "args")?)?;
+                a.finish(2)?;
+                Ok(Expr::call(
+                    op("relax.make_closure"),
+                    vec![f, tuple],
+                    Attrs::new(),
+                    Vec::new(),
+                ))
+            }
+            "R.invoke_closure" | "R.invoke_pure_closure" => {
+                let f = self.expr(a.require(0, "closure")?)?;
+                let tuple = self.arg_tuple(a.require(1, "args")?)?;
+                let ty_args = match a.get(2, "ty_args")? {
+                    Some(t) => self.ty_args(t)?,
+                    None => Vec::new(),
+                };
+                a.finish(3)?;
+                let opname = if name == "R.invoke_closure" {
+                    "relax.invoke_closure"
+                } else {
+                    "relax.invoke_pure_closure"
+                };
+                Ok(Expr::call(
+                    op(opname),
+                    vec![f, tuple],
+                    Attrs::new(),
+                    ty_args,
+                ))
+            }
+            "R.match_cast" => err(
+                span,
+                "`R.match_cast` may only be the whole value of a binding (`y: ST = R.match_cast(x, ST)`)",
+            ),
+            "R.const" => {
+                let value = a.require(0, "value")?;
+                let dtype = match a.get(1, "dtype")? {
+                    Some(d) if !matches!(d.kind, A::None) => {
+                        Some(parse_dtype(&string_arg(d, "a data type")?, d.span)?)
+                    }
+                    _ => None,
+                };
+                a.finish(2)?;
+                let c = const_literal(value, dtype)?;
+                Ok(Expr::new(ExprKind::Constant(c)))
+            }
+            "R.prim_value" => {
+                let v = a.require(0, "value")?;
+                a.finish(1)?;
+                Ok(Expr::prim(self.prim(v, false)?))
+            }
+            "R.str" => {
+                let v = a.require(0, "value")?;
+                a.finish(1)?;
+                Ok(Expr::new(ExprKind::StringImm(string_arg(v, "the string")?)))
+            }
+            "R.dtype" => {
+                let v = a.require(0, "value")?;
+                a.finish(1)?;
+                let s = string_arg(v, "a data type")?;
+                Ok(Expr::new(ExprKind::DataTypeImm(parse_dtype(&s, v.span)?)))
+            }
+            "R.shape" => {
+                let v = a.require(0, "value")?;
+                a.finish(1)?;
+                Ok(Expr::shape(self.dims(v)?))
+            }
+            "R.ExternFunc" => {
+                let v = a.require(0, "global_symbol")?;
+                a.finish(1)?;
+                Ok(Expr::new(ExprKind::ExternFunc(string_arg(
+                    v,
+                    "the packed function's name",
+                )?)))
+            }
+            "R.tuple" => {
+                a.finish(usize::MAX)?;
+                Ok(Expr::tuple(
+                    args.iter().map(|x| self.expr(x)).collect::<PResult<_>>()?,
+                ))
+            }
+            _ => match builtins::lookup_script(name) {
+                Some(def) => self.op_call(def, name, e, args, keywords),
+                None => err(span, format!("unknown operator `{name}`")),
+            },
+        }
+    }
+
+    /// `"name"` or `R.ExternFunc("name")` as the callee of a packed call.
+    fn extern_func(&mut self, e: &ast::Expr) -> PResult<Expr> {
+        if let A::Str(s) = &e.kind {
+            return Ok(Expr::new(ExprKind::ExternFunc(s.clone())));
+        }
+        let v = self.expr(e)?;
+        match v.kind() {
+            ExprKind::ExternFunc(_) | ExprKind::GlobalVar(_) => Ok(v),
+            _ => err(e.span, "expected the packed function's name as a string"),
+        }
+    }
+
+    /// An argument for expression parameter `p`: strings are data types for `dtype`
+    /// parameters (`R.memory.alloc_storage(..., dtype="float32")`).
+    fn expr_param(&mut self, p: &OpParam, e: &ast::Expr) -> PResult<Expr> {
+        if let A::Str(s) = &e.kind
+            && p.name.ends_with("dtype")
+        {
+            return Ok(Expr::new(ExprKind::DataTypeImm(parse_dtype(s, e.span)?)));
+        }
+        self.expr(e)
+    }
+
+    fn op_call(
+        &mut self,
+        def: OpView,
+        name: &str,
+        e: &ast::Expr,
+        args: &[ast::Expr],
+        keywords: &[ast::Keyword],
+    ) -> PResult<Expr> {
+        let mut call_args = Vec::new();
+        let mut attrs = Attrs::new();
+        let mut used = vec![false; keywords.len()];
+        let mut pos = 0;
+        let mut ty_args = Vec::new();
+        for p in def.params {
+            if p.kind == ParamKind::VariadicExpr {
+                while let Some(a) = args.get(pos) {
+                    call_args.push(self.expr(a)?);
+                    pos += 1;
+                }
+                continue;
+            }
+            let is_attr = p.kind == ParamKind::Attr;
+            let is_expr = p.kind == ParamKind::Expr;
+            let kw = keywords.iter().position(|k| k.name == p.name);
+            if let Some(i) = kw {
+                used[i] = true;
+            }
+            // Struct-info parameters (`out_ty=`, `ty_args=`) are given by keyword only.
+            let positional = if is_attr || is_expr {
+                args.get(pos)
+            } else {
+                None
+            };
+            let given = match (positional, kw) {
+                (Some(_), Some(i)) => {
+                    return err(
+                        keywords[i].span,
+                        format!("`{name}` got argument `{}` twice", p.name),
+                    );
+                }
+                (Some(a), None) => {
+                    pos += 1;
+                    Some(a)
+                }
+                (None, Some(i)) => Some(&keywords[i].value),
+                (None, None) => None,
+            };
+            match given {
+                Some(v) if is_attr => {
+                    let v = self.attr_value(v, p.name)?;
+                    attrs.set(p.name, v);
+                }
+                Some(v) if is_expr => call_args.push(self.expr_param(p, v)?),
+                Some(v) => ty_args = self.ty_args(v)?,
+                None => match p.default {
+                    Some(d) if is_attr => attrs.set(p.name, d()),
+                    Some(d) if is_expr => {
+                        if let Some(v) = default_expr(d()) {
+                            call_args.push(v);
+                        }
+                    }
+                    Some(_) => {}
+                    None => {
+                        return err(e.span, format!("`{name}` is missing argument `{}`", p.name));
+                    }
+                },
+            }
+        }
+        if let Some(extra) = args.get(pos) {
+            return err(
+                extra.span,
+                format!("`{name}` takes at most {pos} positional argument(s)"),
+            );
+        }
+        for (k, u) in keywords.iter().zip(&used) {
+            if *u {
+                continue;
+            }
+            if k.name == "ty_args" || k.name == "sinfo_args" {
+                ty_args = self.ty_args(&k.value)?;
+                continue;
+            }
+            return err(
+                k.span,
+                format!("unexpected keyword argument `{}` of `{name}`", k.name),
+            );
+        }
+        Ok(Expr::call(
+            Callee::Op(def.name.to_string()),
+            call_args,
+            attrs,
+            ty_args,
+        ))
+    }
+
+    // ----- functions and bodies -----
+
+    /// Parameters and return struct info of a definition.
+    fn signature(&mut self, def: &ast::FunctionDef) -> PResult<(Vec<Var>, StructInfo)> {
+        let mut params = Vec::new();
+        for p in &def.params {
+            let Some(ann) = &p.annotation else {
+                return err(
+                    p.span,
+                    format!("parameter `{}` needs a struct info annotation", p.name),
+                );
+            };
+            if let Some(d) = &p.default {
+                return err(d.span, "Relax parameters cannot have default values");
+            }
+            let si = self.struct_info(ann)?;
+            params.push(Var::new(p.name.as_str(), si));
+        }
+        let ret = match &def.returns {
+            Some(r) => self.struct_info(r)?,
+            None => StructInfo::Any,
+        };
+        Ok((params, ret))
+    }
+
+    fn function(&mut self, def: &ast::FunctionDef) -> PResult<Function> {
+        let Some(dec) = relax_decorator(def) else {
+            return err(def.span, "expected `@R.function`");
+        };
+        let mut private = false;
+        let mut is_pure = true;
+        if let Some((_, dargs, dkws)) = call_parts(dec) {
+            if let Some(a) = dargs.first() {
+                return err(a.span, "`R.function` takes keyword arguments only");
+            }
+            for k in dkws {
+                let A::Bool(b) = k.value.kind else {
+                    return err(k.value.span, "expected `True` or `False`");
+                };
+                match k.name.as_str() {
+                    "private" => private = b,
+                    "pure" => is_pure = b,
+                    _ => {
+                        return err(
+                            k.span,
+                            format!("unexpected keyword argument `{}` of `R.function`", k.name),
+                        );
+                    }
+                }
+            }
+        }
+        self.scopes.push(HashMap::new());
+        let r = self.function_inner(def, private, is_pure);
+        self.scopes.pop();
+        r
+    }
+
+    fn function_inner(
+        &mut self,
+        def: &ast::FunctionDef,
+        private: bool,
+        is_pure: bool,
+    ) -> PResult<Function> {
+        let (params, declared_ret) = self.signature(def)?;
+        for p in &params {
+            self.bind(p);
+        }
+        let mut attrs = Attrs::new();
+        let mut body = Body::default();
+        let mut ret = None;
+        for (i, stmt) in def.body.iter().enumerate() {
+            if let S::Expr(e) = &stmt.kind
+                && e.call_name().as_deref() == Some("R.func_attr")
+            {
+                let Some((_, [dict], [])) = call_parts(e) else {
+                    return err(e.span, "`R.func_attr` takes one dict");
+                };
+                for (k, v) in self.attr_dict(dict)?.0 {
+                    attrs.set(&k, v);
+                }
+                continue;
+            }
+            if let S::Return(value) = &stmt.kind {
+                if i + 1 != def.body.len() {
+                    return err(def.body[i + 1].span, "statement after `return`");
+                }
+                let Some(value) = value else {
+                    return err(stmt.span, "a Relax function must return a value");
+                };
+                ret = Some(self.expr(value)?);
+                continue;
+            }
+            self.stmt(stmt, &mut body, BlockKind::Plain)?;
+        }
+        let Some(ret) = ret else {
+            return err(
+                def.name_span,
+                format!("function `{}` has no `return`", def.name),
+            );
+        };
+        let ret_struct_info = match &def.returns {
+            Some(_) => declared_ret,
+            None => self.infer(&ret),
+        };
+        Ok(Function {
+            name: def.name.clone(),
+            params,
+            body: body.finish(ret),
+            ret_struct_info,
+            is_pure,
+            private,
+            attrs,
+        })
+    }
+
+    fn new_var(&self, name: &str, si: StructInfo, kind: BlockKind) -> Var {
+        if kind == BlockKind::Dataflow && !self.outputs.contains(name) {
+            Var::dataflow(name, si)
+        } else {
+            Var::new(name, si)
+        }
+    }
+
+    fn stmt(&mut self, stmt: &ast::Stmt, body: &mut Body, kind: BlockKind) -> PResult<()> {
+        match &stmt.kind {
+            S::Expr(e) => {
+                match e.call_name().as_deref() {
+                    Some("R.func_attr") => {
+                        return err(
+                            e.span,
+                            "`R.func_attr` belongs at the top of a function body",
+                        );
+                    }
+                    Some("R.output") => {
+                        return err(
+                            e.span,
+                            "`R.output` must be the last statement of a `with R.dataflow():` block",
+                        );
+                    }
+                    _ => {}
+                }
+                let value = self.expr(e)?;
+                let si = self.infer(&value);
+                let var = self.new_var("_", si, kind);
+                body.push(Binding::Var { var, value });
+                Ok(())
+            }
+            S::Assign { targets, value } => {
+                let [target] = targets.as_slice() else {
+                    return err(stmt.span, "chained assignment is not supported");
+                };
+                let Some(name) = target.as_name() else {
+                    return err(
+                        target.span,
+                        "expected a variable name (tuple unpacking is not supported; use `t[i]`)",
+                    );
+                };
+                if value.as_name() == Some(self.m.class_name.as_str())
+                    && self.lookup_var(&self.m.class_name).is_none()
+                {
+                    self.cls.insert(name.to_string());
+                    return Ok(());
+                }
+                if let Some((callee, [], [])) = call_parts(value)
+                    && let Some(dt) = callee.strip_prefix("T.")
+                    && let Some(dtype) = DataType::parse(dt)
+                {
+                    self.sym
+                        .insert(name.to_string(), tir::Var::new(name, dtype));
+                    return Ok(());
+                }
+                self.binding(name, None, value, body, kind)
+            }
+            S::AnnAssign {
+                target,
+                annotation,
+                value,
+            } => {
+                let Some(name) = target.as_name() else {
+                    return err(target.span, "expected a variable name");
+                };
+                let Some(value) = value else {
+                    return err(stmt.span, "a binding needs a value (`x: ST = value`)");
+                };
+                self.binding(name, Some(annotation), value, body, kind)
+            }
+            S::With { items, body: inner } => {
+                let [item] = items.as_slice() else {
+                    return err(stmt.span, "expected `with R.dataflow():`");
+                };
+                if item.context.call_name().as_deref() != Some("R.dataflow") || item.vars.is_some()
+                {
+                    return err(item.context.span, "expected `with R.dataflow():`");
+                }
+                if kind == BlockKind::Dataflow {
+                    return err(stmt.span, "dataflow blocks do not nest");
+                }
+                self.dataflow(inner, body)
+            }
+            S::If {
+                test,
+                body: then,
+                orelse,
+            } => {
+                if kind == BlockKind::Dataflow {
+                    return err(stmt.span, "`if` is not allowed inside a dataflow block");
+                }
+                self.if_binding(stmt.span, test, then, orelse, body)
+            }
+            S::FunctionDef(def) => {
+                if relax_decorator(def).is_none() {
+                    return err(def.name_span, "an inner function needs `@R.function`");
+                }
+                let f = self.function(def)?;
+                let var = self.new_var(&def.name, f.struct_info(), kind);
+                self.bind(&var);
+                body.push(Binding::Var {
+                    var,
+                    value: Expr::new(ExprKind::Function(Box::new(f))),
+                });
+                Ok(())
+            }
+            S::Pass => Ok(()),
+            S::Return(_) => err(
+                stmt.span,
+                "`return` is only allowed at the end of a function",
+            ),
+            _ => err(stmt.span, "unsupported statement in a Relax function"),
+        }
+    }
+
+    fn binding(
+        &mut self,
+        name: &str,
+        annotation: Option<&ast::Expr>,
+        value: &ast::Expr,
+        body: &mut Body,
+        kind: BlockKind,
+    ) -> PResult<()> {
+        let binding = self.make_binding(name, annotation, value, kind)?;
+        self.bind(binding.var());
+        body.push(binding);
+        Ok(())
+    }
+
+    fn make_binding(
+        &mut self,
+        name: &str,
+        annotation: Option<&ast::Expr>,
+        value: &ast::Expr,
+        kind: BlockKind,
+    ) -> PResult<Binding> {
+        if let Some((callee, args, keywords)) = call_parts(value)
+            && callee == "R.match_cast"
+        {
+            let mut a = Args::new("R.match_cast", value.span, args, keywords);
+            let v = a.require(0, "value")?;
+            let st = a.require(1, "struct_info")?;
+            a.finish(2)?;
+            let v = self.expr(v)?;
+            let si = self.struct_info(st)?;
+            let var_si = match annotation {
+                Some(ann) => self.struct_info(ann)?,
+                None => si.clone(),
+            };
+            let var = self.new_var(name, var_si, kind);
+            return Ok(Binding::MatchCast {
+                var,
+                value: v,
+                struct_info: si,
+            });
+        }
+        let v = self.expr(value)?;
+        let si = match annotation {
+            Some(ann) => self.struct_info(ann)?,
+            None => self.infer(&v),
+        };
+        Ok(Binding::Var {
+            var: self.new_var(name, si, kind),
+            value: v,
+        })
+    }
+
+    fn dataflow(&mut self, stmts: &[ast::Stmt], body: &mut Body) -> PResult<()> {
+        let mut outputs = Vec::new();
+        let mut inner = stmts;
+        if let Some(last) = stmts.last()
+            && let S::Expr(e) = &last.kind
+            && e.call_name().as_deref() == Some("R.output")
+        {
+            let Some((_, args, kws)) = call_parts(e) else {
+                return err(e.span, "expected `R.output(...)`");
+            };
+            if let Some(k) = kws.first() {
+                return err(k.span, "`R.output` takes variable names");
+            }
+            for a in args {
+                let Some(n) = a.as_name() else {
+                    return err(a.span, "`R.output` takes variable names");
+                };
+                outputs.push((n.to_string(), a.span));
+            }
+            inner = &stmts[..stmts.len() - 1];
+        }
+        body.flush();
+        let saved = std::mem::replace(
+            &mut self.outputs,
+            outputs.iter().map(|(n, _)| n.clone()).collect(),
+        );
+        self.scopes.push(HashMap::new());
+        let mut block = Body::default();
+        let mut r = Ok(());
+        for s in inner {
+            r = self.stmt(s, &mut block, BlockKind::Dataflow);
+            if r.is_err() {
+                break;
+            }
+        }
+        let scope = self.scopes.pop().unwrap_or_default();
+        self.outputs = saved;
+        r?;
+        for (n, span) in &outputs {
+            match scope.get(n) {
+                Some(v) => {
+                    let v = v.clone();
+                    self.bind(&v);
+                }
+                None => {
+                    return err(
+                        *span,
+                        format!("`{n}` is not defined in this dataflow block"),
+                    );
+                }
+            }
+        }
+        body.blocks.push(BindingBlock {
+            bindings: block.current,
+            dataflow: true,
+        });
+        Ok(())
+    }
+
+    fn if_binding(
+        &mut self,
+        span: Span,
+        test: &ast::Expr,
+        then: &[ast::Stmt],
+        orelse: &[ast::Stmt],
+        body: &mut Body,
+    ) -> PResult<()> {
+        let cond = self.expr(test)?;
+        if orelse.is_empty() {
+            return err(span, "a Relax `if` needs an `else` branch");
+        }
+        let (then_seq, name, then_si) = self.branch(then, "_then", span)?;
+        let (else_seq, else_name, else_si) = self.branch(orelse, "_else", span)?;
+        if name != else_name {
+            let at = orelse.last().map(|s| s.span).unwrap_or(span);
+            return err(
+                at,
+                format!(
+                    "both branches must end by assigning the same variable (`{name}` and `{else_name}`)"
+                ),
+            );
+        }
+        let si = match (then_si, else_si) {
+            (Some(si), _) | (None, Some(si)) => si,
+            (None, None) => self.infer(&then_seq.body),
+        };
+        let var = Var::new(name.as_str(), si);
+        self.bind(&var);
+        body.push(Binding::Var {
+            var,
+            value: Expr::new(ExprKind::If(If {
+                cond,
+                then_branch: then_seq,
+                else_branch: else_seq,
+            })),
+        });
+        Ok(())
+    }
+
+    /// One branch of an `if`: its bindings, the name its last statement assigns, and that
+    /// statement's annotation.
+    fn branch(
+        &mut self,
+        stmts: &[ast::Stmt],
+        postfix: &str,
+        span: Span,
+    ) -> PResult<(SeqExpr, String, Option<StructInfo>)> {
+        let Some((last, init)) = stmts.split_last() else {
+            return err(span, "empty branch");
+        };
+        self.scopes.push(HashMap::new());
+        let r = self.branch_inner(last, init, postfix);
+        self.scopes.pop();
+        r
+    }
+
+    fn branch_inner(
+        &mut self,
+        last: &ast::Stmt,
+        init: &[ast::Stmt],
+        postfix: &str,
+    ) -> PResult<(SeqExpr, String, Option<StructInfo>)> {
+        let mut body = Body::default();
+        for s in init {
+            self.stmt(s, &mut body, BlockKind::Plain)?;
+        }
+        let (target, annotation, value) = match &last.kind {
+            S::Assign { targets, value } if targets.len() == 1 => (&targets[0], None, value),
+            S::AnnAssign {
+                target,
+                annotation,
+                value: Some(value),
+            } => (target, Some(annotation), value),
+            _ => {
+                return err(
+                    last.span,
+                    "the last statement of an `if` branch must assign the `if`'s result (`r: ST = value`)",
+                );
+            }
+        };
+        let Some(name) = target.as_name() else {
+            return err(target.span, "expected a variable name");
+        };
+        let si = match annotation {
+            Some(a) => Some(self.struct_info(a)?),
+            None => None,
+        };
+        let v = self.expr(value)?;
+        let result = if is_leaf(&v) {
+            v
+        } else {
+            let vsi = match &si {
+                Some(s) => s.clone(),
+                None => self.infer(&v),
+            };
+            let var = Var::new(format!("{name}{postfix}"), vsi);
+            body.push(Binding::Var {
+                var: var.clone(),
+                value: v,
+            });
+            Expr::var(&var)
+        };
+        Ok((body.finish(result), name.to_string(), si))
+    }
+
+    // ----- struct info of unannotated bindings -----
+
+    /// The struct info of a value bound without annotation.
+    fn infer(&self, e: &Expr) -> StructInfo {
+        infer_fallback(e, &self.m.globals)
+    }
+}
+
+/// What the reader assumes for a binding without annotation until the normalizer infers it:
+/// the declared output of `call_tir`-like calls, the type arguments of packed calls, the
+/// callee's return for global calls, and `R.Any` where nothing is declared.
+fn infer_fallback(e: &Expr, globals: &HashMap<String, Global>) -> StructInfo {
+    match e.kind() {
+        ExprKind::Var(v) => v.struct_info().clone(),
+        ExprKind::Constant(c) => c.struct_info.clone(),
+        ExprKind::ShapeExpr(d) => StructInfo::shape(d.clone()),
+        ExprKind::PrimValue(p) => StructInfo::prim(p.dtype()),
+        ExprKind::Tuple(items) => {
+            StructInfo::Tuple(items.iter().map(|i| infer_fallback(i, globals)).collect())
+        }
+        ExprKind::TupleGetItem(t, i) => match infer_fallback(t, globals) {
+            StructInfo::Tuple(items) => items.get(*i).cloned().unwrap_or(StructInfo::Any),
+            _ => StructInfo::Any,
+        },
+        ExprKind::Function(f) => f.struct_info(),
+        ExprKind::Seq(s) => infer_fallback(&s.body, globals),
+        ExprKind::If(i) => infer_fallback(&i.then_branch.body, globals),
+        ExprKind::Call(c) => {
+            if let Some(t) = c.ty_args.first() {
+                return t.clone();
+            }
+            match &c.callee {
+                Callee::Global(g) => match globals.get(g) {
+                    Some(Global::Relax { ret }) => ret.clone(),
+                    Some(Global::Tir) => StructInfo::void(),
+                    None => StructInfo::Any,
+                },
+                Callee::Expr(f) => match infer_fallback(f, globals) {
+                    StructInfo::Func { ret, .. } => *ret,
+                    _ => StructInfo::Any,
+                },
+                Callee::Op(name) => {
+                    let args: Vec<StructInfo> =
+                        c.args.iter().map(|a| infer_fallback(a, globals)).collect();
+                    builtins::infer(name, c, &args).unwrap_or(StructInfo::Any)
+                }
+                Callee::Extern(_) => StructInfo::Any,
+            }
+        }
+        ExprKind::StringImm(_)
+        | ExprKind::DataTypeImm(_)
+        | ExprKind::GlobalVar(_)
+        | ExprKind::ExternFunc(_) => StructInfo::Any,
+    }
+}
+
+// ----- constants -----
+
+/// A Relax constant for a VM tensor, with its struct info.
+pub(crate) fn constant_of(
+    data: vm::Tensor,
+    metadata_index: Option<usize>,
+    span: Span,
+) -> PResult<Constant> {
+    let dtype_name = data.dtype().to_string();
+    let Some(dtype) = DataType::parse(&dtype_name) else {
+        return err(
+            span,
+            format!("constant of unsupported data type {dtype_name}"),
+        );
+    };
+    let shape = data.shape().iter().map(|&d| PrimExpr::i64(d)).collect();
+    Ok(Constant {
+        data,
+        struct_info: StructInfo::tensor(shape, dtype),
+        metadata_index,
+    })
+}
+
+/// A scalar or nested-list literal for `R.const(value, dtype)`.
+fn const_literal(value: &ast::Expr, dtype: Option<DataType>) -> PResult<Constant> {
+    #[derive(Clone, Copy)]
+    enum Lit {
+        Int(i128),
+        Float(f64),
+        Bool(bool),
+    }
+    fn collect(
+        e: &ast::Expr,
+        depth: usize,
+        shape: &mut Vec<i64>,
+        out: &mut Vec<Lit>,
+    ) -> PResult<()> {
+        if let A::List(items) | A::Tuple(items) = &e.kind {
+            if depth > 32 {
+                return err(e.span, "constant nested too deeply");
+            }
+            if shape.len() == depth {
+                shape.push(items.len() as i64);
+            } else if shape.get(depth) != Some(&(items.len() as i64)) {
+                return err(e.span, "ragged constant: rows of different lengths");
+            }
+            for i in items {
+                collect(i, depth + 1, shape, out)?;
+            }
+            return Ok(());
+        }
+        if depth != shape.len() {
+            return err(e.span, "ragged constant: rows of different depths");
+        }
+        out.push(if let Some(v) = int_of(e) {
+            Lit::Int(v)
+        } else if let Some(v) = float_of(e) {
+            Lit::Float(v)
+        } else if let A::Bool(b) = e.kind {
+            Lit::Bool(b)
+        } else {
+            return err(e.span, format!("expected a number, found {}", e.describe()));
+        });
+        Ok(())
+    }
+    let mut shape = Vec::new();
+    let mut lits = Vec::new();
+    collect(value, 0, &mut shape, &mut lits)?;
+    let dtype = match dtype {
+        Some(d) => d,
+        None => match lits.first() {
+            Some(Lit::Float(_)) => DataType::FLOAT32,
+            Some(Lit::Bool(_)) => DataType::BOOL,
+            _ => DataType::INT32,
+        },
+    };
+    let vdt: vm::DataType = match dtype.to_string().parse() {
+        Ok(d) => d,
+        Err(_) => {
+            return err(
+                value.span,
+                format!("constants of type {dtype} are not supported"),
+            );
+        }
+    };
+    let mut bytes = Vec::with_capacity(lits.len() * dtype.bytes().max(1));
+    for l in lits {
+        let (f, i) = match l {
+            Lit::Int(v) => (v as f64, v),
+            Lit::Float(v) => (v, v as i128),
+            Lit::Bool(b) => (b as i64 as f64, b as i128),
+        };
+        match (dtype.code, dtype.bits) {
+            _ if dtype.is_bool() => bytes.push((i != 0) as u8),
+            (tir::TypeCode::Float, 64) => bytes.extend(f.to_le_bytes()),
+            (tir::TypeCode::Float, 32) => bytes.extend((f as f32).to_le_bytes()),
+            (tir::TypeCode::Float, 16) => bytes.extend(half::f16::from_f64(f).to_le_bytes()),
+            (tir::TypeCode::BFloat, 16) => bytes.extend(half::bf16::from_f64(f).to_le_bytes()),
+            (tir::TypeCode::Int | tir::TypeCode::UInt, 8) => bytes.push(i as u8),
+            (tir::TypeCode::Int | tir::TypeCode::UInt, 16) => {
+                bytes.extend((i as u16).to_le_bytes())
+            }
+            (tir::TypeCode::Int | tir::TypeCode::UInt, 32) => {
+                bytes.extend((i as u32).to_le_bytes())
+            }
+            (tir::TypeCode::Int | tir::TypeCode::UInt, 64) => {
+                bytes.extend((i as u64).to_le_bytes())
+            }
+            _ => {
+                return err(
+                    value.span,
+                    format!("constants of type {dtype} are not supported"),
+                );
+            }
+        }
+    }
+    let data = vm::Tensor::from_bytes(&shape, vdt, &bytes)
+        .map_err(|e| ParseError::new(value.span, format!("bad constant: {e}")))?;
+    constant_of(data, None, value.span)
+}
+
+/// The expression for an omitted expression parameter's default.
+fn default_expr(v: AttrValue) -> Option<Expr> {
+    Some(match v {
+        AttrValue::None => return None,
+        AttrValue::Bool(b) => Expr::prim(PrimExpr::bool(b)),
+        AttrValue::Int(i) => Expr::prim(PrimExpr::i64(i)),
+        AttrValue::Float(f) => Expr::prim(PrimExpr::float(DataType::FLOAT64, f)),
+        AttrValue::Str(s) => Expr::new(ExprKind::StringImm(s)),
+        AttrValue::DType(d) => Expr::new(ExprKind::DataTypeImm(d)),
+        AttrValue::Expr(p) => Expr::prim(p),
+        AttrValue::List(items) => Expr::tuple(items.into_iter().filter_map(default_expr).collect()),
+        AttrValue::Map(_) => return None,
+    })
+}
