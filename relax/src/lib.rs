@@ -12,6 +12,9 @@ pub mod op;
 pub mod script;
 pub mod structural_eq;
 pub mod struct_info_ops;
+pub mod normalize;
+pub mod block_builder;
+pub mod well_formed;
 
 pub use error::{Error, Result};
 pub use ir::*;

@@ -9,7 +9,7 @@
 //! identical, so `n * 4` equals `4 * n` and `(n * 4) // 2` equals `n * 2`; anything this
 //! cannot decide counts as "not provably equal", as with TVM's analyzer.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use tir::{BinaryOp, ExprKind as TirExpr, PrimExpr};
 
@@ -575,8 +575,194 @@ pub fn lca(a: &StructInfo, b: &StructInfo) -> StructInfo {
     }
 }
 
+/// `e` with variables replaced by `map` (by identity). Returns `None` when `e` uses a variable
+/// that `keep` rejects and `map` does not replace.
+pub fn substitute(
+    e: &PrimExpr,
+    map: &HashMap<tir::VarId, PrimExpr>,
+    keep: &dyn Fn(&tir::Var) -> bool,
+) -> Option<PrimExpr> {
+    use tir::ExprKind as K;
+    let sub = |x: &PrimExpr| substitute(x, map, keep);
+    Some(match e.kind() {
+        K::Var(v) => match map.get(&v.id()) {
+            Some(r) => r.clone(),
+            None if keep(v) => e.clone(),
+            None => return None,
+        },
+        K::IntImm { .. } | K::FloatImm { .. } | K::StringImm(_) => e.clone(),
+        K::Binary { op, a, b } => PrimExpr::binary(*op, sub(a)?, sub(b)?),
+        K::Cmp { op, a, b } => PrimExpr::cmp(*op, sub(a)?, sub(b)?),
+        K::And(a, b) => PrimExpr::new(K::And(sub(a)?, sub(b)?)),
+        K::Or(a, b) => PrimExpr::new(K::Or(sub(a)?, sub(b)?)),
+        K::Not(a) => PrimExpr::new(K::Not(sub(a)?)),
+        K::Select {
+            cond,
+            true_value,
+            false_value,
+        } => PrimExpr::new(K::Select {
+            cond: sub(cond)?,
+            true_value: sub(true_value)?,
+            false_value: sub(false_value)?,
+        }),
+        K::Cast { dtype, value } => PrimExpr::cast(*dtype, sub(value)?),
+        K::Call { dtype, op, args } => {
+            let args: Option<Vec<PrimExpr>> = args.iter().map(sub).collect();
+            PrimExpr::call(*dtype, op.clone(), args?)
+        }
+        _ if e.uses_var(&|v: &tir::Var| !keep(v) || map.contains_key(&v.id())) => return None,
+        _ => e.clone(),
+    })
+}
+
+/// `si` with symbolic variables replaced by `map`; a dimension that uses a variable `keep`
+/// rejects is forgotten (the shape becomes unknown, its rank kept), as TVM erases variables
+/// that are not in scope.
+pub fn substitute_struct_info(
+    si: &StructInfo,
+    map: &HashMap<tir::VarId, PrimExpr>,
+    keep: &dyn Fn(&tir::Var) -> bool,
+) -> StructInfo {
+    use StructInfo as S;
+    let dims = |v: &[PrimExpr]| -> Option<Vec<PrimExpr>> {
+        v.iter().map(|d| substitute(d, map, keep)).collect()
+    };
+    match si {
+        S::Any => S::Any,
+        S::Prim { dtype, value } => S::Prim {
+            dtype: *dtype,
+            value: value.as_ref().and_then(|v| substitute(v, map, keep)),
+        },
+        S::Shape { values, ndim } => S::Shape {
+            values: values.as_deref().and_then(dims),
+            ndim: *ndim,
+        },
+        S::Tensor {
+            shape,
+            dtype,
+            ndim,
+            vdevice,
+        } => S::Tensor {
+            shape: shape.as_deref().and_then(dims),
+            dtype: *dtype,
+            ndim: *ndim,
+            vdevice: vdevice.clone(),
+        },
+        S::Tuple(fields) => S::Tuple(
+            fields
+                .iter()
+                .map(|f| substitute_struct_info(f, map, keep))
+                .collect(),
+        ),
+        S::Func { params, ret, pure } => S::Func {
+            params: params.as_ref().map(|p| {
+                p.iter()
+                    .map(|f| substitute_struct_info(f, map, keep))
+                    .collect()
+            }),
+            ret: Box::new(substitute_struct_info(ret, map, keep)),
+            pure: *pure,
+        },
+    }
+}
+
+/// Binds the symbolic variables that `param` declares (bare variables as dimensions or prim
+/// values) to what `arg` has in the same place; first binding wins.
+pub fn bind_symbolic(
+    param: &StructInfo,
+    arg: &StructInfo,
+    map: &mut HashMap<tir::VarId, PrimExpr>,
+) {
+    use StructInfo as S;
+    let mut bind_dims = |p: &[PrimExpr], a: &[PrimExpr]| {
+        if p.len() == a.len() {
+            for (x, y) in p.iter().zip(a) {
+                if let Some(v) = x.as_var() {
+                    map.entry(v.id()).or_insert_with(|| y.clone());
+                }
+            }
+        }
+    };
+    match (param, arg) {
+        (S::Tensor { shape: Some(p), .. }, S::Tensor { shape: Some(a), .. }) => bind_dims(p, a),
+        (
+            S::Shape {
+                values: Some(p), ..
+            },
+            S::Shape {
+                values: Some(a), ..
+            },
+        ) => bind_dims(p, a),
+        (S::Prim { value: Some(p), .. }, S::Prim { value: Some(a), .. }) => {
+            if let Some(v) = p.as_var() {
+                map.entry(v.id()).or_insert_with(|| a.clone());
+            }
+        }
+        (S::Tuple(p), S::Tuple(a)) if p.len() == a.len() => {
+            for (x, y) in p.iter().zip(a) {
+                bind_symbolic(x, y, map);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Calls `f` on every symbolic variable used in `si`.
+pub fn visit_symbolic_vars(si: &StructInfo, f: &mut dyn FnMut(&tir::Var)) {
+    use StructInfo as S;
+    let dims = |v: &[PrimExpr], f: &mut dyn FnMut(&tir::Var)| {
+        for d in v {
+            d.visit(&mut |e| {
+                if let Some(v) = e.as_var() {
+                    f(v)
+                }
+            });
+        }
+    };
+    match si {
+        S::Any => {}
+        S::Prim { value, .. } => {
+            if let Some(v) = value {
+                dims(std::slice::from_ref(v), f)
+            }
+        }
+        S::Shape { values, .. } => {
+            if let Some(v) = values {
+                dims(v, f)
+            }
+        }
+        S::Tensor { shape, .. } => {
+            if let Some(v) = shape {
+                dims(v, f)
+            }
+        }
+        S::Tuple(fields) => {
+            for x in fields {
+                visit_symbolic_vars(x, f);
+            }
+        }
+        S::Func { params, ret, .. } => {
+            if let Some(p) = params {
+                for x in p {
+                    visit_symbolic_vars(x, f);
+                }
+            }
+            visit_symbolic_vars(ret, f);
+        }
+    }
+}
+
+/// A dimension as TVMScript prints it inside a shape: integers bare (`3`, not
+/// `T.int64(3)`), other expressions as TIR.
+pub fn dim_str(d: &PrimExpr) -> String {
+    match d.as_int() {
+        Some(v) => v.to_string(),
+        None => d.to_string(),
+    }
+}
+
 fn dims_str(shape: &[PrimExpr]) -> String {
-    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let dims: Vec<String> = shape.iter().map(dim_str).collect();
     dims.join(", ")
 }
 
@@ -585,7 +771,7 @@ pub fn describe(si: &StructInfo) -> String {
     match si {
         StructInfo::Any => "R.Any".into(),
         StructInfo::Prim { dtype, value } => match value {
-            Some(v) => format!("R.Prim(value={v})"),
+            Some(v) => format!("R.Prim(value={})", dim_str(v)),
             None => format!("R.Prim(\"{dtype}\")"),
         },
         StructInfo::Shape { values, ndim } => match values {

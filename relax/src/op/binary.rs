@@ -36,7 +36,7 @@ pub(crate) fn broadcast_shapes(
                 return Err(err(
                     call,
                     format!(
-                        "cannot broadcast {} with {} at dimension {} ({x} vs {y})",
+                        "cannot broadcast {} with {} at dimension {}",
                         shape_str(a),
                         shape_str(b),
                         n - i

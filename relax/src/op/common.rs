@@ -8,7 +8,7 @@ use crate::Result;
 use crate::error::Error;
 use crate::ir::{AttrValue, Call, ExprKind, StructInfo};
 use crate::op::{ParamKind, lookup};
-use crate::struct_info_ops::{describe, prove_equal};
+use crate::struct_info_ops::{describe, dim_str, prove_equal};
 
 /// The tensor facts of a `R.Tensor` argument.
 #[derive(Clone, Debug)]
@@ -356,7 +356,7 @@ pub(crate) fn normalize_axes(call: &Call, axes: &[i64], ndim: usize) -> Result<V
 
 /// The shape as `(2, n, 4)` for messages.
 pub(crate) fn shape_str(shape: &[PrimExpr]) -> String {
-    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let dims: Vec<String> = shape.iter().map(dim_str).collect();
     if dims.len() == 1 {
         format!("({},)", dims[0])
     } else {

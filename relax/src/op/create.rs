@@ -106,6 +106,9 @@ pub(super) fn canon_eye(args: &mut Vec<Expr>, _attrs: &mut Attrs) -> Result<()> 
 fn is_int_value(e: &Expr) -> bool {
     match e.kind() {
         ExprKind::PrimValue(v) => v.dtype().is_int_or_uint(),
+        ExprKind::Var(v) => {
+            matches!(v.struct_info(), StructInfo::Prim { dtype, .. } if dtype.is_int_or_uint())
+        }
         _ => false,
     }
 }

@@ -129,9 +129,6 @@ pub fn all() -> &'static [OpDef] {
 /// attributes that were left out with their defaults (in declaration order). Attributes that
 /// `op` does not declare are kept, after the declared ones.
 pub fn canonicalize(op: &OpDef, args: &mut Vec<Expr>, attrs: &mut Attrs) -> Result<()> {
-    if let Some(f) = op.canonicalize {
-        f(args, attrs)?;
-    }
     let mut ordered = Attrs::new();
     for p in op.attr_params() {
         match attrs.get(p.name) {
@@ -149,6 +146,9 @@ pub fn canonicalize(op: &OpDef, args: &mut Vec<Expr>, attrs: &mut Attrs) -> Resu
         }
     }
     *attrs = ordered;
+    if let Some(f) = op.canonicalize {
+        f(args, attrs)?;
+    }
     Ok(())
 }
 

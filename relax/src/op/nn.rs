@@ -90,7 +90,7 @@ fn check_param_shape(
                         "{} has shape {} but the data has {} at axis {a}",
                         crate::op::common::arg_name(call, i),
                         shape_str(ps),
-                        xs[a]
+                        crate::struct_info_ops::dim_str(&xs[a])
                     ),
                 ));
             }
@@ -256,8 +256,13 @@ fn arrange(
 }
 
 fn list_of(call: &Call, name: &str, k: usize, allow_double: bool) -> Result<Vec<i64>> {
-    let v = attr_int_list(call, name)?;
+    let mut v = attr_int_list(call, name)?;
     let want = if allow_double { 2 * k } else { k };
+    if v.len() == 1 {
+        v = vec![v[0]; want];
+    } else if allow_double && v.len() == k {
+        v = v.iter().chain(v.iter()).copied().collect();
+    }
     if v.len() != want {
         return Err(err(
             call,
