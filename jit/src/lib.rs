@@ -2,6 +2,7 @@
 
 pub mod error;
 pub mod isa;
+pub mod kernel;
 pub mod math;
 
 pub use error::{Error, Result};

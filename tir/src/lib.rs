@@ -14,6 +14,7 @@ pub mod interp;
 pub mod ir;
 pub mod script;
 pub mod syntax;
+pub mod transform;
 
 pub use error::{Error, ParseError, Result};
 pub use ir::*;

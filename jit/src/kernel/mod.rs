@@ -1,0 +1,252 @@
+//! TIR kernels: PrimFuncs compiled by Cranelift to native functions with one checked C ABI,
+//! exposed as `vm` packed functions under their global symbols.
+//!
+//! ```text
+//! PrimFunc ──tir::transform::lower──► LoweredFunc ──codegen::Translator──► CLIF
+//!          ──cranelift-jit──► machine code ──Kernel──► vm::PackedFunc (destination-passing)
+//! ```
+//!
+//! * [`abi`]: the C layout of arguments ([`abi::KernelArg`]) and errors ([`abi::KernelError`]).
+//! * [`runtime`]: the table of helpers generated code calls (math, half conversions,
+//!   allocation, parallel-for, sort); code holds no absolute addresses.
+//! * [`codegen`]: the translator; [`meta`]: what a kernel knows to describe its failures.
+//!
+//! A [`KernelLibrary`] owns the machine code of the functions compiled together; each
+//! [`Kernel`] keeps it alive, so packed functions may outlive the library value.
+
+pub mod abi;
+pub(crate) mod codegen;
+pub mod meta;
+pub mod runtime;
+mod sort;
+
+use std::sync::Arc;
+
+use cranelift_codegen::ir::{AbiParam, types};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Module, default_libcall_names};
+use tir::PrimFunc;
+use vm::{PackedFunc, Value};
+
+use crate::error::{Error, Result};
+use crate::isa::{HostFeatures, host_isa};
+use abi::{KernelArg, KernelError, KernelFn, STATUS_OK};
+use meta::KernelMeta;
+use runtime::RuntimeTable;
+
+/// The machine code of a set of kernels; freed when the last [`Kernel`] referring to it drops.
+struct CodeMemory(Option<JITModule>);
+
+// SAFETY: after `finalize_definitions` the module is never mutated again; it only keeps the
+// executable memory alive until drop. The code itself is immutable and reentrant.
+unsafe impl Send for CodeMemory {}
+// SAFETY: as above — shared references give no access to the module at all.
+unsafe impl Sync for CodeMemory {}
+
+impl Drop for CodeMemory {
+    fn drop(&mut self) {
+        if let Some(m) = self.0.take() {
+            // SAFETY: every function pointer into this memory is held by a `Kernel`, which
+            // holds an `Arc<CodeMemory>`; we are the last owner, so no pointer is used again.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+/// One compiled PrimFunc.
+#[derive(Clone)]
+pub struct Kernel {
+    meta: Arc<KernelMeta>,
+    f: KernelFn,
+    _code: Arc<CodeMemory>,
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Kernel({})", self.meta.symbol)
+    }
+}
+
+/// Arguments converted without a heap allocation up to this many.
+const INLINE_ARGS: usize = 16;
+
+const EMPTY_ARG: KernelArg = KernelArg {
+    data: std::ptr::null_mut(),
+    shape: std::ptr::null(),
+    scalar: 0,
+    ndim: 0,
+    kind: u32::MAX,
+    dtype: 0,
+    _pad: 0,
+};
+
+fn pack_vm_dtype(d: vm::DataType) -> u32 {
+    abi::pack_dtype(d.code, d.bits, d.lanes)
+}
+
+impl Kernel {
+    /// The symbol the kernel is linked under.
+    pub fn symbol(&self) -> &str {
+        &self.meta.symbol
+    }
+
+    /// The kernel's metadata (parameters, failure sites).
+    pub fn meta(&self) -> &KernelMeta {
+        &self.meta
+    }
+
+    /// Runs the kernel on VM values in destination-passing style: tensors (inputs and outputs)
+    /// and scalars. Every argument is checked by the kernel before any memory is touched.
+    pub fn call(&self, args: &[Value]) -> vm::Result<()> {
+        let mut inline = [EMPTY_ARG; INLINE_ARGS];
+        let mut spilled = Vec::new();
+        let slots: &mut [KernelArg] = if args.len() <= INLINE_ARGS {
+            &mut inline[..args.len()]
+        } else {
+            spilled.resize(args.len(), EMPTY_ARG);
+            &mut spilled
+        };
+        for (i, (a, slot)) in args.iter().zip(slots.iter_mut()).enumerate() {
+            *slot = match a {
+                Value::Tensor(t) => {
+                    KernelArg::tensor(t.as_mut_ptr(), t.shape(), pack_vm_dtype(t.dtype()))
+                }
+                Value::Int(v) => KernelArg::int(*v),
+                Value::Bool(b) => KernelArg::int(*b as i64),
+                Value::Float(v) => KernelArg::float(*v),
+                other => {
+                    let name = self
+                        .meta
+                        .params
+                        .get(i)
+                        .map(|p| format!("`{}`", p.name))
+                        .unwrap_or_else(|| format!("#{i}"));
+                    return Err(vm::Error::type_error(format!(
+                        "{}: argument {name} must be a tensor or a number, got {}",
+                        self.meta.name,
+                        other.type_name()
+                    )));
+                }
+            };
+        }
+        let mut err = KernelError::default();
+        // SAFETY: every KernelArg was built from a live `Value` borrowed for this call: tensor
+        // data pointers are valid for `numel * dtype.bytes()` bytes and shape pointers for
+        // `ndim` dimensions (Tensor's invariant). The kernel checks arity, kinds, ranks, dtypes
+        // and every dimension before reading data, and bounds-checks every access it cannot
+        // prove in bounds; `err` is a local it may write.
+        let status = unsafe {
+            (self.f)(
+                slots.as_ptr(),
+                slots.len() as i64,
+                RuntimeTable::get(),
+                &mut err,
+            )
+        };
+        if status == STATUS_OK {
+            return Ok(());
+        }
+        err.kind = status;
+        let msg = self.meta.describe(&err);
+        Err(match status {
+            abi::ERR_BOUNDS => vm::Error::index(msg),
+            abi::ERR_ARITY | abi::ERR_RANK | abi::ERR_DTYPE | abi::ERR_DIM | abi::ERR_STRIDE => {
+                vm::Error::value_error(msg)
+            }
+            abi::ERR_KIND => vm::Error::type_error(msg),
+            _ => vm::Error::runtime(msg),
+        })
+    }
+
+    /// The kernel as a packed function returning `None` (TVM's destination-passing calls).
+    pub fn packed(&self) -> PackedFunc {
+        let k = self.clone();
+        PackedFunc::new(self.meta.symbol.clone(), move |args| {
+            k.call(args)?;
+            Ok(Value::Null)
+        })
+    }
+}
+
+/// Kernels compiled together.
+#[derive(Clone, Debug, Default)]
+pub struct KernelLibrary {
+    kernels: Vec<Kernel>,
+}
+
+impl KernelLibrary {
+    /// Compiles every function of `funcs` for the host.
+    pub fn compile(funcs: &[PrimFunc]) -> Result<KernelLibrary> {
+        let isa = host_isa()?;
+        let host = HostFeatures::of_isa(&*isa);
+        let call_conv = isa.default_call_conv();
+        let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+        let mut ctx = module.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        let frontend = module.target_config();
+        let mut pending = Vec::new();
+        for func in funcs {
+            let lowered =
+                tir::transform::lower(func).map_err(|e| Error::Unsupported(e.to_string()))?;
+            let mut sig = module.make_signature();
+            sig.params.extend([AbiParam::new(types::I64); 4]);
+            sig.returns.push(AbiParam::new(types::I32));
+            let id = module.declare_anonymous_function(&sig)?;
+            ctx.func.signature = sig;
+            let meta = {
+                let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+                let meta = codegen::Translator::translate(&mut b, &lowered, call_conv, host)
+                    .map_err(|e| match e {
+                        Error::Unsupported(m) => {
+                            Error::Unsupported(format!("`{}`: {m}", func.name))
+                        }
+                        e => e,
+                    })?;
+                b.finalize(frontend);
+                meta
+            };
+            module
+                .define_function(id, &mut ctx)
+                .map_err(|e| Error::Codegen(format!("`{}`: {e:?}", func.name)))?;
+            module.clear_context(&mut ctx);
+            pending.push((id, meta));
+        }
+        module.finalize_definitions()?;
+        let ptrs: Vec<_> = pending
+            .iter()
+            .map(|(id, _)| module.get_finalized_function(*id))
+            .collect();
+        let code = Arc::new(CodeMemory(Some(module)));
+        let kernels = pending
+            .into_iter()
+            .zip(ptrs)
+            .map(|((_, meta), p)| Kernel {
+                meta: Arc::new(meta),
+                // SAFETY: `p` is the finalized code of a function defined with the kernel
+                // signature (4 × i64 → i32 in the ISA's default C calling convention), which
+                // is `KernelFn`'s ABI; the memory lives as long as `code`.
+                f: unsafe { std::mem::transmute::<*const u8, KernelFn>(p) },
+                _code: code.clone(),
+            })
+            .collect();
+        Ok(KernelLibrary { kernels })
+    }
+
+    /// The kernels, in the order of the functions given to [`KernelLibrary::compile`].
+    pub fn kernels(&self) -> &[Kernel] {
+        &self.kernels
+    }
+
+    /// The kernel linked under `symbol`.
+    pub fn get(&self, symbol: &str) -> Option<&Kernel> {
+        self.kernels.iter().find(|k| k.symbol() == symbol)
+    }
+
+    /// Adds every kernel to `lib` as a packed function under its symbol.
+    pub fn add_to(&self, lib: &mut vm::Library) {
+        for k in &self.kernels {
+            lib.add_packed(k.symbol(), k.packed());
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! `FlattenBuffer`: every multi-dimensional buffer access becomes a one-dimensional access of a
+//! flat view of the same memory.
+//!
+//! `B[i, j, k]` of a buffer with shape `(n0, n1, n2)`, no explicit strides and element offset
+//! `o` becomes `B_flat[o + (i * n1 + j) * n2 + k]` (row-major), or `o + i*s0 + j*s1 + k*s2` with
+//! explicit strides. Indices are computed in `int64`. The flat view keeps the buffer's data
+//! variable, so code generation needs one pointer per data variable; its single dimension is the
+//! number of addressable elements, which is what a bounds check compares against.
+//! `Allocate` extents shrink to that one dimension too.
+
+use std::collections::HashMap;
+
+use crate::ir::{
+    BinaryOp, Buffer, BufferNode, DataType, ExprKind, PrimExpr, Stmt, StmtKind, VarId,
+};
+use crate::transform::mutator::{Mutator, substitute, walk_stmt};
+
+/// `e` as an `int64` expression (constants re-typed, other types cast).
+pub fn to_i64(e: &PrimExpr) -> PrimExpr {
+    if e.dtype() == DataType::INT64 {
+        return e.clone();
+    }
+    match e.kind() {
+        ExprKind::IntImm { value, .. } => PrimExpr::i64(*value),
+        _ => PrimExpr::cast(DataType::INT64, e.clone()),
+    }
+}
+
+/// `a + b` with the obvious constant folding.
+pub fn add(a: PrimExpr, b: PrimExpr) -> PrimExpr {
+    match (a.as_int(), b.as_int()) {
+        (Some(0), _) => b,
+        (_, Some(0)) => a,
+        (Some(x), Some(y)) if x.checked_add(y).is_some() => PrimExpr::i64(x + y),
+        _ => PrimExpr::binary(BinaryOp::Add, a, b),
+    }
+}
+
+/// `a * b` with the obvious constant folding.
+pub fn mul(a: PrimExpr, b: PrimExpr) -> PrimExpr {
+    match (a.as_int(), b.as_int()) {
+        (Some(1), _) => b,
+        (_, Some(1)) => a,
+        (Some(0), _) | (_, Some(0)) => PrimExpr::i64(0),
+        (Some(x), Some(y)) if x.checked_mul(y).is_some() => PrimExpr::i64(x * y),
+        _ => PrimExpr::binary(BinaryOp::Mul, a, b),
+    }
+}
+
+/// The flat element count of `shape` (`int64`).
+pub fn numel(shape: &[PrimExpr]) -> PrimExpr {
+    shape
+        .iter()
+        .fold(PrimExpr::i64(1), |acc, d| mul(acc, to_i64(d)))
+}
+
+struct FlatView {
+    flat: Buffer,
+    strides: Vec<PrimExpr>,
+    elem_offset: PrimExpr,
+}
+
+/// The flattening pass. Element offsets that are variables bound to a constant (function
+/// parameters' `elem_offset`, which the kernel ABI fixes at 0) are folded through `bound`.
+pub struct Flatten<'a> {
+    views: HashMap<usize, FlatView>,
+    bound: &'a HashMap<VarId, PrimExpr>,
+}
+
+impl<'a> Flatten<'a> {
+    /// A pass that replaces the variables of `bound` in offsets and strides.
+    pub fn new(bound: &'a HashMap<VarId, PrimExpr>) -> Flatten<'a> {
+        Flatten {
+            views: HashMap::new(),
+            bound,
+        }
+    }
+
+    /// The flat view of `b`, created on first use.
+    pub fn flat(&mut self, b: &Buffer) -> Buffer {
+        self.view(b).flat.clone()
+    }
+
+    fn view(&mut self, b: &Buffer) -> &FlatView {
+        let bound = self.bound;
+        self.views.entry(b.identity()).or_insert_with(|| {
+            let shape: Vec<PrimExpr> = b
+                .shape
+                .iter()
+                .map(|d| substitute(&to_i64(d), bound))
+                .collect();
+            let strides: Vec<PrimExpr> = if b.strides.len() == shape.len() {
+                b.strides
+                    .iter()
+                    .map(|s| substitute(&to_i64(s), bound))
+                    .collect()
+            } else {
+                let mut st = vec![PrimExpr::i64(1); shape.len()];
+                for i in (0..shape.len().saturating_sub(1)).rev() {
+                    st[i] = mul(st[i + 1].clone(), shape[i + 1].clone());
+                }
+                st
+            };
+            let elem_offset = substitute(&to_i64(&b.elem_offset), bound);
+            // Elements reachable: offset + 1 + Σ (n_i - 1) * s_i, or 0 if any n_i is 0. For
+            // compact row-major buffers that is offset + Π n_i, which is what we use then.
+            let extent = if b.strides.len() == shape.len() && !shape.is_empty() {
+                let mut last = PrimExpr::i64(1);
+                for (n, s) in shape.iter().zip(&strides) {
+                    let n1 = PrimExpr::binary(BinaryOp::Sub, n.clone(), PrimExpr::i64(1));
+                    last = add(last, mul(n1, s.clone()));
+                }
+                add(elem_offset.clone(), last)
+            } else {
+                add(elem_offset.clone(), numel(&shape))
+            };
+            let flat = Buffer::new(BufferNode {
+                name: b.name.clone(),
+                data: b.data.clone(),
+                dtype: b.dtype,
+                shape: vec![extent],
+                strides: Vec::new(),
+                elem_offset: PrimExpr::i64(0),
+                scope: b.scope.clone(),
+                data_alignment: b.data_alignment,
+                offset_factor: b.offset_factor,
+            });
+            FlatView {
+                flat,
+                strides,
+                elem_offset,
+            }
+        })
+    }
+}
+
+impl Mutator for Flatten<'_> {
+    fn access(&mut self, buffer: &Buffer, indices: Vec<PrimExpr>) -> (Buffer, Vec<PrimExpr>) {
+        let view = self.view(buffer);
+        let mut index = view.elem_offset.clone();
+        for (i, s) in indices.iter().zip(&view.strides) {
+            // A vector index (a `Ramp`) keeps its lanes: scale the stride, not the lanes.
+            index = add(index, mul(to_i64(i), s.clone()));
+        }
+        (view.flat.clone(), vec![index])
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Stmt {
+        match s.kind() {
+            StmtKind::Allocate {
+                buffer_var,
+                dtype,
+                extents,
+                scope,
+                condition,
+                body,
+            } => Stmt::new(StmtKind::Allocate {
+                buffer_var: buffer_var.clone(),
+                dtype: *dtype,
+                extents: vec![numel(extents)],
+                scope: scope.clone(),
+                condition: self.expr(condition),
+                body: self.stmt(body),
+            }),
+            StmtKind::DeclBuffer { buffer, body } => {
+                let flat = self.flat(buffer);
+                Stmt::new(StmtKind::DeclBuffer {
+                    buffer: flat,
+                    body: self.stmt(body),
+                })
+            }
+            _ => walk_stmt(self, s),
+        }
+    }
+}

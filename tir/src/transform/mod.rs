@@ -1,0 +1,206 @@
+//! Lowering passes that take a PrimFunc as TVM prints it (blocks, multi-dimensional buffers,
+//! symbolic shapes) to the form code generation consumes: plain loops over flat buffers, plus a
+//! description of how each parameter is checked and which symbolic variables it binds.
+//!
+//! [`lower`] runs the pipeline: [`lower_sblocks`] → [`hoist_reduction_init`] → flattening
+//! ([`Flatten`]). The result, a [`LoweredFunc`], guarantees:
+//! * no `SBlockRealize` remains;
+//! * every `BufferLoad`/`BufferStore` has exactly one `int64` index into a one-dimensional
+//!   buffer whose `data` variable is a parameter's or an `Allocate`'s, and whose single shape
+//!   expression is the number of addressable elements;
+//! * every free variable of the body is bound by [`LoweredFunc::params`] (a scalar parameter,
+//!   or a symbolic dimension bound from an argument's shape).
+//!
+//! Passes do no IO and never panic on user input: unsupported constructs are [`LowerError`]s.
+
+mod flatten;
+mod lower_sblocks;
+pub mod mutator;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+pub use flatten::{Flatten, add, mul, numel, to_i64};
+pub use lower_sblocks::{hoist_reduction_init, lower_sblocks};
+
+use crate::ir::{Buffer, DataType, ExprKind, PrimExpr, PrimFunc, Stmt, Var, VarId};
+use crate::transform::mutator::Mutator;
+
+/// Why a function cannot be lowered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LowerError {
+    /// The function.
+    pub func: String,
+    /// What is not supported.
+    pub message: String,
+}
+
+impl fmt::Display for LowerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot lower `{}`: {}", self.func, self.message)
+    }
+}
+
+impl std::error::Error for LowerError {}
+
+/// How one dimension (or stride) of an argument is treated by the kernel prologue.
+#[derive(Clone, Debug)]
+pub enum DimRule {
+    /// The first occurrence of a symbolic variable: the argument's value binds it.
+    Bind(Var),
+    /// Anything else: the argument's value must equal the expression (over constants and
+    /// variables bound by `Bind` rules of any parameter).
+    Check(PrimExpr),
+}
+
+/// A buffer parameter.
+#[derive(Clone, Debug)]
+pub struct BufferParam {
+    /// The data pointer variable the lowered body addresses memory through.
+    pub data: Var,
+    /// Element type.
+    pub dtype: DataType,
+    /// The declared shape, for messages.
+    pub shape: Vec<PrimExpr>,
+    /// One rule per dimension.
+    pub dims: Vec<DimRule>,
+    /// One rule per stride if the buffer declares strides (checked against the argument's
+    /// compact row-major strides), else empty.
+    pub strides: Vec<DimRule>,
+    /// The flat view the body accesses (its one dimension is the element count).
+    pub flat: Buffer,
+}
+
+/// What a parameter is.
+#[derive(Clone, Debug)]
+pub enum ParamKind {
+    /// A tensor.
+    Buffer(BufferParam),
+    /// A scalar (`n: T.int64`): the argument's value binds the variable.
+    Scalar(Var),
+}
+
+/// One parameter of a lowered function.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// The parameter's name, for messages.
+    pub name: String,
+    /// Its kind.
+    pub kind: ParamKind,
+}
+
+/// A function ready for code generation (see the module doc for its invariants).
+#[derive(Clone, Debug)]
+pub struct LoweredFunc {
+    /// The PrimFunc's name.
+    pub name: String,
+    /// The symbol the function is linked under (`global_symbol`, or the name).
+    pub symbol: String,
+    /// Parameters in call order.
+    pub params: Vec<Param>,
+    /// The body: loops over flat buffers.
+    pub body: Stmt,
+    /// `tirx.is_host_func` (shape functions).
+    pub is_host_func: bool,
+}
+
+impl LoweredFunc {
+    /// Every variable a [`DimRule::Bind`] or scalar parameter binds, in binding order.
+    pub fn bound_vars(&self) -> Vec<Var> {
+        let mut out = Vec::new();
+        for p in &self.params {
+            match &p.kind {
+                ParamKind::Scalar(v) => out.push(v.clone()),
+                ParamKind::Buffer(b) => {
+                    for r in b.dims.iter().chain(&b.strides) {
+                        if let DimRule::Bind(v) = r {
+                            out.push(v.clone());
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+fn rule(e: &PrimExpr, bound: &mut HashSet<VarId>) -> DimRule {
+    if let ExprKind::Var(v) = e.kind()
+        && bound.insert(v.id())
+    {
+        return DimRule::Bind(v.clone());
+    }
+    DimRule::Check(e.clone())
+}
+
+/// Lowers `func` (see the module doc).
+pub fn lower(func: &PrimFunc) -> Result<LoweredFunc, LowerError> {
+    let fail = |message: String| LowerError {
+        func: func.name.clone(),
+        message,
+    };
+    let mut bound: HashSet<VarId> = HashSet::new();
+    // Element offsets of parameters are fixed at 0 by the kernel ABI (the data pointer is the
+    // first element).
+    let mut fixed: HashMap<VarId, PrimExpr> = HashMap::new();
+    let mut params = Vec::new();
+    let mut flatten_bound: HashMap<VarId, PrimExpr> = HashMap::new();
+    for (_, b) in &func.buffer_map {
+        if let ExprKind::Var(v) = b.elem_offset.kind() {
+            flatten_bound.insert(v.id(), PrimExpr::int(v.dtype(), 0));
+        }
+    }
+    let mut flatten = Flatten::new(&flatten_bound);
+    for p in &func.params {
+        let Some(b) = func.buffer_of(p) else {
+            if p.dtype().is_handle() {
+                return Err(fail(format!(
+                    "parameter `{}` is a handle without a buffer",
+                    p.name()
+                )));
+            }
+            bound.insert(p.id());
+            params.push(Param {
+                name: p.name().to_string(),
+                kind: ParamKind::Scalar(p.clone()),
+            });
+            continue;
+        };
+        match b.elem_offset.kind() {
+            ExprKind::Var(v) => {
+                fixed.insert(v.id(), PrimExpr::int(v.dtype(), 0));
+            }
+            _ if b.elem_offset.as_int() == Some(0) => {}
+            _ => {
+                return Err(fail(format!(
+                    "buffer `{}` has element offset {}; only 0 or a variable is supported",
+                    b.name, b.elem_offset
+                )));
+            }
+        }
+        let dims = b.shape.iter().map(|d| rule(d, &mut bound)).collect();
+        let strides = b.strides.iter().map(|s| rule(s, &mut bound)).collect();
+        params.push(Param {
+            name: p.name().to_string(),
+            kind: ParamKind::Buffer(BufferParam {
+                data: b.data.clone(),
+                dtype: b.dtype,
+                shape: b.shape.clone(),
+                dims,
+                strides,
+                flat: flatten.flat(b),
+            }),
+        });
+    }
+    let body = lower_sblocks(&func.body);
+    let body = hoist_reduction_init(&body);
+    let body = flatten.stmt(&body);
+    let body = mutator::substitute_stmt(&body, &fixed);
+    Ok(LoweredFunc {
+        name: func.name.clone(),
+        symbol: func.global_symbol().unwrap_or(&func.name).to_string(),
+        params,
+        body,
+        is_host_func: func.is_host_func(),
+    })
+}

@@ -1,0 +1,287 @@
+//! A rebuilding visitor over expressions and statements: passes override the hooks they care
+//! about and inherit a structural walk for everything else.
+//!
+//! Trees are immutable and `Arc`-shared, so "mutating" means building a new spine; the walk
+//! rebuilds a node only when one of its children changed, which keeps untouched subtrees shared.
+
+use std::collections::HashMap;
+
+use crate::ir::{Buffer, ExprKind, For, PrimExpr, SBlock, SBlockRealize, Stmt, StmtKind, VarId};
+
+/// A rewriting visitor. Every hook defaults to the structural walk ([`walk_expr`],
+/// [`walk_stmt`]).
+pub trait Mutator {
+    /// Rewrites an expression.
+    fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
+        walk_expr(self, e)
+    }
+
+    /// Rewrites a statement.
+    fn stmt(&mut self, s: &Stmt) -> Stmt {
+        walk_stmt(self, s)
+    }
+
+    /// Rewrites a buffer access (load or store) whose indices were already rewritten; returns
+    /// the buffer and indices to use instead.
+    fn access(&mut self, buffer: &Buffer, indices: Vec<PrimExpr>) -> (Buffer, Vec<PrimExpr>) {
+        (buffer.clone(), indices)
+    }
+}
+
+fn exprs<M: Mutator + ?Sized>(m: &mut M, es: &[PrimExpr]) -> (Vec<PrimExpr>, bool) {
+    let mut changed = false;
+    let out = es
+        .iter()
+        .map(|e| {
+            let n = m.expr(e);
+            changed |= !n.ptr_eq(e);
+            n
+        })
+        .collect();
+    (out, changed)
+}
+
+/// Rewrites the children of `e` with `m` and rebuilds it if any changed.
+pub fn walk_expr<M: Mutator + ?Sized>(m: &mut M, e: &PrimExpr) -> PrimExpr {
+    let k = match e.kind() {
+        ExprKind::IntImm { .. }
+        | ExprKind::FloatImm { .. }
+        | ExprKind::StringImm(_)
+        | ExprKind::Var(_) => return e.clone(),
+        ExprKind::Binary { op, a, b } => {
+            let (na, nb) = (m.expr(a), m.expr(b));
+            if na.ptr_eq(a) && nb.ptr_eq(b) {
+                return e.clone();
+            }
+            ExprKind::Binary {
+                op: *op,
+                a: na,
+                b: nb,
+            }
+        }
+        ExprKind::Cmp { op, a, b } => {
+            let (na, nb) = (m.expr(a), m.expr(b));
+            if na.ptr_eq(a) && nb.ptr_eq(b) {
+                return e.clone();
+            }
+            ExprKind::Cmp {
+                op: *op,
+                a: na,
+                b: nb,
+            }
+        }
+        ExprKind::And(a, b) => {
+            let (na, nb) = (m.expr(a), m.expr(b));
+            if na.ptr_eq(a) && nb.ptr_eq(b) {
+                return e.clone();
+            }
+            ExprKind::And(na, nb)
+        }
+        ExprKind::Or(a, b) => {
+            let (na, nb) = (m.expr(a), m.expr(b));
+            if na.ptr_eq(a) && nb.ptr_eq(b) {
+                return e.clone();
+            }
+            ExprKind::Or(na, nb)
+        }
+        ExprKind::Not(a) => {
+            let na = m.expr(a);
+            if na.ptr_eq(a) {
+                return e.clone();
+            }
+            ExprKind::Not(na)
+        }
+        ExprKind::Select {
+            cond,
+            true_value,
+            false_value,
+        } => {
+            let (c, t, f) = (m.expr(cond), m.expr(true_value), m.expr(false_value));
+            if c.ptr_eq(cond) && t.ptr_eq(true_value) && f.ptr_eq(false_value) {
+                return e.clone();
+            }
+            ExprKind::Select {
+                cond: c,
+                true_value: t,
+                false_value: f,
+            }
+        }
+        ExprKind::Cast { dtype, value } => {
+            let v = m.expr(value);
+            if v.ptr_eq(value) {
+                return e.clone();
+            }
+            ExprKind::Cast {
+                dtype: *dtype,
+                value: v,
+            }
+        }
+        ExprKind::BufferLoad { buffer, indices } => {
+            let (idx, _) = exprs(m, indices);
+            let (buffer, indices) = m.access(buffer, idx);
+            ExprKind::BufferLoad { buffer, indices }
+        }
+        ExprKind::Call { dtype, op, args } => {
+            let (args, changed) = exprs(m, args);
+            if !changed {
+                return e.clone();
+            }
+            ExprKind::Call {
+                dtype: *dtype,
+                op: op.clone(),
+                args,
+            }
+        }
+        ExprKind::Let { var, value, body } => {
+            let (v, b) = (m.expr(value), m.expr(body));
+            if v.ptr_eq(value) && b.ptr_eq(body) {
+                return e.clone();
+            }
+            ExprKind::Let {
+                var: var.clone(),
+                value: v,
+                body: b,
+            }
+        }
+        ExprKind::Ramp {
+            base,
+            stride,
+            lanes,
+        } => ExprKind::Ramp {
+            base: m.expr(base),
+            stride: m.expr(stride),
+            lanes: *lanes,
+        },
+        ExprKind::Broadcast { value, lanes } => ExprKind::Broadcast {
+            value: m.expr(value),
+            lanes: *lanes,
+        },
+    };
+    PrimExpr::new(k)
+}
+
+/// Rewrites the expressions and child statements of `s` with `m` and rebuilds it.
+pub fn walk_stmt<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Stmt {
+    let k = match s.kind() {
+        StmtKind::For(f) => StmtKind::For(For {
+            loop_var: f.loop_var.clone(),
+            min: m.expr(&f.min),
+            extent: m.expr(&f.extent),
+            kind: f.kind,
+            thread_binding: f.thread_binding.clone(),
+            annotations: f.annotations.clone(),
+            body: m.stmt(&f.body),
+        }),
+        StmtKind::SBlockRealize(r) => StmtKind::SBlockRealize(SBlockRealize {
+            iter_values: exprs(m, &r.iter_values).0,
+            predicate: m.expr(&r.predicate),
+            block: SBlock {
+                name: r.block.name.clone(),
+                iter_vars: r.block.iter_vars.clone(),
+                reads: r.block.reads.clone(),
+                writes: r.block.writes.clone(),
+                init: r.block.init.as_ref().map(|i| m.stmt(i)),
+                alloc_buffers: r.block.alloc_buffers.clone(),
+                annotations: r.block.annotations.clone(),
+                body: m.stmt(&r.block.body),
+            },
+        }),
+        StmtKind::BufferStore {
+            buffer,
+            value,
+            indices,
+        } => {
+            let value = m.expr(value);
+            let (idx, _) = exprs(m, indices);
+            let (buffer, indices) = m.access(buffer, idx);
+            StmtKind::BufferStore {
+                buffer,
+                value,
+                indices,
+            }
+        }
+        StmtKind::LetStmt { var, value, body } => StmtKind::LetStmt {
+            var: var.clone(),
+            value: m.expr(value),
+            body: m.stmt(body),
+        },
+        StmtKind::IfThenElse {
+            cond,
+            then_case,
+            else_case,
+        } => StmtKind::IfThenElse {
+            cond: m.expr(cond),
+            then_case: m.stmt(then_case),
+            else_case: else_case.as_ref().map(|e| m.stmt(e)),
+        },
+        StmtKind::Seq(v) => StmtKind::Seq(v.iter().map(|s| m.stmt(s)).collect()),
+        StmtKind::Evaluate(e) => StmtKind::Evaluate(m.expr(e)),
+        StmtKind::Allocate {
+            buffer_var,
+            dtype,
+            extents,
+            scope,
+            condition,
+            body,
+        } => StmtKind::Allocate {
+            buffer_var: buffer_var.clone(),
+            dtype: *dtype,
+            extents: exprs(m, extents).0,
+            scope: scope.clone(),
+            condition: m.expr(condition),
+            body: m.stmt(body),
+        },
+        StmtKind::DeclBuffer { buffer, body } => StmtKind::DeclBuffer {
+            buffer: buffer.clone(),
+            body: m.stmt(body),
+        },
+        StmtKind::AssertStmt {
+            cond,
+            message,
+            body,
+        } => StmtKind::AssertStmt {
+            cond: m.expr(cond),
+            message: m.expr(message),
+            body: m.stmt(body),
+        },
+        StmtKind::AttrStmt {
+            node,
+            key,
+            value,
+            body,
+        } => StmtKind::AttrStmt {
+            node: node.as_ref().map(|n| m.expr(n)),
+            key: key.clone(),
+            value: m.expr(value),
+            body: m.stmt(body),
+        },
+    };
+    Stmt::new(k)
+}
+
+/// Replaces variables by expressions.
+pub struct Substitute<'a> {
+    /// What each variable becomes.
+    pub map: &'a HashMap<VarId, PrimExpr>,
+}
+
+impl Mutator for Substitute<'_> {
+    fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
+        if let ExprKind::Var(v) = e.kind()
+            && let Some(r) = self.map.get(&v.id())
+        {
+            return r.clone();
+        }
+        walk_expr(self, e)
+    }
+}
+
+/// `e` with the variables of `map` replaced.
+pub fn substitute(e: &PrimExpr, map: &HashMap<VarId, PrimExpr>) -> PrimExpr {
+    Substitute { map }.expr(e)
+}
+
+/// `s` with the variables of `map` replaced.
+pub fn substitute_stmt(s: &Stmt, map: &HashMap<VarId, PrimExpr>) -> Stmt {
+    Substitute { map }.stmt(s)
+}
