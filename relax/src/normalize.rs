@@ -31,9 +31,11 @@ pub struct Normalizer {
 pub fn base_func_struct_info(f: &BaseFunc) -> StructInfo {
     match f {
         BaseFunc::Relax(f) => f.struct_info(),
+        // TVM gives a PrimFunc the opaque struct info of its (void) return: calling one
+        // directly, as lowered code does, gives the empty tuple.
         BaseFunc::Tir(_) => StructInfo::Func {
             params: None,
-            ret: Box::new(StructInfo::Any),
+            ret: Box::new(StructInfo::void()),
             pure: false,
         },
     }

@@ -18,8 +18,7 @@ use std::collections::HashSet;
 use crate::Result;
 use crate::error::Error;
 use crate::ir::{
-    BaseFunc, Binding, BindingBlock, Callee, Expr, ExprKind, Function, IRModule, SeqExpr,
-    StructInfo, VarId,
+    Binding, BindingBlock, Callee, Expr, ExprKind, Function, IRModule, SeqExpr, StructInfo, VarId,
 };
 use crate::normalize::Normalizer;
 use crate::struct_info_ops::{Compatibility, compatibility, describe, visit_symbolic_vars};
@@ -231,14 +230,7 @@ impl Checker<'_> {
             ExprKind::TupleGetItem(t, _) => self.expr(t),
             ExprKind::Call(c) => {
                 match &c.callee {
-                    Callee::Global(name) => {
-                        self.global(name);
-                        if let Some(BaseFunc::Tir(_)) = self.module.get(name) {
-                            self.error(format!(
-                                "PrimFunc `{name}` is called directly; use R.call_tir"
-                            ));
-                        }
-                    }
+                    Callee::Global(name) => self.global(name),
                     Callee::Expr(x) => self.expr(x),
                     Callee::Op(name) => {
                         if crate::op::lookup(name).is_none() {
