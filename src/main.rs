@@ -16,6 +16,10 @@ const USAGE: &str = "\
 usage: relaxjit <command> [args]
 
 commands:
+  fmt FILE.py | -
+      parse a TVMScript module (`@I.ir_module` with Relax and TIR functions, as TVM prints
+      it) and print it back in TVM's layout; `-` reads standard input. Bad text exits with
+      status 1 and the error's line, column and a caret
   inspect FILE.bin [--text | --python | --stats]
       print a serialized Relax VM executable (TVM's format): its bytecode listing (the
       default, TVM's as_text()), an rx.Builder script (as_python()) or statistics (stats())
@@ -27,6 +31,10 @@ commands:
 #[derive(Debug, PartialEq)]
 enum Command {
     Help,
+    /// `None` reads standard input.
+    Fmt {
+        path: Option<PathBuf>,
+    },
     Inspect {
         path: PathBuf,
         format: InspectFormat,
@@ -52,6 +60,7 @@ fn parse_args(args: &[OsString]) -> Result<Command, UsageError> {
     match command.to_str() {
         Some("help" | "-h" | "--help") => Ok(Command::Help),
         Some("inspect") => parse_inspect(rest),
+        Some("fmt") => parse_fmt(rest),
         _ => Err(UsageError(format!(
             "unknown command `{}`",
             command.to_string_lossy()
@@ -95,6 +104,51 @@ fn parse_inspect(args: &[OsString]) -> Result<Command, UsageError> {
     })
 }
 
+fn parse_fmt(args: &[OsString]) -> Result<Command, UsageError> {
+    match args {
+        [] => Err(UsageError(
+            "fmt: missing FILE (or `-` for standard input)".into(),
+        )),
+        [arg] if arg == "-" => Ok(Command::Fmt { path: None }),
+        [arg] if arg.to_str().is_some_and(|s| s.starts_with('-')) => Err(UsageError(format!(
+            "fmt: unknown option `{}`",
+            arg.to_string_lossy()
+        ))),
+        [arg] => Ok(Command::Fmt {
+            path: Some(PathBuf::from(arg)),
+        }),
+        [_, extra, ..] => Err(UsageError(format!(
+            "fmt: unexpected argument `{}`",
+            extra.to_string_lossy()
+        ))),
+    }
+}
+
+/// `relaxjit fmt`: parses a TVMScript module and prints it. A parse error reads
+/// `FILE:line:column: message` followed by the source line and a caret.
+fn fmt(path: Option<&PathBuf>) -> Result<String> {
+    let (name, text) = match path {
+        Some(p) => (
+            p.display().to_string(),
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        ),
+        None => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .context("cannot read standard input")?;
+            ("<stdin>".to_string(), text)
+        }
+    };
+    match relax::script::parse_module(&text) {
+        Ok(module) => Ok(relax::script::print_module(&module)),
+        Err(relax::Error::Parse(rendered)) => {
+            let rendered = rendered.strip_prefix("error: ").unwrap_or(&rendered);
+            anyhow::bail!("{name}:{}", rendered.trim_end())
+        }
+        Err(e) => Err(anyhow::Error::new(e).context(format!("cannot read {name}"))),
+    }
+}
+
 /// `relaxjit inspect`: loads a serialized executable and prints it.
 fn inspect(path: &PathBuf, format: InspectFormat) -> Result<String> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -110,6 +164,7 @@ fn inspect(path: &PathBuf, format: InspectFormat) -> Result<String> {
 fn run(command: Command) -> Result<()> {
     let output = match command {
         Command::Help => USAGE.to_string(),
+        Command::Fmt { path } => fmt(path.as_ref())?,
         Command::Inspect { path, format } => inspect(&path, format)?,
     };
     let mut stdout = std::io::stdout().lock();
@@ -183,6 +238,22 @@ mod tests {
             ),
             (&["inspect", "-x"], Err("inspect: unknown option `-x`")),
             (&["frobnicate"], Err("unknown command `frobnicate`")),
+            (
+                &["fmt", "m.py"],
+                Ok(Command::Fmt {
+                    path: Some(PathBuf::from("m.py")),
+                }),
+            ),
+            (&["fmt", "-"], Ok(Command::Fmt { path: None })),
+            (
+                &["fmt"],
+                Err("fmt: missing FILE (or `-` for standard input)"),
+            ),
+            (
+                &["fmt", "a.py", "b.py"],
+                Err("fmt: unexpected argument `b.py`"),
+            ),
+            (&["fmt", "--check"], Err("fmt: unknown option `--check`")),
         ];
         for (args, expected) in cases {
             match (parse(args), expected) {

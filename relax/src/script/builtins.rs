@@ -16,6 +16,8 @@ pub(crate) struct OpView {
     pub name: &'static str,
     pub script_name: &'static str,
     pub params: &'static [OpParam],
+    /// The registry's definition, if the operator comes from there.
+    pub def: Option<&'static op::OpDef>,
 }
 
 /// A builtin the registry may not have.
@@ -32,6 +34,7 @@ impl Builtin {
             name: self.name,
             script_name: self.script_name,
             params: self.params,
+            def: None,
         }
     }
 }
@@ -41,6 +44,7 @@ fn from_registry(d: &'static op::OpDef) -> OpView {
         name: d.name,
         script_name: d.script_name,
         params: d.params,
+        def: Some(d),
     }
 }
 

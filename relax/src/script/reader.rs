@@ -1319,6 +1319,12 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 format!("unexpected keyword argument `{}` of `{name}`", k.name),
             );
         }
+        if let Some(d) = def.def {
+            // TVM's constructors store some attributes in a canonical form (an `int` axis as a
+            // list, full padding); the registry knows which.
+            crate::op::canonicalize(d, &mut call_args, &mut attrs)
+                .map_err(|x| ParseError::new(e.span, format!("`{name}`: {x}")))?;
+        }
         Ok(Expr::call(
             Callee::Op(def.name.to_string()),
             call_args,
