@@ -6,6 +6,8 @@
 //! Passes are pure functions from module to module and do no IO.
 
 pub mod codegen;
+pub mod transform;
+pub mod pipeline;
 pub mod error;
 pub mod ir;
 pub mod op;

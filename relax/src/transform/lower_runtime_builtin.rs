@@ -1,0 +1,165 @@
+//! LowerRuntimeBuiltin: maps the generic memory and runtime operators to the VM's forms —
+//! `R.memory.alloc_storage` → `R.vm.alloc_storage(size, dev, "uint8", scope)`,
+//! `R.memory.alloc_tensor` → `R.vm.alloc_tensor(storage, offset, shape, dtype, 0)`,
+//! `R.memory.kill_*` → `R.vm.kill_object`, `R.reshape` / `R.shape_of` / `R.make_closure` /
+//! `R.vm.call_tir_dyn` → packed calls of `vm.builtin.*`, `R.invoke_closure` →
+//! `call_builtin_with_ctx("vm.builtin.invoke_closure", ...)` (whose result is `R.Any`, as in
+//! TVM, so that VMShapeLower checks it where a typed value is needed).
+//!
+//! Invariant afterwards: only operators VMCodeGen knows remain; a leftover
+//! `R.builtin.alloc_tensor` or any other operator is an error naming it.
+
+use tir::DataType;
+
+use crate::ir::{Binding, Call, Callee, Expr, ExprKind, IRModule, StructInfo, Var};
+use crate::transform::{call_packed, dtype_imm, op_call, prim_i64, rewrite_module};
+use crate::{Error, Result};
+
+pub fn lower_runtime_builtin(module: &IRModule) -> Result<IRModule> {
+    rewrite_module(module, |b, em| {
+        let Binding::Var { var, value } = &b else {
+            em.push(b);
+            return Ok(());
+        };
+        let Some(call) = value.as_call() else {
+            em.push(b);
+            return Ok(());
+        };
+        let Some(op) = call.op() else {
+            em.push(b);
+            return Ok(());
+        };
+        let func_name = em.func.clone();
+        let where_ = || format!("in function `{func_name}`, binding `{}`", var.name());
+        let arg = |i: usize| -> Result<Expr> {
+            call.args.get(i).cloned().ok_or_else(|| {
+                Error::Unsupported(format!("{op} with too few arguments {}", where_()))
+            })
+        };
+        let tuple_fields = |e: &Expr| -> Result<Vec<Expr>> {
+            match e.kind() {
+                ExprKind::Tuple(items) => Ok(items.clone()),
+                _ => Err(Error::Unsupported(format!(
+                    "{op} whose arguments are not a tuple literal {}",
+                    where_()
+                ))),
+            }
+        };
+        let (new_value, new_si): (Expr, Option<StructInfo>) = match op {
+            "relax.memory.alloc_storage" => (
+                op_call(
+                    "relax.vm.alloc_storage",
+                    vec![arg(0)?, arg(1)?, dtype_imm(DataType::UINT8), arg(2)?],
+                    vec![],
+                ),
+                None,
+            ),
+            "relax.memory.alloc_tensor" => (
+                op_call(
+                    "relax.vm.alloc_tensor",
+                    vec![arg(0)?, arg(1)?, arg(2)?, arg(3)?, prim_i64(0)],
+                    vec![],
+                ),
+                None,
+            ),
+            "relax.memory.kill_storage" | "relax.memory.kill_tensor" => {
+                (op_call("relax.vm.kill_object", vec![arg(0)?], vec![]), None)
+            }
+            "relax.reshape" => (
+                call_packed(
+                    "vm.builtin.reshape",
+                    vec![arg(0)?, arg(1)?],
+                    var.struct_info().clone(),
+                ),
+                None,
+            ),
+            "relax.shape_of" => (
+                call_packed(
+                    "vm.builtin.shape_of",
+                    vec![arg(0)?],
+                    var.struct_info().clone(),
+                ),
+                None,
+            ),
+            "relax.tensor_to_shape" => (
+                call_packed(
+                    "vm.builtin.tensor_to_shape",
+                    vec![arg(0)?],
+                    var.struct_info().clone(),
+                ),
+                None,
+            ),
+            "relax.make_closure" => {
+                let mut args = vec![arg(0)?];
+                args.extend(tuple_fields(&arg(1)?)?);
+                (
+                    call_packed("vm.builtin.make_closure", args, StructInfo::Any),
+                    Some(StructInfo::Any),
+                )
+            }
+            "relax.invoke_closure" => {
+                let mut fields = vec![arg(0)?];
+                fields.extend(tuple_fields(&arg(1)?)?);
+                (
+                    op_call(
+                        "relax.call_builtin_with_ctx",
+                        vec![
+                            Expr::new(ExprKind::ExternFunc("vm.builtin.invoke_closure".into())),
+                            Expr::tuple(fields),
+                        ],
+                        vec![StructInfo::Any],
+                    ),
+                    Some(StructInfo::Any),
+                )
+            }
+            "relax.vm.call_tir_dyn" => {
+                let mut args = vec![arg(0)?];
+                args.extend(tuple_fields(&arg(1)?)?);
+                (
+                    Expr::new(ExprKind::Call(Call {
+                        callee: Callee::Extern("vm.builtin.call_tir_dyn".into()),
+                        args,
+                        attrs: Default::default(),
+                        ty_args: vec![StructInfo::void()],
+                    })),
+                    None,
+                )
+            }
+            "relax.builtin.alloc_tensor" => {
+                return Err(Error::Unsupported(format!(
+                    "R.builtin.alloc_tensor left after memory lowering {}",
+                    where_()
+                )));
+            }
+            "relax.null_value"
+            | "relax.call_builtin_with_ctx"
+            | "relax.vm.alloc_storage"
+            | "relax.vm.alloc_tensor"
+            | "relax.vm.kill_object" => {
+                em.push(b);
+                return Ok(());
+            }
+            other => {
+                return Err(Error::Unsupported(format!(
+                    "the operator `{other}` reached the VM lowering (it must be legalized first) {}",
+                    where_()
+                )));
+            }
+        };
+        match new_si {
+            Some(si) if !matches!(var.struct_info(), StructInfo::Any) => {
+                let new_var = Var::new(var.name(), si);
+                em.replace(var, Expr::var(&new_var));
+                em.push(Binding::Var {
+                    var: new_var,
+                    value: new_value,
+                });
+            }
+            _ => em.push(Binding::Var {
+                var: var.clone(),
+                value: new_value,
+            }),
+        }
+        Ok(())
+    })
+}

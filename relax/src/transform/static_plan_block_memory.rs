@@ -1,0 +1,435 @@
+//! StaticPlanBlockMemory: plans the storage of the tensors that `R.builtin.alloc_tensor`
+//! creates inside a function, reusing a storage once every tensor in it is dead, as TVM's pass
+//! does (`src/relax/transform/static_plan_block_memory.cc`).
+//!
+//! * A tensor is plannable when it is only passed to PrimFuncs and packed functions (which do
+//!   not retain their arguments); one that reaches the function's result, a Relax function or
+//!   closure call, or another scope (an `If` branch) is left to LowerAllocTensor.
+//! * Each use as an argument counts a reference; after the call holding the last reference,
+//!   the storage returns to a pool keyed by dtype.
+//! * A request takes, for a constant size, the smallest free storage at least as large (within
+//!   16×), else the largest smaller one (within 1/16, enlarged); for a symbolic size, a free
+//!   storage whose size is provably equal.
+//! * Each storage becomes `R.memory.alloc_storage(R.shape([bytes]), 0, "global", dtype)` right
+//!   before the first tensor placed in it, and each tensor `R.memory.alloc_tensor(storage, 0,
+//!   shape, dtype)`.
+//!
+//! A storage first allocated inside an `If` branch is never reused outside it or in the other
+//! branch (TVM 0.27 does, and crashes; see the corpus' `skipped.txt`).
+
+use std::collections::{HashMap, HashSet};
+
+use tir::{DataType, PrimExpr};
+
+use crate::Result;
+use crate::ir::BaseFunc;
+use crate::ir::{
+    Binding, BindingBlock, Callee, Expr, ExprKind, Function, IRModule, SeqExpr, StructInfo, Var,
+    VarId,
+};
+use crate::transform::{dtype_bytes, map_functions, op_call, prim_i64, str_imm};
+
+pub fn static_plan_block_memory(module: &IRModule) -> Result<IRModule> {
+    map_functions(module, |_, f| {
+        let mut p = Planner {
+            module,
+            protos: Vec::new(),
+            site: HashMap::new(),
+            var_tokens: HashMap::new(),
+            scope_counter: 0,
+            storages: Vec::new(),
+            proto_storage: HashMap::new(),
+            storage_tokens: HashMap::new(),
+            pool: Vec::new(),
+        };
+        p.init_seq(&f.body, 0);
+        let mut out_tokens = Vec::new();
+        p.tokens_of(&f.body.body, &mut out_tokens);
+        for t in out_tokens {
+            p.protos[t].discarded = true;
+        }
+        p.scope_counter = 0;
+        p.plan_seq(&f.body, 0);
+        let mut emitted = HashSet::new();
+        let body = p.rewrite(&f.body, &mut emitted);
+        Ok(Function { body, ..f.clone() })
+    })
+}
+
+#[derive(Clone, Debug)]
+enum Tokens {
+    Leaf(Vec<usize>),
+    Tuple(Vec<Tokens>),
+}
+
+impl Tokens {
+    fn flatten(&self, out: &mut Vec<usize>) {
+        match self {
+            Tokens::Leaf(v) => out.extend(v),
+            Tokens::Tuple(items) => items.iter().for_each(|t| t.flatten(out)),
+        }
+    }
+}
+
+/// One `alloc_tensor` site.
+#[derive(Clone, Debug)]
+struct Proto {
+    size: PrimExpr,
+    dtype: DataType,
+    scope: usize,
+    refs: i64,
+    discarded: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Storage {
+    size: PrimExpr,
+    dtype: DataType,
+    refs: i64,
+    var: Var,
+}
+
+struct Planner<'a> {
+    module: &'a IRModule,
+    protos: Vec<Proto>,
+    /// alloc binding var → prototype.
+    site: HashMap<VarId, usize>,
+    /// Var → tokens (prototypes in the init pass).
+    var_tokens: HashMap<VarId, Tokens>,
+    scope_counter: usize,
+    // planning state
+    storages: Vec<Storage>,
+    proto_storage: HashMap<usize, usize>,
+    storage_tokens: HashMap<VarId, Tokens>,
+    /// Free storages per dtype, in release order.
+    pool: Vec<usize>,
+}
+
+fn alloc_parts(value: &Expr) -> Option<(&[PrimExpr], DataType)> {
+    let call = value.as_call()?;
+    if call.op() != Some("relax.builtin.alloc_tensor") {
+        return None;
+    }
+    match (call.args.first()?.kind(), call.args.get(1)?.kind()) {
+        (ExprKind::ShapeExpr(dims), ExprKind::DataTypeImm(dt)) => Some((dims, *dt)),
+        _ => None,
+    }
+}
+
+fn size_of(dims: &[PrimExpr], dt: DataType) -> PrimExpr {
+    let mut size = PrimExpr::i64(dtype_bytes(dt));
+    for d in dims {
+        size = PrimExpr::binary(tir::BinaryOp::Mul, size, d.clone());
+    }
+    tir::arith::simplify(&size)
+}
+
+impl Planner<'_> {
+    fn new_scope(&mut self) -> usize {
+        self.scope_counter += 1;
+        self.scope_counter
+    }
+
+    /// The tokens an expression holds (init pass: prototypes; plan pass: storages).
+    fn expr_tokens(&self, e: &Expr, map: &HashMap<VarId, Tokens>) -> Tokens {
+        match e.kind() {
+            ExprKind::Var(v) => map.get(&v.id()).cloned().unwrap_or(Tokens::Leaf(vec![])),
+            ExprKind::Tuple(items) => {
+                Tokens::Tuple(items.iter().map(|i| self.expr_tokens(i, map)).collect())
+            }
+            ExprKind::TupleGetItem(t, i) => match self.expr_tokens(t, map) {
+                Tokens::Tuple(items) => items.get(*i).cloned().unwrap_or(Tokens::Leaf(vec![])),
+                other => other,
+            },
+            _ => Tokens::Leaf(vec![]),
+        }
+    }
+
+    fn tokens_of(&self, e: &Expr, out: &mut Vec<usize>) {
+        self.expr_tokens(e, &self.var_tokens).flatten(out);
+    }
+
+    fn discard_in(&mut self, e: &Expr) {
+        let mut ts = Vec::new();
+        self.tokens_of(e, &mut ts);
+        for t in ts {
+            self.protos[t].discarded = true;
+        }
+    }
+
+    fn is_planning_call(&self, value: &Expr) -> bool {
+        match value.as_call().map(|c| &c.callee) {
+            Some(Callee::Extern(_)) => true,
+            Some(Callee::Global(g)) => matches!(self.module.get(g), Some(BaseFunc::Tir(_))),
+            Some(Callee::Op(op)) => op == "relax.vm.call_tir_dyn",
+            _ => false,
+        }
+    }
+
+    fn call_args(value: &Expr) -> Vec<Expr> {
+        match value.as_call() {
+            Some(c) if c.op() == Some("relax.vm.call_tir_dyn") => {
+                match c.args.get(1).map(|a| a.kind()) {
+                    Some(ExprKind::Tuple(items)) => items.clone(),
+                    _ => c.args.clone(),
+                }
+            }
+            Some(c) => c.args.clone(),
+            None => Vec::new(),
+        }
+    }
+
+    fn init_seq(&mut self, s: &SeqExpr, scope: usize) {
+        for block in &s.blocks {
+            for b in &block.bindings {
+                let var = b.var();
+                let value = b.value();
+                if let Some((dims, dt)) = alloc_parts(value) {
+                    let id = self.protos.len();
+                    self.protos.push(Proto {
+                        size: size_of(dims, dt),
+                        dtype: dt,
+                        scope,
+                        refs: 0,
+                        discarded: false,
+                    });
+                    self.site.insert(var.id(), id);
+                    self.var_tokens.insert(var.id(), Tokens::Leaf(vec![id]));
+                    continue;
+                }
+                match value.kind() {
+                    ExprKind::Var(_) | ExprKind::Tuple(_) | ExprKind::TupleGetItem(..) => {
+                        let t = self.expr_tokens(value, &self.var_tokens);
+                        self.var_tokens.insert(var.id(), t);
+                    }
+                    ExprKind::If(i) => {
+                        self.discard_in(&i.cond);
+                        for br in [&i.then_branch, &i.else_branch] {
+                            let sc = self.new_scope();
+                            self.init_seq(br, sc);
+                            self.discard_in(&br.body);
+                        }
+                    }
+                    ExprKind::Call(_) if self.is_planning_call(value) => {
+                        for a in Self::call_args(value) {
+                            let mut ts = Vec::new();
+                            self.tokens_of(&a, &mut ts);
+                            for t in ts {
+                                if self.protos[t].scope != scope {
+                                    self.protos[t].discarded = true;
+                                } else {
+                                    self.protos[t].refs += 1;
+                                }
+                            }
+                        }
+                    }
+                    ExprKind::Call(c) => {
+                        for a in c.args.clone() {
+                            self.discard_in(&a);
+                        }
+                        if let Callee::Expr(f) = &c.callee {
+                            self.discard_in(f);
+                        }
+                    }
+                    _ => {
+                        self.discard_in(value);
+                    }
+                }
+                if let Binding::MatchCast { value, .. } = b {
+                    let t = self.expr_tokens(value, &self.var_tokens);
+                    self.var_tokens.insert(var.id(), t);
+                }
+            }
+        }
+    }
+
+    fn request(&mut self, proto: usize) -> usize {
+        let p = self.protos[proto].clone();
+        if p.refs > 0 {
+            let candidates: Vec<usize> = self
+                .pool
+                .iter()
+                .copied()
+                .filter(|&s| self.storages[s].dtype == p.dtype)
+                .collect();
+            let chosen = match p.size.as_int() {
+                Some(size) => {
+                    let sized: Vec<(i64, usize)> = candidates
+                        .iter()
+                        .filter_map(|&s| self.storages[s].size.as_int().map(|z| (z, s)))
+                        .collect();
+                    let above = sized
+                        .iter()
+                        .filter(|(z, _)| *z >= size && *z <= size.saturating_mul(16))
+                        .min_by_key(|(z, _)| *z)
+                        .map(|&(_, s)| s);
+                    above.or_else(|| {
+                        let below = sized
+                            .iter()
+                            .filter(|(z, _)| *z < size && *z >= size / 16)
+                            .max_by_key(|(z, _)| *z)
+                            .map(|&(_, s)| s);
+                        if let Some(s) = below {
+                            self.storages[s].size = PrimExpr::i64(size);
+                        }
+                        below
+                    })
+                }
+                None => {
+                    let analyzer = tir::arith::Analyzer::new();
+                    candidates
+                        .iter()
+                        .copied()
+                        .find(|&s| analyzer.prove_equal(&self.storages[s].size, &p.size))
+                }
+            };
+            if let Some(s) = chosen {
+                self.pool.retain(|&x| x != s);
+                self.storages[s].refs = p.refs;
+                return s;
+            }
+        }
+        let name = if self.storages.is_empty() {
+            "storage".to_string()
+        } else {
+            format!("storage{}", self.storages.len())
+        };
+        self.storages.push(Storage {
+            size: p.size.clone(),
+            dtype: p.dtype,
+            refs: p.refs,
+            var: Var::new(name, StructInfo::Any),
+        });
+        self.storages.len() - 1
+    }
+
+    fn plan_seq(&mut self, s: &SeqExpr, scope: usize) {
+        for block in &s.blocks {
+            for b in &block.bindings {
+                let var = b.var();
+                let value = b.value();
+                if let Some(&proto) = self.site.get(&var.id()) {
+                    if !self.protos[proto].discarded {
+                        let st = self.request(proto);
+                        self.proto_storage.insert(proto, st);
+                        self.storage_tokens.insert(var.id(), Tokens::Leaf(vec![st]));
+                    }
+                    continue;
+                }
+                match value.kind() {
+                    ExprKind::Var(_) | ExprKind::Tuple(_) | ExprKind::TupleGetItem(..) => {
+                        let t = self.expr_tokens(value, &self.storage_tokens);
+                        self.storage_tokens.insert(var.id(), t);
+                    }
+                    ExprKind::If(i) => {
+                        let snapshot = self.pool.clone();
+                        let before = self.storages.len();
+                        let mut used = HashSet::new();
+                        for br in [&i.then_branch, &i.else_branch] {
+                            self.pool = snapshot.clone();
+                            let sc = self.new_scope();
+                            self.plan_seq(br, sc);
+                            for (&p, &st) in &self.proto_storage {
+                                if self.protos[p].scope == sc {
+                                    used.insert(st);
+                                }
+                            }
+                        }
+                        self.pool = snapshot
+                            .into_iter()
+                            .filter(|s| !used.contains(s) && *s < before)
+                            .collect();
+                    }
+                    ExprKind::Call(_) if self.is_planning_call(value) => {
+                        for a in Self::call_args(value) {
+                            let mut ts = Vec::new();
+                            self.expr_tokens(&a, &self.storage_tokens).flatten(&mut ts);
+                            for st in ts {
+                                let s = &mut self.storages[st];
+                                if s.refs > 0 {
+                                    s.refs -= 1;
+                                    if s.refs == 0 {
+                                        self.pool.push(st);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if let Binding::MatchCast { value, .. } = b {
+                    let t = self.expr_tokens(value, &self.storage_tokens);
+                    self.storage_tokens.insert(var.id(), t);
+                }
+                let _ = scope;
+            }
+        }
+    }
+
+    fn rewrite(&self, s: &SeqExpr, emitted: &mut HashSet<usize>) -> SeqExpr {
+        let mut blocks = Vec::new();
+        for block in &s.blocks {
+            let mut out = Vec::new();
+            for b in &block.bindings {
+                let var = b.var();
+                if let Some(&proto) = self.site.get(&var.id())
+                    && let Some(&st) = self.proto_storage.get(&proto)
+                    && let Some((dims, dt)) = alloc_parts(b.value())
+                {
+                    let storage = &self.storages[st];
+                    if emitted.insert(st) {
+                        out.push(Binding::Var {
+                            var: storage.var.clone(),
+                            value: op_call(
+                                "relax.memory.alloc_storage",
+                                vec![
+                                    Expr::shape(vec![storage.size.clone()]),
+                                    prim_i64(0),
+                                    str_imm("global"),
+                                    crate::transform::dtype_imm(storage.dtype),
+                                ],
+                                vec![],
+                            ),
+                        });
+                    }
+                    out.push(Binding::Var {
+                        var: var.clone(),
+                        value: op_call(
+                            "relax.memory.alloc_tensor",
+                            vec![
+                                Expr::var(&storage.var),
+                                prim_i64(0),
+                                Expr::shape(dims.to_vec()),
+                                crate::transform::dtype_imm(dt),
+                            ],
+                            vec![],
+                        ),
+                    });
+                    continue;
+                }
+                let b = match b {
+                    Binding::Var { var, value } if let ExprKind::If(i) = value.kind() => {
+                        Binding::Var {
+                            var: var.clone(),
+                            value: Expr::new(ExprKind::If(crate::ir::If {
+                                cond: i.cond.clone(),
+                                then_branch: self.rewrite(&i.then_branch, emitted),
+                                else_branch: self.rewrite(&i.else_branch, emitted),
+                            })),
+                        }
+                    }
+                    other => other.clone(),
+                };
+                out.push(b);
+            }
+            blocks.push(BindingBlock {
+                bindings: out,
+                dataflow: block.dataflow,
+            });
+        }
+        SeqExpr {
+            blocks,
+            body: s.body.clone(),
+        }
+    }
+}
