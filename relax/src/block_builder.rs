@@ -95,7 +95,7 @@ impl BlockBuilder {
         &self.module
     }
 
-    /// The module; fails if a function is still open.
+    /// The module. A function still being built is dropped.
     pub fn finalize(self) -> IRModule {
         self.module
     }
@@ -256,15 +256,22 @@ impl BlockBuilder {
     /// Binds `expr` to a fresh variable (a dataflow variable inside a dataflow block) whose
     /// struct info is inferred.
     pub fn emit(&mut self, expr: Expr) -> Result<Var> {
-        let name = self.fresh_name(false);
-        self.emit_named(&name, expr)
+        self.emit_impl(None, expr)
     }
 
     /// [`emit`](Self::emit) with a chosen variable name.
     pub fn emit_named(&mut self, name: &str, expr: Expr) -> Result<Var> {
+        self.emit_impl(Some(name), expr)
+    }
+
+    fn emit_impl(&mut self, name: Option<&str>, expr: Expr) -> Result<Var> {
         self.frame()?;
         let expr = self.normalize_args(expr)?;
         let si = self.normalizer.infer(&expr)?;
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => self.fresh_name(false),
+        };
         let var = if self.in_dataflow() {
             Var::dataflow(name, si)
         } else {
@@ -309,12 +316,15 @@ impl BlockBuilder {
 
     /// Binds `expr` to a variable visible after the dataflow block (`R.output`).
     pub fn emit_output(&mut self, expr: Expr) -> Result<Var> {
-        let name = self.fresh_name(true);
-        self.emit_output_named(&name, expr)
+        self.emit_output_impl(None, expr)
     }
 
     /// [`emit_output`](Self::emit_output) with a chosen variable name.
     pub fn emit_output_named(&mut self, name: &str, expr: Expr) -> Result<Var> {
+        self.emit_output_impl(Some(name), expr)
+    }
+
+    fn emit_output_impl(&mut self, name: Option<&str>, expr: Expr) -> Result<Var> {
         if !self.in_dataflow() {
             return Err(Error::WellFormed(
                 "emit_output is only allowed inside a dataflow block".into(),
@@ -322,6 +332,10 @@ impl BlockBuilder {
         }
         let expr = self.normalize_args(expr)?;
         let si = self.normalizer.infer(&expr)?;
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => self.fresh_name(true),
+        };
         let var = Var::new(name, si);
         self.push(Binding::Var {
             var: var.clone(),
@@ -333,14 +347,22 @@ impl BlockBuilder {
     /// `var = R.match_cast(expr, struct_info)`: the variable gets `struct_info`, whose new
     /// symbolic variables become defined.
     pub fn match_cast(&mut self, expr: Expr, struct_info: StructInfo) -> Result<Var> {
-        let name = self.fresh_name(false);
-        self.match_cast_named(&name, expr, struct_info)
+        self.match_cast_impl(None, expr, struct_info)
     }
 
     /// [`match_cast`](Self::match_cast) with a chosen variable name.
     pub fn match_cast_named(
         &mut self,
         name: &str,
+        expr: Expr,
+        struct_info: StructInfo,
+    ) -> Result<Var> {
+        self.match_cast_impl(Some(name), expr, struct_info)
+    }
+
+    fn match_cast_impl(
+        &mut self,
+        name: Option<&str>,
         expr: Expr,
         struct_info: StructInfo,
     ) -> Result<Var> {
@@ -354,6 +376,10 @@ impl BlockBuilder {
                 describe(&struct_info)
             )));
         }
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => self.fresh_name(false),
+        };
         let var = if self.in_dataflow() {
             Var::dataflow(name, struct_info.clone())
         } else {
