@@ -25,6 +25,7 @@ pub use call_tir_rewrite::call_tir_rewrite;
 pub use compute_prim_value::compute_prim_value;
 pub use dead_code_elimination::dead_code_elimination;
 pub use kill_after_last_use::kill_after_last_use;
+pub(crate) use kill_after_last_use::uses_vars as kill_after_last_use_uses;
 pub use lambda_lift::lambda_lift;
 pub use lower_alloc_tensor::lower_alloc_tensor;
 pub use lower_runtime_builtin::lower_runtime_builtin;

@@ -50,6 +50,7 @@ pub fn vm_shape_lower(module: &IRModule) -> Result<IRModule> {
             out: Vec::new(),
             new_funcs: &mut new_funcs,
             ready: Vec::new(),
+            eager_match: false,
         };
         let new = lower.function(func)?;
         out.functions.insert(name.clone(), BaseFunc::Relax(new));
@@ -84,6 +85,9 @@ struct Lower<'a> {
     out: Vec<Binding>,
     new_funcs: &'a mut Vec<(String, tir::PrimFunc)>,
     ready: Vec<usize>,
+    /// At the return, every value is already computed and TVM emits each field's match right
+    /// after its tuple item is taken.
+    eager_match: bool,
 }
 
 fn key(e: &PrimExpr) -> String {
@@ -274,7 +278,9 @@ impl Lower<'_> {
             annotation(&func.ret_struct_info)
         );
         let mut todos = Vec::new();
+        self.eager_match = true;
         self.check_match_cast(&func.ret_struct_info, ret, false, &err, &mut todos)?;
+        self.eager_match = false;
         let todos = self.run_match(todos, true)?;
         self.emit_outstanding()?;
         let _ = todos;
@@ -332,6 +338,18 @@ impl Lower<'_> {
                         });
                     }
                     Binding::Var { var, value } => {
+                        // A tuple or alias of rewritten variables takes their new (less precise)
+                        // struct info, as TVM's re-normalization does.
+                        if matches!(
+                            value.kind(),
+                            ExprKind::Tuple(_) | ExprKind::TupleGetItem(..) | ExprKind::Var(_)
+                        ) && reads_any(&value, &subst)
+                        {
+                            let nv = Var::new(var.name(), struct_info_of(&value, self.module));
+                            subst.insert(var.id(), Expr::var(&nv));
+                            self.out.push(Binding::Var { var: nv, value });
+                            continue;
+                        }
                         let (new_value, changed) = self.rewrite_value(&value)?;
                         if changed && !matches!(value.kind(), ExprKind::If(_)) {
                             let si = match (var.struct_info(), value.as_call()) {
@@ -508,6 +526,7 @@ impl Lower<'_> {
                         prim: true,
                     });
                 }
+                self.flush_eager(todos)?;
             }
             StructInfo::Shape { values, ndim } => {
                 let base = StructInfo::Shape {
@@ -529,6 +548,7 @@ impl Lower<'_> {
                         prim: false,
                     });
                 }
+                self.flush_eager(todos)?;
             }
             StructInfo::Tensor {
                 shape, dtype, ndim, ..
@@ -553,6 +573,7 @@ impl Lower<'_> {
                         prim: false,
                     });
                 }
+                self.flush_eager(todos)?;
             }
             StructInfo::Tuple(fields) => {
                 let value_is_tuple = matches!(value_si, StructInfo::Tuple(_));
@@ -602,6 +623,14 @@ impl Lower<'_> {
                     ));
                 }
             }
+        }
+        Ok(())
+    }
+
+    fn flush_eager(&mut self, todos: &mut Vec<Todo>) -> Result<()> {
+        if self.eager_match && !todos.is_empty() {
+            let pending = std::mem::take(todos);
+            *todos = self.run_match(pending, true)?;
         }
         Ok(())
     }
@@ -746,6 +775,16 @@ impl Lower<'_> {
             }
         })
     }
+}
+
+/// Whether `e` reads a variable that `subst` replaced (checked on the replacement's result:
+/// the replacements are fresh variables, so a substituted expression mentions them).
+fn reads_any(e: &Expr, subst: &crate::transform::Subst) -> bool {
+    let replaced: Vec<&Expr> = subst.values().collect();
+    let mut vars = Vec::new();
+    crate::transform::kill_after_last_use_uses(e, &mut vars);
+    vars.iter()
+        .any(|v| replaced.iter().any(|r| r.as_var().is_some_and(|x| x == v)))
 }
 
 /// Whether every value of `derived` is a value of `base` (TVM's `IsBaseOf`, with symbolic
