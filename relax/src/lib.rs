@@ -10,6 +10,7 @@ pub mod transform;
 pub mod pipeline;
 pub mod error;
 pub mod ir;
+pub mod legalize;
 pub mod op;
 pub mod script;
 pub mod structural_eq;

@@ -1,0 +1,7 @@
+//! Legalization of the manipulate operators.
+
+use super::Rule;
+
+pub(super) fn rule(_name: &str) -> Option<Rule> {
+    None
+}

@@ -1,0 +1,446 @@
+//! LegalizeOps: every call of a registered compute operator becomes
+//! `R.call_tir(cls.<prim_func>, (args), out_ty=...)` to a PrimFunc with the semantics (and,
+//! as far as we can, the exact TIR) that TVM 0.27's legalization generates.
+//!
+//! The PrimFuncs are built with a small tensor-expression builder ([`te`]), the analogue of
+//! TVM's `bb.call_te(topi.*)`. Like TVM's `BlockBuilder::AddFunction`, a generated function
+//! that is structurally equal to one already in the module is reused, and new names are made
+//! unique with numeric suffixes (`add`, `add1`, ...). Rank-0 constant operands of binary
+//! operators are inlined into the TIR as literals.
+//!
+//! Operators that are not computations (`call_tir`, `shape_of`, closures, VM and memory
+//! builtins) are left alone, as TVM leaves operators without a legalization. A compute operator
+//! that cannot be legalized (no rule yet, or an argument of unknown shape) is an
+//! [`Error::Unsupported`] naming the operator, the function and the bound variable.
+//!
+//! Families: [`elementwise`] (unary, binary, comparison, `where`, `clip`, `astype`), [`reduce`]
+//! (sum/mean/max/min/prod/variance/std, argmax/argmin), [`matmul`], [`nn`] (softmax, norms,
+//! convolutions, pools, pad, activations), [`manipulate`] (reshape and data movement),
+//! [`create`] (full/zeros/ones/arange/tril/triu), [`sort`] (sort/argsort/topk/cumsum).
+
+mod create;
+mod elementwise;
+mod manipulate;
+mod matmul;
+mod nn;
+mod reduce;
+mod sort;
+pub(crate) mod te;
+
+use std::collections::HashSet;
+
+use tir::{DataType, PrimExpr, PrimFunc};
+
+use crate::ir::{
+    AttrValue, BaseFunc, Binding, BindingBlock, Call, Callee, Expr, ExprKind, Function, IRModule,
+    If, SeqExpr, StructInfo,
+};
+use crate::{Error, Result};
+
+/// Runs LegalizeOps on every Relax function of `module`.
+pub fn legalize_ops(module: &IRModule) -> Result<IRModule> {
+    let mut out = module.clone();
+    let names: HashSet<String> = module.functions.keys().cloned().collect();
+    let mut cx = Legalizer {
+        module: &mut out,
+        names,
+        func_name: String::new(),
+    };
+    let funcs: Vec<(String, Function)> = module
+        .relax_functions()
+        .map(|(n, f)| (n.clone(), f.clone()))
+        .collect();
+    for (name, f) in funcs {
+        cx.func_name = name.clone();
+        let nf = cx.function(&f)?;
+        cx.module.add(name, BaseFunc::Relax(nf));
+    }
+    Ok(out)
+}
+
+struct Legalizer<'m> {
+    module: &'m mut IRModule,
+    names: HashSet<String>,
+    func_name: String,
+}
+
+impl Legalizer<'_> {
+    fn function(&mut self, f: &Function) -> Result<Function> {
+        let body = self.seq(&f.body)?;
+        Ok(Function { body, ..f.clone() })
+    }
+
+    fn seq(&mut self, s: &SeqExpr) -> Result<SeqExpr> {
+        let mut blocks = Vec::new();
+        for b in &s.blocks {
+            let mut bindings = Vec::new();
+            for bind in &b.bindings {
+                bindings.push(match bind {
+                    Binding::Var { var, value } => Binding::Var {
+                        var: var.clone(),
+                        value: self.expr(value, Some(var.struct_info()), var.name())?,
+                    },
+                    Binding::MatchCast {
+                        var,
+                        value,
+                        struct_info,
+                    } => Binding::MatchCast {
+                        var: var.clone(),
+                        value: self.expr(value, None, var.name())?,
+                        struct_info: struct_info.clone(),
+                    },
+                });
+            }
+            blocks.push(BindingBlock {
+                bindings,
+                dataflow: b.dataflow,
+            });
+        }
+        let body = self.expr(&s.body, None, "<result>")?;
+        Ok(SeqExpr { blocks, body })
+    }
+
+    fn expr(&mut self, e: &Expr, out: Option<&StructInfo>, var: &str) -> Result<Expr> {
+        match e.kind() {
+            ExprKind::Call(c) => self.call(e, c, out, var),
+            ExprKind::If(i) => Ok(Expr::new(ExprKind::If(If {
+                cond: i.cond.clone(),
+                then_branch: self.seq(&i.then_branch)?,
+                else_branch: self.seq(&i.else_branch)?,
+            }))),
+            ExprKind::Seq(s) => Ok(Expr::new(ExprKind::Seq(self.seq(s)?))),
+            ExprKind::Function(f) => Ok(Expr::new(ExprKind::Function(Box::new(self.function(f)?)))),
+            _ => Ok(e.clone()),
+        }
+    }
+
+    fn call(&mut self, e: &Expr, c: &Call, out: Option<&StructInfo>, var: &str) -> Result<Expr> {
+        let Callee::Op(op) = &c.callee else {
+            return Ok(e.clone());
+        };
+        if passes_through(op) {
+            return Ok(e.clone());
+        }
+        let where_ = || format!("`{op}` (binding `{var}` in function `{}`)", self.func_name);
+        let arg_sinfo: Vec<StructInfo> = c.args.iter().map(struct_info_of).collect();
+        let out = match out {
+            Some(o) if !matches!(o, StructInfo::Any) => o.clone(),
+            _ => crate::op::infer_call(c, &arg_sinfo)?,
+        };
+        let oc = OpCall {
+            op,
+            call: c,
+            sinfo: arg_sinfo,
+            out,
+        };
+        let lowered = match rule(op) {
+            Some(f) => f(&oc).map_err(|err| match err {
+                Error::Unsupported(m) => {
+                    Error::Unsupported(format!("LegalizeOps: {}: {m}", where_()))
+                }
+                other => other,
+            })?,
+            None => {
+                return Err(Error::Unsupported(format!(
+                    "LegalizeOps: no legalization for {}",
+                    where_()
+                )));
+            }
+        };
+        match lowered {
+            Lowered::Expr(x) => Ok(x),
+            Lowered::CallTir {
+                func,
+                args,
+                out,
+                tir_vars,
+            } => {
+                let name = self.add_func(func);
+                let mut call_args = vec![Expr::new(ExprKind::GlobalVar(name)), Expr::tuple(args)];
+                if let Some(tv) = tir_vars {
+                    call_args.push(Expr::shape(tv));
+                }
+                Ok(Expr::call(
+                    Callee::Op("relax.call_tir".to_string()),
+                    call_args,
+                    crate::ir::Attrs::new(),
+                    vec![out],
+                ))
+            }
+        }
+    }
+
+    /// Adds `func` under a fresh name derived from its name, or returns the name of a
+    /// structurally equal function already in the module.
+    fn add_func(&mut self, mut func: PrimFunc) -> String {
+        let hint = func.name.clone();
+        for (name, existing) in self.module.prim_funcs() {
+            if !name.starts_with(&hint) {
+                continue;
+            }
+            func.name = existing.name.clone();
+            if tir::structural_equal(&func, existing) {
+                return name.clone();
+            }
+        }
+        let mut name = hint.clone();
+        let mut k = 1;
+        while self.names.contains(&name) {
+            name = format!("{hint}{k}");
+            k += 1;
+        }
+        self.names.insert(name.clone());
+        func.name = name.clone();
+        self.module.add(name.clone(), BaseFunc::Tir(func));
+        name
+    }
+}
+
+/// Operators that LegalizeOps leaves alone: calls, closures, shape values, runtime builtins.
+fn passes_through(op: &str) -> bool {
+    op.starts_with("relax.call_")
+        || op.starts_with("relax.invoke_")
+        || op.starts_with("relax.vm.")
+        || op.starts_with("relax.memory.")
+        || op.starts_with("relax.builtin.")
+        || matches!(
+            op,
+            "relax.make_closure"
+                | "relax.shape_of"
+                | "relax.null_value"
+                | "relax.print"
+                | "relax.assert_op"
+                | "relax.hint_on_device"
+                | "relax.to_vdevice"
+                | "relax.tensor_to_shape"
+                | "relax.shape_to_tensor"
+                | "relax.stop_lift_params"
+        )
+}
+
+/// The struct info of an argument expression (arguments are variables, constants, shapes,
+/// prim values or tuples of them after normalization).
+fn struct_info_of(e: &Expr) -> StructInfo {
+    match e.kind() {
+        ExprKind::Var(v) => v.struct_info().clone(),
+        ExprKind::Constant(c) => c.struct_info.clone(),
+        ExprKind::ShapeExpr(d) => StructInfo::shape(d.clone()),
+        ExprKind::PrimValue(p) => StructInfo::Prim {
+            dtype: p.dtype(),
+            value: Some(p.clone()),
+        },
+        ExprKind::Tuple(items) => StructInfo::Tuple(items.iter().map(struct_info_of).collect()),
+        ExprKind::TupleGetItem(t, i) => match struct_info_of(t) {
+            StructInfo::Tuple(mut f) if *i < f.len() => f.swap_remove(*i),
+            _ => StructInfo::Any,
+        },
+        _ => StructInfo::Any,
+    }
+}
+
+/// What a legalization rule produces.
+pub(crate) enum Lowered {
+    /// `R.call_tir(func, args, out_ty=out)`.
+    CallTir {
+        func: PrimFunc,
+        args: Vec<Expr>,
+        out: StructInfo,
+        tir_vars: Option<Vec<PrimExpr>>,
+    },
+    /// A replacement Relax expression.
+    Expr(Expr),
+}
+
+/// One operator call being legalized.
+pub(crate) struct OpCall<'a> {
+    pub op: &'a str,
+    pub call: &'a Call,
+    pub sinfo: Vec<StructInfo>,
+    pub out: StructInfo,
+}
+
+/// A tensor argument as a TE placeholder.
+#[derive(Clone)]
+pub(crate) struct TArg {
+    pub buf: tir::Buffer,
+    pub expr: Expr,
+}
+
+impl TArg {
+    pub(crate) fn shape(&self) -> &[PrimExpr] {
+        &self.buf.shape
+    }
+    pub(crate) fn dtype(&self) -> DataType {
+        self.buf.dtype
+    }
+    pub(crate) fn ndim(&self) -> usize {
+        self.buf.shape.len()
+    }
+}
+
+pub(crate) fn unsupported<T>(msg: impl Into<String>) -> Result<T> {
+    Err(Error::Unsupported(msg.into()))
+}
+
+impl OpCall<'_> {
+    /// Argument `i` as a tensor placeholder named after its variable.
+    pub(crate) fn tensor(&self, i: usize) -> Result<TArg> {
+        let Some(e) = self.call.args.get(i) else {
+            return unsupported(format!("missing argument {i}"));
+        };
+        let (Some(shape), Some(dtype)) = (
+            self.sinfo.get(i).and_then(StructInfo::tensor_shape),
+            self.sinfo.get(i).and_then(StructInfo::tensor_dtype),
+        ) else {
+            return unsupported(format!(
+                "argument {i} is not a tensor of known shape and dtype"
+            ));
+        };
+        let name = match e.kind() {
+            ExprKind::Var(v) => v.name().to_string(),
+            _ => "rxplaceholder".to_string(),
+        };
+        Ok(TArg {
+            buf: te::placeholder(&name, shape, dtype),
+            expr: e.clone(),
+        })
+    }
+
+    /// Argument `i` as a scalar literal if it is a rank-0 constant or a prim value (TVM
+    /// inlines those into the TIR of binary operators).
+    pub(crate) fn scalar(&self, i: usize) -> Option<PrimExpr> {
+        let e = self.call.args.get(i)?;
+        match e.kind() {
+            ExprKind::Constant(c) => {
+                if !c.data.shape().is_empty() {
+                    return None;
+                }
+                let dt = self.sinfo.get(i)?.tensor_dtype()?;
+                scalar_of(&c.data, dt)
+            }
+            ExprKind::PrimValue(p) => Some(p.clone()),
+            _ => None,
+        }
+    }
+
+    /// The output tensor's shape and dtype.
+    pub(crate) fn out_tensor(&self) -> Result<(Vec<PrimExpr>, DataType)> {
+        match (self.out.tensor_shape(), self.out.tensor_dtype()) {
+            (Some(s), Some(d)) => Ok((s.to_vec(), d)),
+            _ => unsupported("the result is not a tensor of known shape and dtype"),
+        }
+    }
+
+    pub(crate) fn attr(&self, name: &str) -> Option<&AttrValue> {
+        self.call.attrs.get(name)
+    }
+    pub(crate) fn attr_int(&self, name: &str) -> Option<i64> {
+        self.attr(name).and_then(AttrValue::as_int)
+    }
+    pub(crate) fn attr_ints(&self, name: &str) -> Option<Vec<i64>> {
+        match self.attr(name)? {
+            AttrValue::None => None,
+            AttrValue::Int(v) => Some(vec![*v]),
+            v => v.as_int_list(),
+        }
+    }
+    pub(crate) fn attr_f64(&self, name: &str) -> Option<f64> {
+        match self.attr(name)? {
+            AttrValue::Expr(e) => match e.kind() {
+                tir::ExprKind::FloatImm { value, .. } => Some(*value),
+                tir::ExprKind::IntImm { value, .. } => Some(*value as f64),
+                _ => None,
+            },
+            v => v.as_float(),
+        }
+    }
+    pub(crate) fn attr_bool(&self, name: &str) -> Option<bool> {
+        self.attr(name).and_then(AttrValue::as_bool)
+    }
+    pub(crate) fn attr_str(&self, name: &str) -> Option<&str> {
+        self.attr(name).and_then(AttrValue::as_str)
+    }
+    pub(crate) fn attr_dtype(&self, name: &str) -> Option<DataType> {
+        match self.attr(name)? {
+            AttrValue::DType(d) => Some(*d),
+            AttrValue::Str(s) if !s.is_empty() => DataType::parse(s),
+            _ => None,
+        }
+    }
+
+    /// Packs a built PrimFunc into a `call_tir` of `inputs` with `outputs` as the
+    /// destination buffers.
+    pub(crate) fn finish(
+        &self,
+        name: &str,
+        te: te::Te,
+        inputs: &[&TArg],
+        outputs: &[tir::Buffer],
+    ) -> Result<Lowered> {
+        let mut params: Vec<tir::Buffer> = inputs.iter().map(|a| a.buf.clone()).collect();
+        params.extend(outputs.iter().cloned());
+        let func = te.build(name, &params);
+        let tir_vars = extra_vars(&func, inputs);
+        Ok(Lowered::CallTir {
+            func,
+            args: inputs.iter().map(|a| a.expr.clone()).collect(),
+            out: self.out.clone(),
+            tir_vars,
+        })
+    }
+}
+
+/// Symbolic variables of the output shapes that no input shape binds: TVM passes them as
+/// `tir_vars` (extra scalar parameters).
+fn extra_vars(func: &PrimFunc, inputs: &[&TArg]) -> Option<Vec<PrimExpr>> {
+    let free = func.free_vars();
+    let bound: Vec<tir::Var> = inputs
+        .iter()
+        .flat_map(|a| a.buf.shape.iter().filter_map(|d| d.as_var().cloned()))
+        .collect();
+    let missing: Vec<PrimExpr> = free
+        .into_iter()
+        .filter(|v| !bound.contains(v))
+        .map(PrimExpr::from)
+        .collect();
+    (!missing.is_empty()).then_some(missing)
+}
+
+/// The value of a rank-0 tensor as a literal of `dt`.
+fn scalar_of(t: &vm::Tensor, dt: DataType) -> Option<PrimExpr> {
+    let bytes = t.to_bytes();
+    let mut raw = [0u8; 8];
+    let n = dt.bytes().min(8);
+    raw.get_mut(..n)?.copy_from_slice(bytes.get(..n)?);
+    let bits = u64::from_le_bytes(raw);
+    Some(match (dt.code, dt.bits) {
+        (tir::TypeCode::Float, 64) => PrimExpr::float(dt, f64::from_bits(bits)),
+        (tir::TypeCode::Float, 32) => PrimExpr::float(dt, f64::from(f32::from_bits(bits as u32))),
+        (tir::TypeCode::Float, 16) => {
+            PrimExpr::float(dt, half::f16::from_bits(bits as u16).to_f64())
+        }
+        (tir::TypeCode::BFloat, 16) => {
+            PrimExpr::float(dt, half::bf16::from_bits(bits as u16).to_f64())
+        }
+        _ if dt.is_bool() => PrimExpr::bool(bits & 1 != 0),
+        (tir::TypeCode::Int, b) if b < 64 => {
+            let s = 64 - u32::from(b);
+            PrimExpr::int(dt, ((bits << s) as i64) >> s)
+        }
+        _ => PrimExpr::int(dt, bits as i64),
+    })
+}
+
+type Rule = fn(&OpCall) -> Result<Lowered>;
+
+/// The legalization rule of `op`, if there is one.
+fn rule(op: &str) -> Option<Rule> {
+    let name = op.strip_prefix("relax.")?;
+    elementwise::rule(name)
+        .or_else(|| reduce::rule(name))
+        .or_else(|| matmul::rule(name))
+        .or_else(|| nn::rule(name))
+        .or_else(|| manipulate::rule(name))
+        .or_else(|| create::rule(name))
+        .or_else(|| sort::rule(name))
+}
