@@ -755,9 +755,32 @@ pub fn visit_symbolic_vars(si: &StructInfo, f: &mut dyn FnMut(&tir::Var)) {
 /// A dimension as TVMScript prints it inside a shape: integers bare (`3`, not
 /// `T.int64(3)`), other expressions as TIR.
 pub fn dim_str(d: &PrimExpr) -> String {
-    match d.as_int() {
-        Some(v) => v.to_string(),
-        None => d.to_string(),
+    dim_expr_str(d, 0)
+}
+
+fn dim_expr_str(e: &PrimExpr, parent: u8) -> String {
+    match e.kind() {
+        TirExpr::IntImm { dtype, value } if *dtype == tir::DataType::INT64 => value.to_string(),
+        TirExpr::Var(v) => v.name().to_string(),
+        TirExpr::Binary { op, a, b } => {
+            let (sym, prec) = match op {
+                BinaryOp::Add => ("+", 1),
+                BinaryOp::Sub => ("-", 1),
+                BinaryOp::Mul => ("*", 2),
+                BinaryOp::FloorDiv => ("//", 2),
+                BinaryOp::FloorMod => ("%", 2),
+                BinaryOp::Min => return format!("T.min({}, {})", dim_str(a), dim_str(b)),
+                BinaryOp::Max => return format!("T.max({}, {})", dim_str(a), dim_str(b)),
+                _ => return e.to_string(),
+            };
+            let s = format!(
+                "{} {sym} {}",
+                dim_expr_str(a, prec),
+                dim_expr_str(b, prec + 1)
+            );
+            if prec < parent { format!("({s})") } else { s }
+        }
+        _ => e.to_string(),
     }
 }
 

@@ -648,3 +648,33 @@ fn well_formedness_violations_are_named() {
         assert!(e.contains("in `f`"), "{e}");
     }
 }
+
+#[test]
+fn make_call_fills_expression_defaults_like_the_reader() {
+    let x = Var::new("x", t(&[d(3), d(3)]));
+    let tril = make_call("relax.tril", vec![x.clone().into()], Attrs::new(), vec![]).unwrap();
+    assert_eq!(tril.as_call().unwrap().args.len(), 2, "k = 0 filled in");
+    let n = Var::new("n", StructInfo::prim(DataType::INT64));
+    let ar = make_call("relax.arange", vec![Expr::prim(d(5))], Attrs::new(), vec![]).unwrap();
+    let c = ar.as_call().unwrap();
+    assert_eq!(c.args.len(), 3, "arange(5) is arange(0, 5, 1)");
+    assert!(matches!(c.attrs.get("dtype"), Some(AttrValue::DType(dt)) if *dt == DataType::INT64));
+    let si = Normalizer::empty().infer(&ar).unwrap();
+    assert!(struct_info_equal(
+        &si,
+        &StructInfo::tensor(vec![d(5)], DataType::INT64)
+    ));
+    let _ = n;
+    // Symbolic arithmetic is simplified: reshape(-1) of (k, 4) into (-1, 2) gives (k * 2, 2).
+    let k = tir::Var::new("k", DataType::INT64);
+    let y = Var::new("y", t(&[k.clone().into(), d(4)]));
+    let r = make_call(
+        "relax.reshape",
+        vec![y.into(), Expr::shape(vec![d(-1), d(2)])],
+        Attrs::new(),
+        vec![],
+    )
+    .unwrap();
+    let si = Normalizer::empty().infer(&r).unwrap();
+    assert_eq!(describe(&si), "R.Tensor((k * 2, 2), dtype=\"float32\")");
+}

@@ -409,9 +409,10 @@ pub(crate) fn arith(op: BinaryOp, a: &PrimExpr, b: &PrimExpr) -> PrimExpr {
         BinaryOp::Min | BinaryOp::Max if prove_equal(a, b) => return a.clone(),
         _ => {}
     }
-    // Keep both operands in one type (int64 shape arithmetic mixed with int32 literals).
+    // Keep both operands in one type (int64 shape arithmetic mixed with int32 literals), and
+    // simplify as TVM's normalizer does (`n * 4 // 2` → `n * 2`).
     let (a, b) = unify_int(a, b);
-    PrimExpr::binary(op, a, b)
+    tir::arith::Analyzer::new().simplify(&PrimExpr::binary(op, a, b))
 }
 
 fn unify_int(a: &PrimExpr, b: &PrimExpr) -> (PrimExpr, PrimExpr) {

@@ -163,6 +163,20 @@ pub fn make_call(
     let def = lookup(op)
         .ok_or_else(|| crate::Error::TypeInference(format!("unknown operator `{op}`")))?;
     let (mut args, mut attrs) = (args, attrs);
+    // Expression parameters left out take their defaults, as the reader does.
+    let fixed: Vec<&OpParam> = def
+        .params
+        .iter()
+        .filter(|p| p.kind == ParamKind::Expr)
+        .collect();
+    if !def.params.iter().any(|p| p.kind == ParamKind::VariadicExpr) {
+        for p in fixed.iter().skip(args.len()) {
+            match p.default.map(|d| d()) {
+                None | Some(AttrValue::None) => {}
+                Some(v) => args.push(default_expr(def, p.name, v)?),
+            }
+        }
+    }
     canonicalize(def, &mut args, &mut attrs)?;
     Ok(Expr::call(
         Callee::Op(def.name.to_string()),
@@ -170,6 +184,23 @@ pub fn make_call(
         attrs,
         ty_args,
     ))
+}
+
+/// An expression parameter's default as an expression (`0` → `R.prim_value(0)`).
+fn default_expr(def: &OpDef, name: &str, v: AttrValue) -> Result<Expr> {
+    Ok(match v {
+        AttrValue::Int(i) => Expr::prim(tir::PrimExpr::i64(i)),
+        AttrValue::Float(f) => Expr::prim(tir::PrimExpr::float(tir::DataType::FLOAT32, f)),
+        AttrValue::Bool(b) => Expr::prim(tir::PrimExpr::bool(b)),
+        AttrValue::Expr(e) => Expr::prim(e),
+        AttrValue::Str(s) => Expr::new(crate::ir::ExprKind::StringImm(s)),
+        other => {
+            return Err(crate::Error::Internal(format!(
+                "{}: default of `{name}` is not an expression: {other:?}",
+                def.script_name
+            )));
+        }
+    })
 }
 
 /// Infers the struct info of a call of a registered operator from its arguments' struct info.
