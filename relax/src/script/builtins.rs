@@ -7,7 +7,7 @@
 
 use tir::DataType;
 
-use crate::ir::{AttrValue, Call, StructInfo};
+use crate::ir::AttrValue;
 use crate::op::{self, OpParam, ParamKind};
 
 /// An operator's spelling and parameters, from the registry or from [`BUILTINS`].
@@ -25,7 +25,6 @@ struct Builtin {
     name: &'static str,
     script_name: &'static str,
     params: &'static [OpParam],
-    result: fn(&[StructInfo]) -> StructInfo,
 }
 
 impl Builtin {
@@ -67,40 +66,6 @@ pub(crate) fn lookup(name: &str) -> Option<OpView> {
         .or_else(|| BUILTINS.iter().find(|d| d.name == name).map(Builtin::view))
 }
 
-/// The struct info of a call of operator `name`, if it can be told: the registry's inference,
-/// else the builtin's fixed result.
-pub(crate) fn infer(name: &str, call: &Call, args: &[StructInfo]) -> Option<StructInfo> {
-    if let Some(d) = op::lookup(name) {
-        return (d.infer)(call, args).ok();
-    }
-    BUILTINS
-        .iter()
-        .find(|d| d.name == name)
-        .map(|d| (d.result)(args))
-}
-
-fn infer_any(_: &[StructInfo]) -> StructInfo {
-    StructInfo::Any
-}
-
-fn infer_void(_: &[StructInfo]) -> StructInfo {
-    StructInfo::void()
-}
-
-fn infer_shape_of(args: &[StructInfo]) -> StructInfo {
-    match args.first() {
-        Some(StructInfo::Tensor { shape: Some(s), .. }) => StructInfo::shape(s.clone()),
-        Some(StructInfo::Tensor { ndim, .. }) => StructInfo::Shape {
-            values: None,
-            ndim: *ndim,
-        },
-        _ => StructInfo::Shape {
-            values: None,
-            ndim: -1,
-        },
-    }
-}
-
 const fn expr(name: &'static str) -> OpParam {
     OpParam {
         name,
@@ -132,13 +97,11 @@ static BUILTINS: &[Builtin] = &[
         name: "relax.null_value",
         script_name: "R.null_value",
         params: &[],
-        result: infer_any,
     },
     Builtin {
         name: "relax.shape_of",
         script_name: "R.shape_of",
         params: &[expr("expr")],
-        result: infer_shape_of,
     },
     Builtin {
         name: "relax.vm.alloc_storage",
@@ -149,7 +112,6 @@ static BUILTINS: &[Builtin] = &[
             expr_or("dtype", uint8),
             expr_or("storage_scope", global),
         ],
-        result: infer_any,
     },
     Builtin {
         name: "relax.vm.alloc_tensor",
@@ -161,13 +123,11 @@ static BUILTINS: &[Builtin] = &[
             expr("dtype"),
             expr_or("runtime_device_index", zero),
         ],
-        result: infer_any,
     },
     Builtin {
         name: "relax.vm.kill_object",
         script_name: "R.vm.kill_object",
         params: &[expr("obj")],
-        result: infer_void,
     },
     Builtin {
         name: "relax.memory.alloc_storage",
@@ -178,7 +138,6 @@ static BUILTINS: &[Builtin] = &[
             expr_or("storage_scope", global),
             expr("dtype"),
         ],
-        result: infer_any,
     },
     Builtin {
         name: "relax.memory.alloc_tensor",
@@ -189,19 +148,16 @@ static BUILTINS: &[Builtin] = &[
             expr("shape"),
             expr("dtype"),
         ],
-        result: infer_any,
     },
     Builtin {
         name: "relax.memory.kill_storage",
         script_name: "R.memory.kill_storage",
         params: &[expr("storage")],
-        result: infer_void,
     },
     Builtin {
         name: "relax.memory.kill_tensor",
         script_name: "R.memory.kill_tensor",
         params: &[expr("tensor")],
-        result: infer_void,
     },
     Builtin {
         name: "relax.builtin.alloc_tensor",
@@ -212,6 +168,5 @@ static BUILTINS: &[Builtin] = &[
             expr("runtime_device_index"),
             expr_or("storage_scope", global),
         ],
-        result: infer_any,
     },
 ];

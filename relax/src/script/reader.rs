@@ -14,6 +14,7 @@ use tir::syntax::ast::{self, ExprKind as A, StmtKind as S};
 use tir::{DataType, PrimExpr};
 
 use crate::ir::*;
+use crate::normalize::Normalizer;
 use crate::op::{OpParam, ParamKind};
 use crate::script::ReadOptions;
 use crate::script::builtins;
@@ -95,16 +96,10 @@ fn read(src: &str, options: &ReadOptions) -> PResult<IRModule> {
         tir_ctx,
         class_name,
         type_vars,
-        globals: HashMap::new(),
+        globals: HashSet::new(),
+        normalizer: Normalizer::empty(),
     };
     m.module(&body)
-}
-
-/// What a global name refers to, for references and the fallback inference.
-#[derive(Clone)]
-enum Global {
-    Relax { ret: StructInfo },
-    Tir,
 }
 
 struct ModuleReader<'a> {
@@ -112,7 +107,9 @@ struct ModuleReader<'a> {
     tir_ctx: tir::ModuleContext,
     class_name: String,
     type_vars: BTreeSet<String>,
-    globals: HashMap<String, Global>,
+    globals: HashSet<String>,
+    /// Infers unannotated bindings, knowing every global's signature.
+    normalizer: Normalizer,
 }
 
 fn relax_decorator(def: &ast::FunctionDef) -> Option<&ast::Expr> {
@@ -129,22 +126,39 @@ impl ModuleReader<'_> {
         // `cls.f` in any order.
         for stmt in body {
             if let S::FunctionDef(def) = &stmt.kind {
-                if self.globals.contains_key(&def.name) {
+                if self.globals.contains(&def.name) {
                     return err(
                         def.name_span,
                         format!("function `{}` defined twice", def.name),
                     );
                 }
-                let g = if tir::script::is_prim_func(def) {
-                    Global::Tir
+                self.globals.insert(def.name.clone());
+            }
+        }
+        for stmt in body {
+            if let S::FunctionDef(def) = &stmt.kind {
+                let si = if tir::script::is_prim_func(def) {
+                    StructInfo::Func {
+                        params: None,
+                        ret: Box::new(StructInfo::void()),
+                        pure: false,
+                    }
                 } else {
-                    let ret = FnReader::new(self)
-                        .signature(def)
-                        .map(|(_, r)| r)
-                        .unwrap_or(StructInfo::Any);
-                    Global::Relax { ret }
+                    // A signature that does not read is reported when the function is read.
+                    let pure = relax_decorator(def)
+                        .and_then(|d| call_parts(d))
+                        .and_then(|(_, _, kws)| kws.iter().find(|k| k.name == "pure"))
+                        .is_none_or(|k| !matches!(k.value.kind, A::Bool(false)));
+                    match FnReader::new(self).signature(def) {
+                        Ok((params, ret)) => StructInfo::Func {
+                            params: Some(params.iter().map(|p| p.struct_info().clone()).collect()),
+                            ret: Box::new(ret),
+                            pure,
+                        },
+                        Err(_) => StructInfo::Any,
+                    }
                 };
-                self.globals.insert(def.name.clone(), g);
+                self.normalizer.declare(def.name.clone(), si);
             }
         }
         for stmt in body {
@@ -484,7 +498,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
             && self.is_cls(base)
             && self.lookup_var(base).is_none()
         {
-            if !self.m.globals.contains_key(attr) {
+            if !self.m.globals.contains(attr) {
                 return err(e.span, format!("the module has no function `{attr}`"));
             }
             return Ok(Some(attr.clone()));
@@ -1435,7 +1449,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
         };
         let ret_struct_info = match &def.returns {
             Some(_) => declared_ret,
-            None => self.infer(&ret),
+            None => self.infer(&ret, def.name_span)?,
         };
         Ok(Function {
             name: def.name.clone(),
@@ -1475,7 +1489,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
                     _ => {}
                 }
                 let value = self.expr(e)?;
-                let si = self.infer(&value);
+                let si = self.infer(&value, e.span)?;
                 let var = self.new_var("_", si, kind);
                 body.push(Binding::Var { var, value });
                 Ok(())
@@ -1500,8 +1514,15 @@ impl<'m, 'a> FnReader<'m, 'a> {
                     && let Some(dt) = callee.strip_prefix("T.")
                     && let Some(dtype) = DataType::parse(dt)
                 {
-                    self.sym
-                        .insert(name.to_string(), tir::Var::new(name, dtype));
+                    // A name already used in the signature names the same variable (TVM's
+                    // printer repeats module-level names this way).
+                    match self.lookup_sym(name) {
+                        Some(v) if v.dtype() == dtype => {}
+                        _ => {
+                            self.sym
+                                .insert(name.to_string(), tir::Var::new(name, dtype));
+                        }
+                    }
                     return Ok(());
                 }
                 self.binding(name, None, value, body, kind)
@@ -1608,7 +1629,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
         let v = self.expr(value)?;
         let si = match annotation {
             Some(ann) => self.struct_info(ann)?,
-            None => self.infer(&v),
+            None => self.infer(&v, value.span)?,
         };
         Ok(Binding::Var {
             var: self.new_var(name, si, kind),
@@ -1700,7 +1721,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
         }
         let si = match (then_si, else_si) {
             (Some(si), _) | (None, Some(si)) => si,
-            (None, None) => self.infer(&then_seq.body),
+            (None, None) => self.infer(&then_seq.body, span)?,
         };
         let var = Var::new(name.as_str(), si);
         self.bind(&var);
@@ -1769,7 +1790,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
         } else {
             let vsi = match &si {
                 Some(s) => s.clone(),
-                None => self.infer(&v),
+                None => self.infer(&v, value.span)?,
             };
             let var = Var::new(format!("{name}{postfix}"), vsi);
             body.push(Binding::Var {
@@ -1783,57 +1804,12 @@ impl<'m, 'a> FnReader<'m, 'a> {
 
     // ----- struct info of unannotated bindings -----
 
-    /// The struct info of a value bound without annotation.
-    fn infer(&self, e: &Expr) -> StructInfo {
-        infer_fallback(e, &self.m.globals)
-    }
-}
-
-/// What the reader assumes for a binding without annotation until the normalizer infers it:
-/// the declared output of `call_tir`-like calls, the type arguments of packed calls, the
-/// callee's return for global calls, and `R.Any` where nothing is declared.
-fn infer_fallback(e: &Expr, globals: &HashMap<String, Global>) -> StructInfo {
-    match e.kind() {
-        ExprKind::Var(v) => v.struct_info().clone(),
-        ExprKind::Constant(c) => c.struct_info.clone(),
-        ExprKind::ShapeExpr(d) => StructInfo::shape(d.clone()),
-        ExprKind::PrimValue(p) => StructInfo::prim(p.dtype()),
-        ExprKind::Tuple(items) => {
-            StructInfo::Tuple(items.iter().map(|i| infer_fallback(i, globals)).collect())
-        }
-        ExprKind::TupleGetItem(t, i) => match infer_fallback(t, globals) {
-            StructInfo::Tuple(items) => items.get(*i).cloned().unwrap_or(StructInfo::Any),
-            _ => StructInfo::Any,
-        },
-        ExprKind::Function(f) => f.struct_info(),
-        ExprKind::Seq(s) => infer_fallback(&s.body, globals),
-        ExprKind::If(i) => infer_fallback(&i.then_branch.body, globals),
-        ExprKind::Call(c) => {
-            if let Some(t) = c.ty_args.first() {
-                return t.clone();
-            }
-            match &c.callee {
-                Callee::Global(g) => match globals.get(g) {
-                    Some(Global::Relax { ret }) => ret.clone(),
-                    Some(Global::Tir) => StructInfo::void(),
-                    None => StructInfo::Any,
-                },
-                Callee::Expr(f) => match infer_fallback(f, globals) {
-                    StructInfo::Func { ret, .. } => *ret,
-                    _ => StructInfo::Any,
-                },
-                Callee::Op(name) => {
-                    let args: Vec<StructInfo> =
-                        c.args.iter().map(|a| infer_fallback(a, globals)).collect();
-                    builtins::infer(name, c, &args).unwrap_or(StructInfo::Any)
-                }
-                Callee::Extern(_) => StructInfo::Any,
-            }
-        }
-        ExprKind::StringImm(_)
-        | ExprKind::DataTypeImm(_)
-        | ExprKind::GlobalVar(_)
-        | ExprKind::ExternFunc(_) => StructInfo::Any,
+    /// The struct info of a value bound without annotation, as the normalizer infers it.
+    fn infer(&self, e: &Expr, span: Span) -> PResult<StructInfo> {
+        self.m
+            .normalizer
+            .infer(e)
+            .map_err(|x| ParseError::new(span, format!("cannot infer the struct info: {x}")))
     }
 }
 
