@@ -1,7 +1,777 @@
-//! Legalization of the nn operators.
+//! Neural-network operators: softmax/log_softmax, layer_norm, activations (relu, gelu,
+//! gelu_tanh, leakyrelu, silu), dropout (inference: identity plus a mask of ones), pad,
+//! conv1d/conv2d (NCW/NCHW, OIW/OIHW, groups), conv2d_transpose, max/avg pool2d (NCHW).
 
-use super::Rule;
+use tir::{AttrValue as TAttr, Attrs as TAttrs, Buffer, CmpOp, PrimExpr};
 
-pub(super) fn rule(_name: &str) -> Option<Rule> {
-    None
+use super::te::{self, Combiner, Te};
+use super::{Lowered, OpCall, Result, Rule, TArg, unsupported};
+
+pub(super) fn rule(name: &str) -> Option<Rule> {
+    let r: Rule = match name {
+        "nn.softmax" => softmax,
+        "nn.log_softmax" => log_softmax,
+        "nn.layer_norm" => layer_norm,
+        "nn.relu" => relu,
+        "nn.gelu" => gelu,
+        "nn.gelu_tanh" => gelu_tanh,
+        "nn.leakyrelu" => leakyrelu,
+        "nn.silu" => silu,
+        "nn.dropout" => dropout,
+        "nn.pad" => pad,
+        "nn.conv1d" => conv1d,
+        "nn.conv2d" => conv2d,
+        "nn.conv2d_transpose" => conv2d_transpose,
+        "nn.max_pool2d" => |c| pool2d(c, true),
+        "nn.avg_pool2d" => |c| pool2d(c, false),
+        _ => return None,
+    };
+    Some(r)
+}
+
+fn norm_axis(a: i64, ndim: usize) -> usize {
+    if a < 0 { a + ndim as i64 } else { a }.max(0) as usize
+}
+
+fn without(v: &[PrimExpr], axis: usize) -> Vec<PrimExpr> {
+    v.iter()
+        .enumerate()
+        .filter(|(d, _)| *d != axis)
+        .map(|(_, e)| e.clone())
+        .collect()
+}
+
+fn with_at(v: &[PrimExpr], axis: usize, k: &PrimExpr) -> Vec<PrimExpr> {
+    let mut out = v.to_vec();
+    out.insert(axis.min(out.len()), k.clone());
+    out
+}
+
+fn axis_attr(axis: usize) -> TAttrs {
+    let mut a = TAttrs::new();
+    a.insert("axis".to_string(), TAttr::Int(axis as i64));
+    a
+}
+
+/// `T_softmax_maxelem` over `axis` of `x`.
+fn maxelem(te: &mut Te, x: &TArg, axis: usize) -> Buffer {
+    let shape = x.shape().to_vec();
+    let red = without(&shape, axis);
+    te.reduce_named(
+        "T_softmax_maxelem",
+        "i",
+        &red,
+        &[("k".to_string(), shape[axis].clone())],
+        Combiner::Max,
+        None,
+        |i, k| te::load(&x.buf, with_at(i, axis, &k[0])),
+    )
+}
+
+fn softmax(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let axis = norm_axis(c.attr_int("axis").unwrap_or(-1), x.ndim());
+    let shape = x.shape().to_vec();
+    let red = without(&shape, axis);
+    let mut te = Te::new();
+    let mx = maxelem(&mut te, &x, axis);
+    let exp = te.compute("T_softmax_exp", "i", &shape, |i| {
+        te::intrin(
+            "exp",
+            vec![te::sub(
+                te::load(&x.buf, i.to_vec()),
+                te::load(&mx, without(i, axis)),
+            )],
+        )
+    });
+    let sum = te.reduce_named(
+        "T_softmax_expsum",
+        "i",
+        &red,
+        &[("k".to_string(), shape[axis].clone())],
+        Combiner::Sum,
+        None,
+        |i, k| te::load(&exp, with_at(i, axis, &k[0])),
+    );
+    let out = te.compute_attr("T_softmax_norm", "i", &shape, axis_attr(axis), |i| {
+        te::div(te::load(&exp, i.to_vec()), te::load(&sum, without(i, axis)))
+    });
+    c.finish("softmax", te, &[&x], &[out])
+}
+
+fn log_softmax(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let axis = norm_axis(c.attr_int("axis").unwrap_or(-1), x.ndim());
+    let shape = x.shape().to_vec();
+    let red = without(&shape, axis);
+    let mut te = Te::new();
+    let mx = maxelem(&mut te, &x, axis);
+    let sum = te.reduce_named(
+        "compute",
+        "i",
+        &red,
+        &[("k".to_string(), shape[axis].clone())],
+        Combiner::Sum,
+        None,
+        |i, k| {
+            te::intrin(
+                "exp",
+                vec![te::sub(
+                    te::load(&x.buf, with_at(i, axis, &k[0])),
+                    te::load(&mx, i.to_vec()),
+                )],
+            )
+        },
+    );
+    let out = te.compute_attr("compute", "i", &shape, axis_attr(axis), |i| {
+        te::sub(
+            te::sub(
+                te::load(&x.buf, i.to_vec()),
+                te::load(&mx, without(i, axis)),
+            ),
+            te::intrin("log", vec![te::load(&sum, without(i, axis))]),
+        )
+    });
+    c.finish("log_softmax", te, &[&x], &[out])
+}
+
+fn layer_norm(c: &OpCall) -> Result<Lowered> {
+    let (x, g, b) = (c.tensor(0)?, c.tensor(1)?, c.tensor(2)?);
+    let nd = x.ndim();
+    let mut axes: Vec<usize> = c
+        .attr_ints("axes")
+        .unwrap_or_else(|| vec![-1])
+        .iter()
+        .map(|&a| norm_axis(a, nd))
+        .collect();
+    axes.sort_unstable();
+    let eps = c.attr_f64("epsilon").unwrap_or(1e-5);
+    let (center, scale) = (
+        c.attr_bool("center").unwrap_or(true),
+        c.attr_bool("scale").unwrap_or(true),
+    );
+    let dt = x.dtype();
+    let shape = x.shape().to_vec();
+    let red: Vec<PrimExpr> = shape
+        .iter()
+        .enumerate()
+        .filter(|(d, _)| !axes.contains(d))
+        .map(|(_, e)| e.clone())
+        .collect();
+    let raxes: Vec<(String, PrimExpr)> = axes
+        .iter()
+        .map(|&d| (format!("k{d}"), shape[d].clone()))
+        .collect();
+    let n = te::product(&axes.iter().map(|&d| shape[d].clone()).collect::<Vec<_>>());
+    let n = match n.as_int() {
+        Some(v) => te::constf(dt, v as f64),
+        None => te::cast(dt, n),
+    };
+    // Full index from the reduced-output index `i` and the reduction index `k`.
+    let full = |i: &[PrimExpr], k: &[PrimExpr]| -> Vec<PrimExpr> {
+        let (mut ii, mut kk) = (0, 0);
+        (0..nd)
+            .map(|d| {
+                if axes.contains(&d) {
+                    kk += 1;
+                    k[kk - 1].clone()
+                } else {
+                    ii += 1;
+                    i[ii - 1].clone()
+                }
+            })
+            .collect()
+    };
+    let reduced = |i: &[PrimExpr]| -> Vec<PrimExpr> {
+        (0..nd)
+            .filter(|d| !axes.contains(d))
+            .map(|d| i[d].clone())
+            .collect()
+    };
+    let xn = x.buf.name.clone();
+    let mut te = Te::new();
+    let sum = te.reduce(
+        &format!("{xn}_sum"),
+        &red,
+        &raxes,
+        Combiner::Sum,
+        None,
+        |i, k| te::load(&x.buf, full(i, k)),
+    );
+    let mean = te.compute(&format!("{xn}_mean"), "ax", &red, |i| {
+        te::div(te::load(&sum, i.to_vec()), n.clone())
+    });
+    let var = te.reduce(
+        &format!("{xn}_var_sum"),
+        &red,
+        &raxes,
+        Combiner::Sum,
+        None,
+        |i, k| {
+            let d = te::sub(te::load(&x.buf, full(i, k)), te::load(&mean, i.to_vec()));
+            te::mul(d.clone(), d)
+        },
+    );
+    let out = te.compute("T_layer_norm", "ax", &shape, |i| {
+        let r = reduced(i);
+        let gi: Vec<PrimExpr> = axes.iter().map(|&d| i[d].clone()).collect();
+        let centered = te::sub(te::load(&x.buf, i.to_vec()), te::load(&mean, r.clone()));
+        let rs = te::intrin(
+            "rsqrt",
+            vec![te::add(
+                te::div(te::load(&var, r), n.clone()),
+                PrimExpr::float(dt, eps),
+            )],
+        );
+        let mut v = te::mul(centered, rs);
+        if scale {
+            v = te::mul(v, te::load(&g.buf, gi.clone()));
+        }
+        if center {
+            v = te::add(v, te::load(&b.buf, gi));
+        }
+        v
+    });
+    c.finish("layer_norm", te, &[&x, &g, &b], &[out])
+}
+
+fn relu(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let mut te = Te::new();
+    let out = te.compute("compute", "i", x.shape(), |i| {
+        te::max(te::load(&x.buf, i.to_vec()), te::zero(x.dtype()))
+    });
+    c.finish("relu", te, &[&x], &[out])
+}
+
+fn leakyrelu(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let alpha = c.attr_f64("alpha").unwrap_or(0.01);
+    let dt = x.dtype();
+    let mut te = Te::new();
+    let out = te.compute("compute", "i", x.shape(), |i| {
+        let v = te::load(&x.buf, i.to_vec());
+        te::select(
+            te::cmp(CmpOp::Lt, te::zero(dt), v.clone()),
+            v.clone(),
+            te::mul(v, PrimExpr::float(dt, alpha)),
+        )
+    });
+    c.finish("leaky_relu", te, &[&x], &[out])
+}
+
+/// An elementwise `T_<op>` stage over `shape` (TVM's C++ topi binary with a scalar).
+fn ew(
+    te: &mut Te,
+    name: &str,
+    shape: &[PrimExpr],
+    f: impl FnOnce(&[PrimExpr]) -> PrimExpr,
+) -> Buffer {
+    te.compute(name, "ax", shape, f)
+}
+
+fn gelu(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let dt = x.dtype();
+    let s = x.shape().to_vec();
+    let f = |v: f64| PrimExpr::float(dt, v);
+    let mut te = Te::new();
+    let m1 = ew(&mut te, "T_multiply", &s, |i| {
+        te::mul(
+            te::load(&x.buf, i.to_vec()),
+            f(std::f64::consts::FRAC_1_SQRT_2),
+        )
+    });
+    let erf = te.compute("compute", "i", &s, |i| {
+        te::intrin("erf", vec![te::load(&m1, i.to_vec())])
+    });
+    let m2 = ew(&mut te, "T_multiply", &s, |i| {
+        te::mul(te::load(&erf, i.to_vec()), f(0.5))
+    });
+    let a = ew(&mut te, "T_add", &s, |i| {
+        te::add(f(0.5), te::load(&m2, i.to_vec()))
+    });
+    let out = ew(&mut te, "T_multiply", &s, |i| {
+        te::mul(te::load(&x.buf, i.to_vec()), te::load(&a, i.to_vec()))
+    });
+    c.finish("gelu", te, &[&x], &[out])
+}
+
+fn gelu_tanh(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let dt = x.dtype();
+    let s = x.shape().to_vec();
+    let f = |v: f64| PrimExpr::float(dt, v);
+    let xl = |i: &[PrimExpr]| te::load(&x.buf, i.to_vec());
+    let mut te = Te::new();
+    let m0 = ew(&mut te, "T_multiply", &s, |i| te::mul(f(0.5), xl(i)));
+    let m1 = ew(&mut te, "T_multiply", &s, |i| {
+        te::mul(f((2.0 / std::f64::consts::PI).sqrt()), xl(i))
+    });
+    let m2 = ew(&mut te, "T_multiply", &s, |i| te::mul(f(0.044715), xl(i)));
+    let m3 = ew(&mut te, "T_multiply", &s, |i| {
+        te::mul(te::load(&m2, i.to_vec()), xl(i))
+    });
+    let a = ew(&mut te, "T_add", &s, |i| {
+        te::add(f(1.0), te::load(&m3, i.to_vec()))
+    });
+    let m4 = ew(&mut te, "T_multiply", &s, |i| {
+        te::mul(te::load(&m1, i.to_vec()), te::load(&a, i.to_vec()))
+    });
+    let t = te.compute("compute", "i", &s, |i| {
+        te::intrin("tanh", vec![te::load(&m4, i.to_vec())])
+    });
+    let a1 = ew(&mut te, "T_add", &s, |i| {
+        te::add(f(1.0), te::load(&t, i.to_vec()))
+    });
+    let out = ew(&mut te, "T_multiply", &s, |i| {
+        te::mul(te::load(&m0, i.to_vec()), te::load(&a1, i.to_vec()))
+    });
+    c.finish("gelu_tanh", te, &[&x], &[out])
+}
+
+fn silu(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let s = x.shape().to_vec();
+    let mut te = Te::new();
+    let sig = te.compute("compute", "i", &s, |i| {
+        te::intrin("sigmoid", vec![te::load(&x.buf, i.to_vec())])
+    });
+    let out = ew(&mut te, "T_multiply", &s, |i| {
+        te::mul(te::load(&x.buf, i.to_vec()), te::load(&sig, i.to_vec()))
+    });
+    c.finish("silu", te, &[&x], &[out])
+}
+
+fn dropout(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let s = x.shape().to_vec();
+    let dt = x.dtype();
+    let mut te = Te::new();
+    let y = te.compute("compute", "i", &s, |i| te::load(&x.buf, i.to_vec()));
+    let mask = ew(&mut te, "T_full_like", &s, |_| te::one(dt));
+    c.finish("dropout", te, &[&x], &[y, mask])
+}
+
+/// topi's `pad`: `name[i] = if_then_else(in bounds, src[i - before], value)`, or a copy when
+/// nothing is padded.
+#[allow(clippy::too_many_arguments)]
+fn pad_stage(
+    te: &mut Te,
+    name: &str,
+    prefix: &str,
+    src: &Buffer,
+    before: &[i64],
+    after: &[i64],
+    value: PrimExpr,
+) -> Buffer {
+    let shape: Vec<PrimExpr> = src
+        .shape
+        .iter()
+        .enumerate()
+        .map(|(d, e)| te::add(e.clone(), te::i64c(before[d] + after[d])))
+        .collect();
+    te.compute(name, prefix, &shape, |i| {
+        let mut conds = Vec::new();
+        let mut idx = Vec::new();
+        for (d, v) in i.iter().enumerate() {
+            let (b, a) = (before[d], after[d]);
+            if b != 0 || a != 0 {
+                conds.push(te::cmp(CmpOp::Le, te::i64c(b), v.clone()));
+                conds.push(te::cmp(
+                    CmpOp::Lt,
+                    v.clone(),
+                    te::add(te::i64c(b), src.shape[d].clone()),
+                ));
+            }
+            idx.push(te::sub(v.clone(), te::i64c(b)));
+        }
+        let load = te::load(src, idx);
+        match conds.into_iter().reduce(te::and) {
+            Some(c) => te::if_then_else(c, load, value),
+            None => load,
+        }
+    })
+}
+
+fn pad(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let nd = x.ndim();
+    let pw = c.attr_ints("pad_width").unwrap_or_default();
+    if pw.len() != 2 * nd {
+        return unsupported("pad_width must have two entries per dimension");
+    }
+    if c.attr_str("pad_mode").is_some_and(|m| m != "constant") {
+        return unsupported("only constant padding");
+    }
+    let before: Vec<i64> = (0..nd).map(|d| pw[2 * d]).collect();
+    let after: Vec<i64> = (0..nd).map(|d| pw[2 * d + 1]).collect();
+    let value = PrimExpr::float(x.dtype(), c.attr_f64("pad_value").unwrap_or(0.0));
+    let value = te::cast(x.dtype(), value);
+    let mut te = Te::new();
+    let out = pad_stage(&mut te, "PadInput", "i", &x.buf, &before, &after, value);
+    c.finish("pad", te, &[&x], &[out])
+}
+
+fn layouts_ok(c: &OpCall, data: &str, kernel: &str) -> Result<()> {
+    let d = c.attr_str("data_layout").unwrap_or(data);
+    let k = c.attr_str("kernel_layout").unwrap_or(kernel);
+    let o = c.attr_str("out_layout").unwrap_or(d);
+    if d != data || k != kernel || o != data {
+        return unsupported(format!("layouts {d}/{k}/{o} (only {data}/{kernel})"));
+    }
+    Ok(())
+}
+
+fn ints_or(c: &OpCall, name: &str, n: usize, default: i64) -> Vec<i64> {
+    let v = c.attr_ints(name).unwrap_or_default();
+    match v.len() {
+        0 => vec![default; n],
+        1 => vec![v[0]; n],
+        _ => v,
+    }
+}
+
+/// conv1d / conv2d in NC(H)W / OI(H)W with groups: `pad_temp`, then the reduction block.
+fn conv(c: &OpCall, spatial: usize) -> Result<Lowered> {
+    let (x, w) = (c.tensor(0)?, c.tensor(1)?);
+    let (out_shape, out_dt) = c.out_tensor()?;
+    let strides = ints_or(c, "strides", spatial, 1);
+    let dil = ints_or(c, "dilation", spatial, 1);
+    let padding = c.attr_ints("padding").unwrap_or_default();
+    let pads: Vec<(i64, i64)> = (0..spatial)
+        .map(|d| match padding.len() {
+            0 => (0, 0),
+            1 => (padding[0], padding[0]),
+            n if n == spatial => (padding[d], padding[d]),
+            _ => (padding[d], padding.get(d + spatial).copied().unwrap_or(0)),
+        })
+        .collect();
+    let groups = c.attr_int("groups").unwrap_or(1);
+    let (Some(cin), Some(cout)) = (x.shape()[1].as_int(), w.shape()[0].as_int()) else {
+        return unsupported("symbolic channel counts");
+    };
+    let mut te = Te::new();
+    let mut before = vec![0, 0];
+    let mut after = vec![0, 0];
+    before.extend(pads.iter().map(|p| p.0));
+    after.extend(pads.iter().map(|p| p.1));
+    let padded = pad_stage(
+        &mut te,
+        "pad_temp",
+        "i",
+        &x.buf,
+        &before,
+        &after,
+        te::zero(x.dtype()),
+    );
+    let (name, names, rnames): (String, Vec<&str>, Vec<&str>) = if spatial == 1 {
+        (
+            "conv1d_ncw".into(),
+            vec!["nn", "ff", "yy"],
+            vec!["rc", "ry"],
+        )
+    } else {
+        (
+            if groups == 1 {
+                "conv2d_nchw".into()
+            } else {
+                "group_conv2d_nchw".into()
+            },
+            vec!["nn", "ff", "yy", "xx"],
+            vec!["rc", "ry", "rx"],
+        )
+    };
+    let mut raxes = vec![(rnames[0].to_string(), te::i64c(cin / groups))];
+    for d in 0..spatial {
+        raxes.push((rnames[d + 1].to_string(), w.shape()[2 + d].clone()));
+    }
+    let out = te.reduce_names(
+        &name,
+        &names,
+        &out_shape,
+        &raxes,
+        Combiner::Sum,
+        TAttrs::new(),
+        |i, k| {
+            let ch = if groups == 1 {
+                k[0].clone()
+            } else {
+                te::add(
+                    te::mul(
+                        te::floordiv(i[1].clone(), te::i64c(cout / groups)),
+                        te::i64c(cin / groups),
+                    ),
+                    k[0].clone(),
+                )
+            };
+            let mut xi = vec![i[0].clone(), ch];
+            let mut wi = vec![i[1].clone(), k[0].clone()];
+            for d in 0..spatial {
+                xi.push(te::add(
+                    te::mul(i[2 + d].clone(), te::i64c(strides[d])),
+                    te::mul(k[1 + d].clone(), te::i64c(dil[d])),
+                ));
+                wi.push(k[1 + d].clone());
+            }
+            te::mul(
+                te::cast(out_dt, te::load(&padded, xi)),
+                te::cast(out_dt, te::load(&w.buf, wi)),
+            )
+        },
+    );
+    let fname = if spatial == 1 { "conv1d" } else { "conv2d" };
+    c.finish(fname, te, &[&x, &w], &[out])
+}
+
+fn conv1d(c: &OpCall) -> Result<Lowered> {
+    layouts_ok(c, "NCW", "OIW")?;
+    conv(c, 1)
+}
+
+fn conv2d(c: &OpCall) -> Result<Lowered> {
+    layouts_ok(c, "NCHW", "OIHW")?;
+    conv(c, 2)
+}
+
+fn conv2d_transpose(c: &OpCall) -> Result<Lowered> {
+    layouts_ok(c, "NCHW", "IOHW")?;
+    if c.attr_int("groups").unwrap_or(1) != 1 {
+        return unsupported("grouped conv2d_transpose");
+    }
+    let (x, w) = (c.tensor(0)?, c.tensor(1)?);
+    let (out_shape, out_dt) = c.out_tensor()?;
+    let strides = ints_or(c, "strides", 2, 1);
+    let dil = ints_or(c, "dilation", 2, 1);
+    if dil.iter().any(|&d| d != 1) {
+        return unsupported("dilated conv2d_transpose");
+    }
+    let padding = c.attr_ints("padding").unwrap_or_default();
+    let p = |d: usize| -> (i64, i64) {
+        match padding.len() {
+            0 => (0, 0),
+            1 => (padding[0], padding[0]),
+            2 => (padding[d], padding[d]),
+            _ => (padding[d], padding.get(d + 2).copied().unwrap_or(0)),
+        }
+    };
+    let opad = ints_or(c, "output_padding", 2, 0);
+    let (Some(kh), Some(kw)) = (w.shape()[2].as_int(), w.shape()[3].as_int()) else {
+        return unsupported("symbolic kernel size");
+    };
+    let ks = [kh, kw];
+    let mut te = Te::new();
+    let src = if strides.iter().any(|&s| s != 1) {
+        let shape: Vec<PrimExpr> = x
+            .shape()
+            .iter()
+            .enumerate()
+            .map(|(d, e)| {
+                if d >= 2 {
+                    te::add(
+                        te::mul(te::sub(e.clone(), te::i64c(1)), te::i64c(strides[d - 2])),
+                        te::i64c(1),
+                    )
+                } else {
+                    e.clone()
+                }
+            })
+            .collect();
+        te.compute("data_dilate", "i", &shape, |i| {
+            let mut conds = Vec::new();
+            let mut idx = Vec::new();
+            for (d, v) in i.iter().enumerate() {
+                if d >= 2 && strides[d - 2] != 1 {
+                    let s = te::i64c(strides[d - 2]);
+                    conds.push(te::cmp(
+                        CmpOp::Eq,
+                        te::floormod(v.clone(), s.clone()),
+                        te::i64c(0),
+                    ));
+                    idx.push(te::floordiv(v.clone(), s));
+                } else {
+                    idx.push(v.clone());
+                }
+            }
+            let load = te::load(&x.buf, idx);
+            match conds.into_iter().reduce(te::and) {
+                Some(c) => te::if_then_else(c, load, te::zero(x.dtype())),
+                None => load,
+            }
+        })
+    } else {
+        x.buf.clone()
+    };
+    let mut before = vec![0, 0];
+    let mut after = vec![0, 0];
+    for d in 0..2 {
+        let (pb, pa) = p(d);
+        before.push(ks[d] - 1 - pb);
+        after.push(ks[d] - 1 - pa + opad[d]);
+    }
+    let padded = pad_stage(
+        &mut te,
+        "data_pad",
+        "i",
+        &src,
+        &before,
+        &after,
+        te::zero(x.dtype()),
+    );
+    let wshape = vec![
+        w.shape()[1].clone(),
+        w.shape()[0].clone(),
+        w.shape()[2].clone(),
+        w.shape()[3].clone(),
+    ];
+    let kt = te.compute_names("kernel_transform", &["o", "i", "h", "w"], &wshape, |i| {
+        te::load(
+            &w.buf,
+            vec![
+                i[1].clone(),
+                i[0].clone(),
+                te::sub(te::i64c(kh - 1), i[2].clone()),
+                te::sub(te::i64c(kw - 1), i[3].clone()),
+            ],
+        )
+    });
+    let raxes = vec![
+        ("dc".to_string(), x.shape()[1].clone()),
+        ("dh".to_string(), te::i64c(kh)),
+        ("dw".to_string(), te::i64c(kw)),
+    ];
+    let out = te.reduce_names(
+        "compute",
+        &["b", "c", "h", "w"],
+        &out_shape,
+        &raxes,
+        Combiner::Sum,
+        TAttrs::new(),
+        |i, k| {
+            let a = te::load(
+                &padded,
+                vec![
+                    i[0].clone(),
+                    k[0].clone(),
+                    te::add(i[2].clone(), k[1].clone()),
+                    te::add(i[3].clone(), k[2].clone()),
+                ],
+            );
+            let b = te::load(
+                &kt,
+                vec![i[1].clone(), k[0].clone(), k[1].clone(), k[2].clone()],
+            );
+            te::mul(te::cast(out_dt, a), te::cast(out_dt, b))
+        },
+    );
+    c.finish("conv2d_transpose", te, &[&x, &w], &[out])
+}
+
+fn pool2d(c: &OpCall, is_max: bool) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let layout = c.attr_str("layout").unwrap_or("NCHW");
+    if layout != "NCHW" || c.attr_str("out_layout").is_some_and(|l| l != "NCHW") {
+        return unsupported(format!("pool layout {layout}"));
+    }
+    if c.attr_bool("ceil_mode") == Some(true) {
+        return unsupported("ceil_mode pooling");
+    }
+    let (out_shape, _) = c.out_tensor()?;
+    let ps = ints_or(c, "pool_size", 2, 1);
+    let st = ints_or(c, "strides", 2, 1);
+    let dil = ints_or(c, "dilation", 2, 1);
+    let padding = c.attr_ints("padding").unwrap_or_default();
+    let pads: Vec<(i64, i64)> = (0..2)
+        .map(|d| match padding.len() {
+            0 => (0, 0),
+            1 => (padding[0], padding[0]),
+            2 => (padding[d], padding[d]),
+            _ => (padding[d], padding.get(d + 2).copied().unwrap_or(0)),
+        })
+        .collect();
+    let dt = x.dtype();
+    let any_pad = pads.iter().any(|&(a, b)| a != 0 || b != 0);
+    let mut te = Te::new();
+    let src = if any_pad {
+        let before = vec![0, 0, pads[0].0, pads[1].0];
+        let after = vec![0, 0, pads[0].1, pads[1].1];
+        let v = if is_max {
+            te::min_value(dt)
+        } else {
+            te::zero(dt)
+        };
+        pad_stage(&mut te, "pad_temp", "ax", &x.buf, &before, &after, v)
+    } else {
+        x.buf.clone()
+    };
+    let raxes = vec![
+        ("rv0".to_string(), te::i64c(ps[0])),
+        ("rv1".to_string(), te::i64c(ps[1])),
+    ];
+    let index = |i: &[PrimExpr], k: &[PrimExpr]| -> Vec<PrimExpr> {
+        vec![
+            i[0].clone(),
+            i[1].clone(),
+            te::add(
+                te::mul(i[2].clone(), te::i64c(st[0])),
+                te::mul(k[0].clone(), te::i64c(dil[0])),
+            ),
+            te::add(
+                te::mul(i[3].clone(), te::i64c(st[1])),
+                te::mul(k[1].clone(), te::i64c(dil[1])),
+            ),
+        ]
+    };
+    let rule_attr = |n: &str| {
+        let mut a = TAttrs::new();
+        a.insert(
+            "schedule_rule".to_string(),
+            TAttr::Str(format!("meta_schedule.{n}")),
+        );
+        a
+    };
+    if is_max {
+        let out = te.reduce_attr(
+            "pool_max",
+            "ax",
+            &out_shape,
+            &raxes,
+            Combiner::Max,
+            None,
+            rule_attr("pool_max"),
+            |i, k| te::load(&src, index(i, k)),
+        );
+        return c.finish("max_pool2d", te, &[&x], &[out]);
+    }
+    let sum = te.reduce(
+        "pool_sum",
+        &out_shape,
+        &raxes,
+        Combiner::Sum,
+        None,
+        |i, k| te::load(&src, index(i, k)),
+    );
+    let include_pad = c.attr_bool("count_include_pad").unwrap_or(false);
+    let h = x.shape()[2].clone();
+    let w = x.shape()[3].clone();
+    let out = te.compute_attr("pool_avg", "ax", &out_shape, rule_attr("pool_avg"), |i| {
+        let count = if include_pad || !any_pad {
+            te::i64c(ps[0] * ps[1])
+        } else {
+            let extent = |d: usize, n: &PrimExpr| {
+                let start = te::sub(
+                    te::mul(i[2 + d].clone(), te::i64c(st[d])),
+                    te::i64c(pads[d].0),
+                );
+                let end = te::min(
+                    te::add(start.clone(), te::i64c((ps[d] - 1) * dil[d] + 1)),
+                    n.clone(),
+                );
+                te::sub(end, te::max(start, te::i64c(0)))
+            };
+            te::max(te::mul(extent(0, &h), extent(1, &w)), te::i64c(1))
+        };
+        te::div(te::load(&sum, i.to_vec()), PrimExpr::cast(dt, count))
+    });
+    c.finish("avg_pool2d", te, &[&x], &[out])
 }

@@ -204,6 +204,85 @@ impl Te {
         out
     }
 
+    /// A reduction stage with explicit spatial axis names (`nn, ff, yy, xx` in convolutions).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn reduce_names(
+        &mut self,
+        name: &str,
+        names: &[&str],
+        shape: &[PrimExpr],
+        raxes: &[(String, PrimExpr)],
+        combiner: Combiner,
+        annotations: TAttrs,
+        f: impl FnOnce(&[PrimExpr], &[PrimExpr]) -> PrimExpr,
+    ) -> Buffer {
+        let mut axes = Axes::new();
+        let idx: Vec<PrimExpr> = shape
+            .iter()
+            .zip(names)
+            .map(|(e, n)| axes.push(n, e, IterVarKind::Spatial))
+            .collect();
+        let ridx: Vec<PrimExpr> = raxes
+            .iter()
+            .map(|(n, e)| axes.push(n, e, IterVarKind::Reduce))
+            .collect();
+        let src = f(&idx, &ridx);
+        let dt = src.dtype();
+        let out = placeholder(name, shape, dt);
+        let cur = PrimExpr::load(out.clone(), idx.clone());
+        let value = match combiner {
+            Combiner::Sum => PrimExpr::binary(BinaryOp::Add, cur, src),
+            Combiner::Prod => PrimExpr::binary(BinaryOp::Mul, cur, src),
+            Combiner::Max => PrimExpr::binary(BinaryOp::Max, cur, src),
+            Combiner::Min => PrimExpr::binary(BinaryOp::Min, cur, src),
+        };
+        let init = store(&out, idx.clone(), identity(combiner, dt));
+        let body = store(&out, idx, value);
+        self.stages.push(Stage {
+            block: name.to_string(),
+            loops: axes.loops,
+            iters: axes.iters,
+            init: Some(init),
+            body,
+            annotations,
+            outputs: vec![out.clone()],
+            opaque: false,
+            no_access: false,
+        });
+        out
+    }
+
+    /// A spatial stage with explicit axis names.
+    pub(crate) fn compute_names(
+        &mut self,
+        name: &str,
+        names: &[&str],
+        shape: &[PrimExpr],
+        f: impl FnOnce(&[PrimExpr]) -> PrimExpr,
+    ) -> Buffer {
+        let mut axes = Axes::new();
+        let idx: Vec<PrimExpr> = shape
+            .iter()
+            .zip(names)
+            .map(|(e, n)| axes.push(n, e, IterVarKind::Spatial))
+            .collect();
+        let value = f(&idx);
+        let out = placeholder(name, shape, value.dtype());
+        let body = store(&out, idx, value);
+        self.stages.push(Stage {
+            block: name.to_string(),
+            loops: axes.loops,
+            iters: axes.iters,
+            init: None,
+            body,
+            annotations: TAttrs::new(),
+            outputs: vec![out.clone()],
+            opaque: false,
+            no_access: false,
+        });
+        out
+    }
+
     /// A general stage: the caller builds the block body (and init) from the axes; `outputs`
     /// are the buffers the stage defines.
     #[allow(clippy::too_many_arguments)]
