@@ -79,6 +79,21 @@ fn mem_bytes(dt: DataType) -> i64 {
     }
 }
 
+/// Whether evaluating `e` loads from memory (and so may fail a bounds check).
+fn has_load(e: &PrimExpr) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| found |= matches!(x.kind(), ExprKind::BufferLoad { .. }));
+    found
+}
+
+/// An expression as it reads in a message: constants without their `T.int64(…)` wrapper.
+fn short(e: &PrimExpr) -> String {
+    match e.as_int() {
+        Some(v) => v.to_string(),
+        None => e.to_string(),
+    }
+}
+
 fn is_half(dt: DataType) -> bool {
     (dt.code == TypeCode::Float && dt.bits == 16) || dt.code == TypeCode::BFloat
 }
@@ -377,7 +392,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                                 DimMeta::Bind(v.name().to_string())
                             }
                             DimRule::Check(e) => DimMeta::Check {
-                                expr: e.to_string(),
+                                expr: short(e),
                                 origin: None,
                             },
                         });
@@ -391,7 +406,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                         name: p.name.clone(),
                         tensor: Some(TensorMeta {
                             dtype: bp.dtype,
-                            shape: bp.shape.iter().map(|e| e.to_string()).collect(),
+                            shape: bp.shape.iter().map(short).collect(),
                             dims,
                         }),
                         scalar: None,
@@ -444,7 +459,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                     && let Some(TensorMeta { dims, .. }) = self.meta.params[i].tensor.as_mut()
                 {
                     dims[d] = DimMeta::Check {
-                        expr: e.to_string(),
+                        expr: short(e),
                         origin: Some(o.clone()),
                     };
                 }
@@ -1080,13 +1095,34 @@ impl Translator<'_, '_> {
                     self.b.ins().icmp(cc, x, y)
                 })
             }
-            ExprKind::And(a, b) => {
+            ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+                let is_and = matches!(e.kind(), ExprKind::And(..));
+                if has_load(b) {
+                    // `i > 0 and A[i - 1] > x`: the load must not run (and be bounds-checked)
+                    // when the left side decides.
+                    let x = self.expr(a)?;
+                    let rhs = self.b.create_block();
+                    let merge = self.b.create_block();
+                    let out = self.b.append_block_param(merge, types::I8);
+                    let (t, f) = if is_and { (rhs, merge) } else { (merge, rhs) };
+                    let (ta, fa) = if is_and {
+                        (vec![], vec![BlockArg::Value(x)])
+                    } else {
+                        (vec![BlockArg::Value(x)], vec![])
+                    };
+                    self.b.ins().brif(x, t, &ta, f, &fa);
+                    self.b.switch_to_block(rhs);
+                    let y = self.expr(b)?;
+                    self.b.ins().jump(merge, &[BlockArg::Value(y)]);
+                    self.b.switch_to_block(merge);
+                    return Ok(out);
+                }
                 let (x, y) = (self.expr(a)?, self.expr(b)?);
-                Ok(self.b.ins().band(x, y))
-            }
-            ExprKind::Or(a, b) => {
-                let (x, y) = (self.expr(a)?, self.expr(b)?);
-                Ok(self.b.ins().bor(x, y))
+                Ok(if is_and {
+                    self.b.ins().band(x, y)
+                } else {
+                    self.b.ins().bor(x, y)
+                })
             }
             ExprKind::Not(a) => {
                 let x = self.expr(a)?;

@@ -1,0 +1,343 @@
+//! Kernel tests: every argument check names the argument and refuses to run; runtime failures
+//! (out-of-bounds, division by zero, helpers) are errors, not crashes; and property tests
+//! compare the JIT with the TIR reference interpreter (`tir::interp`) on random shapes and data
+//! for elementwise, broadcast, reduction and matmul kernels.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use relaxjit_jit::kernel::{Kernel, KernelLibrary};
+use tir::PrimFunc;
+use tir::interp::InterpArg;
+use vm::{DataType, Tensor, Value};
+
+const MODULE: &str = r#"
+n = TypeVar("n")
+m = TypeVar("m")
+k = TypeVar("k")
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def add(A: T.Buffer((n, T.int64(4)), "float32"), B: T.Buffer((n, T.int64(4)), "float32"), C: T.Buffer((n, T.int64(4)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i, j in T.grid(n, T.int64(4)):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = A[vi, vj] + B[vi, vj]
+
+    @T.prim_func(s_tir=True)
+    def ew(A: T.Buffer((m, n), "float32"), B: T.Buffer((m, n), "float32"), C: T.Buffer((m, n), "float32")):
+        for i, j in T.grid(m, n):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = T.exp(A[vi, vj]) * B[vi, vj] - T.max(A[vi, vj], T.float32(0.5))
+
+    @T.prim_func(s_tir=True)
+    def bcast(A: T.Buffer((m, n), "float32"), B: T.Buffer((n,), "float32"), C: T.Buffer((m, n), "float32")):
+        for i, j in T.grid(m, n):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = A[vi, vj] / (B[vj] + T.float32(3.0))
+
+    @T.prim_func(s_tir=True)
+    def rowsum(A: T.Buffer((m, n), "float32"), S: T.Buffer((m,), "float32")):
+        for i, j in T.grid(m, n):
+            with T.sblock("S"):
+                vi, vj = T.axis.remap("SR", [i, j])
+                with T.init():
+                    S[vi] = T.float32(0.0)
+                S[vi] = S[vi] + A[vi, vj]
+
+    @T.prim_func(s_tir=True)
+    def matmul(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"), C: T.Buffer((m, n), "float32")):
+        for i, j, r in T.grid(m, n, k):
+            with T.sblock("C"):
+                vi, vj, vr = T.axis.remap("SSR", [i, j, r])
+                with T.init():
+                    C[vi, vj] = T.float32(0.0)
+                C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vr, vj]
+
+    @T.prim_func(s_tir=True)
+    def imath(A: T.Buffer((n,), "int32"), B: T.Buffer((n,), "int32"), C: T.Buffer((n,), "int32")):
+        for i in range(n):
+            with T.sblock("C"):
+                vi = T.axis.remap("S", [i])
+                C[vi] = A[vi] // B[vi] + A[vi] % B[vi] * T.int32(7) + T.truncdiv(A[vi], T.int32(3))
+
+    @T.prim_func(s_tir=True)
+    def gather(A: T.Buffer((T.int64(4),), "float32"), I: T.Buffer((T.int64(3),), "int64"), B: T.Buffer((T.int64(3),), "float32")):
+        for i in range(T.int64(3)):
+            with T.sblock("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[I[vi]]
+
+    @T.prim_func(s_tir=True)
+    def lazy(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
+        for i in range(T.int64(4)):
+            B[i] = T.Select(i > T.int64(0) and A[i - T.int64(1)] > T.float32(0.0), T.float32(1.0), T.float32(0.0))
+
+    @T.prim_func(s_tir=True)
+    def scale(A: T.Buffer((T.int64(3),), "float32"), s: T.float32):
+        for i in range(T.int64(3)):
+            A[i] = A[i] * s
+"#;
+
+fn funcs() -> &'static HashMap<String, PrimFunc> {
+    static F: OnceLock<HashMap<String, PrimFunc>> = OnceLock::new();
+    F.get_or_init(|| match tir::parse_module_prim_funcs(MODULE) {
+        Ok(f) => f.into_iter().map(|f| (f.name.clone(), f)).collect(),
+        Err(e) => panic!("{}", e.render(MODULE)),
+    })
+}
+
+fn kernels() -> &'static KernelLibrary {
+    static K: OnceLock<KernelLibrary> = OnceLock::new();
+    K.get_or_init(|| {
+        let mut fs: Vec<PrimFunc> = funcs().values().cloned().collect();
+        fs.sort_by(|a, b| a.name.cmp(&b.name));
+        KernelLibrary::compile(&fs).expect("the test kernels compile")
+    })
+}
+
+fn kernel(name: &str) -> &'static Kernel {
+    kernels().get(name).expect("kernel exists")
+}
+
+fn f32s(shape: &[i64], data: &[f32]) -> Value {
+    Value::Tensor(Tensor::from_slice(shape, data).unwrap())
+}
+
+fn zeros(shape: &[i64], dtype: DataType) -> Value {
+    Value::Tensor(Tensor::zeros(shape, dtype).unwrap())
+}
+
+/// Calls `name` expecting an error, and returns its message.
+fn error_of(name: &str, args: &[Value]) -> String {
+    match kernel(name).call(args) {
+        Ok(()) => panic!("{name} accepted bad arguments"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn assert_mentions(msg: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(msg.contains(p), "message {msg:?} does not mention {p:?}");
+    }
+}
+
+#[test]
+fn good_arguments_run() {
+    let a = f32s(&[2, 4], &[1., 2., 3., 4., 5., 6., 7., 8.]);
+    let b = f32s(&[2, 4], &[8., 7., 6., 5., 4., 3., 2., 1.]);
+    let c = zeros(&[2, 4], DataType::F32);
+    kernel("add").call(&[a, b, c.clone()]).unwrap();
+    assert_eq!(
+        c.as_tensor().unwrap().to_vec::<f32>().unwrap(),
+        vec![9.0; 8]
+    );
+}
+
+#[test]
+fn wrong_arity_is_an_error() {
+    let a = zeros(&[2, 4], DataType::F32);
+    let msg = error_of("add", &[a.clone(), a]);
+    assert_mentions(&msg, &["add", "expected 3 arguments, got 2"]);
+}
+
+#[test]
+fn wrong_rank_names_the_argument() {
+    let a = zeros(&[2, 4], DataType::F32);
+    let msg = error_of("add", &[a.clone(), zeros(&[8], DataType::F32), a]);
+    assert_mentions(&msg, &["add", "`B`", "rank 1", "expected rank 2"]);
+}
+
+#[test]
+fn wrong_dtype_names_the_argument() {
+    let a = zeros(&[2, 4], DataType::F32);
+    let msg = error_of("add", &[zeros(&[2, 4], DataType::F64), a.clone(), a]);
+    assert_mentions(&msg, &["`A`", "float64", "expected float32"]);
+}
+
+#[test]
+fn wrong_constant_dimension_names_the_argument() {
+    let a = zeros(&[2, 4], DataType::F32);
+    let msg = error_of("add", &[a.clone(), a, zeros(&[2, 5], DataType::F32)]);
+    assert_mentions(&msg, &["`C`", "5 at dimension 1", "expected 4"]);
+}
+
+#[test]
+fn inconsistent_symbolic_dimensions_name_both_arguments() {
+    let a = zeros(&[3, 4], DataType::F32);
+    let msg = error_of("add", &[a.clone(), zeros(&[2, 4], DataType::F32), a]);
+    assert_mentions(&msg, &["`B`", "2 at dimension 0", "n = 3", "of `A`"]);
+}
+
+#[test]
+fn a_non_tensor_argument_is_an_error() {
+    let a = zeros(&[2, 4], DataType::F32);
+    let msg = error_of("add", &[a.clone(), Value::shape(vec![2, 4]), a.clone()]);
+    assert_mentions(&msg, &["`B`", "tensor"]);
+    let msg = error_of("add", &[a.clone(), Value::Int(3), a]);
+    assert_mentions(&msg, &["`B`", "must be a tensor", "an int"]);
+}
+
+#[test]
+fn scalar_parameters_accept_numbers() {
+    let a = f32s(&[3], &[1., 2., 3.]);
+    kernel("scale")
+        .call(&[a.clone(), Value::Float(2.0)])
+        .unwrap();
+    kernel("scale").call(&[a.clone(), Value::Int(3)]).unwrap();
+    assert_eq!(
+        a.as_tensor().unwrap().to_vec::<f32>().unwrap(),
+        vec![6., 12., 18.]
+    );
+    let msg = error_of("scale", &[a.clone(), a]);
+    assert_mentions(&msg, &["`s`", "a float"]);
+}
+
+#[test]
+fn out_of_bounds_gather_is_an_error() {
+    let a = f32s(&[4], &[1., 2., 3., 4.]);
+    let b = zeros(&[3], DataType::F32);
+    let ok = Value::Tensor(Tensor::from_slice(&[3], &[3i64, 0, 1]).unwrap());
+    kernel("gather").call(&[a.clone(), ok, b.clone()]).unwrap();
+    assert_eq!(
+        b.as_tensor().unwrap().to_vec::<f32>().unwrap(),
+        vec![4., 1., 2.]
+    );
+    for bad in [4i64, -1, i64::MAX] {
+        let idx = Value::Tensor(Tensor::from_slice(&[3], &[0i64, bad, 1]).unwrap());
+        let msg = error_of("gather", &[a.clone(), idx, b.clone()]);
+        assert_mentions(
+            &msg,
+            &["out of bounds", "`A`", "4 elements", &bad.to_string()],
+        );
+    }
+}
+
+#[test]
+fn integer_division_by_zero_is_an_error() {
+    let a = Value::Tensor(Tensor::from_slice(&[2], &[7i32, i32::MIN]).unwrap());
+    let b = Value::Tensor(Tensor::from_slice(&[2], &[2i32, -1]).unwrap());
+    let c = zeros(&[2], DataType::I32);
+    kernel("imath").call(&[a.clone(), b, c.clone()]).unwrap();
+    let zero = Value::Tensor(Tensor::from_slice(&[2], &[2i32, 0]).unwrap());
+    let msg = error_of("imath", &[a, zero, c]);
+    assert_mentions(&msg, &["division by zero"]);
+}
+
+#[test]
+fn and_does_not_evaluate_a_load_the_left_side_rules_out() {
+    let a = f32s(&[4], &[1., -1., 2., 3.]);
+    let b = zeros(&[4], DataType::F32);
+    kernel("lazy").call(&[a, b.clone()]).unwrap();
+    assert_eq!(
+        b.as_tensor().unwrap().to_vec::<f32>().unwrap(),
+        vec![0., 1., 0., 1.]
+    );
+}
+
+// ----- JIT vs interpreter ------------------------------------------------------------------
+
+/// Deterministic data in [-2, 2) from a seed.
+fn data(seed: u64, len: usize) -> Vec<f32> {
+    let mut s = seed | 1;
+    (0..len)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 4.0 - 2.0
+        })
+        .collect()
+}
+
+fn bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn from_bytes(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Runs `name` on f32 tensors of the given shapes (the last is the output) with the JIT and
+/// with the interpreter; returns both outputs.
+fn both(name: &str, shapes: &[Vec<i64>], seed: u64) -> (Vec<f32>, Vec<f32>) {
+    let inputs: Vec<Vec<f32>> = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            data(
+                seed.wrapping_add(i as u64 * 7919),
+                s.iter().product::<i64>() as usize,
+            )
+        })
+        .collect();
+    let values: Vec<Value> = shapes
+        .iter()
+        .zip(&inputs)
+        .map(|(s, d)| f32s(s, d))
+        .collect();
+    kernel(name).call(&values).unwrap();
+    let jit = values
+        .last()
+        .unwrap()
+        .as_tensor()
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    let mut buffers: Vec<Vec<u8>> = inputs.iter().map(|d| bytes(d)).collect();
+    let mut args: Vec<InterpArg> = buffers
+        .iter_mut()
+        .zip(shapes)
+        .map(|(b, s)| InterpArg::Buffer {
+            data: b,
+            shape: s.clone(),
+            dtype: tir::DataType::FLOAT32,
+        })
+        .collect();
+    tir::interp::run(&funcs()[name], &mut args).unwrap();
+    drop(args);
+    (jit, from_bytes(buffers.last().unwrap()))
+}
+
+fn close(jit: &[f32], interp: &[f32], rel: f32) -> std::result::Result<(), TestCaseError> {
+    prop_assert_eq!(jit.len(), interp.len());
+    for (i, (a, b)) in jit.iter().zip(interp).enumerate() {
+        let ok = (a - b).abs() <= rel * (1.0 + b.abs()) || (a.is_nan() && b.is_nan());
+        prop_assert!(ok, "element {}: jit {} vs interpreter {}", i, a, b);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn elementwise_matches_the_interpreter(m in 1i64..20, n in 1i64..40, seed in any::<u64>()) {
+        let (j, i) = both("ew", &[vec![m, n], vec![m, n], vec![m, n]], seed);
+        close(&j, &i, 1e-6)?;
+    }
+
+    #[test]
+    fn broadcast_matches_the_interpreter(m in 1i64..20, n in 1i64..40, seed in any::<u64>()) {
+        let (j, i) = both("bcast", &[vec![m, n], vec![n], vec![m, n]], seed);
+        close(&j, &i, 1e-6)?;
+    }
+
+    #[test]
+    fn reduction_matches_the_interpreter(m in 1i64..20, n in 1i64..70, seed in any::<u64>()) {
+        let (j, i) = both("rowsum", &[vec![m, n], vec![m]], seed);
+        close(&j, &i, 1e-5)?;
+    }
+
+    #[test]
+    fn matmul_matches_the_interpreter(m in 1i64..12, n in 1i64..12, k in 1i64..24, seed in any::<u64>()) {
+        let (j, i) = both("matmul", &[vec![m, k], vec![k, n], vec![m, n]], seed);
+        close(&j, &i, 1e-5)?;
+    }
+}
