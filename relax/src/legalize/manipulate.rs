@@ -1,7 +1,512 @@
-//! Legalization of the manipulate operators.
+//! Data movement: reshape/flatten, permute_dims, expand_dims, squeeze, concat, split, stack,
+//! strided_slice, take, broadcast_to, tile, flip, gather_elements, scatter_elements, one_hot,
+//! tril/triu.
 
-use super::Rule;
+use tir::{CmpOp, DataType, ForKind, PrimExpr, Stmt, Var};
 
-pub(super) fn rule(_name: &str) -> Option<Rule> {
-    None
+use super::elementwise::bcast_index;
+use super::te::{self, Te};
+use super::{Lowered, OpCall, Result, Rule, TArg, unsupported};
+use crate::ir::{Expr, ExprKind};
+
+pub(super) fn rule(name: &str) -> Option<Rule> {
+    let r: Rule = match name {
+        "reshape" | "flatten" => reshape,
+        "permute_dims" => permute_dims,
+        "expand_dims" => expand_dims,
+        "squeeze" => squeeze,
+        "concat" => concat,
+        "split" => split,
+        "stack" => stack,
+        "strided_slice" => strided_slice,
+        "take" => take,
+        "broadcast_to" => broadcast_to,
+        "tile" => tile,
+        "flip" => flip,
+        "gather_elements" => gather_elements,
+        "scatter_elements" => scatter_elements,
+        "one_hot" => one_hot,
+        "tril" => |c| trilu(c, false),
+        "triu" => |c| trilu(c, true),
+        _ => return None,
+    };
+    Some(r)
+}
+
+fn norm(a: i64, n: usize) -> usize {
+    if a < 0 { a + n as i64 } else { a }.max(0) as usize
+}
+
+/// Integers of a tuple of prim values or a shape expression.
+fn ints_of(e: &Expr) -> Option<Vec<i64>> {
+    match e.kind() {
+        ExprKind::ShapeExpr(d) => d.iter().map(PrimExpr::as_int).collect(),
+        ExprKind::Tuple(items) => items
+            .iter()
+            .map(|i| match i.kind() {
+                ExprKind::PrimValue(p) => p.as_int(),
+                _ => None,
+            })
+            .collect(),
+        ExprKind::PrimValue(p) => p.as_int().map(|v| vec![v]),
+        _ => None,
+    }
+}
+
+fn reshape(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let (shape, _) = c.out_tensor()?;
+    let ins = x.shape().to_vec();
+    let mut te = Te::new();
+    let out = te.compute("T_reshape", "ax", &shape, |i| {
+        let mut flat = i.first().cloned().unwrap_or_else(|| te::i64c(0));
+        for (d, v) in i.iter().enumerate().skip(1) {
+            flat = te::add(te::mul(flat, shape[d].clone()), v.clone());
+        }
+        let idx = (0..ins.len())
+            .map(|d| {
+                te::floordiv(
+                    te::floormod(flat.clone(), te::product(&ins[d..])),
+                    te::product(&ins[d + 1..]),
+                )
+            })
+            .collect();
+        te::load(&x.buf, idx)
+    });
+    c.finish("reshape", te, &[&x], &[out])
+}
+
+fn permute_dims(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let n = x.ndim();
+    let axes: Vec<usize> = match c.attr_ints("axes") {
+        Some(a) => a.iter().map(|&v| norm(v, n)).collect(),
+        None => (0..n).rev().collect(),
+    };
+    let (shape, _) = c.out_tensor()?;
+    let mut te = Te::new();
+    let out = te.compute("T_transpose", "ax", &shape, |i| {
+        let mut idx = vec![te::i64c(0); n];
+        for (j, &a) in axes.iter().enumerate() {
+            if let Some(slot) = idx.get_mut(a) {
+                *slot = i[j].clone();
+            }
+        }
+        te::load(&x.buf, idx)
+    });
+    c.finish("transpose", te, &[&x], &[out])
+}
+
+fn expand_dims(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let (shape, _) = c.out_tensor()?;
+    let n = shape.len();
+    let axes: Vec<usize> = c
+        .attr_ints("axis")
+        .unwrap_or_default()
+        .iter()
+        .map(|&a| norm(a, n))
+        .collect();
+    let mut te = Te::new();
+    let out = te.compute("expand_dims", "i", &shape, |i| {
+        let idx = (0..n)
+            .filter(|d| !axes.contains(d))
+            .map(|d| i[d].clone())
+            .collect();
+        te::load(&x.buf, idx)
+    });
+    c.finish("expand_dims", te, &[&x], &[out])
+}
+
+fn squeeze(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let n = x.ndim();
+    let axes: Vec<usize> = match c.attr_ints("axis") {
+        Some(a) => a.iter().map(|&v| norm(v, n)).collect(),
+        None => (0..n)
+            .filter(|&d| x.shape()[d].as_int() == Some(1))
+            .collect(),
+    };
+    let (shape, _) = c.out_tensor()?;
+    let mut te = Te::new();
+    let out = te.compute("T_squeeze", "ax", &shape, |i| {
+        let mut k = 0;
+        let idx = (0..n)
+            .map(|d| {
+                if axes.contains(&d) {
+                    te::i64c(0)
+                } else {
+                    k += 1;
+                    i[k - 1].clone()
+                }
+            })
+            .collect();
+        te::load(&x.buf, idx)
+    });
+    c.finish("squeeze", te, &[&x], &[out])
+}
+
+/// The tensors of a tuple argument (a tuple literal, or a tuple variable indexed).
+fn tuple_tensors(c: &OpCall, i: usize) -> Result<Vec<TArg>> {
+    let Some(e) = c.call.args.get(i) else {
+        return unsupported("missing tuple argument");
+    };
+    let Some(crate::ir::StructInfo::Tuple(fields)) = c.sinfo.get(i) else {
+        return unsupported("argument is not a tuple");
+    };
+    let mut out = Vec::new();
+    for (j, si) in fields.iter().enumerate() {
+        let (Some(shape), Some(dt)) = (si.tensor_shape(), si.tensor_dtype()) else {
+            return unsupported("tuple field of unknown shape");
+        };
+        let (expr, name) = match e.kind() {
+            ExprKind::Tuple(items) => {
+                let it = items[j].clone();
+                let name = match it.kind() {
+                    ExprKind::Var(v) => v.name().to_string(),
+                    _ => "rxplaceholder".to_string(),
+                };
+                (it, name)
+            }
+            _ => (
+                Expr::new(ExprKind::TupleGetItem(e.clone(), j)),
+                "rxplaceholder".to_string(),
+            ),
+        };
+        out.push(TArg {
+            buf: te::placeholder(&name, shape, dt),
+            expr,
+        });
+    }
+    Ok(out)
+}
+
+fn concat(c: &OpCall) -> Result<Lowered> {
+    let ts = tuple_tensors(c, 0)?;
+    let (shape, _) = c.out_tensor()?;
+    let axis = norm(c.attr_int("axis").unwrap_or(0), shape.len());
+    let mut te = Te::new();
+    let out = te.compute("T_concat", "ax", &shape, |i| {
+        // Offsets of each input along `axis`; the last input is the default.
+        let mut offs = vec![te::i64c(0)];
+        for t in &ts {
+            let last = offs.last().cloned().unwrap_or_else(|| te::i64c(0));
+            offs.push(te::add(last, t.shape()[axis].clone()));
+        }
+        let at = |j: usize| {
+            let mut idx = i.to_vec();
+            idx[axis] = te::sub(i[axis].clone(), offs[j].clone());
+            te::load(&ts[j].buf, idx)
+        };
+        let mut v = at(ts.len() - 1);
+        for j in (0..ts.len() - 1).rev() {
+            v = te::if_then_else(
+                te::cmp(CmpOp::Lt, i[axis].clone(), offs[j + 1].clone()),
+                at(j),
+                v,
+            );
+        }
+        v
+    });
+    let refs: Vec<&TArg> = ts.iter().collect();
+    c.finish("concatenate", te, &refs, &[out])
+}
+
+fn split(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let n = x.ndim();
+    let axis = norm(c.attr_int("axis").unwrap_or(0), n);
+    let crate::ir::StructInfo::Tuple(outs) = &c.out else {
+        return unsupported("split result is not a tuple");
+    };
+    let (name, starts): (&str, Vec<i64>) = match c.attr("indices_or_sections") {
+        Some(crate::ir::AttrValue::List(items)) => {
+            let mut s = vec![0];
+            s.extend(items.iter().filter_map(crate::ir::AttrValue::as_int));
+            ("T_split", s)
+        }
+        _ => {
+            let mut s = Vec::new();
+            let mut acc = 0;
+            for o in outs {
+                s.push(acc);
+                acc += o
+                    .tensor_shape()
+                    .and_then(|sh| sh.get(axis))
+                    .and_then(PrimExpr::as_int)
+                    .unwrap_or(0);
+            }
+            ("T_split_sections", s)
+        }
+    };
+    let mut te = Te::new();
+    let mut bufs = Vec::new();
+    for (j, o) in outs.iter().enumerate() {
+        let Some(shape) = o.tensor_shape() else {
+            return unsupported("split output of unknown shape");
+        };
+        let start = starts.get(j).copied().unwrap_or(0);
+        bufs.push(te.compute(name, "ax", shape, |i| {
+            let mut idx = i.to_vec();
+            idx[axis] = te::add(i[axis].clone(), te::i64c(start));
+            te::load(&x.buf, idx)
+        }));
+    }
+    c.finish("split", te, &[&x], &bufs)
+}
+
+fn stack(c: &OpCall) -> Result<Lowered> {
+    let ts = tuple_tensors(c, 0)?;
+    let (shape, _) = c.out_tensor()?;
+    let axis = norm(c.attr_int("axis").unwrap_or(0), shape.len());
+    let mut te = Te::new();
+    let out = te.compute("T_stack", "ax", &shape, |i| {
+        let mut idx = i.to_vec();
+        idx.remove(axis);
+        let mut v = te::load(&ts[0].buf, idx.clone());
+        for (j, t) in ts.iter().enumerate().skip(1) {
+            v = te::if_then_else(
+                te::cmp(CmpOp::Eq, i[axis].clone(), te::i64c(j as i64)),
+                te::load(&t.buf, idx.clone()),
+                v,
+            );
+        }
+        v
+    });
+    let refs: Vec<&TArg> = ts.iter().collect();
+    c.finish("stack", te, &refs, &[out])
+}
+
+fn strided_slice(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let n = x.ndim();
+    let get = |i: usize| c.call.args.get(i).and_then(ints_of);
+    let (Some(axes), Some(begin)) = (get(1), get(2)) else {
+        return unsupported("strided_slice with non-constant axes or begin");
+    };
+    let strides = get(4).unwrap_or_else(|| vec![1; axes.len()]);
+    let (shape, _) = c.out_tensor()?;
+    let mut te = Te::new();
+    let out = te.compute("T_strided_slice_with_axes", "ax", &shape, |i| {
+        let mut idx = i.to_vec();
+        for (j, &a) in axes.iter().enumerate() {
+            let d = norm(a, n);
+            let st = strides.get(j).copied().unwrap_or(1);
+            let dim = x.shape()[d].as_int();
+            let mut b = begin.get(j).copied().unwrap_or(0);
+            if let Some(dim) = dim {
+                if b < 0 {
+                    b += dim;
+                }
+                b = if st < 0 {
+                    b.clamp(0, dim - 1)
+                } else {
+                    b.clamp(0, dim)
+                };
+            }
+            idx[d] = te::add(te::mul(i[d].clone(), te::i64c(st)), te::i64c(b));
+        }
+        te::load(&x.buf, idx)
+    });
+    c.finish("strided_slice", te, &[&x], &[out])
+}
+
+fn take(c: &OpCall) -> Result<Lowered> {
+    let (x, ind) = (c.tensor(0)?, c.tensor(1)?);
+    let (shape, _) = c.out_tensor()?;
+    let axis = match c.attr("axis") {
+        Some(crate::ir::AttrValue::None) | None => None,
+        Some(v) => v.as_int().map(|a| norm(a, x.ndim())),
+    };
+    let Some(axis) = axis else {
+        return unsupported("take without an axis");
+    };
+    let mode = c.attr_str("mode").unwrap_or("fast").to_string();
+    let k = ind.ndim();
+    let mut te = Te::new();
+    let out = te.compute("T_take", "ax", &shape, |i| {
+        let mut iv = te::load(&ind.buf, i[axis..axis + k].to_vec());
+        let dim = x.shape()[axis].clone();
+        match mode.as_str() {
+            "clip" => {
+                iv = te::min(
+                    te::max(iv, te::zero(ind.dtype())),
+                    te::sub(te::cast(ind.dtype(), dim), te::one(ind.dtype())),
+                )
+            }
+            "wrap" => iv = te::floormod(iv, te::cast(ind.dtype(), dim)),
+            _ => {}
+        }
+        let mut idx = i[..axis].to_vec();
+        idx.push(iv);
+        idx.extend(i[axis + k..].iter().cloned());
+        te::load(&x.buf, idx)
+    });
+    c.finish("take", te, &[&x, &ind], &[out])
+}
+
+fn broadcast_to(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let (shape, _) = c.out_tensor()?;
+    let mut te = Te::new();
+    let out = te.compute("T_broadcast_to", "ax", &shape, |i| {
+        te::load(&x.buf, bcast_index(x.shape(), &shape, i))
+    });
+    c.finish("broadcast_to", te, &[&x], &[out])
+}
+
+fn tile(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let (shape, _) = c.out_tensor()?;
+    let off = shape.len().saturating_sub(x.ndim());
+    let mut te = Te::new();
+    let out = te.compute("T_tile", "ax", &shape, |i| {
+        let idx = x
+            .shape()
+            .iter()
+            .enumerate()
+            .map(|(d, s)| te::floormod(i[d + off].clone(), s.clone()))
+            .collect();
+        te::load(&x.buf, idx)
+    });
+    c.finish("tile", te, &[&x], &[out])
+}
+
+fn flip(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let axis = norm(c.attr_int("axis").unwrap_or(0), x.ndim());
+    let mut te = Te::new();
+    let out = te.compute("T_reverse_sequence", "ax", x.shape(), |i| {
+        let mut idx = i.to_vec();
+        idx[axis] = te::sub(
+            te::sub(x.shape()[axis].clone(), te::i64c(1)),
+            i[axis].clone(),
+        );
+        te::load(&x.buf, idx)
+    });
+    c.finish("flip", te, &[&x], &[out])
+}
+
+fn gather_elements(c: &OpCall) -> Result<Lowered> {
+    let (x, ind) = (c.tensor(0)?, c.tensor(1)?);
+    let axis = norm(c.attr_int("axis").unwrap_or(0), x.ndim());
+    let mut te = Te::new();
+    let out = te.compute("T_gather", "ax", ind.shape(), |i| {
+        let mut idx = i.to_vec();
+        idx[axis] = te::load(&ind.buf, i.to_vec());
+        te::load(&x.buf, idx)
+    });
+    c.finish("gather", te, &[&x, &ind], &[out])
+}
+
+/// Nested serial loops over `shape` around `body(indices)`.
+fn loop_nest(shape: &[PrimExpr], prefix: &str, body: impl FnOnce(&[PrimExpr]) -> Stmt) -> Stmt {
+    let vars: Vec<Var> = (0..shape.len())
+        .map(|d| Var::new(format!("{prefix}{d}"), DataType::INT64))
+        .collect();
+    let idx: Vec<PrimExpr> = vars.iter().map(PrimExpr::from).collect();
+    let mut s = body(&idx);
+    for (v, e) in vars.iter().zip(shape).rev() {
+        s = te::for_loop(v, e.clone(), ForKind::Serial, s);
+    }
+    s
+}
+
+/// TVM's generic scatter: copy the data, then write each update in order (later updates win,
+/// negative indices count from the end).
+fn scatter_elements(c: &OpCall) -> Result<Lowered> {
+    let (x, ind, upd) = (c.tensor(0)?, c.tensor(1)?, c.tensor(2)?);
+    let axis = norm(c.attr_int("axis").unwrap_or(0), x.ndim());
+    let reduction = c.attr_str("reduction").unwrap_or("update").to_string();
+    let out = te::placeholder("out_buf", x.shape(), x.dtype());
+    let copy = loop_nest(x.shape(), "i", |i| {
+        te::store(&out, i.to_vec(), te::load(&x.buf, i.to_vec()))
+    });
+    let dim = x.shape()[axis].clone();
+    let scatter = loop_nest(ind.shape(), "j", |j| {
+        let raw = te::cast(DataType::INT64, te::load(&ind.buf, j.to_vec()));
+        let fixed = te::select(
+            te::cmp(CmpOp::Lt, raw.clone(), te::i64c(0)),
+            te::add(raw.clone(), dim.clone()),
+            raw,
+        );
+        let mut idx = j.to_vec();
+        idx[axis] = fixed;
+        let u = te::load(&upd.buf, j.to_vec());
+        let cur = te::load(&out, idx.clone());
+        let v = match reduction.as_str() {
+            "add" => te::add(cur, u),
+            "mul" => te::mul(cur, u),
+            "max" => te::max(cur, u),
+            "min" => te::min(cur, u),
+            _ => u,
+        };
+        te::store(&out, idx, v)
+    });
+    let mut te = Te::new();
+    te.opaque(
+        "scatter_elements_generic",
+        vec![out.clone()],
+        Stmt::seq(vec![copy, scatter]),
+    );
+    c.finish("scatter_elements", te, &[&x, &ind, &upd], &[out])
+}
+
+fn one_hot(c: &OpCall) -> Result<Lowered> {
+    let ind = c.tensor(0)?;
+    let (shape, dt) = c.out_tensor()?;
+    let axis = norm(c.attr_int("axis").unwrap_or(-1), shape.len());
+    let val = |i: usize| -> Result<PrimExpr> {
+        match c.call.args.get(i).map(|e| e.kind()) {
+            Some(ExprKind::PrimValue(p)) => Ok(te::cast(dt, p.clone())),
+            _ => unsupported("one_hot on/off values must be prim values"),
+        }
+    };
+    let (on, off) = (val(1)?, val(2)?);
+    let mut te = Te::new();
+    let out = te.compute("T_one_hot", "ax", &shape, |i| {
+        let mut idx = i.to_vec();
+        let k = idx.remove(axis);
+        te::select(
+            te::cmp(
+                CmpOp::Eq,
+                te::cast(DataType::INT64, te::load(&ind.buf, idx)),
+                k,
+            ),
+            on,
+            off,
+        )
+    });
+    c.finish("one_hot", te, &[&ind], &[out])
+}
+
+fn trilu(c: &OpCall, upper: bool) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let k = match c.call.args.get(1).map(|e| e.kind()) {
+        Some(ExprKind::PrimValue(p)) => p.as_int().unwrap_or(0),
+        _ => c.attr_int("k").unwrap_or(0),
+    };
+    let n = x.ndim();
+    if n < 2 {
+        return unsupported("tril/triu of a tensor of rank < 2");
+    }
+    let mut te = Te::new();
+    let out = te.compute("trilu", "i", x.shape(), |i| {
+        let (r, col) = (i[n - 2].clone(), i[n - 1].clone());
+        let cond = if upper {
+            // col - row >= k  ⇔  row + k <= col; TVM prints `row < col` for k = 1.
+            if k == 1 {
+                te::cmp(CmpOp::Lt, r, col)
+            } else {
+                te::cmp(CmpOp::Le, te::add(r, te::i64c(k)), col)
+            }
+        } else if k == 0 {
+            te::cmp(CmpOp::Le, col, r)
+        } else {
+            te::cmp(CmpOp::Le, col, te::add(r, te::i64c(k)))
+        };
+        te::select(cond, te::load(&x.buf, i.to_vec()), te::zero(x.dtype()))
+    });
+    let name = if upper { "triu" } else { "tril" };
+    c.finish(name, te, &[&x], &[out])
 }
