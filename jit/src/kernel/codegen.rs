@@ -41,6 +41,7 @@ use crate::isa::HostFeatures;
 use crate::kernel::abi::*;
 use crate::kernel::meta::{DimMeta, KernelMeta, ParamMeta, TensorMeta, expected_packed_dtype};
 use crate::kernel::runtime::{BinaryFn, RuntimeTable, SortOp, UnaryFn, offsets};
+use crate::math::{self, MathFn};
 
 /// Total bytes of constant-size allocations placed on the stack; larger ones go to the heap.
 /// Kept at one page: Cranelift emits no stack probes here, so a frame must not skip the guard.
@@ -77,6 +78,32 @@ fn mem_bytes(dt: DataType) -> i64 {
     } else {
         (dt.bits as i64 + 7) / 8
     }
+}
+
+/// The inline (branch-free, vectorizable) lowering of a TIR math intrinsic, if there is one.
+fn inline_math(op: &str) -> Option<MathFn> {
+    Some(match op {
+        "exp" => MathFn::Exp,
+        "exp2" => MathFn::Exp2,
+        "expm1" => MathFn::Expm1,
+        "log" => MathFn::Log,
+        "log2" => MathFn::Log2,
+        "log10" => MathFn::Log10,
+        "log1p" => MathFn::Log1p,
+        "sqrt" => MathFn::Sqrt,
+        "rsqrt" => MathFn::Rsqrt,
+        "tanh" => MathFn::Tanh,
+        "sigmoid" => MathFn::Sigmoid,
+        "erf" => MathFn::Erf,
+        "sin" => MathFn::Sin,
+        "cos" => MathFn::Cos,
+        "floor" => MathFn::Floor,
+        "ceil" => MathFn::Ceil,
+        "trunc" => MathFn::Trunc,
+        "nearbyint" | "rint" => MathFn::Nearest,
+        "fabs" | "abs" => MathFn::Abs,
+        _ => return None,
+    })
 }
 
 /// Whether evaluating `e` loads from memory (and so may fail a bounds check).
@@ -1414,18 +1441,8 @@ impl Translator<'_, '_> {
                 _ => unsupported(format!("`T.{op}` on {dt}")),
             };
         }
+        let ty = self.b.func.dfg.value_type(x);
         let r = match op {
-            "sqrt" => self.b.ins().sqrt(x),
-            "rsqrt" => {
-                let s = self.b.ins().sqrt(x);
-                let one = self.fconst(x, 1.0);
-                self.b.ins().fdiv(one, s)
-            }
-            "fabs" | "abs" => self.b.ins().fabs(x),
-            "floor" => self.round(x, dt, UnaryFn::Floor),
-            "ceil" => self.round(x, dt, UnaryFn::Ceil),
-            "trunc" => self.round(x, dt, UnaryFn::Trunc),
-            "nearbyint" | "rint" => self.round(x, dt, UnaryFn::Nearest),
             "isnan" => return Ok(self.b.ins().fcmp(FloatCC::Unordered, x, x)),
             "isinf" | "isfinite" => {
                 let a = self.b.ins().fabs(x);
@@ -1437,30 +1454,29 @@ impl Translator<'_, '_> {
                 };
                 return Ok(self.b.ins().fcmp(cc, a, inf));
             }
-            "sigmoid" => {
-                let n = self.b.ins().fneg(x);
-                let e = self.unary_math(UnaryFn::Exp, dt, n);
-                let one = self.fconst(x, 1.0);
-                let d = self.b.ins().fadd(one, e);
-                self.b.ins().fdiv(one, d)
-            }
             "copysign" => {
                 let y = self.expr(arg(1)?)?;
                 self.b.ins().fcopysign(x, y)
             }
-            "pow" | "fmod" | "atan2" | "hypot" => {
+            "pow" => {
+                let y = self.expr(arg(1)?)?;
+                math::emit_pow(self.b, x, y, ty, &self.host)?
+            }
+            "fmod" | "atan2" | "hypot" => {
                 let y = self.expr(arg(1)?)?;
                 let f = match op {
-                    "pow" => BinaryFn::Pow,
                     "fmod" => BinaryFn::Fmod,
                     "atan2" => BinaryFn::Atan2,
                     _ => BinaryFn::Hypot,
                 };
                 self.binary_math(f, dt, x, y)
             }
-            _ => match UnaryFn::from_tir(op) {
-                Some(f) => self.unary_math(f, dt, x),
-                None => return unsupported(format!("intrinsic `T.{op}`")),
+            _ => match inline_math(op) {
+                Some(f) => math::emit_unary(self.b, f, x, ty, &self.host)?,
+                None => match UnaryFn::from_tir(op) {
+                    Some(f) => self.unary_math(f, dt, x),
+                    None => return unsupported(format!("intrinsic `T.{op}`")),
+                },
             },
         };
         Ok(self.round_half(r, dtype))
@@ -1491,17 +1507,19 @@ impl Translator<'_, '_> {
         )[0]
     }
 
-    /// floor/ceil/trunc/nearest: one instruction with SSE4.1, else through the table.
+    /// floor/ceil/trunc/nearest: one instruction with SSE4.1, else an exact inline sequence
+    /// (see `crate::math`), falling back to the table only for types math does not handle.
     fn round(&mut self, x: Value, dt: DataType, f: UnaryFn) -> Value {
-        if self.host.has_sse41 {
-            match f {
-                UnaryFn::Floor => self.b.ins().floor(x),
-                UnaryFn::Ceil => self.b.ins().ceil(x),
-                UnaryFn::Trunc => self.b.ins().trunc(x),
-                _ => self.b.ins().nearest(x),
-            }
-        } else {
-            self.unary_math(f, dt, x)
+        let m = match f {
+            UnaryFn::Floor => MathFn::Floor,
+            UnaryFn::Ceil => MathFn::Ceil,
+            UnaryFn::Trunc => MathFn::Trunc,
+            _ => MathFn::Nearest,
+        };
+        let ty = self.b.func.dfg.value_type(x);
+        match math::emit_unary(self.b, m, x, ty, &self.host) {
+            Ok(v) => v,
+            Err(_) => self.unary_math(f, dt, x),
         }
     }
 
