@@ -1,7 +1,65 @@
-//! Legalization of the create operators.
+//! Creation operators: `full`, `zeros`, `ones` (a `T_full` block), their `_like` forms, and
+//! `arange` (`T_arange`).
 
-use super::Rule;
+use tir::PrimExpr;
 
-pub(super) fn rule(_name: &str) -> Option<Rule> {
-    None
+use super::te::{self, Te};
+use super::{Lowered, OpCall, Result, Rule, TArg, unsupported};
+use crate::ir::ExprKind;
+
+pub(super) fn rule(name: &str) -> Option<Rule> {
+    let r: Rule = match name {
+        "full" => |c| full(c, "full", Some(1), None),
+        "zeros" => |c| full(c, "zeros", None, Some(0.0)),
+        "ones" => |c| full(c, "ones", None, Some(1.0)),
+        "full_like" => |c| full(c, "full_like", Some(1), None),
+        "zeros_like" => |c| full(c, "zeros_like", None, Some(0.0)),
+        "ones_like" => |c| full(c, "ones_like", None, Some(1.0)),
+        "arange" => arange,
+        _ => return None,
+    };
+    Some(r)
+}
+
+/// A tensor of the result's shape filled with `value` (a constant) or with the rank-0 tensor
+/// argument `fill_arg`.
+fn full(c: &OpCall, name: &str, fill_arg: Option<usize>, value: Option<f64>) -> Result<Lowered> {
+    let (shape, dt) = c.out_tensor()?;
+    let mut inputs: Vec<TArg> = Vec::new();
+    let fill = match (fill_arg, value) {
+        (_, Some(v)) => te::constf(dt, v),
+        (Some(i), None) => match c.scalar(i) {
+            Some(s) => te::cast(dt, s),
+            None => {
+                let t = c.tensor(i)?;
+                if t.ndim() != 0 {
+                    return unsupported("fill value must be a rank-0 tensor");
+                }
+                let v = te::cast(dt, te::load(&t.buf, Vec::new()));
+                inputs.push(t);
+                v
+            }
+        },
+        (None, None) => return unsupported("no fill value"),
+    };
+    let mut te = Te::new();
+    let out = te.compute("T_full", "ax", &shape, |_| fill);
+    let refs: Vec<&TArg> = inputs.iter().collect();
+    c.finish(name, te, &refs, &[out])
+}
+
+fn arange(c: &OpCall) -> Result<Lowered> {
+    let (shape, dt) = c.out_tensor()?;
+    let val = |i: usize| -> Result<PrimExpr> {
+        match c.call.args.get(i).map(|e| e.kind()) {
+            Some(ExprKind::PrimValue(p)) => Ok(te::cast(dt, p.clone())),
+            _ => unsupported("arange bounds must be prim values"),
+        }
+    };
+    let (start, step) = (val(0)?, val(2)?);
+    let mut te = Te::new();
+    let out = te.compute("T_arange", "ax", &shape, |i| {
+        te::add(start, te::mul(te::cast(dt, i[0].clone()), step))
+    });
+    c.finish("arange", te, &[], &[out])
 }
