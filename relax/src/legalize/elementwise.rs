@@ -8,10 +8,10 @@ use super::{Lowered, OpCall, Result, Rule, TArg, unsupported};
 
 pub(super) fn rule(name: &str) -> Option<Rule> {
     let r: Rule = match name {
-        "add" => |c| binary(c, "add", |a, b| te::add(a, b)),
-        "subtract" => |c| binary(c, "subtract", |a, b| te::sub(a, b)),
-        "multiply" => |c| binary(c, "multiply", |a, b| te::mul(a, b)),
-        "divide" => |c| binary(c, "divide", |a, b| te::div(a, b)),
+        "add" => |c| binary(c, "add", te::add),
+        "subtract" => |c| binary(c, "subtract", te::sub),
+        "multiply" => |c| binary(c, "multiply", te::mul),
+        "divide" => |c| binary(c, "divide", te::div),
         "floor_divide" => |c| binary(c, "floor_divide", floor_divide),
         "floor_mod" => |c| binary(c, "floor_mod", floor_mod),
         "power" => |c| {
@@ -19,8 +19,8 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
                 PrimExpr::call(a.dtype(), "pow", vec![a, b])
             })
         },
-        "maximum" => |c| binary(c, "maximum", |a, b| te::max(a, b)),
-        "minimum" => |c| binary(c, "minimum", |a, b| te::min(a, b)),
+        "maximum" => |c| binary(c, "maximum", te::max),
+        "minimum" => |c| binary(c, "minimum", te::min),
         "equal" => |c| binary(c, "equal", |a, b| te::cmp(CmpOp::Eq, a, b)),
         "not_equal" => |c| binary(c, "not_equal", |a, b| te::cmp(CmpOp::Ne, a, b)),
         "less" => |c| binary(c, "less", |a, b| te::cmp(CmpOp::Lt, a, b)),

@@ -128,7 +128,6 @@ impl Legalizer<'_> {
             _ => crate::op::infer_call(c, &arg_sinfo)?,
         };
         let oc = OpCall {
-            op,
             call: c,
             sinfo: arg_sinfo,
             out,
@@ -148,7 +147,6 @@ impl Legalizer<'_> {
             }
         };
         match lowered {
-            Lowered::Expr(x) => Ok(x),
             Lowered::CallTir {
                 func,
                 args,
@@ -247,13 +245,10 @@ pub(crate) enum Lowered {
         out: StructInfo,
         tir_vars: Option<Vec<PrimExpr>>,
     },
-    /// A replacement Relax expression.
-    Expr(Expr),
 }
 
 /// One operator call being legalized.
 pub(crate) struct OpCall<'a> {
-    pub op: &'a str,
     pub call: &'a Call,
     pub sinfo: Vec<StructInfo>,
     pub out: StructInfo,
@@ -360,14 +355,6 @@ impl OpCall<'_> {
     pub(crate) fn attr_str(&self, name: &str) -> Option<&str> {
         self.attr(name).and_then(AttrValue::as_str)
     }
-    pub(crate) fn attr_dtype(&self, name: &str) -> Option<DataType> {
-        match self.attr(name)? {
-            AttrValue::DType(d) => Some(*d),
-            AttrValue::Str(s) if !s.is_empty() => DataType::parse(s),
-            _ => None,
-        }
-    }
-
     /// Packs a built PrimFunc into a `call_tir` of `inputs` with `outputs` as the
     /// destination buffers.
     pub(crate) fn finish(
