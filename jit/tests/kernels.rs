@@ -28,6 +28,7 @@ class Module:
 
     @T.prim_func(s_tir=True)
     def ew(A: T.Buffer((m, n), "float32"), B: T.Buffer((m, n), "float32"), C: T.Buffer((m, n), "float32")):
+        T.func_attr({"tirx.noalias": True})
         for i, j in T.grid(m, n):
             with T.sblock("C"):
                 vi, vj = T.axis.remap("SS", [i, j])
@@ -35,6 +36,7 @@ class Module:
 
     @T.prim_func(s_tir=True)
     def bcast(A: T.Buffer((m, n), "float32"), B: T.Buffer((n,), "float32"), C: T.Buffer((m, n), "float32")):
+        T.func_attr({"tirx.noalias": True})
         for i, j in T.grid(m, n):
             with T.sblock("C"):
                 vi, vj = T.axis.remap("SS", [i, j])
@@ -42,6 +44,7 @@ class Module:
 
     @T.prim_func(s_tir=True)
     def rowsum(A: T.Buffer((m, n), "float32"), S: T.Buffer((m,), "float32")):
+        T.func_attr({"tirx.noalias": True})
         for i, j in T.grid(m, n):
             with T.sblock("S"):
                 vi, vj = T.axis.remap("SR", [i, j])
@@ -51,6 +54,7 @@ class Module:
 
     @T.prim_func(s_tir=True)
     def matmul(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"), C: T.Buffer((m, n), "float32")):
+        T.func_attr({"tirx.noalias": True})
         for i, j, r in T.grid(m, n, k):
             with T.sblock("C"):
                 vi, vj, vr = T.axis.remap("SSR", [i, j, r])
@@ -237,6 +241,19 @@ fn and_does_not_evaluate_a_load_the_left_side_rules_out() {
         b.as_tensor().unwrap().to_vec::<f32>().unwrap(),
         vec![0., 1., 0., 1.]
     );
+}
+
+#[test]
+fn contiguous_innermost_loops_are_vectorized() {
+    for (name, vector) in [
+        ("ew", 1),
+        ("bcast", 1),
+        ("add", 1),
+        ("rowsum", 0),
+        ("gather", 0),
+    ] {
+        assert_eq!(kernel(name).meta().vector_loops, vector, "{name}");
+    }
 }
 
 // ----- JIT vs interpreter ------------------------------------------------------------------

@@ -145,8 +145,14 @@ pub(crate) struct Translator<'a, 'b> {
     heap_index: HashMap<VarId, usize>,
     stack_used: i64,
     sigs: HashMap<(Vec<Type>, Vec<Type>), cranelift_codegen::ir::SigRef>,
+    /// Distinct buffer parameters do not overlap (`tirx.noalias`): loops may be vectorized.
+    no_alias: bool,
+    /// Whether to try vector code at all.
+    vectorize: bool,
     pub(crate) meta: KernelMeta,
 }
+
+mod simd;
 
 fn flags() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
@@ -159,6 +165,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         func: &LoweredFunc,
         call_conv: CallConv,
         host: HostFeatures,
+        vectorize: bool,
     ) -> Result<KernelMeta> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -180,6 +187,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             heap_index: HashMap::new(),
             stack_used: 0,
             sigs: HashMap::new(),
+            no_alias: func.no_alias,
+            vectorize,
             meta: KernelMeta {
                 name: func.name.clone(),
                 symbol: func.symbol.clone(),
@@ -655,8 +664,16 @@ impl Translator<'_, '_> {
         let ext = self.expr(&f.extent)?;
         let ty = cl_type(f.loop_var.dtype())?;
         let (min, ext) = (self.coerce_int(min, ty), self.coerce_int(ext, ty));
+        if let Some(lanes) = self.vector_plan(f) {
+            return self.vector_loop(f, lanes, min, ext);
+        }
         let end = self.b.ins().iadd(min, ext);
         self.define(&f.loop_var, min)?;
+        self.serial_loop(f, end)
+    }
+
+    /// The counted loop from the loop variable's current value to `end`.
+    fn serial_loop(&mut self, f: &tir::For, end: Value) -> Result<()> {
         let var = self.var_of(&f.loop_var)?;
         let header = self.b.create_block();
         let body = self.b.create_block();

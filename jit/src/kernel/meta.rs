@@ -62,6 +62,8 @@ pub struct KernelMeta {
     pub asserts: Vec<String>,
     /// Heap allocation sites: the buffer's name.
     pub allocs: Vec<String>,
+    /// How many loops were compiled as vector code.
+    pub vector_loops: usize,
 }
 
 /// The dtype names TVM prints, for a packed `code | bits << 8 | lanes << 16`.

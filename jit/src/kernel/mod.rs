@@ -193,23 +193,31 @@ impl KernelLibrary {
             sig.params.extend([AbiParam::new(types::I64); 4]);
             sig.returns.push(AbiParam::new(types::I32));
             let id = module.declare_anonymous_function(&sig)?;
-            ctx.func.signature = sig;
-            let meta = {
+            // Vector code first; if Cranelift cannot lower some vector operation on this host,
+            // the scalar translation of the same function is always possible.
+            let mut outcome = Err(Error::Unsupported(String::new()));
+            for vectorize in [true, false] {
+                ctx.func.signature = sig.clone();
                 let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-                let meta = codegen::Translator::translate(&mut b, &lowered, call_conv, host)
-                    .map_err(|e| match e {
-                        Error::Unsupported(m) => {
-                            Error::Unsupported(format!("`{}`: {m}", func.name))
-                        }
-                        e => e,
-                    })?;
+                let meta =
+                    codegen::Translator::translate(&mut b, &lowered, call_conv, host, vectorize)
+                        .map_err(|e| match e {
+                            Error::Unsupported(m) => {
+                                Error::Unsupported(format!("`{}`: {m}", func.name))
+                            }
+                            e => e,
+                        })?;
                 b.finalize(frontend);
-                meta
-            };
-            module
-                .define_function(id, &mut ctx)
-                .map_err(|e| Error::Codegen(format!("`{}`: {e:?}", func.name)))?;
-            module.clear_context(&mut ctx);
+                outcome = module
+                    .define_function(id, &mut ctx)
+                    .map(|()| meta)
+                    .map_err(|e| Error::Codegen(format!("`{}`: {e:?}", func.name)));
+                module.clear_context(&mut ctx);
+                if outcome.is_ok() {
+                    break;
+                }
+            }
+            let meta = outcome?;
             pending.push((id, meta));
         }
         module.finalize_definitions()?;

@@ -102,6 +102,8 @@ pub struct LoweredFunc {
     pub body: Stmt,
     /// `tirx.is_host_func` (shape functions).
     pub is_host_func: bool,
+    /// `tirx.noalias`: distinct buffer parameters do not overlap.
+    pub no_alias: bool,
 }
 
 impl LoweredFunc {
@@ -202,5 +204,6 @@ pub fn lower(func: &PrimFunc) -> Result<LoweredFunc, LowerError> {
         params,
         body,
         is_host_func: func.is_host_func(),
+        no_alias: func.no_alias(),
     })
 }
