@@ -33,6 +33,7 @@ use cranelift_codegen::ir::{
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Variable};
+use cranelift_jit::JITModule;
 use tir::transform::{DimRule, LoweredFunc, ParamKind};
 use tir::{BinaryOp, CmpOp, DataType, ExprKind, PrimExpr, Stmt, StmtKind, TypeCode, Var, VarId};
 
@@ -149,10 +150,31 @@ pub(crate) struct Translator<'a, 'b> {
     no_alias: bool,
     /// Whether to try vector code at all.
     vectorize: bool,
+    /// The module, to declare outlined parallel loop bodies in; `None` keeps loops serial.
+    module: Option<&'a mut JITModule>,
+    /// Loops outlined so far.
+    outlines: Vec<Outline>,
+    /// Loop nesting depth at the current statement.
+    depth: usize,
     pub(crate) meta: KernelMeta,
 }
 
+mod parallel;
 mod simd;
+
+pub(crate) use parallel::{Outline, outline_signature};
+
+/// How to translate.
+pub(crate) struct Options<'a> {
+    /// The calling convention of the kernel and of runtime-table functions.
+    pub call_conv: CallConv,
+    /// What the ISA lowers natively.
+    pub host: HostFeatures,
+    /// Try vector code.
+    pub vectorize: bool,
+    /// Where to declare outlined parallel loops (`None`: everything serial).
+    pub module: Option<&'a mut JITModule>,
+}
 
 fn flags() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
@@ -160,54 +182,75 @@ fn flags() -> MemFlagsData {
 
 impl<'a, 'b> Translator<'a, 'b> {
     /// Emits the whole kernel into `b` and finalizes it.
-    pub(crate) fn translate(
+    fn new(
         b: &'a mut FunctionBuilder<'b>,
-        func: &LoweredFunc,
-        call_conv: CallConv,
-        host: HostFeatures,
-        vectorize: bool,
-    ) -> Result<KernelMeta> {
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        let params = b.block_params(entry).to_vec();
+        opts: Options<'a>,
+        no_alias: bool,
+        meta: KernelMeta,
+        params: &[Value],
+    ) -> Translator<'a, 'b> {
         let exit = b.create_block();
         b.append_block_param(exit, types::I32);
-        let mut t = Translator {
+        Translator {
             b,
-            call_conv,
-            host,
+            call_conv: opts.call_conv,
+            host: opts.host,
             vars: HashMap::new(),
             ranges: HashMap::new(),
             extents: HashMap::new(),
-            rt: params[2],
-            err: params[3],
+            rt: params[params.len() - 2],
+            err: params[params.len() - 1],
             exit,
             heap: Vec::new(),
             heap_index: HashMap::new(),
             stack_used: 0,
             sigs: HashMap::new(),
-            no_alias: func.no_alias,
-            vectorize,
-            meta: KernelMeta {
-                name: func.name.clone(),
-                symbol: func.symbol.clone(),
-                ..KernelMeta::default()
-            },
+            no_alias,
+            vectorize: opts.vectorize,
+            module: opts.module,
+            outlines: Vec::new(),
+            depth: 0,
+            meta,
+        }
+    }
+
+    /// Emits the whole kernel into `b` (not finalized). Returns its metadata and the loops it
+    /// outlined for parallel execution, which the caller compiles with
+    /// [`Translator::translate_outline`].
+    pub(crate) fn translate(
+        b: &'a mut FunctionBuilder<'b>,
+        func: &LoweredFunc,
+        opts: Options<'a>,
+    ) -> Result<(KernelMeta, Vec<Outline>)> {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let meta = KernelMeta {
+            name: func.name.clone(),
+            symbol: func.symbol.clone(),
+            ..KernelMeta::default()
         };
+        let mut t = Translator::new(b, opts, func.no_alias, meta, &params);
         t.prologue(func, params[0], params[1])?;
         t.stmt(&func.body)?;
-        let ok = t.b.ins().iconst(types::I32, STATUS_OK as i64);
-        t.b.ins().jump(exit, &[BlockArg::Value(ok)]);
-        t.b.switch_to_block(exit);
-        let status = t.b.block_params(exit)[0];
-        for (ptr, bytes) in t.heap.clone() {
-            let (p, n) = (t.b.use_var(ptr), t.b.use_var(bytes));
-            t.call_rt(offsets::FREE, &[types::I64, types::I64], &[], &[p, n]);
+        t.finish()?;
+        Ok((t.meta, t.outlines))
+    }
+
+    /// Jumps to the exit block with success, frees live heap buffers there and returns.
+    fn finish(&mut self) -> Result<()> {
+        let ok = self.b.ins().iconst(types::I32, STATUS_OK as i64);
+        self.b.ins().jump(self.exit, &[BlockArg::Value(ok)]);
+        self.b.switch_to_block(self.exit);
+        let status = self.b.block_params(self.exit)[0];
+        for (ptr, bytes) in self.heap.clone() {
+            let (p, n) = (self.b.use_var(ptr), self.b.use_var(bytes));
+            self.call_rt(offsets::FREE, &[types::I64, types::I64], &[], &[p, n]);
         }
-        t.b.ins().return_(&[status]);
-        t.b.seal_all_blocks();
-        Ok(t.meta)
+        self.b.ins().return_(&[status]);
+        self.b.seal_all_blocks();
+        Ok(())
     }
 
     // ---- helpers -------------------------------------------------------------------------
@@ -576,7 +619,17 @@ impl<'a, 'b> Translator<'a, 'b> {
 impl Translator<'_, '_> {
     pub(crate) fn stmt(&mut self, s: &Stmt) -> Result<()> {
         match s.kind() {
-            StmtKind::For(f) => self.for_loop(f),
+            StmtKind::For(f) => {
+                if self.depth == 0
+                    && let Some(plan) = self.parallel_plan(f)
+                {
+                    return self.parallel_loop(f, plan);
+                }
+                self.depth += 1;
+                let r = self.for_loop(f);
+                self.depth -= 1;
+                r
+            }
             StmtKind::SBlockRealize(r) => {
                 unsupported(format!("block `{}` survived lowering", r.block.name))
             }
@@ -1018,59 +1071,67 @@ impl Translator<'_, '_> {
 
     /// An inclusive range containing every value `e` takes, from constant loop bounds.
     pub(crate) fn bounds(&self, e: &PrimExpr) -> Option<(i64, i64)> {
-        match e.kind() {
-            ExprKind::IntImm { value, .. } => Some((*value, *value)),
-            ExprKind::Var(v) => self.ranges.get(&v.id()).copied(),
-            ExprKind::Cast { dtype, value } => {
-                let from = value.dtype();
-                if dtype.is_int() && from.is_int() && dtype.bits >= from.bits {
-                    self.bounds(value)
-                } else {
-                    None
-                }
+        interval(&self.ranges, e)
+    }
+}
+
+/// An inclusive range containing every value `e` takes, given ranges of its variables.
+pub(crate) fn interval(ranges: &HashMap<VarId, (i64, i64)>, e: &PrimExpr) -> Option<(i64, i64)> {
+    match e.kind() {
+        ExprKind::IntImm { value, .. } => Some((*value, *value)),
+        ExprKind::Var(v) => ranges.get(&v.id()).copied(),
+        ExprKind::Cast { dtype, value } => {
+            let from = value.dtype();
+            if dtype.is_int() && from.is_int() && dtype.bits >= from.bits {
+                interval(ranges, value)
+            } else {
+                None
             }
-            ExprKind::Binary { op, a, b } => {
-                let (al, ah) = self.bounds(a)?;
-                let (bl, bh) = self.bounds(b)?;
-                match op {
-                    BinaryOp::Add => Some((al.checked_add(bl)?, ah.checked_add(bh)?)),
-                    BinaryOp::Sub => Some((al.checked_sub(bh)?, ah.checked_sub(bl)?)),
-                    BinaryOp::Mul => {
-                        let c = [
-                            al.checked_mul(bl)?,
-                            al.checked_mul(bh)?,
-                            ah.checked_mul(bl)?,
-                            ah.checked_mul(bh)?,
-                        ];
-                        Some((*c.iter().min()?, *c.iter().max()?))
-                    }
-                    BinaryOp::FloorDiv if bl == bh && bl > 0 => {
-                        Some((al.div_euclid(bl), ah.div_euclid(bl)))
-                    }
-                    BinaryOp::Div if bl == bh && bl > 0 && al >= 0 => Some((al / bl, ah / bl)),
-                    BinaryOp::FloorMod if bl == bh && bl > 0 => {
-                        if al >= 0 && ah < bl {
-                            Some((al, ah))
-                        } else {
-                            Some((0, bl - 1))
-                        }
-                    }
-                    BinaryOp::Mod if bl == bh && bl > 0 && al >= 0 => Some((0, ah.min(bl - 1))),
-                    BinaryOp::Min => Some((al.min(bl), ah.min(bh))),
-                    BinaryOp::Max => Some((al.max(bl), ah.max(bh))),
-                    _ => None,
-                }
-            }
-            ExprKind::Select {
-                true_value,
-                false_value,
-                ..
-            } => {
-                let (a, b) = (self.bounds(true_value)?, self.bounds(false_value)?);
-                Some((a.0.min(b.0), a.1.max(b.1)))
-            }
-            _ => None,
         }
+        ExprKind::Binary { op, a, b } => {
+            let (al, ah) = interval(ranges, a)?;
+            let (bl, bh) = interval(ranges, b)?;
+            match op {
+                BinaryOp::Add => Some((al.checked_add(bl)?, ah.checked_add(bh)?)),
+                BinaryOp::Sub => Some((al.checked_sub(bh)?, ah.checked_sub(bl)?)),
+                BinaryOp::Mul => {
+                    let c = [
+                        al.checked_mul(bl)?,
+                        al.checked_mul(bh)?,
+                        ah.checked_mul(bl)?,
+                        ah.checked_mul(bh)?,
+                    ];
+                    Some((*c.iter().min()?, *c.iter().max()?))
+                }
+                BinaryOp::FloorDiv if bl == bh && bl > 0 => {
+                    Some((al.div_euclid(bl), ah.div_euclid(bl)))
+                }
+                BinaryOp::Div if bl == bh && bl > 0 && al >= 0 => Some((al / bl, ah / bl)),
+                BinaryOp::FloorMod if bl == bh && bl > 0 => {
+                    if al >= 0 && ah < bl {
+                        Some((al, ah))
+                    } else {
+                        Some((0, bl - 1))
+                    }
+                }
+                BinaryOp::Mod if bl == bh && bl > 0 && al >= 0 => Some((0, ah.min(bl - 1))),
+                BinaryOp::Min => Some((al.min(bl), ah.min(bh))),
+                BinaryOp::Max => Some((al.max(bl), ah.max(bh))),
+                _ => None,
+            }
+        }
+        ExprKind::Select {
+            true_value,
+            false_value,
+            ..
+        } => {
+            let (a, b) = (
+                interval(ranges, true_value)?,
+                interval(ranges, false_value)?,
+            );
+            Some((a.0.min(b.0), a.1.max(b.1)))
+        }
+        _ => None,
     }
 }
 

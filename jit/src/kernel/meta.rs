@@ -64,6 +64,8 @@ pub struct KernelMeta {
     pub allocs: Vec<String>,
     /// How many loops were compiled as vector code.
     pub vector_loops: usize,
+    /// How many loops run through the parallel-for helper.
+    pub parallel_loops: usize,
 }
 
 /// The dtype names TVM prints, for a packed `code | bits << 8 | lanes << 16`.

@@ -169,6 +169,90 @@ impl Kernel {
     }
 }
 
+/// Translation settings that do not borrow anything.
+#[derive(Clone, Copy)]
+struct Options0 {
+    call_conv: cranelift_codegen::isa::CallConv,
+    host: HostFeatures,
+    vectorize: bool,
+}
+
+/// Translates and defines one kernel (as `id`) and the parallel loop bodies it outlines.
+fn compile_one(
+    module: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    fctx: &mut FunctionBuilderContext,
+    lowered: &tir::transform::LoweredFunc,
+    id: cranelift_module::FuncId,
+    sig: &cranelift_codegen::ir::Signature,
+    o: Options0,
+) -> Result<KernelMeta> {
+    let frontend = module.target_config();
+    ctx.func.signature = sig.clone();
+    let (mut meta, outlines) = {
+        let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+        let r = codegen::Translator::translate(
+            &mut b,
+            lowered,
+            codegen::Options {
+                call_conv: o.call_conv,
+                host: o.host,
+                vectorize: o.vectorize,
+                module: Some(&mut *module),
+            },
+        );
+        match r {
+            Ok(r) => {
+                b.finalize(frontend);
+                r
+            }
+            Err(e) => {
+                module.clear_context(ctx);
+                return Err(e);
+            }
+        }
+    };
+    let defined = module
+        .define_function(id, ctx)
+        .map_err(|e| Error::Codegen(format!("{e:?}")));
+    module.clear_context(ctx);
+    defined?;
+    for outline in &outlines {
+        ctx.func.signature = codegen::outline_signature(o.call_conv);
+        {
+            let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+            let r = codegen::Translator::translate_outline(
+                &mut b,
+                outline,
+                codegen::Options {
+                    call_conv: o.call_conv,
+                    host: o.host,
+                    vectorize: o.vectorize,
+                    module: None,
+                },
+                lowered.no_alias,
+                meta.clone(),
+            );
+            match r {
+                Ok(m) => {
+                    b.finalize(frontend);
+                    meta = m;
+                }
+                Err(e) => {
+                    module.clear_context(ctx);
+                    return Err(e);
+                }
+            }
+        }
+        let defined = module
+            .define_function(outline.id, ctx)
+            .map_err(|e| Error::Codegen(format!("{e:?}")));
+        module.clear_context(ctx);
+        defined?;
+    }
+    Ok(meta)
+}
+
 /// Kernels compiled together.
 #[derive(Clone, Debug, Default)]
 pub struct KernelLibrary {
@@ -184,7 +268,6 @@ impl KernelLibrary {
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let mut ctx = module.make_context();
         let mut fctx = FunctionBuilderContext::new();
-        let frontend = module.target_config();
         let mut pending = Vec::new();
         for func in funcs {
             let lowered =
@@ -192,32 +275,40 @@ impl KernelLibrary {
             let mut sig = module.make_signature();
             sig.params.extend([AbiParam::new(types::I64); 4]);
             sig.returns.push(AbiParam::new(types::I32));
-            let id = module.declare_anonymous_function(&sig)?;
             // Vector code first; if Cranelift cannot lower some vector operation on this host,
-            // the scalar translation of the same function is always possible.
+            // the scalar translation of the same function is always possible. Each attempt
+            // defines a fresh function, so a half-defined first attempt is simply unused.
             let mut outcome = Err(Error::Unsupported(String::new()));
+            let mut defined_as = None;
             for vectorize in [true, false] {
-                ctx.func.signature = sig.clone();
-                let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-                let meta =
-                    codegen::Translator::translate(&mut b, &lowered, call_conv, host, vectorize)
-                        .map_err(|e| match e {
-                            Error::Unsupported(m) => {
-                                Error::Unsupported(format!("`{}`: {m}", func.name))
-                            }
-                            e => e,
-                        })?;
-                b.finalize(frontend);
-                outcome = module
-                    .define_function(id, &mut ctx)
-                    .map(|()| meta)
-                    .map_err(|e| Error::Codegen(format!("`{}`: {e:?}", func.name)));
-                module.clear_context(&mut ctx);
-                if outcome.is_ok() {
+                let id = module.declare_anonymous_function(&sig)?;
+                defined_as = Some(id);
+                outcome = compile_one(
+                    &mut module,
+                    &mut ctx,
+                    &mut fctx,
+                    &lowered,
+                    id,
+                    &sig,
+                    Options0 {
+                        call_conv,
+                        host,
+                        vectorize,
+                    },
+                )
+                .map_err(|e| match e {
+                    Error::Unsupported(m) => Error::Unsupported(format!("`{}`: {m}", func.name)),
+                    Error::Codegen(m) => Error::Codegen(format!("`{}`: {m}", func.name)),
+                    e => e,
+                });
+                if outcome.is_ok() || matches!(outcome, Err(Error::Unsupported(_))) {
                     break;
                 }
             }
             let meta = outcome?;
+            let Some(id) = defined_as else {
+                return Err(Error::Unsupported(format!("`{}`: not compiled", func.name)));
+            };
             pending.push((id, meta));
         }
         module.finalize_definitions()?;

@@ -50,7 +50,7 @@ fn uses(e: &PrimExpr, v: &Var) -> bool {
 }
 
 /// The coefficient of `v` in `e` if `e` is affine in `v` (others are constants here).
-fn coef(e: &PrimExpr, v: &Var) -> Option<i64> {
+pub(super) fn coef(e: &PrimExpr, v: &Var) -> Option<i64> {
     if !uses(e, v) {
         return Some(0);
     }

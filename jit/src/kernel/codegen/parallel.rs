@@ -1,0 +1,334 @@
+//! Parallel loops: an outermost loop with enough work is outlined into a function of its own
+//! ([`crate::kernel::runtime::ParallelBody`]) and run over chunks of its range by the runtime's
+//! parallel-for helper on rayon's pool.
+//!
+//! A top-level loop is outlined when it is a `T.parallel` loop (TVM's schedule declared its
+//! iterations independent), or a serial loop whose iterations provably touch disjoint memory:
+//! every index of every buffer it writes has the form `c * i + r` with `0 <= r < |c|` over the
+//! constant ranges of the inner loops (so iteration `i` owns the slab `[c*i, c*i + |c|)`), and
+//! it reads written buffers only at such indices with the same `c`. Loops that allocate, assert
+//! or call helpers stay serial.
+//!
+//! The kernel stores the values the loop uses (data pointers, symbolic sizes) in a stack array
+//! and calls the helper with the outlined function's address — a PC-relative reference inside
+//! the same code, so nothing absolute enters the machine code. When the iteration count times the
+//! constant work of the inner loops is below [`MIN_PARALLEL_WORK`] at run time, the kernel calls
+//! the outlined body directly on the whole range instead.
+
+use std::collections::{HashMap, HashSet};
+
+use cranelift_codegen::ir::{
+    AbiParam, BlockArg, InstBuilder, Signature, StackSlotData, StackSlotKind, Value, types,
+};
+use cranelift_frontend::FunctionBuilder;
+use cranelift_module::{FuncId, Module};
+use tir::transform::mutator::substitute;
+use tir::{ExprKind, For, ForKind, PrimExpr, Stmt, StmtKind, Var, VarId};
+
+use super::simd::coef;
+use super::{Options, Translator, cl_type, flags, interval};
+use crate::error::{Error, Result};
+use crate::kernel::abi::STATUS_OK;
+use crate::kernel::meta::KernelMeta;
+use crate::kernel::runtime::offsets;
+
+/// Iterations × inner work below which a loop runs on the calling thread.
+pub const MIN_PARALLEL_WORK: i64 = 1 << 16;
+
+/// A loop body to compile as its own function.
+pub(crate) struct Outline {
+    /// The declared function.
+    pub id: FuncId,
+    /// The loop.
+    pub f: For,
+    /// Variables of the enclosing kernel the body uses, in context-array order.
+    pub captured: Vec<Var>,
+}
+
+/// Why and how a loop runs in parallel.
+pub(crate) struct ParPlan {
+    /// Product of the constant extents of the inner loops (1 if none).
+    inner_work: i64,
+}
+
+/// The signature of outlined bodies (`ParallelBody`).
+fn body_signature(call_conv: cranelift_codegen::isa::CallConv) -> Signature {
+    let mut sig = Signature::new(call_conv);
+    sig.params.extend([AbiParam::new(types::I64); 5]);
+    sig.returns.push(AbiParam::new(types::I32));
+    sig
+}
+
+/// Ranges of the inner loops with constant bounds, and the product of their extents.
+fn inner_loops(s: &Stmt, ranges: &mut HashMap<VarId, (i64, i64)>, work: &mut i64) {
+    s.visit(&mut |st| {
+        if let StmtKind::For(f) = st.kind() {
+            match (f.min.as_int(), f.extent.as_int()) {
+                (Some(lo), Some(n)) if n > 0 => {
+                    ranges.insert(f.loop_var.id(), (lo, lo.saturating_add(n - 1)));
+                    *work = work.saturating_mul(n);
+                }
+                // A symbolic inner extent: assume a modest amount of work per iteration.
+                _ => *work = work.saturating_mul(16),
+            }
+        }
+    });
+}
+
+/// Whether `index` is `c * var + r` with `0 <= r < |c|`; returns `c`.
+fn slab(index: &PrimExpr, var: &Var, ranges: &HashMap<VarId, (i64, i64)>) -> Option<i64> {
+    let c = coef(index, var)?;
+    if c == 0 {
+        return None;
+    }
+    let map = HashMap::from([(var.id(), PrimExpr::int(var.dtype(), 0))]);
+    let r = substitute(index, &map);
+    let (lo, hi) = interval(ranges, &r)?;
+    (lo >= 0 && hi < c.abs()).then_some(c)
+}
+
+/// Loads and stores of a statement tree: (data variable, index, is_store).
+fn accesses(s: &Stmt, out: &mut Vec<(VarId, PrimExpr, bool)>) {
+    s.visit(&mut |st| {
+        if let StmtKind::BufferStore {
+            buffer, indices, ..
+        } = st.kind()
+            && let [i] = indices.as_slice()
+        {
+            out.push((buffer.data.id(), i.clone(), true));
+        }
+        for e in st.exprs() {
+            e.visit(&mut |x| {
+                if let ExprKind::BufferLoad { buffer, indices } = x.kind()
+                    && let [i] = indices.as_slice()
+                {
+                    out.push((buffer.data.id(), i.clone(), false));
+                }
+            });
+        }
+    });
+}
+
+/// Variables used in `s` that it does not define itself, in first-use order.
+fn free_vars(s: &Stmt, outer: &Var) -> Vec<Var> {
+    let mut defined: HashSet<VarId> = HashSet::from([outer.id()]);
+    s.visit(&mut |st| match st.kind() {
+        StmtKind::For(f) => {
+            defined.insert(f.loop_var.id());
+        }
+        StmtKind::LetStmt { var, .. } => {
+            defined.insert(var.id());
+        }
+        _ => {}
+    });
+    let mut exprs: Vec<PrimExpr> = Vec::new();
+    s.visit(&mut |st| {
+        if let StmtKind::BufferStore { buffer, .. } = st.kind() {
+            exprs.push(PrimExpr::from(&buffer.data));
+            exprs.extend(buffer.shape.iter().cloned());
+        }
+        exprs.extend(st.exprs().into_iter().cloned());
+    });
+    for e in &exprs {
+        e.visit(&mut |x| {
+            if let ExprKind::Let { var, .. } = x.kind() {
+                defined.insert(var.id());
+            }
+        });
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut use_var = |v: &Var, out: &mut Vec<Var>| {
+        if !defined.contains(&v.id()) && seen.insert(v.id()) {
+            out.push(v.clone());
+        }
+    };
+    for e in &exprs {
+        e.visit(&mut |x| match x.kind() {
+            ExprKind::Var(v) => use_var(v, &mut out),
+            ExprKind::BufferLoad { buffer, .. } => {
+                use_var(&buffer.data, &mut out);
+                for d in &buffer.shape {
+                    d.visit(&mut |y| {
+                        if let ExprKind::Var(v) = y.kind() {
+                            use_var(v, &mut out);
+                        }
+                    });
+                }
+            }
+            _ => {}
+        });
+    }
+    out
+}
+
+impl<'a, 'b> Translator<'a, 'b> {
+    /// Whether the top-level loop `f` runs in parallel (see the module doc).
+    pub(super) fn parallel_plan(&self, f: &For) -> Option<ParPlan> {
+        self.module.as_ref()?;
+        if !matches!(f.kind, ForKind::Serial | ForKind::Parallel) {
+            return None;
+        }
+        let mut simple = true;
+        f.body.visit(&mut |s| match s.kind() {
+            StmtKind::Allocate { .. }
+            | StmtKind::DeclBuffer { .. }
+            | StmtKind::AssertStmt { .. }
+            | StmtKind::SBlockRealize(_) => simple = false,
+            StmtKind::Evaluate(e) => simple &= e.as_int().is_some(),
+            _ => {}
+        });
+        if !simple {
+            return None;
+        }
+        let mut ranges = self.ranges.clone();
+        let mut inner_work = 1i64;
+        inner_loops(&f.body, &mut ranges, &mut inner_work);
+        if f.kind != ForKind::Parallel {
+            let mut acc = Vec::new();
+            accesses(&f.body, &mut acc);
+            let mut slabs: HashMap<VarId, i64> = HashMap::new();
+            for (buf, index, store) in &acc {
+                if *store {
+                    let c = slab(index, &f.loop_var, &ranges)?;
+                    if *slabs.entry(*buf).or_insert(c) != c {
+                        return None;
+                    }
+                }
+            }
+            for (buf, index, store) in &acc {
+                if !*store
+                    && let Some(&c) = slabs.get(buf)
+                    && slab(index, &f.loop_var, &ranges) != Some(c)
+                {
+                    return None;
+                }
+            }
+        }
+        if let Some(n) = f.extent.as_int()
+            && n.saturating_mul(inner_work) < MIN_PARALLEL_WORK
+        {
+            return None;
+        }
+        Some(ParPlan { inner_work })
+    }
+
+    /// Emits the call of the outlined body of `f` through the parallel-for helper.
+    pub(super) fn parallel_loop(&mut self, f: &For, plan: ParPlan) -> Result<()> {
+        let sig = body_signature(self.call_conv);
+        let Some(module) = self.module.as_mut() else {
+            return Err(Error::Unsupported("parallel loop without a module".into()));
+        };
+        let id = module.declare_anonymous_function(&sig)?;
+        let fref = module.declare_func_in_func(id, self.b.func);
+        let captured = free_vars(&f.body, &f.loop_var);
+        let bytes = (captured.len().max(1) * 8) as u32;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            bytes,
+            3,
+        ));
+        let ctx = self.b.ins().stack_addr(types::I64, slot, 0);
+        for (k, v) in captured.iter().enumerate() {
+            let var = self.var_of(v)?;
+            let val = self.b.use_var(var);
+            self.b.ins().store(flags(), val, ctx, k as i32 * 8);
+        }
+        let min = self.expr(&f.min)?;
+        let min = self.int_to_i64(min, f.min.dtype());
+        let ext = self.expr(&f.extent)?;
+        let ext = self.int_to_i64(ext, f.extent.dtype());
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let n = self.b.ins().smax(ext, zero);
+        let hi = self.b.ins().iadd(min, n);
+        let fptr = self.b.ins().func_addr(types::I64, fref);
+        let min_iters = (MIN_PARALLEL_WORK / plan.inner_work.max(1)).max(2);
+        let big = self.b.ins().icmp_imm_s(
+            cranelift_codegen::ir::condcodes::IntCC::SignedGreaterThanOrEqual,
+            n,
+            min_iters,
+        );
+        let par = self.b.create_block();
+        let ser = self.b.create_block();
+        let join = self.b.create_block();
+        let status = self.b.append_block_param(join, types::I32);
+        self.b.ins().brif(big, par, &[], ser, &[]);
+        self.b.switch_to_block(par);
+        let (rt, err) = (self.rt, self.err);
+        let s = self.call_rt(
+            offsets::PARALLEL_FOR,
+            &[types::I64; 6],
+            &[types::I32],
+            &[fptr, ctx, min, hi, rt, err],
+        )[0];
+        self.b.ins().jump(join, &[BlockArg::Value(s)]);
+        self.b.switch_to_block(ser);
+        let sref = self.b.import_signature(sig);
+        let call = self
+            .b
+            .ins()
+            .call_indirect(sref, fptr, &[ctx, min, hi, rt, err]);
+        let s = self.b.inst_results(call)[0];
+        self.b.ins().jump(join, &[BlockArg::Value(s)]);
+        self.b.switch_to_block(join);
+        let ok = self.b.ins().icmp_imm_s(
+            cranelift_codegen::ir::condcodes::IntCC::Equal,
+            status,
+            STATUS_OK as i64,
+        );
+        let cont = self.b.create_block();
+        let bad = self.b.create_block();
+        self.b.set_cold_block(bad);
+        self.b.ins().brif(ok, cont, &[], bad, &[]);
+        self.b.switch_to_block(bad);
+        self.b.ins().jump(self.exit, &[BlockArg::Value(status)]);
+        self.b.switch_to_block(cont);
+        self.meta.parallel_loops += 1;
+        self.outlines.push(Outline {
+            id,
+            f: f.clone(),
+            captured,
+        });
+        Ok(())
+    }
+
+    /// Emits an outlined loop body: `(ctx, begin, end, rt, err) -> status` running iterations
+    /// `[begin, end)` of `o.f`. Its failure sites extend `meta`, which it returns.
+    pub(crate) fn translate_outline(
+        b: &'a mut FunctionBuilder<'b>,
+        o: &Outline,
+        opts: Options<'a>,
+        no_alias: bool,
+        meta: KernelMeta,
+    ) -> Result<KernelMeta> {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let mut t = Translator::new(b, opts, no_alias, meta, &params);
+        let ctx = params[0];
+        for (k, v) in o.captured.iter().enumerate() {
+            let ty = cl_type(v.dtype())?;
+            let val = t.b.ins().load(ty, flags(), ctx, k as i32 * 8);
+            t.define(v, val)?;
+        }
+        let ty = cl_type(o.f.loop_var.dtype())?;
+        let begin: Value = t.coerce_int(params[1], ty);
+        let end: Value = t.coerce_int(params[2], ty);
+        t.depth = 1;
+        if let Some(lanes) = t.vector_plan(&o.f) {
+            let n = t.b.ins().isub(end, begin);
+            t.vector_loop(&o.f, lanes, begin, n)?;
+        } else {
+            t.define(&o.f.loop_var, begin)?;
+            t.serial_loop(&o.f, end)?;
+        }
+        t.finish()?;
+        Ok(t.meta)
+    }
+}
+
+/// The signature outlined bodies are declared with.
+pub(crate) fn outline_signature(call_conv: cranelift_codegen::isa::CallConv) -> Signature {
+    body_signature(call_conv)
+}
