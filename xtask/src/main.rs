@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo xtask conformance --mode tvm-bytecode [--dir DIR]
+//! cargo xtask conformance --mode bytecode [--dir DIR] [--input module|legalized|both]
 //! ```
 //!
 //! `conformance` runs a corpus (default: the repository's copy, `tests/conformance`) in one
@@ -9,33 +10,57 @@
 //! exit status is nonzero if any case failed. Modes:
 //! * `tvm-bytecode`: TVM's bytecode (`tvm_exec.bin`) with kernels compiled from
 //!   `tvm_lowered.py`.
+//! * `bytecode`: our whole compiler (the `Engine`) on `module.py` and/or `legalized.py`, run by
+//!   the bytecode interpreter; also counts listings identical to TVM's `tvm_exec.txt`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
+use relaxjit::bytecode_mode::Input;
 use relaxjit::conformance::{Report, default_corpus_dir};
 
-const USAGE: &str = "usage: cargo xtask conformance --mode MODE [--dir DIR]
-modes: tvm-bytecode";
+const USAGE: &str = "usage: cargo xtask conformance --mode MODE [--dir DIR] [--input module|legalized|both]
+modes: tvm-bytecode, bytecode (--input: which file of each case bytecode mode compiles; default both)";
 
 /// An execution mode of the conformance runner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
     /// TVM's bytecode linked with our kernels.
     TvmBytecode,
+    /// Our pipeline and the bytecode interpreter, from `module.py` and/or `legalized.py`.
+    Bytecode,
 }
 
 impl Mode {
     fn parse(s: &str) -> Result<Mode> {
         match s {
             "tvm-bytecode" => Ok(Mode::TvmBytecode),
+            "bytecode" => Ok(Mode::Bytecode),
             _ => bail!("unknown mode `{s}`\n{USAGE}"),
         }
     }
 
-    fn run(self, dir: &std::path::Path) -> Result<Report> {
+    fn run(self, dir: &std::path::Path, inputs: &[Input]) -> Result<Report> {
         match self {
+            Mode::Bytecode => {
+                let engine = relaxjit::Engine::default();
+                let mut all = Report::default();
+                for &input in inputs {
+                    let r = relaxjit::bytecode_mode::run_corpus(&engine, dir, input)
+                        .map_err(anyhow::Error::msg)
+                        .with_context(|| format!("running the corpus in {}", dir.display()))?;
+                    println!("{r}");
+                    all.passed += r.report.passed;
+                    all.failures.extend(
+                        r.report
+                            .failures
+                            .into_iter()
+                            .map(|f| format!("{}: {f}", input.file_name())),
+                    );
+                }
+                Ok(all)
+            }
             Mode::TvmBytecode => relaxjit::tvm_bytecode::run_corpus(dir)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("running the corpus in {}", dir.display())),
@@ -46,11 +71,23 @@ impl Mode {
 struct ConformanceArgs {
     mode: Mode,
     dir: PathBuf,
+    /// The files bytecode mode compiles.
+    inputs: Vec<Input>,
+}
+
+fn parse_inputs(s: &str) -> Result<Vec<Input>> {
+    match s {
+        "module" => Ok(vec![Input::Module]),
+        "legalized" => Ok(vec![Input::Legalized]),
+        "both" => Ok(vec![Input::Module, Input::Legalized]),
+        _ => bail!("unknown --input `{s}`\n{USAGE}"),
+    }
 }
 
 fn parse_conformance(args: &[String]) -> Result<ConformanceArgs> {
     let mut mode = None;
     let mut dir = None;
+    let mut inputs = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| {
@@ -61,6 +98,7 @@ fn parse_conformance(args: &[String]) -> Result<ConformanceArgs> {
         match a.as_str() {
             "--mode" => mode = Some(Mode::parse(&value("--mode")?)?),
             "--dir" => dir = Some(PathBuf::from(value("--dir")?)),
+            "--input" => inputs = Some(parse_inputs(&value("--input")?)?),
             "-h" | "--help" => bail!("{USAGE}"),
             other => bail!("unexpected argument `{other}`\n{USAGE}"),
         }
@@ -68,6 +106,7 @@ fn parse_conformance(args: &[String]) -> Result<ConformanceArgs> {
     Ok(ConformanceArgs {
         mode: mode.with_context(|| format!("--mode is required\n{USAGE}"))?,
         dir: dir.unwrap_or_else(default_corpus_dir),
+        inputs: inputs.unwrap_or_else(|| vec![Input::Module, Input::Legalized]),
     })
 }
 
@@ -76,11 +115,20 @@ fn run() -> Result<bool> {
     match args.first().map(String::as_str) {
         Some("conformance") => {
             let c = parse_conformance(&args[1..])?;
-            let report = c.mode.run(&c.dir)?;
+            let report = c.mode.run(&c.dir, &c.inputs)?;
             if report.passed + report.failures.len() == 0 {
                 bail!("no case for this mode in {}", c.dir.display());
             }
-            println!("{report}");
+            if c.mode == Mode::Bytecode && c.inputs.len() > 1 {
+                // Each input's report was printed; close with the total.
+                println!(
+                    "total: {} passed, {} failed",
+                    report.passed,
+                    report.failures.len()
+                );
+            } else if c.mode != Mode::Bytecode {
+                println!("{report}");
+            }
             Ok(report.failures.is_empty())
         }
         Some(other) => bail!("unknown task `{other}`\n{USAGE}"),

@@ -1,0 +1,256 @@
+//! The [`Engine`]: a Relax module in, a runnable [`CompiledModule`] out.
+//!
+//! ```text
+//! TVMScript ──parse──► IRModule ──optimize (LegalizeOps, fusion)──► pipeline::build
+//!     ──► vm::Executable (bytecode) + leftover PrimFuncs ──KernelLibrary::compile──► kernels
+//!     ──► CompiledModule { Arc<Executable>, kernels, vm::Library }  ──vm()──► VirtualMachine
+//! ```
+//!
+//! A [`CompiledModule`] is immutable and `Send + Sync`: compile once, then give each thread
+//! (each caller) its own [`VirtualMachine`] from [`CompiledModule::vm`]. Everything that can
+//! fail because of the input module fails in [`Engine::compile`] — parsing, legalization, a
+//! construct the passes do not handle, a kernel the JIT cannot compile, a call the linker cannot
+//! resolve — with an [`Error`] naming the stage and the construct; calls fail only on what
+//! depends on the arguments (shapes, values).
+//!
+//! Kernels run their parallel loops on rayon. With [`Config::threads`] set, the engine owns a
+//! pool of that size and [`CompiledModule::invoke`] / [`CompiledModule::run`] run calls inside
+//! it; a call made directly on the VM (`vm.invoke`) runs on rayon's global pool.
+
+use std::sync::Arc;
+
+use jit::kernel::KernelLibrary;
+use relax::IRModule;
+use relax::script::ReadOptions;
+use vm::{AllocatorKind, Executable, Library, Tensor, Value, VirtualMachine, VmConfig};
+
+use crate::error::{Error, Result};
+
+/// How compiled Relax functions execute.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExecMode {
+    /// The bytecode interpreter dispatches every instruction; kernels are native code.
+    #[default]
+    Bytecode,
+    /// Each Relax function compiled to native code (`__vmtir__<name>`). Not implemented yet:
+    /// asking for it is an error at compile time, never a silent fallback.
+    Compiled,
+}
+
+impl std::str::FromStr for ExecMode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<ExecMode> {
+        match s {
+            "bytecode" => Ok(ExecMode::Bytecode),
+            "compiled" => Ok(ExecMode::Compiled),
+            _ => Err(Error::InvalidArgument(format!(
+                "unknown exec mode `{s}` (expected `bytecode` or `compiled`)"
+            ))),
+        }
+    }
+}
+
+/// How an [`Engine`] compiles and runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub exec_mode: ExecMode,
+    /// Fuse elementwise chains and injective epilogues into their producers (on by default,
+    /// unlike TVM's CPU default).
+    pub fusion: bool,
+    /// Threads for the kernels' parallel loops; `None` uses rayon's global pool (one thread
+    /// per core unless `RAYON_NUM_THREADS` says otherwise).
+    pub threads: Option<usize>,
+    /// The storage allocator of each VM.
+    pub allocator: AllocatorKind,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            exec_mode: ExecMode::Bytecode,
+            fusion: true,
+            threads: None,
+            allocator: AllocatorKind::Pooled,
+        }
+    }
+}
+
+/// Compiles Relax modules according to a [`Config`].
+#[derive(Clone, Debug, Default)]
+pub struct Engine {
+    config: Config,
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl Engine {
+    /// An engine with `config`; builds its thread pool if `config.threads` is set.
+    pub fn new(config: Config) -> Result<Engine> {
+        let pool = match config.threads {
+            None => None,
+            Some(0) => {
+                return Err(Error::InvalidArgument(
+                    "threads must be at least 1 (or None for the global pool)".into(),
+                ));
+            }
+            Some(n) => Some(Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .thread_name(|i| format!("relaxjit-kernel-{i}"))
+                    .build()
+                    .map_err(|e| Error::Unsupported(format!("cannot start {n} threads: {e}")))?,
+            )),
+        };
+        Ok(Engine { config, pool })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Parses TVMScript (a whole `@I.ir_module`, as TVM prints it) without metadata constants.
+    pub fn parse(src: &str) -> Result<IRModule> {
+        Engine::parse_with_metadata(src, Vec::new())
+    }
+
+    /// Parses TVMScript whose `metadata["ir.GenericConst"][i]` refers to `metadata[i]`.
+    pub fn parse_with_metadata(src: &str, metadata: Vec<Tensor>) -> Result<IRModule> {
+        relax::script::parse_module_with(src, &ReadOptions::with_metadata(metadata))
+            .map_err(|e| Error::relax("parsing TVMScript", e))
+    }
+
+    /// The high-level passes: LegalizeOps (every operator becomes a `call_tir` of a PrimFunc;
+    /// an operator without a rule is an error naming it, its function and its variable), then
+    /// fusion if configured. The result is what `relax::pipeline::build` consumes.
+    pub fn optimize(&self, module: &IRModule) -> Result<IRModule> {
+        // Fusion (AnnotateTIROpPattern, FuseOps, FuseTIR) is not in the relax crate yet;
+        // `config.fusion` takes effect when it lands.
+        relax::legalize::legalize_ops(module).map_err(|e| Error::relax("LegalizeOps", e))
+    }
+
+    /// [`optimize`](Self::optimize) and the backend passes: the module VMCodeGen turns into
+    /// bytecode (TVM's `tvm_lowered.py`), with PrimFuncs, shape functions and `vm.builtin.*`.
+    pub fn lower(&self, module: &IRModule) -> Result<IRModule> {
+        let optimized = self.optimize(module)?;
+        relax::pipeline::lower(&optimized).map_err(|e| Error::relax("lowering", e))
+    }
+
+    /// Compiles a module: optimization, lowering, bytecode, kernels, link check.
+    pub fn compile(&self, module: &IRModule) -> Result<CompiledModule> {
+        if self.config.exec_mode == ExecMode::Compiled {
+            return Err(Error::Unsupported(
+                "compiled exec mode is not implemented yet (use ExecMode::Bytecode)".into(),
+            ));
+        }
+        let optimized = self.optimize(module)?;
+        let (exec, prim_funcs) =
+            relax::pipeline::build(&optimized).map_err(|e| Error::relax("lowering", e))?;
+        let funcs: Vec<tir::PrimFunc> = prim_funcs.prim_funcs().map(|(_, f)| f.clone()).collect();
+        let kernels = KernelLibrary::compile(&funcs)?;
+        let mut library = Library::new();
+        kernels.add_to(&mut library);
+        let compiled = CompiledModule {
+            exec: Arc::new(exec),
+            kernels,
+            library,
+            vm_config: VmConfig {
+                allocator: self.config.allocator,
+                ..VmConfig::default()
+            },
+            pool: self.pool.clone(),
+        };
+        // Linking resolves every function the bytecode names; doing it once here makes a
+        // missing kernel or builtin a compile-time error.
+        compiled.vm()?;
+        Ok(compiled)
+    }
+
+    /// Parses TVMScript and compiles it.
+    pub fn compile_str(&self, src: &str) -> Result<CompiledModule> {
+        self.compile(&Engine::parse(src)?)
+    }
+
+    /// Parses TVMScript with metadata constants and compiles it.
+    pub fn compile_str_with_metadata(
+        &self,
+        src: &str,
+        metadata: Vec<Tensor>,
+    ) -> Result<CompiledModule> {
+        self.compile(&Engine::parse_with_metadata(src, metadata)?)
+    }
+
+    /// The one-shot case: compiles `src` with the default configuration and calls `func`.
+    pub fn compile_and_run(src: &str, func: &str, args: &[Value]) -> Result<Value> {
+        Engine::default().compile_str(src)?.run(func, args)
+    }
+}
+
+/// A compiled module: the executable, its kernels and the library linking them. Immutable and
+/// `Send + Sync`; each caller makes its own VM with [`vm`](Self::vm).
+#[derive(Clone)]
+pub struct CompiledModule {
+    exec: Arc<Executable>,
+    kernels: KernelLibrary,
+    library: Library,
+    vm_config: VmConfig,
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl std::fmt::Debug for CompiledModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledModule")
+            .field("functions", &self.exec.func_table.len())
+            .field("kernels", &self.kernels.kernels().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl CompiledModule {
+    /// The bytecode executable (`as_text()`, `as_python()`, `stats()`, serialization).
+    pub fn executable(&self) -> &Arc<Executable> {
+        &self.exec
+    }
+
+    /// The compiled kernels (PrimFuncs and shape functions).
+    pub fn kernels(&self) -> &KernelLibrary {
+        &self.kernels
+    }
+
+    /// The functions linked into every VM.
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    /// A fresh VM for one caller.
+    pub fn vm(&self) -> Result<VirtualMachine> {
+        VirtualMachine::new(self.exec.clone(), &self.library, self.vm_config.clone())
+            .map_err(|error| Error::Link { error })
+    }
+
+    /// Calls `func` on `vm` inside the engine's thread pool (if it has one).
+    pub fn invoke(&self, vm: &VirtualMachine, func: &str, args: &[Value]) -> Result<Value> {
+        let call = || vm.invoke(func, args);
+        Ok(match &self.pool {
+            Some(pool) => pool.install(call),
+            None => call(),
+        }?)
+    }
+
+    /// Calls `func` on a fresh VM.
+    pub fn run(&self, func: &str, args: &[Value]) -> Result<Value> {
+        let vm = self.vm()?;
+        self.invoke(&vm, func, args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn compiled_modules_are_shareable() {
+        assert_send_sync::<CompiledModule>();
+        assert_send_sync::<Engine>();
+    }
+}

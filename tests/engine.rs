@@ -1,0 +1,223 @@
+//! The Engine's public contract: compile once and run on many VMs and threads, one-shot runs,
+//! compile-time errors that name the stage and construct, run-time errors instead of panics,
+//! exec-mode and thread configuration, `.npy` files.
+
+use std::sync::Arc;
+
+use relaxjit::values::{random_inputs, summarize};
+use relaxjit::{Config, Engine, Error, ExecMode, Tensor, Value};
+
+const ADD_MUL: &str = r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((3,), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        with R.dataflow():
+            a: R.Tensor((2, 3), dtype="float32") = R.add(x, y)
+            b: R.Tensor((2, 3), dtype="float32") = R.multiply(a, R.const(2.0, "float32"))
+            R.output(b)
+        return b
+"#;
+
+const DYNAMIC: &str = r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 4), dtype="float32")) -> R.Tensor(("n", 4), dtype="float32"):
+        n = T.int64()
+        with R.dataflow():
+            y: R.Tensor((n, 4), dtype="float32") = R.exp(x)
+            R.output(y)
+        return y
+"#;
+
+fn inputs() -> Vec<Value> {
+    vec![
+        Tensor::from_slice(&[2, 3], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])
+            .unwrap()
+            .into(),
+        Tensor::from_slice(&[3], &[10.0f32, 20.0, 30.0])
+            .unwrap()
+            .into(),
+    ]
+}
+
+const WANT: [f32; 6] = [22.0, 44.0, 66.0, 28.0, 50.0, 72.0];
+
+fn as_f32(v: &Value) -> Vec<f32> {
+    v.as_tensor().unwrap().to_vec::<f32>().unwrap()
+}
+
+#[test]
+fn compile_and_run_one_shot() {
+    let out = Engine::compile_and_run(ADD_MUL, "main", &inputs()).unwrap();
+    assert_eq!(out.as_tensor().unwrap().shape(), [2, 3]);
+    assert_eq!(as_f32(&out), WANT);
+}
+
+#[test]
+fn one_compiled_module_many_vms_and_threads() {
+    let compiled = Arc::new(Engine::default().compile_str(ADD_MUL).unwrap());
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let compiled = compiled.clone();
+            std::thread::spawn(move || {
+                let vm = compiled.vm().unwrap();
+                (0..3)
+                    .map(|_| as_f32(&compiled.invoke(&vm, "main", &inputs()).unwrap()))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for t in threads {
+        for got in t.join().unwrap() {
+            assert_eq!(got, WANT);
+        }
+    }
+}
+
+#[test]
+fn symbolic_shapes_run_at_any_size() {
+    let compiled = Engine::default().compile_str(DYNAMIC).unwrap();
+    let vm = compiled.vm().unwrap();
+    for n in [1i64, 5] {
+        let x = Tensor::from_slice(&[n, 4], &vec![0.0f32; 4 * n as usize]).unwrap();
+        let out = compiled.invoke(&vm, "main", &[x.into()]).unwrap();
+        assert_eq!(out.as_tensor().unwrap().shape(), [n, 4]);
+        assert!(as_f32(&out).iter().all(|v| *v == 1.0));
+    }
+}
+
+#[test]
+fn a_thread_count_gives_the_engine_its_own_pool() {
+    let engine = Engine::new(Config {
+        threads: Some(2),
+        ..Config::default()
+    })
+    .unwrap();
+    let out = engine
+        .compile_str(ADD_MUL)
+        .unwrap()
+        .run("main", &inputs())
+        .unwrap();
+    assert_eq!(as_f32(&out), WANT);
+    let zero = Engine::new(Config {
+        threads: Some(0),
+        ..Config::default()
+    });
+    assert!(matches!(zero, Err(Error::InvalidArgument(_))));
+}
+
+#[test]
+fn compiled_exec_mode_is_a_loud_compile_error() {
+    let engine = Engine::new(Config {
+        exec_mode: ExecMode::Compiled,
+        ..Config::default()
+    })
+    .unwrap();
+    let e = engine.compile_str(ADD_MUL).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("compiled exec mode is not implemented yet"),
+        "{e}"
+    );
+    assert_eq!("compiled".parse::<ExecMode>().unwrap(), ExecMode::Compiled);
+    assert!("jit".parse::<ExecMode>().is_err());
+}
+
+/// Compile-time errors carry the stage and enough to find the construct.
+#[test]
+fn bad_modules_fail_at_compile_time_with_context() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((2,), dtype=\"float32\")) -> R.Tensor((2,), dtype=\"float32\"):\n        return R.nonexistent_op(x)\n",
+            &["parsing TVMScript", "nonexistent_op", "5:"],
+        ),
+        ("not a module at all", &["parsing TVMScript"]),
+    ];
+    for (src, wants) in cases {
+        let e = Engine::default().compile_str(src).unwrap_err().to_string();
+        for w in *wants {
+            assert!(e.contains(w), "{e:?} should mention {w:?}");
+        }
+    }
+}
+
+/// Errors that depend on the arguments are run-time errors, never panics.
+#[test]
+fn bad_calls_are_errors() {
+    let compiled = Engine::default().compile_str(ADD_MUL).unwrap();
+    let vm = compiled.vm().unwrap();
+    let wrong_shape: Vec<Value> = vec![
+        Tensor::from_slice(&[3, 2], &[0.0f32; 6]).unwrap().into(),
+        Tensor::from_slice(&[3], &[0.0f32; 3]).unwrap().into(),
+    ];
+    let wrong_dtype: Vec<Value> = vec![
+        Tensor::from_slice(&[2, 3], &[0i32; 6]).unwrap().into(),
+        Tensor::from_slice(&[3], &[0.0f32; 3]).unwrap().into(),
+    ];
+    for (func, args) in [
+        ("main", wrong_shape),
+        ("main", wrong_dtype),
+        ("main", vec![]),
+        ("main", vec![Value::Int(1), Value::Int(2)]),
+        ("missing", inputs()),
+    ] {
+        assert!(matches!(
+            compiled.invoke(&vm, func, &args),
+            Err(Error::Runtime(_))
+        ));
+    }
+    // The VM is still usable afterwards.
+    assert_eq!(
+        as_f32(&compiled.invoke(&vm, "main", &inputs()).unwrap()),
+        WANT
+    );
+}
+
+#[test]
+fn generated_inputs_and_summaries() {
+    let module = Engine::parse(ADD_MUL).unwrap();
+    let main = module.relax_function("main").unwrap();
+    let args = random_inputs(main, 42).unwrap();
+    assert_eq!(args.len(), 2);
+    assert_eq!(
+        random_inputs(main, 42).unwrap()[0]
+            .as_tensor()
+            .unwrap()
+            .to_bytes(),
+        args[0].as_tensor().unwrap().to_bytes()
+    );
+    let out = Engine::default()
+        .compile(&module)
+        .unwrap()
+        .run("main", &args)
+        .unwrap();
+    assert!(
+        summarize(&out).starts_with("float32[2, 3] ["),
+        "{}",
+        summarize(&out)
+    );
+    let dynamic = Engine::parse(DYNAMIC).unwrap();
+    let e = random_inputs(dynamic.relax_function("main").unwrap(), 1).unwrap_err();
+    assert!(e.to_string().contains("`x`"), "{e}");
+}
+
+#[test]
+fn npy_files_round_trip() {
+    let dir = std::env::temp_dir().join(format!("relaxjit-engine-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("x.npy");
+    let t = Tensor::from_slice(&[2, 3], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    relaxjit::npy::write_npy(&path, &t).unwrap();
+    let back = relaxjit::npy::read_npy(&path).unwrap();
+    assert_eq!(back.shape(), [2, 3]);
+    assert_eq!(back.to_vec::<f32>().unwrap(), t.to_vec::<f32>().unwrap());
+    let missing = relaxjit::npy::read_npy(&dir.join("missing.npy")).unwrap_err();
+    assert!(matches!(missing, Error::Io { .. }));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
