@@ -1,6 +1,7 @@
 //! The backend pipeline: from a legalized module (operators already `call_tir` of PrimFuncs) to
 //! a `vm::Executable` plus the PrimFuncs left to compile, running the passes of TVM's
-//! `default_build_pipeline` after LegalizeOps, in its order, then VMCodeGen.
+//! `default_build_pipeline` after LegalizeOps, in its order, then VMCodeGen; and the front
+//! half, [`optimize`]: from the module a user writes to a legalized (and by default fused) one.
 
 use crate::ir::IRModule;
 use crate::transform;
@@ -28,6 +29,58 @@ pub const PASSES: &[(&str, Pass)] = &[
     ("VMShapeLower", transform::vm_shape_lower),
     ("AttachGlobalSymbol", transform::attach_global_symbol),
 ];
+
+/// Options of [`optimize`].
+#[derive(Clone, Copy, Debug)]
+pub struct OptConfig {
+    /// Run FuseOps and FuseTIR (on by default here, unlike TVM's CPU default): elementwise
+    /// chains and injective epilogues fuse into their producer.
+    pub fusion: bool,
+}
+
+impl Default for OptConfig {
+    fn default() -> OptConfig {
+        OptConfig { fusion: true }
+    }
+}
+
+/// The passes [`optimize`] runs, by name, in order; those marked `true` only with fusion.
+pub const OPT_PASSES: &[(&str, Pass, bool)] = &[
+    ("LambdaLift", transform::lambda_lift, false),
+    ("LegalizeOps", crate::legalize::legalize_ops, false),
+    (
+        "AnnotateTIROpPattern",
+        transform::annotate_tir_op_pattern,
+        false,
+    ),
+    ("FoldConstant", transform::fold_constant, false),
+    ("FuseOps", transform::fuse_ops, true),
+    ("FuseTIR", transform::fuse_tir, true),
+    (
+        "DeadCodeElimination",
+        transform::dead_code_elimination,
+        false,
+    ),
+    (
+        "CanonicalizeBindings",
+        transform::canonicalize_bindings,
+        false,
+    ),
+];
+
+/// The front half of the pipeline (TVM's `LegalizeOps`, `AnnotateTIROpPattern`,
+/// `FoldConstant`, `FuseOps`, `FuseTIR` sequence, with LambdaLift first and cleanups last):
+/// its result is what [`build`] takes, the analogue of the corpus' `legalized.py`.
+pub fn optimize(module: &IRModule, config: &OptConfig) -> Result<IRModule> {
+    let mut m = module.clone();
+    for (_, pass, needs_fusion) in OPT_PASSES {
+        if *needs_fusion && !config.fusion {
+            continue;
+        }
+        m = pass(&m)?;
+    }
+    Ok(m)
+}
 
 /// Runs the passes alone: the module VMCodeGen consumes (TVM's `tvm_lowered.py`).
 pub fn lower(module: &IRModule) -> Result<IRModule> {

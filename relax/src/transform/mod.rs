@@ -6,24 +6,34 @@
 //! that also descends into `If` branches, the struct info of the expression forms the passes
 //! create, and small constructors of the calls they emit.
 
+pub mod annotate_tir_op_pattern;
 mod attach_global_symbol;
 mod call_tir_rewrite;
+mod canonicalize_bindings;
 mod compute_prim_value;
 mod dead_code_elimination;
+mod fold_constant;
+mod fuse_ops;
+mod fuse_tir;
 mod kill_after_last_use;
 mod lambda_lift;
 mod lower_alloc_tensor;
 mod lower_runtime_builtin;
 mod remove_purity_checking;
-mod rewrite_dataflow_reshape;
+pub mod rewrite_dataflow_reshape;
 mod static_plan_block_memory;
 mod to_non_dataflow;
 mod vm_shape_lower;
 
+pub use annotate_tir_op_pattern::annotate_tir_op_pattern;
 pub use attach_global_symbol::attach_global_symbol;
 pub use call_tir_rewrite::call_tir_rewrite;
+pub use canonicalize_bindings::canonicalize_bindings;
 pub use compute_prim_value::compute_prim_value;
 pub use dead_code_elimination::dead_code_elimination;
+pub use fold_constant::fold_constant;
+pub use fuse_ops::fuse_ops;
+pub use fuse_tir::fuse_tir;
 pub use kill_after_last_use::kill_after_last_use;
 pub(crate) use kill_after_last_use::uses_vars as kill_after_last_use_uses;
 pub use lambda_lift::lambda_lift;
