@@ -1,0 +1,77 @@
+//! Golden tests of single passes: each `tests/passes/NAME.py` starts with a
+//! `# passes: A, B, ...` line naming the passes to run (TVM's names) on the module below it;
+//! the printed result must equal `tests/passes/NAME.expected`. `BLESS=1` rewrites the
+//! expectations. The result must also be well-formed and print-parse round-trip.
+
+use std::path::{Path, PathBuf};
+
+use relaxjit_relax as relax;
+
+use relax::IRModule;
+use relax::pipeline::Pass;
+
+fn pass_by_name(name: &str) -> Option<Pass> {
+    relax::pipeline::PASSES
+        .iter()
+        .map(|(n, p)| (*n, *p))
+        .chain(relax::pipeline::OPT_PASSES.iter().map(|(n, p, _)| (*n, *p)))
+        .find(|(n, _)| *n == name)
+        .map(|(_, p)| p)
+}
+
+fn run(path: &Path) -> Result<String, String> {
+    let src = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let first = src.lines().next().unwrap_or_default();
+    let list = first
+        .strip_prefix("# passes:")
+        .ok_or("the first line must be `# passes: ...`")?;
+    let rest: String = src.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let mut m: IRModule = relax::parse_module(&rest).map_err(|e| format!("parse: {e}"))?;
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let pass = pass_by_name(name).ok_or_else(|| format!("unknown pass `{name}`"))?;
+        m = pass(&m).map_err(|e| format!("{name}: {e}"))?;
+    }
+    relax::well_formed::check(&m).map_err(|e| format!("malformed result: {e}"))?;
+    let text = relax::print_module(&m);
+    let back = relax::parse_module(&text).map_err(|e| format!("result does not parse: {e}"))?;
+    if let Some(d) = relax::structural_eq::structural_diff(&m, &back) {
+        return Err(format!("result does not round-trip: {d}"));
+    }
+    Ok(text)
+}
+
+#[test]
+fn pass_goldens() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/passes");
+    let bless = std::env::var_os("BLESS").is_some();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "py"));
+    files.sort();
+    assert!(!files.is_empty(), "no cases in {}", dir.display());
+    let mut failures = Vec::new();
+    for f in &files {
+        let name = f.file_stem().map(|s| s.to_string_lossy().into_owned());
+        let name = name.unwrap_or_default();
+        let expected_path = f.with_extension("expected");
+        match run(f) {
+            Err(e) => failures.push(format!("{name}: {e}")),
+            Ok(got) if bless => {
+                if let Err(e) = std::fs::write(&expected_path, &got) {
+                    failures.push(format!("{name}: cannot bless: {e}"));
+                }
+            }
+            Ok(got) => {
+                let want = std::fs::read_to_string(&expected_path).unwrap_or_default();
+                if got != want {
+                    failures.push(format!(
+                        "{name}: differs from {} (BLESS=1 to update):\n{got}",
+                        expected_path.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
