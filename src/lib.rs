@@ -2,6 +2,7 @@
 
 pub mod bytecode_mode;
 pub mod conformance;
+pub mod demo;
 pub mod engine;
 pub mod error;
 pub mod npy;
