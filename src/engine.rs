@@ -1,9 +1,9 @@
 //! The [`Engine`]: a Relax module in, a runnable [`CompiledModule`] out.
 //!
 //! ```text
-//! TVMScript ──parse──► IRModule ──optimize (LegalizeOps, fusion)──► pipeline::build
-//!     ──► vm::Executable (bytecode) + leftover PrimFuncs ──KernelLibrary::compile──► kernels
-//!     ──► CompiledModule { Arc<Executable>, kernels, vm::Library }  ──vm()──► VirtualMachine
+//! TVMScript ─parse─► IRModule ─optimize─► legalized, fused module ─lower─► lowered module
+//!   ─VMCodeGen─► vm::Executable (bytecode) + PrimFuncs ─KernelLibrary::compile─► kernels
+//!   ─► CompiledModule { Arc<Executable>, kernels, vm::Library } ─vm()─► VirtualMachine
 //! ```
 //!
 //! A [`CompiledModule`] is immutable and `Send + Sync`: compile once, then give each thread
@@ -118,20 +118,31 @@ impl Engine {
             .map_err(|e| Error::relax("parsing TVMScript", e))
     }
 
-    /// The high-level passes: LegalizeOps (every operator becomes a `call_tir` of a PrimFunc;
-    /// an operator without a rule is an error naming it, its function and its variable), then
-    /// fusion if configured. The result is what `relax::pipeline::build` consumes.
+    /// The high-level passes (`relax::pipeline::OPT_PASSES`): LambdaLift, LegalizeOps (every
+    /// operator becomes a `call_tir` of a PrimFunc; an operator without a rule is an error
+    /// naming it, its function and its variable), AnnotateTIROpPattern, FoldConstant, FuseOps
+    /// and FuseTIR if [`Config::fusion`], cleanups. The result is what the backend takes, the
+    /// analogue of TVM's `legalized.py`.
     pub fn optimize(&self, module: &IRModule) -> Result<IRModule> {
-        // Fusion (AnnotateTIROpPattern, FuseOps, FuseTIR) is not in the relax crate yet;
-        // `config.fusion` takes effect when it lands.
-        relax::legalize::legalize_ops(module).map_err(|e| Error::relax("LegalizeOps", e))
+        let mut m = module.clone();
+        for (name, pass, needs_fusion) in relax::pipeline::OPT_PASSES {
+            if *needs_fusion && !self.config.fusion {
+                continue;
+            }
+            m = pass(&m).map_err(|e| Error::relax(*name, e))?;
+        }
+        Ok(m)
     }
 
-    /// [`optimize`](Self::optimize) and the backend passes: the module VMCodeGen turns into
-    /// bytecode (TVM's `tvm_lowered.py`), with PrimFuncs, shape functions and `vm.builtin.*`.
+    /// [`optimize`](Self::optimize) and the backend passes (`relax::pipeline::PASSES`): the
+    /// module VMCodeGen turns into bytecode (TVM's `tvm_lowered.py`), with PrimFuncs, shape
+    /// functions and `vm.builtin.*` calls.
     pub fn lower(&self, module: &IRModule) -> Result<IRModule> {
-        let optimized = self.optimize(module)?;
-        relax::pipeline::lower(&optimized).map_err(|e| Error::relax("lowering", e))
+        let mut m = self.optimize(module)?;
+        for (name, pass) in relax::pipeline::PASSES {
+            m = pass(&m).map_err(|e| Error::relax(*name, e))?;
+        }
+        Ok(m)
     }
 
     /// Compiles a module: optimization, lowering, bytecode, kernels, link check.
@@ -141,9 +152,9 @@ impl Engine {
                 "compiled exec mode is not implemented yet (use ExecMode::Bytecode)".into(),
             ));
         }
-        let optimized = self.optimize(module)?;
+        let lowered = self.lower(module)?;
         let (exec, prim_funcs) =
-            relax::pipeline::build(&optimized).map_err(|e| Error::relax("lowering", e))?;
+            relax::codegen::codegen(&lowered).map_err(|e| Error::relax("VMCodeGen", e))?;
         let funcs: Vec<tir::PrimFunc> = prim_funcs.prim_funcs().map(|(_, f)| f.clone()).collect();
         let kernels = KernelLibrary::compile(&funcs)?;
         let mut library = Library::new();

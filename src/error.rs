@@ -14,7 +14,7 @@ pub enum Error {
     /// a pass does not handle (named with its function and variable).
     #[error("{stage}: {error}")]
     Relax {
-        /// `parsing TVMScript`, `LegalizeOps`, `lowering`, …
+        /// `parsing TVMScript`, or the pass: `LegalizeOps`, `FuseOps`, `VMShapeLower`, …
         stage: String,
         error: relax::Error,
     },

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo xtask conformance --mode tvm-bytecode [--dir DIR]
-//! cargo xtask conformance --mode bytecode [--dir DIR] [--input module|legalized|both]
+//! cargo xtask conformance --mode bytecode [--dir DIR] [--input module|legalized|both] [--no-fusion]
 //! ```
 //!
 //! `conformance` runs a corpus (default: the repository's copy, `tests/conformance`) in one
@@ -20,8 +20,9 @@ use anyhow::{Context, Result, bail};
 use relaxjit::bytecode_mode::Input;
 use relaxjit::conformance::{Report, default_corpus_dir};
 
-const USAGE: &str = "usage: cargo xtask conformance --mode MODE [--dir DIR] [--input module|legalized|both]
-modes: tvm-bytecode, bytecode (--input: which file of each case bytecode mode compiles; default both)";
+const USAGE: &str = "usage: cargo xtask conformance --mode MODE [--dir DIR] [--input module|legalized|both] [--no-fusion]
+modes: tvm-bytecode, bytecode (--input: which file of each case bytecode mode compiles, default
+both; --no-fusion: compile without FuseOps/FuseTIR, as TVM built tvm_exec.txt)";
 
 /// An execution mode of the conformance runner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,10 +42,13 @@ impl Mode {
         }
     }
 
-    fn run(self, dir: &std::path::Path, inputs: &[Input]) -> Result<Report> {
+    fn run(self, dir: &std::path::Path, inputs: &[Input], fusion: bool) -> Result<Report> {
         match self {
             Mode::Bytecode => {
-                let engine = relaxjit::Engine::default();
+                let engine = relaxjit::Engine::new(relaxjit::Config {
+                    fusion,
+                    ..relaxjit::Config::default()
+                })?;
                 let mut all = Report::default();
                 for &input in inputs {
                     let r = relaxjit::bytecode_mode::run_corpus(&engine, dir, input)
@@ -73,6 +77,7 @@ struct ConformanceArgs {
     dir: PathBuf,
     /// The files bytecode mode compiles.
     inputs: Vec<Input>,
+    fusion: bool,
 }
 
 fn parse_inputs(s: &str) -> Result<Vec<Input>> {
@@ -88,6 +93,7 @@ fn parse_conformance(args: &[String]) -> Result<ConformanceArgs> {
     let mut mode = None;
     let mut dir = None;
     let mut inputs = None;
+    let mut fusion = true;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| {
@@ -99,6 +105,7 @@ fn parse_conformance(args: &[String]) -> Result<ConformanceArgs> {
             "--mode" => mode = Some(Mode::parse(&value("--mode")?)?),
             "--dir" => dir = Some(PathBuf::from(value("--dir")?)),
             "--input" => inputs = Some(parse_inputs(&value("--input")?)?),
+            "--no-fusion" => fusion = false,
             "-h" | "--help" => bail!("{USAGE}"),
             other => bail!("unexpected argument `{other}`\n{USAGE}"),
         }
@@ -107,6 +114,7 @@ fn parse_conformance(args: &[String]) -> Result<ConformanceArgs> {
         mode: mode.with_context(|| format!("--mode is required\n{USAGE}"))?,
         dir: dir.unwrap_or_else(default_corpus_dir),
         inputs: inputs.unwrap_or_else(|| vec![Input::Module, Input::Legalized]),
+        fusion,
     })
 }
 
@@ -115,7 +123,7 @@ fn run() -> Result<bool> {
     match args.first().map(String::as_str) {
         Some("conformance") => {
             let c = parse_conformance(&args[1..])?;
-            let report = c.mode.run(&c.dir, &c.inputs)?;
+            let report = c.mode.run(&c.dir, &c.inputs, c.fusion)?;
             if report.passed + report.failures.len() == 0 {
                 bail!("no case for this mode in {}", c.dir.display());
             }
