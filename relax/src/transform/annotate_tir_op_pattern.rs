@@ -229,6 +229,7 @@ fn is_injective(sidx: &[PrimExpr], lidx: &[PrimExpr]) -> bool {
     !lidx.iter().any(|l| uses_var_not_in(l, &vars))
 }
 
+/// Some store index variable is not used by the load: the loaded data is reused along it.
 fn is_allow_reuse(sidx: &[PrimExpr], lidx: &[PrimExpr]) -> bool {
     let mut vars = HashSet::new();
     for s in sidx {
@@ -239,7 +240,14 @@ fn is_allow_reuse(sidx: &[PrimExpr], lidx: &[PrimExpr]) -> bool {
             None => return false,
         }
     }
-    lidx.iter().any(|l| uses_var_not_in(l, &vars))
+    for l in lidx {
+        l.visit(&mut |x| {
+            if let Some(v) = x.as_var() {
+                vars.remove(&v.id());
+            }
+        });
+    }
+    !vars.is_empty()
 }
 
 /// `C[i, j] = C[i, j] + A[..] * B[..]` with both operands reusing data.
@@ -311,10 +319,4 @@ pub(crate) fn pattern_of(module: &IRModule, name: &str) -> i64 {
         Some(f) => f.op_pattern().unwrap_or(OPAQUE),
         None => OPAQUE,
     }
-}
-
-/// Whether the expression is a constant index (helper shared with the reshape detection).
-#[allow(dead_code)]
-pub(crate) fn is_zero_index(e: &PrimExpr) -> bool {
-    is_const_int(e, 0)
 }
