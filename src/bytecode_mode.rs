@@ -140,6 +140,8 @@ pub struct BytecodeReport {
     pub compared: usize,
     /// Cases whose `as_text()` equals TVM's `tvm_exec.txt`.
     pub identical: Vec<String>,
+    /// Cases whose listing differs, with the first differing line (ours, then TVM's).
+    pub differing: Vec<String>,
 }
 
 impl fmt::Display for BytecodeReport {
@@ -151,6 +153,9 @@ impl fmt::Display for BytecodeReport {
             self.identical.len(),
             self.compared
         )?;
+        for d in &self.differing {
+            writeln!(f, "  as_text differs: {d}")?;
+        }
         write!(f, "{}", self.report)
     }
 }
@@ -171,6 +176,21 @@ pub fn run_corpus(engine: &Engine, dir: &Path, input: Input) -> Result<BytecodeR
             out.compared += 1;
             if *ours == tvm {
                 out.identical.push(case.name.clone());
+            } else {
+                let (line, (a, b)) = ours
+                    .lines()
+                    .chain(std::iter::repeat(""))
+                    .zip(tvm.lines().chain(std::iter::repeat("")))
+                    .enumerate()
+                    .find(|(_, (a, b))| a != b)
+                    .unwrap_or((0, ("", "")));
+                out.differing.push(format!(
+                    "{} line {}: `{}` vs TVM `{}`",
+                    case.name,
+                    line + 1,
+                    a.trim(),
+                    b.trim()
+                ));
             }
         }
         out.report.record(&case.name, outcome.result);
