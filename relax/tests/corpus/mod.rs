@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod call_tir_runner;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;

@@ -1,0 +1,432 @@
+//! Running a legalized `main` without the VM: when `main` is nothing but `call_tir` bindings,
+//! tuples, tuple indexing and constants, its PrimFuncs run in the reference interpreter
+//! (`tir::interp`) on case.json inputs, and the result is compared with TVM's `expected`.
+//! Shared by the LegalizeOps and optimize corpus tests.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+
+use relax::{Binding, Expr, ExprKind, IRModule, StructInfo};
+use relaxjit_relax as relax;
+use serde_json::Value as Json;
+use tir::interp::InterpArg;
+use tir::{DataType, PrimExpr};
+
+// ----- values ------------------------------------------------------------------------------
+
+#[derive(Clone, Debug)]
+pub struct Tensor {
+    dtype: DataType,
+    shape: Vec<i64>,
+    data: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    Tensor(Tensor),
+    Tuple(Vec<Value>),
+}
+
+pub fn json_f64(v: &Json) -> Option<f64> {
+    match v {
+        Json::String(s) => match s.as_str() {
+            "nan" => Some(f64::NAN),
+            "inf" => Some(f64::INFINITY),
+            "-inf" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+        Json::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => v.as_f64(),
+    }
+}
+
+pub fn json_i64(v: &Json) -> Option<i64> {
+    match v {
+        Json::Bool(b) => Some(i64::from(*b)),
+        _ => v.as_i64().or_else(|| v.as_u64().map(|u| u as i64)),
+    }
+}
+
+pub fn encode(dtype: DataType, x: &Json, out: &mut Vec<u8>) -> Option<()> {
+    if dtype.is_float() {
+        let f = json_f64(x)?;
+        match (dtype.code, dtype.bits) {
+            (tir::TypeCode::BFloat, _) => {
+                out.extend(half::bf16::from_f64(f).to_bits().to_le_bytes())
+            }
+            (_, 16) => out.extend(half::f16::from_f64(f).to_bits().to_le_bytes()),
+            (_, 32) => out.extend((f as f32).to_le_bytes()),
+            _ => out.extend(f.to_le_bytes()),
+        }
+    } else {
+        let i = json_i64(x)?;
+        out.extend(&i.to_le_bytes()[..dtype.bytes()]);
+    }
+    Some(())
+}
+
+pub fn decode_f(dtype: DataType, b: &[u8]) -> Option<f64> {
+    let mut raw = [0u8; 8];
+    raw.get_mut(..b.len())?.copy_from_slice(b);
+    let bits = u64::from_le_bytes(raw);
+    Some(match (dtype.code, dtype.bits) {
+        (tir::TypeCode::Float, 64) => f64::from_bits(bits),
+        (tir::TypeCode::Float, 32) => f64::from(f32::from_bits(bits as u32)),
+        (tir::TypeCode::Float, 16) => half::f16::from_bits(bits as u16).to_f64(),
+        (tir::TypeCode::BFloat, 16) => half::bf16::from_bits(bits as u16).to_f64(),
+        _ => return None,
+    })
+}
+
+pub fn decode_int(dtype: DataType, b: &[u8]) -> i128 {
+    let mut raw = [0u8; 8];
+    let n = b.len().min(8);
+    raw[..n].copy_from_slice(&b[..n]);
+    let bits = u64::from_le_bytes(raw);
+    let w = u32::from(dtype.bits).clamp(1, 64);
+    if dtype.is_int() && w < 64 {
+        let v = (bits & ((1u64 << w) - 1)) as i64;
+        let s = 1i64 << (w - 1);
+        i128::from((v ^ s) - s)
+    } else if dtype.is_int() {
+        i128::from(bits as i64)
+    } else {
+        i128::from(bits)
+    }
+}
+
+pub fn value_from_json(v: &Json) -> Result<Value, String> {
+    if let Some(t) = v.get("tensor") {
+        let dtype = t["dtype"]
+            .as_str()
+            .and_then(DataType::parse)
+            .ok_or("bad dtype")?;
+        let shape: Vec<i64> = t["shape"]
+            .as_array()
+            .ok_or("bad shape")?
+            .iter()
+            .filter_map(Json::as_i64)
+            .collect();
+        let mut data = Vec::new();
+        for x in t["data"].as_array().ok_or("bad data")? {
+            encode(dtype, x, &mut data).ok_or_else(|| format!("bad element {x}"))?;
+        }
+        return Ok(Value::Tensor(Tensor { dtype, shape, data }));
+    }
+    if let Some(items) = v.get("tuple").and_then(Json::as_array) {
+        return items
+            .iter()
+            .map(value_from_json)
+            .collect::<Result<_, _>>()
+            .map(Value::Tuple);
+    }
+    Err("input is not a tensor or tuple".into())
+}
+
+pub fn vm_tensor_from_json(v: &Json) -> Option<vm::Tensor> {
+    let Ok(Value::Tensor(t)) = value_from_json(v) else {
+        return None;
+    };
+    let dt: vm::DataType = t.dtype.to_string().parse().ok()?;
+    vm::Tensor::from_bytes(&t.shape, dt, &t.data).ok()
+}
+
+pub fn compare(got: &Value, want: &Json, rtol: f64, atol: f64) -> Result<(), String> {
+    match (
+        got,
+        want.get("tensor"),
+        want.get("tuple").and_then(Json::as_array),
+    ) {
+        (Value::Tensor(t), Some(w), _) => {
+            let dtype = w["dtype"].as_str().and_then(DataType::parse);
+            if dtype != Some(t.dtype) {
+                return Err(format!("dtype {} vs expected {}", t.dtype, w["dtype"]));
+            }
+            let shape: Vec<i64> = w["shape"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Json::as_i64).collect())
+                .unwrap_or_default();
+            if shape != t.shape {
+                return Err(format!("shape {:?} vs expected {shape:?}", t.shape));
+            }
+            let data = w["data"].as_array().cloned().unwrap_or_default();
+            let size = t.dtype.bytes();
+            if data.len() * size != t.data.len() {
+                return Err("element count mismatch".into());
+            }
+            for (i, (x, chunk)) in data.iter().zip(t.data.chunks(size)).enumerate() {
+                if t.dtype.is_float() {
+                    let (Some(e), Some(g)) = (json_f64(x), decode_f(t.dtype, chunk)) else {
+                        return Err(format!("element {i}: bad expected value {x}"));
+                    };
+                    let e = match (t.dtype.code, t.dtype.bits) {
+                        (tir::TypeCode::Float, 32) => f64::from(e as f32),
+                        (tir::TypeCode::Float, 16) => half::f16::from_f64(e).to_f64(),
+                        _ => e,
+                    };
+                    let ulp = if t.dtype.bits == 64 {
+                        e.abs() * f64::EPSILON
+                    } else {
+                        0.0
+                    };
+                    let ok = if e.is_nan() {
+                        g.is_nan()
+                    } else if e.is_infinite() {
+                        g == e
+                    } else {
+                        (g - e).abs() <= atol + rtol * e.abs() + ulp
+                    };
+                    if !ok {
+                        return Err(format!("element {i}: got {g}, expected {e}"));
+                    }
+                } else {
+                    let g = decode_int(t.dtype, chunk);
+                    let e = match x.as_u64() {
+                        Some(u) if t.dtype.is_uint() => Some(i128::from(u)),
+                        _ => json_i64(x).map(i128::from),
+                    };
+                    if e != Some(g) {
+                        return Err(format!("element {i}: got {g}, expected {x}"));
+                    }
+                }
+            }
+            Ok(())
+        }
+        (Value::Tuple(items), _, Some(w)) if items.len() == w.len() => {
+            for (k, (g, e)) in items.iter().zip(w).enumerate() {
+                compare(g, e, rtol, atol).map_err(|m| format!("tuple item {k}: {m}"))?;
+            }
+            Ok(())
+        }
+        _ => Err("structure differs from expected".into()),
+    }
+}
+
+// ----- evaluation of a call_tir-only `main` ------------------------------------------------
+
+/// Why `main` is not covered by the evaluation.
+pub fn coverage(module: &IRModule) -> Result<(), String> {
+    let main = module.relax_function("main").ok_or("no main")?;
+    for p in &main.params {
+        if p.struct_info().tensor_shape().is_none() {
+            return Err(format!(
+                "parameter `{}` is not a tensor of known shape",
+                p.name()
+            ));
+        }
+    }
+    let mut calls = 0;
+    for b in &main.body.blocks {
+        for bind in &b.bindings {
+            let Binding::Var { value, .. } = bind else {
+                return Err("main has a match_cast".into());
+            };
+            match value.kind() {
+                ExprKind::Call(c) if c.op() == Some("relax.call_tir") => calls += 1,
+                ExprKind::Call(c) => {
+                    return Err(format!("main calls {:?}", c.callee));
+                }
+                ExprKind::Var(_)
+                | ExprKind::Tuple(_)
+                | ExprKind::TupleGetItem(..)
+                | ExprKind::Constant(_) => {}
+                other => return Err(format!("main binds {other:?}")),
+            }
+        }
+    }
+    if calls == 0 {
+        return Err("main calls no prim_func".into());
+    }
+    Ok(())
+}
+
+pub fn eval_dim(e: &PrimExpr, syms: &HashMap<tir::VarId, i64>) -> Result<i64, String> {
+    let bindings: Vec<(tir::Var, tir::arith::scalar::Scalar)> = Vec::new();
+    let mut subst = e.clone();
+    let mut fv = Vec::new();
+    e.visit(&mut |x| {
+        if let Some(v) = x.as_var() {
+            fv.push(v.clone());
+        }
+    });
+    let mut bindings = bindings;
+    for v in fv {
+        let val = syms
+            .get(&v.id())
+            .ok_or_else(|| format!("unbound shape variable `{}`", v.name()))?;
+        bindings.push((v, tir::arith::scalar::Scalar::Int(*val)));
+    }
+    subst = tir::arith::simplify(&subst);
+    match tir::interp::eval_expr(&subst, &bindings).map_err(|e| e.to_string())? {
+        tir::arith::scalar::Scalar::Int(v) => Ok(v),
+        tir::arith::scalar::Scalar::Float(_) => Err("float shape".into()),
+    }
+}
+
+pub struct Eval<'m> {
+    module: &'m IRModule,
+    env: HashMap<relax::VarId, Value>,
+    syms: HashMap<tir::VarId, i64>,
+}
+
+impl Eval<'_> {
+    fn expr(&self, e: &Expr) -> Result<Value, String> {
+        match e.kind() {
+            ExprKind::Var(v) => self
+                .env
+                .get(&v.id())
+                .cloned()
+                .ok_or_else(|| format!("unbound `{}`", v.name())),
+            ExprKind::Constant(c) => Ok(Value::Tensor(Tensor {
+                dtype: DataType::parse(&c.data.dtype().to_string()).ok_or("constant dtype")?,
+                shape: c.data.shape().to_vec(),
+                data: c.data.to_bytes(),
+            })),
+            ExprKind::Tuple(items) => items
+                .iter()
+                .map(|i| self.expr(i))
+                .collect::<Result<_, _>>()
+                .map(Value::Tuple),
+            ExprKind::TupleGetItem(t, i) => match self.expr(t)? {
+                Value::Tuple(mut items) if *i < items.len() => Ok(items.swap_remove(*i)),
+                _ => Err("bad tuple index".into()),
+            },
+            ExprKind::Call(c) if c.op() == Some("relax.call_tir") => self.call_tir(c),
+            other => Err(format!("cannot evaluate {other:?}")),
+        }
+    }
+
+    fn alloc(&self, si: &StructInfo) -> Result<Vec<Tensor>, String> {
+        match si {
+            StructInfo::Tensor {
+                shape: Some(s),
+                dtype: Some(d),
+                ..
+            } => {
+                let shape: Vec<i64> = s
+                    .iter()
+                    .map(|e| eval_dim(e, &self.syms))
+                    .collect::<Result<_, _>>()?;
+                let n: i64 = shape.iter().product();
+                Ok(vec![Tensor {
+                    dtype: *d,
+                    data: vec![0u8; n.max(0) as usize * d.bytes()],
+                    shape,
+                }])
+            }
+            StructInfo::Tuple(items) => {
+                let mut out = Vec::new();
+                for i in items {
+                    out.extend(self.alloc(i)?);
+                }
+                Ok(out)
+            }
+            _ => Err("output of unknown shape".into()),
+        }
+    }
+
+    fn call_tir(&self, c: &relax::Call) -> Result<Value, String> {
+        let ExprKind::GlobalVar(name) = c.args[0].kind() else {
+            return Err("call_tir of a non-global".into());
+        };
+        let func = self
+            .module
+            .prim_func(name)
+            .ok_or_else(|| format!("no prim_func `{name}`"))?;
+        let ExprKind::Tuple(args) = c.args[1].kind() else {
+            return Err("call_tir without an argument tuple".into());
+        };
+        let mut inputs = Vec::new();
+        for a in args {
+            match self.expr(a)? {
+                Value::Tensor(t) => inputs.push(t),
+                Value::Tuple(_) => return Err("tuple argument to call_tir".into()),
+            }
+        }
+        let out_si = c.ty_args.first().ok_or("call_tir without out_ty")?;
+        let mut outputs = self.alloc(out_si)?;
+        let mut scalars = Vec::new();
+        if let Some(tv) = c.args.get(2) {
+            let ExprKind::ShapeExpr(dims) = tv.kind() else {
+                return Err("tir_vars is not a shape".into());
+            };
+            for d in dims {
+                scalars.push(eval_dim(d, &self.syms)?);
+            }
+        }
+        {
+            let mut iargs: Vec<InterpArg<'_>> = Vec::new();
+            for t in inputs.iter_mut().chain(outputs.iter_mut()) {
+                iargs.push(InterpArg::Buffer {
+                    data: &mut t.data,
+                    shape: t.shape.clone(),
+                    dtype: t.dtype,
+                });
+            }
+            for s in scalars {
+                iargs.push(InterpArg::Int(s));
+            }
+            tir::interp::run(func, &mut iargs).map_err(|e| e.to_string())?;
+        }
+        if matches!(out_si, StructInfo::Tuple(_)) {
+            Ok(Value::Tuple(
+                outputs.into_iter().map(Value::Tensor).collect(),
+            ))
+        } else {
+            outputs
+                .pop()
+                .map(Value::Tensor)
+                .ok_or_else(|| "no output".into())
+        }
+    }
+}
+
+/// Runs `main` on `inputs`: `Err` for argument mismatches and evaluation errors.
+pub fn run_main(module: &IRModule, inputs: &[Value]) -> Result<Value, String> {
+    let main = module.relax_function("main").ok_or("no main")?;
+    if main.params.len() != inputs.len() {
+        return Err("arity mismatch".into());
+    }
+    let mut ev = Eval {
+        module,
+        env: HashMap::new(),
+        syms: HashMap::new(),
+    };
+    for (p, v) in main.params.iter().zip(inputs) {
+        let Value::Tensor(t) = v else {
+            return Err(format!("`{}` expects a tensor", p.name()));
+        };
+        let si = p.struct_info();
+        if si.tensor_dtype() != Some(t.dtype) {
+            return Err(format!("`{}`: dtype mismatch", p.name()));
+        }
+        let shape = si.tensor_shape().ok_or("unknown shape")?;
+        if shape.len() != t.shape.len() {
+            return Err(format!("`{}`: rank mismatch", p.name()));
+        }
+        for (d, &n) in shape.iter().zip(&t.shape) {
+            if let Some(v) = d.as_var() {
+                match ev.syms.get(&v.id()) {
+                    Some(&old) if old != n => return Err("symbolic dim mismatch".into()),
+                    _ => {
+                        ev.syms.insert(v.id(), n);
+                    }
+                }
+            }
+        }
+        for (d, &n) in shape.iter().zip(&t.shape) {
+            if eval_dim(d, &ev.syms)? != n {
+                return Err(format!("`{}`: shape mismatch", p.name()));
+            }
+        }
+        ev.env.insert(p.id(), v.clone());
+    }
+    for b in &main.body.blocks {
+        for bind in &b.bindings {
+            let v = ev.expr(bind.value())?;
+            ev.env.insert(bind.var().id(), v);
+        }
+    }
+    ev.expr(&main.body.body)
+}
