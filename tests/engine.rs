@@ -234,3 +234,35 @@ fn npy_files_round_trip() {
     assert!(matches!(missing, Error::Io { .. }));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The demo computes the same with and without fusion and on a one-thread pool: a
+/// differential check of FuseOps/FuseTIR and of the parallel kernels on a whole model.
+#[test]
+fn the_demo_agrees_across_configurations() {
+    use relaxjit::demo::run_demo;
+    let run = |config: Config| {
+        let report = run_demo(&Engine::new(config).unwrap(), 2).unwrap();
+        as_f32(&report.output)
+    };
+    let fused = run(Config::default());
+    assert_eq!(fused.len(), 16 * 64);
+    assert!(fused.iter().all(|v| v.is_finite()));
+    for config in [
+        Config {
+            fusion: false,
+            ..Config::default()
+        },
+        Config {
+            threads: Some(1),
+            ..Config::default()
+        },
+    ] {
+        let other = run(config.clone());
+        let worst = fused
+            .iter()
+            .zip(&other)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        assert!(worst < 1e-4, "{config:?}: differs by {worst}");
+    }
+}
