@@ -27,7 +27,7 @@ pub enum Error {
     Link { error: vm::Error },
     /// A run-time error of the VM or a kernel (a shape check, a failed builtin, …).
     #[error("{0}")]
-    Runtime(#[from] vm::Error),
+    Runtime(vm::Error),
     /// A configuration or request this build does not support.
     #[error("unsupported: {0}")]
     Unsupported(String),
@@ -53,6 +53,12 @@ impl Error {
             stage: stage.into(),
             error,
         }
+    }
+}
+
+impl From<vm::Error> for Error {
+    fn from(error: vm::Error) -> Error {
+        Error::Runtime(error)
     }
 }
 

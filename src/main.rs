@@ -24,7 +24,7 @@ commands:
       compile a TVMScript module and call one function (default `main`); parameters not
       given with --input are generated (deterministic random values) from their static
       shapes. Prints a summary of each output and the compile and call times; --output
-      writes the result (a tuple's fields to FILE_0.npy, FILE_1.npy, ...)
+      writes the result (the tensors of a tuple to FILE_0.npy, FILE_1.npy, ...)
   inspect FILE.py [--text | --python | --stats | --lowered]
       compile a TVMScript module with relaxjit's pipeline and print its bytecode listing
       (the default), an rx.Builder script, statistics, or the lowered module as TVMScript
@@ -363,8 +363,7 @@ fn run_module(args: &RunArgs) -> Result<String> {
                 file.display().to_string(),
             ),
             None => (
-                random_value(p.struct_info(), &mut rng, p.name())
-                    .context("use --input PARAM=FILE.npy")?,
+                random_value(p.struct_info(), &mut rng, p.name())?,
                 "generated".to_string(),
             ),
         };
@@ -378,29 +377,40 @@ fn run_module(args: &RunArgs) -> Result<String> {
         .with_context(|| format!("calling {}", args.func))?;
     let call_time = start.elapsed();
     writeln!(out, "called {} in {}", args.func, millis(call_time))?;
-    let outputs: Vec<vm::Value> = match &result {
-        vm::Value::Tuple(t) => t.fields().to_vec(),
-        v => vec![v.clone()],
-    };
-    let tuple = matches!(result, vm::Value::Tuple(_));
-    for (i, v) in outputs.iter().enumerate() {
-        let label = if tuple {
-            format!("output[{i}]")
-        } else {
-            "output".into()
-        };
-        writeln!(out, "{label}: {}", summarize(v))?;
+    // Tensors of the result, with their position in nested tuples (`[0, 1]`).
+    fn leaves(v: &vm::Value, path: &mut Vec<usize>, out: &mut Vec<(Vec<usize>, vm::Value)>) {
+        match v {
+            vm::Value::Tuple(t) => {
+                for (i, f) in t.fields().iter().enumerate() {
+                    path.push(i);
+                    leaves(f, path, out);
+                    path.pop();
+                }
+            }
+            v => out.push((path.clone(), v.clone())),
+        }
     }
-    if let Some(path) = &args.output {
-        for (i, v) in outputs.iter().enumerate() {
+    let mut outputs = Vec::new();
+    leaves(&result, &mut Vec::new(), &mut outputs);
+    let index = |path: &[usize]| path.iter().map(|i| format!("[{i}]")).collect::<String>();
+    for (path, v) in &outputs {
+        writeln!(out, "output{}: {}", index(path), summarize(v))?;
+    }
+    if let Some(file) = &args.output {
+        for (path, v) in &outputs {
             let vm::Value::Tensor(t) = v else {
-                anyhow::bail!("--output: output {i} is not a tensor ({})", v.type_name());
+                anyhow::bail!(
+                    "--output: output{} is not a tensor ({})",
+                    index(path),
+                    v.type_name()
+                );
             };
-            let file = if tuple {
-                let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-                path.with_file_name(format!("{stem}_{i}.npy"))
+            let file = if path.is_empty() {
+                file.clone()
             } else {
-                path.clone()
+                let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+                let suffix: String = path.iter().map(|i| format!("_{i}")).collect();
+                file.with_file_name(format!("{stem}{suffix}.npy"))
             };
             relaxjit::npy::write_npy(&file, t)?;
             writeln!(out, "wrote {}", file.display())?;
