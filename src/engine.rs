@@ -124,25 +124,18 @@ impl Engine {
     /// and FuseTIR if [`Config::fusion`], cleanups. The result is what the backend takes, the
     /// analogue of TVM's `legalized.py`.
     pub fn optimize(&self, module: &IRModule) -> Result<IRModule> {
-        let mut m = module.clone();
-        for (name, pass, needs_fusion) in relax::pipeline::OPT_PASSES {
-            if *needs_fusion && !self.config.fusion {
-                continue;
-            }
-            m = pass(&m).map_err(|e| Error::relax(*name, e))?;
-        }
-        Ok(m)
+        let config = relax::pipeline::OptConfig {
+            fusion: self.config.fusion,
+        };
+        relax::pipeline::optimize(module, &config).map_err(|e| Error::relax("optimizing", e))
     }
 
     /// [`optimize`](Self::optimize) and the backend passes (`relax::pipeline::PASSES`): the
     /// module VMCodeGen turns into bytecode (TVM's `tvm_lowered.py`), with PrimFuncs, shape
     /// functions and `vm.builtin.*` calls.
     pub fn lower(&self, module: &IRModule) -> Result<IRModule> {
-        let mut m = self.optimize(module)?;
-        for (name, pass) in relax::pipeline::PASSES {
-            m = pass(&m).map_err(|e| Error::relax(*name, e))?;
-        }
-        Ok(m)
+        let m = self.optimize(module)?;
+        relax::pipeline::lower(&m).map_err(|e| Error::relax("lowering", e))
     }
 
     /// Compiles a module: optimization, lowering, bytecode, kernels, link check.

@@ -22,6 +22,12 @@ pub enum Error {
     /// An error from the TIR layer (parsing or analysing a PrimFunc).
     #[error(transparent)]
     Tir(#[from] tir::Error),
+    /// An error raised by (or, in debug builds, a malformed module produced by) the named pass.
+    #[error("{pass}: {error}")]
+    Pass {
+        pass: &'static str,
+        error: Box<Error>,
+    },
     /// A violated invariant inside relaxjit itself: always a bug.
     #[error("internal error: {0}")]
     Internal(String),

@@ -5,7 +5,7 @@
 
 use crate::ir::IRModule;
 use crate::transform;
-use crate::{Result, codegen};
+use crate::{Error, Result, codegen, well_formed};
 
 /// A module → module pass.
 pub type Pass = fn(&IRModule) -> Result<IRModule>;
@@ -68,16 +68,35 @@ pub const OPT_PASSES: &[(&str, Pass, bool)] = &[
     ),
 ];
 
+/// Runs one pass, naming it in any error. In debug builds the result must also be well formed
+/// (`well_formed::check`), so a pass that breaks an IR invariant is caught where it happens
+/// rather than as a confusing failure passes later.
+pub fn run_pass(name: &'static str, pass: Pass, module: &IRModule) -> Result<IRModule> {
+    let in_pass = |error: Error| Error::Pass {
+        pass: name,
+        error: Box::new(error),
+    };
+    let out = pass(module).map_err(in_pass)?;
+    if cfg!(debug_assertions) {
+        well_formed::check(&out).map_err(|e| {
+            in_pass(Error::Internal(format!(
+                "the pass produced a malformed module: {e}"
+            )))
+        })?;
+    }
+    Ok(out)
+}
+
 /// The front half of the pipeline (TVM's `LegalizeOps`, `AnnotateTIROpPattern`,
 /// `FoldConstant`, `FuseOps`, `FuseTIR` sequence, with LambdaLift first and cleanups last):
 /// its result is what [`build`] takes, the analogue of the corpus' `legalized.py`.
 pub fn optimize(module: &IRModule, config: &OptConfig) -> Result<IRModule> {
     let mut m = module.clone();
-    for (_, pass, needs_fusion) in OPT_PASSES {
+    for (name, pass, needs_fusion) in OPT_PASSES {
         if *needs_fusion && !config.fusion {
             continue;
         }
-        m = pass(&m)?;
+        m = run_pass(name, *pass, &m)?;
     }
     Ok(m)
 }
@@ -85,8 +104,8 @@ pub fn optimize(module: &IRModule, config: &OptConfig) -> Result<IRModule> {
 /// Runs the passes alone: the module VMCodeGen consumes (TVM's `tvm_lowered.py`).
 pub fn lower(module: &IRModule) -> Result<IRModule> {
     let mut m = module.clone();
-    for (_, pass) in PASSES {
-        m = pass(&m)?;
+    for (name, pass) in PASSES {
+        m = run_pass(name, *pass, &m)?;
     }
     Ok(m)
 }
