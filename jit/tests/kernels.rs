@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use relaxjit_jit::kernel::{Kernel, KernelLibrary};
+use relaxjit_jit::kernel::{CompileOptions, Kernel, KernelLibrary};
 use tir::PrimFunc;
 use tir::interp::InterpArg;
 use vm::{DataType, Tensor, Value};
@@ -106,6 +106,52 @@ class Module:
             B[i] = T.Select(i > T.int64(0) and A[i - T.int64(1)] > T.float32(0.0), T.float32(1.0), T.float32(0.0))
 
     @T.prim_func(s_tir=True)
+    def softmax(x: T.Buffer((m, n), "float32"), T_softmax_norm: T.Buffer((m, n), "float32")):
+        T.func_attr({"op_pattern": 4, "tirx.noalias": True})
+        T_softmax_maxelem = T.sblock_alloc_buffer((m,))
+        T_softmax_exp = T.sblock_alloc_buffer((m, n))
+        T_softmax_expsum = T.sblock_alloc_buffer((m,))
+        for i0, k in T.grid(m, n):
+            with T.sblock("T_softmax_maxelem"):
+                v_i0, v_k = T.axis.remap("SR", [i0, k])
+                with T.init():
+                    T_softmax_maxelem[v_i0] = T.float32(-340282346638528859811704183484516925440.0)
+                T_softmax_maxelem[v_i0] = T.max(T_softmax_maxelem[v_i0], x[v_i0, v_k])
+        for i0, i1 in T.grid(m, n):
+            with T.sblock("T_softmax_exp"):
+                v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+                T_softmax_exp[v_i0, v_i1] = T.exp(x[v_i0, v_i1] - T_softmax_maxelem[v_i0])
+        for i0, k in T.grid(m, n):
+            with T.sblock("T_softmax_expsum"):
+                v_i0, v_k = T.axis.remap("SR", [i0, k])
+                with T.init():
+                    T_softmax_expsum[v_i0] = T.float32(0.0)
+                T_softmax_expsum[v_i0] = T_softmax_expsum[v_i0] + T_softmax_exp[v_i0, v_k]
+        for i0, i1 in T.grid(m, n):
+            with T.sblock("T_softmax_norm"):
+                v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+                T_softmax_norm[v_i0, v_i1] = T_softmax_exp[v_i0, v_i1] / T_softmax_expsum[v_i0]
+
+    @T.prim_func(s_tir=True)
+    def big_matmul(A: T.Buffer((T.int64(96), T.int64(40)), "float32"), B: T.Buffer((T.int64(40), T.int64(75)), "float32"), C: T.Buffer((T.int64(96), T.int64(75)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i, j, r in T.grid(T.int64(96), T.int64(75), T.int64(40)):
+            with T.sblock("C"):
+                vi, vj, vr = T.axis.remap("SSR", [i, j, r])
+                with T.init():
+                    C[vi, vj] = T.float32(0.0)
+                C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vr, vj]
+
+    @T.prim_func(s_tir=True)
+    def matmul_aliased(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"), C: T.Buffer((m, n), "float32")):
+        for i, j, r in T.grid(m, n, k):
+            with T.sblock("C"):
+                vi, vj, vr = T.axis.remap("SSR", [i, j, r])
+                with T.init():
+                    C[vi, vj] = T.float32(0.0)
+                C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vr, vj]
+
+    @T.prim_func(s_tir=True)
     def scale(A: T.Buffer((T.int64(3),), "float32"), s: T.float32):
         for i in range(T.int64(3)):
             A[i] = A[i] * s
@@ -119,17 +165,98 @@ fn funcs() -> &'static HashMap<String, PrimFunc> {
     })
 }
 
-fn kernels() -> &'static KernelLibrary {
-    static K: OnceLock<KernelLibrary> = OnceLock::new();
-    K.get_or_init(|| {
+/// The compile settings the differential tests run: everything on, the scalar serial
+/// reference, and each optimization alone.
+const CONFIGS: [(&str, CompileOptions); 5] = [
+    (
+        "default",
+        CompileOptions {
+            vectorize: true,
+            parallel: true,
+            loop_transforms: true,
+        },
+    ),
+    (
+        "reference",
+        CompileOptions {
+            vectorize: false,
+            parallel: false,
+            loop_transforms: false,
+        },
+    ),
+    (
+        "vectorize",
+        CompileOptions {
+            vectorize: true,
+            parallel: false,
+            loop_transforms: false,
+        },
+    ),
+    (
+        "parallel",
+        CompileOptions {
+            vectorize: false,
+            parallel: true,
+            loop_transforms: false,
+        },
+    ),
+    (
+        "loop_transforms",
+        CompileOptions {
+            vectorize: false,
+            parallel: false,
+            loop_transforms: true,
+        },
+    ),
+];
+
+fn library(config: usize) -> &'static KernelLibrary {
+    static K: [OnceLock<KernelLibrary>; CONFIGS.len()] = [const { OnceLock::new() }; CONFIGS.len()];
+    K[config].get_or_init(|| {
         let mut fs: Vec<PrimFunc> = funcs().values().cloned().collect();
         fs.sort_by(|a, b| a.name.cmp(&b.name));
-        KernelLibrary::compile(&fs).expect("the test kernels compile")
+        KernelLibrary::compile_with(&fs, CONFIGS[config].1).expect("the test kernels compile")
     })
+}
+
+fn kernels() -> &'static KernelLibrary {
+    library(0)
 }
 
 fn kernel(name: &str) -> &'static Kernel {
     kernels().get(name).expect("kernel exists")
+}
+
+#[test]
+fn default_options_are_everything_on() {
+    assert_eq!(CompileOptions::default(), CONFIGS[0].1);
+    assert_eq!(CompileOptions::reference(), CONFIGS[1].1);
+}
+
+#[test]
+fn reductions_keep_accumulators_in_registers_and_matmul_is_interchanged() {
+    // rowsum: one reduction; softmax: maxelem and expsum; matmul: the interchanged `j` loop is
+    // vector code (with a constant reduction extent, so is the init loop) and the reduction is no
+    // longer innermost, so nothing is promoted; without `noalias` nothing moves.
+    for (name, promoted, vector) in [
+        ("rowsum", 1, 0),
+        ("softmax", 2, 2),
+        ("big_rowmax", 1, 0),
+        ("matmul", 0, 1),
+        ("big_matmul", 0, 2),
+        ("matmul_aliased", 0, 0),
+    ] {
+        let m = kernel(name).meta();
+        assert_eq!(
+            (m.promoted_loops, m.vector_loops),
+            (promoted, vector),
+            "{name}"
+        );
+    }
+    for name in ["rowsum", "softmax", "matmul"] {
+        let m = library(1).get(name).expect("kernel exists").meta();
+        assert_eq!((m.promoted_loops, m.vector_loops), (0, 0), "{name}");
+    }
 }
 
 fn f32s(shape: &[i64], data: &[f32]) -> Value {
@@ -366,8 +493,24 @@ fn from_bytes(b: &[u8]) -> Vec<f32> {
 }
 
 /// Runs `name` on f32 tensors of the given shapes (the last is the output) with the JIT and
-/// with the interpreter; returns both outputs.
+/// with the interpreter; returns both outputs. Every optimization is exact, so every compile
+/// setting of [`CONFIGS`] must produce bit-for-bit the output of the scalar serial reference;
+/// that is checked here too.
 fn both(name: &str, shapes: &[Vec<i64>], seed: u64) -> (Vec<f32>, Vec<f32>) {
+    let (jit, interp) = both_with(0, name, shapes, seed);
+    for (config, (config_name, _)) in CONFIGS.iter().enumerate().skip(1) {
+        let (other, _) = both_with(config, name, shapes, seed);
+        let same = other.len() == jit.len()
+            && other
+                .iter()
+                .zip(&jit)
+                .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+        assert!(same, "{name}: `{config_name}` differs from `default`");
+    }
+    (jit, interp)
+}
+
+fn both_with(config: usize, name: &str, shapes: &[Vec<i64>], seed: u64) -> (Vec<f32>, Vec<f32>) {
     let inputs: Vec<Vec<f32>> = shapes
         .iter()
         .enumerate()
@@ -383,7 +526,11 @@ fn both(name: &str, shapes: &[Vec<i64>], seed: u64) -> (Vec<f32>, Vec<f32>) {
         .zip(&inputs)
         .map(|(s, d)| f32s(s, d))
         .collect();
-    kernel(name).call(&values).unwrap();
+    library(config)
+        .get(name)
+        .expect("kernel exists")
+        .call(&values)
+        .unwrap();
     let jit = values
         .last()
         .unwrap()
@@ -437,8 +584,36 @@ proptest! {
     }
 
     #[test]
+    fn softmax_matches_the_interpreter(m in 1i64..12, n in 1i64..70, seed in any::<u64>()) {
+        let (j, i) = both("softmax", &[vec![m, n], vec![m, n]], seed);
+        close(&j, &i, 1e-5)?;
+    }
+
+    #[test]
+    fn aliased_matmul_matches_the_interpreter(m in 1i64..6, n in 1i64..12, k in 1i64..9, seed in any::<u64>()) {
+        let (j, i) = both("matmul_aliased", &[vec![m, k], vec![k, n], vec![m, n]], seed);
+        close(&j, &i, 1e-5)?;
+    }
+
+    #[test]
     fn matmul_matches_the_interpreter(m in 1i64..12, n in 1i64..12, k in 1i64..24, seed in any::<u64>()) {
         let (j, i) = both("matmul", &[vec![m, k], vec![k, n], vec![m, n]], seed);
         close(&j, &i, 1e-5)?;
+    }
+}
+
+#[test]
+fn big_kernels_match_the_interpreter() {
+    for seed in [1u64, 2] {
+        let (j, i) = both(
+            "big_matmul",
+            &[vec![96, 40], vec![40, 75], vec![96, 75]],
+            seed,
+        );
+        close(&j, &i, 1e-5).unwrap();
+        let (j, i) = both("big_rowmax", &[vec![1024, 100], vec![1024]], seed);
+        close(&j, &i, 0.0).unwrap();
+        let (j, i) = both("softmax", &[vec![300, 257], vec![300, 257]], seed);
+        close(&j, &i, 1e-5).unwrap();
     }
 }

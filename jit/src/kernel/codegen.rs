@@ -150,6 +150,10 @@ pub(crate) struct Translator<'a, 'b> {
     no_alias: bool,
     /// Whether to try vector code at all.
     vectorize: bool,
+    /// Whether reduction accumulators may live in registers ([`Translator::promotion_plan`]).
+    promote: bool,
+    /// Accumulators held in registers: (buffer data variable, index text, variable).
+    promoted: Vec<(VarId, String, Variable)>,
     /// The module, to declare outlined parallel loop bodies in; `None` keeps loops serial.
     module: Option<&'a mut JITModule>,
     /// Loops outlined so far.
@@ -172,6 +176,8 @@ pub(crate) struct Options<'a> {
     pub host: HostFeatures,
     /// Try vector code.
     pub vectorize: bool,
+    /// Keep reduction accumulators in registers across their loop.
+    pub promote: bool,
     /// Where to declare outlined parallel loops (`None`: everything serial).
     pub module: Option<&'a mut JITModule>,
 }
@@ -207,6 +213,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             sigs: HashMap::new(),
             no_alias,
             vectorize: opts.vectorize,
+            promote: opts.promote,
+            promoted: Vec::new(),
             module: opts.module,
             outlines: Vec::new(),
             depth: 0,
@@ -720,13 +728,113 @@ impl Translator<'_, '_> {
         if let Some(lanes) = self.vector_plan(f) {
             return self.vector_loop(f, lanes, min, ext);
         }
+        if let Some((buffer, index, value)) = self.promotion_plan(f) {
+            return self.promoted_loop(f, min, ext, buffer, index, value);
+        }
         let end = self.b.ins().iadd(min, ext);
         self.define(&f.loop_var, min)?;
         self.serial_loop(f, end)
     }
 
+    /// A reduction loop whose accumulator can live in a register: the body is one store
+    /// `B[idx] = value` with `idx` free of loads and of the loop variable, `value` reads `B` only
+    /// at `idx` and reads no buffer through a memory-dependent index. With distinct buffers
+    /// disjoint (`tirx.noalias`; allocations never alias anything), nothing else in the loop
+    /// touches `B[idx]`, so loading it once before the loop and storing it once after gives the
+    /// same memory and the same float operations in the same order. Only types whose register
+    /// form is their memory form (no half floats, no bools).
+    fn promotion_plan<'s>(
+        &self,
+        f: &'s tir::For,
+    ) -> Option<(&'s tir::Buffer, &'s PrimExpr, &'s PrimExpr)> {
+        if !self.promote || !self.no_alias {
+            return None;
+        }
+        let StmtKind::BufferStore {
+            buffer,
+            value,
+            indices,
+        } = f.body.kind()
+        else {
+            return None;
+        };
+        let [index] = indices.as_slice() else {
+            return None;
+        };
+        let dt = buffer.dtype;
+        if dt.lanes != 1 || dt.is_bool() || is_half(dt) || !matches!(dt.bits, 32 | 64) {
+            return None;
+        }
+        let lv = &f.loop_var;
+        if has_load(index) || index.uses_var(&|x| x == lv) {
+            return None;
+        }
+        let key = index.to_string();
+        let mut ok = true;
+        let mut reads = false;
+        value.visit(&mut |x| {
+            if let ExprKind::BufferLoad { buffer: b, indices } = x.kind() {
+                ok &= indices.iter().all(|i| !has_load(i));
+                if b.data.id() == buffer.data.id() {
+                    reads = true;
+                    ok &= indices.len() == 1 && indices[0].to_string() == key;
+                }
+            }
+        });
+        (ok && reads).then_some((buffer, index, value))
+    }
+
+    /// Emits a loop accepted by [`Self::promotion_plan`]: if it runs at all, the accumulator is
+    /// loaded (bounds-checked) once, updated in a register and stored once.
+    fn promoted_loop(
+        &mut self,
+        f: &tir::For,
+        min: Value,
+        ext: Value,
+        buffer: &tir::Buffer,
+        index: &PrimExpr,
+        value: &PrimExpr,
+    ) -> Result<()> {
+        let runs = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, ext, 0);
+        let pre = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(runs, pre, &[], done, &[]);
+        self.b.switch_to_block(pre);
+        let addr = self.address(buffer, std::slice::from_ref(index))?;
+        let init = self.load_elem(buffer.dtype, addr)?;
+        let acc = self.b.declare_var(cl_type(buffer.dtype)?);
+        self.b.def_var(acc, init);
+        self.promoted
+            .push((buffer.data.id(), index.to_string(), acc));
+        let end = self.b.ins().iadd(min, ext);
+        self.define(&f.loop_var, min)?;
+        let r = self.counted_loop(f, end, |t| {
+            let v = t.expr(value)?;
+            t.b.def_var(acc, v);
+            Ok(())
+        });
+        self.promoted.pop();
+        r?;
+        self.meta.promoted_loops += 1;
+        let v = self.b.use_var(acc);
+        self.store_elem(buffer.dtype, v, addr)?;
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        Ok(())
+    }
+
     /// The counted loop from the loop variable's current value to `end`.
     fn serial_loop(&mut self, f: &tir::For, end: Value) -> Result<()> {
+        self.counted_loop(f, end, |t| t.stmt(&f.body))
+    }
+
+    /// A counted loop from the loop variable's current value to `end` with the given body.
+    fn counted_loop(
+        &mut self,
+        f: &tir::For,
+        end: Value,
+        body_fn: impl FnOnce(&mut Self) -> Result<()>,
+    ) -> Result<()> {
         let var = self.var_of(&f.loop_var)?;
         let header = self.b.create_block();
         let body = self.b.create_block();
@@ -745,7 +853,7 @@ impl Translator<'_, '_> {
         {
             self.ranges.insert(id, (lo, hi));
         }
-        self.stmt(&f.body)?;
+        body_fn(self)?;
         self.ranges.remove(&id);
         if let Some(p) = prev {
             self.ranges.insert(id, p);
@@ -1248,6 +1356,18 @@ impl Translator<'_, '_> {
                 self.cast(v, value.dtype(), *dtype)
             }
             ExprKind::BufferLoad { buffer, indices } => {
+                if !self.promoted.is_empty()
+                    && let [index] = indices.as_slice()
+                {
+                    let key = index.to_string();
+                    let id = buffer.data.id();
+                    if let Some((_, _, acc)) =
+                        self.promoted.iter().find(|(b, k, _)| *b == id && *k == key)
+                    {
+                        let acc = *acc;
+                        return Ok(self.b.use_var(acc));
+                    }
+                }
                 let addr = self.address(buffer, indices)?;
                 self.load_elem(buffer.dtype, addr)
             }

@@ -66,6 +66,8 @@ pub struct KernelMeta {
     pub vector_loops: usize,
     /// How many loops run through the parallel-for helper.
     pub parallel_loops: usize,
+    /// How many reduction loops keep their accumulator in a register.
+    pub promoted_loops: usize,
 }
 
 /// The dtype names TVM prints, for a packed `code | bits << 8 | lanes << 16`.

@@ -169,12 +169,53 @@ impl Kernel {
     }
 }
 
+/// What [`KernelLibrary::compile_with`] may do beyond the plain scalar translation. Every
+/// optimization is exact — results are bit-for-bit those of the scalar, serial code (and so of
+/// the reference interpreter `tir::interp`) — so these switches only trade speed; tests compare
+/// each setting against the reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// 128-bit SIMD for contiguous innermost loops (with a scalar retry when the host cannot
+    /// lower some vector operation).
+    pub vectorize: bool,
+    /// Outermost loops with enough independent work run on rayon's pool.
+    pub parallel: bool,
+    /// Loop-nest rewrites: a reduction loop interchanged outward so that a contiguous spatial
+    /// loop becomes innermost and vectorizable (`tir::transform::interchange_reductions`, with
+    /// `vectorize`), and reduction accumulators kept in registers across their loop.
+    pub loop_transforms: bool,
+}
+
+impl Default for CompileOptions {
+    /// Everything on.
+    fn default() -> CompileOptions {
+        CompileOptions {
+            vectorize: true,
+            parallel: true,
+            loop_transforms: true,
+        }
+    }
+}
+
+impl CompileOptions {
+    /// Everything off: the scalar, serial translation of the lowered function as written.
+    pub fn reference() -> CompileOptions {
+        CompileOptions {
+            vectorize: false,
+            parallel: false,
+            loop_transforms: false,
+        }
+    }
+}
+
 /// Translation settings that do not borrow anything.
 #[derive(Clone, Copy)]
 struct Options0 {
     call_conv: cranelift_codegen::isa::CallConv,
     host: HostFeatures,
     vectorize: bool,
+    parallel: bool,
+    promote: bool,
 }
 
 /// Translates and defines one kernel (as `id`) and the parallel loop bodies it outlines.
@@ -198,7 +239,8 @@ fn compile_one(
                 call_conv: o.call_conv,
                 host: o.host,
                 vectorize: o.vectorize,
-                module: Some(&mut *module),
+                promote: o.promote,
+                module: if o.parallel { Some(&mut *module) } else { None },
             },
         );
         match r {
@@ -228,6 +270,7 @@ fn compile_one(
                     call_conv: o.call_conv,
                     host: o.host,
                     vectorize: o.vectorize,
+                    promote: o.promote,
                     module: None,
                 },
                 lowered.no_alias,
@@ -260,8 +303,13 @@ pub struct KernelLibrary {
 }
 
 impl KernelLibrary {
-    /// Compiles every function of `funcs` for the host.
+    /// Compiles every function of `funcs` for the host with every optimization.
     pub fn compile(funcs: &[PrimFunc]) -> Result<KernelLibrary> {
+        KernelLibrary::compile_with(funcs, CompileOptions::default())
+    }
+
+    /// Compiles every function of `funcs` for the host with the given optimizations.
+    pub fn compile_with(funcs: &[PrimFunc], options: CompileOptions) -> Result<KernelLibrary> {
         let isa = host_isa()?;
         let host = HostFeatures::of_isa(&*isa);
         let call_conv = isa.default_call_conv();
@@ -270,8 +318,12 @@ impl KernelLibrary {
         let mut fctx = FunctionBuilderContext::new();
         let mut pending = Vec::new();
         for func in funcs {
-            let lowered =
+            let mut lowered =
                 tir::transform::lower(func).map_err(|e| Error::Unsupported(e.to_string()))?;
+            // The interchange reorders accesses of distinct buffers, so it needs `noalias`.
+            if options.loop_transforms && options.vectorize && lowered.no_alias {
+                lowered.body = tir::transform::interchange_reductions(&lowered.body);
+            }
             let mut sig = module.make_signature();
             sig.params.extend([AbiParam::new(types::I64); 4]);
             sig.returns.push(AbiParam::new(types::I32));
@@ -280,7 +332,12 @@ impl KernelLibrary {
             // defines a fresh function, so a half-defined first attempt is simply unused.
             let mut outcome = Err(Error::Unsupported(String::new()));
             let mut defined_as = None;
-            for vectorize in [true, false] {
+            let attempts: &[bool] = if options.vectorize {
+                &[true, false]
+            } else {
+                &[false]
+            };
+            for &vectorize in attempts {
                 let id = module.declare_anonymous_function(&sig)?;
                 defined_as = Some(id);
                 outcome = compile_one(
@@ -294,6 +351,8 @@ impl KernelLibrary {
                         call_conv,
                         host,
                         vectorize,
+                        parallel: options.parallel,
+                        promote: options.loop_transforms,
                     },
                 )
                 .map_err(|e| match e {

@@ -14,6 +14,7 @@
 //! Passes do no IO and never panic on user input: unsupported constructs are [`LowerError`]s.
 
 mod flatten;
+mod interchange;
 mod lower_sblocks;
 pub mod mutator;
 
@@ -21,6 +22,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 pub use flatten::{Flatten, add, mul, numel, to_i64};
+pub use interchange::{affine_coef, interchange_reductions};
 pub use lower_sblocks::{hoist_reduction_init, lower_sblocks};
 
 use crate::ir::{Buffer, DataType, ExprKind, PrimExpr, PrimFunc, Stmt, Var, VarId};

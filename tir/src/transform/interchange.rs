@@ -1,0 +1,291 @@
+//! Reduction interchange: `for j { init C[j]; for k { C[j] = f(C[j], …) } }` becomes
+//! `for j { init C[j] }; for k { for j { C[j] = f(C[j], …) } }`, so that the spatial loop `j`,
+//! contiguous in the reduction's output, is innermost and the code generator can vectorize it
+//! (TVM's naive matmul: `C[i, j] += A[i, k] * B[k, j]` turns into a broadcast of `A[i, k]`
+//! times a contiguous row of `B`).
+//!
+//! The rewrite is exact: every output element still sees its reduction steps in the original
+//! order `k = min, min + 1, …`, so floating-point results are bit-for-bit unchanged (no
+//! reassociation — TVM's LLVM backend does not reassociate float reductions unless a fast-math
+//! target flag asks for it). It applies to a loop nest when (checked by [`Candidate::of`]):
+//!
+//! * `j` and `k` are serial loops, and `k`'s bounds do not depend on `j` (a rectangular nest);
+//! * the body of `k` is one store `C[idx] = value` where `idx` has no loads, does not use `k`,
+//!   and is affine in `j` with coefficient 1 — distinct `j` write distinct elements, so the
+//!   `j` iterations are independent, and after the interchange the store is contiguous;
+//! * `value` reads `C` only at `idx`, its other loads do not depend on memory (no loads in
+//!   their indices) and are contiguous or invariant in `j` (coefficient 0 or 1), so the new
+//!   inner loop is vectorizable (otherwise the interchange would only hurt locality);
+//! * the statement before `k` (if any) is the reduction's init: a store to `C[idx]` of a value
+//!   reading no written buffer, possibly under a condition without loads; splitting it into a
+//!   loop of its own (loop distribution) is legal for the same reason.
+//!
+//! Distinct buffer parameters must not overlap (`tirx.noalias`); the caller checks that. A
+//! kernel that fails a bounds check (only possible here with shapes the prologue did not pin)
+//! may report a different first failing access after the rewrite.
+
+use crate::ir::{BinaryOp, ExprKind, For, ForKind, PrimExpr, Stmt, StmtKind, Var, VarId};
+use crate::transform::mutator::{Mutator, walk_stmt};
+
+/// Interchanges every eligible reduction nest of `body` (see the module doc).
+pub fn interchange_reductions(body: &Stmt) -> Stmt {
+    Interchange.stmt(body)
+}
+
+struct Interchange;
+
+impl Mutator for Interchange {
+    fn stmt(&mut self, s: &Stmt) -> Stmt {
+        let s = walk_stmt(self, s);
+        if let StmtKind::For(j) = s.kind()
+            && let Some(c) = Candidate::of(j)
+        {
+            return c.rewrite(j);
+        }
+        s
+    }
+}
+
+/// The coefficient of `v` in `e` if `e` is affine in `v` with other variables as constants.
+pub fn affine_coef(e: &PrimExpr, v: &Var) -> Option<i64> {
+    if !e.uses_var(&|x| x == v) {
+        return Some(0);
+    }
+    match e.kind() {
+        ExprKind::Var(x) if x == v => Some(1),
+        ExprKind::Cast { dtype, value }
+            if dtype.is_int() && value.dtype().is_int() && dtype.bits >= value.dtype().bits =>
+        {
+            affine_coef(value, v)
+        }
+        ExprKind::Binary { op, a, b } => {
+            let (ca, cb) = (affine_coef(a, v)?, affine_coef(b, v)?);
+            match op {
+                BinaryOp::Add => ca.checked_add(cb),
+                BinaryOp::Sub => ca.checked_sub(cb),
+                BinaryOp::Mul if cb == 0 => ca.checked_mul(b.as_int()?),
+                BinaryOp::Mul if ca == 0 => cb.checked_mul(a.as_int()?),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn has_load(e: &PrimExpr) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| found |= matches!(x.kind(), ExprKind::BufferLoad { .. }));
+    found
+}
+
+fn loads_buffer(e: &PrimExpr, id: VarId) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| {
+        if let ExprKind::BufferLoad { buffer, .. } = x.kind() {
+            found |= buffer.data.id() == id;
+        }
+    });
+    found
+}
+
+/// A matched nest: the init statement (if any) and the reduction loop `k`.
+struct Candidate {
+    init: Option<Stmt>,
+    k: For,
+}
+
+impl Candidate {
+    fn of(j: &For) -> Option<Candidate> {
+        if j.kind != ForKind::Serial {
+            return None;
+        }
+        let (init, k) = match j.body.kind() {
+            StmtKind::For(k) => (None, k.clone()),
+            StmtKind::Seq(v) => match v.as_slice() {
+                [init, k] => match k.kind() {
+                    StmtKind::For(k) => (Some(init.clone()), k.clone()),
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let jv = &j.loop_var;
+        let uses_j = |e: &PrimExpr| e.uses_var(&|x| x == jv);
+        if k.kind != ForKind::Serial || uses_j(&k.min) || uses_j(&k.extent) {
+            return None;
+        }
+        if has_load(&k.min) || has_load(&k.extent) {
+            return None;
+        }
+        let StmtKind::BufferStore {
+            buffer,
+            value,
+            indices,
+        } = k.body.kind()
+        else {
+            return None;
+        };
+        let [idx] = indices.as_slice() else {
+            return None;
+        };
+        let kv = &k.loop_var;
+        if has_load(idx) || idx.uses_var(&|x| x == kv) || affine_coef(idx, jv) != Some(1) {
+            return None;
+        }
+        let out = buffer.data.id();
+        let key = idx.to_string();
+        let mut ok = true;
+        let mut reads_out = false;
+        value.visit(&mut |x| {
+            if let ExprKind::BufferLoad { buffer, indices } = x.kind() {
+                let [i] = indices.as_slice() else {
+                    ok = false;
+                    return;
+                };
+                if has_load(i) {
+                    ok = false;
+                } else if buffer.data.id() == out {
+                    reads_out = true;
+                    ok &= i.to_string() == key;
+                } else {
+                    ok &= matches!(affine_coef(i, jv), Some(0 | 1));
+                }
+            }
+        });
+        if !ok || !reads_out {
+            return None;
+        }
+        if let Some(init) = &init {
+            let store = match init.kind() {
+                StmtKind::IfThenElse {
+                    cond,
+                    then_case,
+                    else_case: None,
+                } if !has_load(cond) => then_case,
+                _ => init,
+            };
+            let StmtKind::BufferStore {
+                buffer: b,
+                value: v,
+                indices: ii,
+            } = store.kind()
+            else {
+                return None;
+            };
+            let [i] = ii.as_slice() else {
+                return None;
+            };
+            if b.data.id() != out || i.to_string() != key || loads_buffer(v, out) {
+                return None;
+            }
+        }
+        Some(Candidate { init, k })
+    }
+
+    fn rewrite(self, j: &For) -> Stmt {
+        let inner_j = Stmt::new(StmtKind::For(For {
+            body: self.k.body.clone(),
+            ..j.clone()
+        }));
+        let outer_k = Stmt::new(StmtKind::For(For {
+            body: inner_j,
+            ..self.k
+        }));
+        let mut out = Vec::new();
+        if let Some(init) = self.init {
+            out.push(Stmt::new(StmtKind::For(For {
+                body: init,
+                ..j.clone()
+            })));
+        }
+        out.push(outer_k);
+        Stmt::seq(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transform::lower;
+
+    const SRC: &str = r#"
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def matmul(a: T.Buffer((T.int64(3), T.int64(4)), "float32"), b: T.Buffer((T.int64(4), T.int64(5)), "float32"), c: T.Buffer((T.int64(3), T.int64(5)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i0, i1, k in T.grid(T.int64(3), T.int64(5), T.int64(4)):
+            with T.sblock("matmul"):
+                v_i0, v_i1, v_k = T.axis.remap("SSR", [i0, i1, k])
+                with T.init():
+                    c[v_i0, v_i1] = T.float32(0.0)
+                c[v_i0, v_i1] = c[v_i0, v_i1] + a[v_i0, v_k] * b[v_k, v_i1]
+
+    @T.prim_func(s_tir=True)
+    def rowsum(a: T.Buffer((T.int64(3), T.int64(4)), "float32"), s: T.Buffer((T.int64(3),), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i, k in T.grid(T.int64(3), T.int64(4)):
+            with T.sblock("s"):
+                v_i, v_k = T.axis.remap("SR", [i, k])
+                with T.init():
+                    s[v_i] = T.float32(0.0)
+                s[v_i] = s[v_i] + a[v_i, v_k]
+"#;
+
+    /// Loop variables of the nest, outermost first, along the last statement of each body.
+    fn loop_order(s: &Stmt) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cur = s.clone();
+        loop {
+            let next = match cur.kind() {
+                StmtKind::For(f) => {
+                    out.push(f.loop_var.name().to_string());
+                    f.body.clone()
+                }
+                StmtKind::Seq(v) => match v.last() {
+                    Some(x) => x.clone(),
+                    None => break,
+                },
+                StmtKind::Allocate { body, .. }
+                | StmtKind::DeclBuffer { body, .. }
+                | StmtKind::AttrStmt { body, .. }
+                | StmtKind::LetStmt { body, .. } => body.clone(),
+                _ => break,
+            };
+            cur = next;
+        }
+        out
+    }
+
+    fn lowered(name: &str) -> Stmt {
+        let funcs = crate::parse_module_prim_funcs(SRC).unwrap_or_default();
+        let f = funcs.iter().find(|f| f.name == name);
+        match f.map(lower) {
+            Some(Ok(l)) => l.body,
+            _ => Stmt::no_op(),
+        }
+    }
+
+    #[test]
+    fn matmul_reduction_moves_outward() {
+        let body = lowered("matmul");
+        let before = loop_order(&body);
+        let after = loop_order(&interchange_reductions(&body));
+        assert_eq!(before.len(), 3, "{before:?}");
+        assert_eq!(
+            after,
+            vec![before[0].clone(), before[2].clone(), before[1].clone()]
+        );
+    }
+
+    #[test]
+    fn strided_reductions_stay() {
+        let body = lowered("rowsum");
+        assert_eq!(
+            loop_order(&interchange_reductions(&body)),
+            loop_order(&body)
+        );
+        assert_eq!(loop_order(&body).len(), 2);
+    }
+}
