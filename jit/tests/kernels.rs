@@ -413,7 +413,9 @@ fn big_independent_loops_run_in_parallel() {
         ("big_add", 1),
         ("big_rowmax", 1),
         ("big_scan", 0),
-        ("ew", 0),
+        // Symbolic 2-D: row `i` owns the slab `[i*n, i*n + n)`; the work is counted at run time.
+        ("ew", 1),
+        ("bcast", 1),
     ] {
         assert_eq!(kernel(name).meta().parallel_loops, parallel, "{name}");
     }
@@ -615,5 +617,32 @@ fn big_kernels_match_the_interpreter() {
         close(&j, &i, 0.0).unwrap();
         let (j, i) = both("softmax", &[vec![300, 257], vec![300, 257]], seed);
         close(&j, &i, 1e-5).unwrap();
+    }
+}
+
+#[test]
+fn symbolic_shapes_drop_their_bounds_checks() {
+    // Every access of these kernels is affine in loops over the shape variables (the proof is
+    // sound, so every compile setting uses it); the gather's index is read from memory and
+    // keeps its check, and so does `lazy`'s `A[i - 1]`, in bounds only because of the guard.
+    for config in 0..CONFIGS.len() {
+        for name in ["add", "ew", "bcast", "rowsum", "matmul", "softmax", "imath"] {
+            let meta = library(config).get(name).expect("kernel exists").meta();
+            assert_eq!(meta.sites, Vec::<String>::new(), "{name}");
+        }
+        for (name, checked) in [("gather", vec!["A"]), ("lazy", vec!["A"])] {
+            let meta = library(config).get(name).expect("kernel exists").meta();
+            assert_eq!(meta.sites, checked, "{name}");
+        }
+    }
+}
+
+#[test]
+fn big_symbolic_kernels_run_in_parallel_and_match_the_interpreter() {
+    for (m, n) in [(300i64, 701i64), (1, 70000), (70000, 1), (3, 5)] {
+        let (j, i) = both("ew", &[vec![m, n], vec![m, n], vec![m, n]], 7);
+        close(&j, &i, 1e-6).unwrap();
+        let (j, i) = both("bcast", &[vec![m, n], vec![n], vec![m, n]], 8);
+        close(&j, &i, 1e-6).unwrap();
     }
 }

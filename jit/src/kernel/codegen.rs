@@ -7,9 +7,11 @@
 //!    with its expected value ([`DimRule::Check`]). Any mismatch stores the numbers into `*err`
 //!    and leaves through the exit block before the body reads memory.
 //! 2. **Body.** Loops become counted loops on Cranelift variables; loads and stores address
-//!    `data + index * size` of a flat buffer. An index that the interval analysis
-//!    ([`Translator::bounds`]) cannot place inside `[0, extent)` is compared with the extent
-//!    first (`ERR_BOUNDS`). Integer division guards against zero divisors (`ERR_DIV_ZERO`) and
+//!    `data + index * size` of a flat buffer. An index that neither the interval analysis
+//!    ([`Translator::bounds`]) nor the symbolic prover (`symbolic`, for loops over shape
+//!    variables) can place inside `[0, extent)` is compared with the extent first
+//!    (`ERR_BOUNDS`). A reduction whose accumulator is one element keeps it in a register
+//!    across its loop ([`Translator::promotion_plan`]). Integer division guards against zero divisors (`ERR_DIV_ZERO`) and
 //!    never traps on `MIN / -1`. Float-to-int conversions saturate, so no input traps.
 //! 3. **Exit block.** Frees heap allocations that are still live and returns the status.
 //!
@@ -24,7 +26,7 @@
 //! allocation, the sort helpers) load a function pointer from the runtime table argument and
 //! call it indirectly; the code has no relocations to outside symbols.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -154,6 +156,10 @@ pub(crate) struct Translator<'a, 'b> {
     promote: bool,
     /// Accumulators held in registers: (buffer data variable, index text, variable).
     promoted: Vec<(VarId, String, Variable)>,
+    /// `int64` dimensions bound from argument shapes: never negative ([`symbolic`]).
+    shape_vars: HashSet<VarId>,
+    /// The enclosing loops, outermost first.
+    loops: Vec<symbolic::LoopRange>,
     /// The module, to declare outlined parallel loop bodies in; `None` keeps loops serial.
     module: Option<&'a mut JITModule>,
     /// Loops outlined so far.
@@ -165,6 +171,7 @@ pub(crate) struct Translator<'a, 'b> {
 
 mod parallel;
 mod simd;
+mod symbolic;
 
 pub(crate) use parallel::{Outline, outline_signature};
 
@@ -215,6 +222,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             vectorize: opts.vectorize,
             promote: opts.promote,
             promoted: Vec::new(),
+            shape_vars: HashSet::new(),
+            loops: Vec::new(),
             module: opts.module,
             outlines: Vec::new(),
             depth: 0,
@@ -476,6 +485,9 @@ impl<'a, 'b> Translator<'a, 'b> {
                                 let x = self.b.ins().load(types::I64, flags(), shape, d as i32 * 8);
                                 let x = self.int_to(x, v.dtype())?;
                                 self.define(v, x)?;
+                                if v.dtype() == DataType::INT64 {
+                                    self.shape_vars.insert(v.id());
+                                }
                                 DimMeta::Bind(v.name().to_string())
                             }
                             DimRule::Check(e) => DimMeta::Check {
@@ -853,7 +865,14 @@ impl Translator<'_, '_> {
         {
             self.ranges.insert(id, (lo, hi));
         }
-        body_fn(self)?;
+        self.loops.push(symbolic::LoopRange {
+            var: f.loop_var.clone(),
+            min: f.min.clone(),
+            extent: f.extent.clone(),
+        });
+        let r = body_fn(self);
+        self.loops.pop();
+        r?;
         self.ranges.remove(&id);
         if let Some(p) = prev {
             self.ranges.insert(id, p);
@@ -1115,10 +1134,7 @@ impl Translator<'_, '_> {
         };
         let idx = self.expr(index)?;
         let idx = self.int_to_i64(idx, index.dtype());
-        let proven = match (self.bounds(index), extent.as_int()) {
-            (Some((lo, hi)), Some(n)) => lo >= 0 && hi < n,
-            _ => false,
-        };
+        let proven = self.proven_in_bounds(index, extent);
         if !proven {
             let site = self.meta.sites.len() as i64;
             self.meta.sites.push(buffer.name.clone());
@@ -1180,6 +1196,15 @@ impl Translator<'_, '_> {
     /// An inclusive range containing every value `e` takes, from constant loop bounds.
     pub(crate) fn bounds(&self, e: &PrimExpr) -> Option<(i64, i64)> {
         interval(&self.ranges, e)
+    }
+
+    /// Whether `0 <= index < extent` in every iteration of the enclosing loops: from constant
+    /// bounds, else symbolically ([`symbolic::in_bounds`]).
+    pub(crate) fn proven_in_bounds(&self, index: &PrimExpr, extent: &PrimExpr) -> bool {
+        if let (Some((lo, hi)), Some(n)) = (self.bounds(index), extent.as_int()) {
+            return lo >= 0 && hi < n;
+        }
+        symbolic::in_bounds(index, extent, &self.loops, &self.shape_vars)
     }
 }
 

@@ -26,6 +26,7 @@ use tir::transform::mutator::substitute;
 use tir::{ExprKind, For, ForKind, PrimExpr, Stmt, StmtKind, Var, VarId};
 
 use super::simd::coef;
+use super::symbolic;
 use super::{Options, Translator, cl_type, flags, interval};
 use crate::error::{Error, Result};
 use crate::kernel::abi::STATUS_OK;
@@ -43,12 +44,17 @@ pub(crate) struct Outline {
     pub f: For,
     /// Variables of the enclosing kernel the body uses, in context-array order.
     pub captured: Vec<Var>,
+    /// The kernel's non-negative shape variables (for symbolic bounds proofs).
+    pub shape_vars: HashSet<VarId>,
 }
 
 /// Why and how a loop runs in parallel.
 pub(crate) struct ParPlan {
     /// Product of the constant extents of the inner loops (1 if none).
     inner_work: i64,
+    /// The symbolic extents of the inner loops, when all are expressions of shape variables:
+    /// their product is computed at run time instead of guessed.
+    symbolic_extents: Option<Vec<PrimExpr>>,
 }
 
 /// The signature of outlined bodies (`ParallelBody`).
@@ -73,6 +79,53 @@ fn inner_loops(s: &Stmt, ranges: &mut HashMap<VarId, (i64, i64)>, work: &mut i64
             }
         }
     });
+}
+
+/// The inner loops of `s` as ranges for [`symbolic`], and their symbolic extents if each is
+/// an expression of shape variables and constants.
+fn inner_ranges(
+    s: &Stmt,
+    shape_vars: &HashSet<VarId>,
+) -> (Vec<symbolic::LoopRange>, Option<Vec<PrimExpr>>) {
+    let mut loops = Vec::new();
+    let mut exts = Some(Vec::new());
+    s.visit(&mut |st| {
+        if let StmtKind::For(f) = st.kind() {
+            loops.push(symbolic::LoopRange {
+                var: f.loop_var.clone(),
+                min: f.min.clone(),
+                extent: f.extent.clone(),
+            });
+            if f.extent.as_int().is_none() {
+                let mut ok = true;
+                f.extent.visit(&mut |x| match x.kind() {
+                    ExprKind::Var(v) => ok &= shape_vars.contains(&v.id()),
+                    ExprKind::BufferLoad { .. } | ExprKind::Call { .. } => ok = false,
+                    _ => {}
+                });
+                match (&mut exts, ok) {
+                    (Some(v), true) => v.push(f.extent.clone()),
+                    _ => exts = None,
+                }
+            }
+        }
+    });
+    (loops, exts)
+}
+
+/// The slab an access owns per iteration of `var`: a constant `c` (see [`slab`]) or a symbolic
+/// stride ([`symbolic::slab`]), as a comparable key.
+fn slab_key(
+    index: &PrimExpr,
+    var: &Var,
+    ranges: &HashMap<VarId, (i64, i64)>,
+    inner: &[symbolic::LoopRange],
+    shape_vars: &HashSet<VarId>,
+) -> Option<String> {
+    if let Some(c) = slab(index, var, ranges) {
+        return Some(format!("const {c}"));
+    }
+    symbolic::slab(index, var, inner, shape_vars).map(|s| format!("symbolic {s}"))
 }
 
 /// Whether `index` is `c * var + r` with `0 <= r < |c|`; returns `c`.
@@ -184,22 +237,25 @@ impl<'a, 'b> Translator<'a, 'b> {
         let mut ranges = self.ranges.clone();
         let mut inner_work = 1i64;
         inner_loops(&f.body, &mut ranges, &mut inner_work);
+        let (inner, symbolic_extents) = inner_ranges(&f.body, &self.shape_vars);
         if f.kind != ForKind::Parallel {
             let mut acc = Vec::new();
             accesses(&f.body, &mut acc);
-            let mut slabs: HashMap<VarId, i64> = HashMap::new();
+            let key =
+                |index: &PrimExpr| slab_key(index, &f.loop_var, &ranges, &inner, &self.shape_vars);
+            let mut slabs: HashMap<VarId, String> = HashMap::new();
             for (buf, index, store) in &acc {
                 if *store {
-                    let c = slab(index, &f.loop_var, &ranges)?;
-                    if *slabs.entry(*buf).or_insert(c) != c {
+                    let c = key(index)?;
+                    if *slabs.entry(*buf).or_insert_with(|| c.clone()) != c {
                         return None;
                     }
                 }
             }
             for (buf, index, store) in &acc {
                 if !*store
-                    && let Some(&c) = slabs.get(buf)
-                    && slab(index, &f.loop_var, &ranges) != Some(c)
+                    && let Some(c) = slabs.get(buf)
+                    && key(index).as_ref() != Some(c)
                 {
                     return None;
                 }
@@ -210,7 +266,22 @@ impl<'a, 'b> Translator<'a, 'b> {
         {
             return None;
         }
-        Some(ParPlan { inner_work })
+        let symbolic_extents = symbolic_extents.filter(|v| !v.is_empty());
+        if symbolic_extents.is_some() {
+            // Every `16` guessed for a symbolic extent is replaced by the real one at run time.
+            inner_work = 1;
+            f.body.visit(&mut |st| {
+                if let StmtKind::For(l) = st.kind()
+                    && let Some(n) = l.extent.as_int()
+                {
+                    inner_work = inner_work.saturating_mul(n.max(1));
+                }
+            });
+        }
+        Some(ParPlan {
+            inner_work,
+            symbolic_extents,
+        })
     }
 
     /// Emits the call of the outlined body of `f` through the parallel-for helper.
@@ -243,11 +314,28 @@ impl<'a, 'b> Translator<'a, 'b> {
         let hi = self.b.ins().iadd(min, n);
         let fptr = self.b.ins().func_addr(types::I64, fref);
         let min_iters = (MIN_PARALLEL_WORK / plan.inner_work.max(1)).max(2);
+        let mut work = n;
+        for e in plan.symbolic_extents.iter().flatten() {
+            let x = self.expr(e)?;
+            let x = self.int_to_i64(x, e.dtype());
+            work = self.b.ins().imul(work, x);
+        }
         let big = self.b.ins().icmp_imm_s(
             cranelift_codegen::ir::condcodes::IntCC::SignedGreaterThanOrEqual,
-            n,
+            work,
             min_iters,
         );
+        // With symbolic extents `work` may be huge while `n` is 1; one iteration stays serial.
+        let big = if plan.symbolic_extents.is_some() {
+            let two = self.b.ins().icmp_imm_s(
+                cranelift_codegen::ir::condcodes::IntCC::SignedGreaterThanOrEqual,
+                n,
+                2,
+            );
+            self.b.ins().band(big, two)
+        } else {
+            big
+        };
         let par = self.b.create_block();
         let ser = self.b.create_block();
         let join = self.b.create_block();
@@ -288,6 +376,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             id,
             f: f.clone(),
             captured,
+            shape_vars: self.shape_vars.clone(),
         });
         Ok(())
     }
@@ -306,6 +395,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         b.switch_to_block(entry);
         let params = b.block_params(entry).to_vec();
         let mut t = Translator::new(b, opts, no_alias, meta, &params);
+        t.shape_vars = o.shape_vars.clone();
         let ctx = params[0];
         for (k, v) in o.captured.iter().enumerate() {
             let ty = cl_type(v.dtype())?;

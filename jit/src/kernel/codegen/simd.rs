@@ -301,18 +301,14 @@ impl Translator<'_, '_> {
         }
         let mut stmts = Vec::new();
         flatten_seq(&f.body, &mut stmts);
-        for s in &stmts {
-            if let StmtKind::BufferStore {
-                buffer,
-                value,
-                indices,
-            } = s.kind()
-            {
-                let v = self.vexpr(value, &f.loop_var, lanes)?;
-                let addr = self.vaddress(buffer, &indices[0], lanes)?;
-                self.b.ins().store(flags(), v, addr, 0);
-            }
-        }
+        self.loops.push(super::symbolic::LoopRange {
+            var: f.loop_var.clone(),
+            min: f.min.clone(),
+            extent: f.extent.clone(),
+        });
+        let r = self.vector_body(&stmts, f, lanes);
+        self.loops.pop();
+        r?;
         self.ranges.remove(&id);
         if let Some(p) = prev {
             self.ranges.insert(id, p);
@@ -326,6 +322,23 @@ impl Translator<'_, '_> {
         self.serial_loop(f, end)
     }
 
+    /// The stores of one vector iteration.
+    fn vector_body(&mut self, stmts: &[Stmt], f: &tir::For, lanes: u16) -> Result<()> {
+        for s in stmts {
+            if let StmtKind::BufferStore {
+                buffer,
+                value,
+                indices,
+            } = s.kind()
+            {
+                let v = self.vexpr(value, &f.loop_var, lanes)?;
+                let addr = self.vaddress(buffer, &indices[0], lanes)?;
+                self.b.ins().store(flags(), v, addr, 0);
+            }
+        }
+        Ok(())
+    }
+
     /// The address of the first lane of a contiguous access, checked at both ends.
     fn vaddress(&mut self, buffer: &tir::Buffer, index: &PrimExpr, lanes: u16) -> Result<Value> {
         let Some(extent) = buffer.shape.first() else {
@@ -333,10 +346,7 @@ impl Translator<'_, '_> {
         };
         let idx = self.expr(index)?;
         let idx = self.int_to_i64(idx, index.dtype());
-        let proven = match (self.bounds(index), extent.as_int()) {
-            (Some((lo, hi)), Some(n)) => lo >= 0 && hi < n,
-            _ => false,
-        };
+        let proven = self.proven_in_bounds(index, extent);
         if !proven {
             let site = self.meta.sites.len() as i64;
             self.meta.sites.push(buffer.name.clone());
