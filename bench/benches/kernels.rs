@@ -9,8 +9,10 @@
 //! * `matmul`: TVM's legalized naive matmul 512×512×512 f32; elements = 2 × 512³ flops, so
 //!   criterion's `Gelem/s` reads as GFLOP/s.
 //!
-//! Each kernel is measured as compiled by default (vector code, parallel loops) and with the
-//! reference options (scalar, serial), so the gain of each optimization shows in one run.
+//! Each kernel is measured as compiled by default (vector code, parallel loops, loop
+//! transforms), without the loop transforms (reduction interchange, accumulators in registers),
+//! and with the reference options (scalar, serial), so the gain of each shows in one run.
+//! `RELAXJIT_BENCH_FAST_ONLY=1` measures the default only.
 //! `bench/numpy_baseline.py` times the same four with numpy; `bench/README.md` has both.
 //!
 //! `cargo bench -p relaxjit-bench --bench kernels`
@@ -173,6 +175,13 @@ fn kernel<'a>(lib: &'a KernelLibrary, symbol: &str) -> &'a Kernel {
 fn kernels(c: &mut Criterion) {
     let configs = [
         ("jit", CompileOptions::default()),
+        (
+            "jit_no_loop_transforms",
+            CompileOptions {
+                loop_transforms: false,
+                ..CompileOptions::default()
+            },
+        ),
         ("jit_scalar_serial", CompileOptions::reference()),
     ];
     let libs: Vec<_> = configs.iter().map(|(n, o)| (*n, library(*o))).collect();

@@ -20,6 +20,10 @@
 //!   reading no written buffer, possibly under a condition without loads; splitting it into a
 //!   loop of its own (loop distribution) is legal for the same reason.
 //!
+//! After the interchange a reduction of at least 8 steps from 0 is unrolled and jammed by
+//! [`REDUCTION_UNROLL`]: one pass over `j` performs four consecutive steps on each element, so
+//! the accumulator is loaded and stored once per four steps (still in order).
+//!
 //! Distinct buffer parameters must not overlap (`tirx.noalias`); the caller checks that. A
 //! kernel that fails a bounds check (only possible here with shapes the prologue did not pin)
 //! may report a different first failing access after the rewrite.
@@ -184,24 +188,140 @@ impl Candidate {
     }
 
     fn rewrite(self, j: &For) -> Stmt {
-        let inner_j = Stmt::new(StmtKind::For(For {
-            body: self.k.body.clone(),
-            ..j.clone()
-        }));
-        let outer_k = Stmt::new(StmtKind::For(For {
-            body: inner_j,
-            ..self.k
-        }));
         let mut out = Vec::new();
-        if let Some(init) = self.init {
+        if let Some(init) = &self.init {
             out.push(Stmt::new(StmtKind::For(For {
-                body: init,
+                body: init.clone(),
                 ..j.clone()
             })));
         }
-        out.push(outer_k);
+        out.extend(unroll_and_jam(j, &self.k));
         Stmt::seq(out)
     }
+}
+
+/// How many reduction steps one pass over the `j` loop performs after the interchange.
+pub const REDUCTION_UNROLL: i64 = 4;
+
+/// Replaces the load of `C[key]` by an expression.
+struct ReplaceLoad<'a> {
+    out: VarId,
+    key: &'a str,
+    with: &'a PrimExpr,
+}
+
+impl Mutator for ReplaceLoad<'_> {
+    fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
+        if let ExprKind::BufferLoad { buffer, indices } = e.kind()
+            && buffer.data.id() == self.out
+            && let [i] = indices.as_slice()
+            && i.to_string() == self.key
+        {
+            return self.with.clone();
+        }
+        crate::transform::mutator::walk_expr(self, e)
+    }
+}
+
+/// `for k { for j { C[idx] = f(C[idx], k) } }` with `k` from 0, as loops of
+/// [`REDUCTION_UNROLL`] steps per `j` iteration — `C[idx] = f(f(f(f(C[idx], 4ko), 4ko+1), …)` —
+/// then the remaining steps as they were. Each element still sees its steps in order, but the
+/// accumulator stays in a register for four steps instead of one. Applies when `f` reads
+/// `C[idx]` once; otherwise the plain interchanged nest.
+fn unroll_and_jam(j: &For, k: &For) -> Vec<Stmt> {
+    let plain = || {
+        vec![Stmt::new(StmtKind::For(For {
+            body: Stmt::new(StmtKind::For(For {
+                body: k.body.clone(),
+                ..j.clone()
+            })),
+            ..k.clone()
+        }))]
+    };
+    let StmtKind::BufferStore {
+        buffer,
+        value,
+        indices,
+    } = k.body.kind()
+    else {
+        return plain();
+    };
+    let [idx] = indices.as_slice() else {
+        return plain();
+    };
+    let key = idx.to_string();
+    let out = buffer.data.id();
+    let mut reads = 0;
+    value.visit(&mut |x| {
+        if let ExprKind::BufferLoad { buffer, .. } = x.kind() {
+            reads += (buffer.data.id() == out) as i32;
+        }
+    });
+    if reads != 1 || k.min.as_int() != Some(0) || k.extent.as_int().is_some_and(|n| n < 8) {
+        return plain();
+    }
+    let dt = k.loop_var.dtype();
+    let c = |v: i64| PrimExpr::int(dt, v);
+    let ko = Var::new(format!("{}_o", k.loop_var.name()), dt);
+    let mut acc = PrimExpr::new(ExprKind::BufferLoad {
+        buffer: buffer.clone(),
+        indices: indices.clone(),
+    });
+    for u in 0..REDUCTION_UNROLL {
+        let step = PrimExpr::binary(
+            BinaryOp::Add,
+            PrimExpr::binary(BinaryOp::Mul, PrimExpr::from(&ko), c(REDUCTION_UNROLL)),
+            c(u),
+        );
+        let map = std::collections::HashMap::from([(k.loop_var.id(), step)]);
+        let v = crate::transform::mutator::substitute(value, &map);
+        acc = ReplaceLoad {
+            out,
+            key: &key,
+            with: &acc,
+        }
+        .expr(&v);
+    }
+    let chunks = PrimExpr::binary(BinaryOp::FloorDiv, k.extent.clone(), c(REDUCTION_UNROLL));
+    let chunks = crate::arith::simplify(&chunks);
+    let done = crate::arith::simplify(&PrimExpr::binary(
+        BinaryOp::Mul,
+        chunks.clone(),
+        c(REDUCTION_UNROLL),
+    ));
+    let store = Stmt::new(StmtKind::BufferStore {
+        buffer: buffer.clone(),
+        value: acc,
+        indices: indices.clone(),
+    });
+    let main = Stmt::new(StmtKind::For(For {
+        loop_var: ko,
+        min: c(0),
+        extent: chunks,
+        body: Stmt::new(StmtKind::For(For {
+            body: store,
+            ..j.clone()
+        })),
+        ..k.clone()
+    }));
+    let rest = crate::arith::simplify(&PrimExpr::binary(
+        BinaryOp::Sub,
+        k.extent.clone(),
+        done.clone(),
+    ));
+    if rest.as_int() == Some(0) {
+        return vec![main];
+    }
+    let tail = Stmt::new(StmtKind::For(For {
+        min: done,
+        extent: rest,
+        body: Stmt::new(StmtKind::For(For {
+            body: k.body.clone(),
+            ..j.clone()
+        })),
+        ..k.clone()
+    }));
+    vec![main, tail]
 }
 
 #[cfg(test)]
@@ -216,6 +336,16 @@ class Module:
     def matmul(a: T.Buffer((T.int64(3), T.int64(4)), "float32"), b: T.Buffer((T.int64(4), T.int64(5)), "float32"), c: T.Buffer((T.int64(3), T.int64(5)), "float32")):
         T.func_attr({"tirx.noalias": True})
         for i0, i1, k in T.grid(T.int64(3), T.int64(5), T.int64(4)):
+            with T.sblock("matmul"):
+                v_i0, v_i1, v_k = T.axis.remap("SSR", [i0, i1, k])
+                with T.init():
+                    c[v_i0, v_i1] = T.float32(0.0)
+                c[v_i0, v_i1] = c[v_i0, v_i1] + a[v_i0, v_k] * b[v_k, v_i1]
+
+    @T.prim_func(s_tir=True)
+    def matmul10(a: T.Buffer((T.int64(3), T.int64(10)), "float32"), b: T.Buffer((T.int64(10), T.int64(5)), "float32"), c: T.Buffer((T.int64(3), T.int64(5)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i0, i1, k in T.grid(T.int64(3), T.int64(5), T.int64(10)):
             with T.sblock("matmul"):
                 v_i0, v_i1, v_k = T.axis.remap("SSR", [i0, i1, k])
                 with T.init():
@@ -277,6 +407,31 @@ class Module:
             after,
             vec![before[0].clone(), before[2].clone(), before[1].clone()]
         );
+    }
+
+    #[test]
+    fn long_reductions_are_unrolled_and_jammed() {
+        let body = lowered("matmul10");
+        let after = interchange_reductions(&body);
+        // i0 { init loop; k_o (2 chunks of 4) { i1 }; k (the last 2) { i1 } }
+        let StmtKind::For(outer) = after.kind() else {
+            panic!("expected a loop, got {after:?}");
+        };
+        let StmtKind::Seq(parts) = outer.body.kind() else {
+            panic!("expected three loops, got {:?}", outer.body);
+        };
+        let extents: Vec<_> = parts
+            .iter()
+            .map(|p| match p.kind() {
+                StmtKind::For(f) => (f.min.as_int(), f.extent.as_int()),
+                _ => (None, None),
+            })
+            .collect();
+        assert_eq!(
+            extents,
+            vec![(Some(0), Some(5)), (Some(0), Some(2)), (Some(8), Some(2))]
+        );
+        assert_eq!(loop_order(&parts[1])[0], "k_o");
     }
 
     #[test]

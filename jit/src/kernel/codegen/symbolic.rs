@@ -20,7 +20,7 @@
 use std::collections::{HashMap, HashSet};
 
 use tir::arith::Analyzer;
-use tir::transform::mutator::substitute;
+use tir::transform::mutator::{Mutator, substitute, walk_expr};
 use tir::{BinaryOp, ExprKind, PrimExpr, Var, VarId};
 
 /// An enclosing loop: its variable, first value and extent.
@@ -94,8 +94,114 @@ fn used_loops<'l>(
     Some(used)
 }
 
+/// Rewrites `X // c` and `X % c` of a shape variable `X` and a constant `c > 0` (loops split
+/// by a constant factor, such as the reduction unroll-and-jam) by writing `X = c*q + r` with
+/// fresh non-negative `q` and `r` (`r < c` is forgotten, which only weakens what is proven).
+struct SplitDivisions<'a> {
+    shape_vars: &'a HashSet<VarId>,
+    /// Per shape variable: divisor, `q`, `r`.
+    split: HashMap<VarId, (i64, Var, Var)>,
+    /// A variable was divided by two different constants.
+    conflict: bool,
+}
+
+impl SplitDivisions<'_> {
+    fn collect(&mut self, e: &PrimExpr) {
+        e.visit(&mut |x| {
+            if let ExprKind::Binary {
+                op: BinaryOp::FloorDiv | BinaryOp::FloorMod,
+                a,
+                b,
+            } = x.kind()
+                && let (ExprKind::Var(v), Some(c)) = (a.kind(), b.as_int())
+                && c > 0
+                && self.shape_vars.contains(&v.id())
+            {
+                match self.split.get(&v.id()) {
+                    Some((d, _, _)) => self.conflict |= *d != c,
+                    None => {
+                        let q = Var::new(format!("{}_q", v.name()), v.dtype());
+                        let r = Var::new(format!("{}_r", v.name()), v.dtype());
+                        self.split.insert(v.id(), (c, q, r));
+                    }
+                }
+            }
+        });
+    }
+}
+
+impl Mutator for SplitDivisions<'_> {
+    fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
+        match e.kind() {
+            ExprKind::Binary {
+                op: op @ (BinaryOp::FloorDiv | BinaryOp::FloorMod),
+                a,
+                b,
+            } => {
+                if let ExprKind::Var(v) = a.kind()
+                    && let Some((c, q, r)) = self.split.get(&v.id())
+                    && b.as_int() == Some(*c)
+                {
+                    return PrimExpr::from(if *op == BinaryOp::FloorDiv { q } else { r });
+                }
+                walk_expr(self, e)
+            }
+            ExprKind::Var(v) => match self.split.get(&v.id()) {
+                Some((c, q, r)) => PrimExpr::binary(
+                    BinaryOp::Add,
+                    PrimExpr::binary(BinaryOp::Mul, PrimExpr::int(v.dtype(), *c), q.into()),
+                    r.into(),
+                ),
+                None => e.clone(),
+            },
+            _ => walk_expr(self, e),
+        }
+    }
+}
+
 /// Whether `0 <= index < extent` for every iteration of `loops` (see the module doc).
 pub(crate) fn in_bounds(
+    index: &PrimExpr,
+    extent: &PrimExpr,
+    loops: &[LoopRange],
+    shape_vars: &HashSet<VarId>,
+) -> bool {
+    let mut split = SplitDivisions {
+        shape_vars,
+        split: HashMap::new(),
+        conflict: false,
+    };
+    split.collect(index);
+    split.collect(extent);
+    for l in loops {
+        split.collect(&l.min);
+        split.collect(&l.extent);
+    }
+    if split.conflict {
+        return false;
+    }
+    if split.split.is_empty() {
+        return in_bounds_poly(index, extent, loops, shape_vars);
+    }
+    let mut vars = shape_vars.clone();
+    for (_, q, r) in split.split.values() {
+        vars.insert(q.id());
+        vars.insert(r.id());
+    }
+    let loops: Vec<LoopRange> = loops
+        .iter()
+        .map(|l| LoopRange {
+            var: l.var.clone(),
+            min: split.expr(&l.min),
+            extent: split.expr(&l.extent),
+        })
+        .collect();
+    let (index, extent) = (split.expr(index), split.expr(extent));
+    in_bounds_poly(&index, &extent, &loops, &vars)
+}
+
+/// [`in_bounds`] once divisions are gone.
+fn in_bounds_poly(
     index: &PrimExpr,
     extent: &PrimExpr,
     loops: &[LoopRange],
@@ -241,6 +347,47 @@ mod tests {
             &idx4,
             &mul(e(&n), PrimExpr::i64(3)),
             &loops4,
+            &shapes
+        ));
+    }
+
+    #[test]
+    fn loops_split_by_a_constant_are_in_bounds() {
+        // for ko in range(k // 4): for u in range(4): B[(4*ko + u) * n + j], B has k*n elements;
+        // then for t in range(k // 4 * 4, k % 4 + k // 4 * 4): B[t * n + j].
+        let (k, n, ko, u, j, t) = (var("k"), var("n"), var("ko"), var("u"), var("j"), var("t"));
+        let shapes = HashSet::from([k.id(), n.id()]);
+        let four = || PrimExpr::i64(4);
+        let kdiv = PrimExpr::binary(BinaryOp::FloorDiv, e(&k), four());
+        let kmod = PrimExpr::binary(BinaryOp::FloorMod, e(&k), four());
+        let numel = mul(e(&k), e(&n));
+        let loops = [lp(&ko, kdiv.clone()), lp(&u, four()), lp(&j, e(&n))];
+        let row = add(mul(e(&ko), four()), e(&u));
+        assert!(in_bounds(
+            &add(mul(row.clone(), e(&n)), e(&j)),
+            &numel,
+            &loops,
+            &shapes
+        ));
+        assert!(!in_bounds(
+            &add(mul(add(row, PrimExpr::i64(1)), e(&n)), e(&j)),
+            &numel,
+            &loops,
+            &shapes
+        ));
+        let start = mul(kdiv, four());
+        let tail = [
+            LoopRange {
+                var: t.clone(),
+                min: start.clone(),
+                extent: kmod,
+            },
+            lp(&j, e(&n)),
+        ];
+        assert!(in_bounds(
+            &add(mul(e(&t), e(&n)), e(&j)),
+            &numel,
+            &tail,
             &shapes
         ));
     }
