@@ -128,6 +128,14 @@ fn is_half(dt: DataType) -> bool {
     (dt.code == TypeCode::Float && dt.bits == 16) || dt.code == TypeCode::BFloat
 }
 
+/// A reduction accumulator kept in a register ([`Translator::promotion_plan`]).
+struct Accumulator<'s> {
+    buffer: &'s tir::Buffer,
+    index: &'s PrimExpr,
+    /// `index` as text, the key loads are matched by.
+    key: String,
+}
+
 /// Translates one function. `b` is a fresh builder on a function whose signature is the
 /// kernel ABI.
 pub(crate) struct Translator<'a, 'b> {
@@ -740,96 +748,157 @@ impl Translator<'_, '_> {
         if let Some(lanes) = self.vector_plan(f) {
             return self.vector_loop(f, lanes, min, ext);
         }
-        if let Some((buffer, index, value)) = self.promotion_plan(f) {
-            return self.promoted_loop(f, min, ext, buffer, index, value);
+        if let Some(accs) = self.promotion_plan(f) {
+            return self.promoted_loop(f, min, ext, accs);
         }
         let end = self.b.ins().iadd(min, ext);
         self.define(&f.loop_var, min)?;
         self.serial_loop(f, end)
     }
 
-    /// A reduction loop whose accumulator can live in a register: the body is one store
-    /// `B[idx] = value` with `idx` free of loads and of the loop variable, `value` reads `B` only
-    /// at `idx` and reads no buffer through a memory-dependent index. With distinct buffers
-    /// disjoint (`tirx.noalias`; allocations never alias anything), nothing else in the loop
-    /// touches `B[idx]`, so loading it once before the loop and storing it once after gives the
-    /// same memory and the same float operations in the same order. Only types whose register
-    /// form is their memory form (no half floats, no bools).
-    fn promotion_plan<'s>(
-        &self,
-        f: &'s tir::For,
-    ) -> Option<(&'s tir::Buffer, &'s PrimExpr, &'s PrimExpr)> {
+    /// A reduction loop whose accumulators can live in registers: the body is a sequence of
+    /// stores `B_s[idx_s] = value_s` where each `idx_s` is free of loads and of the loop
+    /// variable, the accumulators are provably distinct elements (same buffer: indices differ
+    /// by a nonzero constant), every load of a stored buffer is exactly one of the
+    /// accumulators, and no index depends on memory. With distinct buffers disjoint
+    /// (`tirx.noalias`; allocations never alias anything), nothing else in the loop touches
+    /// the accumulators, so loading them once before the loop, updating registers in statement
+    /// order and storing them once after gives the same memory and the same float operations in
+    /// the same order. Only types whose register form is their memory form (no half floats, no
+    /// bools).
+    fn promotion_plan<'s>(&self, f: &'s tir::For) -> Option<Vec<Accumulator<'s>>> {
         if !self.promote || !self.no_alias {
             return None;
         }
-        let StmtKind::BufferStore {
-            buffer,
-            value,
-            indices,
-        } = f.body.kind()
-        else {
-            return None;
+        let body: Vec<&Stmt> = match f.body.kind() {
+            StmtKind::Seq(v) => v.iter().collect(),
+            _ => vec![&f.body],
         };
-        let [index] = indices.as_slice() else {
-            return None;
-        };
-        let dt = buffer.dtype;
-        if dt.lanes != 1 || dt.is_bool() || is_half(dt) || !matches!(dt.bits, 32 | 64) {
-            return None;
-        }
         let lv = &f.loop_var;
-        if has_load(index) || index.uses_var(&|x| x == lv) {
-            return None;
-        }
-        let key = index.to_string();
-        let mut ok = true;
-        let mut reads = false;
-        value.visit(&mut |x| {
-            if let ExprKind::BufferLoad { buffer: b, indices } = x.kind() {
-                ok &= indices.iter().all(|i| !has_load(i));
-                if b.data.id() == buffer.data.id() {
-                    reads = true;
-                    ok &= indices.len() == 1 && indices[0].to_string() == key;
+        let mut accs: Vec<Accumulator<'s>> = Vec::new();
+        for s in body {
+            let StmtKind::BufferStore {
+                buffer, indices, ..
+            } = s.kind()
+            else {
+                return None;
+            };
+            let [index] = indices.as_slice() else {
+                return None;
+            };
+            let dt = buffer.dtype;
+            if dt.lanes != 1 || dt.is_bool() || is_half(dt) || !matches!(dt.bits, 32 | 64) {
+                return None;
+            }
+            if has_load(index) || index.uses_var(&|x| x == lv) {
+                return None;
+            }
+            let key = index.to_string();
+            for a in &accs {
+                if a.buffer.data.id() != buffer.data.id() || a.key == key {
+                    continue;
+                }
+                let d = tir::arith::simplify(&PrimExpr::binary(
+                    BinaryOp::Sub,
+                    a.index.clone(),
+                    index.clone(),
+                ));
+                if d.as_int().is_none_or(|c| c == 0) {
+                    return None;
                 }
             }
+            if !accs
+                .iter()
+                .any(|a| a.buffer.data.id() == buffer.data.id() && a.key == key)
+            {
+                accs.push(Accumulator { buffer, index, key });
+            }
+        }
+        // Loads of stored buffers must be accumulator reads.
+        let mut ok = true;
+        f.body.visit(&mut |s| {
+            for e in s.exprs() {
+                e.visit(&mut |x| {
+                    if let ExprKind::BufferLoad { buffer, indices } = x.kind() {
+                        ok &= indices.iter().all(|i| !has_load(i));
+                        let id = buffer.data.id();
+                        if accs.iter().any(|a| a.buffer.data.id() == id) {
+                            ok &= indices.len() == 1 && {
+                                let k = indices[0].to_string();
+                                accs.iter().any(|a| a.buffer.data.id() == id && a.key == k)
+                            };
+                        }
+                    }
+                });
+            }
         });
-        (ok && reads).then_some((buffer, index, value))
+        (ok && !accs.is_empty()).then_some(accs)
     }
 
-    /// Emits a loop accepted by [`Self::promotion_plan`]: if it runs at all, the accumulator is
-    /// loaded (bounds-checked) once, updated in a register and stored once.
+    /// Emits a loop accepted by [`Self::promotion_plan`]: if it runs at all, each accumulator
+    /// is loaded (bounds-checked) once, updated in a register and stored once.
     fn promoted_loop(
         &mut self,
         f: &tir::For,
         min: Value,
         ext: Value,
-        buffer: &tir::Buffer,
-        index: &PrimExpr,
-        value: &PrimExpr,
+        accs: Vec<Accumulator<'_>>,
     ) -> Result<()> {
         let runs = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, ext, 0);
         let pre = self.b.create_block();
         let done = self.b.create_block();
         self.b.ins().brif(runs, pre, &[], done, &[]);
         self.b.switch_to_block(pre);
-        let addr = self.address(buffer, std::slice::from_ref(index))?;
-        let init = self.load_elem(buffer.dtype, addr)?;
-        let acc = self.b.declare_var(cl_type(buffer.dtype)?);
-        self.b.def_var(acc, init);
-        self.promoted
-            .push((buffer.data.id(), index.to_string(), acc));
+        let mut regs = Vec::new();
+        for a in &accs {
+            let addr = self.address(a.buffer, std::slice::from_ref(a.index))?;
+            let init = self.load_elem(a.buffer.dtype, addr)?;
+            let var = self.b.declare_var(cl_type(a.buffer.dtype)?);
+            self.b.def_var(var, init);
+            regs.push((addr, var));
+        }
+        let depth = self.promoted.len();
+        for (a, (_, var)) in accs.iter().zip(&regs) {
+            self.promoted
+                .push((a.buffer.data.id(), a.key.clone(), *var));
+        }
         let end = self.b.ins().iadd(min, ext);
         self.define(&f.loop_var, min)?;
+        // The stores in statement order: (accumulator, value).
+        let order: Vec<(usize, &PrimExpr)> = match f.body.kind() {
+            StmtKind::Seq(v) => v.iter().collect(),
+            _ => vec![&f.body],
+        }
+        .into_iter()
+        .filter_map(|s| match s.kind() {
+            StmtKind::BufferStore {
+                buffer,
+                value,
+                indices,
+            } => accs
+                .iter()
+                .position(|a| {
+                    a.buffer.data.id() == buffer.data.id()
+                        && indices.first().is_some_and(|i| i.to_string() == a.key)
+                })
+                .map(|k| (k, value)),
+            _ => None,
+        })
+        .collect();
         let r = self.counted_loop(f, end, |t| {
-            let v = t.expr(value)?;
-            t.b.def_var(acc, v);
+            for (k, value) in &order {
+                let v = t.expr(value)?;
+                t.b.def_var(regs[*k].1, v);
+            }
             Ok(())
         });
-        self.promoted.pop();
+        self.promoted.truncate(depth);
         r?;
         self.meta.promoted_loops += 1;
-        let v = self.b.use_var(acc);
-        self.store_elem(buffer.dtype, v, addr)?;
+        for (a, (addr, var)) in accs.iter().zip(&regs) {
+            let v = self.b.use_var(*var);
+            self.store_elem(a.buffer.dtype, v, *addr)?;
+        }
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Ok(())

@@ -180,9 +180,10 @@ pub struct CompileOptions {
     pub vectorize: bool,
     /// Outermost loops with enough independent work run on rayon's pool.
     pub parallel: bool,
-    /// Loop-nest rewrites: a reduction loop interchanged outward so that a contiguous spatial
-    /// loop becomes innermost and vectorizable (`tir::transform::interchange_reductions`, with
-    /// `vectorize`), and reduction accumulators kept in registers across their loop.
+    /// Loop-nest rewrites (`tir::transform::interchange_reductions`): a reduction loop
+    /// interchanged outward so that a contiguous spatial loop becomes innermost and
+    /// vectorizable, or else four rows of a reduction jammed together; and reduction
+    /// accumulators kept in registers across their loop.
     pub loop_transforms: bool,
 }
 
@@ -321,7 +322,7 @@ impl KernelLibrary {
             let mut lowered =
                 tir::transform::lower(func).map_err(|e| Error::Unsupported(e.to_string()))?;
             // The interchange reorders accesses of distinct buffers, so it needs `noalias`.
-            if options.loop_transforms && options.vectorize && lowered.no_alias {
+            if options.loop_transforms && lowered.no_alias {
                 lowered.body = tir::transform::interchange_reductions(&lowered.body);
             }
             let mut sig = module.make_signature();

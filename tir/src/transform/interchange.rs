@@ -20,6 +20,10 @@
 //!   reading no written buffer, possibly under a condition without loads; splitting it into a
 //!   loop of its own (loop distribution) is legal for the same reason.
 //!
+//! A nest that does not qualify because its reduction reads contiguously along `k` (a row sum,
+//! softmax's max and sum) has its rows jammed instead ([`Candidate::jam_rows`]): four rows
+//! reduced in one `k` loop, four independent dependency chains.
+//!
 //! After the interchange a reduction of at least 8 steps from 0 is unrolled and jammed by
 //! [`REDUCTION_UNROLL`]: one pass over `j` performs four consecutive steps on each element, so
 //! the accumulator is loaded and stored once per four steps (still in order).
@@ -41,10 +45,13 @@ struct Interchange;
 impl Mutator for Interchange {
     fn stmt(&mut self, s: &Stmt) -> Stmt {
         let s = walk_stmt(self, s);
-        if let StmtKind::For(j) = s.kind()
-            && let Some(c) = Candidate::of(j)
-        {
-            return c.rewrite(j);
+        if let StmtKind::For(j) = s.kind() {
+            if let Some(c) = Candidate::of(j, Goal::Interchange) {
+                return c.rewrite(j);
+            }
+            if let Some(c) = Candidate::of(j, Goal::JamRows) {
+                return c.jam_rows(j);
+            }
         }
         s
     }
@@ -92,6 +99,15 @@ fn loads_buffer(e: &PrimExpr, id: VarId) -> bool {
     found
 }
 
+/// Which rewrite a nest is matched for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Goal {
+    /// `j` innermost: needs `idx` and the loads contiguous or invariant in `j`.
+    Interchange,
+    /// [`Candidate::jam_rows`]: any affine, injective `idx`.
+    JamRows,
+}
+
 /// A matched nest: the init statement (if any) and the reduction loop `k`.
 struct Candidate {
     init: Option<Stmt>,
@@ -99,7 +115,7 @@ struct Candidate {
 }
 
 impl Candidate {
-    fn of(j: &For) -> Option<Candidate> {
+    fn of(j: &For, goal: Goal) -> Option<Candidate> {
         if j.kind != ForKind::Serial {
             return None;
         }
@@ -134,7 +150,11 @@ impl Candidate {
             return None;
         };
         let kv = &k.loop_var;
-        if has_load(idx) || idx.uses_var(&|x| x == kv) || affine_coef(idx, jv) != Some(1) {
+        let step_ok = match goal {
+            Goal::Interchange => affine_coef(idx, jv) == Some(1),
+            Goal::JamRows => affine_coef(idx, jv).is_some_and(|c| c != 0),
+        };
+        if has_load(idx) || idx.uses_var(&|x| x == kv) || !step_ok {
             return None;
         }
         let out = buffer.data.id();
@@ -152,7 +172,7 @@ impl Candidate {
                 } else if buffer.data.id() == out {
                     reads_out = true;
                     ok &= i.to_string() == key;
-                } else {
+                } else if goal == Goal::Interchange {
                     ok &= matches!(affine_coef(i, jv), Some(0 | 1));
                 }
             }
@@ -187,6 +207,68 @@ impl Candidate {
         Some(Candidate { init, k })
     }
 
+    /// `for j { init(j); for k { S(j, k) } }` as
+    /// `for jo { init(4jo)…init(4jo+3); for k { S(4jo, k); …; S(4jo+3, k) } }` and the remaining
+    /// rows as they were: four independent reductions per `k` step, whose accumulators the code
+    /// generator keeps in registers, so four dependency chains overlap instead of one running
+    /// alone. Each row still sees its init and then its steps in order, and rows touch
+    /// distinct elements (`idx` is injective in `j`), so the result is exact.
+    fn jam_rows(self, j: &For) -> Stmt {
+        let plain = || Stmt::new(StmtKind::For(j.clone()));
+        if j.min.as_int() != Some(0) || j.extent.as_int().is_some_and(|n| n < 8) {
+            return plain();
+        }
+        let dt = j.loop_var.dtype();
+        let c = |v: i64| PrimExpr::int(dt, v);
+        let jo = Var::new(format!("{}_o", j.loop_var.name()), dt);
+        let row = |u: i64| {
+            let e = PrimExpr::binary(
+                BinaryOp::Add,
+                PrimExpr::binary(BinaryOp::Mul, PrimExpr::from(&jo), c(ROW_JAM)),
+                c(u),
+            );
+            std::collections::HashMap::from([(j.loop_var.id(), e)])
+        };
+        let subst = crate::transform::mutator::substitute_stmt;
+        let mut body = Vec::new();
+        if let Some(init) = &self.init {
+            body.extend((0..ROW_JAM).map(|u| subst(init, &row(u))));
+        }
+        let steps: Vec<Stmt> = (0..ROW_JAM).map(|u| subst(&self.k.body, &row(u))).collect();
+        body.push(Stmt::new(StmtKind::For(For {
+            body: Stmt::new(StmtKind::Seq(steps)),
+            ..self.k.clone()
+        })));
+        let chunks = crate::arith::simplify(&PrimExpr::binary(
+            BinaryOp::FloorDiv,
+            j.extent.clone(),
+            c(ROW_JAM),
+        ));
+        let done =
+            crate::arith::simplify(&PrimExpr::binary(BinaryOp::Mul, chunks.clone(), c(ROW_JAM)));
+        let rest = crate::arith::simplify(&PrimExpr::binary(
+            BinaryOp::Sub,
+            j.extent.clone(),
+            done.clone(),
+        ));
+        let main = Stmt::new(StmtKind::For(For {
+            loop_var: jo,
+            min: c(0),
+            extent: chunks,
+            body: Stmt::seq(body),
+            ..j.clone()
+        }));
+        if rest.as_int() == Some(0) {
+            return main;
+        }
+        let tail = Stmt::new(StmtKind::For(For {
+            min: done,
+            extent: rest,
+            ..j.clone()
+        }));
+        Stmt::seq(vec![main, tail])
+    }
+
     fn rewrite(self, j: &For) -> Stmt {
         let mut out = Vec::new();
         if let Some(init) = &self.init {
@@ -202,6 +284,9 @@ impl Candidate {
 
 /// How many reduction steps one pass over the `j` loop performs after the interchange.
 pub const REDUCTION_UNROLL: i64 = 4;
+
+/// How many rows [`Candidate::jam_rows`] reduces together.
+pub const ROW_JAM: i64 = 4;
 
 /// Replaces the load of `C[key]` by an expression.
 struct ReplaceLoad<'a> {
@@ -353,6 +438,16 @@ class Module:
                 c[v_i0, v_i1] = c[v_i0, v_i1] + a[v_i0, v_k] * b[v_k, v_i1]
 
     @T.prim_func(s_tir=True)
+    def rowsum10(a: T.Buffer((T.int64(10), T.int64(4)), "float32"), s: T.Buffer((T.int64(10),), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i, k in T.grid(T.int64(10), T.int64(4)):
+            with T.sblock("s"):
+                v_i, v_k = T.axis.remap("SR", [i, k])
+                with T.init():
+                    s[v_i] = T.float32(0.0)
+                s[v_i] = s[v_i] + a[v_i, v_k]
+
+    @T.prim_func(s_tir=True)
     def rowsum(a: T.Buffer((T.int64(3), T.int64(4)), "float32"), s: T.Buffer((T.int64(3),), "float32")):
         T.func_attr({"tirx.noalias": True})
         for i, k in T.grid(T.int64(3), T.int64(4)):
@@ -435,12 +530,42 @@ class Module:
     }
 
     #[test]
-    fn strided_reductions_stay() {
+    fn strided_reductions_are_not_interchanged() {
+        // rowsum's `a[i, k]` is strided in `i`: the rows are too few (3) to jam, so it stays.
         let body = lowered("rowsum");
         assert_eq!(
             loop_order(&interchange_reductions(&body)),
             loop_order(&body)
         );
         assert_eq!(loop_order(&body).len(), 2);
+    }
+
+    #[test]
+    fn rows_of_a_contiguous_reduction_are_jammed() {
+        let body = lowered("rowsum10");
+        let after = interchange_reductions(&body);
+        // i_o (2 chunks) { 4 inits; k { 4 steps } }; i (the last 2 rows) { … }
+        let StmtKind::Seq(parts) = after.kind() else {
+            panic!("expected two loops, got {after:?}");
+        };
+        let ranges: Vec<_> = parts
+            .iter()
+            .map(|p| match p.kind() {
+                StmtKind::For(f) => (f.min.as_int(), f.extent.as_int()),
+                _ => (None, None),
+            })
+            .collect();
+        assert_eq!(ranges, vec![(Some(0), Some(2)), (Some(8), Some(2))]);
+        let StmtKind::For(main) = parts[0].kind() else {
+            panic!("expected a loop");
+        };
+        let StmtKind::Seq(body) = main.body.kind() else {
+            panic!("expected inits and a loop, got {:?}", main.body);
+        };
+        assert_eq!(body.len(), 5);
+        let StmtKind::For(k) = body[4].kind() else {
+            panic!("expected the reduction loop");
+        };
+        assert!(matches!(k.body.kind(), StmtKind::Seq(v) if v.len() == 4));
     }
 }

@@ -81,6 +81,36 @@ fn inner_loops(s: &Stmt, ranges: &mut HashMap<VarId, (i64, i64)>, work: &mut i64
     });
 }
 
+/// Statements executed by one run of `s` when every loop extent is a constant (stores and
+/// evaluations count one; loops multiply): the work of one iteration of an outer loop.
+fn statement_work(s: &Stmt) -> Option<i64> {
+    Some(match s.kind() {
+        StmtKind::For(f) => f
+            .extent
+            .as_int()?
+            .max(0)
+            .saturating_mul(statement_work(&f.body)?),
+        StmtKind::Seq(v) => v
+            .iter()
+            .try_fold(0i64, |acc, x| Some(acc.saturating_add(statement_work(x)?)))?,
+        StmtKind::IfThenElse {
+            then_case,
+            else_case,
+            ..
+        } => {
+            let e = match else_case {
+                Some(e) => statement_work(e)?,
+                None => 0,
+            };
+            statement_work(then_case)?.max(e)
+        }
+        StmtKind::LetStmt { body, .. } | StmtKind::AttrStmt { body, .. } => {
+            statement_work(body)?.saturating_add(1)
+        }
+        _ => 1,
+    })
+}
+
 /// The inner loops of `s` as ranges for [`symbolic`], and their symbolic extents if each is
 /// an expression of shape variables and constants.
 fn inner_ranges(
@@ -237,6 +267,10 @@ impl<'a, 'b> Translator<'a, 'b> {
         let mut ranges = self.ranges.clone();
         let mut inner_work = 1i64;
         inner_loops(&f.body, &mut ranges, &mut inner_work);
+        // Constant nests: count statements, so that four rows reduced in one loop count four.
+        if let Some(w) = statement_work(&f.body) {
+            inner_work = w.max(1);
+        }
         let (inner, symbolic_extents) = inner_ranges(&f.body, &self.shape_vars);
         if f.kind != ForKind::Parallel {
             let mut acc = Vec::new();
