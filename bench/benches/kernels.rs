@@ -10,8 +10,10 @@
 //!   criterion's `Gelem/s` reads as GFLOP/s.
 //!
 //! Each kernel is measured as compiled by default (vector code, parallel loops, loop
-//! transforms), without the loop transforms (reduction interchange, accumulators in registers),
-//! and with the reference options (scalar, serial), so the gain of each shows in one run.
+//! transforms, FMA contraction), without FMA contraction (`jit_exact`: bit-for-bit the scalar
+//! results), without the loop transforms either (`jit_before`: reduction interchange and
+//! unroll-and-jam, accumulators in registers, row jamming all off), and with the reference
+//! options (scalar, serial), so the gain of each shows in one run.
 //! `RELAXJIT_BENCH_FAST_ONLY=1` measures the default only.
 //! `bench/numpy_baseline.py` times the same four with numpy; `bench/README.md` has both.
 //!
@@ -176,9 +178,17 @@ fn kernels(c: &mut Criterion) {
     let configs = [
         ("jit", CompileOptions::default()),
         (
-            "jit_no_loop_transforms",
+            "jit_exact",
+            CompileOptions {
+                contract_fma: false,
+                ..CompileOptions::default()
+            },
+        ),
+        (
+            "jit_before",
             CompileOptions {
                 loop_transforms: false,
+                contract_fma: false,
                 ..CompileOptions::default()
             },
         ),

@@ -153,6 +153,14 @@ class Module:
                 C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vj, vr]
 
     @T.prim_func(s_tir=True)
+    def mul_add(A: T.Buffer((n,), "float32"), B: T.Buffer((n,), "float32"), C: T.Buffer((n,), "float32"), D: T.Buffer((n,), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i in range(n):
+            with T.sblock("D"):
+                vi = T.axis.remap("S", [i])
+                D[vi] = A[vi] * B[vi] + C[vi]
+
+    @T.prim_func(s_tir=True)
     def matmul_aliased(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"), C: T.Buffer((m, n), "float32")):
         for i, j, r in T.grid(m, n, k):
             with T.sblock("C"):
@@ -176,49 +184,30 @@ fn funcs() -> &'static HashMap<String, PrimFunc> {
 }
 
 /// The compile settings the differential tests run: everything on, the scalar serial
-/// reference, and each optimization alone.
-const CONFIGS: [(&str, CompileOptions); 5] = [
-    (
-        "default",
-        CompileOptions {
-            vectorize: true,
-            parallel: true,
-            loop_transforms: true,
-        },
-    ),
-    (
-        "reference",
-        CompileOptions {
-            vectorize: false,
-            parallel: false,
-            loop_transforms: false,
-        },
-    ),
-    (
-        "vectorize",
-        CompileOptions {
-            vectorize: true,
-            parallel: false,
-            loop_transforms: false,
-        },
-    ),
-    (
-        "parallel",
-        CompileOptions {
-            vectorize: false,
-            parallel: true,
-            loop_transforms: false,
-        },
-    ),
-    (
-        "loop_transforms",
-        CompileOptions {
-            vectorize: false,
-            parallel: false,
-            loop_transforms: true,
-        },
-    ),
+/// reference, each optimization alone, and everything but FMA contraction (the one setting
+/// that changes rounding).
+const CONFIGS: [(&str, CompileOptions); 6] = [
+    ("default", options(true, true, true, true)),
+    ("reference", options(false, false, false, false)),
+    ("vectorize", options(true, false, false, false)),
+    ("parallel", options(false, true, false, false)),
+    ("loop_transforms", options(false, false, true, false)),
+    ("exact", options(true, true, true, false)),
 ];
+
+const fn options(
+    vectorize: bool,
+    parallel: bool,
+    loop_transforms: bool,
+    contract_fma: bool,
+) -> CompileOptions {
+    CompileOptions {
+        vectorize,
+        parallel,
+        loop_transforms,
+        contract_fma,
+    }
+}
 
 fn library(config: usize) -> &'static KernelLibrary {
     static K: [OnceLock<KernelLibrary>; CONFIGS.len()] = [const { OnceLock::new() }; CONFIGS.len()];
@@ -508,19 +497,23 @@ fn from_bytes(b: &[u8]) -> Vec<f32> {
 }
 
 /// Runs `name` on f32 tensors of the given shapes (the last is the output) with the JIT and
-/// with the interpreter; returns both outputs. Every optimization is exact, so every compile
-/// setting of [`CONFIGS`] must produce bit-for-bit the output of the scalar serial reference;
-/// that is checked here too.
+/// with the interpreter; returns both outputs. Every optimization but FMA contraction is
+/// exact, so every compile setting of [`CONFIGS`] without it must produce bit-for-bit the
+/// output of the scalar serial reference; that is checked here too.
 fn both(name: &str, shapes: &[Vec<i64>], seed: u64) -> (Vec<f32>, Vec<f32>) {
     let (jit, interp) = both_with(0, name, shapes, seed);
-    for (config, (config_name, _)) in CONFIGS.iter().enumerate().skip(1) {
+    let (reference, _) = both_with(1, name, shapes, seed);
+    for (config, (config_name, o)) in CONFIGS.iter().enumerate().skip(2) {
+        if o.contract_fma {
+            continue;
+        }
         let (other, _) = both_with(config, name, shapes, seed);
-        let same = other.len() == jit.len()
+        let same = other.len() == reference.len()
             && other
                 .iter()
-                .zip(&jit)
+                .zip(&reference)
                 .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
-        assert!(same, "{name}: `{config_name}` differs from `default`");
+        assert!(same, "{name}: `{config_name}` differs from `reference`");
     }
     (jit, interp)
 }
@@ -663,5 +656,35 @@ fn big_symbolic_kernels_run_in_parallel_and_match_the_interpreter() {
         close(&j, &i, 1e-6).unwrap();
         let (j, i) = both("bcast", &[vec![m, n], vec![n], vec![m, n]], 8);
         close(&j, &i, 1e-6).unwrap();
+    }
+}
+
+#[test]
+fn mul_add_is_contracted_only_with_contract_fma_and_a_host_fma() {
+    // (1 + 2^-12)^2 - (1 + 2^-11) is 2^-24 exactly; rounding the product first gives 0.
+    let x = 1.0 + 2f32.powi(-12);
+    let n = 7; // one vector of four and a scalar tail of three
+    let run = |config: usize| {
+        let d = zeros(&[n], DataType::F32);
+        let args = [
+            f32s(&[n], &vec![x; n as usize]),
+            f32s(&[n], &vec![x; n as usize]),
+            f32s(&[n], &vec![-(1.0 + 2f32.powi(-11)); n as usize]),
+            d.clone(),
+        ];
+        library(config)
+            .get("mul_add")
+            .expect("kernel exists")
+            .call(&args)
+            .unwrap();
+        d.as_tensor().unwrap().to_vec::<f32>().unwrap()
+    };
+    let host_fma = relaxjit_jit::isa::host_isa()
+        .map(|isa| relaxjit_jit::isa::HostFeatures::of_isa(&*isa).has_fma)
+        .unwrap_or(false);
+    let fused = if host_fma { 2f32.powi(-24) } else { 0.0 };
+    assert_eq!(run(0), vec![fused; n as usize]);
+    for (config, (name, _)) in CONFIGS.iter().enumerate().skip(1) {
+        assert_eq!(run(config), vec![0.0; n as usize], "{name}");
     }
 }

@@ -109,6 +109,34 @@ fn inline_math(op: &str) -> Option<MathFn> {
     })
 }
 
+/// `(x, y, z)` if `a op b` is `x * y + z` (or `z + x * y`) on `float32`/`float64` scalars: the
+/// candidates for contraction into one fused multiply-add. TVM's LLVM backend builds its
+/// target machine with `AllowFPOpFusion = Fast`, so LLVM contracts exactly these on hosts with
+/// FMA (while it never reassociates: `UnsafeFPMath` is off); doing the same keeps our results
+/// closest to TVM's, one rounding instead of two.
+pub(crate) fn mul_add_operands<'e>(
+    op: BinaryOp,
+    a: &'e PrimExpr,
+    b: &'e PrimExpr,
+) -> Option<(&'e PrimExpr, &'e PrimExpr, &'e PrimExpr)> {
+    let dt = a.dtype();
+    if op != BinaryOp::Add || dt.code != TypeCode::Float || !matches!(dt.bits, 32 | 64) {
+        return None;
+    }
+    let mul = |e: &'e PrimExpr| match e.kind() {
+        ExprKind::Binary {
+            op: BinaryOp::Mul,
+            a,
+            b,
+        } if a.dtype() == dt && b.dtype() == dt => Some((a, b)),
+        _ => None,
+    };
+    if let Some((x, y)) = mul(a) {
+        return Some((x, y, b));
+    }
+    mul(b).map(|(x, y)| (x, y, a))
+}
+
 /// Whether evaluating `e` loads from memory (and so may fail a bounds check).
 fn has_load(e: &PrimExpr) -> bool {
     let mut found = false;
@@ -162,12 +190,16 @@ pub(crate) struct Translator<'a, 'b> {
     vectorize: bool,
     /// Whether reduction accumulators may live in registers ([`Translator::promotion_plan`]).
     promote: bool,
+    /// Whether `a * b + c` on floats may become one fused multiply-add ([`mul_add_operands`]).
+    contract: bool,
     /// Accumulators held in registers: (buffer data variable, index text, variable).
     promoted: Vec<(VarId, String, Variable)>,
     /// `int64` dimensions bound from argument shapes: never negative ([`symbolic`]).
     shape_vars: HashSet<VarId>,
     /// The enclosing loops, outermost first.
     loops: Vec<symbolic::LoopRange>,
+    /// Uniform operands of the current vector loop, splatted in its preheader, by text.
+    hoisted: HashMap<String, Value>,
     /// The module, to declare outlined parallel loop bodies in; `None` keeps loops serial.
     module: Option<&'a mut JITModule>,
     /// Loops outlined so far.
@@ -193,6 +225,8 @@ pub(crate) struct Options<'a> {
     pub vectorize: bool,
     /// Keep reduction accumulators in registers across their loop.
     pub promote: bool,
+    /// Contract float `a * b + c` into `fma` where the host has it.
+    pub contract: bool,
     /// Where to declare outlined parallel loops (`None`: everything serial).
     pub module: Option<&'a mut JITModule>,
 }
@@ -229,9 +263,11 @@ impl<'a, 'b> Translator<'a, 'b> {
             no_alias,
             vectorize: opts.vectorize,
             promote: opts.promote,
+            contract: opts.contract && opts.host.has_fma,
             promoted: Vec::new(),
             shape_vars: HashSet::new(),
             loops: Vec::new(),
+            hoisted: HashMap::new(),
             module: opts.module,
             outlines: Vec::new(),
             depth: 0,
@@ -1489,6 +1525,12 @@ impl Translator<'_, '_> {
 
     fn binary(&mut self, op: BinaryOp, a: &PrimExpr, b: &PrimExpr) -> Result<Value> {
         let dt = a.dtype();
+        if self.contract
+            && let Some((x, y, z)) = mul_add_operands(op, a, b)
+        {
+            let (x, y, z) = (self.expr(x)?, self.expr(y)?, self.expr(z)?);
+            return Ok(self.b.ins().fma(x, y, z));
+        }
         let x = self.expr(a)?;
         let y = self.expr(b)?;
         let y = self.match_type(x, y);

@@ -170,9 +170,10 @@ impl Kernel {
 }
 
 /// What [`KernelLibrary::compile_with`] may do beyond the plain scalar translation. Every
-/// optimization is exact — results are bit-for-bit those of the scalar, serial code (and so of
-/// the reference interpreter `tir::interp`) — so these switches only trade speed; tests compare
-/// each setting against the reference.
+/// optimization but `contract_fma` is exact — results are bit-for-bit those of the scalar,
+/// serial code — so those switches only trade speed; `contract_fma` rounds `a * b + c` once
+/// instead of twice, as TVM's LLVM backend does. Tests compare each setting with the reference
+/// and with the interpreter `tir::interp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CompileOptions {
     /// 128-bit SIMD for contiguous innermost loops (with a scalar retry when the host cannot
@@ -185,6 +186,9 @@ pub struct CompileOptions {
     /// vectorizable, or else four rows of a reduction jammed together; and reduction
     /// accumulators kept in registers across their loop.
     pub loop_transforms: bool,
+    /// Float `a * b + c` as one fused multiply-add where the host has FMA (TVM's LLVM backend
+    /// allows the same contraction: `AllowFPOpFusion = Fast`). Changes the last bit of results.
+    pub contract_fma: bool,
 }
 
 impl Default for CompileOptions {
@@ -194,6 +198,7 @@ impl Default for CompileOptions {
             vectorize: true,
             parallel: true,
             loop_transforms: true,
+            contract_fma: true,
         }
     }
 }
@@ -205,6 +210,7 @@ impl CompileOptions {
             vectorize: false,
             parallel: false,
             loop_transforms: false,
+            contract_fma: false,
         }
     }
 }
@@ -217,6 +223,7 @@ struct Options0 {
     vectorize: bool,
     parallel: bool,
     promote: bool,
+    contract: bool,
 }
 
 /// Translates and defines one kernel (as `id`) and the parallel loop bodies it outlines.
@@ -241,6 +248,7 @@ fn compile_one(
                 host: o.host,
                 vectorize: o.vectorize,
                 promote: o.promote,
+                contract: o.contract,
                 module: if o.parallel { Some(&mut *module) } else { None },
             },
         );
@@ -272,6 +280,7 @@ fn compile_one(
                     host: o.host,
                     vectorize: o.vectorize,
                     promote: o.promote,
+                    contract: o.contract,
                     module: None,
                 },
                 lowered.no_alias,
@@ -354,6 +363,7 @@ impl KernelLibrary {
                         vectorize,
                         parallel: options.parallel,
                         promote: options.loop_transforms,
+                        contract: options.contract_fma,
                     },
                 )
                 .map_err(|e| match e {

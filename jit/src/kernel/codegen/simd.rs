@@ -285,6 +285,15 @@ impl Translator<'_, '_> {
         let header = self.b.create_block();
         let body = self.b.create_block();
         let exit = self.b.create_block();
+        // Uniform operands are computed once, in a preheader that runs only if the vector loop
+        // does (so nothing is evaluated that the loop would not have evaluated).
+        let pre = self.b.create_block();
+        let runs = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, vn, 0);
+        self.b.ins().brif(runs, pre, &[], exit, &[]);
+        self.b.switch_to_block(pre);
+        let mut stmts = Vec::new();
+        flatten_seq(&f.body, &mut stmts);
+        self.hoist_uniforms(&stmts, &f.loop_var)?;
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(header);
         let i = self.b.use_var(var);
@@ -299,8 +308,6 @@ impl Translator<'_, '_> {
         {
             self.ranges.insert(id, (lo, hi));
         }
-        let mut stmts = Vec::new();
-        flatten_seq(&f.body, &mut stmts);
         self.loops.push(super::symbolic::LoopRange {
             var: f.loop_var.clone(),
             min: f.min.clone(),
@@ -318,8 +325,64 @@ impl Translator<'_, '_> {
         self.b.def_var(var, next);
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(exit);
-        // The loop variable is at `vend`: the scalar loop does the remaining iterations.
+        self.hoisted.clear();
+        // The loop variable is at `vend` (or `min` if the vector loop did not run): the scalar
+        // loop does the remaining iterations.
         self.serial_loop(f, end)
+    }
+
+    /// Computes and splats the maximal uniform operands of the stored values (the vector plan
+    /// checked that they read no buffer the loop writes), for [`Self::vexpr`] to reuse.
+    fn hoist_uniforms(&mut self, stmts: &[Stmt], v: &Var) -> Result<()> {
+        fn collect(e: &PrimExpr, v: &Var, out: &mut Vec<PrimExpr>) {
+            if !uses(e, v) {
+                if !matches!(
+                    e.kind(),
+                    ExprKind::IntImm { .. } | ExprKind::FloatImm { .. }
+                ) {
+                    out.push(e.clone());
+                }
+                return;
+            }
+            match e.kind() {
+                ExprKind::Binary { a, b, .. } => {
+                    collect(a, v, out);
+                    collect(b, v, out);
+                }
+                ExprKind::Select {
+                    cond,
+                    true_value,
+                    false_value,
+                } => {
+                    if let ExprKind::Cmp { a, b, .. } = cond.kind() {
+                        collect(a, v, out);
+                        collect(b, v, out);
+                    }
+                    collect(true_value, v, out);
+                    collect(false_value, v, out);
+                }
+                ExprKind::Cast { value, .. } => collect(value, v, out),
+                ExprKind::Call { args, .. } => args.iter().for_each(|a| collect(a, v, out)),
+                _ => {}
+            }
+        }
+        let mut uniforms = Vec::new();
+        for s in stmts {
+            if let StmtKind::BufferStore { value, .. } = s.kind() {
+                collect(value, v, &mut uniforms);
+            }
+        }
+        for e in uniforms {
+            let key = e.to_string();
+            if self.hoisted.contains_key(&key) {
+                continue;
+            }
+            let x = self.expr(&e)?;
+            let vt = vec_type(e.dtype())?;
+            let splat = self.b.ins().splat(vt, x);
+            self.hoisted.insert(key, splat);
+        }
+        Ok(())
     }
 
     /// The stores of one vector iteration.
@@ -385,6 +448,9 @@ impl Translator<'_, '_> {
     /// The vector value of `e` (a uniform `e` is computed once as a scalar and splatted).
     fn vexpr(&mut self, e: &PrimExpr, v: &Var, lanes: u16) -> Result<Value> {
         if !uses(e, v) {
+            if let Some(x) = self.hoisted.get(&e.to_string()) {
+                return Ok(*x);
+            }
             let s = self.expr(e)?;
             let vt = vec_type(e.dtype())?;
             return Ok(self.b.ins().splat(vt, s));
@@ -397,6 +463,14 @@ impl Translator<'_, '_> {
                 Ok(self.b.ins().load(vt, flags(), addr, 0))
             }
             ExprKind::Binary { op, a, b } => {
+                if self.contract
+                    && let Some((x, y, z)) = super::mul_add_operands(*op, a, b)
+                {
+                    let x = self.vexpr(x, v, lanes)?;
+                    let y = self.vexpr(y, v, lanes)?;
+                    let z = self.vexpr(z, v, lanes)?;
+                    return Ok(self.b.ins().fma(x, y, z));
+                }
                 let x = self.vexpr(a, v, lanes)?;
                 let y = self.vexpr(b, v, lanes)?;
                 let ins = self.b.ins();
