@@ -161,6 +161,12 @@ class Module:
                 D[vi] = A[vi] * B[vi] + C[vi]
 
     @T.prim_func(s_tir=True)
+    def scale_by_last(A: T.Buffer((n,), "float32"), S: T.Buffer((n,), "float32"), C: T.Buffer((n,), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i in range(n):
+            C[i] = A[i] * S[n - T.int64(1)]
+
+    @T.prim_func(s_tir=True)
     def matmul_aliased(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"), C: T.Buffer((m, n), "float32")):
         for i, j, r in T.grid(m, n, k):
             with T.sblock("C"):
@@ -686,5 +692,15 @@ fn mul_add_is_contracted_only_with_contract_fma_and_a_host_fma() {
     assert_eq!(run(0), vec![fused; n as usize]);
     for (config, (name, _)) in CONFIGS.iter().enumerate().skip(1) {
         assert_eq!(run(config), vec![0.0; n as usize], "{name}");
+    }
+}
+
+#[test]
+fn hoisted_uniforms_are_not_evaluated_when_the_loop_does_not_run() {
+    // `S[n - 1]` is out of bounds for n = 0, but the loop does not run then; with 1..3
+    // elements only the scalar tail runs. Every setting must agree with the interpreter.
+    for n in 0..10i64 {
+        let (j, i) = both("scale_by_last", &[vec![n], vec![n], vec![n]], n as u64);
+        close(&j, &i, 0.0).unwrap();
     }
 }
