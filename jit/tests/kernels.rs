@@ -167,6 +167,20 @@ class Module:
             C[i] = A[i] * S[n - T.int64(1)]
 
     @T.prim_func(s_tir=True)
+    def shifted_stores(B: T.Buffer((T.int64(11),), "float32"), C: T.Buffer((T.int64(11),), "float32"), A: T.Buffer((T.int64(16),), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i in range(T.int64(11)):
+            A[i] = B[i]
+            A[i + T.int64(1)] = C[i]
+
+    @T.prim_func(s_tir=True)
+    def far_stores(B: T.Buffer((T.int64(11),), "float32"), C: T.Buffer((T.int64(11),), "float32"), A: T.Buffer((T.int64(16),), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i in range(T.int64(11)):
+            A[i] = B[i]
+            A[i + T.int64(5)] = C[i] + A[i]
+
+    @T.prim_func(s_tir=True)
     def matmul_aliased(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"), C: T.Buffer((m, n), "float32")):
         for i, j, r in T.grid(m, n, k):
             with T.sblock("C"):
@@ -703,4 +717,17 @@ fn hoisted_uniforms_are_not_evaluated_when_the_loop_does_not_run() {
         let (j, i) = both("scale_by_last", &[vec![n], vec![n], vec![n]], n as u64);
         close(&j, &i, 0.0).unwrap();
     }
+}
+
+#[test]
+fn overlapping_stores_in_one_iteration_keep_scalar_order() {
+    // Lanes of `A[i + 1]` overlap those of `A[i]`: vector code would reorder the writes, so
+    // the loop must stay scalar (or be equivalent).
+    let (j, i) = both("shifted_stores", &[vec![11], vec![11], vec![16]], 3);
+    close(&j, &i, 0.0).unwrap();
+    assert_eq!(kernel("shifted_stores").meta().vector_loops, 0);
+    // Five apart: no vector iteration touches an element twice, so this one is vector code.
+    let (j, i) = both("far_stores", &[vec![11], vec![11], vec![16]], 4);
+    close(&j, &i, 0.0).unwrap();
+    assert_eq!(kernel("far_stores").meta().vector_loops, 1);
 }

@@ -7,7 +7,9 @@
 //! comparisons, same-width casts and the inline math functions. Everything that does not
 //! depend on the loop variable ("uniform") is computed as a scalar and splatted. A buffer both
 //! stored and loaded in the loop may only be loaded at exactly the stored index, so no lane reads
-//! what another lane writes; distinct parameters must be declared non-overlapping
+//! what another lane writes (or at indices a constant ≥ 4 away, which no lane of the same
+//! vector iteration touches; stores to one buffer obey the same rule); distinct parameters must
+//! be declared non-overlapping
 //! (`tirx.noalias`). Anything else keeps the scalar loop, so the plan only ever trades speed,
 //! never meaning: results are lane-for-lane those of the scalar code.
 //!
@@ -93,7 +95,23 @@ struct Plan<'a> {
     var: &'a Var,
     lanes: Option<u16>,
     /// Stored buffers (by data variable) and the index they are stored at.
-    stores: Vec<(tir::VarId, String)>,
+    stores: Vec<(tir::VarId, PrimExpr)>,
+}
+
+/// The most lanes any vector type has here: two accesses of one buffer whose indices differ by
+/// at least this much never touch the same element within one vector iteration.
+const MAX_LANES: i64 = 4;
+
+/// Whether two contiguous accesses of one buffer in the same loop body may be vectorized
+/// together: the same index, or indices a constant at least [`MAX_LANES`] apart (then an
+/// element is touched by both only in different vector iterations, in the scalar order).
+fn compatible(a: &PrimExpr, b: &PrimExpr) -> bool {
+    if a.to_string() == b.to_string() {
+        return true;
+    }
+    let d = tir::arith::simplify(&PrimExpr::binary(BinaryOp::Sub, a.clone(), b.clone()));
+    d.as_int()
+        .is_some_and(|d| d.checked_abs().is_some_and(|d| d >= MAX_LANES))
 }
 
 impl Plan<'_> {
@@ -107,14 +125,13 @@ impl Plan<'_> {
         Some(())
     }
 
-    /// Loads of a stored buffer must be at the stored index.
+    /// Loads of a stored buffer must be at a stored index or clear of every stored one.
     fn load_ok(&self, buffer: &tir::Buffer, index: &PrimExpr) -> bool {
         let id = buffer.data.id();
-        let text = index.to_string();
         self.stores
             .iter()
             .filter(|(b, _)| *b == id)
-            .all(|(_, i)| *i == text)
+            .all(|(_, i)| compatible(i, index))
     }
 
     /// Whether a uniform expression may be hoisted out of the lanes: it reads no buffer that
@@ -252,7 +269,15 @@ impl Translator<'_, '_> {
                 return None;
             }
             plan.lanes(buffer.dtype)?;
-            plan.stores.push((buffer.data.id(), index.to_string()));
+            let id = buffer.data.id();
+            if !plan
+                .stores
+                .iter()
+                .all(|(b, i)| *b != id || compatible(i, index))
+            {
+                return None;
+            }
+            plan.stores.push((id, index.clone()));
             stores.push(value);
         }
         for v in stores {
