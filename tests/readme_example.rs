@@ -43,7 +43,10 @@ fn example_inputs() -> Vec<(&'static str, Tensor)> {
             "x.npy",
             Tensor::from_slice(&[2, 4], &[1.0f32, 2.0, 3.0, 4.0, -1.0, -2.0, -3.0, -4.0]).unwrap(),
         ),
-        ("w.npy", Tensor::from_slice(&[4, 3], &[0.25f32; 12]).unwrap()),
+        (
+            "w.npy",
+            Tensor::from_slice(&[4, 3], &[0.25f32; 12]).unwrap(),
+        ),
         (
             "b.npy",
             Tensor::from_slice(&[3], &[0.5f32, -0.5, 0.0]).unwrap(),

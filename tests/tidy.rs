@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
@@ -36,7 +38,11 @@ fn every_file_starts_with_a_module_doc() {
         })
         .map(|p| p.display().to_string())
         .collect();
-    assert!(bad.is_empty(), "files without a leading `//!` line:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "files without a leading `//!` line:\n{}",
+        bad.join("\n")
+    );
 }
 
 #[test]
@@ -60,5 +66,9 @@ fn every_unsafe_block_has_a_safety_comment() {
             }
         }
     }
-    assert!(bad.is_empty(), "`unsafe` blocks without a `// SAFETY:` comment:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "`unsafe` blocks without a `// SAFETY:` comment:\n{}",
+        bad.join("\n")
+    );
 }

@@ -5,18 +5,18 @@
 //! TIR lives in the `tir` crate; a module holds both kinds of function ([`ir::BaseFunc`]).
 //! Passes are pure functions from module to module and do no IO.
 
+pub mod block_builder;
 pub mod codegen;
-pub mod transform;
-pub mod pipeline;
 pub mod error;
 pub mod ir;
 pub mod legalize;
-pub mod op;
-pub mod script;
-pub mod structural_eq;
-pub mod struct_info_ops;
 pub mod normalize;
-pub mod block_builder;
+pub mod op;
+pub mod pipeline;
+pub mod script;
+pub mod struct_info_ops;
+pub mod structural_eq;
+pub mod transform;
 pub mod well_formed;
 
 pub use error::{Error, Result};
