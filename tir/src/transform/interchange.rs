@@ -28,6 +28,10 @@
 //! [`REDUCTION_UNROLL`]: one pass over `j` performs four consecutive steps on each element, so
 //! the accumulator is loaded and stored once per four steps (still in order).
 //!
+//! The loop right around an interchanged nest (matmul's `i`) is then unroll-and-jammed by
+//! [`OUTER_JAM`] when its rows are provably independent ([`jam_outer`]), which makes a register
+//! tile of four rows by one vector.
+//!
 //! Distinct buffer parameters must not overlap (`tirx.noalias`); the caller checks that. A
 //! kernel that fails a bounds check (only possible here with shapes the prologue did not pin)
 //! may report a different first failing access after the rewrite.
@@ -37,23 +41,220 @@ use crate::transform::mutator::{Mutator, walk_stmt};
 
 /// Interchanges every eligible reduction nest of `body` (see the module doc).
 pub fn interchange_reductions(body: &Stmt) -> Stmt {
-    Interchange.stmt(body)
+    Interchange {
+        interchanged: false,
+    }
+    .stmt(body)
 }
 
-struct Interchange;
+struct Interchange {
+    /// The statement just rewritten was an interchanged nest.
+    interchanged: bool,
+}
 
 impl Mutator for Interchange {
     fn stmt(&mut self, s: &Stmt) -> Stmt {
+        let outer = std::mem::take(&mut self.interchanged);
         let s = walk_stmt(self, s);
+        let child = std::mem::replace(&mut self.interchanged, outer);
         if let StmtKind::For(j) = s.kind() {
             if let Some(c) = Candidate::of(j, Goal::Interchange) {
+                self.interchanged = true;
                 return c.rewrite(j);
             }
             if let Some(c) = Candidate::of(j, Goal::JamRows) {
                 return c.jam_rows(j);
             }
+            if child && let Some(jammed) = jam_outer(j) {
+                return jammed;
+            }
         }
         s
+    }
+}
+
+/// How many rows of the loop around an interchanged nest [`jam_outer`] runs together.
+pub const OUTER_JAM: i64 = 4;
+
+/// The constant inclusive ranges of the loops inside `s`, if every one has constant bounds.
+fn inner_const_ranges(s: &Stmt) -> Option<std::collections::HashMap<VarId, (i64, i64)>> {
+    let mut out = std::collections::HashMap::new();
+    let mut ok = true;
+    s.visit(&mut |st| {
+        if let StmtKind::For(f) = st.kind() {
+            match (f.min.as_int(), f.extent.as_int()) {
+                (Some(lo), Some(n)) if n > 0 => {
+                    out.insert(f.loop_var.id(), (lo, lo + n - 1));
+                }
+                _ => ok = false,
+            }
+        }
+    });
+    ok.then_some(out)
+}
+
+/// Inclusive constant bounds of an affine integer expression over `ranges` (others unknown).
+fn const_bounds(
+    e: &PrimExpr,
+    ranges: &std::collections::HashMap<VarId, (i64, i64)>,
+) -> Option<(i64, i64)> {
+    match e.kind() {
+        ExprKind::IntImm { value, .. } => Some((*value, *value)),
+        ExprKind::Var(v) => ranges.get(&v.id()).copied(),
+        ExprKind::Cast { value, dtype } if dtype.is_int() && value.dtype().is_int() => {
+            const_bounds(value, ranges)
+        }
+        ExprKind::Binary { op, a, b } => {
+            let (al, ah) = const_bounds(a, ranges)?;
+            let (bl, bh) = const_bounds(b, ranges)?;
+            match op {
+                BinaryOp::Add => Some((al.checked_add(bl)?, ah.checked_add(bh)?)),
+                BinaryOp::Sub => Some((al.checked_sub(bh)?, ah.checked_sub(bl)?)),
+                BinaryOp::Mul => {
+                    let c = [
+                        al.checked_mul(bl)?,
+                        al.checked_mul(bh)?,
+                        ah.checked_mul(bl)?,
+                        ah.checked_mul(bh)?,
+                    ];
+                    Some((*c.iter().min()?, *c.iter().max()?))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Unroll-and-jam of the loop `i` around an interchanged nest by [`OUTER_JAM`]: every innermost
+/// body of its nests runs for rows `4io … 4io + 3` together, so a vector of `B[k, j:j+4]` is
+/// loaded once for four rows of `C` (a 4 × 4 register tile; the vectorizer accepts the four
+/// stores because their indices are a row, at least four elements, apart). Legal when the rows are
+/// independent: every access of a buffer the body writes has the form `c * i + r` with the same
+/// `c` per buffer and `0 <= r < |c|` (row `i` owns the slab `[c*i, c*i + |c|)`) — then any
+/// interleaving of different rows' statements that keeps each row's own order is equivalent.
+/// All inner loop bounds must be constants; the remaining rows run as they were.
+fn jam_outer(i: &For) -> Option<Stmt> {
+    if i.kind != ForKind::Serial || i.min.as_int() != Some(0) {
+        return None;
+    }
+    if i.extent.as_int().is_some_and(|n| n < 2 * OUTER_JAM) {
+        return None;
+    }
+    let ranges = inner_const_ranges(&i.body)?;
+    let iv = &i.loop_var;
+    let mut written: std::collections::HashMap<VarId, i64> = std::collections::HashMap::new();
+    let mut ok = true;
+    let slab = |idx: &PrimExpr| -> Option<i64> {
+        let c = affine_coef(idx, iv)?;
+        if c == 0 || has_load(idx) {
+            return None;
+        }
+        let zero = std::collections::HashMap::from([(iv.id(), PrimExpr::int(iv.dtype(), 0))]);
+        let r = crate::transform::mutator::substitute(idx, &zero);
+        let (lo, hi) = const_bounds(&r, &ranges)?;
+        (lo >= 0 && hi < c.abs()).then_some(c)
+    };
+    i.body.visit(&mut |st| {
+        if let StmtKind::BufferStore {
+            buffer, indices, ..
+        } = st.kind()
+        {
+            match indices.as_slice() {
+                [idx] => match slab(idx) {
+                    Some(c) => ok &= *written.entry(buffer.data.id()).or_insert(c) == c,
+                    None => ok = false,
+                },
+                _ => ok = false,
+            }
+        }
+        if matches!(
+            st.kind(),
+            StmtKind::Allocate { .. } | StmtKind::AssertStmt { .. } | StmtKind::LetStmt { .. }
+        ) {
+            ok = false;
+        }
+    });
+    if !ok || written.is_empty() {
+        return None;
+    }
+    i.body.visit(&mut |st| {
+        for e in st.exprs() {
+            e.visit(&mut |x| {
+                if let ExprKind::BufferLoad { buffer, indices } = x.kind()
+                    && let Some(&c) = written.get(&buffer.data.id())
+                {
+                    ok &= indices.len() == 1 && slab(&indices[0]) == Some(c);
+                }
+            });
+        }
+    });
+    if !ok {
+        return None;
+    }
+    let dt = iv.dtype();
+    let c = |v: i64| PrimExpr::int(dt, v);
+    let io = Var::new(format!("{}_o", iv.name()), dt);
+    let rows: Vec<std::collections::HashMap<VarId, PrimExpr>> = (0..OUTER_JAM)
+        .map(|u| {
+            let e = PrimExpr::binary(
+                BinaryOp::Add,
+                PrimExpr::binary(BinaryOp::Mul, PrimExpr::from(&io), c(OUTER_JAM)),
+                c(u),
+            );
+            std::collections::HashMap::from([(iv.id(), e)])
+        })
+        .collect();
+    let items: Vec<Stmt> = match i.body.kind() {
+        StmtKind::Seq(v) => v.clone(),
+        _ => vec![i.body.clone()],
+    };
+    let jammed: Vec<Stmt> = items.iter().map(|item| jam_nest(item, &rows)).collect();
+    let chunks = crate::arith::simplify(&PrimExpr::binary(
+        BinaryOp::FloorDiv,
+        i.extent.clone(),
+        c(OUTER_JAM),
+    ));
+    let done = crate::arith::simplify(&PrimExpr::binary(
+        BinaryOp::Mul,
+        chunks.clone(),
+        c(OUTER_JAM),
+    ));
+    let rest = crate::arith::simplify(&PrimExpr::binary(
+        BinaryOp::Sub,
+        i.extent.clone(),
+        done.clone(),
+    ));
+    let main = Stmt::new(StmtKind::For(For {
+        loop_var: io,
+        min: c(0),
+        extent: chunks,
+        body: Stmt::seq(jammed),
+        ..i.clone()
+    }));
+    if rest.as_int() == Some(0) {
+        return Some(main);
+    }
+    let tail = Stmt::new(StmtKind::For(For {
+        min: done,
+        extent: rest,
+        ..i.clone()
+    }));
+    Some(Stmt::seq(vec![main, tail]))
+}
+
+/// A perfect loop nest with its innermost body replaced by one copy per row.
+fn jam_nest(s: &Stmt, rows: &[std::collections::HashMap<VarId, PrimExpr>]) -> Stmt {
+    match s.kind() {
+        StmtKind::For(f) => Stmt::new(StmtKind::For(For {
+            body: jam_nest(&f.body, rows),
+            ..f.clone()
+        })),
+        _ => Stmt::new(StmtKind::Seq(
+            rows.iter()
+                .map(|m| crate::transform::mutator::substitute_stmt(s, m))
+                .collect(),
+        )),
     }
 }
 
@@ -438,6 +639,16 @@ class Module:
                 c[v_i0, v_i1] = c[v_i0, v_i1] + a[v_i0, v_k] * b[v_k, v_i1]
 
     @T.prim_func(s_tir=True)
+    def matmul9(a: T.Buffer((T.int64(9), T.int64(10)), "float32"), b: T.Buffer((T.int64(10), T.int64(5)), "float32"), c: T.Buffer((T.int64(9), T.int64(5)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i0, i1, k in T.grid(T.int64(9), T.int64(5), T.int64(10)):
+            with T.sblock("matmul"):
+                v_i0, v_i1, v_k = T.axis.remap("SSR", [i0, i1, k])
+                with T.init():
+                    c[v_i0, v_i1] = T.float32(0.0)
+                c[v_i0, v_i1] = c[v_i0, v_i1] + a[v_i0, v_k] * b[v_k, v_i1]
+
+    @T.prim_func(s_tir=True)
     def rowsum10(a: T.Buffer((T.int64(10), T.int64(4)), "float32"), s: T.Buffer((T.int64(10),), "float32")):
         T.func_attr({"tirx.noalias": True})
         for i, k in T.grid(T.int64(10), T.int64(4)):
@@ -527,6 +738,34 @@ class Module:
             vec![(Some(0), Some(5)), (Some(0), Some(2)), (Some(8), Some(2))]
         );
         assert_eq!(loop_order(&parts[1])[0], "k_o");
+    }
+
+    #[test]
+    fn rows_around_an_interchanged_nest_are_jammed() {
+        let after = interchange_reductions(&lowered("matmul9"));
+        // i0_o (2 chunks of 4 rows) { … }; i0 (the last row) { … }
+        let StmtKind::Seq(parts) = after.kind() else {
+            panic!("expected two loops, got {after:?}");
+        };
+        let ranges: Vec<_> = parts
+            .iter()
+            .map(|p| match p.kind() {
+                StmtKind::For(f) => (f.min.as_int(), f.extent.as_int()),
+                _ => (None, None),
+            })
+            .collect();
+        assert_eq!(ranges, vec![(Some(0), Some(2)), (Some(8), Some(1))]);
+        // The init loop's body holds the four rows' inits.
+        let StmtKind::For(main) = parts[0].kind() else {
+            panic!("expected a loop");
+        };
+        let StmtKind::Seq(nests) = main.body.kind() else {
+            panic!("expected nests, got {:?}", main.body);
+        };
+        let StmtKind::For(init) = nests[0].kind() else {
+            panic!("expected the init loop");
+        };
+        assert!(matches!(init.body.kind(), StmtKind::Seq(v) if v.len() == 4));
     }
 
     #[test]
