@@ -1,7 +1,7 @@
 //! Data-driven tests of `tir::arith`: one table row per query, read as TVMScript expression text
 //! over a fixed set of variables, with the ranges each row binds.
 //!
-//! Variables: `i`, `j`, `k`, `n`, `m` are `int32`; `p`, `q` are `int64`; `x`, `y` are
+//! Variables: `i`, `j`, `k`, `n`, `m` are `int32`; `p`, `q`, `r` are `int64`; `x`, `y` are
 //! `float32`. A row's `bind` is `var:min:extent` items separated by spaces, each an expression.
 
 use std::collections::HashMap;
@@ -26,6 +26,7 @@ impl Env {
             ("m", DataType::INT32),
             ("p", DataType::INT64),
             ("q", DataType::INT64),
+            ("r", DataType::INT64),
             ("x", DataType::FLOAT32),
             ("y", DataType::FLOAT32),
         ] {
@@ -62,6 +63,13 @@ impl Env {
 
 /// `(bind, input, expected simplified text)`.
 const SIMPLIFY: &[(&str, &str, &str)] = &[
+    // Bounds near the top of int64 must not be computed in wrapped arithmetic (this once folded
+    // to False), and a symbolic range cancels against its bound.
+    (
+        "q:T.int64(0):T.int64(9223372036854775807) p:T.int64(0):q r:T.int64(0):T.int64(4)",
+        "p * T.int64(4) + r < q * T.int64(4)",
+        "T.bool(True)",
+    ),
     // Constant folding with TVM's integer semantics.
     ("", "3 + 4 * 5", "23"),
     ("", "7 // 2", "3"),
@@ -228,6 +236,16 @@ fn const_int_bound_table() {
 
 /// `(bind, condition, provable)`.
 const PROVE: &[(&str, &str, bool)] = &[
+    (
+        "q:T.int64(0):T.int64(9223372036854775807) p:T.int64(0):q",
+        "p < q",
+        true,
+    ),
+    (
+        "q:T.int64(0):T.int64(9223372036854775807) p:T.int64(0):T.int64(2)",
+        "p < q * T.int64(4)",
+        false,
+    ),
     ("i:0:n", "i < n", true),
     ("i:0:n", "0 <= i", true),
     ("i:0:n", "i <= n", true),

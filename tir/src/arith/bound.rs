@@ -196,7 +196,8 @@ impl Analyzer {
     }
 
     /// `lin` with every single-variable term whose variable has a symbolic range replaced by the
-    /// range end that maximises (`upper`) or minimises the term; `None` if no term qualifies.
+    /// range end that maximises (`upper`) or minimises the term; `None` if no term qualifies or
+    /// the substituted form's arithmetic would overflow.
     fn substitute_extreme(&self, lin: &Linear, upper: bool) -> Option<Linear> {
         let mut out = Linear::constant(lin.dtype, lin.constant);
         let mut changed = false;
@@ -205,11 +206,18 @@ impl Analyzer {
                 .single()
                 .and_then(|a| a.expr.as_var())
                 .and_then(|v| self.var_ranges.get(&v.id()))
-                .map(|(min, max)| if (*c > 0) == upper { max } else { min });
+                .map(|(min, max)| if (*c > 0) == upper { max } else { min })
+                // A constant end is what interval arithmetic already uses; substituting it
+                // would only lose cancellations with other terms (`p - q` with `p < q`).
+                .filter(|r| r.as_int().is_none());
             match replacement {
                 Some(r) if r.dtype() == lin.dtype => {
                     changed = true;
-                    out = out.add(&self.to_linear(r).scale(*c), 1);
+                    // A substitution whose arithmetic would overflow tells nothing.
+                    out = self
+                        .to_linear(r)
+                        .checked_scale(*c)
+                        .and_then(|t| out.checked_add(&t, 1))?;
                 }
                 _ => {
                     let term = Linear {
@@ -217,7 +225,7 @@ impl Analyzer {
                         terms: vec![(m.clone(), *c)],
                         constant: 0,
                     };
-                    out = out.add(&term, 1);
+                    out = out.checked_add(&term, 1)?;
                 }
             }
         }

@@ -6,7 +6,7 @@
 //! TVM's wrap-around semantics (addition and multiplication modulo 2^bits form a ring). Terms
 //! keep the order of first appearance, so `i * 4 + j` rebuilds as written and `4 * n` as `n * 4`.
 
-use crate::arith::scalar::wrap_int;
+use crate::arith::scalar::{int_type_range, wrap_int};
 use crate::ir::{BinaryOp, DataType, ExprKind, PrimExpr};
 
 /// An opaque factor of a monomial, identified by its structural key.
@@ -103,6 +103,50 @@ impl Linear {
         self.constant =
             self.wrap(i128::from(self.constant) + i128::from(other.constant) * i128::from(sign));
         self
+    }
+
+    /// `self + sign * other` in unbounded arithmetic: `None` if a coefficient or the constant
+    /// leaves the type's range. Bounds must use this rather than [`Linear::add`], whose
+    /// wrap-around is right for folding a program's arithmetic but unsound for reasoning about
+    /// its values.
+    pub fn checked_add(&self, other: &Linear, sign: i64) -> Option<Linear> {
+        let (lo, hi) = int_type_range(self.dtype);
+        let fits = |v: i128| (i128::from(lo)..=i128::from(hi)).contains(&v);
+        let mut out = self.clone();
+        for (m, c) in &other.terms {
+            let add = i128::from(*c) * i128::from(sign);
+            let prev = out.terms.iter().find(|(x, _)| x.same(m)).map_or(0, |t| t.1);
+            if !fits(add) || !fits(i128::from(prev) + add) {
+                return None;
+            }
+            out.add_term(m.clone(), add as i64);
+        }
+        let constant = i128::from(self.constant) + i128::from(other.constant) * i128::from(sign);
+        fits(constant).then(|| {
+            out.constant = constant as i64;
+            out
+        })
+    }
+
+    /// `k * self` in unbounded arithmetic: `None` if a coefficient or the constant leaves the
+    /// type's range (see [`Linear::checked_add`]).
+    pub fn checked_scale(&self, k: i64) -> Option<Linear> {
+        let (lo, hi) = int_type_range(self.dtype);
+        let fits = |v: i128| (i128::from(lo)..=i128::from(hi)).contains(&v);
+        let mut out = self.clone();
+        for t in &mut out.terms {
+            let v = i128::from(t.1) * i128::from(k);
+            if !fits(v) {
+                return None;
+            }
+            t.1 = v as i64;
+        }
+        out.terms.retain(|(_, c)| *c != 0);
+        let constant = i128::from(self.constant) * i128::from(k);
+        fits(constant).then(|| {
+            out.constant = constant as i64;
+            out
+        })
     }
 
     pub fn scale(mut self, k: i64) -> Linear {
