@@ -420,6 +420,12 @@ fn scalar_of(t: &vm::Tensor, dt: DataType) -> Option<PrimExpr> {
 
 type Rule = fn(&OpCall) -> Result<Lowered>;
 
+/// Whether LegalizeOps handles calls of `op`: it has a rule, or it is a call form or runtime
+/// operator that passes through to the backend unchanged.
+pub fn handles(op: &str) -> bool {
+    passes_through(op) || rule(op).is_some()
+}
+
 /// The legalization rule of `op`, if there is one.
 fn rule(op: &str) -> Option<Rule> {
     let name = op.strip_prefix("relax.")?;
