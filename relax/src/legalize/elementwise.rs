@@ -62,6 +62,30 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
                 PrimExpr::call(DataType::BOOL, "isfinite", vec![x])
             })
         },
+        "acos" => |c| unary(c, "tir_acos", |x| te::intrin("acos", vec![x])),
+        "acosh" => |c| unary(c, "tir_acosh", |x| te::intrin("acosh", vec![x])),
+        "asin" => |c| unary(c, "tir_asin", |x| te::intrin("asin", vec![x])),
+        "asinh" => |c| unary(c, "tir_asinh", |x| te::intrin("asinh", vec![x])),
+        "atan" => |c| unary(c, "tir_atan", |x| te::intrin("atan", vec![x])),
+        "atanh" => |c| unary(c, "tir_atanh", |x| te::intrin("atanh", vec![x])),
+        "cosh" => |c| unary(c, "tir_cosh", |x| te::intrin("cosh", vec![x])),
+        "sinh" => |c| unary(c, "tir_sinh", |x| te::intrin("sinh", vec![x])),
+        "bitwise_not" => |c| {
+            require_int(c, "bitwise_not")?;
+            unary_cpp(c, "bitwise_not", "T_bitwise_not", |x| {
+                PrimExpr::call(x.dtype(), "bitwise_not", vec![x])
+            })
+        },
+        "bitwise_and" => |c| int_binary(c, "bitwise_and", "bitwise_and"),
+        "bitwise_or" => |c| int_binary(c, "bitwise_or", "bitwise_or"),
+        "bitwise_xor" => |c| int_binary(c, "bitwise_xor", "bitwise_xor"),
+        "left_shift" => |c| int_binary(c, "left_shift", "shift_left"),
+        "right_shift" => |c| int_binary(c, "right_shift", "shift_right"),
+        "mod" => |c| binary(c, "mod", trunc_mod),
+        "atan2" => |c| binary(c, "atan2", |a, b| te::intrin("atan2", vec![a, b])),
+        "log_add_exp" => |c| binary(c, "log_add_exp", log_add_exp),
+        "ewise_fma" => ewise_fma,
+        "masked_fill" => masked_fill,
         "sign" => sign,
         "logical_not" => logical_not,
         "clip" => clip,
@@ -92,6 +116,95 @@ fn floor_divide(a: PrimExpr, b: PrimExpr) -> PrimExpr {
     } else {
         te::floordiv(a, b)
     }
+}
+
+/// `truncmod`: C `%` for integers, `fmod` for floats.
+fn trunc_mod(a: PrimExpr, b: PrimExpr) -> PrimExpr {
+    if a.dtype().is_float() {
+        te::intrin("fmod", vec![a, b])
+    } else {
+        te::bin(tir::BinaryOp::Mod, a, b)
+    }
+}
+
+/// `log(exp(a) + exp(b))`, computed stably as `max(a, b) + log1p(exp(-|a - b|))`.
+fn log_add_exp(a: PrimExpr, b: PrimExpr) -> PrimExpr {
+    let m = te::max(a.clone(), b.clone());
+    let d = te::sub(a, b);
+    let neg_abs = te::sub(te::zero(d.dtype()), te::intrin("fabs", vec![d]));
+    te::add(
+        m,
+        te::intrin("log1p", vec![te::intrin("exp", vec![neg_abs])]),
+    )
+}
+
+/// The bitwise and shift operators take integer (or bool) tensors only.
+fn require_int(c: &OpCall, op: &str) -> Result<()> {
+    match c.out.tensor_dtype() {
+        Some(d) if d.is_int_or_uint() || d.is_bool() => Ok(()),
+        Some(d) => unsupported(format!("{op} of dtype {d} (integer dtypes only)")),
+        None => unsupported(format!("{op} of unknown dtype")),
+    }
+}
+
+/// A broadcasting binary operator that is a TIR intrinsic call on integers.
+fn int_binary(c: &OpCall, name: &str, intrinsic: &'static str) -> Result<Lowered> {
+    require_int(c, name)?;
+    let f: fn(PrimExpr, PrimExpr) -> PrimExpr = match intrinsic {
+        "bitwise_and" => |a, b| bitcall("bitwise_and", a, b),
+        "bitwise_or" => |a, b| bitcall("bitwise_or", a, b),
+        "bitwise_xor" => |a, b| bitcall("bitwise_xor", a, b),
+        "shift_left" => |a, b| bitcall("shift_left", a, b),
+        "shift_right" => |a, b| bitcall("shift_right", a, b),
+        other => return unsupported(format!("{name}: no intrinsic `{other}`")),
+    };
+    binary(c, name, f)
+}
+
+fn bitcall(op: &str, a: PrimExpr, b: PrimExpr) -> PrimExpr {
+    let b = te::cast(a.dtype(), b);
+    PrimExpr::call(a.dtype(), op, vec![a, b])
+}
+
+/// `x1 * x2 + x3` (TVM: `te.compute` of a multiply-add).
+fn ewise_fma(c: &OpCall) -> Result<Lowered> {
+    let (x1, x2, x3) = (c.tensor(0)?, c.tensor(1)?, c.tensor(2)?);
+    let (shape, _) = c.out_tensor()?;
+    let mut te = Te::new();
+    let out = te.compute("T_ewise_fma", "ax", &shape, |i| {
+        let l = |t: &TArg| te::load(&t.buf, bcast_index(t.shape(), &shape, i));
+        te::add(te::mul(l(&x1), l(&x2)), l(&x3))
+    });
+    c.finish("ewise_fma", te, &[&x1, &x2, &x3], &[out])
+}
+
+/// `where(mask, value, x)`: `value` is a rank-0 tensor (or literal) broadcast over `x`.
+fn masked_fill(c: &OpCall) -> Result<Lowered> {
+    let (x, mask) = (c.tensor(0)?, c.tensor(1)?);
+    let (shape, dt) = c.out_tensor()?;
+    let value = match c.scalar(2) {
+        Some(s) => Operand::Scalar(te::cast(dt, s)),
+        None => Operand::Tensor(c.tensor(2)?),
+    };
+    let mut te = Te::new();
+    let out = te.compute("T_where", "ax", &shape, |i| {
+        let mv = te::load(&mask.buf, bcast_index(mask.shape(), &shape, i));
+        let test = if mv.dtype().is_bool() {
+            mv
+        } else {
+            te::cmp(CmpOp::Ne, mv.clone(), te::zero(mv.dtype()))
+        };
+        te::select(
+            test,
+            te::cast(dt, value.at(&shape, i)),
+            te::load(&x.buf, bcast_index(x.shape(), &shape, i)),
+        )
+    });
+    let mut inputs: Vec<&TArg> = vec![&x, &mask];
+    if let Operand::Tensor(t) = &value {
+        inputs.push(t);
+    }
+    c.finish("masked_fill", te, &inputs, &[out])
 }
 
 fn floor_mod(a: PrimExpr, b: PrimExpr) -> PrimExpr {
