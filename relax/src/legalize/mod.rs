@@ -23,6 +23,7 @@ mod elementwise;
 mod manipulate;
 mod matmul;
 mod nn;
+mod nn_extra;
 mod reduce;
 mod sort;
 pub(crate) mod te;
@@ -433,6 +434,7 @@ fn rule(op: &str) -> Option<Rule> {
         .or_else(|| reduce::rule(name))
         .or_else(|| matmul::rule(name))
         .or_else(|| nn::rule(name))
+        .or_else(|| nn_extra::rule(name))
         .or_else(|| manipulate::rule(name))
         .or_else(|| create::rule(name))
         .or_else(|| sort::rule(name))

@@ -1,0 +1,616 @@
+//! More neural-network operators: rms_norm, group_norm, instance_norm, batch_norm (inference
+//! and training), relu6, selu, softplus, prelu, adaptive_avg_pool1d/2d/3d (NC[D][H]W),
+//! batch_flatten and pixel_shuffle, written like TVM's topi computations.
+
+use tir::{Buffer, CmpOp, DataType, PrimExpr};
+
+use super::te::{self, Combiner, Te};
+use super::{Lowered, OpCall, Result, Rule, TArg, unsupported};
+
+pub(super) fn rule(name: &str) -> Option<Rule> {
+    let r: Rule = match name {
+        "nn.rms_norm" => rms_norm,
+        "nn.group_norm" => group_norm,
+        "nn.instance_norm" => instance_norm,
+        "nn.batch_norm" => batch_norm,
+        "nn.relu6" => relu6,
+        "nn.selu" => selu,
+        "nn.softplus" => softplus,
+        "nn.prelu" => prelu,
+        "nn.adaptive_avg_pool1d" => |c| adaptive_avg_pool(c, 1),
+        "nn.adaptive_avg_pool2d" => |c| adaptive_avg_pool(c, 2),
+        "nn.adaptive_avg_pool3d" => |c| adaptive_avg_pool(c, 3),
+        "nn.batch_flatten" => batch_flatten,
+        "nn.pixel_shuffle" => pixel_shuffle,
+        _ => return None,
+    };
+    Some(r)
+}
+
+fn norm_axis(a: i64, ndim: usize) -> usize {
+    if a < 0 { a + ndim as i64 } else { a }.max(0) as usize
+}
+
+/// Sorted, normalized, deduplicated axes; an error naming `attr` when one is out of range.
+fn axes_attr(c: &OpCall, attr: &str, default: &[i64], nd: usize) -> Result<Vec<usize>> {
+    let raw = c.attr_ints(attr).unwrap_or_else(|| default.to_vec());
+    let mut axes = Vec::new();
+    for a in raw {
+        let n = norm_axis(a, nd);
+        if n >= nd || a < -(nd as i64) {
+            return unsupported(format!("attribute `{attr}`: axis {a} out of range"));
+        }
+        if !axes.contains(&n) {
+            axes.push(n);
+        }
+    }
+    axes.sort_unstable();
+    Ok(axes)
+}
+
+fn axis_attr(c: &OpCall, attr: &str, default: i64, nd: usize) -> Result<usize> {
+    let a = c.attr_int(attr).unwrap_or(default);
+    let n = norm_axis(a, nd);
+    if n >= nd || a < -(nd as i64) {
+        return unsupported(format!("attribute `{attr}`: axis {a} out of range"));
+    }
+    Ok(n)
+}
+
+/// The accumulation type: float32 for narrower floats (as topi does for fp16 norms).
+fn acc_type(dt: DataType) -> DataType {
+    if dt.is_float() && dt.bits < 32 {
+        DataType::FLOAT32
+    } else {
+        dt
+    }
+}
+
+/// A float constant of `dt` for an extent (a literal when the extent is constant).
+fn extent_as(dt: DataType, n: &PrimExpr) -> PrimExpr {
+    match n.as_int() {
+        Some(v) => te::constf(dt, v as f64),
+        None => te::cast(dt, n.clone()),
+    }
+}
+
+/// A full data index from a statistics index and a reduction index.
+type FullIndex<'a> = Box<dyn Fn(&[PrimExpr], &[PrimExpr]) -> Vec<PrimExpr> + 'a>;
+/// A statistics index from a full data index.
+type StatIndex<'a> = Box<dyn Fn(&[PrimExpr]) -> Vec<PrimExpr> + 'a>;
+
+/// How a normalization reduces: the reduced (statistics) shape, the reduction axes, and the
+/// maps between full indices and statistics/reduction indices.
+struct Reduction<'a> {
+    /// Statistics shape.
+    red: Vec<PrimExpr>,
+    raxes: Vec<(String, PrimExpr)>,
+    /// Full index of the data from a statistics index and a reduction index.
+    full: FullIndex<'a>,
+    /// Statistics index of a full index.
+    stat: StatIndex<'a>,
+    /// Number of reduced elements.
+    count: PrimExpr,
+}
+
+/// Reduction over `axes` of `shape` (layer/instance/batch norm).
+fn over_axes<'a>(shape: &[PrimExpr], axes: &'a [usize]) -> Reduction<'a> {
+    let nd = shape.len();
+    let red: Vec<PrimExpr> = (0..nd)
+        .filter(|d| !axes.contains(d))
+        .map(|d| shape[d].clone())
+        .collect();
+    let raxes = axes
+        .iter()
+        .map(|&d| (format!("k{d}"), shape[d].clone()))
+        .collect();
+    let count = te::product(&axes.iter().map(|&d| shape[d].clone()).collect::<Vec<_>>());
+    Reduction {
+        red,
+        raxes,
+        full: Box::new(move |i, k| {
+            let (mut ii, mut kk) = (0, 0);
+            (0..nd)
+                .map(|d| {
+                    if axes.contains(&d) {
+                        kk += 1;
+                        k[kk - 1].clone()
+                    } else {
+                        ii += 1;
+                        i[ii - 1].clone()
+                    }
+                })
+                .collect()
+        }),
+        stat: Box::new(move |i| {
+            (0..nd)
+                .filter(|d| !axes.contains(d))
+                .map(|d| i[d].clone())
+                .collect()
+        }),
+        count,
+    }
+}
+
+/// Mean and (biased) variance of `x` over a reduction, accumulated in `acc`.
+fn moments(te: &mut Te, x: &TArg, r: &Reduction, acc: DataType) -> (Buffer, Buffer) {
+    let xn = x.buf.name.clone();
+    let n = extent_as(acc, &r.count);
+    let sum = te.reduce(
+        &format!("{xn}_red"),
+        &r.red,
+        &r.raxes,
+        Combiner::Sum,
+        None,
+        |i, k| te::cast(acc, te::load(&x.buf, (r.full)(i, k))),
+    );
+    let mean = te.compute("T_divide", "ax", &r.red, |i| {
+        te::div(te::load(&sum, i.to_vec()), n.clone())
+    });
+    let vsum = te.reduce(
+        &format!("{xn}_var_red"),
+        &r.red,
+        &r.raxes,
+        Combiner::Sum,
+        None,
+        |i, k| {
+            let d = te::sub(
+                te::cast(acc, te::load(&x.buf, (r.full)(i, k))),
+                te::load(&mean, i.to_vec()),
+            );
+            te::mul(d.clone(), d)
+        },
+    );
+    let var = te.compute("T_divide", "ax", &r.red, |i| {
+        te::div(te::load(&vsum, i.to_vec()), n.clone())
+    });
+    (mean, var)
+}
+
+/// `(x - mean) * rsqrt(var + eps) [* gamma] [+ beta]`, the parameters indexed by `param`.
+#[allow(clippy::too_many_arguments)]
+fn normalize(
+    te: &mut Te,
+    c: &OpCall,
+    x: &TArg,
+    (gamma, beta): (&TArg, &TArg),
+    r: &Reduction,
+    (mean, var): (&Buffer, &Buffer),
+    acc: DataType,
+    param: &dyn Fn(&[PrimExpr]) -> Vec<PrimExpr>,
+) -> Buffer {
+    let dt = x.dtype();
+    let eps = c.attr_f64("epsilon").unwrap_or(1e-5);
+    let (center, scale) = (
+        c.attr_bool("center").unwrap_or(true),
+        c.attr_bool("scale").unwrap_or(true),
+    );
+    te.compute("T_norm", "ax", x.shape(), |i| {
+        let s = (r.stat)(i);
+        let centered = te::sub(
+            te::cast(acc, te::load(&x.buf, i.to_vec())),
+            te::load(mean, s.clone()),
+        );
+        let rs = te::intrin(
+            "rsqrt",
+            vec![te::add(te::load(var, s), PrimExpr::float(acc, eps))],
+        );
+        let mut v = te::mul(centered, rs);
+        if scale {
+            v = te::mul(v, te::cast(acc, te::load(&gamma.buf, param(i))));
+        }
+        if center {
+            v = te::add(v, te::cast(acc, te::load(&beta.buf, param(i))));
+        }
+        te::cast(dt, v)
+    })
+}
+
+fn rms_norm(c: &OpCall) -> Result<Lowered> {
+    let (x, w) = (c.tensor(0)?, c.tensor(1)?);
+    let nd = x.ndim();
+    let axes = axes_attr(c, "axes", &[-1], nd)?;
+    let eps = c.attr_f64("epsilon").unwrap_or(1e-5);
+    let dt = x.dtype();
+    let acc = acc_type(dt);
+    let r = over_axes(x.shape(), &axes);
+    let n = extent_as(acc, &r.count);
+    let mut te = Te::new();
+    let sq = te.reduce(
+        &format!("{}_red", x.buf.name),
+        &r.red,
+        &r.raxes,
+        Combiner::Sum,
+        None,
+        |i, k| {
+            let v = te::cast(acc, te::load(&x.buf, (r.full)(i, k)));
+            te::mul(v.clone(), v)
+        },
+    );
+    let out = te.compute("T_rms_norm", "ax", x.shape(), |i| {
+        let rs = te::intrin(
+            "rsqrt",
+            vec![te::add(
+                te::div(te::load(&sq, (r.stat)(i)), n.clone()),
+                PrimExpr::float(acc, eps),
+            )],
+        );
+        let wi: Vec<PrimExpr> = axes.iter().map(|&d| i[d].clone()).collect();
+        te::cast(
+            dt,
+            te::mul(
+                te::mul(te::cast(acc, te::load(&x.buf, i.to_vec())), rs),
+                te::cast(acc, te::load(&w.buf, wi)),
+            ),
+        )
+    });
+    c.finish("rms_norm", te, &[&x, &w], &[out])
+}
+
+fn instance_norm(c: &OpCall) -> Result<Lowered> {
+    let (x, g, b) = (c.tensor(0)?, c.tensor(1)?, c.tensor(2)?);
+    let nd = x.ndim();
+    let ch = axis_attr(c, "channel_axis", 1, nd)?;
+    let default: Vec<i64> = (2..nd as i64).collect();
+    let axes = axes_attr(c, "axes", &default, nd)?;
+    if axes.contains(&ch) {
+        return unsupported("attribute `axes` contains the channel axis");
+    }
+    let acc = acc_type(x.dtype());
+    let r = over_axes(x.shape(), &axes);
+    let mut te = Te::new();
+    let (mean, var) = moments(&mut te, &x, &r, acc);
+    let out = normalize(&mut te, c, &x, (&g, &b), &r, (&mean, &var), acc, &|i| {
+        vec![i[ch].clone()]
+    });
+    c.finish("instance_norm", te, &[&x, &g, &b], &[out])
+}
+
+fn group_norm(c: &OpCall) -> Result<Lowered> {
+    let (x, g, b) = (c.tensor(0)?, c.tensor(1)?, c.tensor(2)?);
+    let nd = x.ndim();
+    let ch = axis_attr(c, "channel_axis", 1, nd)?;
+    let axes = axes_attr(c, "axes", &[], nd)?;
+    if axes.contains(&ch) {
+        return unsupported("attribute `axes` contains the channel axis");
+    }
+    let groups = c.attr_int("num_groups").unwrap_or(1);
+    let Some(chans) = x.shape()[ch].as_int() else {
+        return unsupported("symbolic channel count");
+    };
+    if groups <= 0 || chans % groups != 0 {
+        return unsupported(format!(
+            "attribute `num_groups` {groups} does not divide {chans} channels"
+        ));
+    }
+    let per = chans / groups;
+    let shape = x.shape().to_vec();
+    let kept: Vec<usize> = (0..nd).filter(|d| !axes.contains(d)).collect();
+    let red: Vec<PrimExpr> = kept
+        .iter()
+        .map(|&d| {
+            if d == ch {
+                te::i64c(groups)
+            } else {
+                shape[d].clone()
+            }
+        })
+        .collect();
+    let mut raxes = vec![("kc".to_string(), te::i64c(per))];
+    raxes.extend(axes.iter().map(|&d| (format!("k{d}"), shape[d].clone())));
+    let mut counted = vec![te::i64c(per)];
+    counted.extend(axes.iter().map(|&d| shape[d].clone()));
+    let (kept2, axes2) = (kept.clone(), axes.clone());
+    let r = Reduction {
+        red,
+        raxes,
+        full: Box::new(move |i, k| {
+            (0..nd)
+                .map(|d| {
+                    if d == ch {
+                        let p = kept2.iter().position(|&e| e == ch).unwrap_or(0);
+                        te::add(te::mul(i[p].clone(), te::i64c(per)), k[0].clone())
+                    } else if let Some(p) = axes2.iter().position(|&e| e == d) {
+                        k[1 + p].clone()
+                    } else {
+                        let p = kept2.iter().position(|&e| e == d).unwrap_or(0);
+                        i[p].clone()
+                    }
+                })
+                .collect()
+        }),
+        stat: Box::new(move |i| {
+            kept.iter()
+                .map(|&d| {
+                    if d == ch {
+                        te::floordiv(i[d].clone(), te::i64c(per))
+                    } else {
+                        i[d].clone()
+                    }
+                })
+                .collect()
+        }),
+        count: te::product(&counted),
+    };
+    let acc = acc_type(x.dtype());
+    let mut te = Te::new();
+    let (mean, var) = moments(&mut te, &x, &r, acc);
+    let out = normalize(&mut te, c, &x, (&g, &b), &r, (&mean, &var), acc, &|i| {
+        vec![i[ch].clone()]
+    });
+    c.finish("group_norm", te, &[&x, &g, &b], &[out])
+}
+
+/// topi's batch_norm: `(out, moving_mean, moving_var)`; in training mode the statistics come
+/// from the batch and the moving averages are updated with `momentum`.
+fn batch_norm(c: &OpCall) -> Result<Lowered> {
+    let (x, g, b, mm, mv) = (
+        c.tensor(0)?,
+        c.tensor(1)?,
+        c.tensor(2)?,
+        c.tensor(3)?,
+        c.tensor(4)?,
+    );
+    let nd = x.ndim();
+    let ch = axis_attr(c, "axis", 1, nd)?;
+    let training = c.attr_bool("training").unwrap_or(false);
+    let momentum = c.attr_f64("momentum").unwrap_or(0.1);
+    if training && !(0.0..=1.0).contains(&momentum) {
+        return unsupported(format!("attribute `momentum` {momentum} outside [0, 1]"));
+    }
+    let axes: Vec<usize> = (0..nd).filter(|&d| d != ch).collect();
+    let acc = acc_type(x.dtype());
+    let r = over_axes(x.shape(), &axes);
+    let pdt = mm.dtype();
+    let mut te = Te::new();
+    let (mean, var) = if training {
+        moments(&mut te, &x, &r, acc)
+    } else {
+        let m = te.compute("T_cast", "ax", mm.shape(), |i| {
+            te::cast(acc, te::load(&mm.buf, i.to_vec()))
+        });
+        let v = te.compute("T_cast", "ax", mv.shape(), |i| {
+            te::cast(acc, te::load(&mv.buf, i.to_vec()))
+        });
+        (m, v)
+    };
+    let out = normalize(&mut te, c, &x, (&g, &b), &r, (&mean, &var), acc, &|i| {
+        vec![i[ch].clone()]
+    });
+    let update = |te: &mut Te, old: &TArg, new: &Buffer| {
+        te.compute("T_add", "ax", old.shape(), |i| {
+            if training {
+                te::cast(
+                    pdt,
+                    te::add(
+                        te::mul(
+                            te::cast(acc, te::load(&old.buf, i.to_vec())),
+                            PrimExpr::float(acc, 1.0 - momentum),
+                        ),
+                        te::mul(te::load(new, i.to_vec()), PrimExpr::float(acc, momentum)),
+                    ),
+                )
+            } else {
+                te::load(&old.buf, i.to_vec())
+            }
+        })
+    };
+    let nm = update(&mut te, &mm, &mean);
+    let nv = update(&mut te, &mv, &var);
+    c.finish("batch_norm", te, &[&x, &g, &b, &mm, &mv], &[out, nm, nv])
+}
+
+fn unary(c: &OpCall, name: &str, f: impl Fn(PrimExpr, DataType) -> PrimExpr) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let dt = x.dtype();
+    let mut te = Te::new();
+    let out = te.compute("compute", "i", x.shape(), |i| {
+        f(te::load(&x.buf, i.to_vec()), dt)
+    });
+    c.finish(name, te, &[&x], &[out])
+}
+
+/// `clip(x, 0, 6)`.
+fn relu6(c: &OpCall) -> Result<Lowered> {
+    unary(c, "relu6", |v, dt| {
+        te::max(te::min(v, te::constf(dt, 6.0)), te::zero(dt))
+    })
+}
+
+/// `scale * (max(0, x) + min(0, alpha * (exp(x) - 1)))`.
+fn selu(c: &OpCall) -> Result<Lowered> {
+    const ALPHA: f64 = 1.673_263_242_354_377_3;
+    const SCALE: f64 = 1.050_700_987_355_480_5;
+    unary(c, "selu", |v, dt| {
+        let f = |x: f64| PrimExpr::float(dt, x);
+        let neg = te::mul(
+            f(ALPHA),
+            te::sub(te::intrin("exp", vec![v.clone()]), f(1.0)),
+        );
+        te::mul(
+            f(SCALE),
+            te::add(te::max(te::zero(dt), v), te::min(te::zero(dt), neg)),
+        )
+    })
+}
+
+/// `x` where `beta * x > threshold`, else `log(1 + exp(beta * x)) / beta`.
+fn softplus(c: &OpCall) -> Result<Lowered> {
+    let beta = c.attr_f64("beta").unwrap_or(1.0);
+    let threshold = c.attr_f64("threshold").unwrap_or(20.0);
+    if beta == 0.0 {
+        return unsupported("attribute `beta` 0");
+    }
+    unary(c, "softplus", |v, dt| {
+        let f = |x: f64| PrimExpr::float(dt, x);
+        let bx = te::mul(v.clone(), f(beta));
+        let soft = te::div(
+            te::intrin(
+                "log",
+                vec![te::add(f(1.0), te::intrin("exp", vec![bx.clone()]))],
+            ),
+            f(beta),
+        );
+        te::select(te::cmp(CmpOp::Gt, bx, f(threshold)), v, soft)
+    })
+}
+
+/// `x > 0 ? x : x * alpha[i[axis]]`.
+fn prelu(c: &OpCall) -> Result<Lowered> {
+    let (x, a) = (c.tensor(0)?, c.tensor(1)?);
+    let ax = axis_attr(c, "axis", 1, x.ndim())?;
+    if a.ndim() != 1 {
+        return unsupported("attribute `axis`: alpha must be one-dimensional");
+    }
+    let dt = x.dtype();
+    let mut te = Te::new();
+    let out = te.compute("compute", "i", x.shape(), |i| {
+        let v = te::load(&x.buf, i.to_vec());
+        te::select(
+            te::cmp(CmpOp::Gt, v.clone(), te::zero(dt)),
+            v.clone(),
+            te::mul(v, te::load(&a.buf, vec![i[ax].clone()])),
+        )
+    });
+    c.finish("prelu", te, &[&x, &a], &[out])
+}
+
+/// Adaptive average pooling in NCW/NCHW/NCDHW: window `[floor(o*n/m), ceil((o+1)*n/m))`,
+/// summed over the largest window size with out-of-window elements masked.
+fn adaptive_avg_pool(c: &OpCall, k: usize) -> Result<Lowered> {
+    let layouts = ["NCW", "NCHW", "NCDHW"];
+    let want = layouts[k - 1];
+    let layout = c.attr_str("layout").unwrap_or(want);
+    if layout != want || c.attr_str("out_layout").is_some_and(|l| l != want) {
+        return unsupported(format!("attribute `layout` {layout} (only {want})"));
+    }
+    let x = c.tensor(0)?;
+    let (out_shape, _) = c.out_tensor()?;
+    let dt = x.dtype();
+    let mut ins = Vec::new();
+    let mut outs = Vec::new();
+    for d in 0..k {
+        let (Some(n), Some(m)) = (x.shape()[2 + d].as_int(), out_shape[2 + d].as_int()) else {
+            return unsupported("attribute `output_size`: symbolic spatial sizes");
+        };
+        if m <= 0 {
+            return unsupported("attribute `output_size`: empty output");
+        }
+        ins.push(n);
+        outs.push(m);
+    }
+    // Largest window per dimension.
+    let win: Vec<i64> = (0..k)
+        .map(|d| {
+            (0..outs[d])
+                .map(|o| {
+                    let s = o * ins[d] / outs[d];
+                    let e = ((o + 1) * ins[d] + outs[d] - 1) / outs[d];
+                    e - s
+                })
+                .max()
+                .unwrap_or(1)
+        })
+        .collect();
+    let start = |o: &PrimExpr, d: usize| {
+        te::floordiv(te::mul(o.clone(), te::i64c(ins[d])), te::i64c(outs[d]))
+    };
+    let end = |o: &PrimExpr, d: usize| {
+        te::floordiv(
+            te::add(
+                te::mul(te::add(o.clone(), te::i64c(1)), te::i64c(ins[d])),
+                te::i64c(outs[d] - 1),
+            ),
+            te::i64c(outs[d]),
+        )
+    };
+    let raxes: Vec<(String, PrimExpr)> = (0..k)
+        .map(|d| (format!("rv{d}"), te::i64c(win[d])))
+        .collect();
+    let mut te = Te::new();
+    let sum = te.reduce(
+        "adaptive_pool_sum",
+        &out_shape,
+        &raxes,
+        Combiner::Sum,
+        None,
+        |i, r| {
+            let mut idx = vec![i[0].clone(), i[1].clone()];
+            let mut conds = Vec::new();
+            for d in 0..k {
+                let p = te::add(start(&i[2 + d], d), r[d].clone());
+                conds.push(te::cmp(CmpOp::Lt, p.clone(), end(&i[2 + d], d)));
+                idx.push(p);
+            }
+            let load = te::load(&x.buf, idx);
+            match conds.into_iter().reduce(te::and) {
+                Some(cond) => te::if_then_else(cond, load, te::zero(dt)),
+                None => load,
+            }
+        },
+    );
+    let out = te.compute("adaptive_pool_avg", "ax", &out_shape, |i| {
+        let count = (0..k)
+            .map(|d| te::sub(end(&i[2 + d], d), start(&i[2 + d], d)))
+            .fold(te::i64c(1), te::mul);
+        te::div(te::load(&sum, i.to_vec()), te::cast(dt, count))
+    });
+    let name = format!("adaptive_avg_pool{k}d");
+    c.finish(&name, te, &[&x], &[out])
+}
+
+fn batch_flatten(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let (out_shape, _) = c.out_tensor()?;
+    if x.ndim() == 0 {
+        return unsupported("batch_flatten of a scalar");
+    }
+    let shape = x.shape().to_vec();
+    let mut te = Te::new();
+    let out = te.compute("compute", "i", &out_shape, |i| {
+        let mut idx = vec![i[0].clone()];
+        for d in 1..shape.len() {
+            let inner = te::product(&shape[d + 1..]);
+            idx.push(te::floormod(
+                te::floordiv(i[1].clone(), inner),
+                shape[d].clone(),
+            ));
+        }
+        te::load(&x.buf, idx)
+    });
+    c.finish("batch_flatten", te, &[&x], &[out])
+}
+
+/// `out[n, c, h, w] = x[n, c*r*r + (h % r)*r + w % r, h / r, w / r]`.
+fn pixel_shuffle(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    if x.ndim() != 4 {
+        return unsupported("pixel_shuffle of a tensor that is not 4-D");
+    }
+    let r = c.attr_int("upscale_factor").unwrap_or(1);
+    if r <= 0 {
+        return unsupported(format!("attribute `upscale_factor` {r}"));
+    }
+    let (out_shape, _) = c.out_tensor()?;
+    let rc = te::i64c(r);
+    let mut te = Te::new();
+    let out = te.compute("T_pixel_shuffle", "ax", &out_shape, |i| {
+        let ch = te::add(
+            te::add(
+                te::mul(i[1].clone(), te::i64c(r * r)),
+                te::mul(te::floormod(i[2].clone(), rc.clone()), rc.clone()),
+            ),
+            te::floormod(i[3].clone(), rc.clone()),
+        );
+        te::load(
+            &x.buf,
+            vec![
+                i[0].clone(),
+                ch,
+                te::floordiv(i[2].clone(), rc.clone()),
+                te::floordiv(i[3].clone(), rc.clone()),
+            ],
+        )
+    });
+    c.finish("pixel_shuffle", te, &[&x], &[out])
+}

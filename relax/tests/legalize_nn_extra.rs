@@ -1,0 +1,477 @@
+//! LegalizeOps rules of the less common `relax.nn` operators (rms/group/instance/batch norm,
+//! activations, adaptive pooling, batch_flatten, pixel_shuffle): each case is a small module
+//! in TVMScript, legalized, run through the reference TIR interpreter and compared with a
+//! plain Rust implementation on deterministic inputs.
+
+use relaxjit_relax as relax;
+use serde_json::{Value as Json, json};
+
+mod corpus;
+
+use corpus::call_tir_runner::*;
+
+/// A dense f64 tensor (row-major) for the reference implementations.
+#[derive(Clone, Debug)]
+struct T {
+    shape: Vec<usize>,
+    data: Vec<f64>,
+}
+
+impl T {
+    fn new(shape: &[usize], f: impl Fn(usize) -> f64) -> T {
+        let n = shape.iter().product();
+        T {
+            shape: shape.to_vec(),
+            data: (0..n).map(f).collect(),
+        }
+    }
+    fn zeros(shape: &[usize]) -> T {
+        T::new(shape, |_| 0.0)
+    }
+    fn strides(&self) -> Vec<usize> {
+        let mut s = vec![1; self.shape.len()];
+        for d in (0..self.shape.len().saturating_sub(1)).rev() {
+            s[d] = s[d + 1] * self.shape[d + 1];
+        }
+        s
+    }
+    fn offset(&self, idx: &[usize]) -> usize {
+        idx.iter().zip(self.strides()).map(|(i, s)| i * s).sum()
+    }
+    fn at(&self, idx: &[usize]) -> f64 {
+        self.data[self.offset(idx)]
+    }
+    fn unravel(&self, mut k: usize) -> Vec<usize> {
+        let mut idx = vec![0; self.shape.len()];
+        for d in (0..self.shape.len()).rev() {
+            idx[d] = k % self.shape[d];
+            k /= self.shape[d];
+        }
+        idx
+    }
+    fn json(&self) -> Json {
+        json!({"tensor": {"dtype": "float32", "shape": self.shape, "data": self.data}})
+    }
+}
+
+/// Deterministic input `seed`: values in about [-2, 2], or positive ones (variances).
+fn input(shape: &[usize], seed: usize, positive: bool) -> T {
+    T::new(shape, |i| {
+        let v = ((i * 7 + seed * 13) as f64 * 0.37).sin() * 2.0;
+        if positive { v.abs() + 0.5 } else { v }
+    })
+}
+
+/// Inputs of relu6: in about [-8, 8], so that both clamps matter.
+fn wide(shape: &[usize]) -> T {
+    T::new(shape, |i| ((i * 5) as f64 * 0.61).sin() * 8.0)
+}
+
+/// Mean and biased variance over the elements whose index satisfies `group(idx) == g`.
+fn stats(x: &T, key: impl Fn(&[usize]) -> usize, groups: usize) -> (Vec<f64>, Vec<f64>) {
+    let (mut s, mut n) = (vec![0.0; groups], vec![0.0; groups]);
+    for k in 0..x.data.len() {
+        let g = key(&x.unravel(k));
+        s[g] += x.data[k];
+        n[g] += 1.0;
+    }
+    let mean: Vec<f64> = s.iter().zip(&n).map(|(a, b)| a / b).collect();
+    let mut v = vec![0.0; groups];
+    for k in 0..x.data.len() {
+        let g = key(&x.unravel(k));
+        v[g] += (x.data[k] - mean[g]).powi(2);
+    }
+    let var = v.iter().zip(&n).map(|(a, b)| a / b).collect();
+    (mean, var)
+}
+
+fn map(x: &T, f: impl Fn(&[usize], f64) -> f64) -> T {
+    T::new(&x.shape, |k| f(&x.unravel(k), x.data[k]))
+}
+
+struct Case {
+    name: &'static str,
+    /// `main`'s parameters, return annotation and the bound call.
+    params: &'static str,
+    ret: &'static str,
+    call: &'static str,
+    /// Input shapes and whether each must be positive.
+    inputs: &'static [(&'static [usize], bool)],
+    reference: fn(&[T]) -> Vec<T>,
+}
+
+const EPS: f64 = 1e-5;
+
+fn rms_last(a: &[T]) -> Vec<T> {
+    let x = &a[0];
+    let (ms, _) = stats(&map(x, |_, v| v * v), |i| i[0] * 3 + i[1], 6);
+    vec![map(x, |i, v| {
+        v / (ms[i[0] * 3 + i[1]] + EPS).sqrt() * a[1].at(&[i[2]])
+    })]
+}
+
+fn rms_two_axes(a: &[T]) -> Vec<T> {
+    let x = &a[0];
+    let (ms, _) = stats(&map(x, |_, v| v * v), |i| i[0], 2);
+    vec![map(x, |i, v| {
+        v / (ms[i[0]] + 1e-6).sqrt() * a[1].at(&[i[1], i[2]])
+    })]
+}
+
+fn group_norm_ref(a: &[T]) -> Vec<T> {
+    let x = &a[0];
+    let key = |i: &[usize]| i[0] * 2 + i[1] / 2;
+    let (m, v) = stats(x, key, 4);
+    vec![map(x, |i, e| {
+        (e - m[key(i)]) / (v[key(i)] + EPS).sqrt() * a[1].at(&[i[1]]) + a[2].at(&[i[1]])
+    })]
+}
+
+fn instance_norm_ref(a: &[T]) -> Vec<T> {
+    let x = &a[0];
+    let key = |i: &[usize]| i[0] * 3 + i[1];
+    let (m, v) = stats(x, key, 6);
+    vec![map(x, |i, e| {
+        (e - m[key(i)]) / (v[key(i)] + EPS).sqrt() * a[1].at(&[i[1]]) + a[2].at(&[i[1]])
+    })]
+}
+
+fn batch_norm_infer(a: &[T]) -> Vec<T> {
+    let out = map(&a[0], |i, e| {
+        let c = i[1];
+        (e - a[3].at(&[c])) / (a[4].at(&[c]) + EPS).sqrt() * a[1].at(&[c]) + a[2].at(&[c])
+    });
+    vec![out, a[3].clone(), a[4].clone()]
+}
+
+fn batch_norm_train(a: &[T]) -> Vec<T> {
+    let x = &a[0];
+    let (m, v) = stats(x, |i| i[1], 3);
+    let out = map(x, |i, e| {
+        (e - m[i[1]]) / (v[i[1]] + EPS).sqrt() * a[1].at(&[i[1]]) + a[2].at(&[i[1]])
+    });
+    let nm = map(&a[3], |i, e| 0.9 * e + 0.1 * m[i[0]]);
+    let nv = map(&a[4], |i, e| 0.9 * e + 0.1 * v[i[0]]);
+    vec![out, nm, nv]
+}
+
+fn relu6_ref(a: &[T]) -> Vec<T> {
+    vec![map(&a[0], |_, v| v.clamp(0.0, 6.0))]
+}
+
+fn selu_ref(a: &[T]) -> Vec<T> {
+    let (alpha, scale) = (1.673_263_242_354_377_3, 1.050_700_987_355_480_5);
+    vec![map(&a[0], |_, v| {
+        scale * if v > 0.0 { v } else { alpha * (v.exp() - 1.0) }
+    })]
+}
+
+fn softplus_ref(a: &[T]) -> Vec<T> {
+    vec![map(&a[0], |_, v| {
+        let bx = 2.0 * v;
+        if bx > 3.0 {
+            v
+        } else {
+            (1.0 + bx.exp()).ln() / 2.0
+        }
+    })]
+}
+
+fn prelu_ref(a: &[T]) -> Vec<T> {
+    vec![map(
+        &a[0],
+        |i, v| if v > 0.0 { v } else { v * a[1].at(&[i[1]]) },
+    )]
+}
+
+/// Adaptive average pooling of NC + spatial `x` to `out` spatial sizes.
+fn adaptive(x: &T, out: &[usize]) -> T {
+    let k = out.len();
+    let mut shape = x.shape[..2].to_vec();
+    shape.extend_from_slice(out);
+    let o = T::zeros(&shape);
+    T::new(&shape, |flat| {
+        let i = o.unravel(flat);
+        let ranges: Vec<(usize, usize)> = (0..k)
+            .map(|d| {
+                let (n, m) = (x.shape[2 + d], out[d]);
+                (i[2 + d] * n / m, ((i[2 + d] + 1) * n).div_ceil(m))
+            })
+            .collect();
+        let (mut s, mut cnt) = (0.0, 0.0);
+        for kk in 0..x.data.len() {
+            let j = x.unravel(kk);
+            if j[0] == i[0]
+                && j[1] == i[1]
+                && (0..k).all(|d| ranges[d].0 <= j[2 + d] && j[2 + d] < ranges[d].1)
+            {
+                s += x.data[kk];
+                cnt += 1.0;
+            }
+        }
+        s / cnt
+    })
+}
+
+fn adaptive1(a: &[T]) -> Vec<T> {
+    vec![adaptive(&a[0], &[3])]
+}
+fn adaptive2(a: &[T]) -> Vec<T> {
+    vec![adaptive(&a[0], &[2, 3])]
+}
+fn adaptive2_same(a: &[T]) -> Vec<T> {
+    vec![adaptive(&a[0], &[4, 5])]
+}
+fn adaptive3(a: &[T]) -> Vec<T> {
+    vec![adaptive(&a[0], &[2, 2, 1])]
+}
+
+fn batch_flatten_ref(a: &[T]) -> Vec<T> {
+    let x = &a[0];
+    let rest = x.data.len() / x.shape[0];
+    vec![T {
+        shape: vec![x.shape[0], rest],
+        data: x.data.clone(),
+    }]
+}
+
+fn pixel_shuffle_ref(a: &[T]) -> Vec<T> {
+    let x = &a[0];
+    let r = 2;
+    let shape = [x.shape[0], x.shape[1] / 4, x.shape[2] * r, x.shape[3] * r];
+    let o = T::zeros(&shape);
+    vec![T::new(&shape, |k| {
+        let i = o.unravel(k);
+        x.at(&[
+            i[0],
+            i[1] * r * r + (i[2] % r) * r + i[3] % r,
+            i[2] / r,
+            i[3] / r,
+        ])
+    })]
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "rms_norm last axis",
+        params: r#"x: R.Tensor((2, 3, 4), dtype="float32"), w: R.Tensor((4,), dtype="float32")"#,
+        ret: r#"R.Tensor((2, 3, 4), dtype="float32")"#,
+        call: "R.nn.rms_norm(x, w, axes=[-1], epsilon=1.0000000000000001e-05)",
+        inputs: &[(&[2, 3, 4], false), (&[4], false)],
+        reference: rms_last,
+    },
+    Case {
+        name: "rms_norm two axes",
+        params: r#"x: R.Tensor((2, 3, 4), dtype="float32"), w: R.Tensor((3, 4), dtype="float32")"#,
+        ret: r#"R.Tensor((2, 3, 4), dtype="float32")"#,
+        call: "R.nn.rms_norm(x, w, axes=[1, 2], epsilon=9.9999999999999995e-07)",
+        inputs: &[(&[2, 3, 4], false), (&[3, 4], false)],
+        reference: rms_two_axes,
+    },
+    Case {
+        name: "group_norm",
+        params: r#"x: R.Tensor((2, 4, 3, 2), dtype="float32"), g: R.Tensor((4,), dtype="float32"), b: R.Tensor((4,), dtype="float32")"#,
+        ret: r#"R.Tensor((2, 4, 3, 2), dtype="float32")"#,
+        call: "R.nn.group_norm(x, g, b, num_groups=2, channel_axis=1, axes=[2, 3], epsilon=1.0000000000000001e-05, center=True, scale=True)",
+        inputs: &[(&[2, 4, 3, 2], false), (&[4], false), (&[4], false)],
+        reference: group_norm_ref,
+    },
+    Case {
+        name: "instance_norm",
+        params: r#"x: R.Tensor((2, 3, 2, 3), dtype="float32"), g: R.Tensor((3,), dtype="float32"), b: R.Tensor((3,), dtype="float32")"#,
+        ret: r#"R.Tensor((2, 3, 2, 3), dtype="float32")"#,
+        call: "R.nn.instance_norm(x, g, b, channel_axis=1, axes=[2, 3], epsilon=1.0000000000000001e-05, center=True, scale=True)",
+        inputs: &[(&[2, 3, 2, 3], false), (&[3], false), (&[3], false)],
+        reference: instance_norm_ref,
+    },
+    Case {
+        name: "batch_norm inference",
+        params: r#"x: R.Tensor((2, 3, 2, 2), dtype="float32"), g: R.Tensor((3,), dtype="float32"), b: R.Tensor((3,), dtype="float32"), m: R.Tensor((3,), dtype="float32"), v: R.Tensor((3,), dtype="float32")"#,
+        ret: r#"R.Tuple(R.Tensor((2, 3, 2, 2), dtype="float32"), R.Tensor((3,), dtype="float32"), R.Tensor((3,), dtype="float32"))"#,
+        call: "R.nn.batch_norm(x, g, b, m, v, axis=1, epsilon=1.0000000000000001e-05, center=True, scale=True, momentum=0.10000000000000001, training=False)",
+        inputs: &[
+            (&[2, 3, 2, 2], false),
+            (&[3], false),
+            (&[3], false),
+            (&[3], false),
+            (&[3], true),
+        ],
+        reference: batch_norm_infer,
+    },
+    Case {
+        name: "batch_norm training",
+        params: r#"x: R.Tensor((2, 3, 2, 2), dtype="float32"), g: R.Tensor((3,), dtype="float32"), b: R.Tensor((3,), dtype="float32"), m: R.Tensor((3,), dtype="float32"), v: R.Tensor((3,), dtype="float32")"#,
+        ret: r#"R.Tuple(R.Tensor((2, 3, 2, 2), dtype="float32"), R.Tensor((3,), dtype="float32"), R.Tensor((3,), dtype="float32"))"#,
+        call: "R.nn.batch_norm(x, g, b, m, v, axis=1, epsilon=1.0000000000000001e-05, center=True, scale=True, momentum=0.10000000000000001, training=True)",
+        inputs: &[
+            (&[2, 3, 2, 2], false),
+            (&[3], false),
+            (&[3], false),
+            (&[3], false),
+            (&[3], true),
+        ],
+        reference: batch_norm_train,
+    },
+    Case {
+        name: "relu6",
+        params: r#"x: R.Tensor((3, 5), dtype="float32")"#,
+        ret: r#"R.Tensor((3, 5), dtype="float32")"#,
+        call: "R.nn.relu6(x)",
+        inputs: &[(&[3, 5], true)],
+        reference: relu6_ref,
+    },
+    Case {
+        name: "selu",
+        params: r#"x: R.Tensor((3, 5), dtype="float32")"#,
+        ret: r#"R.Tensor((3, 5), dtype="float32")"#,
+        call: "R.nn.selu(x)",
+        inputs: &[(&[3, 5], false)],
+        reference: selu_ref,
+    },
+    Case {
+        name: "softplus",
+        params: r#"x: R.Tensor((3, 5), dtype="float32")"#,
+        ret: r#"R.Tensor((3, 5), dtype="float32")"#,
+        call: "R.nn.softplus(x, beta=2.0, threshold=3.0)",
+        inputs: &[(&[3, 5], false)],
+        reference: softplus_ref,
+    },
+    Case {
+        name: "prelu",
+        params: r#"x: R.Tensor((2, 3, 4), dtype="float32"), a: R.Tensor((3,), dtype="float32")"#,
+        ret: r#"R.Tensor((2, 3, 4), dtype="float32")"#,
+        call: "R.nn.prelu(x, a, axis=1)",
+        inputs: &[(&[2, 3, 4], false), (&[3], false)],
+        reference: prelu_ref,
+    },
+    Case {
+        name: "adaptive_avg_pool1d",
+        params: r#"x: R.Tensor((1, 2, 7), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 2, 3), dtype="float32")"#,
+        call: "R.nn.adaptive_avg_pool1d(x, output_size=[3], layout=\"NCW\")",
+        inputs: &[(&[1, 2, 7], false)],
+        reference: adaptive1,
+    },
+    Case {
+        name: "adaptive_avg_pool2d",
+        params: r#"x: R.Tensor((2, 2, 5, 7), dtype="float32")"#,
+        ret: r#"R.Tensor((2, 2, 2, 3), dtype="float32")"#,
+        call: "R.nn.adaptive_avg_pool2d(x, output_size=[2, 3], layout=\"NCHW\")",
+        inputs: &[(&[2, 2, 5, 7], false)],
+        reference: adaptive2,
+    },
+    Case {
+        name: "adaptive_avg_pool2d without output_size",
+        params: r#"x: R.Tensor((1, 2, 4, 5), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 2, 4, 5), dtype="float32")"#,
+        call: "R.nn.adaptive_avg_pool2d(x)",
+        inputs: &[(&[1, 2, 4, 5], false)],
+        reference: adaptive2_same,
+    },
+    Case {
+        name: "adaptive_avg_pool3d",
+        params: r#"x: R.Tensor((1, 2, 3, 4, 2), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 2, 2, 2, 1), dtype="float32")"#,
+        call: "R.nn.adaptive_avg_pool3d(x, output_size=[2, 2, 1], layout=\"NCDHW\")",
+        inputs: &[(&[1, 2, 3, 4, 2], false)],
+        reference: adaptive3,
+    },
+    Case {
+        name: "batch_flatten",
+        params: r#"x: R.Tensor((2, 3, 2, 2), dtype="float32")"#,
+        ret: r#"R.Tensor((2, 12), dtype="float32")"#,
+        call: "R.nn.batch_flatten(x)",
+        inputs: &[(&[2, 3, 2, 2], false)],
+        reference: batch_flatten_ref,
+    },
+    Case {
+        name: "pixel_shuffle",
+        params: r#"x: R.Tensor((1, 8, 2, 3), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 2, 4, 6), dtype="float32")"#,
+        call: "R.nn.pixel_shuffle(x, upscale_factor=2)",
+        inputs: &[(&[1, 8, 2, 3], false)],
+        reference: pixel_shuffle_ref,
+    },
+];
+
+fn module_text(case: &Case) -> String {
+    format!(
+        "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n\
+         @I.ir_module\nclass Module:\n    @R.function\n    def main({}) -> {}:\n        \
+         with R.dataflow():\n            y = {}\n            R.output(y)\n        return y\n",
+        case.params, case.ret, case.call
+    )
+}
+
+fn run_case(case: &Case) -> Result<(), String> {
+    let module = relax::parse_module(&module_text(case)).map_err(|e| format!("parse: {e}"))?;
+    let out = relax::legalize::legalize_ops(&module).map_err(|e| format!("legalize: {e}"))?;
+    coverage(&out).map_err(|e| format!("not a call_tir chain: {e}"))?;
+    let ins: Vec<T> = case
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(k, (s, pos))| {
+            if case.name == "relu6" {
+                wide(s)
+            } else {
+                input(s, k, *pos)
+            }
+        })
+        .collect();
+    // The interpreter sees f32 inputs; the reference uses the same rounded values.
+    let ins: Vec<T> = ins
+        .into_iter()
+        .map(|t| T {
+            data: t.data.iter().map(|&v| f64::from(v as f32)).collect(),
+            ..t
+        })
+        .collect();
+    let values: Vec<Value> = ins
+        .iter()
+        .map(|t| value_from_json(&t.json()))
+        .collect::<Result<_, _>>()?;
+    let got = run_main(&out, &values)?;
+    let want = (case.reference)(&ins);
+    let want = if want.len() == 1 {
+        want[0].json()
+    } else {
+        json!({"tuple": want.iter().map(T::json).collect::<Vec<_>>()})
+    };
+    compare(&got, &want, 1e-5, 1e-5)
+}
+
+#[test]
+fn nn_rules_match_reference_implementations() {
+    let failures: Vec<String> = CASES
+        .iter()
+        .filter_map(|c| run_case(c).err().map(|e| format!("{}: {e}", c.name)))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn unsupported_attributes_are_errors_naming_the_operator() {
+    let cases = [(
+        r#"x: R.Tensor((1, 2, 4, 4), dtype="float32")"#,
+        r#"R.Tensor((1, 2, 2, 4), dtype="float32")"#,
+        "R.nn.adaptive_avg_pool2d(x, output_size=[2, 2], layout=\"NHWC\")",
+        "relax.nn.adaptive_avg_pool2d",
+    )];
+    for (params, ret, call, op) in cases {
+        let case = Case {
+            name: "",
+            params,
+            ret,
+            call,
+            inputs: &[],
+            reference: |_| Vec::new(),
+        };
+        let module = relax::parse_module(&module_text(&case)).expect("parses");
+        let err = relax::legalize::legalize_ops(&module)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains(op), "{call}: {err}");
+    }
+}
