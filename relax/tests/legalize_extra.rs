@@ -262,6 +262,214 @@ fn elementwise_cases() -> Vec<Case> {
     cases
 }
 
+fn repeat_ref(x: &T, r: usize, axis: Option<usize>) -> T {
+    match axis {
+        None => T {
+            dtype: x.dtype,
+            shape: vec![x.data.len() * r],
+            data: x
+                .data
+                .iter()
+                .flat_map(|&v| std::iter::repeat_n(v, r))
+                .collect(),
+        },
+        Some(a) => {
+            let mut shape = x.shape.clone();
+            shape[a] *= r;
+            let data = (0..numel(&shape))
+                .map(|k| {
+                    let mut idx = unravel(k, &shape);
+                    idx[a] /= r;
+                    x.data[ravel(&idx, &x.shape)]
+                })
+                .collect();
+            T {
+                dtype: x.dtype,
+                shape,
+                data,
+            }
+        }
+    }
+}
+
+/// Sums `x` into `shape` (numpy-broadcast inverse).
+fn collapse_ref(x: &T, shape: &[usize]) -> T {
+    let mut data = vec![0.0; numel(shape)];
+    let off = x.shape.len() - shape.len();
+    for (k, v) in x.data.iter().enumerate() {
+        let idx = unravel(k, &x.shape);
+        let o: Vec<usize> = shape
+            .iter()
+            .enumerate()
+            .map(|(d, &s)| if s == 1 { 0 } else { idx[d + off] })
+            .collect();
+        data[ravel(&o, shape)] += v;
+    }
+    T {
+        dtype: x.dtype,
+        shape: shape.to_vec(),
+        data,
+    }
+}
+
+fn gather_nd_ref(x: &T, ind: &T, b: usize) -> T {
+    let m = *ind.shape.last().unwrap_or(&0);
+    let k = ind.shape.len() - 1;
+    let mut shape = ind.shape[..k].to_vec();
+    shape.extend_from_slice(&x.shape[b + m..]);
+    let data = (0..numel(&shape))
+        .map(|f| {
+            let o = unravel(f, &shape);
+            let mut idx = o[..b].to_vec();
+            for j in 0..m {
+                let mut ii = o[..k].to_vec();
+                ii.push(j);
+                let v = ind.data[ravel(&ii, &ind.shape)] as i64;
+                let dim = x.shape[b + j] as i64;
+                idx.push((if v < 0 { v + dim } else { v }) as usize);
+            }
+            idx.extend_from_slice(&o[k..]);
+            x.data[ravel(&idx, &x.shape)]
+        })
+        .collect();
+    T {
+        dtype: x.dtype,
+        shape,
+        data,
+    }
+}
+
+fn scatter_nd_ref(x: &T, ind: &T, upd: &T, f: fn(f64, f64) -> f64) -> T {
+    let m = *ind.shape.last().unwrap_or(&0);
+    let k = ind.shape.len() - 1;
+    let mut out = x.clone();
+    for (p, &u) in upd.data.iter().enumerate() {
+        let j = unravel(p, &upd.shape);
+        let mut idx = Vec::new();
+        for d in 0..m {
+            let mut ii = j[..k].to_vec();
+            ii.push(d);
+            let v = ind.data[ravel(&ii, &ind.shape)] as i64;
+            let dim = x.shape[d] as i64;
+            idx.push((if v < 0 { v + dim } else { v }) as usize);
+        }
+        idx.extend_from_slice(&j[k..]);
+        let at = ravel(&idx, &x.shape);
+        out.data[at] = f(out.data[at], u);
+    }
+    out
+}
+
+fn manipulation_cases() -> Vec<Case> {
+    let mut cases: Vec<Case> = Vec::new();
+    let x = t("int32", &[2, 3], ints(6, -9, 9, 4));
+    cases.push((
+        "repeat_axis1".into(),
+        "R.repeat(a, repeats=2, axis=1)".into(),
+        vec![x.clone()],
+        repeat_ref(&x, 2, Some(1)),
+    ));
+    cases.push((
+        "repeat_axis_neg2".into(),
+        "R.repeat(a, repeats=3, axis=-2)".into(),
+        vec![x.clone()],
+        repeat_ref(&x, 3, Some(0)),
+    ));
+    cases.push((
+        "repeat_flat".into(),
+        "R.repeat(a, repeats=2)".into(),
+        vec![x.clone()],
+        repeat_ref(&x, 2, None),
+    ));
+    let (a, b) = (
+        t("float32", &[3], vec![1.0, -2.0, 0.5]),
+        t("float32", &[4], seq(4, -1.0, 0.75)),
+    );
+    let outer = T {
+        dtype: "float32",
+        shape: vec![3, 4],
+        data: a
+            .data
+            .iter()
+            .flat_map(|&p| b.data.iter().map(move |&q| p * q))
+            .collect(),
+    };
+    cases.push(("outer".into(), "R.outer(a, b)".into(), vec![a, b], outer));
+    let eye = |n: usize, m: usize, k: i64, dtype: &'static str| T {
+        dtype,
+        shape: vec![n, m],
+        data: (0..n * m)
+            .map(|f| f64::from(u8::from((f % m) as i64 - (f / m) as i64 == k)))
+            .collect(),
+    };
+    cases.push((
+        "eye".into(),
+        "R.eye(3, 4, 1, dtype=\"float32\")".into(),
+        vec![],
+        eye(3, 4, 1, "float32"),
+    ));
+    cases.push((
+        "eye_like".into(),
+        "R.eye_like(a, -1)".into(),
+        vec![t("int32", &[4, 3], vec![7.0; 12])],
+        eye(4, 3, -1, "int32"),
+    ));
+    let x = t("float32", &[2, 4, 3], seq(24, -3.0, 0.5));
+    cases.push((
+        "collapse_sum_to".into(),
+        "R.collapse_sum_to(a, R.shape([1, 3]))".into(),
+        vec![x.clone()],
+        collapse_ref(&x, &[1, 3]),
+    ));
+    cases.push((
+        "collapse_sum_like".into(),
+        "R.collapse_sum_like(a, b)".into(),
+        vec![x.clone(), t("float32", &[4, 1], vec![0.0; 4])],
+        collapse_ref(&x, &[4, 1]),
+    ));
+    let data = t("float32", &[2, 3, 4], seq(24, 0.0, 1.0));
+    let ind = t("int64", &[3, 2], vec![0.0, 2.0, 1.0, -1.0, 1.0, 0.0]);
+    cases.push((
+        "gather_nd".into(),
+        "R.gather_nd(a, b)".into(),
+        vec![data.clone(), ind.clone()],
+        gather_nd_ref(&data, &ind, 0),
+    ));
+    let ind1 = t("int32", &[2, 1], vec![2.0, 0.0]);
+    cases.push((
+        "gather_nd_batch".into(),
+        "R.gather_nd(a, b, batch_dims=1)".into(),
+        vec![data.clone(), ind1.clone()],
+        gather_nd_ref(&data, &ind1, 1),
+    ));
+    let x = t("float32", &[4, 3], seq(12, 1.0, 1.0));
+    let ind = t("int64", &[3, 1], vec![1.0, 3.0, 1.0]);
+    let upd = t("float32", &[3, 3], seq(9, -4.0, 1.0));
+    for (red, f) in [
+        ("update", (|_, u| u) as fn(f64, f64) -> f64),
+        ("add", |a, u| a + u),
+        ("mul", |a, u| a * u),
+        ("max", f64::max),
+        ("min", f64::min),
+    ] {
+        cases.push((
+            format!("scatter_nd_{red}"),
+            format!("R.scatter_nd(a, b, c, reduction=\"{red}\")"),
+            vec![x.clone(), ind.clone(), upd.clone()],
+            scatter_nd_ref(&x, &ind, &upd, f),
+        ));
+    }
+    let ind2 = t("int64", &[2, 2], vec![0.0, 1.0, 3.0, -1.0]);
+    let upd2 = t("float32", &[2], vec![10.0, 20.0]);
+    cases.push((
+        "scatter_nd_elements".into(),
+        "R.scatter_nd(a, b, c)".into(),
+        vec![x.clone(), ind2.clone(), upd2.clone()],
+        scatter_nd_ref(&x, &ind2, &upd2, |_, u| u),
+    ));
+    cases
+}
+
 fn run_cases(cases: Vec<Case>, tol: f64) {
     let mut failures = Vec::new();
     for (name, call, inputs, want) in &cases {
@@ -281,4 +489,19 @@ fn run_cases(cases: Vec<Case>, tol: f64) {
 #[test]
 fn elementwise_operators() {
     run_cases(elementwise_cases(), 1e-5);
+}
+
+#[test]
+fn manipulation_and_creation_operators() {
+    run_cases(manipulation_cases(), 1e-5);
+}
+
+#[test]
+fn a_wrong_expectation_is_detected() {
+    // The harness itself: a perturbed reference must fail.
+    let x = t("int32", &[2, 3], ints(6, -9, 9, 4));
+    let mut want = repeat_ref(&x, 2, Some(1));
+    want.data[5] += 1.0;
+    let err = check("repeat", "R.repeat(a, repeats=2, axis=1)", &[x], &want, 0.0);
+    assert!(err.is_err_and(|e| e.contains("element 5")));
 }

@@ -16,6 +16,8 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "zeros_like" => |c| full(c, "zeros_like", None, Some(0.0)),
         "ones_like" => |c| full(c, "ones_like", None, Some(1.0)),
         "arange" => arange,
+        "eye" => |c| eye(c, "eye", 2),
+        "eye_like" => |c| eye(c, "eye_like", 1),
         _ => return None,
     };
     Some(r)
@@ -62,4 +64,28 @@ fn arange(c: &OpCall) -> Result<Lowered> {
         te::add(start, te::mul(te::cast(dt, i[0].clone()), step))
     });
     c.finish("arange", te, &[], &[out])
+}
+
+/// `eye(n, m, k)` / `eye_like(x, k)`: ones on the `k`-th diagonal (`T_eye`); `k` is the
+/// prim-value argument `k_arg`.
+fn eye(c: &OpCall, name: &str, k_arg: usize) -> Result<Lowered> {
+    let (shape, dt) = c.out_tensor()?;
+    if shape.len() != 2 {
+        return unsupported(format!("{name}: the result must be 2-D"));
+    }
+    let k = match c.call.args.get(k_arg).map(|e| e.kind()) {
+        Some(ExprKind::PrimValue(p)) => p.clone(),
+        None => te::i64c(0),
+        _ => return unsupported(format!("{name}: `k` must be a prim value")),
+    };
+    let mut te = Te::new();
+    let out = te.compute("T_eye", "ax", &shape, |i| {
+        let diag = te::cmp(
+            tir::CmpOp::Eq,
+            te::add(i[0].clone(), te::cast(i[0].dtype(), k)),
+            i[1].clone(),
+        );
+        te::select(diag, te::one(dt), te::zero(dt))
+    });
+    c.finish(name, te, &[], &[out])
 }

@@ -26,6 +26,10 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "gather_elements" => gather_elements,
         "scatter_elements" => scatter_elements,
         "one_hot" => one_hot,
+        "repeat" => repeat,
+        "collapse_sum_to" | "collapse_sum_like" => collapse_sum,
+        "gather_nd" => gather_nd,
+        "scatter_nd" => scatter_nd,
         "tril" => |c| trilu(c, false),
         "triu" => |c| trilu(c, true),
         _ => return None,
@@ -509,4 +513,185 @@ fn trilu(c: &OpCall, upper: bool) -> Result<Lowered> {
     });
     let name = if upper { "triu" } else { "tril" };
     c.finish(name, te, &[&x], &[out])
+}
+
+/// `repeat(x, repeats, axis)`: each element repeated `repeats` times along `axis`; without an
+/// axis, over the flattened tensor (TVM: `topi.repeat(reshape(x, (-1,)), repeats, 0)`).
+fn repeat(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let Some(r) = c.attr_int("repeats") else {
+        return unsupported("repeat: `repeats` must be an integer");
+    };
+    if r <= 0 {
+        return unsupported(format!("repeat: repeats={r} (must be positive)"));
+    }
+    let (shape, _) = c.out_tensor()?;
+    let axis = c.attr_int("axis");
+    let mut te = Te::new();
+    let out = te.compute("T_repeat", "ax", &shape, |i| {
+        let idx = match axis {
+            Some(a) => {
+                let a = norm(a, x.ndim());
+                let mut idx = i.to_vec();
+                if let Some(v) = idx.get_mut(a) {
+                    *v = te::floordiv(v.clone(), te::i64c(r));
+                }
+                idx
+            }
+            None => {
+                let flat = te::floordiv(i[0].clone(), te::i64c(r));
+                unravel(flat, x.shape())
+            }
+        };
+        te::load(&x.buf, idx)
+    });
+    c.finish("repeat", te, &[&x], &[out])
+}
+
+/// The row-major multi-index of the flat position `flat` in `shape`.
+fn unravel(flat: PrimExpr, shape: &[PrimExpr]) -> Vec<PrimExpr> {
+    let mut idx = Vec::with_capacity(shape.len());
+    let mut stride = te::i64c(1);
+    for d in shape.iter().rev() {
+        idx.push(te::floormod(
+            te::floordiv(flat.clone(), stride.clone()),
+            d.clone(),
+        ));
+        stride = te::mul(stride, d.clone());
+    }
+    idx.reverse();
+    idx
+}
+
+/// `collapse_sum_to(x, shape)` / `collapse_sum_like(x, target)`: sums `x` over the axes that
+/// numpy broadcasting would expand from the target shape (leading axes, and axes where the
+/// target has extent 1).
+fn collapse_sum(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let (shape, _) = c.out_tensor()?;
+    let xn = x.ndim();
+    let Some(off) = xn.checked_sub(shape.len()) else {
+        return unsupported("collapse_sum: the target has a higher rank than the data");
+    };
+    // For each data axis: Some(output axis) when kept, None when summed.
+    let mut kept: Vec<Option<usize>> = Vec::with_capacity(xn);
+    let mut raxes = Vec::new();
+    for (d, ext) in x.shape().iter().enumerate() {
+        let keep = d >= off && !(shape[d - off].as_int() == Some(1) && ext.as_int() != Some(1));
+        if keep {
+            kept.push(Some(d - off));
+        } else {
+            kept.push(None);
+            raxes.push((format!("k{d}"), ext.clone()));
+        }
+    }
+    let mut te = Te::new();
+    let out = te.reduce("x_red", &shape, &raxes, te::Combiner::Sum, None, |i, k| {
+        let mut ks = k.iter();
+        let idx: Vec<PrimExpr> = kept
+            .iter()
+            .map(|o| match o {
+                Some(od) => i[*od].clone(),
+                None => ks.next().cloned().unwrap_or_else(|| te::i64c(0)),
+            })
+            .collect();
+        te::load(&x.buf, idx)
+    });
+    let name = c
+        .call
+        .op()
+        .unwrap_or("collapse_sum")
+        .trim_start_matches("relax.")
+        .to_string();
+    c.finish(&name, te, &[&x], &[out])
+}
+
+/// An index read from an index tensor as int64, with negative values counting from the end
+/// of an axis of extent `dim`.
+fn wrap_index(raw: PrimExpr, dim: &PrimExpr) -> PrimExpr {
+    let raw = te::cast(DataType::INT64, raw);
+    te::select(
+        te::cmp(CmpOp::Lt, raw.clone(), te::i64c(0)),
+        te::add(raw.clone(), dim.clone()),
+        raw,
+    )
+}
+
+/// The depth `M` (constant last extent) of an ONNX-style `(..., M)` index tensor.
+fn index_depth(op: &str, ind: &TArg) -> Result<usize> {
+    match ind.shape().last().and_then(PrimExpr::as_int) {
+        Some(m) if m >= 0 => Ok(m as usize),
+        _ => unsupported(format!(
+            "{op}: the last extent of the indices must be a known constant"
+        )),
+    }
+}
+
+/// `gather_nd(data, indices, batch_dims)` (ONNX layout: `indices` is `(..., M)`).
+fn gather_nd(c: &OpCall) -> Result<Lowered> {
+    let (x, ind) = (c.tensor(0)?, c.tensor(1)?);
+    let b = c.attr_int("batch_dims").unwrap_or(0).max(0) as usize;
+    let m = index_depth("gather_nd", &ind)?;
+    let k = ind.ndim().saturating_sub(1);
+    if b + m > x.ndim() || b > k {
+        return unsupported(format!("gather_nd: batch_dims={b} with index depth {m}"));
+    }
+    let (shape, _) = c.out_tensor()?;
+    let mut te = Te::new();
+    let out = te.compute("T_gather_nd", "ax", &shape, |o| {
+        let mut idx: Vec<PrimExpr> = o[..b].to_vec();
+        for j in 0..m {
+            let mut ii = o[..k].to_vec();
+            ii.push(te::i64c(j as i64));
+            idx.push(wrap_index(te::load(&ind.buf, ii), &x.shape()[b + j]));
+        }
+        idx.extend(o[k..].iter().cloned());
+        te::load(&x.buf, idx)
+    });
+    c.finish("gather_nd", te, &[&x, &ind], &[out])
+}
+
+/// `scatter_nd(data, indices, updates, reduction)`: a copy of the data, then each update
+/// written in order (later updates win for `update`).
+fn scatter_nd(c: &OpCall) -> Result<Lowered> {
+    let (x, ind, upd) = (c.tensor(0)?, c.tensor(1)?, c.tensor(2)?);
+    let m = index_depth("scatter_nd", &ind)?;
+    let k = ind.ndim().saturating_sub(1);
+    let reduction = c.attr_str("reduction").unwrap_or("update").to_string();
+    if !matches!(reduction.as_str(), "update" | "add" | "mul" | "max" | "min") {
+        return unsupported(format!("scatter_nd: reduction=\"{reduction}\""));
+    }
+    if m > x.ndim() || upd.ndim() != k + x.ndim() - m {
+        return unsupported("scatter_nd: updates do not match indices and data");
+    }
+    let out = te::placeholder("out_buf", x.shape(), x.dtype());
+    let copy = loop_nest(x.shape(), "i", |i| {
+        te::store(&out, i.to_vec(), te::load(&x.buf, i.to_vec()))
+    });
+    let scatter = loop_nest(upd.shape(), "j", |j| {
+        let mut idx = Vec::with_capacity(x.ndim());
+        for d in 0..m {
+            let mut ii = j[..k].to_vec();
+            ii.push(te::i64c(d as i64));
+            idx.push(wrap_index(te::load(&ind.buf, ii), &x.shape()[d]));
+        }
+        idx.extend(j[k..].iter().cloned());
+        let u = te::load(&upd.buf, j.to_vec());
+        let cur = te::load(&out, idx.clone());
+        let v = match reduction.as_str() {
+            "add" => te::add(cur, u),
+            "mul" => te::mul(cur, u),
+            "max" => te::max(cur, u),
+            "min" => te::min(cur, u),
+            _ => u,
+        };
+        te::store(&out, idx, v)
+    });
+    let mut te = Te::new();
+    te.opaque(
+        "scatter_nd_generic",
+        vec![out.clone()],
+        Stmt::seq(vec![copy, scatter]),
+    );
+    c.finish("scatter_nd", te, &[&x, &ind, &upd], &[out])
 }

@@ -10,6 +10,7 @@ use super::{Lowered, OpCall, Result, Rule, unsupported};
 pub(super) fn rule(name: &str) -> Option<Rule> {
     let r: Rule = match name {
         "matmul" => matmul,
+        "outer" => outer,
         _ => return None,
     };
     Some(r)
@@ -63,4 +64,20 @@ fn matmul(c: &OpCall) -> Result<Lowered> {
         },
     );
     c.finish("matmul", te, &[&a, &b], &[out])
+}
+
+/// `outer(x1, x2)`: `out[i..., j...] = x1[i...] * x2[j...]` (`T_outer`).
+fn outer(c: &OpCall) -> Result<Lowered> {
+    let (a, b) = (c.tensor(0)?, c.tensor(1)?);
+    let (shape, dt) = c.out_tensor()?;
+    if shape.len() != a.ndim() + b.ndim() {
+        return unsupported("outer: the result rank is not the sum of the operand ranks");
+    }
+    let mut te = Te::new();
+    let out = te.compute("T_outer", "ax", &shape, |i| {
+        let x = te::cast(dt, te::load(&a.buf, i[..a.ndim()].to_vec()));
+        let y = te::cast(dt, te::load(&b.buf, i[a.ndim()..].to_vec()));
+        te::mul(x, y)
+    });
+    c.finish("outer", te, &[&a, &b], &[out])
 }
