@@ -467,6 +467,45 @@ fn manipulation_cases() -> Vec<Case> {
         vec![x.clone(), ind2.clone(), upd2.clone()],
         scatter_nd_ref(&x, &ind2, &upd2, |_, u| u),
     ));
+    let x = t("float32", &[3, 4], seq(12, 0.0, 1.0));
+    let lens = t("int64", &[3], vec![2.0, 4.0, 1.0]);
+    let mut rs = x.clone();
+    for b in 0..3 {
+        let l = lens.data[b] as usize;
+        for s in 0..l {
+            rs.data[b * 4 + s] = x.data[b * 4 + (l - 1 - s)];
+        }
+    }
+    cases.push((
+        "reverse_sequence".into(),
+        "R.reverse_sequence(a, b, seq_axis=1, batch_axis=0)".into(),
+        vec![x.clone(), lens],
+        rs,
+    ));
+    let lens_t = t("int32", &[4], vec![3.0, 0.0, 1.0, 2.0]);
+    let mut rt = x.clone();
+    for b in 0..4 {
+        let l = lens_t.data[b] as usize;
+        for s in 0..l {
+            rt.data[s * 4 + b] = x.data[(l - 1 - s) * 4 + b];
+        }
+    }
+    cases.push((
+        "reverse_sequence_t".into(),
+        "R.reverse_sequence(a, b, seq_axis=0, batch_axis=1)".into(),
+        vec![x.clone(), lens_t],
+        rt,
+    ));
+    let w = t("float16", &[2, 2], vec![0.5, -1.25, 3.0, 8.0]);
+    cases.push((
+        "wrap_param".into(),
+        "R.wrap_param(a, dtype=\"float32\")".into(),
+        vec![w.clone()],
+        T {
+            dtype: "float32",
+            ..w
+        },
+    ));
     cases
 }
 

@@ -89,7 +89,7 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "sign" => sign,
         "logical_not" => logical_not,
         "clip" => clip,
-        "astype" => astype,
+        "astype" | "wrap_param" => astype,
         "where" => where_,
         _ => return None,
     };

@@ -27,6 +27,7 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "scatter_elements" => scatter_elements,
         "one_hot" => one_hot,
         "repeat" => repeat,
+        "reverse_sequence" => reverse_sequence,
         "collapse_sum_to" | "collapse_sum_like" => collapse_sum,
         "gather_nd" => gather_nd,
         "scatter_nd" => scatter_nd,
@@ -694,4 +695,31 @@ fn scatter_nd(c: &OpCall) -> Result<Lowered> {
         Stmt::seq(vec![copy, scatter]),
     );
     c.finish("scatter_nd", te, &[&x, &ind, &upd], &[out])
+}
+
+/// `reverse_sequence(data, seq_lengths, seq_axis, batch_axis)`: along `seq_axis`, the first
+/// `seq_lengths[b]` elements of batch `b` reversed, the rest kept (`T_reverse_sequence`).
+fn reverse_sequence(c: &OpCall) -> Result<Lowered> {
+    let (x, lens) = (c.tensor(0)?, c.tensor(1)?);
+    let n = x.ndim();
+    let seq = norm(c.attr_int("seq_axis").unwrap_or(1), n);
+    let batch = norm(c.attr_int("batch_axis").unwrap_or(0), n);
+    if seq >= n || batch >= n || seq == batch || lens.ndim() != 1 {
+        return unsupported(format!(
+            "reverse_sequence: seq_axis={seq}, batch_axis={batch} of a rank-{n} tensor"
+        ));
+    }
+    let mut te = Te::new();
+    let out = te.compute("T_reverse_sequence", "ax", x.shape(), |i| {
+        let len = te::cast(i[seq].dtype(), te::load(&lens.buf, vec![i[batch].clone()]));
+        // The index is selected (not the value), so no read is ever out of bounds.
+        let mut idx = i.to_vec();
+        idx[seq] = te::select(
+            te::cmp(CmpOp::Lt, i[seq].clone(), len.clone()),
+            te::sub(te::sub(len, te::i64c(1)), i[seq].clone()),
+            i[seq].clone(),
+        );
+        te::load(&x.buf, idx)
+    });
+    c.finish("reverse_sequence", te, &[&x, &lens], &[out])
 }
