@@ -251,6 +251,93 @@ fn pixel_shuffle_ref(a: &[T]) -> Vec<T> {
     })]
 }
 
+/// Pooling of NC + spatial `x`: `pads` are (before, after) per spatial dimension.
+fn pool_ref(
+    x: &T,
+    ps: &[usize],
+    st: &[usize],
+    dil: &[usize],
+    pads: &[(usize, usize)],
+    max: bool,
+    include_pad: bool,
+) -> T {
+    let k = ps.len();
+    let mut shape = x.shape[..2].to_vec();
+    for d in 0..k {
+        let n = x.shape[2 + d] + pads[d].0 + pads[d].1;
+        shape.push((n - dil[d] * (ps[d] - 1) - 1) / st[d] + 1);
+    }
+    let o = T::zeros(&shape);
+    T::new(&shape, |flat| {
+        let i = o.unravel(flat);
+        let (mut acc, mut cnt) = (if max { f64::NEG_INFINITY } else { 0.0 }, 0.0);
+        let total: usize = ps.iter().product();
+        for w in 0..total {
+            let mut r = vec![0; k];
+            let mut q = w;
+            for d in (0..k).rev() {
+                r[d] = q % ps[d];
+                q /= ps[d];
+            }
+            let mut idx = vec![i[0], i[1]];
+            let mut inside = true;
+            for d in 0..k {
+                let p = (i[2 + d] * st[d] + r[d] * dil[d]) as i64 - pads[d].0 as i64;
+                inside &= p >= 0 && p < x.shape[2 + d] as i64;
+                idx.push(p.max(0) as usize);
+            }
+            if inside {
+                let v = x.at(&idx);
+                acc = if max { acc.max(v) } else { acc + v };
+                cnt += 1.0;
+            } else if include_pad {
+                cnt += 1.0;
+            }
+        }
+        if max { acc } else { acc / cnt }
+    })
+}
+
+fn max_pool1d_ref(a: &[T]) -> Vec<T> {
+    vec![pool_ref(&a[0], &[3], &[2], &[1], &[(1, 1)], true, false)]
+}
+fn avg_pool1d_ref(a: &[T]) -> Vec<T> {
+    vec![pool_ref(&a[0], &[3], &[2], &[2], &[(1, 0)], false, false)]
+}
+fn max_pool3d_ref(a: &[T]) -> Vec<T> {
+    vec![pool_ref(
+        &a[0],
+        &[2, 2, 2],
+        &[2, 2, 2],
+        &[1, 1, 1],
+        &[(0, 0); 3],
+        true,
+        false,
+    )]
+}
+fn avg_pool3d_incl_ref(a: &[T]) -> Vec<T> {
+    vec![pool_ref(
+        &a[0],
+        &[2, 2, 2],
+        &[1, 2, 2],
+        &[1, 1, 1],
+        &[(1, 1), (0, 0), (1, 1)],
+        false,
+        true,
+    )]
+}
+fn avg_pool3d_excl_ref(a: &[T]) -> Vec<T> {
+    vec![pool_ref(
+        &a[0],
+        &[2, 2, 2],
+        &[1, 2, 2],
+        &[1, 1, 1],
+        &[(1, 1), (0, 0), (1, 1)],
+        false,
+        false,
+    )]
+}
+
 const CASES: &[Case] = &[
     Case {
         name: "rms_norm last axis",
@@ -391,6 +478,46 @@ const CASES: &[Case] = &[
         call: "R.nn.pixel_shuffle(x, upscale_factor=2)",
         inputs: &[(&[1, 8, 2, 3], false)],
         reference: pixel_shuffle_ref,
+    },
+    Case {
+        name: "max_pool1d padded",
+        params: r#"x: R.Tensor((1, 2, 7), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 2, 4), dtype="float32")"#,
+        call: "R.nn.max_pool1d(x, pool_size=[3], strides=[2], dilation=[1], padding=[1, 1], ceil_mode=False, count_include_pad=False, layout=\"NCW\", out_layout=\"NCW\")",
+        inputs: &[(&[1, 2, 7], false)],
+        reference: max_pool1d_ref,
+    },
+    Case {
+        name: "avg_pool1d dilated, padded, pad excluded",
+        params: r#"x: R.Tensor((1, 2, 7), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 2, 2), dtype="float32")"#,
+        call: "R.nn.avg_pool1d(x, pool_size=[3], strides=[2], dilation=[2], padding=[1, 0], ceil_mode=False, count_include_pad=False, layout=\"NCW\", out_layout=\"NCW\")",
+        inputs: &[(&[1, 2, 7], false)],
+        reference: avg_pool1d_ref,
+    },
+    Case {
+        name: "max_pool3d",
+        params: r#"x: R.Tensor((1, 2, 4, 4, 4), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 2, 2, 2, 2), dtype="float32")"#,
+        call: "R.nn.max_pool3d(x, pool_size=[2, 2, 2], strides=[2, 2, 2], dilation=[1, 1, 1], padding=[0, 0, 0, 0, 0, 0], layout=\"NCDHW\")",
+        inputs: &[(&[1, 2, 4, 4, 4], false)],
+        reference: max_pool3d_ref,
+    },
+    Case {
+        name: "avg_pool3d pad included",
+        params: r#"x: R.Tensor((1, 2, 3, 4, 4), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 2, 4, 2, 3), dtype="float32")"#,
+        call: "R.nn.avg_pool3d(x, pool_size=[2, 2, 2], strides=[1, 2, 2], dilation=[1, 1, 1], padding=[1, 0, 1, 1, 0, 1], count_include_pad=True, layout=\"NCDHW\")",
+        inputs: &[(&[1, 2, 3, 4, 4], false)],
+        reference: avg_pool3d_incl_ref,
+    },
+    Case {
+        name: "avg_pool3d pad excluded",
+        params: r#"x: R.Tensor((1, 2, 3, 4, 4), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 2, 4, 2, 3), dtype="float32")"#,
+        call: "R.nn.avg_pool3d(x, pool_size=[2, 2, 2], strides=[1, 2, 2], dilation=[1, 1, 1], padding=[1, 0, 1, 1, 0, 1], count_include_pad=False, layout=\"NCDHW\")",
+        inputs: &[(&[1, 2, 3, 4, 4], false)],
+        reference: avg_pool3d_excl_ref,
     },
 ];
 

@@ -1,6 +1,7 @@
 //! Neural-network operators: softmax/log_softmax, layer_norm, activations (relu, gelu,
 //! gelu_tanh, leakyrelu, silu), dropout (inference: identity plus a mask of ones), pad,
-//! conv1d/conv2d (NCW/NCHW, OIW/OIHW, groups), conv2d_transpose, max/avg pool2d (NCHW).
+//! conv1d/conv2d (NCW/NCHW, OIW/OIHW, groups), conv2d_transpose, max/avg pool1d/2d/3d
+//! (NCW/NCHW/NCDHW).
 
 use tir::{AttrValue as TAttr, Attrs as TAttrs, Buffer, CmpOp, PrimExpr};
 
@@ -22,8 +23,12 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "nn.conv1d" => conv1d,
         "nn.conv2d" => conv2d,
         "nn.conv2d_transpose" => conv2d_transpose,
-        "nn.max_pool2d" => |c| pool2d(c, true),
-        "nn.avg_pool2d" => |c| pool2d(c, false),
+        "nn.max_pool1d" => |c| pool(c, 1, true),
+        "nn.max_pool2d" => |c| pool(c, 2, true),
+        "nn.max_pool3d" => |c| pool(c, 3, true),
+        "nn.avg_pool1d" => |c| pool(c, 1, false),
+        "nn.avg_pool2d" => |c| pool(c, 2, false),
+        "nn.avg_pool3d" => |c| pool(c, 3, false),
         _ => return None,
     };
     Some(r)
@@ -667,34 +672,44 @@ fn conv2d_transpose(c: &OpCall) -> Result<Lowered> {
     c.finish("conv2d_transpose", te, &[&x, &w], &[out])
 }
 
-fn pool2d(c: &OpCall, is_max: bool) -> Result<Lowered> {
+/// max/avg pooling over `k` spatial dimensions in NCW/NCHW/NCDHW.
+fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
     let x = c.tensor(0)?;
-    let layout = c.attr_str("layout").unwrap_or("NCHW");
-    if layout != "NCHW" || c.attr_str("out_layout").is_some_and(|l| l != "NCHW") {
+    let want = ["NCW", "NCHW", "NCDHW"][k.clamp(1, 3) - 1];
+    let layout = c.attr_str("layout").unwrap_or(want);
+    if layout != want || c.attr_str("out_layout").is_some_and(|l| l != want) {
         return unsupported(format!("pool layout {layout}"));
     }
     if c.attr_bool("ceil_mode") == Some(true) {
         return unsupported("ceil_mode pooling");
     }
+    if x.ndim() != k + 2 {
+        return unsupported(format!("pooling of a rank-{} tensor", x.ndim()));
+    }
     let (out_shape, _) = c.out_tensor()?;
-    let ps = ints_or(c, "pool_size", 2, 1);
-    let st = ints_or(c, "strides", 2, 1);
-    let dil = ints_or(c, "dilation", 2, 1);
+    let ps = ints_or(c, "pool_size", k, 1);
+    let st = ints_or(c, "strides", k, 1);
+    let dil = ints_or(c, "dilation", k, 1);
+    if ps.len() != k || st.len() != k || dil.len() != k {
+        return unsupported("pool_size, strides and dilation need one value per dimension");
+    }
     let padding = c.attr_ints("padding").unwrap_or_default();
-    let pads: Vec<(i64, i64)> = (0..2)
+    let pads: Vec<(i64, i64)> = (0..k)
         .map(|d| match padding.len() {
             0 => (0, 0),
             1 => (padding[0], padding[0]),
-            2 => (padding[d], padding[d]),
-            _ => (padding[d], padding.get(d + 2).copied().unwrap_or(0)),
+            n if n == k => (padding[d], padding[d]),
+            _ => (padding[d], padding.get(d + k).copied().unwrap_or(0)),
         })
         .collect();
     let dt = x.dtype();
     let any_pad = pads.iter().any(|&(a, b)| a != 0 || b != 0);
     let mut te = Te::new();
     let src = if any_pad {
-        let before = vec![0, 0, pads[0].0, pads[1].0];
-        let after = vec![0, 0, pads[0].1, pads[1].1];
+        let mut before = vec![0, 0];
+        let mut after = vec![0, 0];
+        before.extend(pads.iter().map(|p| p.0));
+        after.extend(pads.iter().map(|p| p.1));
         let v = if is_max {
             te::min_value(dt)
         } else {
@@ -704,23 +719,18 @@ fn pool2d(c: &OpCall, is_max: bool) -> Result<Lowered> {
     } else {
         x.buf.clone()
     };
-    let raxes = vec![
-        ("rv0".to_string(), te::i64c(ps[0])),
-        ("rv1".to_string(), te::i64c(ps[1])),
-    ];
-    let index = |i: &[PrimExpr], k: &[PrimExpr]| -> Vec<PrimExpr> {
-        vec![
-            i[0].clone(),
-            i[1].clone(),
-            te::add(
-                te::mul(i[2].clone(), te::i64c(st[0])),
-                te::mul(k[0].clone(), te::i64c(dil[0])),
-            ),
-            te::add(
-                te::mul(i[3].clone(), te::i64c(st[1])),
-                te::mul(k[1].clone(), te::i64c(dil[1])),
-            ),
-        ]
+    let raxes: Vec<(String, PrimExpr)> = (0..k)
+        .map(|d| (format!("rv{d}"), te::i64c(ps[d])))
+        .collect();
+    let index = |i: &[PrimExpr], r: &[PrimExpr]| -> Vec<PrimExpr> {
+        let mut idx = vec![i[0].clone(), i[1].clone()];
+        for d in 0..k {
+            idx.push(te::add(
+                te::mul(i[2 + d].clone(), te::i64c(st[d])),
+                te::mul(r[d].clone(), te::i64c(dil[d])),
+            ));
+        }
+        idx
     };
     let rule_attr = |n: &str| {
         let mut a = TAttrs::new();
@@ -739,9 +749,9 @@ fn pool2d(c: &OpCall, is_max: bool) -> Result<Lowered> {
             Combiner::Max,
             None,
             rule_attr("pool_max"),
-            |i, k| te::load(&src, index(i, k)),
+            |i, r| te::load(&src, index(i, r)),
         );
-        return c.finish("max_pool2d", te, &[&x], &[out]);
+        return c.finish(&format!("max_pool{k}d"), te, &[&x], &[out]);
     }
     let sum = te.reduce(
         "pool_sum",
@@ -749,29 +759,41 @@ fn pool2d(c: &OpCall, is_max: bool) -> Result<Lowered> {
         &raxes,
         Combiner::Sum,
         None,
-        |i, k| te::load(&src, index(i, k)),
+        |i, r| te::load(&src, index(i, r)),
     );
     let include_pad = c.attr_bool("count_include_pad").unwrap_or(false);
-    let h = x.shape()[2].clone();
-    let w = x.shape()[3].clone();
+    let dims: Vec<PrimExpr> = x.shape()[2..].to_vec();
     let out = te.compute_attr("pool_avg", "ax", &out_shape, rule_attr("pool_avg"), |i| {
         let count = if include_pad || !any_pad {
-            te::i64c(ps[0] * ps[1])
+            te::i64c(ps.iter().product())
         } else {
             let extent = |d: usize, n: &PrimExpr| {
                 let start = te::sub(
                     te::mul(i[2 + d].clone(), te::i64c(st[d])),
                     te::i64c(pads[d].0),
                 );
+                if dil[d] != 1 {
+                    // topi: (min(start + (k - 1) * dilation, n - 1) - max(start, 0)) /
+                    // dilation + 1 window elements inside the data.
+                    let end = te::min(
+                        te::add(start.clone(), te::i64c((ps[d] - 1) * dil[d])),
+                        te::sub(n.clone(), te::i64c(1)),
+                    );
+                    let span = te::sub(end, te::max(start, te::i64c(0)));
+                    return te::add(te::floordiv(span, te::i64c(dil[d])), te::i64c(1));
+                }
                 let end = te::min(
                     te::add(start.clone(), te::i64c((ps[d] - 1) * dil[d] + 1)),
                     n.clone(),
                 );
                 te::sub(end, te::max(start, te::i64c(0)))
             };
-            te::max(te::mul(extent(0, &h), extent(1, &w)), te::i64c(1))
+            let prod = (1..k).fold(extent(0, &dims[0]), |acc, d| {
+                te::mul(acc, extent(d, &dims[d]))
+            });
+            te::max(prod, te::i64c(1))
         };
         te::div(te::load(&sum, i.to_vec()), PrimExpr::cast(dt, count))
     });
-    c.finish("avg_pool2d", te, &[&x], &[out])
+    c.finish(&format!("avg_pool{k}d"), te, &[&x], &[out])
 }
