@@ -104,16 +104,29 @@ fn ty(x: &T) -> String {
 /// Builds `main(a, b, ...)` returning `call` (which names the inputs `a`, `b`, ...),
 /// legalizes it, runs it and compares with `want`.
 fn check(name: &str, call: &str, inputs: &[T], want: &T, tol: f64) -> Result<(), String> {
+    check_all(name, call, inputs, std::slice::from_ref(want), tol)
+}
+
+/// [`check`] for a result that is a tensor (one `wants`) or a tuple of tensors.
+fn check_all(name: &str, call: &str, inputs: &[T], wants: &[T], tol: f64) -> Result<(), String> {
     let params: Vec<String> = inputs
         .iter()
         .enumerate()
         .map(|(i, x)| format!("{}: {}", (b'a' + i as u8) as char, ty(x)))
         .collect();
+    let (ret, want) = match wants {
+        [w] => (ty(w), tensor_json(w)),
+        _ => (
+            format!(
+                "R.Tuple({})",
+                wants.iter().map(ty).collect::<Vec<_>>().join(", ")
+            ),
+            json!({"tuple": wants.iter().map(tensor_json).collect::<Vec<_>>()}),
+        ),
+    };
     let src = format!(
-        "@I.ir_module\nclass Module:\n    @R.function\n    def main({}) -> {}:\n        gv: {} = {call}\n        return gv\n",
+        "@I.ir_module\nclass Module:\n    @R.function\n    def main({}) -> {ret}:\n        gv: {ret} = {call}\n        return gv\n",
         params.join(", "),
-        ty(want),
-        ty(want)
     );
     let module = relax::script::parse_module(&src).map_err(|e| format!("{name}: parse: {e}"))?;
     let lowered =
@@ -124,7 +137,7 @@ fn check(name: &str, call: &str, inputs: &[T], want: &T, tol: f64) -> Result<(),
         .collect::<Result<_, _>>()
         .map_err(|e| format!("{name}: input: {e}"))?;
     let got = run_main(&lowered, &args).map_err(|e| format!("{name}: run: {e}"))?;
-    compare(&got, &tensor_json(want), tol, tol).map_err(|e| format!("{name}: {e}"))
+    compare(&got, &want, tol, tol).map_err(|e| format!("{name}: {e}"))
 }
 
 // ----- reference implementations -----------------------------------------------------------
@@ -543,4 +556,101 @@ fn a_wrong_expectation_is_detected() {
     want.data[5] += 1.0;
     let err = check("repeat", "R.repeat(a, repeats=2, axis=1)", &[x], &want, 0.0);
     assert!(err.is_err_and(|e| e.contains("element 5")));
+}
+
+/// The lower median of `x` along `axis` (all elements when `None`) and, with an axis, its
+/// index in a stable ascending sort.
+fn median_ref(x: &T, axis: Option<usize>, keepdims: bool) -> Vec<T> {
+    let (outer_shape, len): (Vec<usize>, usize) = match axis {
+        None => (vec![], x.data.len()),
+        Some(a) => {
+            let mut s = x.shape.clone();
+            let l = s.remove(a);
+            (s, l)
+        }
+    };
+    let mut vals = Vec::new();
+    let mut idxs = Vec::new();
+    for o in 0..numel(&outer_shape) {
+        let oi = unravel(o, &outer_shape);
+        let mut items: Vec<(f64, usize)> = (0..len)
+            .map(|j| match axis {
+                None => (x.data[j], j),
+                Some(a) => {
+                    let mut idx = oi.clone();
+                    idx.insert(a, j);
+                    (x.data[ravel(&idx, &x.shape)], j)
+                }
+            })
+            .collect();
+        items.sort_by(|p, q| p.0.total_cmp(&q.0));
+        let (v, j) = items[(len - 1) / 2];
+        vals.push(v);
+        idxs.push(j as f64);
+    }
+    let shape = match (axis, keepdims) {
+        (None, true) => vec![1; x.shape.len()],
+        (Some(a), true) => {
+            let mut s = x.shape.clone();
+            s[a] = 1;
+            s
+        }
+        _ => outer_shape,
+    };
+    let mut out = vec![T {
+        dtype: x.dtype,
+        shape: shape.clone(),
+        data: vals,
+    }];
+    if axis.is_some() {
+        out.push(T {
+            dtype: "int64",
+            shape,
+            data: idxs,
+        });
+    }
+    out
+}
+
+#[test]
+fn median() {
+    let x = t(
+        "float32",
+        &[3, 4],
+        vec![2.0, 1.0, 2.0, 1.0, 5.0, -1.0, 3.0, 0.5, 7.0, 7.0, 7.0, 6.0],
+    );
+    let xi = t("int32", &[2, 3, 2], ints(12, -5, 5, 7));
+    let cases: Vec<(&str, String, &T, Option<usize>, bool)> = vec![
+        ("all", "R.median(a)".into(), &x, None, false),
+        (
+            "all_keep",
+            "R.median(a, keepdims=True)".into(),
+            &x,
+            None,
+            true,
+        ),
+        ("axis1", "R.median(a, axis=1)".into(), &x, Some(1), false),
+        (
+            "axis0_keep",
+            "R.median(a, axis=0, keepdims=True)".into(),
+            &x,
+            Some(0),
+            true,
+        ),
+        (
+            "int_axis_neg2",
+            "R.median(a, axis=-2)".into(),
+            &xi,
+            Some(1),
+            false,
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, call, x, axis, keep) in cases {
+        let want = median_ref(x, axis, keep);
+        if let Err(e) = check_all(name, &call, std::slice::from_ref(x), &want, 0.0) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -5,7 +5,8 @@
 use tir::{Buffer, CmpOp, DataType, PrimExpr, Stmt, StmtKind, Var};
 
 use super::te::{self, Combiner, Te};
-use super::{Lowered, OpCall, Result, Rule};
+use super::{Lowered, OpCall, Result, Rule, unsupported};
+use crate::ir::StructInfo;
 
 pub(super) fn rule(name: &str) -> Option<Rule> {
     let r: Rule = match name {
@@ -18,6 +19,7 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "std" => |c| variance(c, true),
         "argmax" => |c| arg_reduce(c, "argmax", CmpOp::Gt),
         "argmin" => |c| arg_reduce(c, "argmin", CmpOp::Lt),
+        "median" => median,
         _ => return None,
     };
     Some(r)
@@ -274,4 +276,140 @@ fn arg_reduce(c: &OpCall, name: &str, better: CmpOp) -> Result<Lowered> {
     );
     let out = te.compute(&base, "ax", &out_shape, |i| te::load(&v0, i.to_vec()));
     c.finish(name, te, &[&x], &[out])
+}
+
+/// `median(x, axis, keepdims)`: the lower median (sorted position `(n - 1) // 2`, like
+/// `torch.median`) over one axis or over all elements; with an axis, also the index of that
+/// element along the axis (a stable sort's). Computed without sorting: a `T_rank` stage
+/// counts, for every element, the elements before it in a stable ascending order, then the
+/// element whose rank is the middle one is selected by a sum with a single non-zero term.
+fn median(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let n = x.ndim();
+    let axis = match c.attr_ints("axis").as_deref() {
+        None => None,
+        Some([a]) => {
+            let a = if *a < 0 { a + n as i64 } else { *a };
+            if a < 0 || a as usize >= n {
+                return unsupported(format!("median: axis {a} of a rank-{n} tensor"));
+            }
+            Some(a as usize)
+        }
+        Some(list) => return unsupported(format!("median over axes {list:?} (one axis or all)")),
+    };
+    let keepdims = c.attr_bool("keepdims").unwrap_or(false);
+    let red: Vec<usize> = match axis {
+        Some(a) => vec![a],
+        None => (0..n).collect(),
+    };
+    let shapes: Vec<Vec<PrimExpr>> = match &c.out {
+        StructInfo::Tuple(items) => items
+            .iter()
+            .filter_map(|s| s.tensor_shape().map(<[PrimExpr]>::to_vec))
+            .collect(),
+        other => other
+            .tensor_shape()
+            .map(|s| vec![s.to_vec()])
+            .unwrap_or_default(),
+    };
+    let want = if axis.is_some() { 2 } else { 1 };
+    if shapes.len() != want {
+        return unsupported("median: the result is not of known shape");
+    }
+    let xs = x.shape().to_vec();
+    let count = red.iter().fold(te::i64c(1), |acc, &d| {
+        te::mul(acc, te::cast(DataType::INT64, xs[d].clone()))
+    });
+    let mid = te::floordiv(te::sub(count, te::i64c(1)), te::i64c(2));
+    // The flat position of an index among the reduced dimensions.
+    let flat = |idx: &[PrimExpr]| -> PrimExpr {
+        red.iter().fold(te::i64c(0), |acc, &d| {
+            te::add(
+                te::mul(acc, te::cast(DataType::INT64, xs[d].clone())),
+                te::cast(DataType::INT64, idx[d].clone()),
+            )
+        })
+    };
+    let mut te = Te::new();
+    let raxes: Vec<(String, PrimExpr)> = red
+        .iter()
+        .map(|&d| (format!("l{d}"), xs[d].clone()))
+        .collect();
+    let rank = te.reduce("T_rank", &xs, &raxes, Combiner::Sum, None, |j, l| {
+        let mut other = j.to_vec();
+        for (k, &d) in red.iter().enumerate() {
+            other[d] = l[k].clone();
+        }
+        let (xj, xl) = (
+            te::load(&x.buf, j.to_vec()),
+            te::load(&x.buf, other.clone()),
+        );
+        let before = te::or(
+            te::cmp(CmpOp::Lt, xl.clone(), xj.clone()),
+            te::and(
+                te::cmp(CmpOp::Eq, xl, xj),
+                te::cmp(CmpOp::Lt, flat(&other), flat(j)),
+            ),
+        );
+        te::select(before, te::i64c(1), te::i64c(0))
+    });
+    // The data index of output index `i` and reduction index `k`.
+    let src = |i: &[PrimExpr], k: &[PrimExpr]| -> Vec<PrimExpr> {
+        let mut kept = 0;
+        let mut ks = k.iter();
+        (0..n)
+            .map(|d| {
+                if red.contains(&d) {
+                    if keepdims {
+                        kept += 1;
+                    }
+                    ks.next().cloned().unwrap_or_else(|| te::i64c(0))
+                } else {
+                    let v = i.get(kept).cloned().unwrap_or_else(|| te::i64c(0));
+                    kept += 1;
+                    v
+                }
+            })
+            .collect()
+    };
+    let kaxes: Vec<(String, PrimExpr)> = red
+        .iter()
+        .map(|&d| (format!("k{d}"), xs[d].clone()))
+        .collect();
+    let dt = x.dtype();
+    let values = te.reduce(
+        "T_median",
+        &shapes[0],
+        &kaxes,
+        Combiner::Sum,
+        None,
+        |i, k| {
+            let at = src(i, k);
+            te::select(
+                te::cmp(CmpOp::Eq, te::load(&rank, at.clone()), mid.clone()),
+                te::load(&x.buf, at),
+                te::zero(dt),
+            )
+        },
+    );
+    let mut outs = vec![values];
+    if let (Some(a), Some(ishape)) = (axis, shapes.get(1)) {
+        let indices = te.reduce(
+            "T_median_index",
+            ishape,
+            &kaxes,
+            Combiner::Sum,
+            None,
+            |i, k| {
+                let at = src(i, k);
+                te::select(
+                    te::cmp(CmpOp::Eq, te::load(&rank, at.clone()), mid.clone()),
+                    te::cast(DataType::INT64, at[a].clone()),
+                    te::i64c(0),
+                )
+            },
+        );
+        outs.push(indices);
+    }
+    c.finish("median", te, &[&x], &outs)
 }
