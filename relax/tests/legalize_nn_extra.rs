@@ -338,6 +338,84 @@ fn avg_pool3d_excl_ref(a: &[T]) -> Vec<T> {
     )]
 }
 
+/// Grouped N-d convolution (NC + spatial, OI + spatial) with `pads` before each dimension and
+/// the output shape `out`.
+fn conv_ref(
+    x: &T,
+    w: &T,
+    out: &[usize],
+    st: &[usize],
+    pads: &[usize],
+    dil: &[usize],
+    groups: usize,
+) -> T {
+    let k = st.len();
+    let o = T::zeros(out);
+    let cin_g = x.shape[1] / groups;
+    let cout_g = w.shape[0] / groups;
+    T::new(out, |flat| {
+        let i = o.unravel(flat);
+        let g = i[1] / cout_g;
+        let mut acc = 0.0;
+        for kk in 0..w.data.len() / w.shape[0] {
+            let mut wi = vec![i[1]];
+            let mut q = kk;
+            let mut r = vec![0; k + 1];
+            for d in (0..=k).rev() {
+                r[d] = q % w.shape[1 + d];
+                q /= w.shape[1 + d];
+            }
+            wi.extend(&r);
+            let mut xi = vec![i[0], g * cin_g + r[0]];
+            let mut inside = true;
+            for d in 0..k {
+                let p = (i[2 + d] * st[d] + r[1 + d] * dil[d]) as i64 - pads[d] as i64;
+                inside &= p >= 0 && p < x.shape[2 + d] as i64;
+                xi.push(p.max(0) as usize);
+            }
+            if inside {
+                acc += x.at(&xi) * w.at(&wi);
+            }
+        }
+        acc
+    })
+}
+
+fn conv3d_ref(a: &[T]) -> Vec<T> {
+    vec![conv_ref(
+        &a[0],
+        &a[1],
+        &[1, 4, 2, 2, 3],
+        &[1, 2, 1],
+        &[0, 1, 1],
+        &[1, 1, 2],
+        2,
+    )]
+}
+
+/// conv1d_transpose (NCW, IOW): `out[b, c, j*s + t - pad] += x[b, i, j] * w[i, c, t]`.
+fn conv1d_transpose_ref(a: &[T]) -> Vec<T> {
+    let (x, w) = (&a[0], &a[1]);
+    let (s, pad, width) = (2usize, 1i64, 9usize);
+    let mut out = T::zeros(&[x.shape[0], w.shape[1], width]);
+    for b in 0..x.shape[0] {
+        for i in 0..x.shape[1] {
+            for j in 0..x.shape[2] {
+                for c in 0..w.shape[1] {
+                    for t in 0..w.shape[2] {
+                        let o = (j * s + t) as i64 - pad;
+                        if o >= 0 && (o as usize) < width {
+                            let off = out.offset(&[b, c, o as usize]);
+                            out.data[off] += x.at(&[b, i, j]) * w.at(&[i, c, t]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    vec![out]
+}
+
 const CASES: &[Case] = &[
     Case {
         name: "rms_norm last axis",
@@ -518,6 +596,22 @@ const CASES: &[Case] = &[
         call: "R.nn.avg_pool3d(x, pool_size=[2, 2, 2], strides=[1, 2, 2], dilation=[1, 1, 1], padding=[1, 0, 1, 1, 0, 1], count_include_pad=False, layout=\"NCDHW\")",
         inputs: &[(&[1, 2, 3, 4, 4], false)],
         reference: avg_pool3d_excl_ref,
+    },
+    Case {
+        name: "conv3d grouped, strided, padded, dilated",
+        params: r#"x: R.Tensor((1, 4, 3, 4, 4), dtype="float32"), w: R.Tensor((4, 2, 2, 3, 2), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 4, 2, 2, 3), dtype="float32")"#,
+        call: "R.nn.conv3d(x, w, strides=[1, 2, 1], padding=[0, 1, 1, 0, 1, 0], dilation=[1, 1, 2], groups=2, data_layout=\"NCDHW\", kernel_layout=\"OIDHW\", out_layout=\"NCDHW\")",
+        inputs: &[(&[1, 4, 3, 4, 4], false), (&[4, 2, 2, 3, 2], false)],
+        reference: conv3d_ref,
+    },
+    Case {
+        name: "conv1d_transpose strided, padded, output_padding",
+        params: r#"x: R.Tensor((1, 2, 4), dtype="float32"), w: R.Tensor((2, 3, 3), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 3, 9), dtype="float32")"#,
+        call: "R.nn.conv1d_transpose(x, w, strides=[2], padding=[1, 0], output_padding=[1], dilation=[1], groups=1, data_layout=\"NCW\", kernel_layout=\"IOW\", out_layout=\"NCW\")",
+        inputs: &[(&[1, 2, 4], false), (&[2, 3, 3], false)],
+        reference: conv1d_transpose_ref,
     },
 ];
 

@@ -1,6 +1,6 @@
 //! Neural-network operators: softmax/log_softmax, layer_norm, activations (relu, gelu,
 //! gelu_tanh, leakyrelu, silu), dropout (inference: identity plus a mask of ones), pad,
-//! conv1d/conv2d (NCW/NCHW, OIW/OIHW, groups), conv2d_transpose, max/avg pool1d/2d/3d
+//! conv1d/2d/3d (NCW/NCHW/NCDHW, OI[D][H]W, groups), conv1d/2d_transpose, max/avg pool1d/2d/3d
 //! (NCW/NCHW/NCDHW).
 
 use tir::{AttrValue as TAttr, Attrs as TAttrs, Buffer, CmpOp, PrimExpr};
@@ -22,6 +22,8 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "nn.pad" => pad,
         "nn.conv1d" => conv1d,
         "nn.conv2d" => conv2d,
+        "nn.conv3d" => conv3d,
+        "nn.conv1d_transpose" => conv1d_transpose,
         "nn.conv2d_transpose" => conv2d_transpose,
         "nn.max_pool1d" => |c| pool(c, 1, true),
         "nn.max_pool2d" => |c| pool(c, 2, true),
@@ -476,6 +478,16 @@ fn conv(c: &OpCall, spatial: usize) -> Result<Lowered> {
             vec!["nn", "ff", "yy"],
             vec!["rc", "ry"],
         )
+    } else if spatial == 3 {
+        (
+            if groups == 1 {
+                "conv3d_ncdhw".into()
+            } else {
+                "group_conv3d_ncdhw".into()
+            },
+            vec!["nn", "ff", "zz", "yy", "xx"],
+            vec!["rc", "rz", "ry", "rx"],
+        )
     } else {
         (
             if groups == 1 {
@@ -525,8 +537,8 @@ fn conv(c: &OpCall, spatial: usize) -> Result<Lowered> {
             )
         },
     );
-    let fname = if spatial == 1 { "conv1d" } else { "conv2d" };
-    c.finish(fname, te, &[&x, &w], &[out])
+    let fname = format!("conv{spatial}d");
+    c.finish(&fname, te, &[&x, &w], &[out])
 }
 
 fn conv1d(c: &OpCall) -> Result<Lowered> {
@@ -539,32 +551,61 @@ fn conv2d(c: &OpCall) -> Result<Lowered> {
     conv(c, 2)
 }
 
+fn conv3d(c: &OpCall) -> Result<Lowered> {
+    layouts_ok(c, "NCDHW", "OIDHW")?;
+    conv(c, 3)
+}
+
+fn conv1d_transpose(c: &OpCall) -> Result<Lowered> {
+    layouts_ok(c, "NCW", "IOW")?;
+    conv_transpose(c, 1)
+}
+
 fn conv2d_transpose(c: &OpCall) -> Result<Lowered> {
     layouts_ok(c, "NCHW", "IOHW")?;
+    conv_transpose(c, 2)
+}
+
+/// conv1d_transpose / conv2d_transpose (topi): dilate the data by the strides, pad it by
+/// `kernel - 1 - padding` (plus the output padding after), and convolve with the flipped,
+/// transposed kernel.
+fn conv_transpose(c: &OpCall, k: usize) -> Result<Lowered> {
     if c.attr_int("groups").unwrap_or(1) != 1 {
-        return unsupported("grouped conv2d_transpose");
+        return unsupported(format!("grouped conv{k}d_transpose"));
     }
     let (x, w) = (c.tensor(0)?, c.tensor(1)?);
+    if x.ndim() != k + 2 || w.ndim() != k + 2 {
+        return unsupported(format!(
+            "conv{k}d_transpose of tensors that are not {}-D",
+            k + 2
+        ));
+    }
     let (out_shape, out_dt) = c.out_tensor()?;
-    let strides = ints_or(c, "strides", 2, 1);
-    let dil = ints_or(c, "dilation", 2, 1);
+    let strides = ints_or(c, "strides", k, 1);
+    let dil = ints_or(c, "dilation", k, 1);
     if dil.iter().any(|&d| d != 1) {
-        return unsupported("dilated conv2d_transpose");
+        return unsupported(format!("dilated conv{k}d_transpose"));
     }
     let padding = c.attr_ints("padding").unwrap_or_default();
     let p = |d: usize| -> (i64, i64) {
         match padding.len() {
             0 => (0, 0),
             1 => (padding[0], padding[0]),
-            2 => (padding[d], padding[d]),
-            _ => (padding[d], padding.get(d + 2).copied().unwrap_or(0)),
+            n if n == k => (padding[d], padding[d]),
+            _ => (padding[d], padding.get(d + k).copied().unwrap_or(0)),
         }
     };
-    let opad = ints_or(c, "output_padding", 2, 0);
-    let (Some(kh), Some(kw)) = (w.shape()[2].as_int(), w.shape()[3].as_int()) else {
-        return unsupported("symbolic kernel size");
-    };
-    let ks = [kh, kw];
+    let opad = ints_or(c, "output_padding", k, 0);
+    if strides.len() != k || opad.len() != k {
+        return unsupported("strides and output_padding need one value per dimension");
+    }
+    let mut ks = Vec::new();
+    for d in 0..k {
+        let Some(v) = w.shape()[2 + d].as_int() else {
+            return unsupported("symbolic kernel size");
+        };
+        ks.push(v);
+    }
     let mut te = Te::new();
     let src = if strides.iter().any(|&s| s != 1) {
         let shape: Vec<PrimExpr> = x
@@ -609,7 +650,7 @@ fn conv2d_transpose(c: &OpCall) -> Result<Lowered> {
     };
     let mut before = vec![0, 0];
     let mut after = vec![0, 0];
-    for d in 0..2 {
+    for d in 0..k {
         let (pb, pa) = p(d);
         before.push(ks[d] - 1 - pb);
         after.push(ks[d] - 1 - pa + opad[d]);
@@ -623,53 +664,48 @@ fn conv2d_transpose(c: &OpCall) -> Result<Lowered> {
         &after,
         te::zero(x.dtype()),
     );
-    let wshape = vec![
-        w.shape()[1].clone(),
-        w.shape()[0].clone(),
-        w.shape()[2].clone(),
-        w.shape()[3].clone(),
-    ];
-    let kt = te.compute_names("kernel_transform", &["o", "i", "h", "w"], &wshape, |i| {
-        te::load(
-            &w.buf,
-            vec![
-                i[1].clone(),
-                i[0].clone(),
-                te::sub(te::i64c(kh - 1), i[2].clone()),
-                te::sub(te::i64c(kw - 1), i[3].clone()),
-            ],
+    let mut wshape = vec![w.shape()[1].clone(), w.shape()[0].clone()];
+    wshape.extend(w.shape()[2..].iter().cloned());
+    let (knames, onames, rnames): (Vec<&str>, Vec<&str>, Vec<&str>) = if k == 1 {
+        (vec!["o", "i", "w"], vec!["b", "c", "w"], vec!["dc", "dw"])
+    } else {
+        (
+            vec!["o", "i", "h", "w"],
+            vec!["b", "c", "h", "w"],
+            vec!["dc", "dh", "dw"],
         )
+    };
+    let kt = te.compute_names("kernel_transform", &knames, &wshape, |i| {
+        let mut idx = vec![i[1].clone(), i[0].clone()];
+        for d in 0..k {
+            idx.push(te::sub(te::i64c(ks[d] - 1), i[2 + d].clone()));
+        }
+        te::load(&w.buf, idx)
     });
-    let raxes = vec![
-        ("dc".to_string(), x.shape()[1].clone()),
-        ("dh".to_string(), te::i64c(kh)),
-        ("dw".to_string(), te::i64c(kw)),
-    ];
+    let mut raxes = vec![(rnames[0].to_string(), x.shape()[1].clone())];
+    for d in 0..k {
+        raxes.push((rnames[1 + d].to_string(), te::i64c(ks[d])));
+    }
     let out = te.reduce_names(
         "compute",
-        &["b", "c", "h", "w"],
+        &onames,
         &out_shape,
         &raxes,
         Combiner::Sum,
         TAttrs::new(),
-        |i, k| {
-            let a = te::load(
-                &padded,
-                vec![
-                    i[0].clone(),
-                    k[0].clone(),
-                    te::add(i[2].clone(), k[1].clone()),
-                    te::add(i[3].clone(), k[2].clone()),
-                ],
-            );
-            let b = te::load(
-                &kt,
-                vec![i[1].clone(), k[0].clone(), k[1].clone(), k[2].clone()],
-            );
+        |i, r| {
+            let mut ai = vec![i[0].clone(), r[0].clone()];
+            let mut bi = vec![i[1].clone(), r[0].clone()];
+            for d in 0..k {
+                ai.push(te::add(i[2 + d].clone(), r[1 + d].clone()));
+                bi.push(r[1 + d].clone());
+            }
+            let a = te::load(&padded, ai);
+            let b = te::load(&kt, bi);
             te::mul(te::cast(out_dt, a), te::cast(out_dt, b))
         },
     );
-    c.finish("conv2d_transpose", te, &[&x, &w], &[out])
+    c.finish(&format!("conv{k}d_transpose"), te, &[&x, &w], &[out])
 }
 
 /// max/avg pooling over `k` spatial dimensions in NCW/NCHW/NCDHW.
