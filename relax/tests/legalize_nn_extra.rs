@@ -52,6 +52,11 @@ impl T {
     fn json(&self) -> Json {
         json!({"tensor": {"dtype": "float32", "shape": self.shape, "data": self.data}})
     }
+    /// As an int64 tensor (class indices).
+    fn json_i64(&self) -> Json {
+        let data: Vec<i64> = self.data.iter().map(|&v| v as i64).collect();
+        json!({"tensor": {"dtype": "int64", "shape": self.shape, "data": data}})
+    }
 }
 
 /// Deterministic input `seed`: values in about [-2, 2], or positive ones (variances).
@@ -416,6 +421,104 @@ fn conv1d_transpose_ref(a: &[T]) -> Vec<T> {
     vec![out]
 }
 
+/// Class indices in [0, 4) for nll_loss.
+fn targets(shape: &[usize]) -> T {
+    T::new(shape, |i| ((i * 3 + 1) % 4) as f64)
+}
+
+/// nll_loss with `reduction` ("none", "sum", "mean"), optional weights, `ignore` index.
+fn nll_ref(a: &[T], reduction: &str, ignore: i64) -> Vec<T> {
+    let (p, t) = (&a[0], &a[1]);
+    let w = |c: usize| a.get(2).map_or(1.0, |w| w.at(&[c]));
+    let (mut sum, mut wsum) = (0.0, 0.0);
+    let loss = map(t, |i, tv| {
+        if tv as i64 == ignore {
+            return 0.0;
+        }
+        let c = tv as usize;
+        let mut idx = vec![i[0], c];
+        idx.extend(&i[1..]);
+        -p.at(&idx) * w(c)
+    });
+    for (k, &tv) in t.data.iter().enumerate() {
+        if tv as i64 != ignore {
+            sum += loss.data[k];
+            wsum += w(tv as usize);
+        }
+    }
+    match reduction {
+        "none" => vec![loss],
+        "sum" => vec![T::new(&[], |_| sum)],
+        _ => vec![T::new(&[], |_| sum / wsum)],
+    }
+}
+
+fn nll_mean(a: &[T]) -> Vec<T> {
+    nll_ref(a, "mean", 1)
+}
+fn nll_sum(a: &[T]) -> Vec<T> {
+    nll_ref(a, "sum", -100)
+}
+fn nll_none(a: &[T]) -> Vec<T> {
+    nll_ref(a, "none", 2)
+}
+
+fn cross_entropy_2d(a: &[T]) -> Vec<T> {
+    let s: f64 = a[0].data.iter().zip(&a[1].data).map(|(x, y)| x * y).sum();
+    vec![T::new(&[], |_| -s / a[0].shape[0] as f64)]
+}
+fn cross_entropy_1d(a: &[T]) -> Vec<T> {
+    let s: f64 = a[0].data.iter().zip(&a[1].data).map(|(x, y)| x * y).sum();
+    vec![T::new(&[], |_| -s)]
+}
+
+/// Attention (B, S, N, H) with an optional 4-D bias (input 3), `scale` and a causal offset.
+fn attention_ref(a: &[T], scale: Option<f64>, offset: Option<usize>) -> T {
+    let (q, k, v) = (&a[0], &a[1], &a[2]);
+    let (b, s, n, h) = (q.shape[0], q.shape[1], q.shape[2], q.shape[3]);
+    let (skv, hv) = (k.shape[1], v.shape[3]);
+    let scale = scale.unwrap_or(1.0 / (h as f64).sqrt());
+    let mut out = T::zeros(&[b, s, n, hv]);
+    for bb in 0..b {
+        for hh in 0..n {
+            for i in 0..s {
+                let allowed = |j: usize| offset.is_none_or(|o| j <= i + o);
+                let p: Vec<f64> = (0..skv)
+                    .map(|j| {
+                        let dot: f64 = (0..h)
+                            .map(|d| q.at(&[bb, i, hh, d]) * k.at(&[bb, j, hh, d]))
+                            .sum();
+                        dot * scale + a.get(3).map_or(0.0, |bt| bt.at(&[bb, hh, i, j]))
+                    })
+                    .collect();
+                let m = (0..skv)
+                    .filter(|&j| allowed(j))
+                    .map(|j| p[j])
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let e: Vec<f64> = (0..skv)
+                    .map(|j| if allowed(j) { (p[j] - m).exp() } else { 0.0 })
+                    .collect();
+                let z: f64 = e.iter().sum();
+                for d in 0..hv {
+                    let off = out.offset(&[bb, i, hh, d]);
+                    out.data[off] = (0..skv).map(|j| e[j] / z * v.at(&[bb, j, hh, d])).sum();
+                }
+            }
+        }
+    }
+    out
+}
+
+fn attention_plain(a: &[T]) -> Vec<T> {
+    vec![attention_ref(a, None, None)]
+}
+fn attention_bias_bottom_right(a: &[T]) -> Vec<T> {
+    vec![attention_ref(a, Some(0.5), Some(2))]
+}
+fn attention_top_left(a: &[T]) -> Vec<T> {
+    vec![attention_ref(a, None, Some(0))]
+}
+
 const CASES: &[Case] = &[
     Case {
         name: "rms_norm last axis",
@@ -613,6 +716,83 @@ const CASES: &[Case] = &[
         inputs: &[(&[1, 2, 4], false), (&[2, 3, 3], false)],
         reference: conv1d_transpose_ref,
     },
+    Case {
+        name: "attention",
+        params: r#"q: R.Tensor((1, 3, 2, 4), dtype="float32"), k: R.Tensor((1, 5, 2, 4), dtype="float32"), v: R.Tensor((1, 5, 2, 3), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 3, 2, 3), dtype="float32")"#,
+        call: "R.nn.attention(q, k, v)",
+        inputs: &[
+            (&[1, 3, 2, 4], false),
+            (&[1, 5, 2, 4], false),
+            (&[1, 5, 2, 3], false),
+        ],
+        reference: attention_plain,
+    },
+    Case {
+        name: "attention with bias, scale, BottomRight mask",
+        params: r#"q: R.Tensor((2, 3, 2, 4), dtype="float32"), k: R.Tensor((2, 5, 2, 4), dtype="float32"), v: R.Tensor((2, 5, 2, 3), dtype="float32"), b: R.Tensor((2, 2, 3, 5), dtype="float32")"#,
+        ret: r#"R.Tensor((2, 3, 2, 3), dtype="float32")"#,
+        call: "R.nn.attention(q, k, v, b, scale=0.5, causal_mask=\"BottomRight\")",
+        inputs: &[
+            (&[2, 3, 2, 4], false),
+            (&[2, 5, 2, 4], false),
+            (&[2, 5, 2, 3], false),
+            (&[2, 2, 3, 5], false),
+        ],
+        reference: attention_bias_bottom_right,
+    },
+    Case {
+        name: "attention TopLeft mask",
+        params: r#"q: R.Tensor((1, 4, 1, 2), dtype="float32"), k: R.Tensor((1, 4, 1, 2), dtype="float32"), v: R.Tensor((1, 4, 1, 2), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 4, 1, 2), dtype="float32")"#,
+        call: "R.nn.attention(q, k, v, causal_mask=\"TopLeft\")",
+        inputs: &[
+            (&[1, 4, 1, 2], false),
+            (&[1, 4, 1, 2], false),
+            (&[1, 4, 1, 2], false),
+        ],
+        reference: attention_top_left,
+    },
+    Case {
+        name: "cross_entropy_with_logits 2-D",
+        params: r#"x: R.Tensor((3, 4), dtype="float32"), y: R.Tensor((3, 4), dtype="float32")"#,
+        ret: r#"R.Tensor((), dtype="float32")"#,
+        call: "R.nn.cross_entropy_with_logits(x, y)",
+        inputs: &[(&[3, 4], false), (&[3, 4], true)],
+        reference: cross_entropy_2d,
+    },
+    Case {
+        name: "cross_entropy_with_logits 1-D",
+        params: r#"x: R.Tensor((5,), dtype="float32"), y: R.Tensor((5,), dtype="float32")"#,
+        ret: r#"R.Tensor((), dtype="float32")"#,
+        call: "R.nn.cross_entropy_with_logits(x, y)",
+        inputs: &[(&[5], false), (&[5], true)],
+        reference: cross_entropy_1d,
+    },
+    Case {
+        name: "nll_loss mean, weights, ignore_index",
+        params: r#"p: R.Tensor((3, 4, 2), dtype="float32"), t: R.Tensor((3, 2), dtype="int64"), w: R.Tensor((4,), dtype="float32")"#,
+        ret: r#"R.Tensor((), dtype="float32")"#,
+        call: "R.nn.nll_loss(p, t, w, reduction=\"mean\", ignore_index=1)",
+        inputs: &[(&[3, 4, 2], false), (&[3, 2], false), (&[4], true)],
+        reference: nll_mean,
+    },
+    Case {
+        name: "nll_loss sum",
+        params: r#"p: R.Tensor((5, 4), dtype="float32"), t: R.Tensor((5,), dtype="int64")"#,
+        ret: r#"R.Tensor((), dtype="float32")"#,
+        call: "R.nn.nll_loss(p, t, reduction=\"sum\")",
+        inputs: &[(&[5, 4], false), (&[5], false)],
+        reference: nll_sum,
+    },
+    Case {
+        name: "nll_loss none",
+        params: r#"p: R.Tensor((5, 4), dtype="float32"), t: R.Tensor((5,), dtype="int64"), w: R.Tensor((4,), dtype="float32")"#,
+        ret: r#"R.Tensor((5,), dtype="float32")"#,
+        call: "R.nn.nll_loss(p, t, w, reduction=\"none\", ignore_index=2)",
+        inputs: &[(&[5, 4], false), (&[5], false), (&[4], true)],
+        reference: nll_none,
+    },
 ];
 
 fn module_text(case: &Case) -> String {
@@ -635,6 +815,8 @@ fn run_case(case: &Case) -> Result<(), String> {
         .map(|(k, (s, pos))| {
             if case.name == "relu6" {
                 wide(s)
+            } else if case.name.starts_with("nll_loss") && k == 1 {
+                targets(s)
             } else {
                 input(s, k, *pos)
             }
@@ -650,7 +832,14 @@ fn run_case(case: &Case) -> Result<(), String> {
         .collect();
     let values: Vec<Value> = ins
         .iter()
-        .map(|t| value_from_json(&t.json()))
+        .enumerate()
+        .map(|(k, t)| {
+            value_from_json(&if case.name.starts_with("nll_loss") && k == 1 {
+                t.json_i64()
+            } else {
+                t.json()
+            })
+        })
         .collect::<Result<_, _>>()?;
     let got = run_main(&out, &values)?;
     let want = (case.reference)(&ins);

@@ -1,6 +1,7 @@
 //! More neural-network operators: rms_norm, group_norm, instance_norm, batch_norm (inference
 //! and training), relu6, selu, softplus, prelu, adaptive_avg_pool1d/2d/3d (NC[D][H]W),
-//! batch_flatten and pixel_shuffle, written like TVM's topi computations.
+//! batch_flatten, pixel_shuffle, attention (with bias and causal masks),
+//! cross_entropy_with_logits and nll_loss, written like TVM's topi computations.
 
 use tir::{Buffer, CmpOp, DataType, PrimExpr};
 
@@ -22,6 +23,9 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "nn.adaptive_avg_pool3d" => |c| adaptive_avg_pool(c, 3),
         "nn.batch_flatten" => batch_flatten,
         "nn.pixel_shuffle" => pixel_shuffle,
+        "nn.attention" => attention,
+        "nn.cross_entropy_with_logits" => cross_entropy_with_logits,
+        "nn.nll_loss" => nll_loss,
         _ => return None,
     };
     Some(r)
@@ -613,4 +617,302 @@ fn pixel_shuffle(c: &OpCall) -> Result<Lowered> {
         )
     });
     c.finish("pixel_shuffle", te, &[&x], &[out])
+}
+
+/// An optional tensor argument (absent, or a null value, is `None`).
+fn optional_tensor(c: &OpCall, i: usize) -> Result<Option<TArg>> {
+    match c.sinfo.get(i) {
+        Some(si) if si.tensor_dtype().is_some() || si.tensor_shape().is_some() => {
+            c.tensor(i).map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// `softmax(q k^T * scale + bias [causal mask]) v` per batch and head, q `(B, S, N, H)`,
+/// k `(B, S_kv, N, H)`, v `(B, S_kv, N, H_v)` → `(B, S, N, H_v)`. Masked scores are left
+/// out of the softmax (TVM's `trilu` masking with `k = 0` for "TopLeft" and
+/// `|S - S_kv|` for "BottomRight").
+fn attention(c: &OpCall) -> Result<Lowered> {
+    let (q, k, v) = (c.tensor(0)?, c.tensor(1)?, c.tensor(2)?);
+    let bias = optional_tensor(c, 3)?;
+    if [&q, &k, &v].iter().any(|t| t.ndim() != 4) {
+        return unsupported("attention of tensors that are not 4-D");
+    }
+    if c.attr("window_size").is_some_and(|w| !w.is_none()) {
+        return unsupported("attribute `window_size`");
+    }
+    let (out_shape, dt) = c.out_tensor()?;
+    let (b, s, n, h) = (
+        q.shape()[0].clone(),
+        q.shape()[1].clone(),
+        q.shape()[2].clone(),
+        q.shape()[3].clone(),
+    );
+    let skv = k.shape()[1].clone();
+    let scale = match c.attr_f64("scale") {
+        Some(x) => PrimExpr::float(dt, x),
+        None => match h.as_int() {
+            Some(d) => PrimExpr::float(dt, 1.0 / (d as f64).sqrt()),
+            None => te::div(
+                te::one(dt),
+                te::intrin("sqrt", vec![te::cast(dt, h.clone())]),
+            ),
+        },
+    };
+    let offset = match c.attr_str("causal_mask") {
+        None => None,
+        Some("TopLeft") => Some(te::i64c(0)),
+        Some("BottomRight") => {
+            let (Some(a), Some(bb)) = (s.as_int(), skv.as_int()) else {
+                return unsupported("attribute `causal_mask` BottomRight with symbolic lengths");
+            };
+            Some(te::i64c((a - bb).abs()))
+        }
+        Some(m) => return unsupported(format!("attribute `causal_mask` {m}")),
+    };
+    if let Some(bt) = &bias
+        && bt.ndim() != 4
+    {
+        return unsupported("attention bias that is not 4-D (batch, heads, seq, seq_kv)");
+    }
+    let pshape = vec![b.clone(), n.clone(), s.clone(), skv.clone()];
+    let mut te = Te::new();
+    let scores = te.reduce(
+        "T_batch_matmul_NT",
+        &pshape,
+        &[("k".to_string(), h.clone())],
+        Combiner::Sum,
+        None,
+        |i, r| {
+            te::mul(
+                te::cast(
+                    dt,
+                    te::load(
+                        &q.buf,
+                        vec![i[0].clone(), i[2].clone(), i[1].clone(), r[0].clone()],
+                    ),
+                ),
+                te::cast(
+                    dt,
+                    te::load(
+                        &k.buf,
+                        vec![i[0].clone(), i[3].clone(), i[1].clone(), r[0].clone()],
+                    ),
+                ),
+            )
+        },
+    );
+    let scaled = te.compute("T_multiply", "ax", &pshape, |i| {
+        let p = te::mul(te::load(&scores, i.to_vec()), scale.clone());
+        match &bias {
+            Some(bt) => {
+                let idx: Vec<PrimExpr> = (0..4)
+                    .map(|d| {
+                        if bt.shape()[d].as_int() == Some(1) {
+                            te::i64c(0)
+                        } else {
+                            i[d].clone()
+                        }
+                    })
+                    .collect();
+                te::add(p, te::cast(dt, te::load(&bt.buf, idx)))
+            }
+            None => p,
+        }
+    });
+    let allowed = |i: &[PrimExpr], j: &PrimExpr| -> Option<PrimExpr> {
+        offset
+            .as_ref()
+            .map(|o| te::cmp(CmpOp::Le, j.clone(), te::add(i[2].clone(), o.clone())))
+    };
+    let red = pshape[..3].to_vec();
+    let mx = te.reduce(
+        "T_softmax_maxelem",
+        &red,
+        &[("k".to_string(), skv.clone())],
+        Combiner::Max,
+        None,
+        |i, r| {
+            let mut full = i.to_vec();
+            full.push(r[0].clone());
+            let p = te::load(&scaled, full);
+            match allowed(i, &r[0]) {
+                Some(ok) => te::select(ok, p, te::min_value(dt)),
+                None => p,
+            }
+        },
+    );
+    let exp = te.compute("T_softmax_exp", "ax", &pshape, |i| {
+        let e = te::intrin(
+            "exp",
+            vec![te::sub(
+                te::load(&scaled, i.to_vec()),
+                te::load(&mx, i[..3].to_vec()),
+            )],
+        );
+        match allowed(i, &i[3]) {
+            Some(ok) => te::select(ok, e, te::zero(dt)),
+            None => e,
+        }
+    });
+    let sum = te.reduce(
+        "T_softmax_expsum",
+        &red,
+        &[("k".to_string(), skv.clone())],
+        Combiner::Sum,
+        None,
+        |i, r| {
+            let mut full = i.to_vec();
+            full.push(r[0].clone());
+            te::load(&exp, full)
+        },
+    );
+    let out = te.reduce(
+        "T_batch_matmul_NN",
+        &out_shape,
+        &[("k".to_string(), skv)],
+        Combiner::Sum,
+        None,
+        |i, r| {
+            let pi = vec![i[0].clone(), i[2].clone(), i[1].clone(), r[0].clone()];
+            let si = vec![i[0].clone(), i[2].clone(), i[1].clone()];
+            te::mul(
+                te::div(te::load(&exp, pi), te::load(&sum, si)),
+                te::cast(
+                    dt,
+                    te::load(
+                        &v.buf,
+                        vec![i[0].clone(), r[0].clone(), i[2].clone(), i[3].clone()],
+                    ),
+                ),
+            )
+        },
+    );
+    let mut inputs = vec![&q, &k, &v];
+    if let Some(bt) = &bias {
+        inputs.push(bt);
+    }
+    c.finish("attention", te, &inputs, &[out])
+}
+
+/// `-sum(x * y) / batch` (the batch is the first dimension of 2-D predictions).
+fn cross_entropy_with_logits(c: &OpCall) -> Result<Lowered> {
+    let (x, y) = (c.tensor(0)?, c.tensor(1)?);
+    if x.ndim() != y.ndim() {
+        return unsupported("predictions and labels of different ranks");
+    }
+    let dt = x.dtype();
+    let shape = x.shape().to_vec();
+    let mut te = Te::new();
+    let prod = te.compute("T_multiply", "ax", &shape, |i| {
+        te::sub(
+            te::zero(dt),
+            te::mul(
+                te::load(&x.buf, i.to_vec()),
+                te::cast(dt, te::load(&y.buf, i.to_vec())),
+            ),
+        )
+    });
+    let raxes: Vec<(String, PrimExpr)> = shape
+        .iter()
+        .enumerate()
+        .map(|(d, e)| (format!("k{d}"), e.clone()))
+        .collect();
+    let sum = te.reduce("T_sum", &[], &raxes, Combiner::Sum, None, |_, r| {
+        te::load(&prod, r.to_vec())
+    });
+    let out = if x.ndim() == 2 {
+        let nb = extent_as(dt, &shape[0]);
+        te.compute("T_divide", "ax", &[], |_| {
+            te::div(te::load(&sum, Vec::new()), nb)
+        })
+    } else {
+        sum
+    };
+    c.finish("cross_entropy_with_logits", te, &[&x, &y], &[out])
+}
+
+/// topi's nll_loss: `loss[n, d...] = t != ignore ? -pred[n, t, d...] * w[t] : 0`, then
+/// "none", "sum", or "mean" (the sum divided by the sum of the weights of counted targets).
+fn nll_loss(c: &OpCall) -> Result<Lowered> {
+    let (p, t) = (c.tensor(0)?, c.tensor(1)?);
+    let w = optional_tensor(c, 2)?;
+    let reduction = c.attr_str("reduction").unwrap_or("mean").to_string();
+    if !matches!(reduction.as_str(), "none" | "sum" | "mean") {
+        return unsupported(format!("attribute `reduction` {reduction}"));
+    }
+    let ignore = c.attr_int("ignore_index").unwrap_or(-100);
+    let dt = p.dtype();
+    let pn = p.ndim();
+    // predictions (C,) with targets (), or (N, C, d...) with targets (N, d...).
+    if !((pn == 1 && t.ndim() == 0) || (pn >= 2 && t.ndim() + 1 == pn)) {
+        return unsupported("predictions and targets of mismatched ranks");
+    }
+    let tshape = t.shape().to_vec();
+    let tdt = t.dtype();
+    let weight = |te_t: &PrimExpr| -> PrimExpr {
+        match &w {
+            Some(wb) => te::cast(dt, te::load(&wb.buf, vec![te_t.clone()])),
+            None => te::one(dt),
+        }
+    };
+    let pred_index = |i: &[PrimExpr], cls: PrimExpr| -> Vec<PrimExpr> {
+        if pn == 1 {
+            vec![cls]
+        } else {
+            let mut idx = vec![i[0].clone(), cls];
+            idx.extend(i[1..].iter().cloned());
+            idx
+        }
+    };
+    let mut te = Te::new();
+    let loss = te.compute("nll_loss", "ax", &tshape, |i| {
+        let tv = te::load(&t.buf, i.to_vec());
+        let cls = te::cast(tir::DataType::INT64, tv.clone());
+        te::select(
+            te::cmp(CmpOp::Ne, tv, PrimExpr::int(tdt, ignore)),
+            te::mul(
+                te::sub(te::zero(dt), te::load(&p.buf, pred_index(i, cls.clone()))),
+                weight(&cls),
+            ),
+            te::zero(dt),
+        )
+    });
+    if reduction == "none" {
+        let mut inputs = vec![&p, &t];
+        if let Some(wb) = &w {
+            inputs.push(wb);
+        }
+        return c.finish("nll_loss", te, &inputs, &[loss]);
+    }
+    let raxes: Vec<(String, PrimExpr)> = tshape
+        .iter()
+        .enumerate()
+        .map(|(d, e)| (format!("k{d}"), e.clone()))
+        .collect();
+    let sum = te.reduce("nll_loss_red", &[], &raxes, Combiner::Sum, None, |_, r| {
+        te::load(&loss, r.to_vec())
+    });
+    let out = if reduction == "mean" {
+        let wsum = te.reduce("nll_loss_red", &[], &raxes, Combiner::Sum, None, |_, r| {
+            let tv = te::load(&t.buf, r.to_vec());
+            let cls = te::cast(tir::DataType::INT64, tv.clone());
+            te::select(
+                te::cmp(CmpOp::Ne, tv, PrimExpr::int(tdt, ignore)),
+                weight(&cls),
+                te::zero(dt),
+            )
+        });
+        te.compute("T_divide", "ax", &[], |_| {
+            te::div(te::load(&sum, Vec::new()), te::load(&wsum, Vec::new()))
+        })
+    } else {
+        sum
+    };
+    let mut inputs = vec![&p, &t];
+    if let Some(wb) = &w {
+        inputs.push(wb);
+    }
+    c.finish("nll_loss", te, &inputs, &[out])
 }
