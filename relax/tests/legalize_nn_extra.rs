@@ -527,6 +527,22 @@ fn attention_top_left(a: &[T]) -> Vec<T> {
     vec![attention_ref(a, None, Some(0))]
 }
 
+fn max_pool1d_ceil_ref(a: &[T]) -> Vec<T> {
+    vec![pool_ref(&a[0], &[2], &[2], &[1], &[(0, 1)], true, false)]
+}
+/// ceil_mode: the reference pads after by the extra cells the last window needs.
+fn avg_pool2d_ceil_ref(a: &[T]) -> Vec<T> {
+    vec![pool_ref(
+        &a[0],
+        &[3, 2],
+        &[2, 2],
+        &[1, 1],
+        &[(1, 2), (0, 1)],
+        false,
+        false,
+    )]
+}
+
 const CASES: &[Case] = &[
     Case {
         name: "rms_norm last axis",
@@ -817,6 +833,22 @@ const CASES: &[Case] = &[
         inputs: &[(&[2, 3, 4], false)],
         reference: batch_flatten_ref,
     },
+    Case {
+        name: "max_pool1d ceil_mode",
+        params: r#"x: R.Tensor((1, 2, 5), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 2, 3), dtype="float32")"#,
+        call: "R.nn.max_pool1d(x, pool_size=[2], strides=[2], ceil_mode=True, layout=\"NCW\")",
+        inputs: &[(&[1, 2, 5], false)],
+        reference: max_pool1d_ceil_ref,
+    },
+    Case {
+        name: "avg_pool2d ceil_mode, padded, pad excluded",
+        params: r#"x: R.Tensor((1, 2, 6, 5), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 2, 4, 3), dtype="float32")"#,
+        call: "R.nn.avg_pool2d(x, pool_size=[3, 2], strides=[2, 2], padding=[1, 0, 1, 0], ceil_mode=True, count_include_pad=False, layout=\"NCHW\")",
+        inputs: &[(&[1, 2, 6, 5], false)],
+        reference: avg_pool2d_ceil_ref,
+    },
 ];
 
 fn module_text(case: &Case) -> String {
@@ -896,8 +928,8 @@ fn unsupported_attributes_are_errors_naming_the_operator() {
         (
             r#"x: R.Tensor((1, 2, 5), dtype="float32")"#,
             r#"R.Tensor((1, 2, 3), dtype="float32")"#,
-            "R.nn.max_pool1d(x, pool_size=[2], strides=[2], ceil_mode=True, layout=\"NCW\")",
-            "relax.nn.max_pool1d",
+            "R.nn.avg_pool1d(x, pool_size=[2], strides=[2], ceil_mode=True, count_include_pad=True, layout=\"NCW\")",
+            "relax.nn.avg_pool1d",
         ),
         (
             r#"x: R.Tensor((3, 5), dtype="float32")"#,

@@ -716,8 +716,10 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
     if layout != want || c.attr_str("out_layout").is_some_and(|l| l != want) {
         return unsupported(format!("pool layout {layout}"));
     }
-    if c.attr_bool("ceil_mode") == Some(true) {
-        return unsupported("ceil_mode pooling");
+    let ceil_mode = c.attr_bool("ceil_mode") == Some(true);
+    let include_pad = c.attr_bool("count_include_pad").unwrap_or(false);
+    if ceil_mode && !is_max && include_pad {
+        return unsupported("ceil_mode average pooling with count_include_pad");
     }
     if x.ndim() != k + 2 {
         return unsupported(format!("pooling of a rank-{} tensor", x.ndim()));
@@ -738,6 +740,19 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
             _ => (padding[d], padding.get(d + k).copied().unwrap_or(0)),
         })
         .collect();
+    // With ceil_mode the last windows may reach past the padded data: pad further after
+    // (with the pad value, which the excluded-padding count of avg pooling leaves out).
+    let mut pads = pads;
+    if ceil_mode {
+        for d in 0..k {
+            let (Some(n), Some(o)) = (x.shape()[2 + d].as_int(), out_shape[2 + d].as_int()) else {
+                return unsupported("ceil_mode pooling with symbolic sizes");
+            };
+            let need = (o - 1) * st[d] + (ps[d] - 1) * dil[d] + 1;
+            let have = n + pads[d].0 + pads[d].1;
+            pads[d].1 += (need - have).max(0);
+        }
+    }
     let dt = x.dtype();
     let any_pad = pads.iter().any(|&(a, b)| a != 0 || b != 0);
     let mut te = Te::new();
@@ -797,7 +812,6 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
         None,
         |i, r| te::load(&src, index(i, r)),
     );
-    let include_pad = c.attr_bool("count_include_pad").unwrap_or(false);
     let dims: Vec<PrimExpr> = x.shape()[2..].to_vec();
     let out = te.compute_attr("pool_avg", "ax", &out_shape, rule_attr("pool_avg"), |i| {
         let count = if include_pad || !any_pad {
