@@ -654,3 +654,80 @@ fn median() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A direct einsum: every assignment of the letters, products summed into the output.
+fn einsum_ref(spec: &str, ops: &[&T], dtype: &'static str) -> T {
+    let (lhs, rhs) = spec.split_once("->").unwrap_or((spec, ""));
+    let ins: Vec<Vec<char>> = lhs.split(',').map(|t| t.chars().collect()).collect();
+    let out: Vec<char> = rhs.chars().collect();
+    let mut letters: Vec<(char, usize)> = Vec::new();
+    for (l, x) in ins.iter().zip(ops) {
+        for (ch, &e) in l.iter().zip(&x.shape) {
+            if !letters.iter().any(|(c, _)| c == ch) {
+                letters.push((*ch, e));
+            }
+        }
+    }
+    let all: Vec<usize> = letters.iter().map(|p| p.1).collect();
+    let shape: Vec<usize> = out
+        .iter()
+        .map(|ch| letters.iter().find(|p| p.0 == *ch).map_or(1, |p| p.1))
+        .collect();
+    let mut data = vec![0.0; numel(&shape)];
+    for f in 0..numel(&all) {
+        let a = unravel(f, &all);
+        let val = |ch: &char| a[letters.iter().position(|p| p.0 == *ch).unwrap_or(0)];
+        let prod: f64 = ins
+            .iter()
+            .zip(ops)
+            .map(|(l, x)| x.data[ravel(&l.iter().map(val).collect::<Vec<_>>(), &x.shape)])
+            .product();
+        let o: Vec<usize> = out.iter().map(val).collect();
+        data[ravel(&o, &shape)] += prod;
+    }
+    T { dtype, shape, data }
+}
+
+#[test]
+fn einsum() {
+    let a = t("float32", &[2, 3], seq(6, -1.0, 0.5));
+    let b = t("float32", &[3, 4], seq(12, 2.0, -0.25));
+    let sq = t("float32", &[3, 3], seq(9, 1.0, 1.0));
+    let ba = t("float32", &[2, 2, 3], seq(12, 0.5, 0.5));
+    let bb = t("float32", &[2, 3, 2], seq(12, -2.0, 0.375));
+    let v = t("float32", &[3], vec![1.0, -2.0, 3.0]);
+    let w = t("float32", &[4], vec![0.5, 1.5, -1.0, 2.0]);
+    // (name, explicit subscripts for the reference, subscripts in the call, operands)
+    let cases: Vec<(&str, &str, &str, Vec<&T>)> = vec![
+        ("matmul", "ij,jk->ik", "ij,jk->ik", vec![&a, &b]),
+        ("transpose", "ij->ji", "ij->ji", vec![&a]),
+        ("trace", "ii->", "ii", vec![&sq]),
+        ("diag", "ii->i", "ii->i", vec![&sq]),
+        (
+            "batch_matmul",
+            "bij,bjk->bik",
+            "bij,bjk->bik",
+            vec![&ba, &bb],
+        ),
+        ("outer_implicit", "i,j->ij", "i,j", vec![&v, &w]),
+        ("dot", "i,i->", "i,i->", vec![&v, &v]),
+        ("sum_all", "ij->", "ij->", vec![&a]),
+        ("three", "ij,jk,k->i", "ij,jk,k->i", vec![&a, &b, &w]),
+    ];
+    let mut failures = Vec::new();
+    for (name, spec, call_spec, ops) in cases {
+        let want = einsum_ref(spec, &ops, "float32");
+        let names: Vec<String> = (0..ops.len())
+            .map(|i| ((b'a' + i as u8) as char).to_string())
+            .collect();
+        let call = format!(
+            "R.einsum(({},), subscripts=\"{call_spec}\")",
+            names.join(", ")
+        );
+        let inputs: Vec<T> = ops.into_iter().cloned().collect();
+        if let Err(e) = check(name, &call, &inputs, &want, 1e-4) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -152,7 +152,7 @@ fn squeeze(c: &OpCall) -> Result<Lowered> {
 }
 
 /// The tensors of a tuple argument (a tuple literal, or a tuple variable indexed).
-fn tuple_tensors(c: &OpCall, i: usize) -> Result<Vec<TArg>> {
+pub(super) fn tuple_tensors(c: &OpCall, i: usize) -> Result<Vec<TArg>> {
     let Some(e) = c.call.args.get(i) else {
         return unsupported("missing tuple argument");
     };
