@@ -543,6 +543,25 @@ fn avg_pool2d_ceil_ref(a: &[T]) -> Vec<T> {
     )]
 }
 
+/// group_norm of NHWC data (channels last, 4 channels in 2 groups).
+fn group_norm_nhwc(a: &[T]) -> Vec<T> {
+    let x = &a[0];
+    let key = |i: &[usize]| i[0] * 2 + i[3] / 2;
+    let (m, v) = stats(x, key, 4);
+    vec![map(x, |i, e| {
+        (e - m[key(i)]) / (v[key(i)] + EPS).sqrt() * a[1].at(&[i[3]]) + a[2].at(&[i[3]])
+    })]
+}
+
+/// batch_norm (inference) of NHWC data, without scale or center.
+fn batch_norm_nhwc(a: &[T]) -> Vec<T> {
+    let out = map(&a[0], |i, e| {
+        let c = i[3];
+        (e - a[3].at(&[c])) / (a[4].at(&[c]) + 1e-3).sqrt()
+    });
+    vec![out, a[3].clone(), a[4].clone()]
+}
+
 const CASES: &[Case] = &[
     Case {
         name: "rms_norm last axis",
@@ -848,6 +867,28 @@ const CASES: &[Case] = &[
         call: "R.nn.avg_pool2d(x, pool_size=[3, 2], strides=[2, 2], padding=[1, 0, 1, 0], ceil_mode=True, count_include_pad=False, layout=\"NCHW\")",
         inputs: &[(&[1, 2, 6, 5], false)],
         reference: avg_pool2d_ceil_ref,
+    },
+    Case {
+        name: "group_norm channels last",
+        params: r#"x: R.Tensor((2, 3, 2, 4), dtype="float32"), g: R.Tensor((4,), dtype="float32"), b: R.Tensor((4,), dtype="float32")"#,
+        ret: r#"R.Tensor((2, 3, 2, 4), dtype="float32")"#,
+        call: "R.nn.group_norm(x, g, b, num_groups=2, channel_axis=-1, axes=[1, 2], epsilon=1.0000000000000001e-05, center=True, scale=True)",
+        inputs: &[(&[2, 3, 2, 4], false), (&[4], false), (&[4], false)],
+        reference: group_norm_nhwc,
+    },
+    Case {
+        name: "batch_norm channels last, no scale or center",
+        params: r#"x: R.Tensor((2, 2, 2, 3), dtype="float32"), g: R.Tensor((3,), dtype="float32"), b: R.Tensor((3,), dtype="float32"), m: R.Tensor((3,), dtype="float32"), v: R.Tensor((3,), dtype="float32")"#,
+        ret: r#"R.Tuple(R.Tensor((2, 2, 2, 3), dtype="float32"), R.Tensor((3,), dtype="float32"), R.Tensor((3,), dtype="float32"))"#,
+        call: "R.nn.batch_norm(x, g, b, m, v, axis=-1, epsilon=0.001, center=False, scale=False, momentum=0.10000000000000001, training=False)",
+        inputs: &[
+            (&[2, 2, 2, 3], false),
+            (&[3], false),
+            (&[3], false),
+            (&[3], false),
+            (&[3], true),
+        ],
+        reference: batch_norm_nhwc,
     },
 ];
 
