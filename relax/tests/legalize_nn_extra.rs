@@ -1005,3 +1005,70 @@ fn unsupported_attributes_are_errors_naming_the_operator() {
         );
     }
 }
+
+/// Norms of float16 data accumulate in float32 and round the result back to float16.
+#[test]
+fn float16_norms_accumulate_in_float32() {
+    let cases: [(&str, &str, &str, fn(&[T]) -> Vec<T>); 2] = [
+        (
+            r#"x: R.Tensor((2, 3, 4), dtype="float16"), w: R.Tensor((4,), dtype="float16")"#,
+            r#"R.Tensor((2, 3, 4), dtype="float16")"#,
+            "R.nn.rms_norm(x, w, axes=[-1], epsilon=1.0000000000000001e-05)",
+            rms_last,
+        ),
+        (
+            r#"x: R.Tensor((2, 3, 2, 3), dtype="float16"), g: R.Tensor((3,), dtype="float16"), b: R.Tensor((3,), dtype="float16")"#,
+            r#"R.Tensor((2, 3, 2, 3), dtype="float16")"#,
+            "R.nn.instance_norm(x, g, b, channel_axis=1, axes=[2, 3], epsilon=1.0000000000000001e-05, center=True, scale=True)",
+            instance_norm_ref,
+        ),
+    ];
+    let f16 = |t: &T| json!({"tensor": {"dtype": "float16", "shape": t.shape, "data": t.data}});
+    for (params, ret, call, reference) in cases {
+        let case = Case {
+            name: "",
+            params,
+            ret,
+            call,
+            inputs: &[],
+            reference,
+        };
+        let module = relax::parse_module(&module_text(&case)).expect("parses");
+        let out = relax::legalize::legalize_ops(&module).expect("legalizes");
+        let main = module.relax_function("main").expect("main");
+        let ins: Vec<T> = main
+            .params
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let shape: Vec<usize> = p
+                    .struct_info()
+                    .tensor_shape()
+                    .map(|s| {
+                        s.iter()
+                            .filter_map(|d| d.as_int())
+                            .map(|d| d as usize)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let t = input(&shape, k, false);
+                T {
+                    data: t
+                        .data
+                        .iter()
+                        .map(|&v| half::f16::from_f64(v).to_f64())
+                        .collect(),
+                    ..t
+                }
+            })
+            .collect();
+        let values: Vec<Value> = ins
+            .iter()
+            .map(|t| value_from_json(&f16(t)))
+            .collect::<Result<_, _>>()
+            .expect("inputs");
+        let got = run_main(&out, &values).expect("runs");
+        let want = reference(&ins);
+        compare(&got, &f16(&want[0]), 2e-3, 2e-3).unwrap_or_else(|e| panic!("{call}: {e}"));
+    }
+}
