@@ -94,6 +94,9 @@ fn map(x: &T, f: impl Fn(&[usize], f64) -> f64) -> T {
     T::new(&x.shape, |k| f(&x.unravel(k), x.data[k]))
 }
 
+/// A reference implementation: inputs to outputs.
+type Reference = fn(&[T]) -> Vec<T>;
+
 struct Case {
     name: &'static str,
     /// `main`'s parameters, return annotation and the bound call.
@@ -102,7 +105,7 @@ struct Case {
     call: &'static str,
     /// Input shapes and whether each must be positive.
     inputs: &'static [(&'static [usize], bool)],
-    reference: fn(&[T]) -> Vec<T>,
+    reference: Reference,
 }
 
 const EPS: f64 = 1e-5;
@@ -1009,7 +1012,7 @@ fn unsupported_attributes_are_errors_naming_the_operator() {
 /// Norms of float16 data accumulate in float32 and round the result back to float16.
 #[test]
 fn float16_norms_accumulate_in_float32() {
-    let cases: [(&str, &str, &str, fn(&[T]) -> Vec<T>); 2] = [
+    let cases: [(&str, &str, &str, Reference); 2] = [
         (
             r#"x: R.Tensor((2, 3, 4), dtype="float16"), w: R.Tensor((4,), dtype="float16")"#,
             r#"R.Tensor((2, 3, 4), dtype="float16")"#,
