@@ -731,3 +731,30 @@ fn einsum() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn size_is_the_product_of_the_shape() {
+    for (param, want) in [
+        ("R.Tensor((2, 3, 4), dtype=\"float32\")", "24"),
+        ("R.Tensor((), dtype=\"int32\")", "1"),
+        ("R.Tensor((\"n\", 3), dtype=\"float32\")", "n * 3"),
+    ] {
+        let src = format!(
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main(a: {param}) -> R.Prim(\"int64\"):\n        gv: R.Prim(\"int64\") = R.size(a)\n        return gv\n"
+        );
+        let module = relax::script::parse_module(&src).expect("parses");
+        let lowered = relax::legalize::legalize_ops(&module).expect("legalizes");
+        let main = lowered.relax_function("main").expect("main");
+        let value = match main.body.blocks.first().and_then(|b| b.bindings.first()) {
+            Some(relax::Binding::Var { value, .. }) => value.clone(),
+            other => panic!("unexpected binding {other:?}"),
+        };
+        match value.kind() {
+            relax::ExprKind::PrimValue(p) => {
+                assert_eq!(p.dtype(), tir::DataType::INT64);
+                assert_eq!(p.to_string().replace("T.int64(", "").replace(')', ""), want);
+            }
+            other => panic!("size of {param} legalized to {other:?}"),
+        }
+    }
+}

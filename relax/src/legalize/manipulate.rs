@@ -27,6 +27,7 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "scatter_elements" => scatter_elements,
         "one_hot" => one_hot,
         "repeat" => repeat,
+        "size" => size,
         "reverse_sequence" => reverse_sequence,
         "collapse_sum_to" | "collapse_sum_like" => collapse_sum,
         "gather_nd" => gather_nd,
@@ -722,4 +723,13 @@ fn reverse_sequence(c: &OpCall) -> Result<Lowered> {
         te::load(&x.buf, idx)
     });
     c.finish("reverse_sequence", te, &[&x, &lens], &[out])
+}
+
+/// `size(x)`: the number of elements, a prim value (the product of the known shape).
+fn size(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let n = x.shape().iter().fold(te::i64c(1), |acc, d| {
+        te::mul(acc, te::cast(DataType::INT64, d.clone()))
+    });
+    Ok(Lowered::Expr(Expr::prim(n)))
 }

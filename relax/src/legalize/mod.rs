@@ -166,6 +166,7 @@ impl Legalizer<'_> {
                     vec![out],
                 ))
             }
+            Lowered::Expr(e) => Ok(e),
         }
     }
 
@@ -238,6 +239,8 @@ fn struct_info_of(e: &Expr) -> StructInfo {
 }
 
 /// What a legalization rule produces.
+// One short-lived value per operator call: boxing the PrimFunc would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Lowered {
     /// `R.call_tir(func, args, out_ty=out)`.
     CallTir {
@@ -246,6 +249,9 @@ pub(crate) enum Lowered {
         out: StructInfo,
         tir_vars: Option<Vec<PrimExpr>>,
     },
+    /// A Relax expression that replaces the call without a PrimFunc (`R.size` of a tensor of
+    /// known shape is a prim value).
+    Expr(Expr),
 }
 
 /// One operator call being legalized.
