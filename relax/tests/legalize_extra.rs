@@ -758,3 +758,38 @@ fn size_is_the_product_of_the_shape() {
         }
     }
 }
+
+#[test]
+fn unsupported_dtypes_are_errors_naming_the_operator() {
+    let i = t("int32", &[3], vec![1.0, 2.0, 3.0]);
+    let f = t("float32", &[3], vec![1.0, 2.0, 3.0]);
+    for (call, inputs, want, op) in [
+        (
+            "R.log_add_exp(a, b)",
+            vec![i.clone(), i.clone()],
+            &i,
+            "log_add_exp",
+        ),
+        ("R.atan2(a, b)", vec![i.clone(), i.clone()], &i, "atan2"),
+        (
+            "R.bitwise_and(a, b)",
+            vec![f.clone(), f.clone()],
+            &f,
+            "bitwise_and",
+        ),
+        (
+            "R.left_shift(a, b)",
+            vec![f.clone(), f.clone()],
+            &f,
+            "left_shift",
+        ),
+    ] {
+        let err = check(op, call, &inputs, want, 0.0).expect_err("refused");
+        assert!(
+            err.contains("legalize")
+                && err.contains(&format!("relax.{op}"))
+                && err.contains("dtype"),
+            "{err}"
+        );
+    }
+}

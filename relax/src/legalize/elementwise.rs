@@ -82,8 +82,14 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "left_shift" => |c| int_binary(c, "left_shift", "shift_left"),
         "right_shift" => |c| int_binary(c, "right_shift", "shift_right"),
         "mod" => |c| binary(c, "mod", trunc_mod),
-        "atan2" => |c| binary(c, "atan2", |a, b| te::intrin("atan2", vec![a, b])),
-        "log_add_exp" => |c| binary(c, "log_add_exp", log_add_exp),
+        "atan2" => |c| {
+            require_float(c, "atan2")?;
+            binary(c, "atan2", |a, b| te::intrin("atan2", vec![a, b]))
+        },
+        "log_add_exp" => |c| {
+            require_float(c, "log_add_exp")?;
+            binary(c, "log_add_exp", log_add_exp)
+        },
         "ewise_fma" => ewise_fma,
         "masked_fill" => masked_fill,
         "sign" => sign,
@@ -143,6 +149,15 @@ fn require_int(c: &OpCall, op: &str) -> Result<()> {
     match c.out.tensor_dtype() {
         Some(d) if d.is_int_or_uint() || d.is_bool() => Ok(()),
         Some(d) => unsupported(format!("{op} of dtype {d} (integer dtypes only)")),
+        None => unsupported(format!("{op} of unknown dtype")),
+    }
+}
+
+/// Operators computed with float math functions take float tensors only.
+fn require_float(c: &OpCall, op: &str) -> Result<()> {
+    match c.out.tensor_dtype() {
+        Some(d) if d.is_float() => Ok(()),
+        Some(d) => unsupported(format!("{op} of dtype {d} (float dtypes only)")),
         None => unsupported(format!("{op} of unknown dtype")),
     }
 }
