@@ -478,6 +478,9 @@ fn cross_entropy_2d(a: &[T]) -> Vec<T> {
     let s: f64 = a[0].data.iter().zip(&a[1].data).map(|(x, y)| x * y).sum();
     vec![T::new(&[], |_| -s / a[0].shape[0] as f64)]
 }
+fn cross_entropy_3d(a: &[T]) -> Vec<T> {
+    cross_entropy_2d(a)
+}
 fn cross_entropy_1d(a: &[T]) -> Vec<T> {
     let s: f64 = a[0].data.iter().zip(&a[1].data).map(|(x, y)| x * y).sum();
     vec![T::new(&[], |_| -s)]
@@ -499,7 +502,15 @@ fn attention_ref(a: &[T], scale: Option<f64>, offset: Option<usize>) -> T {
                         let dot: f64 = (0..h)
                             .map(|d| q.at(&[bb, i, hh, d]) * k.at(&[bb, j, hh, d]))
                             .sum();
-                        dot * scale + a.get(3).map_or(0.0, |bt| bt.at(&[bb, hh, i, j]))
+                        let bias = a.get(3).map_or(0.0, |bt| {
+                            let full = [bb, hh, i, j];
+                            let skip = 4 - bt.shape.len();
+                            let idx: Vec<usize> = (0..bt.shape.len())
+                                .map(|d| if bt.shape[d] == 1 { 0 } else { full[skip + d] })
+                                .collect();
+                            bt.at(&idx)
+                        });
+                        dot * scale + bias
                     })
                     .collect();
                 let m = (0..skv)
@@ -892,6 +903,27 @@ const CASES: &[Case] = &[
             (&[3], true),
         ],
         reference: batch_norm_nhwc,
+    },
+    Case {
+        name: "cross_entropy_with_logits 3-D",
+        params: r#"x: R.Tensor((2, 3, 2), dtype="float32"), y: R.Tensor((2, 3, 2), dtype="float32")"#,
+        ret: r#"R.Tensor((), dtype="float32")"#,
+        call: "R.nn.cross_entropy_with_logits(x, y)",
+        inputs: &[(&[2, 3, 2], false), (&[2, 3, 2], true)],
+        reference: cross_entropy_3d,
+    },
+    Case {
+        name: "attention with a broadcast (1, S, S_kv) bias",
+        params: r#"q: R.Tensor((2, 3, 2, 4), dtype="float32"), k: R.Tensor((2, 5, 2, 4), dtype="float32"), v: R.Tensor((2, 5, 2, 3), dtype="float32"), b: R.Tensor((1, 3, 5), dtype="float32")"#,
+        ret: r#"R.Tensor((2, 3, 2, 3), dtype="float32")"#,
+        call: "R.nn.attention(q, k, v, b)",
+        inputs: &[
+            (&[2, 3, 2, 4], false),
+            (&[2, 5, 2, 4], false),
+            (&[2, 5, 2, 3], false),
+            (&[1, 3, 5], false),
+        ],
+        reference: attention_plain,
     },
 ];
 

@@ -672,9 +672,9 @@ fn attention(c: &OpCall) -> Result<Lowered> {
         Some(m) => return unsupported(format!("attribute `causal_mask` {m}")),
     };
     if let Some(bt) = &bias
-        && bt.ndim() != 4
+        && bt.ndim() > 4
     {
-        return unsupported("attention bias that is not 4-D (batch, heads, seq, seq_kv)");
+        return unsupported("attention bias of rank above 4");
     }
     let pshape = vec![b.clone(), n.clone(), s.clone(), skv.clone()];
     let mut te = Te::new();
@@ -707,12 +707,14 @@ fn attention(c: &OpCall) -> Result<Lowered> {
         let p = te::mul(te::load(&scores, i.to_vec()), scale.clone());
         match &bias {
             Some(bt) => {
-                let idx: Vec<PrimExpr> = (0..4)
+                // Broadcast like `topi.add(p, bias)`: right-aligned, size-1 dims repeat.
+                let skip = 4 - bt.ndim();
+                let idx: Vec<PrimExpr> = (0..bt.ndim())
                     .map(|d| {
                         if bt.shape()[d].as_int() == Some(1) {
                             te::i64c(0)
                         } else {
-                            i[d].clone()
+                            i[skip + d].clone()
                         }
                     })
                     .collect();
@@ -790,13 +792,15 @@ fn attention(c: &OpCall) -> Result<Lowered> {
         },
     );
     let mut inputs = vec![&q, &k, &v];
+    let mut name = "attention";
     if let Some(bt) = &bias {
         inputs.push(bt);
+        name = "attention_bias";
     }
-    c.finish("attention", te, &inputs, &[out])
+    c.finish(name, te, &inputs, &[out])
 }
 
-/// `-sum(x * y) / batch` (the batch is the first dimension of 2-D predictions).
+/// `-sum(x * y) / batch` (the batch is the first dimension of predictions of rank > 1).
 fn cross_entropy_with_logits(c: &OpCall) -> Result<Lowered> {
     let (x, y) = (c.tensor(0)?, c.tensor(1)?);
     if x.ndim() != y.ndim() {
@@ -822,7 +826,7 @@ fn cross_entropy_with_logits(c: &OpCall) -> Result<Lowered> {
     let sum = te.reduce("T_sum", &[], &raxes, Combiner::Sum, None, |_, r| {
         te::load(&prod, r.to_vec())
     });
-    let out = if x.ndim() == 2 {
+    let out = if x.ndim() > 1 {
         let nb = extent_as(dt, &shape[0]);
         te.compute("T_divide", "ax", &[], |_| {
             te::div(te::load(&sum, Vec::new()), nb)
