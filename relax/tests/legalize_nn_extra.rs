@@ -409,22 +409,53 @@ fn conv3d_ref(a: &[T]) -> Vec<T> {
     )]
 }
 
-/// conv1d_transpose (NCW, IOW): `out[b, c, j*s + t - pad] += x[b, i, j] * w[i, c, t]`.
-fn conv1d_transpose_ref(a: &[T]) -> Vec<T> {
-    let (x, w) = (&a[0], &a[1]);
-    let (s, pad, width) = (2usize, 1i64, 9usize);
-    let mut out = T::zeros(&[x.shape[0], w.shape[1], width]);
+/// Grouped conv1d_transpose (NCW, IOW with O per group):
+/// `out[b, g*cout_g + c, j*s + t - pad] += x[b, i, j] * w[i, c, t]` for `i` in group `g`.
+fn conv1d_transpose_g(x: &T, w: &T, s: usize, pad: i64, width: usize, groups: usize) -> T {
+    let cin_g = x.shape[1] / groups;
+    let cout_g = w.shape[1];
+    let mut out = T::zeros(&[x.shape[0], cout_g * groups, width]);
     for b in 0..x.shape[0] {
         for i in 0..x.shape[1] {
+            let g = i / cin_g;
             for j in 0..x.shape[2] {
-                for c in 0..w.shape[1] {
+                for c in 0..cout_g {
                     for t in 0..w.shape[2] {
                         let o = (j * s + t) as i64 - pad;
                         if o >= 0 && (o as usize) < width {
-                            let off = out.offset(&[b, c, o as usize]);
+                            let off = out.offset(&[b, g * cout_g + c, o as usize]);
                             out.data[off] += x.at(&[b, i, j]) * w.at(&[i, c, t]);
                         }
                     }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn conv1d_transpose_ref(a: &[T]) -> Vec<T> {
+    vec![conv1d_transpose_g(&a[0], &a[1], 2, 1, 9, 1)]
+}
+fn conv1d_transpose_grouped_ref(a: &[T]) -> Vec<T> {
+    vec![conv1d_transpose_g(&a[0], &a[1], 1, 0, 6, 2)]
+}
+
+/// Grouped conv2d_transpose, stride 1, no padding: 2-D analogue of the above.
+fn conv2d_transpose_grouped_ref(a: &[T]) -> Vec<T> {
+    let (x, w) = (&a[0], &a[1]);
+    let groups = 2;
+    let cin_g = x.shape[1] / groups;
+    let cout_g = w.shape[1];
+    let (oh, ow) = (x.shape[2] + w.shape[2] - 1, x.shape[3] + w.shape[3] - 1);
+    let mut out = T::zeros(&[x.shape[0], cout_g * groups, oh, ow]);
+    for i in 0..x.shape[1] {
+        let g = i / cin_g;
+        for (h, ww) in (0..x.shape[2]).flat_map(|h| (0..x.shape[3]).map(move |ww| (h, ww))) {
+            for c in 0..cout_g {
+                for (p, q) in (0..w.shape[2]).flat_map(|p| (0..w.shape[3]).map(move |q| (p, q))) {
+                    let off = out.offset(&[0, g * cout_g + c, h + p, ww + q]);
+                    out.data[off] += x.at(&[0, i, h, ww]) * w.at(&[i, c, p, q]);
                 }
             }
         }
@@ -924,6 +955,22 @@ const CASES: &[Case] = &[
             (&[1, 3, 5], false),
         ],
         reference: attention_plain,
+    },
+    Case {
+        name: "conv1d_transpose grouped",
+        params: r#"x: R.Tensor((1, 4, 4), dtype="float32"), w: R.Tensor((4, 3, 3), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 6, 6), dtype="float32")"#,
+        call: "R.nn.conv1d_transpose(x, w, strides=[1], padding=[0, 0], output_padding=[0], dilation=[1], groups=2, data_layout=\"NCW\", kernel_layout=\"IOW\", out_layout=\"NCW\")",
+        inputs: &[(&[1, 4, 4], false), (&[4, 3, 3], false)],
+        reference: conv1d_transpose_grouped_ref,
+    },
+    Case {
+        name: "conv2d_transpose grouped",
+        params: r#"x: R.Tensor((1, 4, 3, 2), dtype="float32"), w: R.Tensor((4, 1, 2, 3), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 2, 4, 4), dtype="float32")"#,
+        call: "R.nn.conv2d_transpose(x, w, strides=[1, 1], padding=[0, 0, 0, 0], output_padding=[0, 0], dilation=[1, 1], groups=2, data_layout=\"NCHW\", kernel_layout=\"IOHW\", out_layout=\"NCHW\")",
+        inputs: &[(&[1, 4, 3, 2], false), (&[4, 1, 2, 3], false)],
+        reference: conv2d_transpose_grouped_ref,
     },
 ];
 

@@ -1,7 +1,7 @@
 //! Neural-network operators: softmax/log_softmax, layer_norm, activations (relu, gelu,
 //! gelu_tanh, leakyrelu, silu), dropout (inference: identity plus a mask of ones), pad,
-//! conv1d/2d/3d (NCW/NCHW/NCDHW, OI[D][H]W, groups), conv1d/2d_transpose, max/avg pool1d/2d/3d
-//! (NCW/NCHW/NCDHW).
+//! conv1d/2d/3d (NCW/NCHW/NCDHW, OI[D][H]W, groups), conv1d/2d_transpose (groups),
+//! max/avg pool1d/2d/3d (NCW/NCHW/NCDHW, ceil_mode).
 
 use tir::{AttrValue as TAttr, Attrs as TAttrs, Buffer, CmpOp, PrimExpr};
 
@@ -570,10 +570,26 @@ fn conv2d_transpose(c: &OpCall) -> Result<Lowered> {
 /// `kernel - 1 - padding` (plus the output padding after), and convolve with the flipped,
 /// transposed kernel.
 fn conv_transpose(c: &OpCall, k: usize) -> Result<Lowered> {
-    if c.attr_int("groups").unwrap_or(1) != 1 {
-        return unsupported(format!("grouped conv{k}d_transpose"));
-    }
+    let groups = c.attr_int("groups").unwrap_or(1);
     let (x, w) = (c.tensor(0)?, c.tensor(1)?);
+    // Channels per group (input, output) when grouped.
+    let grouped = if groups == 1 {
+        None
+    } else {
+        match (
+            x.shape().get(1).and_then(PrimExpr::as_int),
+            w.shape().get(1).and_then(PrimExpr::as_int),
+        ) {
+            (Some(cin), Some(cout_g)) if groups > 0 && cin % groups == 0 => {
+                Some((cin / groups, cout_g))
+            }
+            _ => {
+                return unsupported(format!(
+                    "grouped conv{k}d_transpose with symbolic or indivisible channels"
+                ));
+            }
+        }
+    };
     if x.ndim() != k + 2 || w.ndim() != k + 2 {
         return unsupported(format!(
             "conv{k}d_transpose of tensors that are not {}-D",
@@ -664,7 +680,10 @@ fn conv_transpose(c: &OpCall, k: usize) -> Result<Lowered> {
         &after,
         te::zero(x.dtype()),
     );
-    let mut wshape = vec![w.shape()[1].clone(), w.shape()[0].clone()];
+    let mut wshape = match grouped {
+        None => vec![w.shape()[1].clone(), w.shape()[0].clone()],
+        Some((cin_g, cout_g)) => vec![te::i64c(cout_g * groups), te::i64c(cin_g)],
+    };
     wshape.extend(w.shape()[2..].iter().cloned());
     let (knames, onames, rnames): (Vec<&str>, Vec<&str>, Vec<&str>) = if k == 1 {
         (vec!["o", "i", "w"], vec!["b", "c", "w"], vec!["dc", "dw"])
@@ -676,13 +695,30 @@ fn conv_transpose(c: &OpCall, k: usize) -> Result<Lowered> {
         )
     };
     let kt = te.compute_names("kernel_transform", &knames, &wshape, |i| {
-        let mut idx = vec![i[1].clone(), i[0].clone()];
+        // Grouped: kernel_transform[o, i] = w[(o / cout_g) * cin_g + i, o % cout_g].
+        let mut idx = match grouped {
+            None => vec![i[1].clone(), i[0].clone()],
+            Some((cin_g, cout_g)) => vec![
+                te::add(
+                    te::mul(
+                        te::floordiv(i[0].clone(), te::i64c(cout_g)),
+                        te::i64c(cin_g),
+                    ),
+                    i[1].clone(),
+                ),
+                te::floormod(i[0].clone(), te::i64c(cout_g)),
+            ],
+        };
         for d in 0..k {
             idx.push(te::sub(te::i64c(ks[d] - 1), i[2 + d].clone()));
         }
         te::load(&w.buf, idx)
     });
-    let mut raxes = vec![(rnames[0].to_string(), x.shape()[1].clone())];
+    let rc = match grouped {
+        None => x.shape()[1].clone(),
+        Some((cin_g, _)) => te::i64c(cin_g),
+    };
+    let mut raxes = vec![(rnames[0].to_string(), rc)];
     for d in 0..k {
         raxes.push((rnames[1 + d].to_string(), te::i64c(ks[d])));
     }
@@ -694,7 +730,17 @@ fn conv_transpose(c: &OpCall, k: usize) -> Result<Lowered> {
         Combiner::Sum,
         TAttrs::new(),
         |i, r| {
-            let mut ai = vec![i[0].clone(), r[0].clone()];
+            let ch = match grouped {
+                None => r[0].clone(),
+                Some((cin_g, cout_g)) => te::add(
+                    te::mul(
+                        te::floordiv(i[1].clone(), te::i64c(cout_g)),
+                        te::i64c(cin_g),
+                    ),
+                    r[0].clone(),
+                ),
+            };
+            let mut ai = vec![i[0].clone(), ch];
             let mut bi = vec![i[1].clone(), r[0].clone()];
             for d in 0..k {
                 ai.push(te::add(i[2 + d].clone(), r[1 + d].clone()));
