@@ -443,8 +443,17 @@ fn ints_or(c: &OpCall, name: &str, n: usize, default: i64) -> Vec<i64> {
 fn conv(c: &OpCall, spatial: usize) -> Result<Lowered> {
     let (x, w) = (c.tensor(0)?, c.tensor(1)?);
     let (out_shape, out_dt) = c.out_tensor()?;
+    if x.ndim() != spatial + 2 || w.ndim() != spatial + 2 || out_shape.len() != spatial + 2 {
+        return unsupported(format!(
+            "conv{spatial}d of tensors that are not {}-D",
+            spatial + 2
+        ));
+    }
     let strides = ints_or(c, "strides", spatial, 1);
     let dil = ints_or(c, "dilation", spatial, 1);
+    if strides.len() != spatial || dil.len() != spatial {
+        return unsupported("strides and dilation need one value per dimension");
+    }
     let padding = c.attr_ints("padding").unwrap_or_default();
     let pads: Vec<(i64, i64)> = (0..spatial)
         .map(|d| match padding.len() {

@@ -490,6 +490,9 @@ fn adaptive_avg_pool(c: &OpCall, k: usize) -> Result<Lowered> {
     }
     let x = c.tensor(0)?;
     let (out_shape, _) = c.out_tensor()?;
+    if x.ndim() != k + 2 || out_shape.len() != k + 2 {
+        return unsupported(format!("adaptive pooling of a rank-{} tensor", x.ndim()));
+    }
     let dt = x.dtype();
     let mut ins = Vec::new();
     let mut outs = Vec::new();
