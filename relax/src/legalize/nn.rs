@@ -776,10 +776,10 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
     if ceil_mode && !is_max && include_pad {
         return unsupported("ceil_mode average pooling with count_include_pad");
     }
-    if x.ndim() != k + 2 {
+    let (out_shape, _) = c.out_tensor()?;
+    if x.ndim() != k + 2 || out_shape.len() != k + 2 {
         return unsupported(format!("pooling of a rank-{} tensor", x.ndim()));
     }
-    let (out_shape, _) = c.out_tensor()?;
     let ps = ints_or(c, "pool_size", k, 1);
     let st = ints_or(c, "strides", k, 1);
     let dil = ints_or(c, "dilation", k, 1);

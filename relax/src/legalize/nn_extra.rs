@@ -569,7 +569,7 @@ fn adaptive_avg_pool(c: &OpCall, k: usize) -> Result<Lowered> {
 fn batch_flatten(c: &OpCall) -> Result<Lowered> {
     let x = c.tensor(0)?;
     let (out_shape, _) = c.out_tensor()?;
-    if x.ndim() == 0 {
+    if x.ndim() == 0 || out_shape.len() != 2 {
         return unsupported("batch_flatten of a scalar");
     }
     let shape = x.shape().to_vec();
@@ -599,6 +599,9 @@ fn pixel_shuffle(c: &OpCall) -> Result<Lowered> {
         return unsupported(format!("attribute `upscale_factor` {r}"));
     }
     let (out_shape, _) = c.out_tensor()?;
+    if out_shape.len() != 4 {
+        return unsupported("pixel_shuffle result that is not 4-D");
+    }
     let rc = te::i64c(r);
     let mut te = Te::new();
     let out = te.compute("T_pixel_shuffle", "ax", &out_shape, |i| {
@@ -646,6 +649,9 @@ fn attention(c: &OpCall) -> Result<Lowered> {
         return unsupported("attribute `window_size`");
     }
     let (out_shape, dt) = c.out_tensor()?;
+    if out_shape.len() != 4 {
+        return unsupported("attention result that is not 4-D");
+    }
     let (b, s, n, h) = (
         q.shape()[0].clone(),
         q.shape()[1].clone(),
