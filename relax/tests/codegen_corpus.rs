@@ -12,21 +12,9 @@ use relaxjit_relax as relax;
 
 use relax::script::{ReadOptions, parse_module_with};
 
-fn identical_list() -> Vec<String> {
-    include_str!("codegen_identical.txt")
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(String::from)
-        .collect()
-}
-
 #[test]
 fn codegen_matches_tvm_bytecode() {
-    let mut total = 0;
-    let mut identical = Vec::new();
-    let mut failures = Vec::new();
-    let mut diffs = Vec::new();
+    let mut listings = corpus::Listings::default();
     for dir in corpus::cases() {
         let name = corpus::case_name(&dir);
         let (Ok(src), Ok(want)) = (
@@ -35,7 +23,6 @@ fn codegen_matches_tvm_bytecode() {
         ) else {
             continue;
         };
-        total += 1;
         let json = corpus::case_json(&dir);
         let result = corpus::metadata(&json, "tvm_lowered.py")
             .map_err(|e| format!("metadata: {e}"))
@@ -45,31 +32,9 @@ fn codegen_matches_tvm_bytecode() {
             })
             .and_then(|m| relax::codegen::codegen(&m).map_err(|e| format!("codegen: {e}")));
         match result {
-            Err(e) => failures.push(format!("{name}: {e}")),
-            Ok((exec, _)) => {
-                let got = exec.as_text();
-                if got == want {
-                    identical.push(name);
-                } else {
-                    diffs.push(format!("{name}: {}", corpus::first_difference(&got, &want)));
-                }
-            }
+            Err(e) => listings.fail(&name, e),
+            Ok((exec, _)) => listings.compare(name, &exec.as_text(), &want),
         }
     }
-    println!(
-        "VMCodeGen: {}/{total} listings identical to TVM's",
-        identical.len()
-    );
-    for d in &diffs {
-        println!("  differs: {d}");
-    }
-    for f in &failures {
-        println!("  FAILED: {f}");
-    }
-    let regressed: Vec<String> = identical_list()
-        .into_iter()
-        .filter(|n| !identical.contains(n))
-        .collect();
-    assert!(failures.is_empty(), "codegen failed: {failures:#?}");
-    assert!(regressed.is_empty(), "no longer identical: {regressed:?}");
+    listings.finish("VMCodeGen", include_str!("codegen_identical.txt"));
 }

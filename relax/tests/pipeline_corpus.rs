@@ -16,21 +16,9 @@ use relax::script::{ReadOptions, parse_module_with};
 /// Cases the pipeline cannot build yet, with the reason.
 const KNOWN_GAPS: &[(&str, &str)] = &[];
 
-fn identical_list() -> Vec<String> {
-    include_str!("pipeline_identical.txt")
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(String::from)
-        .collect()
-}
-
 #[test]
 fn pipeline_matches_tvm_bytecode() {
-    let mut compared = 0;
-    let mut identical = Vec::new();
-    let mut failures = Vec::new();
-    let mut diffs = Vec::new();
+    let mut listings = corpus::Listings::default();
     for dir in corpus::cases() {
         let name = corpus::case_name(&dir);
         let Ok(src) = std::fs::read_to_string(dir.join("legalized.py")) else {
@@ -54,7 +42,7 @@ fn pipeline_matches_tvm_bytecode() {
         match result {
             Err(e) => {
                 if !KNOWN_GAPS.iter().any(|(n, _)| *n == name) {
-                    failures.push(format!("{name}: {e}"));
+                    listings.fail(&name, e);
                 } else {
                     println!("  known gap: {name}: {e}");
                 }
@@ -63,30 +51,9 @@ fn pipeline_matches_tvm_bytecode() {
                 let Ok(want) = std::fs::read_to_string(dir.join("tvm_exec.txt")) else {
                     continue;
                 };
-                compared += 1;
-                let got = exec.as_text();
-                if got == want {
-                    identical.push(name);
-                } else {
-                    diffs.push(format!("{name}: {}", corpus::first_difference(&got, &want)));
-                }
+                listings.compare(name, &exec.as_text(), &want);
             }
         }
     }
-    println!(
-        "pipeline: {}/{compared} listings identical to TVM's",
-        identical.len()
-    );
-    for d in &diffs {
-        println!("  differs: {d}");
-    }
-    for f in &failures {
-        println!("  FAILED: {f}");
-    }
-    let regressed: Vec<String> = identical_list()
-        .into_iter()
-        .filter(|n| !identical.contains(n))
-        .collect();
-    assert!(failures.is_empty(), "pipeline failed: {failures:#?}");
-    assert!(regressed.is_empty(), "no longer identical: {regressed:?}");
+    listings.finish("pipeline", include_str!("pipeline_identical.txt"));
 }

@@ -1411,32 +1411,7 @@ impl Translator<'_, '_> {
                 let dt = a.dtype();
                 let (x, y) = (self.expr(a)?, self.expr(b)?);
                 let y = self.match_type(x, y);
-                Ok(if dt.is_float() {
-                    let cc = match op {
-                        CmpOp::Eq => FloatCC::Equal,
-                        CmpOp::Ne => FloatCC::OrderedNotEqual,
-                        CmpOp::Lt => FloatCC::LessThan,
-                        CmpOp::Le => FloatCC::LessThanOrEqual,
-                        CmpOp::Gt => FloatCC::GreaterThan,
-                        CmpOp::Ge => FloatCC::GreaterThanOrEqual,
-                    };
-                    self.b.ins().fcmp(cc, x, y)
-                } else {
-                    let signed = dt.is_int();
-                    let cc = match (op, signed) {
-                        (CmpOp::Eq, _) => IntCC::Equal,
-                        (CmpOp::Ne, _) => IntCC::NotEqual,
-                        (CmpOp::Lt, true) => IntCC::SignedLessThan,
-                        (CmpOp::Le, true) => IntCC::SignedLessThanOrEqual,
-                        (CmpOp::Gt, true) => IntCC::SignedGreaterThan,
-                        (CmpOp::Ge, true) => IntCC::SignedGreaterThanOrEqual,
-                        (CmpOp::Lt, false) => IntCC::UnsignedLessThan,
-                        (CmpOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
-                        (CmpOp::Gt, false) => IntCC::UnsignedGreaterThan,
-                        (CmpOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
-                    };
-                    self.b.ins().icmp(cc, x, y)
-                })
+                Ok(emit_compare(self.b, *op, dt.is_float(), dt.is_int(), x, y))
             }
             ExprKind::And(a, b) | ExprKind::Or(a, b) => {
                 let is_and = matches!(e.kind(), ExprKind::And(..));
@@ -1879,5 +1854,43 @@ impl Translator<'_, '_> {
         self.b.ins().jump(merge, &[BlockArg::Value(fv)]);
         self.b.switch_to_block(merge);
         Ok(out)
+    }
+}
+
+/// `x op y` on scalars or vectors of one type, as TVM's LLVM backend compares: float
+/// comparisons are ordered (false when either side is NaN, `!=` included); integers compare
+/// signed or unsigned by their type.
+pub(crate) fn emit_compare(
+    b: &mut FunctionBuilder,
+    op: CmpOp,
+    float: bool,
+    signed: bool,
+    x: Value,
+    y: Value,
+) -> Value {
+    if float {
+        let cc = match op {
+            CmpOp::Eq => FloatCC::Equal,
+            CmpOp::Ne => FloatCC::OrderedNotEqual,
+            CmpOp::Lt => FloatCC::LessThan,
+            CmpOp::Le => FloatCC::LessThanOrEqual,
+            CmpOp::Gt => FloatCC::GreaterThan,
+            CmpOp::Ge => FloatCC::GreaterThanOrEqual,
+        };
+        b.ins().fcmp(cc, x, y)
+    } else {
+        let cc = match (op, signed) {
+            (CmpOp::Eq, _) => IntCC::Equal,
+            (CmpOp::Ne, _) => IntCC::NotEqual,
+            (CmpOp::Lt, true) => IntCC::SignedLessThan,
+            (CmpOp::Le, true) => IntCC::SignedLessThanOrEqual,
+            (CmpOp::Gt, true) => IntCC::SignedGreaterThan,
+            (CmpOp::Ge, true) => IntCC::SignedGreaterThanOrEqual,
+            (CmpOp::Lt, false) => IntCC::UnsignedLessThan,
+            (CmpOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
+            (CmpOp::Gt, false) => IntCC::UnsignedGreaterThan,
+            (CmpOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
+        };
+        b.ins().icmp(cc, x, y)
     }
 }

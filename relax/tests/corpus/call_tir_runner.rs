@@ -430,3 +430,38 @@ pub fn run_main(module: &IRModule, inputs: &[Value]) -> Result<Value, String> {
     }
     ev.expr(&main.body.body)
 }
+
+/// Runs every call of `main` in case.json (`json`) on `module` and returns the calls whose
+/// result differs from TVM's `expected` (within the case's tolerances), or that succeeded where
+/// TVM raised: `(call index, what differs)`.
+pub fn check_main_calls(module: &IRModule, json: &Json) -> Vec<(usize, String)> {
+    let (rtol, atol) = (
+        json["rtol"].as_f64().unwrap_or(0.0),
+        json["atol"].as_f64().unwrap_or(0.0),
+    );
+    let mut wrong = Vec::new();
+    for (k, call) in json["calls"].as_array().into_iter().flatten().enumerate() {
+        if call["function"].as_str() != Some("main") {
+            continue;
+        }
+        let inputs: Result<Vec<Value>, String> = call["inputs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(value_from_json)
+            .collect();
+        let result = inputs.and_then(|i| run_main(module, &i));
+        let verdict = if call["expect_error"].as_bool() == Some(true) {
+            match result {
+                Err(_) => Ok(()),
+                Ok(_) => Err("expected an error".to_string()),
+            }
+        } else {
+            result.and_then(|got| compare(&got, &call["expected"], rtol, atol))
+        };
+        if let Err(m) = verdict {
+            wrong.push((k, m));
+        }
+    }
+    wrong
+}

@@ -156,3 +156,59 @@ pub fn first_difference(got: &str, want: &str) -> String {
         want.lines().count()
     )
 }
+
+/// Our bytecode listings compared with TVM's `tvm_exec.txt`, case by case; `guarded` is a
+/// checked-in list of the cases identical so far, which may only grow.
+#[derive(Default)]
+pub struct Listings {
+    compared: usize,
+    identical: Vec<String>,
+    diffs: Vec<String>,
+    failures: Vec<String>,
+}
+
+impl Listings {
+    /// Records our listing `got` for case `name` against TVM's `want`.
+    pub fn compare(&mut self, name: String, got: &str, want: &str) {
+        self.compared += 1;
+        if got == want {
+            self.identical.push(name);
+        } else {
+            self.diffs
+                .push(format!("{name}: {}", first_difference(got, want)));
+        }
+    }
+
+    /// Records that case `name` could not be built.
+    pub fn fail(&mut self, name: &str, why: String) {
+        self.failures.push(format!("{name}: {why}"));
+    }
+
+    /// Prints the counts and differences, then asserts that nothing failed and that every case
+    /// named in `guarded` (one per line, `#` comments) is still identical.
+    pub fn finish(self, stage: &str, guarded: &str) {
+        println!(
+            "{stage}: {}/{} listings identical to TVM's",
+            self.identical.len(),
+            self.compared
+        );
+        for d in &self.diffs {
+            println!("  differs: {d}");
+        }
+        for f in &self.failures {
+            println!("  FAILED: {f}");
+        }
+        let regressed: Vec<&str> = guarded
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .filter(|n| !self.identical.iter().any(|i| i == n))
+            .collect();
+        assert!(
+            self.failures.is_empty(),
+            "{stage} failed: {:#?}",
+            self.failures
+        );
+        assert!(regressed.is_empty(), "no longer identical: {regressed:?}");
+    }
+}

@@ -19,7 +19,7 @@
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value};
-use tir::{BinaryOp, CmpOp, DataType, ExprKind, PrimExpr, Stmt, StmtKind, TypeCode, Var};
+use tir::{BinaryOp, DataType, ExprKind, PrimExpr, Stmt, StmtKind, TypeCode, Var};
 
 use super::{Translator, cl_type, flags, inline_math, mem_bytes, unsupported};
 use crate::error::Result;
@@ -541,32 +541,8 @@ impl Translator<'_, '_> {
                 let cd = a.dtype();
                 let x = self.vexpr(a, v, lanes)?;
                 let y = self.vexpr(b, v, lanes)?;
-                let m = if cd.code == TypeCode::Float {
-                    let cc = match op {
-                        CmpOp::Eq => FloatCC::Equal,
-                        CmpOp::Ne => FloatCC::OrderedNotEqual,
-                        CmpOp::Lt => FloatCC::LessThan,
-                        CmpOp::Le => FloatCC::LessThanOrEqual,
-                        CmpOp::Gt => FloatCC::GreaterThan,
-                        CmpOp::Ge => FloatCC::GreaterThanOrEqual,
-                    };
-                    self.b.ins().fcmp(cc, x, y)
-                } else {
-                    let s = cd.is_int();
-                    let cc = match (op, s) {
-                        (CmpOp::Eq, _) => IntCC::Equal,
-                        (CmpOp::Ne, _) => IntCC::NotEqual,
-                        (CmpOp::Lt, true) => IntCC::SignedLessThan,
-                        (CmpOp::Le, true) => IntCC::SignedLessThanOrEqual,
-                        (CmpOp::Gt, true) => IntCC::SignedGreaterThan,
-                        (CmpOp::Ge, true) => IntCC::SignedGreaterThanOrEqual,
-                        (CmpOp::Lt, false) => IntCC::UnsignedLessThan,
-                        (CmpOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
-                        (CmpOp::Gt, false) => IntCC::UnsignedGreaterThan,
-                        (CmpOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
-                    };
-                    self.b.ins().icmp(cc, x, y)
-                };
+                let m =
+                    super::emit_compare(self.b, *op, cd.code == TypeCode::Float, cd.is_int(), x, y);
                 let t = self.vexpr(true_value, v, lanes)?;
                 let f = self.vexpr(false_value, v, lanes)?;
                 Ok(self.vselect(m, t, f))
