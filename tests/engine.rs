@@ -147,16 +147,23 @@ fn bad_modules_fail_at_compile_time_with_context() {
     }
 }
 
-/// An operator without a legalization is a compile-time error naming the operator, the
-/// binding and the function (it is checked only while the operator has no rule).
+/// An operator LegalizeOps cannot lower (here: an attribute combination without a rule) is a
+/// compile-time error naming the pass, the operator, the binding and the function.
 #[test]
 fn an_operator_without_a_rule_fails_at_compile_time() {
-    let src = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 2, 1, 4), dtype=\"float32\")):\n        y = R.nn.attention(x, x, x)\n        return y\n";
-    if let Err(e) = Engine::default().compile_str(src) {
-        let e = e.to_string();
-        for w in ["LegalizeOps", "relax.nn.attention", "`y`", "`main`"] {
-            assert!(e.contains(w), "{e:?} should mention {w:?}");
-        }
+    let src = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 4, 4, 2), dtype=\"float32\")):\n        y = R.nn.adaptive_avg_pool2d(x, output_size=[2, 2], layout=\"NHWC\")\n        return y\n";
+    let e = Engine::default()
+        .compile_str(src)
+        .err()
+        .expect("NHWC adaptive pooling has no legalization")
+        .to_string();
+    for w in [
+        "LegalizeOps",
+        "relax.nn.adaptive_avg_pool2d",
+        "`y`",
+        "`main`",
+    ] {
+        assert!(e.contains(w), "{e:?} should mention {w:?}");
     }
 }
 
