@@ -1422,12 +1422,7 @@ impl<'a> Reader<'a> {
         let (reads, writes) = match (frame.reads, frame.writes) {
             (Some(r), Some(w)) => (r, w),
             (r, w) => {
-                let (ir, iw) = infer_regions(
-                    &body,
-                    frame.init.as_ref(),
-                    &frame.alloc_buffers,
-                    &frame.iter_vars,
-                );
+                let (ir, iw) = infer_regions(&body, frame.init.as_ref(), &frame.alloc_buffers);
                 (r.unwrap_or(ir), w.unwrap_or(iw))
             }
         };
@@ -1457,7 +1452,6 @@ fn infer_regions(
     body: &Stmt,
     init: Option<&Stmt>,
     allocs: &[Buffer],
-    _iter_vars: &[IterVar],
 ) -> (Vec<BufferRegion>, Vec<BufferRegion>) {
     let mut inner_vars = std::collections::HashSet::new();
     let mut reads: Vec<(Buffer, Vec<PrimExpr>)> = Vec::new();
