@@ -927,11 +927,7 @@ impl<'m> Interp<'_, 'm> {
             (_, [x, y]) => {
                 let (x, y) = (*x, *y);
                 let b = |f32op: fn(f32, f32) -> f32, f64op: fn(f64, f64) -> f64| {
-                    Some(if dt == DataType::FLOAT64 {
-                        f64op(x, y)
-                    } else {
-                        scalar::round_to_float(f64::from(f32op(x as f32, y as f32)), dt)
-                    })
+                    Some(scalar::float_binary_fn(dt, x, y, f32op, f64op))
                 };
                 match op {
                     "pow" | "powf" => b(f32::powf, f64::powf),

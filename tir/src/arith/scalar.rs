@@ -153,6 +153,22 @@ pub fn float_unary(
     }
 }
 
+/// Applies a float function of two arguments in the precision of `dtype`, as
+/// [`float_unary`] does for one.
+pub fn float_binary_fn(
+    dtype: DataType,
+    x: f64,
+    y: f64,
+    f32op: impl Fn(f32, f32) -> f32,
+    f64op: impl Fn(f64, f64) -> f64,
+) -> f64 {
+    if dtype.bits == 64 && dtype.code == TypeCode::Float {
+        f64op(x, y)
+    } else {
+        round_to_float(f64::from(f32op(x as f32, y as f32)), dtype)
+    }
+}
+
 /// `a op b` on floats of type `dtype`, computed in that precision. `Div` is true division,
 /// `Mod` is C's `fmod`, `FloorDiv` is `floor(a / b)` and `FloorMod` `a - floor(a / b) * b`
 /// (TVM's lowering of both for floats).
