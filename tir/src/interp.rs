@@ -237,10 +237,7 @@ impl<'m> Interp<'_, 'm> {
                         ));
                     }
                     let value = if dt.is_float() {
-                        match scalar::cast(Scalar::Int(*v), DataType::INT64, dt) {
-                            Scalar::Float(f) => Value::Float(f),
-                            Scalar::Int(i) => Value::Int(i),
-                        }
+                        scalar_value(scalar::cast(Scalar::Int(*v), DataType::INT64, dt))
                     } else {
                         Value::Int(scalar::wrap_int(i128::from(*v), dt))
                     };
