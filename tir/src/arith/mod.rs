@@ -175,10 +175,10 @@ impl Analyzer {
             }
             ExprKind::Not(a) => {
                 let a = self.simp(a);
+                if let Some(v) = bool_const(&a) {
+                    return PrimExpr::bool(!v);
+                }
                 match a.kind() {
-                    _ if bool_const(&a).is_some() => {
-                        PrimExpr::bool(!bool_const(&a).unwrap_or(false))
-                    }
                     ExprKind::Not(x) => x.clone(),
                     ExprKind::Cmp { op, a: x, b: y } if is_index_type(x.dtype()) => {
                         PrimExpr::cmp(negate(*op), x.clone(), y.clone())
