@@ -974,18 +974,12 @@ impl<'m> Interp<'_, 'm> {
                         output.dtype, input.dtype
                     ));
                 }
-                let n = input.shape.len() as i64;
-                self.sort_along(
-                    &name,
-                    &input,
-                    Some(&output),
-                    None,
-                    axis,
-                    ascend,
-                    -1,
-                    values,
-                    n,
-                )
+                let (values, indices) = if values {
+                    (Some(&output), None)
+                } else {
+                    (None, Some(&output))
+                };
+                self.sort_along(&name, &input, values, indices, axis, ascend, -1)
             }
             "tvm.contrib.sort.topk" => {
                 if rest.len() < 6 {
@@ -1022,7 +1016,6 @@ impl<'m> Interp<'_, 'm> {
                         v.dtype, input.dtype
                     ));
                 }
-                let n = input.shape.len() as i64;
                 self.sort_along(
                     &name,
                     &input,
@@ -1031,8 +1024,6 @@ impl<'m> Interp<'_, 'm> {
                     axis,
                     ascend,
                     k,
-                    true,
-                    n,
                 )
             }
             _ => self.err(format!("packed function `{name}` is not supported")),
@@ -1114,9 +1105,8 @@ impl<'m> Interp<'_, 'm> {
         axis: i64,
         ascend: bool,
         k: i64,
-        values_are_data: bool,
-        ndim: i64,
     ) -> Result<Value> {
+        let ndim = input.shape.len() as i64;
         let axis = if axis < 0 { axis + ndim } else { axis };
         if axis < 0 || axis >= ndim {
             return self.err(format!(
@@ -1172,16 +1162,7 @@ impl<'m> Interp<'_, 'm> {
                     let kk = kk as i64;
                     if let Some(v) = values {
                         let dst = v.offset + i * k * after + kk * after + j;
-                        let out = if values_are_data {
-                            value.clone()
-                        } else {
-                            scalar_value(scalar::cast(
-                                Scalar::Int(*index),
-                                DataType::INT64,
-                                v.dtype,
-                            ))
-                        };
-                        self.write(v.storage, dst as usize, v.dtype, &out)?;
+                        self.write(v.storage, dst as usize, v.dtype, value)?;
                     }
                     if let Some(ix) = indices {
                         let dst = ix.offset + i * k * after + kk * after + j;
