@@ -184,6 +184,17 @@ impl<'m> Interp<'_, 'm> {
         let mut buffers: Vec<(Buffer, Vec<i64>)> = Vec::new();
         for (pos, (param, arg)) in func.params.iter().zip(args.iter_mut()).enumerate() {
             let buffer = func.buffer_of(param).cloned();
+            let mismatch = |got: &str| {
+                let want = if buffer.is_some() {
+                    "tensor".to_string()
+                } else {
+                    param.dtype().to_string()
+                };
+                format!(
+                    "argument {pos} (`{}`): expected a {want}, got {got}",
+                    param.name()
+                )
+            };
             match arg {
                 InterpArg::Buffer { data, shape, dtype } => {
                     let what = format!("argument {pos} (`{}`)", param.name());
@@ -226,15 +237,7 @@ impl<'m> Interp<'_, 'm> {
                 InterpArg::Int(v) => {
                     let dt = param.dtype();
                     if buffer.is_some() || !(dt.is_int_or_uint() || dt.is_bool() || dt.is_float()) {
-                        return self.err(format!(
-                            "argument {pos} (`{}`): expected a {}, got an integer",
-                            param.name(),
-                            if buffer.is_some() {
-                                "tensor".to_string()
-                            } else {
-                                dt.to_string()
-                            }
-                        ));
+                        return self.err(mismatch("an integer"));
                     }
                     let value = if dt.is_float() {
                         scalar_value(scalar::cast(Scalar::Int(*v), DataType::INT64, dt))
@@ -246,15 +249,7 @@ impl<'m> Interp<'_, 'm> {
                 InterpArg::Float(v) => {
                     let dt = param.dtype();
                     if buffer.is_some() || !dt.is_float() {
-                        return self.err(format!(
-                            "argument {pos} (`{}`): expected a {}, got a float",
-                            param.name(),
-                            if buffer.is_some() {
-                                "tensor".to_string()
-                            } else {
-                                dt.to_string()
-                            }
-                        ));
+                        return self.err(mismatch("a float"));
                     }
                     self.env
                         .insert(param.id(), Value::Float(scalar::round_to_float(*v, dt)));
