@@ -123,7 +123,13 @@ impl Legalizer<'_> {
             return Ok(e.clone());
         }
         let where_ = || format!("`{op}` (binding `{var}` in function `{}`)", self.func_name);
-        let arg_sinfo: Vec<StructInfo> = c.args.iter().map(struct_info_of).collect();
+        // Arguments are variables, constants, shapes, prim values or tuples of them after
+        // normalization: the passes' shared reading of struct info covers them.
+        let arg_sinfo: Vec<StructInfo> = c
+            .args
+            .iter()
+            .map(|a| crate::transform::struct_info_of(a, self.module))
+            .collect();
         let out = match out {
             Some(o) if !matches!(o, StructInfo::Any) => o.clone(),
             _ => crate::op::infer_call(c, &arg_sinfo)?,
@@ -216,26 +222,6 @@ fn passes_through(op: &str) -> bool {
                 | "relax.shape_to_tensor"
                 | "relax.stop_lift_params"
         )
-}
-
-/// The struct info of an argument expression (arguments are variables, constants, shapes,
-/// prim values or tuples of them after normalization).
-fn struct_info_of(e: &Expr) -> StructInfo {
-    match e.kind() {
-        ExprKind::Var(v) => v.struct_info().clone(),
-        ExprKind::Constant(c) => c.struct_info.clone(),
-        ExprKind::ShapeExpr(d) => StructInfo::shape(d.clone()),
-        ExprKind::PrimValue(p) => StructInfo::Prim {
-            dtype: p.dtype(),
-            value: Some(p.clone()),
-        },
-        ExprKind::Tuple(items) => StructInfo::Tuple(items.iter().map(struct_info_of).collect()),
-        ExprKind::TupleGetItem(t, i) => match struct_info_of(t) {
-            StructInfo::Tuple(mut f) if *i < f.len() => f.swap_remove(*i),
-            _ => StructInfo::Any,
-        },
-        _ => StructInfo::Any,
-    }
 }
 
 /// What a legalization rule produces.
