@@ -2,6 +2,7 @@
 //! name the operator and the argument, axis normalization, and dimension arithmetic that folds
 //! constants (so that static shapes stay literal integers).
 
+use tir::arith::scalar;
 use tir::{BinaryOp, DataType, PrimExpr};
 
 use crate::Result;
@@ -375,18 +376,8 @@ fn fold(op: BinaryOp, a: &PrimExpr, b: &PrimExpr) -> Option<PrimExpr> {
         BinaryOp::Add => x.checked_add(y)?,
         BinaryOp::Sub => x.checked_sub(y)?,
         BinaryOp::Mul => x.checked_mul(y)?,
-        BinaryOp::FloorDiv => {
-            if y == 0 {
-                return None;
-            }
-            x.div_euclid(y) - if y < 0 && x.rem_euclid(y) != 0 { 1 } else { 0 }
-        }
-        BinaryOp::FloorMod => {
-            if y == 0 {
-                return None;
-            }
-            x - y * fold(BinaryOp::FloorDiv, a, b)?.as_int()?
-        }
+        BinaryOp::FloorDiv => i64::try_from(scalar::floor_div(x.into(), y.into())?).ok()?,
+        BinaryOp::FloorMod => i64::try_from(scalar::floor_mod(x.into(), y.into())?).ok()?,
         BinaryOp::Min => x.min(y),
         BinaryOp::Max => x.max(y),
         _ => return None,
