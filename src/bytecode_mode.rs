@@ -13,7 +13,7 @@ use std::path::Path;
 
 use vm::{Tensor, Value};
 
-use crate::conformance::{Case, Expected, Report, compare, load_corpus};
+use crate::conformance::{Case, Report, check_calls, load_corpus};
 use crate::engine::{CompiledModule, Engine};
 
 /// Which printed file of a case is compiled.
@@ -80,24 +80,9 @@ pub fn compile_case(engine: &Engine, case: &Case, input: Input) -> Result<Compil
 /// Runs the calls of a case in order on one VM and compares each with its expectation.
 pub fn run_calls(compiled: &CompiledModule, case: &Case) -> Result<(), String> {
     let vm = compiled.vm().map_err(|e| e.to_string())?;
-    for (i, call) in case.calls.iter().enumerate() {
-        let got = compiled.invoke(&vm, &call.function, &call.inputs);
-        match (&call.expected, got) {
-            (Expected::Value(want), Ok(got)) => compare(&got, want, case.rtol, case.atol)
-                .map_err(|e| format!("call {i} ({}): {e}", call.function))?,
-            (Expected::Value(_), Err(e)) => {
-                return Err(format!("call {i} ({}) failed: {e}", call.function));
-            }
-            (Expected::Error { .. }, Err(_)) => {}
-            (Expected::Error { message }, Ok(got)) => {
-                return Err(format!(
-                    "call {i} ({}) returned {got:?}, but TVM raised: {message}",
-                    call.function
-                ));
-            }
-        }
-    }
-    Ok(())
+    check_calls(case, |call| {
+        compiled.invoke(&vm, &call.function, &call.inputs)
+    })
 }
 
 /// Runs one case from `input`. A panic anywhere (a bug, never an acceptable outcome) is caught

@@ -282,6 +282,32 @@ fn encode_element(dtype: DataType, x: &Json, out: &mut Vec<u8>) -> Result<(), Ca
     Ok(())
 }
 
+/// Makes every call of `case` in order with `invoke` and checks each against its expectation:
+/// a value within the case's tolerances, or an error where TVM raised. Returns the first
+/// problem.
+pub fn check_calls<E: fmt::Display>(
+    case: &Case,
+    mut invoke: impl FnMut(&Call) -> Result<Value, E>,
+) -> Result<(), String> {
+    for (i, call) in case.calls.iter().enumerate() {
+        match (&call.expected, invoke(call)) {
+            (Expected::Value(want), Ok(got)) => compare(&got, want, case.rtol, case.atol)
+                .map_err(|e| format!("call {i} ({}): {e}", call.function))?,
+            (Expected::Value(_), Err(e)) => {
+                return Err(format!("call {i} ({}) failed: {e}", call.function));
+            }
+            (Expected::Error { .. }, Err(_)) => {}
+            (Expected::Error { message }, Ok(got)) => {
+                return Err(format!(
+                    "call {i} ({}) returned {got:?}, but TVM raised: {message}",
+                    call.function
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Compares a result with the expected value: structure, dtype and shape exactly; integers and
 /// bools exactly; floats within `atol + rtol * |expected|` (NaN matches NaN, infinities match
 /// themselves). Returns a description of the first difference.

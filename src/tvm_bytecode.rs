@@ -12,7 +12,7 @@ use std::sync::Arc;
 use jit::kernel::KernelLibrary;
 use vm::{Executable, Library, VirtualMachine};
 
-use crate::conformance::{Case, Expected, Report, compare, load_corpus};
+use crate::conformance::{Case, Report, check_calls, load_corpus};
 
 /// Compiles the kernels of a case's `tvm_lowered.py` into a VM library.
 pub fn compile_case_kernels(case: &Case) -> Result<Library, String> {
@@ -38,24 +38,7 @@ pub fn run_tvm_bytecode(case: &Case) -> Result<(), String> {
     let lib = compile_case_kernels(case)?;
     let vm =
         VirtualMachine::with_library(Arc::new(exec), &lib).map_err(|e| format!("linking: {e}"))?;
-    for (i, call) in case.calls.iter().enumerate() {
-        let got = vm.invoke(&call.function, &call.inputs);
-        match (&call.expected, got) {
-            (Expected::Value(want), Ok(got)) => compare(&got, want, case.rtol, case.atol)
-                .map_err(|e| format!("call {i} ({}): {e}", call.function))?,
-            (Expected::Value(_), Err(e)) => {
-                return Err(format!("call {i} ({}) failed: {e}", call.function));
-            }
-            (Expected::Error { .. }, Err(_)) => {}
-            (Expected::Error { message }, Ok(got)) => {
-                return Err(format!(
-                    "call {i} ({}) returned {got:?}, but TVM raised: {message}",
-                    call.function
-                ));
-            }
-        }
-    }
-    Ok(())
+    check_calls(case, |call| vm.invoke(&call.function, &call.inputs))
 }
 
 /// Runs every case of the corpus in `dir` that has TVM bytecode; cases without it are
