@@ -154,8 +154,7 @@ fn an_operator_without_a_rule_fails_at_compile_time() {
     let src = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 4, 4, 2), dtype=\"float32\")):\n        y = R.nn.adaptive_avg_pool2d(x, output_size=[2, 2], layout=\"NHWC\")\n        return y\n";
     let e = Engine::default()
         .compile_str(src)
-        .err()
-        .expect("NHWC adaptive pooling has no legalization")
+        .expect_err("NHWC adaptive pooling has no legalization")
         .to_string();
     for w in [
         "LegalizeOps",
