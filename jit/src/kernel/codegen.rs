@@ -36,7 +36,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
-use tir::transform::{DimRule, LoweredFunc, ParamKind};
+use tir::transform::{DimRule, LoweredFunc, ParamKind, has_load};
 use tir::{BinaryOp, CmpOp, DataType, ExprKind, PrimExpr, Stmt, StmtKind, TypeCode, Var, VarId};
 
 use crate::error::{Error, Result};
@@ -135,13 +135,6 @@ pub(crate) fn mul_add_operands<'e>(
         return Some((x, y, b));
     }
     mul(b).map(|(x, y)| (x, y, a))
-}
-
-/// Whether evaluating `e` loads from memory (and so may fail a bounds check).
-fn has_load(e: &PrimExpr) -> bool {
-    let mut found = false;
-    e.visit(&mut |x| found |= matches!(x.kind(), ExprKind::BufferLoad { .. }));
-    found
 }
 
 /// An expression as it reads in a message: constants without their `T.int64(…)` wrapper.

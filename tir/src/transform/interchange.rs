@@ -284,7 +284,8 @@ pub fn affine_coef(e: &PrimExpr, v: &Var) -> Option<i64> {
     }
 }
 
-fn has_load(e: &PrimExpr) -> bool {
+/// Whether evaluating `e` loads from memory.
+pub fn has_load(e: &PrimExpr) -> bool {
     let mut found = false;
     e.visit(&mut |x| found |= matches!(x.kind(), ExprKind::BufferLoad { .. }));
     found

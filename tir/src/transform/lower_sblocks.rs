@@ -137,7 +137,8 @@ fn stmt_uses_var(s: &Stmt, v: &Var) -> bool {
     found
 }
 
-fn flatten_seq(s: &Stmt, out: &mut Vec<Stmt>) {
+/// Appends the statements of `s` to `out`, nested `Seq`s flattened.
+pub fn flatten_seq(s: &Stmt, out: &mut Vec<Stmt>) {
     match s.kind() {
         StmtKind::Seq(v) => v.iter().for_each(|x| flatten_seq(x, out)),
         _ => out.push(s.clone()),

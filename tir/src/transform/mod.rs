@@ -22,8 +22,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 pub use flatten::{Flatten, add, mul, numel, to_i64};
-pub use interchange::{affine_coef, interchange_reductions};
-pub use lower_sblocks::{hoist_reduction_init, lower_sblocks};
+pub use interchange::{affine_coef, has_load, interchange_reductions};
+pub use lower_sblocks::{flatten_seq, hoist_reduction_init, lower_sblocks};
 
 use crate::ir::{Buffer, DataType, ExprKind, PrimExpr, PrimFunc, Stmt, Var, VarId};
 use crate::transform::mutator::Mutator;

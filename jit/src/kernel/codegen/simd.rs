@@ -19,6 +19,7 @@
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value};
+use tir::transform::{flatten_seq, has_load};
 use tir::{BinaryOp, DataType, ExprKind, PrimExpr, Stmt, StmtKind, TypeCode, Var};
 
 use super::{Translator, cl_type, flags, inline_math, mem_bytes, unsupported};
@@ -51,44 +52,8 @@ fn uses(e: &PrimExpr, v: &Var) -> bool {
     e.uses_var(&|x| x == v)
 }
 
-/// The coefficient of `v` in `e` if `e` is affine in `v` (others are constants here).
-pub(super) fn coef(e: &PrimExpr, v: &Var) -> Option<i64> {
-    if !uses(e, v) {
-        return Some(0);
-    }
-    match e.kind() {
-        ExprKind::Var(x) if x == v => Some(1),
-        ExprKind::Cast { dtype, value }
-            if dtype.is_int() && value.dtype().is_int() && dtype.bits >= value.dtype().bits =>
-        {
-            coef(value, v)
-        }
-        ExprKind::Binary { op, a, b } => {
-            let (ca, cb) = (coef(a, v)?, coef(b, v)?);
-            match op {
-                BinaryOp::Add => ca.checked_add(cb),
-                BinaryOp::Sub => ca.checked_sub(cb),
-                BinaryOp::Mul if cb == 0 => ca.checked_mul(b.as_int()?),
-                BinaryOp::Mul if ca == 0 => cb.checked_mul(a.as_int()?),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-fn has_load(e: &PrimExpr) -> bool {
-    let mut found = false;
-    e.visit(&mut |x| found |= matches!(x.kind(), ExprKind::BufferLoad { .. }));
-    found
-}
-
-fn flatten_seq(s: &Stmt, out: &mut Vec<Stmt>) {
-    match s.kind() {
-        StmtKind::Seq(v) => v.iter().for_each(|x| flatten_seq(x, out)),
-        _ => out.push(s.clone()),
-    }
-}
+// The coefficient of `v` in `e` if `e` is affine in `v` (shared with the loop interchange).
+pub(super) use tir::transform::affine_coef as coef;
 
 /// The statically checked shape of a loop body.
 struct Plan<'a> {
