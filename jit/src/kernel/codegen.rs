@@ -44,7 +44,7 @@ use crate::isa::HostFeatures;
 use crate::kernel::abi::*;
 use crate::kernel::meta::{DimMeta, KernelMeta, ParamMeta, TensorMeta, expected_packed_dtype};
 use crate::kernel::runtime::{BinaryFn, RuntimeTable, SortOp, UnaryFn, offsets};
-use crate::math::{self, MathFn};
+use crate::math::{self, FloatClass, MathFn};
 
 /// Total bytes of constant-size allocations placed on the stack; larger ones go to the heap.
 /// Kept at one page: Cranelift emits no stack probes here, so a frame must not skip the guard.
@@ -1745,16 +1745,13 @@ impl Translator<'_, '_> {
         }
         let ty = self.b.func.dfg.value_type(x);
         let r = match op {
-            "isnan" => return Ok(self.b.ins().fcmp(FloatCC::Unordered, x, x)),
-            "isinf" | "isfinite" => {
-                let a = self.b.ins().fabs(x);
-                let inf = self.fconst(x, f64::INFINITY);
-                let cc = if op == "isinf" {
-                    FloatCC::Equal
-                } else {
-                    FloatCC::LessThan
+            "isnan" | "isinf" | "isfinite" => {
+                let c = match op {
+                    "isnan" => FloatClass::IsNan,
+                    "isinf" => FloatClass::IsInf,
+                    _ => FloatClass::IsFinite,
                 };
-                return Ok(self.b.ins().fcmp(cc, a, inf));
+                return math::emit_class(self.b, c, x, ty, &self.host);
             }
             "copysign" => {
                 let y = self.expr(arg(1)?)?;
@@ -1782,14 +1779,6 @@ impl Translator<'_, '_> {
             },
         };
         Ok(self.round_half(r, dtype))
-    }
-
-    fn fconst(&mut self, like: Value, v: f64) -> Value {
-        if self.b.func.dfg.value_type(like) == types::F64 {
-            self.b.ins().f64const(v)
-        } else {
-            self.b.ins().f32const(v as f32)
-        }
     }
 
     fn unary_math(&mut self, f: UnaryFn, dt: DataType, x: Value) -> Value {
