@@ -226,6 +226,20 @@ struct Options0 {
     contract: bool,
 }
 
+impl Options0 {
+    /// The translator's options, declaring outlined loops in `module` if given.
+    fn with_module(self, module: Option<&mut JITModule>) -> codegen::Options<'_> {
+        codegen::Options {
+            call_conv: self.call_conv,
+            host: self.host,
+            vectorize: self.vectorize,
+            promote: self.promote,
+            contract: self.contract,
+            module,
+        }
+    }
+}
+
 /// Translates and defines one kernel (as `id`) and the parallel loop bodies it outlines.
 fn compile_one(
     module: &mut JITModule,
@@ -243,14 +257,7 @@ fn compile_one(
         let r = codegen::Translator::translate(
             &mut b,
             lowered,
-            codegen::Options {
-                call_conv: o.call_conv,
-                host: o.host,
-                vectorize: o.vectorize,
-                promote: o.promote,
-                contract: o.contract,
-                module: if o.parallel { Some(&mut *module) } else { None },
-            },
+            o.with_module(if o.parallel { Some(&mut *module) } else { None }),
         );
         match r {
             Ok(r) => {
@@ -275,14 +282,7 @@ fn compile_one(
             let r = codegen::Translator::translate_outline(
                 &mut b,
                 outline,
-                codegen::Options {
-                    call_conv: o.call_conv,
-                    host: o.host,
-                    vectorize: o.vectorize,
-                    promote: o.promote,
-                    contract: o.contract,
-                    module: None,
-                },
+                o.with_module(None),
                 lowered.no_alias,
                 meta.clone(),
             );
@@ -341,7 +341,6 @@ impl KernelLibrary {
             // the scalar translation of the same function is always possible. Each attempt
             // defines a fresh function, so a half-defined first attempt is simply unused.
             let mut outcome = Err(Error::Unsupported(String::new()));
-            let mut defined_as = None;
             let attempts: &[bool] = if options.vectorize {
                 &[true, false]
             } else {
@@ -349,7 +348,6 @@ impl KernelLibrary {
             };
             for &vectorize in attempts {
                 let id = module.declare_anonymous_function(&sig)?;
-                defined_as = Some(id);
                 outcome = compile_one(
                     &mut module,
                     &mut ctx,
@@ -366,6 +364,7 @@ impl KernelLibrary {
                         contract: options.contract_fma,
                     },
                 )
+                .map(|meta| (id, meta))
                 .map_err(|e| match e {
                     Error::Unsupported(m) => Error::Unsupported(format!("`{}`: {m}", func.name)),
                     Error::Codegen(m) => Error::Codegen(format!("`{}`: {m}", func.name)),
@@ -375,11 +374,7 @@ impl KernelLibrary {
                     break;
                 }
             }
-            let meta = outcome?;
-            let Some(id) = defined_as else {
-                return Err(Error::Unsupported(format!("`{}`: not compiled", func.name)));
-            };
-            pending.push((id, meta));
+            pending.push(outcome?);
         }
         module.finalize_definitions()?;
         let ptrs: Vec<_> = pending
