@@ -115,14 +115,25 @@ pub enum SortOp {
 }
 
 impl SortOp {
+    const ALL: [SortOp; 3] = [SortOp::Sort, SortOp::Argsort, SortOp::Topk];
+
+    /// The packed function name of the helper.
+    pub fn name(self) -> &'static str {
+        match self {
+            SortOp::Sort => "tvm.contrib.sort.sort",
+            SortOp::Argsort => "tvm.contrib.sort.argsort",
+            SortOp::Topk => "tvm.contrib.sort.topk",
+        }
+    }
+
     /// The helper for a packed function name.
     pub fn from_name(name: &str) -> Option<SortOp> {
-        Some(match name {
-            "tvm.contrib.sort.sort" => SortOp::Sort,
-            "tvm.contrib.sort.argsort" => SortOp::Argsort,
-            "tvm.contrib.sort.topk" => SortOp::Topk,
-            _ => return None,
-        })
+        SortOp::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// The helper whose discriminant generated code passes as `op`.
+    pub(crate) fn from_code(op: i64) -> Option<SortOp> {
+        SortOp::ALL.into_iter().find(|&o| o as i64 == op)
     }
 }
 

@@ -140,17 +140,8 @@ fn int_arg(a: Option<&KernelArg>, what: &str) -> Result<i64, String> {
 /// # Safety
 /// Every tensor argument must point at a compact array of its shape and dtype.
 pub(crate) unsafe fn run(op: i64, args: &[KernelArg]) -> Result<(), String> {
-    let op = match op {
-        0 => SortOp::Sort,
-        1 => SortOp::Argsort,
-        2 => SortOp::Topk,
-        _ => return Err(format!("unknown sort helper {op}")),
-    };
-    let name = match op {
-        SortOp::Sort => "tvm.contrib.sort.sort",
-        SortOp::Argsort => "tvm.contrib.sort.argsort",
-        SortOp::Topk => "tvm.contrib.sort.topk",
-    };
+    let op = SortOp::from_code(op).ok_or_else(|| format!("unknown sort helper {op}"))?;
+    let name = op.name();
     let ctx = |m: String| format!("{name}: {m}");
     let first = args.first().ok_or_else(|| ctx("no input".into()))?;
     // SAFETY: forwarded contract.
