@@ -162,10 +162,14 @@ pub fn run_corpus(engine: &Engine, dir: &Path, input: Input) -> Result<BytecodeR
             if *ours == tvm {
                 out.identical.push(case.name.clone());
             } else {
+                // Bounded by the longer listing: texts that differ only in line endings or a
+                // trailing newline have no differing line, and report line 1.
+                let longest = ours.lines().count().max(tvm.lines().count());
                 let (line, (a, b)) = ours
                     .lines()
                     .chain(std::iter::repeat(""))
                     .zip(tvm.lines().chain(std::iter::repeat("")))
+                    .take(longest)
                     .enumerate()
                     .find(|(_, (a, b))| a != b)
                     .unwrap_or((0, ("", "")));
