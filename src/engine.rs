@@ -162,9 +162,16 @@ impl Engine {
             },
             pool: self.pool.clone(),
         };
-        // Linking resolves every function the bytecode names; doing it once here makes a
-        // missing kernel or builtin a compile-time error.
-        compiled.vm()?;
+        // Resolving every function the bytecode names here makes a missing kernel or builtin a
+        // compile-time error, without building a VM that nobody would use.
+        compiled
+            .exec
+            .validate()
+            .map_err(|error| Error::Link { error })?;
+        compiled
+            .library
+            .link(&compiled.exec)
+            .map_err(|error| Error::Link { error })?;
         Ok(compiled)
     }
 

@@ -62,6 +62,59 @@ impl Library {
     pub fn get_packed(&self, name: &str) -> Option<&PackedFunc> {
         self.packed.get(name)
     }
+    /// Resolves every function the executable names: packed functions from this library or
+    /// else the global registry, compiled Relax functions from this library. The result is a
+    /// VM's function pool (and the compiled bodies by index); a missing function is an error
+    /// naming it. `VirtualMachine::new` links this way, and a compiler can call it alone to
+    /// check an executable against its kernels without building a VM.
+    pub fn link(&self, exec: &Executable) -> Result<(Vec<Value>, Vec<Option<VmTirFunc>>)> {
+        let registry = Registry::global();
+        let mut func_pool = Vec::with_capacity(exec.func_table.len());
+        let mut vmtir = Vec::with_capacity(exec.func_table.len());
+        for (i, f) in exec.func_table.iter().enumerate() {
+            match f.kind {
+                FuncKind::PackedFunc => {
+                    let func = self
+                        .packed
+                        .get(&f.name)
+                        .cloned()
+                        .or_else(|| registry.get(&f.name));
+                    let func = func.ok_or_else(|| {
+                        Error::runtime(format!(
+                            "Cannot find function {} in the imported modules or global registry",
+                            f.name
+                        ))
+                    })?;
+                    func_pool.push(Value::Func(func));
+                    vmtir.push(None);
+                }
+                FuncKind::VMFunc => {
+                    func_pool.push(Value::Closure(Closure::new(
+                        &f.name,
+                        ClosureTarget::VmFunc(i),
+                        Vec::new(),
+                    )));
+                    vmtir.push(None);
+                }
+                FuncKind::VMTIRFunc => {
+                    let native = self.vmtir.get(&f.name).cloned().ok_or_else(|| {
+                        Error::runtime(format!(
+                            "Cannot find compiled function __vmtir__{} for the VMTIR function {}",
+                            f.name, f.name
+                        ))
+                    })?;
+                    func_pool.push(Value::Closure(Closure::new(
+                        &f.name,
+                        ClosureTarget::VmFunc(i),
+                        Vec::new(),
+                    )));
+                    vmtir.push(Some(native));
+                }
+            }
+        }
+        Ok((func_pool, vmtir))
+    }
+
     /// Adds everything of `other`, replacing entries of the same name.
     pub fn merge(&mut self, other: &Library) {
         self.packed
@@ -152,50 +205,7 @@ impl VmRef {
         }
         let allocator = new_allocator(config.allocator);
         let allocators = config.devices.iter().map(|_| allocator.clone()).collect();
-        let registry = Registry::global();
-        let mut func_pool = Vec::with_capacity(exec.func_table.len());
-        let mut vmtir = Vec::with_capacity(exec.func_table.len());
-        for (i, f) in exec.func_table.iter().enumerate() {
-            match f.kind {
-                FuncKind::PackedFunc => {
-                    let func = library
-                        .packed
-                        .get(&f.name)
-                        .cloned()
-                        .or_else(|| registry.get(&f.name));
-                    let func = func.ok_or_else(|| {
-                        Error::runtime(format!(
-                            "Cannot find function {} in the imported modules or global registry",
-                            f.name
-                        ))
-                    })?;
-                    func_pool.push(Value::Func(func));
-                    vmtir.push(None);
-                }
-                FuncKind::VMFunc => {
-                    func_pool.push(Value::Closure(Closure::new(
-                        &f.name,
-                        ClosureTarget::VmFunc(i),
-                        Vec::new(),
-                    )));
-                    vmtir.push(None);
-                }
-                FuncKind::VMTIRFunc => {
-                    let native = library.vmtir.get(&f.name).cloned().ok_or_else(|| {
-                        Error::runtime(format!(
-                            "Cannot find compiled function __vmtir__{} for the VMTIR function {}",
-                            f.name, f.name
-                        ))
-                    })?;
-                    func_pool.push(Value::Closure(Closure::new(
-                        &f.name,
-                        ClosureTarget::VmFunc(i),
-                        Vec::new(),
-                    )));
-                    vmtir.push(Some(native));
-                }
-            }
-        }
+        let (func_pool, vmtir) = library.link(&exec)?;
         // Tensor constants already live on the host; nothing to convert.
         let constants = exec.constants.clone();
         Ok(VmRef(Arc::new(VmCore {
