@@ -24,8 +24,8 @@ use cranelift_codegen::ir::{
 };
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::{FuncId, Module};
-use tir::transform::mutator::substitute;
 use tir::arith::{VarRanges, exact_int_bound};
+use tir::transform::mutator::substitute;
 use tir::{ExprKind, For, ForKind, PrimExpr, Stmt, StmtKind, Var, VarId};
 
 use super::simd::coef;
@@ -165,7 +165,10 @@ fn slab_key(
     let var = &f.loop_var;
     let key = match slab(index, var, ranges) {
         Some(c) => format!("const {c}"),
-        None => format!("symbolic {}", symbolic::slab(index, var, inner, shape_vars)?),
+        None => format!(
+            "symbolic {}",
+            symbolic::slab(index, var, inner, shape_vars)?
+        ),
     };
     let mut with_outer = ranges.clone();
     let exact = match const_loop_range(f) {
@@ -204,7 +207,12 @@ fn accesses(s: &Stmt, out: &mut Vec<(VarId, PrimExpr, Option<PrimExpr>, bool)>) 
         } = st.kind()
             && let [i] = indices.as_slice()
         {
-            out.push((buffer.data.id(), i.clone(), buffer.shape.first().cloned(), true));
+            out.push((
+                buffer.data.id(),
+                i.clone(),
+                buffer.shape.first().cloned(),
+                true,
+            ));
         }
         for e in st.exprs() {
             e.visit(&mut |x| {
@@ -307,7 +315,14 @@ impl<'a, 'b> Translator<'a, 'b> {
             let mut acc = Vec::new();
             accesses(&f.body, &mut acc);
             let key = |index: &PrimExpr, extent: &Option<PrimExpr>| {
-                slab_key(index, extent.as_ref()?, f, &ranges, &inner, &self.shape_vars)
+                slab_key(
+                    index,
+                    extent.as_ref()?,
+                    f,
+                    &ranges,
+                    &inner,
+                    &self.shape_vars,
+                )
             };
             let mut slabs: HashMap<VarId, String> = HashMap::new();
             for (buf, index, extent, store) in &acc {

@@ -183,7 +183,8 @@ impl<'a> Problem<'a> {
     }
 
     fn only_nonneg_vars(&self, p: &Polynomial) -> bool {
-        p.terms().all(|(m, _)| m.iter().all(|v| self.nonneg.contains(v)))
+        p.terms()
+            .all(|(m, _)| m.iter().all(|v| self.nonneg.contains(v)))
     }
 
     fn is_nonneg(&self, p: &Polynomial) -> bool {
@@ -283,7 +284,9 @@ pub(crate) fn slab(
     }
     let r = idx.substitute(v.id(), &Polynomial::constant(0))?;
     // `idx - r` must be exactly `S * v` (no other dependence on `v`).
-    let rest = idx.checked_add(&r, -1)?.checked_add(&s.checked_mul(&x)?, -1)?;
+    let rest = idx
+        .checked_add(&r, -1)?
+        .checked_add(&s.checked_mul(&x)?, -1)?;
     if rest.as_const() != Some(0) {
         return None;
     }
