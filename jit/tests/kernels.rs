@@ -733,3 +733,28 @@ fn overlapping_stores_in_one_iteration_keep_scalar_order() {
     close(&j, &i, 0.0).unwrap();
     assert_eq!(kernel("far_stores").meta().vector_loops, 1);
 }
+
+#[test]
+fn only_unprovable_accesses_keep_bounds_checks() {
+    // The bounds analysis must keep proving the accesses of constant and symbolic kernels
+    // (elementwise, broadcast, reductions, softmax, matmul, the parallel and vector forms) in
+    // every configuration; the accesses left checked cannot be proven: a gathered index, `A[i -
+    // 1]` behind a condition, and `S[n - 1]` with `n` possibly zero.
+    let checked: HashMap<&str, &[&str]> = HashMap::from([
+        ("gather", &["A"][..]),
+        ("lazy", &["A"][..]),
+        ("scale_by_last", &["S"][..]),
+    ]);
+    let mut names: Vec<&String> = funcs().keys().collect();
+    names.sort();
+    for name in names {
+        for (c, (config, _)) in CONFIGS.iter().enumerate() {
+            let sites = &library(c).get(name).expect("kernel exists").meta().sites;
+            let want = checked.get(name.as_str()).copied().unwrap_or(&[]);
+            assert!(
+                sites.iter().all(|s| want.contains(&s.as_str())) && sites.len() <= 2 * want.len(),
+                "{name} ({config}): checks at {sites:?}"
+            );
+        }
+    }
+}

@@ -7,8 +7,8 @@
 //!    with its expected value ([`DimRule::Check`]). Any mismatch stores the numbers into `*err`
 //!    and leaves through the exit block before the body reads memory.
 //! 2. **Body.** Loops become counted loops on Cranelift variables; loads and stores address
-//!    `data + index * size` of a flat buffer. An index that neither the interval analysis
-//!    ([`Translator::bounds`]) nor the symbolic prover (`symbolic`, for loops over shape
+//!    `data + index * size` of a flat buffer. An index that neither the bounds analysis
+//!    ([`tir::arith::int_bound`]) nor the symbolic prover (`symbolic`, for loops over shape
 //!    variables) can place inside `[0, extent)` is compared with the extent first
 //!    (`ERR_BOUNDS`). A reduction whose accumulator is one element keeps it in a register
 //!    across its loop ([`Translator::promotion_plan`]). Integer division guards against zero divisors (`ERR_DIV_ZERO`) and
@@ -164,7 +164,7 @@ pub(crate) struct Translator<'a, 'b> {
     host: HostFeatures,
     vars: HashMap<VarId, Variable>,
     /// Known inclusive ranges of integer variables (loop variables with constant bounds).
-    ranges: HashMap<VarId, (i64, i64)>,
+    ranges: tir::arith::VarRanges,
     /// Element counts of buffers by data variable (for `tvm_stack_make_array` checks).
     extents: HashMap<VarId, PrimExpr>,
     rt: Value,
@@ -956,11 +956,8 @@ impl Translator<'_, '_> {
         self.b.switch_to_block(body);
         let id = f.loop_var.id();
         let prev = self.ranges.remove(&id);
-        if let (Some(lo), Some(n)) = (f.min.as_int(), f.extent.as_int())
-            && n > 0
-            && let Some(hi) = lo.checked_add(n - 1)
-        {
-            self.ranges.insert(id, (lo, hi));
+        if let Some(r) = const_loop_range(f) {
+            self.ranges.insert(id, r);
         }
         self.loops.push(symbolic::LoopRange {
             var: f.loop_var.clone(),
@@ -1290,79 +1287,26 @@ impl Translator<'_, '_> {
         }
     }
 
-    /// An inclusive range containing every value `e` takes, from constant loop bounds.
-    pub(crate) fn bounds(&self, e: &PrimExpr) -> Option<(i64, i64)> {
-        interval(&self.ranges, e)
-    }
-
     /// Whether `0 <= index < extent` in every iteration of the enclosing loops: from constant
-    /// bounds, else symbolically ([`symbolic::in_bounds`]).
+    /// bounds ([`tir::arith::int_bound`], which models wrap-around in the index's type), else
+    /// symbolically ([`symbolic::in_bounds`]).
     pub(crate) fn proven_in_bounds(&self, index: &PrimExpr, extent: &PrimExpr) -> bool {
-        if let (Some((lo, hi)), Some(n)) = (self.bounds(index), extent.as_int()) {
-            return lo >= 0 && hi < n;
+        if let Some(n) = extent.as_int()
+            && tir::arith::proves_in_range(index, &self.ranges, 0, n)
+        {
+            return true;
         }
         symbolic::in_bounds(index, extent, &self.loops, &self.shape_vars)
     }
 }
 
-/// An inclusive range containing every value `e` takes, given ranges of its variables.
-pub(crate) fn interval(ranges: &HashMap<VarId, (i64, i64)>, e: &PrimExpr) -> Option<(i64, i64)> {
-    match e.kind() {
-        ExprKind::IntImm { value, .. } => Some((*value, *value)),
-        ExprKind::Var(v) => ranges.get(&v.id()).copied(),
-        ExprKind::Cast { dtype, value } => {
-            let from = value.dtype();
-            if dtype.is_int() && from.is_int() && dtype.bits >= from.bits {
-                interval(ranges, value)
-            } else {
-                None
-            }
-        }
-        ExprKind::Binary { op, a, b } => {
-            let (al, ah) = interval(ranges, a)?;
-            let (bl, bh) = interval(ranges, b)?;
-            match op {
-                BinaryOp::Add => Some((al.checked_add(bl)?, ah.checked_add(bh)?)),
-                BinaryOp::Sub => Some((al.checked_sub(bh)?, ah.checked_sub(bl)?)),
-                BinaryOp::Mul => {
-                    let c = [
-                        al.checked_mul(bl)?,
-                        al.checked_mul(bh)?,
-                        ah.checked_mul(bl)?,
-                        ah.checked_mul(bh)?,
-                    ];
-                    Some((*c.iter().min()?, *c.iter().max()?))
-                }
-                BinaryOp::FloorDiv if bl == bh && bl > 0 => {
-                    Some((al.div_euclid(bl), ah.div_euclid(bl)))
-                }
-                BinaryOp::Div if bl == bh && bl > 0 && al >= 0 => Some((al / bl, ah / bl)),
-                BinaryOp::FloorMod if bl == bh && bl > 0 => {
-                    if al >= 0 && ah < bl {
-                        Some((al, ah))
-                    } else {
-                        Some((0, bl - 1))
-                    }
-                }
-                BinaryOp::Mod if bl == bh && bl > 0 && al >= 0 => Some((0, ah.min(bl - 1))),
-                BinaryOp::Min => Some((al.min(bl), ah.min(bh))),
-                BinaryOp::Max => Some((al.max(bl), ah.max(bh))),
-                _ => None,
-            }
-        }
-        ExprKind::Select {
-            true_value,
-            false_value,
-            ..
-        } => {
-            let (a, b) = (
-                interval(ranges, true_value)?,
-                interval(ranges, false_value)?,
-            );
-            Some((a.0.min(b.0), a.1.max(b.1)))
-        }
-        _ => None,
-    }
+/// The inclusive range of `f`'s variable when its bounds are constants of the variable's type
+/// and it runs at least once: what the variable is known to hold inside the body.
+pub(crate) fn const_loop_range(f: &tir::For) -> Option<(i64, i64)> {
+    let (lo, n) = (f.min.as_int()?, f.extent.as_int()?);
+    let hi = lo.checked_add(n.checked_sub(1)?)?;
+    let (tlo, thi) = tir::arith::scalar::int_type_range(f.loop_var.dtype());
+    (n > 0 && f.loop_var.dtype().is_int() && lo >= tlo && hi <= thi).then_some((lo, hi))
 }
 
 // ---- expressions -----------------------------------------------------------------------------

@@ -25,16 +25,23 @@
 //! ```
 //!
 //! Submodules: [`scalar`] (operator semantics on constants, shared with [`crate::interp`]),
-//! `linear` (the canonical `Σ coeff·monomial + c` form), `bound` (constant integer bounds).
+//! `linear` (the canonical `Σ coeff·monomial + c` form), `bound` (the simplifier's constant
+//! integer bounds), and `interval` ([`int_bound`], [`exact_int_bound`], [`Polynomial`]): the
+//! sound bounds that safety proofs (bounds-check elimination, parallel and loop-reordering
+//! legality) must use, because they model wrap-around in each expression's own type.
 //!
 //! Everything here is a pure function of its input: no errors, no panics. What the simplifier
 //! cannot improve it returns rebuilt with simplified children. It does not assume anything about
 //! variables that were not bound (a free `n` may be negative), and, like TVM, it assumes index
-//! arithmetic does not overflow when reasoning with bounds.
+//! arithmetic does not overflow when reasoning with bounds — which is why nothing that decides
+//! whether memory may be touched uses it (see `interval`).
 
 mod bound;
+mod interval;
 mod linear;
 pub mod scalar;
+
+pub use interval::{Polynomial, VarRanges, exact_int_bound, int_bound, proves_in_range};
 
 use std::collections::HashMap;
 

@@ -36,6 +36,7 @@
 //! kernel that fails a bounds check (only possible here with shapes the prologue did not pin)
 //! may report a different first failing access after the rewrite.
 
+use crate::arith::{VarRanges, exact_int_bound};
 use crate::ir::{BinaryOp, ExprKind, For, ForKind, PrimExpr, Stmt, StmtKind, Var, VarId};
 use crate::transform::mutator::{Mutator, walk_stmt};
 
@@ -76,54 +77,31 @@ impl Mutator for Interchange {
 /// How many rows of the loop around an interchanged nest [`jam_outer`] runs together.
 pub const OUTER_JAM: i64 = 4;
 
-/// The constant inclusive ranges of the loops inside `s`, if every one has constant bounds.
-fn inner_const_ranges(s: &Stmt) -> Option<std::collections::HashMap<VarId, (i64, i64)>> {
-    let mut out = std::collections::HashMap::new();
+/// The constant inclusive ranges of the loops inside `s`, if every one has constant bounds of
+/// its variable's type.
+fn inner_const_ranges(s: &Stmt) -> Option<VarRanges> {
+    let mut out = VarRanges::new();
     let mut ok = true;
     s.visit(&mut |st| {
         if let StmtKind::For(f) = st.kind() {
-            match (f.min.as_int(), f.extent.as_int()) {
-                (Some(lo), Some(n)) if n > 0 => {
-                    out.insert(f.loop_var.id(), (lo, lo + n - 1));
+            match const_range(f) {
+                Some(r) => {
+                    out.insert(f.loop_var.id(), r);
                 }
-                _ => ok = false,
+                None => ok = false,
             }
         }
     });
     ok.then_some(out)
 }
 
-/// Inclusive constant bounds of an affine integer expression over `ranges` (others unknown).
-fn const_bounds(
-    e: &PrimExpr,
-    ranges: &std::collections::HashMap<VarId, (i64, i64)>,
-) -> Option<(i64, i64)> {
-    match e.kind() {
-        ExprKind::IntImm { value, .. } => Some((*value, *value)),
-        ExprKind::Var(v) => ranges.get(&v.id()).copied(),
-        ExprKind::Cast { value, dtype } if dtype.is_int() && value.dtype().is_int() => {
-            const_bounds(value, ranges)
-        }
-        ExprKind::Binary { op, a, b } => {
-            let (al, ah) = const_bounds(a, ranges)?;
-            let (bl, bh) = const_bounds(b, ranges)?;
-            match op {
-                BinaryOp::Add => Some((al.checked_add(bl)?, ah.checked_add(bh)?)),
-                BinaryOp::Sub => Some((al.checked_sub(bh)?, ah.checked_sub(bl)?)),
-                BinaryOp::Mul => {
-                    let c = [
-                        al.checked_mul(bl)?,
-                        al.checked_mul(bh)?,
-                        ah.checked_mul(bl)?,
-                        ah.checked_mul(bh)?,
-                    ];
-                    Some((*c.iter().min()?, *c.iter().max()?))
-                }
-                _ => None,
-            }
-        }
-        _ => None,
-    }
+/// The inclusive range of `f`'s variable when its bounds are constants that fit its type and
+/// it runs at least once.
+fn const_range(f: &For) -> Option<(i64, i64)> {
+    let (lo, n) = (f.min.as_int()?, f.extent.as_int()?);
+    let hi = lo.checked_add(n.checked_sub(1)?)?;
+    let (tlo, thi) = crate::arith::scalar::int_type_range(f.loop_var.dtype());
+    (n > 0 && f.loop_var.dtype().is_int() && lo >= tlo && hi <= thi).then_some((lo, hi))
 }
 
 /// Unroll-and-jam of the loop `i` around an interchanged nest by [`OUTER_JAM`]: every innermost
@@ -131,7 +109,8 @@ fn const_bounds(
 /// loaded once for four rows of `C` (a 4 × 4 register tile; the vectorizer accepts the four
 /// stores because their indices are a row, at least four elements, apart). Legal when the rows are
 /// independent: every access of a buffer the body writes has the form `c * i + r` with the same
-/// `c` per buffer and `0 <= r < |c|` (row `i` owns the slab `[c*i, c*i + |c|)`) — then any
+/// `c` per buffer and `0 <= r < |c|` exactly (`r` cannot wrap; row `i` owns the slab
+/// `[c*i, c*i + |c|)`) — then any
 /// interleaving of different rows' statements that keeps each row's own order is equivalent.
 /// All inner loop bounds must be constants; the remaining rows run as they were.
 fn jam_outer(i: &For) -> Option<Stmt> {
@@ -143,6 +122,11 @@ fn jam_outer(i: &For) -> Option<Stmt> {
     }
     let ranges = inner_const_ranges(&i.body)?;
     let iv = &i.loop_var;
+    let rows = const_range(i).map(|r| {
+        let mut m = ranges.clone();
+        m.insert(iv.id(), r);
+        m
+    });
     let mut written: std::collections::HashMap<VarId, i64> = std::collections::HashMap::new();
     let mut ok = true;
     let slab = |idx: &PrimExpr| -> Option<i64> {
@@ -152,8 +136,16 @@ fn jam_outer(i: &For) -> Option<Stmt> {
         }
         let zero = std::collections::HashMap::from([(iv.id(), PrimExpr::int(iv.dtype(), 0))]);
         let r = crate::transform::mutator::substitute(idx, &zero);
-        let (lo, hi) = const_bounds(&r, &ranges)?;
-        (lo >= 0 && hi < c.abs()).then_some(c)
+        let (lo, hi) = exact_int_bound(&r, &ranges)?;
+        // With a constant row count the whole index must not wrap either (rows whose indices
+        // wrap could meet). A symbolic count is only bounded by the type: an index that wraps
+        // there has first left the buffer in an earlier row, which fails its bounds check.
+        if let Some(rows) = &rows
+            && exact_int_bound(idx, rows).is_none()
+        {
+            return None;
+        }
+        (lo >= 0 && hi < c.checked_abs()?).then_some(c)
     };
     i.body.visit(&mut |st| {
         if let StmtKind::BufferStore {

@@ -6,7 +6,9 @@
 //! iterations independent), or a serial loop whose iterations provably touch disjoint memory:
 //! every index of every buffer it writes has the form `c * i + r` with `0 <= r < |c|` over the
 //! constant ranges of the inner loops (so iteration `i` owns the slab `[c*i, c*i + |c|)`), and
-//! it reads written buffers only at such indices with the same `c`. Loops that allocate, assert
+//! it reads written buffers only at such indices with the same `c`. The slab is a fact about
+//! the index over ℤ, so each such index must also be shown not to wrap around its type (see
+//! [`slab_key`]): wrapped indices of two iterations could meet. Loops that allocate, assert
 //! or call helpers stay serial.
 //!
 //! The kernel stores the values the loop uses (data pointers, symbolic sizes) in a stack array
@@ -22,12 +24,13 @@ use cranelift_codegen::ir::{
 };
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::{FuncId, Module};
+use tir::arith::{VarRanges, exact_int_bound};
 use tir::transform::mutator::substitute;
 use tir::{ExprKind, For, ForKind, PrimExpr, Stmt, StmtKind, Var, VarId};
 
 use super::simd::coef;
 use super::symbolic;
-use super::{Options, Translator, cl_type, flags, interval};
+use super::{Options, Translator, cl_type, const_loop_range, flags};
 use crate::error::{Error, Result};
 use crate::kernel::abi::STATUS_OK;
 use crate::kernel::meta::KernelMeta;
@@ -66,16 +69,16 @@ fn body_signature(call_conv: cranelift_codegen::isa::CallConv) -> Signature {
 }
 
 /// Ranges of the inner loops with constant bounds, and the product of their extents.
-fn inner_loops(s: &Stmt, ranges: &mut HashMap<VarId, (i64, i64)>, work: &mut i64) {
+fn inner_loops(s: &Stmt, ranges: &mut VarRanges, work: &mut i64) {
     s.visit(&mut |st| {
         if let StmtKind::For(f) = st.kind() {
-            match (f.min.as_int(), f.extent.as_int()) {
-                (Some(lo), Some(n)) if n > 0 => {
-                    ranges.insert(f.loop_var.id(), (lo, lo.saturating_add(n - 1)));
-                    *work = work.saturating_mul(n);
+            match const_loop_range(f) {
+                Some(r) => {
+                    ranges.insert(f.loop_var.id(), r);
+                    *work = work.saturating_mul(r.1 - r.0 + 1);
                 }
                 // A symbolic inner extent: assume a modest amount of work per iteration.
-                _ => *work = work.saturating_mul(16),
+                None => *work = work.saturating_mul(16),
             }
         }
     });
@@ -145,55 +148,83 @@ fn inner_ranges(
 
 /// The slab an access owns per iteration of `var`: a constant `c` (see [`slab`]) or a symbolic
 /// stride ([`symbolic::slab`]), as a comparable key.
+///
+/// Both describe the index over ℤ; the key is returned only when the access's run-time index
+/// also *is* that value (no wrap-around in its type), since two iterations whose indices wrap
+/// onto the same element would race. That holds when the whole index has an exact bound over
+/// the loop's constant range ([`tir::arith::exact_int_bound`]), or when the symbolic prover
+/// shows it inside the buffer (an in-bounds index is the value of its polynomial).
 fn slab_key(
     index: &PrimExpr,
-    var: &Var,
-    ranges: &HashMap<VarId, (i64, i64)>,
+    extent: &PrimExpr,
+    f: &For,
+    ranges: &VarRanges,
     inner: &[symbolic::LoopRange],
     shape_vars: &HashSet<VarId>,
-) -> Option<SlabKey> {
-    if let Some(c) = slab(index, var, ranges) {
-        return Some(SlabKey::Const(c));
-    }
-    symbolic::slab(index, var, inner, shape_vars).map(SlabKey::Symbolic)
+) -> Option<String> {
+    let var = &f.loop_var;
+    let key = match slab(index, var, ranges) {
+        Some(c) => format!("const {c}"),
+        None => format!(
+            "symbolic {}",
+            symbolic::slab(index, var, inner, shape_vars)?
+        ),
+    };
+    let mut with_outer = ranges.clone();
+    let exact = match const_loop_range(f) {
+        Some(r) => {
+            with_outer.insert(var.id(), r);
+            exact_int_bound(index, &with_outer).is_some()
+        }
+        None => false,
+    };
+    let mut loops = vec![symbolic::LoopRange {
+        var: var.clone(),
+        min: f.min.clone(),
+        extent: f.extent.clone(),
+    }];
+    loops.extend(inner.iter().cloned());
+    (exact || symbolic::in_bounds(index, extent, &loops, shape_vars)).then_some(key)
 }
 
-/// A slab per iteration: a constant, or a symbolic stride compared by deep equality (never by
-/// text: two shape variables may share a name).
-#[derive(Clone, PartialEq)]
-enum SlabKey {
-    Const(i64),
-    Symbolic(PrimExpr),
-}
-
-/// Whether `index` is `c * var + r` with `0 <= r < |c|`; returns `c`.
-fn slab(index: &PrimExpr, var: &Var, ranges: &HashMap<VarId, (i64, i64)>) -> Option<i64> {
+/// Whether `index` is `c * var + r` with `0 <= r < |c|` (exactly: `r` cannot wrap); returns `c`.
+fn slab(index: &PrimExpr, var: &Var, ranges: &VarRanges) -> Option<i64> {
     let c = coef(index, var)?;
     if c == 0 {
         return None;
     }
     let map = HashMap::from([(var.id(), PrimExpr::int(var.dtype(), 0))]);
     let r = substitute(index, &map);
-    let (lo, hi) = interval(ranges, &r)?;
-    (lo >= 0 && hi < c.abs()).then_some(c)
+    let (lo, hi) = exact_int_bound(&r, ranges)?;
+    (lo >= 0 && hi < c.checked_abs()?).then_some(c)
 }
 
-/// Loads and stores of a statement tree: (data variable, index, is_store).
-fn accesses(s: &Stmt, out: &mut Vec<(VarId, PrimExpr, bool)>) {
+/// Loads and stores of a statement tree: (data variable, index, buffer extent, is_store).
+fn accesses(s: &Stmt, out: &mut Vec<(VarId, PrimExpr, Option<PrimExpr>, bool)>) {
     s.visit(&mut |st| {
         if let StmtKind::BufferStore {
             buffer, indices, ..
         } = st.kind()
             && let [i] = indices.as_slice()
         {
-            out.push((buffer.data.id(), i.clone(), true));
+            out.push((
+                buffer.data.id(),
+                i.clone(),
+                buffer.shape.first().cloned(),
+                true,
+            ));
         }
         for e in st.exprs() {
             e.visit(&mut |x| {
                 if let ExprKind::BufferLoad { buffer, indices } = x.kind()
                     && let [i] = indices.as_slice()
                 {
-                    out.push((buffer.data.id(), i.clone(), false));
+                    out.push((
+                        buffer.data.id(),
+                        i.clone(),
+                        buffer.shape.first().cloned(),
+                        false,
+                    ));
                 }
             });
         }
@@ -283,21 +314,29 @@ impl<'a, 'b> Translator<'a, 'b> {
         if f.kind != ForKind::Parallel {
             let mut acc = Vec::new();
             accesses(&f.body, &mut acc);
-            let key =
-                |index: &PrimExpr| slab_key(index, &f.loop_var, &ranges, &inner, &self.shape_vars);
-            let mut slabs: HashMap<VarId, SlabKey> = HashMap::new();
-            for (buf, index, store) in &acc {
+            let key = |index: &PrimExpr, extent: &Option<PrimExpr>| {
+                slab_key(
+                    index,
+                    extent.as_ref()?,
+                    f,
+                    &ranges,
+                    &inner,
+                    &self.shape_vars,
+                )
+            };
+            let mut slabs: HashMap<VarId, String> = HashMap::new();
+            for (buf, index, extent, store) in &acc {
                 if *store {
-                    let c = key(index)?;
+                    let c = key(index, extent)?;
                     if *slabs.entry(*buf).or_insert_with(|| c.clone()) != c {
                         return None;
                     }
                 }
             }
-            for (buf, index, store) in &acc {
+            for (buf, index, extent, store) in &acc {
                 if !*store
                     && let Some(c) = slabs.get(buf)
-                    && key(index).as_ref() != Some(c)
+                    && key(index, extent).as_ref() != Some(c)
                 {
                     return None;
                 }

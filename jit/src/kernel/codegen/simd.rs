@@ -292,11 +292,8 @@ impl Translator<'_, '_> {
         self.b.switch_to_block(body);
         let id = f.loop_var.id();
         let prev = self.ranges.remove(&id);
-        if let (Some(lo), Some(n)) = (f.min.as_int(), f.extent.as_int())
-            && n > 0
-            && let Some(hi) = lo.checked_add(n - 1)
-        {
-            self.ranges.insert(id, (lo, hi));
+        if let Some(r) = super::const_loop_range(f) {
+            self.ranges.insert(id, r);
         }
         self.loops.push(super::symbolic::LoopRange {
             var: f.loop_var.clone(),

@@ -5,22 +5,37 @@
 //! The facts used are few and sound: *shape variables* (dimensions bound from an argument's
 //! shape) are non-negative, and each enclosing loop variable `v` lies in
 //! `[min_v, min_v + extent_v - 1]` whenever the body runs, where `min_v` and `extent_v` use only
-//! shape variables and constants (rectangular nests). Then:
+//! shape variables and constants (rectangular nests). Then, reading every expression as a
+//! polynomial over ℤ ([`tir::arith::Polynomial`], checked coefficients):
 //!
-//! 1. `idx` is non-decreasing in every loop variable: `idx[v := v + 1] - idx` simplifies to a
-//!    *non-negative polynomial* — constants ≥ 0 and shape variables combined by `+` and `*`;
+//! 1. `idx` is non-decreasing in every loop variable: `idx[v := v + 1] - idx` is a
+//!    *non-negative polynomial* — non-negative coefficients over shape variables;
 //! 2. so its least value is `idx` with every `v := min_v` and its greatest with every
 //!    `v := min_v + extent_v - 1`; the first must be a non-negative polynomial and
 //!    `extent - 1 - greatest` too.
 //!
-//! The algebra is `tir::arith::Analyzer::simplify` with nothing bound (so it assumes nothing
-//! about any variable); index arithmetic does not overflow because every value is at most the
-//! buffer's element count. Anything outside this shape is simply "not proven" and keeps its check.
+//! The proof is over ℤ; three more facts make it true of the machine's wrapping arithmetic:
+//!
+//! * `idx` is `+`, `-`, `*` of variables and constants all in its own type, so its run-time value
+//!   is congruent to the polynomial's modulo `2^bits`; a value in `[0, extent)` with `extent`
+//!   at most `2^(bits-1)` (any buffer for `int64`; a constant extent for narrower types) is then
+//!   the run-time value itself.
+//! * each used loop's `min` and `extent` cannot wrap when shape variables range over
+//!   `[0, 2^63 - 1]` ([`tir::arith::exact_int_bound`]), and `min + extent` cannot either unless
+//!   `min >= 0` (then an overflowing end runs no iteration): the loop runs the range the proof
+//!   assumes, or part of it.
+//! * `extent` is the buffer's element count, the product of dimensions that the kernel prologue
+//!   checked against the argument's real shape.
+//!
+//! `X // c` and `X % c` of a shape variable `X` by a constant `c > 0` become fresh non-negative
+//! variables `q` and `r` with `X = c*q + r` (exact for `X >= 0`). Anything outside this shape
+//! — an overflowing coefficient, a division of anything else, a load — is simply "not proven"
+//! and keeps its check.
 
 use std::collections::{HashMap, HashSet};
 
-use tir::arith::Analyzer;
-use tir::transform::mutator::{Mutator, substitute, walk_expr};
+use tir::arith::{Polynomial, VarRanges, exact_int_bound};
+use tir::transform::mutator::{Mutator, walk_expr};
 use tir::{BinaryOp, ExprKind, PrimExpr, Var, VarId};
 
 /// An enclosing loop: its variable, first value and extent.
@@ -29,69 +44,6 @@ pub(crate) struct LoopRange {
     pub var: Var,
     pub min: PrimExpr,
     pub extent: PrimExpr,
-}
-
-/// Whether `e` is built from non-negative constants and shape variables with `+` and `*`
-/// (integer casts that widen are transparent).
-fn nonneg_poly(e: &PrimExpr, shape_vars: &HashSet<VarId>) -> bool {
-    match e.kind() {
-        ExprKind::IntImm { value, .. } => *value >= 0,
-        ExprKind::Var(v) => shape_vars.contains(&v.id()),
-        ExprKind::Cast { dtype, value }
-            if dtype.is_int() && value.dtype().is_int() && dtype.bits >= value.dtype().bits =>
-        {
-            nonneg_poly(value, shape_vars)
-        }
-        ExprKind::Binary {
-            op: BinaryOp::Add | BinaryOp::Mul,
-            a,
-            b,
-        } => nonneg_poly(a, shape_vars) && nonneg_poly(b, shape_vars),
-        _ => false,
-    }
-}
-
-/// Whether every variable of `e` is a shape variable (or one of `also`).
-fn only_vars(e: &PrimExpr, shape_vars: &HashSet<VarId>, also: &HashSet<VarId>) -> bool {
-    let mut ok = true;
-    e.visit(&mut |x| match x.kind() {
-        ExprKind::Var(v) => ok &= shape_vars.contains(&v.id()) || also.contains(&v.id()),
-        ExprKind::BufferLoad { .. } | ExprKind::Call { .. } | ExprKind::Let { .. } => ok = false,
-        _ => {}
-    });
-    ok
-}
-
-fn sub(a: &PrimExpr, b: &PrimExpr) -> PrimExpr {
-    PrimExpr::binary(BinaryOp::Sub, a.clone(), b.clone())
-}
-
-fn add_const(a: &PrimExpr, c: i64) -> PrimExpr {
-    PrimExpr::binary(BinaryOp::Add, a.clone(), PrimExpr::int(a.dtype(), c))
-}
-
-/// The loops `e` uses, if every loop is rectangular and `e` uses nothing else than their
-/// variables and shape variables.
-fn used_loops<'l>(
-    e: &PrimExpr,
-    loops: &'l [LoopRange],
-    shape_vars: &HashSet<VarId>,
-) -> Option<Vec<&'l LoopRange>> {
-    let ids: HashSet<VarId> = loops.iter().map(|l| l.var.id()).collect();
-    if !only_vars(e, shape_vars, &ids) {
-        return None;
-    }
-    let used: Vec<&LoopRange> = loops
-        .iter()
-        .filter(|l| e.uses_var(&|x| x == &l.var))
-        .collect();
-    let none = HashSet::new();
-    for l in &used {
-        if !only_vars(&l.min, shape_vars, &none) || !only_vars(&l.extent, shape_vars, &none) {
-            return None;
-        }
-    }
-    Some(used)
 }
 
 /// Rewrites `X // c` and `X % c` of a shape variable `X` and a constant `c > 0` (loops split
@@ -159,49 +111,139 @@ impl Mutator for SplitDivisions<'_> {
     }
 }
 
-/// Whether `0 <= index < extent` for every iteration of `loops` (see the module doc).
-pub(crate) fn in_bounds(
-    index: &PrimExpr,
-    extent: &PrimExpr,
-    loops: &[LoopRange],
-    shape_vars: &HashSet<VarId>,
-) -> bool {
-    let mut split = SplitDivisions {
-        shape_vars,
-        split: HashMap::new(),
-        conflict: false,
-    };
-    split.collect(index);
-    split.collect(extent);
-    for l in loops {
-        split.collect(&l.min);
-        split.collect(&l.extent);
-    }
-    if split.conflict {
-        return false;
-    }
-    if split.split.is_empty() {
-        return in_bounds_poly(index, extent, loops, shape_vars);
-    }
-    let mut vars = shape_vars.clone();
-    for (_, q, r) in split.split.values() {
-        vars.insert(q.id());
-        vars.insert(r.id());
-    }
-    let loops: Vec<LoopRange> = loops
-        .iter()
-        .map(|l| LoopRange {
-            var: l.var.clone(),
-            min: split.expr(&l.min),
-            extent: split.expr(&l.extent),
-        })
-        .collect();
-    let (index, extent) = (split.expr(index), split.expr(extent));
-    in_bounds_poly(&index, &extent, &loops, &vars)
+/// A loop as polynomials: variable, `min`, `extent` (over non-negative variables only).
+struct PolyLoop {
+    var: VarId,
+    min: Polynomial,
+    extent: Polynomial,
 }
 
-/// [`in_bounds`] once divisions are gone.
-fn in_bounds_poly(
+/// The expressions of one proof with divisions split and the loops as polynomials.
+struct Problem<'a> {
+    split: SplitDivisions<'a>,
+    /// Shape variables and the split variables: all non-negative.
+    nonneg: HashSet<VarId>,
+    /// The loops whose bounds are polynomials of non-negative variables that cannot wrap at
+    /// run time (others cannot be used by a proven index).
+    loops: Vec<PolyLoop>,
+}
+
+impl<'a> Problem<'a> {
+    fn new(
+        exprs: &[&PrimExpr],
+        loops: &[LoopRange],
+        shape_vars: &'a HashSet<VarId>,
+    ) -> Option<Problem<'a>> {
+        let mut split = SplitDivisions {
+            shape_vars,
+            split: HashMap::new(),
+            conflict: false,
+        };
+        for e in exprs {
+            split.collect(e);
+        }
+        for l in loops {
+            split.collect(&l.min);
+            split.collect(&l.extent);
+        }
+        if split.conflict {
+            return None;
+        }
+        let mut nonneg = shape_vars.clone();
+        for (_, q, r) in split.split.values() {
+            nonneg.insert(q.id());
+            nonneg.insert(r.id());
+        }
+        let shape_ranges: VarRanges = shape_vars.iter().map(|v| (*v, (0, i64::MAX))).collect();
+        let mut out = Problem {
+            split,
+            nonneg,
+            loops: Vec::new(),
+        };
+        for l in loops {
+            if !runs_its_range(l, &shape_ranges) {
+                continue;
+            }
+            let (Some(min), Some(extent)) = (out.poly(&l.min), out.poly(&l.extent)) else {
+                continue;
+            };
+            if out.only_nonneg_vars(&min) && out.only_nonneg_vars(&extent) {
+                out.loops.push(PolyLoop {
+                    var: l.var.id(),
+                    min,
+                    extent,
+                });
+            }
+        }
+        Some(out)
+    }
+
+    fn poly(&mut self, e: &PrimExpr) -> Option<Polynomial> {
+        Polynomial::of(&self.split.expr(e))
+    }
+
+    fn only_nonneg_vars(&self, p: &Polynomial) -> bool {
+        p.terms()
+            .all(|(m, _)| m.iter().all(|v| self.nonneg.contains(v)))
+    }
+
+    fn is_nonneg(&self, p: &Polynomial) -> bool {
+        p.is_nonneg_over(&|v| self.nonneg.contains(&v))
+    }
+
+    /// Whether `0 <= idx < extent` over ℤ for every iteration of the loops (module doc, 1–2).
+    fn in_bounds(&self, idx: &Polynomial, extent: &Polynomial) -> Option<bool> {
+        let mut least = idx.clone();
+        let mut greatest = idx.clone();
+        for l in self.loops.iter().filter(|l| idx.uses(l.var)) {
+            let next = Polynomial::var(l.var).checked_add(&Polynomial::constant(1), 1)?;
+            let step = idx.substitute(l.var, &next)?.checked_add(idx, -1)?;
+            if !self.is_nonneg(&step) {
+                return Some(false);
+            }
+            let last = l
+                .min
+                .checked_add(&l.extent, 1)?
+                .checked_add(&Polynomial::constant(1), -1)?;
+            least = least.substitute(l.var, &l.min)?;
+            greatest = greatest.substitute(l.var, &last)?;
+        }
+        let room = extent
+            .checked_add(&Polynomial::constant(1), -1)?
+            .checked_add(&greatest, -1)?;
+        Some(self.is_nonneg(&least) && self.is_nonneg(&room))
+    }
+}
+
+/// Whether loop `l` runs only values in `[min, min + extent - 1]` of the mathematical values of
+/// its bounds (module doc): they cannot wrap, and `min + extent` cannot either unless `min`
+/// is non-negative.
+fn runs_its_range(l: &LoopRange, shape_ranges: &VarRanges) -> bool {
+    let dt = l.var.dtype();
+    if l.min.dtype() != dt || l.extent.dtype() != dt {
+        return false;
+    }
+    let Some((min_lo, _)) = exact_int_bound(&l.min, shape_ranges) else {
+        return false;
+    };
+    if exact_int_bound(&l.extent, shape_ranges).is_none() {
+        return false;
+    }
+    let end = PrimExpr::binary(BinaryOp::Add, l.min.clone(), l.extent.clone());
+    min_lo >= 0 || exact_int_bound(&end, shape_ranges).is_some()
+}
+
+/// Whether an index of type-width `bits` whose value over ℤ lies in `[0, extent)` is that
+/// value at run time (module doc).
+fn fits_index_type(bits: u8, extent: &Polynomial) -> bool {
+    bits >= 64
+        || extent
+            .as_const()
+            .is_some_and(|n| bits > 0 && n <= 1i64 << (bits - 1).min(62))
+}
+
+/// Whether `0 <= index < extent` for every iteration of `loops` (see the module doc).
+pub(crate) fn in_bounds(
     index: &PrimExpr,
     extent: &PrimExpr,
     loops: &[LoopRange],
@@ -210,69 +252,77 @@ fn in_bounds_poly(
     if !index.dtype().is_int() || !extent.dtype().is_int() {
         return false;
     }
-    let none = HashSet::new();
-    if !only_vars(extent, shape_vars, &none) {
-        return false;
-    }
-    let Some(used) = used_loops(index, loops, shape_vars) else {
+    let Some(mut p) = Problem::new(&[index, extent], loops, shape_vars) else {
         return false;
     };
-    let an = Analyzer::new();
-    let nonneg = |e: &PrimExpr| nonneg_poly(&an.simplify(e), shape_vars);
-    let mut lo = HashMap::new();
-    let mut hi = HashMap::new();
-    for l in &used {
-        let v = PrimExpr::from(&l.var);
-        let step = HashMap::from([(l.var.id(), add_const(&v, 1))]);
-        if !nonneg(&sub(&substitute(index, &step), index)) {
-            return false;
-        }
-        let last = add_const(
-            &PrimExpr::binary(BinaryOp::Add, l.min.clone(), l.extent.clone()),
-            -1,
-        );
-        lo.insert(l.var.id(), l.min.clone());
-        hi.insert(l.var.id(), last);
-    }
-    let least = substitute(index, &lo);
-    let greatest = substitute(index, &hi);
-    let ext = match extent.dtype() == greatest.dtype() {
-        true => extent.clone(),
-        false => PrimExpr::cast(greatest.dtype(), extent.clone()),
+    let (Some(idx), Some(ext)) = (p.poly(index), p.poly(extent)) else {
+        return false;
     };
-    nonneg(&least) && nonneg(&add_const(&sub(&ext, &greatest), -1))
+    if !p.only_nonneg_vars(&ext) || !fits_index_type(index.dtype().bits, &ext) {
+        return false;
+    }
+    p.in_bounds(&idx, &ext) == Some(true)
 }
 
-/// If `index` is `S * v + r` over the iterations of `inner` loops with `0 <= r < S` and `S` a
-/// non-negative polynomial of shape variables — so that iteration `v` of an outer loop owns
-/// the slab `[S*v, S*v + S)` — returns `S` simplified (for comparing slabs of other accesses).
+/// If `index` is `S * v + r` over ℤ, over the iterations of `inner` loops, with `0 <= r < S`
+/// and `S` a non-negative polynomial of shape variables — so that iteration `v` of an outer
+/// loop owns the slab `[S*v, S*v + S)` — returns `S` as a key comparable between accesses.
+/// Whether the run-time index wraps is the caller's question.
 pub(crate) fn slab(
     index: &PrimExpr,
     v: &Var,
     inner: &[LoopRange],
     shape_vars: &HashSet<VarId>,
-) -> Option<PrimExpr> {
-    let an = Analyzer::new();
-    let x = PrimExpr::from(v);
-    let step = HashMap::from([(v.id(), add_const(&x, 1))]);
-    let s = an.simplify(&sub(&substitute(index, &step), index));
-    if !nonneg_poly(&s, shape_vars) || s.is_zero() {
+) -> Option<String> {
+    let mut p = Problem::new(&[index], inner, shape_vars)?;
+    let idx = p.poly(index)?;
+    let x = Polynomial::var(v.id());
+    let next = x.checked_add(&Polynomial::constant(1), 1)?;
+    let s = idx.substitute(v.id(), &next)?.checked_add(&idx, -1)?;
+    if !p.is_nonneg(&s) || s.as_const() == Some(0) {
         return None;
     }
-    let zero = HashMap::from([(v.id(), PrimExpr::int(v.dtype(), 0))]);
-    let r = substitute(index, &zero);
-    if r.uses_var(&|y| y == v) {
+    let r = idx.substitute(v.id(), &Polynomial::constant(0))?;
+    // `idx - r` must be exactly `S * v` (no other dependence on `v`).
+    let rest = idx
+        .checked_add(&r, -1)?
+        .checked_add(&s.checked_mul(&x)?, -1)?;
+    if rest.as_const() != Some(0) {
         return None;
     }
-    // `index - r` must be exactly `S * v` (no other dependence on `v`).
-    let linear = an.simplify(&sub(
-        &sub(index, &r),
-        &PrimExpr::binary(BinaryOp::Mul, s.clone(), PrimExpr::cast(s.dtype(), x)),
-    ));
-    if linear.as_int() != Some(0) {
-        return None;
+    if p.in_bounds(&r, &s)? {
+        Some(p.key(&s))
+    } else {
+        None
     }
-    in_bounds(&r, &s, inner, shape_vars).then_some(s)
+}
+
+impl Problem<'_> {
+    /// A text for `s` that is the same for the same polynomial in another [`Problem`] (whose
+    /// split variables are other fresh variables).
+    fn key(&self, s: &Polynomial) -> String {
+        let name = |v: &VarId| -> String {
+            for (x, (c, q, r)) in &self.split.split {
+                if q.id() == *v {
+                    return format!("v{}//{c}", x.0);
+                }
+                if r.id() == *v {
+                    return format!("v{}%{c}", x.0);
+                }
+            }
+            format!("v{}", v.0)
+        };
+        let mut terms: Vec<String> = s
+            .terms()
+            .map(|(m, c)| {
+                let mut names: Vec<String> = m.iter().map(name).collect();
+                names.sort();
+                format!("{c}*{}", names.join("*"))
+            })
+            .collect();
+        terms.sort();
+        terms.join(" + ")
+    }
 }
 
 #[cfg(test)]
@@ -398,7 +448,11 @@ mod tests {
         let shapes = HashSet::from([n.id(), m.id()]);
         let idx = add(mul(e(&i), e(&m)), e(&j));
         let inner = [lp(&j, e(&m))];
-        assert_eq!(slab(&idx, &i, &inner, &shapes), Some(e(&m)));
+        let key = slab(&idx, &i, &inner, &shapes);
+        assert_eq!(key, Some(format!("1*v{}", m.id().0)));
+        // The same stride written another way has the same key.
+        let idx2 = add(e(&j), mul(e(&m), e(&i)));
+        assert_eq!(slab(&idx2, &i, &inner, &shapes), key);
         assert_eq!(slab(&e(&j), &i, &inner, &shapes), None);
         let wide = [lp(&j, add(e(&m), PrimExpr::i64(1)))];
         assert_eq!(slab(&idx, &i, &wide, &shapes), None);
