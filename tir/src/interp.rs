@@ -377,7 +377,15 @@ impl<'m> Interp<'_, 'm> {
                 "{what}: cannot allocate {elements} elements of {dtype}"
             ));
         }
-        self.mem.push(Storage::Owned(vec![0u8; bytes as usize]));
+        let bytes = bytes as usize;
+        let mut data = Vec::new();
+        if data.try_reserve_exact(bytes).is_err() {
+            return self.err(format!(
+                "{what}: out of memory allocating {bytes} bytes ({elements} elements of {dtype})"
+            ));
+        }
+        data.resize(bytes, 0u8);
+        self.mem.push(Storage::Owned(data));
         Ok(self.mem.len() - 1)
     }
 

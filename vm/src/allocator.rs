@@ -115,7 +115,14 @@ impl Allocator for PooledAllocator {
         AllocatorKind::Pooled
     }
     fn take(&self, size: usize) -> Result<RawBuffer> {
-        let rounded = size.max(1).div_ceil(POOL_PAGE_SIZE) * POOL_PAGE_SIZE;
+        let rounded = size
+            .max(1)
+            .checked_next_multiple_of(POOL_PAGE_SIZE)
+            .ok_or_else(|| {
+                crate::Error::runtime(format!(
+                    "out of memory: cannot allocate {size} bytes (larger than any allocation can be)"
+                ))
+            })?;
         let reused = {
             let mut lists = self.free_lists.lock().unwrap_or_else(|e| e.into_inner());
             lists.get_mut(&rounded).and_then(Vec::pop)
@@ -173,11 +180,23 @@ mod tests {
     fn storage_outlives_its_tensor_handles_correctly() {
         let a = new_allocator(AllocatorKind::Naive);
         let s = alloc_storage(&a, 24, Device::cpu(0)).unwrap();
-        let t = s.alloc_tensor(0, &[2, 3], DataType::F32).unwrap();
+        let mut t = s.alloc_tensor(0, &[2, 3], DataType::F32).unwrap();
         drop(s);
         assert_eq!(a.used_bytes(), 24);
         t.copy_from_slice(&[1.0f32; 6]).unwrap();
         drop(t);
         assert_eq!(a.used_bytes(), 0);
+    }
+
+    #[test]
+    fn huge_requests_are_errors_naming_the_size() {
+        for kind in [AllocatorKind::Naive, AllocatorKind::Pooled] {
+            let a = new_allocator(kind);
+            for size in [usize::MAX, 1 << 50] {
+                let err = alloc_storage(&a, size, Device::cpu(0)).unwrap_err();
+                assert!(err.message().contains(&size.to_string()), "{kind:?}: {err}");
+            }
+            assert_eq!(a.used_bytes(), 0);
+        }
     }
 }

@@ -4,8 +4,17 @@
 //! A `Storage` is one allocation. A `Tensor` is (storage, byte offset, shape, dtype): several
 //! tensors may view one storage (that is how the VM's memory planner reuses memory, and how
 //! `vm.builtin.reshape` makes views). Tensors are shared handles to mutable memory, as TVM's are:
-//! kernels write their outputs through them. The safe methods here copy in and out; the raw
-//! pointer accessors are for kernels and carry the usual aliasing caveats.
+//! kernels write their outputs through them.
+//!
+//! Writing is sound by construction: the safe writers ([`Tensor::bytes_mut`],
+//! [`Tensor::copy_from_slice`], ...) take `&mut self` and refuse (with an error) unless this
+//! handle is the only one reaching its bytes — no clone of the tensor, no other view of its
+//! storage, no `Storage` handle — the check `Arc::get_mut` makes. Writing through a shared
+//! handle (a kernel filling an output the VM also holds in a register) goes through the `unsafe`
+//! [`Tensor::as_mut_ptr`], whose contract puts the absence of concurrent access on the caller.
+//!
+//! Every allocation is fallible: a size that overflows, does not form a valid layout, or that the
+//! system allocator refuses is an error naming the bytes requested, never an abort.
 
 use std::alloc::Layout;
 use std::fmt;
@@ -56,24 +65,37 @@ pub struct RawBuffer {
 
 // SAFETY: a RawBuffer owns its memory exclusively; the bytes are plain data.
 unsafe impl Send for RawBuffer {}
-// SAFETY: shared access hands out raw pointers only; callers synchronise writes as for TVM tensors.
+// SAFETY: `&RawBuffer` gives out only a raw pointer; reading or writing through it is `unsafe`,
+// and the caller of that `unsafe` operation guarantees the absence of data races.
 unsafe impl Sync for RawBuffer {}
 
 impl RawBuffer {
-    /// Allocates `size` zeroed bytes (at least one, so the pointer is never dangling).
+    /// Allocates `size` zeroed bytes (at least one, so the pointer is never dangling). A size
+    /// the system cannot provide is an error naming it.
     pub fn zeroed(size: usize) -> Result<RawBuffer> {
         let layout = Self::layout(size)?;
-        // SAFETY: the layout has a non-zero size (at least ALLOC_ALIGNMENT).
+        // SAFETY: `layout` has a non-zero size (at least ALLOC_ALIGNMENT, see `layout`).
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(ptr)
-            .ok_or_else(|| Error::runtime(format!("out of memory allocating {size} bytes")))?;
+        let ptr = NonNull::new(ptr).ok_or_else(|| {
+            Error::runtime(format!(
+                "out of memory: cannot allocate {size} bytes ({} bytes with padding)",
+                layout.size()
+            ))
+        })?;
         Ok(RawBuffer { ptr, size })
     }
 
+    /// `size` rounded up to a whole number of aligned blocks (at least one). Checked: a size
+    /// near `usize::MAX` must not wrap to a small (or zero-sized) layout.
     fn layout(size: usize) -> Result<Layout> {
-        let padded = size.max(1).div_ceil(ALLOC_ALIGNMENT) * ALLOC_ALIGNMENT;
-        Layout::from_size_align(padded, ALLOC_ALIGNMENT)
-            .map_err(|_| Error::runtime(format!("cannot allocate {size} bytes: size too large")))
+        size.max(1)
+            .checked_next_multiple_of(ALLOC_ALIGNMENT)
+            .and_then(|padded| Layout::from_size_align(padded, ALLOC_ALIGNMENT).ok())
+            .ok_or_else(|| {
+                Error::runtime(format!(
+                    "out of memory: cannot allocate {size} bytes (larger than any allocation can be)"
+                ))
+            })
     }
 
     pub fn size(&self) -> usize {
@@ -148,7 +170,8 @@ impl Storage {
     pub fn device(&self) -> Device {
         self.0.device
     }
-    pub fn as_ptr(&self) -> *mut u8 {
+    /// The first byte. Reading through it is subject to the same rule as [`Tensor::as_ptr`].
+    pub fn as_ptr(&self) -> *const u8 {
         self.buffer().ptr()
     }
     pub fn ptr_eq(&self, other: &Storage) -> bool {
@@ -248,21 +271,26 @@ impl Tensor {
 
     /// A zero-filled tensor in a storage of its own.
     pub fn zeros(shape: &[i64], dtype: DataType) -> Result<Tensor> {
+        Tensor::zeros_on(shape, dtype, Device::cpu(0))
+    }
+
+    /// A zero-filled tensor in a fresh storage of its own on `device`.
+    pub fn zeros_on(shape: &[i64], dtype: DataType, device: Device) -> Result<Tensor> {
         let nbytes = checked_nbytes(shape, dtype)?;
-        let storage = Storage::new(nbytes, Device::cpu(0))?;
+        let storage = Storage::new(nbytes, device)?;
         Ok(Tensor::from_parts(storage, 0, shape.to_vec(), dtype))
     }
 
     /// A tensor holding a copy of `data`, which must have `prod(shape)` elements.
     pub fn from_slice<T: Element>(shape: &[i64], data: &[T]) -> Result<Tensor> {
-        let t = Tensor::zeros(shape, T::DTYPE)?;
+        let mut t = Tensor::zeros(shape, T::DTYPE)?;
         t.copy_from_slice(data)?;
         Ok(t)
     }
 
     /// A tensor of `dtype` made from raw little-endian element bytes.
     pub fn from_bytes(shape: &[i64], dtype: DataType, bytes: &[u8]) -> Result<Tensor> {
-        let t = Tensor::zeros(shape, dtype)?;
+        let mut t = Tensor::zeros(shape, dtype)?;
         t.copy_from_bytes(bytes)?;
         Ok(t)
     }
@@ -303,17 +331,60 @@ impl Tensor {
     }
 
     /// Pointer to the first element. Valid for `nbytes()` bytes while any handle to this
-    /// tensor's storage lives.
+    /// tensor's storage lives; reading through it must not overlap a write made through
+    /// [`as_mut_ptr`](Self::as_mut_ptr) by another thread.
     pub fn as_ptr(&self) -> *const u8 {
-        // SAFETY: the invariant of Tensor keeps byte_offset within the storage.
-        unsafe { self.0.storage.as_ptr().add(self.0.byte_offset) }
+        self.data_ptr()
     }
 
-    /// Mutable pointer to the first element, for kernels that write their outputs. Writing through
-    /// it while another thread reads or writes the same bytes is a data race: the VM runs one
-    /// instruction at a time, and parallel kernels split their outputs into disjoint parts.
-    pub fn as_mut_ptr(&self) -> *mut u8 {
-        self.as_ptr() as *mut u8
+    fn data_ptr(&self) -> *mut u8 {
+        // SAFETY: the invariant of Tensor keeps byte_offset within the storage's allocation.
+        unsafe { self.0.storage.buffer().ptr().add(self.0.byte_offset) }
+    }
+
+    /// Mutable pointer to the first element, for kernels that write their outputs through a
+    /// shared handle (destination-passing style, as TVM's). Valid for `nbytes()` bytes while any
+    /// handle to this tensor's storage lives.
+    ///
+    /// # Safety
+    ///
+    /// While the caller writes through the returned pointer, no other thread may read or write
+    /// any of these bytes, through this tensor, a clone, another view of the same storage, or a
+    /// pointer obtained earlier; and the bytes written must be valid elements of the dtype
+    /// (`0` or `1` for `bool`). Code holding unique access should use
+    /// [`bytes_mut`](Self::bytes_mut) instead, which checks it.
+    pub unsafe fn as_mut_ptr(&self) -> *mut u8 {
+        self.data_ptr()
+    }
+
+    /// Whether this handle is the only way to reach its bytes: the tensor object is not shared
+    /// (no clone) and neither is its storage (no other view, no `Storage` handle). Owning
+    /// `&mut self` means no new handle can appear while the caller holds the borrow.
+    pub fn is_unique(&mut self) -> bool {
+        match Arc::get_mut(&mut self.0) {
+            Some(inner) => Arc::get_mut(&mut inner.storage.0).is_some(),
+            None => false,
+        }
+    }
+
+    /// The element bytes, writable. Errors unless this handle is the only one reaching them
+    /// ([`is_unique`](Self::is_unique)): writing through a shared handle would race with the
+    /// holders of the other handles.
+    pub fn bytes_mut(&mut self) -> Result<&mut [u8]> {
+        if !self.is_unique() {
+            return Err(Error::runtime(format!(
+                "cannot write a tensor of shape {:?} and dtype {} through a shared handle: its storage is also held elsewhere (a clone, another view, or the VM); write into a copy (`deep_copy`)",
+                self.shape(),
+                self.dtype()
+            )));
+        }
+        let (ptr, len) = (self.data_ptr(), self.nbytes());
+        // SAFETY: the tensor's invariant makes `ptr` valid for `len` bytes of its storage's
+        // allocation, which lives as long as `self`. Uniqueness was just checked and the `&mut`
+        // borrow of `self` keeps it for the slice's lifetime: no other handle exists to read or
+        // write these bytes (raw pointers taken earlier fall under `as_mut_ptr`'s contract).
+        // Every byte pattern is a valid `u8`.
+        Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
     }
 
     /// The element bytes, copied out.
@@ -352,8 +423,9 @@ impl Tensor {
         Ok(out)
     }
 
-    /// Overwrites the elements with `data`. Errors on a dtype or length mismatch.
-    pub fn copy_from_slice<T: Element>(&self, data: &[T]) -> Result<()> {
+    /// Overwrites the elements with `data`. Errors on a dtype or length mismatch, and if the
+    /// tensor is shared ([`bytes_mut`](Self::bytes_mut)).
+    pub fn copy_from_slice<T: Element>(&mut self, data: &[T]) -> Result<()> {
         self.expect_dtype(T::DTYPE)?;
         if data.len() != self.numel() {
             return Err(Error::value_error(format!(
@@ -362,20 +434,23 @@ impl Tensor {
                 self.shape()
             )));
         }
-        // SAFETY: the tensor holds exactly data.len() elements of T; `data` is a separate Rust
-        // slice, so the ranges do not overlap.
+        let dst = self.bytes_mut()?;
+        // SAFETY: `dst` holds exactly data.len() elements of T (dtype and length checked above);
+        // `data` is a shared borrow and `dst` a unique one, so the ranges do not overlap. The
+        // elements are plain data of the tensor's dtype.
         unsafe {
             std::ptr::copy_nonoverlapping(
                 data.as_ptr() as *const u8,
-                self.as_mut_ptr(),
+                dst.as_mut_ptr(),
                 std::mem::size_of_val(data),
             )
         };
         Ok(())
     }
 
-    /// Overwrites the elements with raw bytes. Errors unless `bytes.len() == nbytes()`.
-    pub fn copy_from_bytes(&self, bytes: &[u8]) -> Result<()> {
+    /// Overwrites the elements with raw bytes. Errors unless `bytes.len() == nbytes()`, and if
+    /// the tensor is shared ([`bytes_mut`](Self::bytes_mut)).
+    pub fn copy_from_bytes(&mut self, bytes: &[u8]) -> Result<()> {
         if bytes.len() != self.nbytes() {
             return Err(Error::value_error(format!(
                 "cannot copy {} bytes into a tensor of shape {:?} and dtype {} ({} bytes)",
@@ -385,32 +460,70 @@ impl Tensor {
                 self.nbytes()
             )));
         }
-        // SAFETY: both ranges are nbytes long and do not overlap (bytes is a Rust slice the
-        // caller borrows; if it were this tensor's own memory, copy would still be well-defined
-        // because we use `copy`, which permits overlap).
-        unsafe { std::ptr::copy(bytes.as_ptr(), self.as_mut_ptr(), bytes.len()) };
+        self.bytes_mut()?.copy_from_slice(bytes);
         Ok(())
     }
 
-    /// Copies the contents of `src`, which must have the same dtype and element count.
-    pub fn copy_from(&self, src: &Tensor) -> Result<()> {
-        if src.dtype() != self.dtype() || src.numel() != self.numel() {
+    /// Copies the contents of `src`, which must have the same dtype and element count. Errors if
+    /// this tensor is shared ([`bytes_mut`](Self::bytes_mut)) — in particular if `src` views
+    /// the same storage.
+    pub fn copy_from(&mut self, src: &Tensor) -> Result<()> {
+        self.check_copy_source(src)?;
+        let dst = self.bytes_mut()?;
+        // SAFETY: `src` is valid for `dst.len()` bytes (same dtype and element count) and lives
+        // in another storage (ours is unique, so `src` cannot view it): no overlap.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr(), dst.len()) };
+        Ok(())
+    }
+
+    /// [`copy_from_slice`](Self::copy_from_slice) through a shared handle, for packed functions
+    /// that fill an output the caller also holds (destination-passing style). Errors on a dtype
+    /// or length mismatch.
+    ///
+    /// # Safety
+    ///
+    /// As for [`as_mut_ptr`](Self::as_mut_ptr): during the call no other thread reads or writes
+    /// this tensor's bytes through any handle, view or earlier pointer.
+    pub unsafe fn copy_from_slice_shared<T: Element>(&self, data: &[T]) -> Result<()> {
+        self.expect_dtype(T::DTYPE)?;
+        if data.len() != self.numel() {
             return Err(Error::value_error(format!(
-                "cannot copy a tensor of shape {:?} and dtype {} into one of shape {:?} and dtype {}",
-                src.shape(),
-                src.dtype(),
-                self.shape(),
-                self.dtype()
+                "cannot copy {} elements into a tensor of shape {:?}",
+                data.len(),
+                self.shape()
             )));
         }
-        // SAFETY: both are valid for nbytes; `copy` allows the ranges to overlap.
+        // SAFETY: the tensor holds exactly data.len() elements of T (checked above) and `data`
+        // is a Rust slice, which cannot be this tensor's memory while a kernel may write it
+        // (the caller's contract); `copy` tolerates overlap regardless. No concurrent access:
+        // the caller's contract.
+        unsafe {
+            std::ptr::copy(
+                data.as_ptr() as *const u8,
+                self.as_mut_ptr(),
+                std::mem::size_of_val(data),
+            )
+        };
+        Ok(())
+    }
+
+    /// [`copy_from`](Self::copy_from) through a shared handle; `src` may view the same storage.
+    ///
+    /// # Safety
+    ///
+    /// As for [`as_mut_ptr`](Self::as_mut_ptr): during the call no other thread reads or writes
+    /// this tensor's bytes, and no other thread writes `src`'s.
+    pub unsafe fn copy_from_shared(&self, src: &Tensor) -> Result<()> {
+        self.check_copy_source(src)?;
+        // SAFETY: both are valid for nbytes (same dtype and element count); `copy` allows the
+        // ranges to overlap. No concurrent access: the caller's contract.
         unsafe { std::ptr::copy(src.as_ptr(), self.as_mut_ptr(), self.nbytes()) };
         Ok(())
     }
 
     /// A new tensor with its own storage and the same contents.
     pub fn deep_copy(&self) -> Result<Tensor> {
-        let t = Tensor::zeros(self.shape(), self.dtype())?;
+        let mut t = Tensor::zeros_on(self.shape(), self.dtype(), self.device())?;
         t.copy_from(self)?;
         Ok(t)
     }
@@ -434,6 +547,19 @@ impl Tensor {
             shape.to_vec(),
             dtype,
         ))
+    }
+
+    fn check_copy_source(&self, src: &Tensor) -> Result<()> {
+        if src.dtype() != self.dtype() || src.numel() != self.numel() {
+            return Err(Error::value_error(format!(
+                "cannot copy a tensor of shape {:?} and dtype {} into one of shape {:?} and dtype {}",
+                src.shape(),
+                src.dtype(),
+                self.shape(),
+                self.dtype()
+            )));
+        }
+        Ok(())
     }
 
     fn expect_dtype(&self, dtype: DataType) -> Result<()> {
@@ -537,10 +663,58 @@ mod tests {
     fn views_share_storage() {
         let t = Tensor::from_slice(&[2, 3], &[1i32, 2, 3, 4, 5, 6]).unwrap();
         let v = t.view(&[6], DataType::I32).unwrap();
-        v.copy_from_slice(&[6i32, 5, 4, 3, 2, 1]).unwrap();
-        assert_eq!(t.to_vec::<i32>().unwrap(), vec![6, 5, 4, 3, 2, 1]);
+        // SAFETY: this thread holds every handle to the storage and reads none while writing.
+        unsafe { (v.as_mut_ptr() as *mut i32).write_unaligned(6) };
+        assert_eq!(t.to_vec::<i32>().unwrap(), vec![6, 2, 3, 4, 5, 6]);
         assert!(t.view(&[7], DataType::I32).is_err());
         assert!(t.view(&[-1], DataType::I32).is_err());
+    }
+
+    #[test]
+    fn shared_tensors_refuse_safe_writes() {
+        let mut t = Tensor::from_slice(&[3], &[1.0f32, 2.0, 3.0]).unwrap();
+        assert!(t.is_unique());
+        let clone = t.clone();
+        let err = t.copy_from_slice(&[0.0f32; 3]).unwrap_err();
+        assert!(err.message().contains("shared handle"), "{err}");
+        assert!(t.bytes_mut().is_err());
+        // A clone moved to another thread keeps reading the old values: nothing was written.
+        let read = std::thread::spawn(move || clone.to_vec::<f32>().unwrap())
+            .join()
+            .unwrap();
+        assert_eq!(read, vec![1.0, 2.0, 3.0]);
+        // The clone is gone: the write goes through.
+        t.copy_from_slice(&[4.0f32, 5.0, 6.0]).unwrap();
+        assert_eq!(t.to_vec::<f32>().unwrap(), vec![4.0, 5.0, 6.0]);
+
+        // Another view of the storage, or a storage handle, makes it shared too.
+        let view = t.view(&[2], DataType::F32).unwrap();
+        assert!(t.copy_from_bytes(&[0u8; 12]).is_err());
+        drop(view);
+        let storage = t.storage().clone();
+        let src = Tensor::from_slice(&[3], &[7.0f32, 8.0, 9.0]).unwrap();
+        assert!(t.copy_from(&src).is_err());
+        drop(storage);
+        t.copy_from(&src).unwrap();
+        assert_eq!(t.to_vec::<f32>().unwrap(), vec![7.0, 8.0, 9.0]);
+        // A view onto shared storage can never write safely, even as the only handle to itself.
+        let mut v = t.view(&[3], DataType::F32).unwrap();
+        assert!(v.copy_from_slice(&[0.0f32; 3]).is_err());
+    }
+
+    #[test]
+    fn huge_allocations_are_errors() {
+        for size in [usize::MAX, usize::MAX - 10, isize::MAX as usize] {
+            let err = RawBuffer::zeroed(size)
+                .err()
+                .expect("no allocation this large");
+            assert!(err.message().contains(&size.to_string()), "{err}");
+        }
+        // Beyond the 128 TiB user address space of x86-64 and AArch64 Linux: refused by any
+        // allocator regardless of overcommit.
+        let err = Tensor::zeros(&[1 << 46, 4], DataType::F32).unwrap_err();
+        assert!(err.message().contains("1125899906842624 bytes"), "{err}");
+        assert!(Tensor::zeros(&[i64::MAX, 2], DataType::F32).is_err());
     }
 
     #[test]
@@ -554,7 +728,7 @@ mod tests {
 
     #[test]
     fn dtype_mismatch_is_an_error() {
-        let t = Tensor::zeros(&[2], DataType::F32).unwrap();
+        let mut t = Tensor::zeros(&[2], DataType::F32).unwrap();
         assert!(t.to_vec::<i32>().is_err());
         assert!(t.copy_from_slice(&[1.0f32]).is_err());
     }

@@ -970,7 +970,8 @@ fn to_device_and_ensure_zero_offset() {
     let same = call("vm.builtin.ensure_zero_offset", &[Value::Tensor(x.clone())]).unwrap();
     assert!(same.as_tensor().unwrap().ptr_eq(&x));
     let s = Storage::new(64, Device::cpu(0)).unwrap();
-    let off = s.alloc_tensor(8, &[2], DataType::I32).unwrap();
+    let mut off = s.alloc_tensor(8, &[2], DataType::I32).unwrap();
+    drop(s);
     off.copy_from_slice(&[7i32, 9]).unwrap();
     let z = call("vm.builtin.ensure_zero_offset", &[Value::Tensor(off)]).unwrap();
     let z = z.as_tensor().unwrap();
@@ -1105,7 +1106,7 @@ fn copy_null_and_tuples() {
 #[test]
 fn read_if_cond() {
     let bool_t = |v: &[bool]| Value::Tensor(Tensor::from_slice(&[v.len() as i64], v).unwrap());
-    let u1 = Tensor::zeros(&[], "uint1".parse().unwrap()).unwrap();
+    let mut u1 = Tensor::zeros(&[], "uint1".parse().unwrap()).unwrap();
     u1.copy_from_bytes(&[1]).unwrap();
     let cases: Vec<(Value, bool)> = vec![
         (Value::Bool(true), true),
@@ -1175,7 +1176,11 @@ fn shape_of_reshape_tensor_to_shape() {
     let y = y.as_tensor().unwrap();
     assert_eq!(y.shape(), &[6, 2]);
     assert!(y.storage().ptr_eq(x.storage()));
-    y.copy_from_slice(&[1.0f32; 12]).unwrap();
+    // The view shares its storage with `x`, so only the unchecked write applies.
+    assert!(y.clone().copy_from_slice(&[1.0f32; 12]).is_err());
+    // SAFETY: every handle to this storage lives on this thread, and nothing reads it during
+    // the write.
+    unsafe { y.copy_from_slice_shared(&[1.0f32; 12]).unwrap() };
     assert_eq!(x.to_vec::<f32>().unwrap(), vec![1.0; 12]);
     let cases: Vec<(Tensor, Vec<i64>)> = vec![
         (

@@ -5,8 +5,10 @@
 //! Typing follows TVM's `BinaryOpMatchTypes`: a plain integer literal is `int32` (`int64` if it
 //! does not fit) and a plain float literal `float32`; when operand types differ, an integer
 //! operand is converted to the float type, and the narrower of two integers (or floats) to the
-//! wider. Converting a constant folds into a constant of the new type (`v + 1` with `int64` `v`
-//! reads as `v + T.int64(1)`), anything else becomes a `Cast`.
+//! wider, whichever side is a constant (at equal width, signed converts to unsigned). Converting
+//! a constant folds into a constant of the new type (`v + 1` with `int64` `v` reads as
+//! `v + T.int64(1)`), anything else becomes a `Cast` (`i + 4294967296` with `int32` `i` reads as
+//! `T.Cast("int64", i) + T.int64(4294967296)`).
 
 use crate::error::ParseError;
 use crate::ir::*;
@@ -69,16 +71,10 @@ pub(crate) fn match_types(a: PrimExpr, b: PrimExpr) -> (PrimExpr, PrimExpr) {
             (a, cast_to(ta, b))
         };
     }
-    // Integers: a constant takes the other side's type; otherwise widen.
-    let a_const = a.as_int().is_some();
-    let b_const = b.as_int().is_some();
-    if a_const && !b_const && !tb.is_bool() {
-        return (cast_to(tb, a), b);
-    }
-    if b_const && !a_const && !ta.is_bool() {
-        return (a, cast_to(ta, b));
-    }
-    if ta.bits < tb.bits || (ta.bits == tb.bits && ta.is_uint() && tb.is_int()) {
+    // Integers widen to the wider type, constants included: `i + 4294967296` with `int32` `i`
+    // is `int64` (`T.Cast("int64", i) + T.int64(4294967296)`), never a truncated literal. At
+    // equal width a signed operand converts to the unsigned type.
+    if ta.bits < tb.bits || (ta.bits == tb.bits && ta.is_int() && tb.is_uint()) {
         (cast_to(tb, a), b)
     } else {
         (a, cast_to(ta, b))

@@ -101,8 +101,8 @@ pub(super) fn to_device(args: &[Value]) -> Result<Value> {
             )));
         }
     };
-    let storage = Storage::new(data.nbytes(), device)?;
-    let out = storage.alloc_tensor(0, data.shape(), data.dtype())?;
+    // A fresh tensor that no one else holds, so the checked write applies.
+    let mut out = Tensor::zeros_on(data.shape(), data.dtype(), device)?;
     out.copy_from(data)?;
     Ok(Value::Tensor(out))
 }
@@ -117,8 +117,5 @@ pub(super) fn ensure_zero_offset(args: &[Value]) -> Result<Value> {
     if data.byte_offset() == 0 {
         return Ok(Value::Tensor(data.clone()));
     }
-    let storage = Storage::new(data.nbytes(), data.device())?;
-    let out = storage.alloc_tensor(0, data.shape(), data.dtype())?;
-    out.copy_from(data)?;
-    Ok(Value::Tensor(out))
+    Ok(Value::Tensor(data.deep_copy()?))
 }
