@@ -786,7 +786,7 @@ fn expect_err(name: &str, args: &mut [InterpArg<'_>], expect: &[&str]) {
     match run(func, args) {
         Ok(()) => panic!("{name}: expected an error mentioning {expect:?}"),
         Err(e) => {
-            let Error::Interp { func, message } = &e else {
+            let Error::Interp { func, message, .. } = &e else {
                 panic!("{name}: wrong error kind {e:?}");
             };
             assert_eq!(func, name);

@@ -1,0 +1,1 @@
+//! Shrinking: reduces a failing case to a small program that still fails the same way.
