@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use diff::{Ending, Mismatch, Skip, Verdict, check};
-pub use program::{Case, generate};
+pub use program::{Case, Options, generate, generate_with};
 
 /// Counts of verdicts over a run of seeds.
 #[derive(Clone, Debug, Default)]
@@ -61,13 +61,35 @@ impl fmt::Display for Summary {
     }
 }
 
-/// Checks the seeds of `seeds`, calling `progress` before each (the long-running command
-/// uses it to know which seed crashed).
-pub fn run_seeds(seeds: impl IntoIterator<Item = u64>, mut progress: impl FnMut(u64)) -> Summary {
+/// Checks the programs of `seeds`, calling `progress` before each.
+pub fn run_seeds(
+    seeds: impl IntoIterator<Item = u64>,
+    options: Options,
+    mut progress: impl FnMut(u64),
+) -> Summary {
     let mut summary = Summary::default();
     for seed in seeds {
         progress(seed);
-        summary.add(seed, check(&generate(seed)));
+        summary.add(seed, check(&generate_with(seed, options)));
     }
     summary
+}
+
+/// Shrinks the failing `case` (whose mismatch is `class`) with at most `budget` candidate runs.
+pub fn shrink_mismatch(case: &Case, class: &str, budget: usize) -> Case {
+    shrink::shrink(
+        case,
+        budget,
+        |c| matches!(check(c), Verdict::Mismatch(m) if m.class == class),
+    )
+}
+
+/// A case as a report: the program in TVMScript, its argument shapes and input seed.
+pub fn describe(case: &Case) -> String {
+    format!(
+        "{}# argument shapes: {:?}, input seed: {}\n",
+        tir::print_prim_func(&case.func),
+        case.shapes,
+        case.input_seed
+    )
 }

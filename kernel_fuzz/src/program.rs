@@ -7,7 +7,7 @@
 //! division, casts between index widths, selects and loads of integer data (gathers).
 //!
 //! Most programs are valid and run: extents are small (a nest runs at most a few thousand
-//! iterations) and most indices are wrapped into their dimension with `%`. About a third of the
+//! iterations) and most indices are wrapped into their dimension with `%`. About a quarter of the
 //! programs may also hit the edges: constants such as 2^31 − 1 or 1073741825 whose products
 //! wrap in `int32`, negative indices, divisors that are zero, and loops of up to 2^63 − 1
 //! iterations. A huge loop is always one that fails at its first out-of-bounds iteration — its
@@ -74,6 +74,19 @@ const HUGE_EXTENTS_I64: [i64; 6] = [
     1 << 31,
 ];
 
+/// Huge extents that stay clear of the open parallel-for chunking overflow (see
+/// [`Options::avoid_open`]).
+const HUGE_EXTENTS_I64_AVOIDING: [i64; 2] = [(1 << 32) + 1, 1 << 31];
+
+/// What the generator leaves out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Leave out the bug classes that are known and being fixed elsewhere, so that a run
+    /// finds new ones (and the bounded test passes meanwhile). Each class is named where it is
+    /// avoided; a class is taken off once its fix lands.
+    pub avoid_open: bool,
+}
+
 /// The most iterations a nest of ordinary loops runs.
 const MAX_ITERATIONS: i64 = 4096;
 
@@ -85,6 +98,7 @@ struct BufInfo {
 
 struct Gen {
     rng: Rng,
+    options: Options,
     /// Whether this program may use the edge constructs.
     edge: bool,
     bufs: Vec<BufInfo>,
@@ -98,13 +112,19 @@ struct Gen {
     iterations: i64,
 }
 
-/// The program of `seed`.
+/// The program of `seed`, with every construct.
 pub fn generate(seed: u64) -> Case {
+    generate_with(seed, Options::default())
+}
+
+/// The program of `seed` under `options`.
+pub fn generate_with(seed: u64, options: Options) -> Case {
     let mut rng = Rng::new(seed);
-    let edge = rng.percent(35);
+    let edge = rng.percent(25);
     let input_seed = rng.next_u64();
     let mut g = Gen {
         rng,
+        options,
         edge,
         bufs: Vec::new(),
         syms: Vec::new(),
@@ -183,7 +203,7 @@ impl Gen {
                     continue;
                 }
             } else if symbolic {
-                let value = if self.rng.percent(10) {
+                let value = if self.edge && self.rng.percent(10) {
                     0
                 } else if self.rng.percent(5) {
                     self.rng.range(200, 300)
@@ -211,6 +231,16 @@ impl Gen {
             buffer: Buffer::new(buffer),
             dims,
         });
+    }
+
+    /// `e` converted to `dt`.
+    fn convert(&mut self, dt: DataType, e: PrimExpr) -> PrimExpr {
+        if self.options.avoid_open && e.dtype().is_float() && !dt.is_float() && dt.bits < 32 {
+            // Open: the JIT converts a float to a narrow integer through `int32` and wraps;
+            // the interpreter saturates to the narrow type (TVM's `fptosi` is poison there).
+            return cast_to(dt, cast_to(DataType::INT32, e));
+        }
+        cast_to(dt, e)
     }
 
     fn index_dtype(&self, b: usize) -> DataType {
@@ -250,13 +280,20 @@ impl Gen {
         let var = self.new_loop_var();
         let dt = var.dtype();
         if self.edge && self.rng.percent(25) && self.iterations <= 64 {
-            let extent = if dt == DataType::INT64 {
+            let extent = if dt == DataType::INT64 && self.options.avoid_open {
+                // Open: the parallel-for helper computes its chunks with wrapping arithmetic;
+                // near 2^63 it runs nothing or hands out ~2^63 tasks (issue 8, owned by the
+                // runtime work).
+                *self.rng.pick(&HUGE_EXTENTS_I64_AVOIDING)
+            } else if dt == DataType::INT64 {
                 *self.rng.pick(&HUGE_EXTENTS_I64)
             } else {
                 i64::from(i32::MAX) - self.rng.range(0, 2)
             };
             if let Some(body) = self.huge_body(&var) {
-                let kind = if self.rng.percent(30) {
+                // Open: the parallel-for helper does not stop handing out chunks after the
+                // first error, so a huge parallel loop runs for ever (runtime work).
+                let kind = if self.rng.percent(30) && !self.options.avoid_open {
                     ForKind::Parallel
                 } else {
                     ForKind::Serial
@@ -348,9 +385,10 @@ impl Gen {
         let moving = cast_to(idt, moving);
         let rank = self.bufs[b].dims.len();
         let at = self.rng.below(rank as u64) as usize;
-        self.loops.push(var.clone());
+        // The other indices do not use `var`, so the flat offset moves with `moving`.
         let mut indices: Vec<PrimExpr> = (0..rank).map(|d| self.index(b, d)).collect();
         indices[at] = moving;
+        self.loops.push(var.clone());
         let buffer = self.bufs[b].buffer.clone();
         let stmt = if self.rng.percent(60) {
             let value = self.value(buffer.dtype, 2);
@@ -364,7 +402,7 @@ impl Gen {
             let target = self.rng.below(self.bufs.len() as u64) as usize;
             let tbuf = self.bufs[target].buffer.clone();
             let tindices = (0..tbuf.ndim()).map(|d| self.index(target, d)).collect();
-            let value = cast_to(tbuf.dtype, PrimExpr::load(buffer, indices));
+            let value = self.convert(tbuf.dtype, PrimExpr::load(buffer, indices));
             Stmt::new(StmtKind::BufferStore {
                 buffer: tbuf,
                 value,
@@ -420,7 +458,7 @@ impl Gen {
         let e = self.int_expr(dt, 2);
         let dim = self.bufs[b].buffer.shape[d].clone();
         let value = self.bufs[b].dims[d];
-        let wrap = if self.edge { 60 } else { 90 };
+        let wrap = if self.edge { 60 } else { 97 };
         if self.rng.percent(wrap) && (value > 0 || self.rng.percent(30)) {
             bin(BinaryOp::FloorMod, e, cast_to(dt, dim))
         } else {
@@ -433,6 +471,15 @@ impl Gen {
             *self.rng.pick(&EDGE_INTS)
         } else {
             self.rng.range(-3, 12)
+        };
+        // Open (bounds work): int64 index arithmetic that overflows — the bound of
+        // `i * c` or of a flat offset `i0 * stride + i1` wraps, an access counts as proven or
+        // its checked offset lands back inside the buffer (a silent wrong element, or
+        // SIGSEGV). `int32` constants stay: their wraparound is modelled.
+        let v = if self.options.avoid_open && dt == DataType::INT64 && v.unsigned_abs() > 1 << 32 {
+            v >> 31
+        } else {
+            v
         };
         PrimExpr::int(dt, inputs::int_bits(v, dt) as i64).wrapped()
     }
@@ -521,7 +568,7 @@ impl Gen {
             op,
             BinaryOp::FloorDiv | BinaryOp::FloorMod | BinaryOp::Div | BinaryOp::Mod
         );
-        if division && !dt.is_float() && self.rng.percent(70) {
+        if division && !dt.is_float() && (!self.edge || self.rng.percent(70)) {
             let v = if self.edge && self.rng.percent(15) {
                 *self.rng.pick(&[0, -1, i64::MIN, i64::from(i32::MIN)])
             } else {
@@ -552,6 +599,13 @@ impl Gen {
             let dt = *self.rng.pick(&[DataType::FLOAT32, DataType::FLOAT64]);
             (self.value(dt, depth), self.value(dt, depth))
         };
+        // Open: `NaN != x` is false in TVM (LLVM `fcmp one`) and in the JIT, true in the
+        // interpreter (`tir::arith::scalar::float_cmp`).
+        let op = if self.options.avoid_open && op == CmpOp::Ne && a.dtype().is_float() {
+            CmpOp::Eq
+        } else {
+            op
+        };
         PrimExpr::cmp(op, a, b)
     }
 
@@ -573,7 +627,7 @@ impl Gen {
                     let b = self.rng.below(self.bufs.len() as u64) as usize;
                     let buffer = self.bufs[b].buffer.clone();
                     let indices = (0..buffer.ndim()).map(|d| self.index(b, d)).collect();
-                    cast_to(dt, PrimExpr::load(buffer, indices))
+                    self.convert(dt, PrimExpr::load(buffer, indices))
                 }
                 2 => {
                     let v = self.rng.pick(&self.loops).clone();
@@ -587,7 +641,8 @@ impl Gen {
             return match self.rng.below(10) {
                 0 => {
                     let from = *self.rng.pick(&[DataType::FLOAT32, DataType::FLOAT64]);
-                    cast_to(dt, self.value(from, depth - 1))
+                    let v = self.value(from, depth - 1);
+                    self.convert(dt, v)
                 }
                 1 => {
                     let from = *self
@@ -600,9 +655,14 @@ impl Gen {
         }
         match self.rng.below(12) {
             0 => {
-                let op = *self
-                    .rng
-                    .pick(&["fabs", "floor", "ceil", "trunc", "round", "sqrt"]);
+                // Open: the JIT's `T.round` rounds half away from zero; TVM's (and the
+                // interpreter's) rounds half to even (`llvm.nearbyint`).
+                let ops: &[&str] = if self.options.avoid_open {
+                    &["fabs", "floor", "ceil", "trunc", "sqrt"]
+                } else {
+                    &["fabs", "floor", "ceil", "trunc", "round", "sqrt"]
+                };
+                let op = *self.rng.pick(ops);
                 let a = self.value(dt, depth - 1);
                 PrimExpr::call(dt, op, vec![a])
             }
