@@ -21,7 +21,7 @@ pub const SPECIAL_F64: [f64; 14] = [
     f64::MIN_POSITIVE,
     -f64::MIN_POSITIVE,
     // The smallest denormal of f64, and a denormal of f32 (as an f64 it is normal).
-    4.9406564584124654e-324,
+    f64::from_bits(1),
     1.401298464324817e-45,
     -1.1754942106924411e-38,
     f64::MAX,

@@ -102,9 +102,7 @@ fn stmt_variants(s: &Stmt) -> Vec<Stmt> {
     let mut out = Vec::new();
     match s.kind() {
         StmtKind::Seq(items) => {
-            for i in 0..items.len() {
-                out.push(items[i].clone());
-            }
+            out.extend(items.iter().cloned());
             for i in 0..items.len() {
                 let mut rest = items.clone();
                 rest.remove(i);
