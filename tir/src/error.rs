@@ -24,9 +24,33 @@ pub enum Error {
     Interp {
         /// The PrimFunc that was run.
         func: String,
+        /// Which class of failure, for callers that compare it with another executor's.
+        kind: InterpErrorKind,
         /// What went wrong, naming the buffer, index or argument.
         message: String,
     },
+}
+
+/// The class of an [`Error::Interp`], so that a differential test can tell "both sides reported
+/// an out-of-bounds access" from "both sides failed somehow".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InterpErrorKind {
+    /// An access whose element lies outside the memory of its buffer.
+    OutOfBounds,
+    /// An index outside the extent of its dimension whose element still lies inside the
+    /// buffer's memory (`A[0, 5]` of a `(4, 4)` buffer is element 5). The interpreter checks
+    /// every dimension; compiled kernels check the flat offset, which is what memory safety
+    /// needs, so they may run such an access.
+    DimensionIndex,
+    /// An integer division or modulo by zero.
+    DivisionByZero,
+    /// The run executed more steps than its budget allowed (see
+    /// [`crate::interp::run_with_budget`]); the program may be correct but too long to
+    /// interpret.
+    StepBudget,
+    /// Anything else: arguments that do not match, a failed assertion, an unsupported
+    /// construct.
+    Other,
 }
 
 /// The crate's `Result`.

@@ -24,6 +24,10 @@
 //!   run TVM's runtime functions directly: stable sorts (ties keep index order; NaN compares
 //!   greater than every number).
 //!
+//! Every run has a step budget (one step per statement executed and per loop iteration), so a
+//! loop of 2^63 iterations ends with an [`InterpErrorKind::StepBudget`] error instead of
+//! running for centuries; [`run`] uses [`DEFAULT_STEP_BUDGET`], [`run_with_budget`] any other.
+//!
 //! Arguments ([`InterpArg`]) are bound like TVM's `ArgBinder`: symbolic shape variables are bound
 //! from the first dimension that is exactly that variable and checked everywhere else. Every
 //! failure is an [`Error::Interp`] naming the function and the buffer, index or argument; no
@@ -37,7 +41,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use crate::arith::scalar::{self, Scalar};
-use crate::error::{Error, Result};
+use crate::error::{Error, InterpErrorKind, Result};
 use crate::ir::{
     Buffer, DataType, ExprKind, IterVarKind, PrimExpr, PrimFunc, Stmt, StmtKind, TypeCode, Var,
     VarId,
@@ -62,13 +66,25 @@ pub enum InterpArg<'a> {
     Float(f64),
 }
 
-/// Runs `func` on `args`, writing its output buffers in place.
+/// The step budget of [`run`]: about a minute of interpretation, far more than any test
+/// kernel needs, far less than forever.
+pub const DEFAULT_STEP_BUDGET: u64 = 1 << 30;
+
+/// Runs `func` on `args`, writing its output buffers in place, within
+/// [`DEFAULT_STEP_BUDGET`] steps.
 pub fn run(func: &PrimFunc, args: &mut [InterpArg<'_>]) -> Result<()> {
+    run_with_budget(func, args, DEFAULT_STEP_BUDGET)
+}
+
+/// Runs `func` on `args` like [`run`], failing with [`InterpErrorKind::StepBudget`] once more
+/// than `steps` statements and loop iterations have run.
+pub fn run_with_budget(func: &PrimFunc, args: &mut [InterpArg<'_>], steps: u64) -> Result<()> {
     let mut it = Interp {
         func_name: &func.name,
         env: HashMap::new(),
         mem: Vec::new(),
         layouts: HashMap::new(),
+        steps_left: steps,
     };
     it.bind_args(func, args)?;
     it.exec(&func.body)
@@ -83,6 +99,7 @@ pub fn eval_expr(e: &PrimExpr, bindings: &[(Var, Scalar)]) -> Result<Scalar> {
         env: HashMap::new(),
         mem: Vec::new(),
         layouts: HashMap::new(),
+        steps_left: DEFAULT_STEP_BUDGET,
     };
     for (v, x) in bindings {
         it.env.insert(v.id(), scalar_value(*x));
@@ -147,6 +164,8 @@ struct Interp<'f, 'm> {
     env: HashMap<VarId, Value>,
     mem: Vec<Storage<'m>>,
     layouts: HashMap<usize, Layout>,
+    /// Statements and loop iterations that may still run.
+    steps_left: u64,
 }
 
 fn compact_strides(shape: &[i64]) -> Vec<i64> {
@@ -165,10 +184,29 @@ fn num_elements(shape: &[i64]) -> Option<i128> {
 
 impl<'m> Interp<'_, 'm> {
     fn err<T>(&self, message: impl Into<String>) -> Result<T> {
+        self.fail(InterpErrorKind::Other, message)
+    }
+
+    fn fail<T>(&self, kind: InterpErrorKind, message: impl Into<String>) -> Result<T> {
         Err(Error::Interp {
             func: self.func_name.to_string(),
+            kind,
             message: message.into(),
         })
+    }
+
+    /// Spends one step of the budget.
+    fn step(&mut self) -> Result<()> {
+        match self.steps_left.checked_sub(1) {
+            Some(left) => {
+                self.steps_left = left;
+                Ok(())
+            }
+            None => self.fail(
+                InterpErrorKind::StepBudget,
+                "the interpreter's step budget is exhausted",
+            ),
+        }
     }
 
     // ----- arguments -------------------------------------------------------------------------
@@ -415,25 +453,42 @@ impl<'m> Interp<'_, 'm> {
                 layout.shape.len()
             ));
         }
-        let mut flat = i128::from(layout.offset);
-        for (d, (i, n)) in idx.iter().zip(&layout.shape).enumerate() {
-            if *i < 0 || *i >= *n {
-                return self.err(format!(
-                    "buffer `{}` index {idx:?} out of bounds for shape {:?} (dimension {d})",
-                    buffer.name, layout.shape
-                ));
-            }
-            flat += i128::from(*i) * i128::from(layout.strides[d]);
-        }
         let storage = self.storage_of(&buffer.data, &format!("buffer `{}`", buffer.name))?;
         let size = buffer.dtype.bytes() as i128;
         let len = self.mem[storage].bytes().len() as i128;
-        if flat < 0 || (flat + 1) * size > len {
-            return self.err(format!(
-                "buffer `{}` index {idx:?} is element {flat}, outside its memory of {} elements",
-                buffer.name,
-                len / size.max(1)
-            ));
+        let flat = idx
+            .iter()
+            .zip(&layout.strides)
+            .fold(i128::from(layout.offset), |acc, (i, s)| {
+                acc + i128::from(*i) * i128::from(*s)
+            });
+        let in_memory = flat >= 0 && (flat + 1) * size <= len;
+        for (d, (i, n)) in idx.iter().zip(&layout.shape).enumerate() {
+            if *i < 0 || *i >= *n {
+                let kind = if in_memory {
+                    InterpErrorKind::DimensionIndex
+                } else {
+                    InterpErrorKind::OutOfBounds
+                };
+                return self.fail(
+                    kind,
+                    format!(
+                        "buffer `{}` index {idx:?} out of bounds for shape {:?} (dimension {d})",
+                        buffer.name, layout.shape
+                    ),
+                );
+            }
+        }
+        if !in_memory {
+            return self.fail(
+                InterpErrorKind::OutOfBounds,
+                format!(
+                    "buffer `{}` index {idx:?} is element {flat}, outside its memory of {} \
+                     elements",
+                    buffer.name,
+                    len / size.max(1)
+                ),
+            );
         }
         Ok((storage, flat as usize))
     }
@@ -495,12 +550,14 @@ impl<'m> Interp<'_, 'm> {
     // ----- statements ------------------------------------------------------------------------
 
     fn exec(&mut self, s: &Stmt) -> Result<()> {
+        self.step()?;
         match s.kind() {
             StmtKind::For(f) => {
                 let min = self.eval_int(&f.min)?;
                 let extent = self.eval_int(&f.extent)?;
                 let dt = f.loop_var.dtype();
                 for k in 0..extent.max(0) {
+                    self.step()?;
                     let v = scalar::wrap_int(i128::from(min) + i128::from(k), dt);
                     self.env.insert(f.loop_var.id(), Value::Int(v));
                     self.exec(&f.body)?;
@@ -725,7 +782,10 @@ impl<'m> Interp<'_, 'm> {
                     (Value::Int(x), Value::Int(y)) if !dt.is_float() => {
                         match scalar::int_binary(*op, x, y, dt) {
                             Some(v) => Ok(Value::Int(v)),
-                            None => self.err(format!("division by zero in `{e}`")),
+                            None => self.fail(
+                                InterpErrorKind::DivisionByZero,
+                                format!("division by zero in `{e}`"),
+                            ),
                         }
                     }
                     (x, y) => self.err(format!("cannot evaluate `{e}` on {x:?} and {y:?}")),
@@ -795,6 +855,7 @@ impl<'m> Interp<'_, 'm> {
             } else {
                 Err(Error::Interp {
                     func: self.func_name.to_string(),
+                    kind: InterpErrorKind::Other,
                     message: format!("`T.{op}` takes {n} arguments, got {}", args.len()),
                 })
             }

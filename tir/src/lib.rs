@@ -16,6 +16,6 @@ pub mod script;
 pub mod syntax;
 pub mod transform;
 
-pub use error::{Error, ParseError, Result};
+pub use error::{Error, InterpErrorKind, ParseError, Result};
 pub use ir::*;
 pub use script::{ModuleContext, parse_module_prim_funcs, prim_func_from_ast, print_prim_func};

@@ -15,7 +15,7 @@ use relaxjit_tir as tir;
 use serde_json::Value as Json;
 use tir::interp::{InterpArg, run};
 use tir::syntax::ast;
-use tir::{DataType, Error, PrimFunc};
+use tir::{DataType, Error, InterpErrorKind, PrimFunc};
 
 // ----- values ------------------------------------------------------------------------------
 
@@ -749,6 +749,15 @@ class Module:
         T.call_packed("tvm.contrib.sort.topk", T.tvm_stack_make_array(data.data, T.tvm_stack_make_shape(5), 0, 1, T.int64(0), 0), T.tvm_stack_make_array(vals.data, T.tvm_stack_make_shape(3), 0, 1, T.int64(0), 0), T.tvm_stack_make_array(idx.data, T.tvm_stack_make_shape(3), 0, 1, T.int64(0), 0), 3, 0, "both", T.bool(True))
 
     @T.prim_func
+    def dim_index(A: T.Buffer((4, 4), "float32")):
+        A[0, 5] = T.float32(1.0)
+
+    @T.prim_func
+    def forever(A: T.Buffer((1,), "float32")):
+        for i in range(T.int64(9223372036854775807)):
+            A[0] = A[0] + T.float32(1.0)
+
+    @T.prim_func
     def guarded(A: T.Buffer((4,), "float32"), B: T.Buffer((6,), "float32")):
         for i in range(6):
             B[i] = T.if_then_else(i < 4, A[T.min(i, 3)], T.float32(-1.0))
@@ -786,7 +795,7 @@ fn expect_err(name: &str, args: &mut [InterpArg<'_>], expect: &[&str]) {
     match run(func, args) {
         Ok(()) => panic!("{name}: expected an error mentioning {expect:?}"),
         Err(e) => {
-            let Error::Interp { func, message } = &e else {
+            let Error::Interp { func, message, .. } = &e else {
                 panic!("{name}: wrong error kind {e:?}");
             };
             assert_eq!(func, name);
@@ -874,6 +883,61 @@ fn scalar_parameters() {
     );
     assert!(r.is_ok(), "{r:?}");
     assert_eq!(a, f32s(&[0.5, 1.0, 1.5]));
+}
+
+/// The class of the error `name` fails with, run with `steps` of budget.
+fn error_kind(name: &str, args: &mut [InterpArg<'_>], steps: u64) -> InterpErrorKind {
+    match tir::interp::run_with_budget(&funcs()[name], args, steps) {
+        Err(Error::Interp { kind, .. }) => kind,
+        other => panic!("{name}: expected an interpreter error, got {other:?}"),
+    }
+}
+
+#[test]
+fn error_kinds_and_the_step_budget() {
+    let mut a = vec![0u8; 16];
+    assert_eq!(
+        error_kind(
+            "oob_store",
+            &mut [buf(&mut a, &[4], DataType::FLOAT32)],
+            1000
+        ),
+        InterpErrorKind::OutOfBounds
+    );
+    let mut m = vec![0u8; 64];
+    // Element 5 of the 16 lies inside the memory: only the dimension check catches it.
+    assert_eq!(
+        error_kind(
+            "dim_index",
+            &mut [buf(&mut m, &[4, 4], DataType::FLOAT32)],
+            1000
+        ),
+        InterpErrorKind::DimensionIndex
+    );
+    let (mut p, mut q) = (i32s(&[7, 0]), vec![0u8; 8]);
+    assert_eq!(
+        error_kind(
+            "div",
+            &mut [
+                buf(&mut p, &[2], DataType::INT32),
+                buf(&mut q, &[2], DataType::INT32),
+            ],
+            1000
+        ),
+        InterpErrorKind::DivisionByZero
+    );
+    // 2^63 - 1 iterations end at the budget, having run exactly as many as it allows: the
+    // loop statement, then per iteration one step for the iteration and one for the store.
+    let mut one = vec![0u8; 4];
+    assert_eq!(
+        error_kind(
+            "forever",
+            &mut [buf(&mut one, &[1], DataType::FLOAT32)],
+            2001
+        ),
+        InterpErrorKind::StepBudget
+    );
+    assert_eq!(f32s(&[1000.0]), one);
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! ```text
 //! cargo xtask conformance --mode tvm-bytecode [--dir DIR]
 //! cargo xtask conformance --mode bytecode [--dir DIR] [--input module|legalized|both] [--no-fusion]
+//! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
 //! ```
 //!
 //! `conformance` runs a corpus (default: the repository's copy, `tests/conformance`) in one
@@ -12,6 +13,10 @@
 //!   `tvm_lowered.py`.
 //! * `bytecode`: our whole compiler (the `Engine`) on `module.py` and/or `legalized.py`, run by
 //!   the bytecode interpreter; also counts listings identical to TVM's `tvm_exec.txt`.
+//!
+//! `fuzz` runs the kernel differential fuzzer (see [`fuzz`]).
+
+mod fuzz;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,7 +27,8 @@ use relaxjit::conformance::{Report, default_corpus_dir};
 
 const USAGE: &str = "usage: cargo xtask conformance --mode MODE [--dir DIR] [--input module|legalized|both] [--no-fusion]
 modes: tvm-bytecode, bytecode (--input: which file of each case bytecode mode compiles, default
-both; --no-fusion: compile without FuseOps/FuseTIR, as TVM built tvm_exec.txt)";
+both; --no-fusion: compile without FuseOps/FuseTIR, as TVM built tvm_exec.txt)
+       cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]";
 
 /// An execution mode of the conformance runner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +145,8 @@ fn run() -> Result<bool> {
             }
             Ok(report.failures.is_empty())
         }
+        Some("fuzz") => fuzz::run(&args[1..]),
+        Some("fuzz-worker") => fuzz::worker(&args[1..]),
         Some(other) => bail!("unknown task `{other}`\n{USAGE}"),
         None => bail!("{USAGE}"),
     }

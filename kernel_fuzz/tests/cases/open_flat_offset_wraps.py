@@ -1,0 +1,10 @@
+# A[2^63 - 1, 4] of a (7, 4) buffer: the flat offset (2^63 - 1) * 4 + 4 wraps to 0, inside the
+# buffer, so the kernel writes element 0 instead of failing (the interpreter: out of bounds).
+@T.prim_func
+def flat_wraps(A: T.Buffer((T.int64(7), T.int64(4)), "int8")):
+    T.func_attr({"tirx.noalias": True})
+    A[T.int64(9223372036854775807), T.int64(4)] = T.int8(1)
+# shapes: [[7, 4]]
+# input seed: 1
+# expect: out-of-bounds
+# open: bounds work (jit/src/kernel/codegen.rs: the flat offset of a checked access must not wrap)

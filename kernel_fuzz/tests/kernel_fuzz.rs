@@ -1,0 +1,302 @@
+//! The bounded differential fuzz run (a fixed range of seeds, deterministic), the regression
+//! cases of `tests/cases/`, and checks of the fuzzer's own parts: the input generators cover
+//! every special value, generated programs always terminate, shrinking keeps a failure.
+//!
+//! A case file is a TVMScript `@T.prim_func` followed by comment lines:
+//! `# shapes: [[4], [2, 3]]` (one per parameter), `# input seed: 17`, `# expect: <ending>`
+//! (`ok`, `out-of-bounds`, `division-by-zero`, `different-faults`), and, for a bug whose fix is
+//! owned by other work, `# open: <who fixes it and what>`: such a case is parsed but not run
+//! (it may crash or hang the process) unless `KERNEL_FUZZ_RUN_OPEN=1` is set, which runs
+//! them all and reports which now agree; take the line off when the fix lands.
+
+use std::path::Path;
+
+use kernel_fuzz::diff::{self, Ending, Verdict};
+use kernel_fuzz::{Case, Options, inputs, shrink};
+use proptest::prelude::*;
+use tir::{DataType, PrimFunc};
+
+/// Seeds of the bounded run: a few seconds in release.
+const SEEDS: std::ops::Range<u64> = 0..1500;
+
+#[test]
+fn generated_programs_agree_with_the_interpreter() {
+    let summary = kernel_fuzz::run_seeds(SEEDS, Options { avoid_open: true }, |_| {});
+    println!("{summary}");
+    let mut report = String::new();
+    for (seed, m) in &summary.mismatches {
+        let small = kernel_fuzz::shrink_mismatch(
+            &kernel_fuzz::generate_with(*seed, Options { avoid_open: true }),
+            &m.class,
+            200,
+        );
+        report += &format!(
+            "\nseed {seed}: {}\n{}\n{}",
+            m.class,
+            m.detail,
+            kernel_fuzz::describe(&small)
+        );
+    }
+    assert!(summary.mismatches.is_empty(), "{report}");
+    // The generator keeps its balance: most programs run, a fair share hits each edge.
+    let share = |k: &str| summary.agreed.get(k).copied().unwrap_or(0) * 100 / summary.executed;
+    assert!(share("ok") >= 20, "{summary}");
+    assert!(share("out-of-bounds") >= 5, "{summary}");
+    assert!(share("division-by-zero") >= 5, "{summary}");
+}
+
+#[test]
+fn generated_programs_terminate() {
+    for seed in SEEDS {
+        for avoid_open in [false, true] {
+            let case = kernel_fuzz::generate_with(seed, Options { avoid_open });
+            assert!(
+                shrink::terminates(&case.func.body),
+                "seed {seed}: a long loop may run for ever\n{}",
+                kernel_fuzz::describe(&case)
+            );
+        }
+    }
+}
+
+#[test]
+fn shrinking_keeps_the_failure_and_reduces_the_program() {
+    // A stand-in failure: "the program stores into a 2-D buffer at a floor-modulo index".
+    let fails = |c: &Case| {
+        let mut found = false;
+        c.func.body.visit(&mut |s| {
+            if let tir::StmtKind::BufferStore { indices, .. } = s.kind() {
+                found |= indices.len() == 2
+                    && indices.iter().any(|i| {
+                        matches!(
+                            i.kind(),
+                            tir::ExprKind::Binary {
+                                op: tir::BinaryOp::FloorMod,
+                                ..
+                            }
+                        )
+                    });
+            }
+        });
+        found
+    };
+    let size = |c: &Case| kernel_fuzz::describe(c).len();
+    let mut shrunk = 0;
+    for seed in 0..60 {
+        let case = kernel_fuzz::generate(seed);
+        if !fails(&case) {
+            continue;
+        }
+        let small = shrink::shrink(&case, 2000, fails);
+        assert!(fails(&small), "seed {seed}: shrinking lost the failure");
+        assert!(size(&small) <= size(&case));
+        let stores = kernel_fuzz::describe(&small).matches("] = ").count();
+        assert_eq!(stores, 1, "seed {seed}:\n{}", kernel_fuzz::describe(&small));
+        shrunk += 1;
+    }
+    assert!(
+        shrunk >= 5,
+        "only {shrunk} programs had the stand-in failure"
+    );
+}
+
+#[test]
+fn input_generators_cover_the_special_values() {
+    let mut rng = kernel_fuzz::rng::Rng::new(7);
+    let floats = inputs::fill(DataType::FLOAT32, 4000, &mut rng);
+    let f: Vec<f32> = floats
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert!(f.iter().any(|x| x.is_nan()));
+    assert!(f.contains(&f32::INFINITY));
+    assert!(f.contains(&f32::NEG_INFINITY));
+    assert!(f.iter().any(|x| *x == 0.0 && x.is_sign_negative()));
+    assert!(f.iter().any(|x| x.is_subnormal()));
+    assert!(f.contains(&f32::MAX));
+    for (dt, min, max) in [
+        (DataType::INT32, i64::from(i32::MIN), i64::from(i32::MAX)),
+        (DataType::INT64, i64::MIN, i64::MAX),
+        (DataType::INT8, -128, 127),
+    ] {
+        let bytes = inputs::fill(dt, 4000, &mut rng);
+        let v: Vec<i64> = bytes
+            .chunks(dt.bytes())
+            .map(|c| {
+                let mut raw = [0u8; 8];
+                raw[..c.len()].copy_from_slice(c);
+                let bits = 64 - 8 * c.len() as u32;
+                (i64::from_le_bytes(raw) << bits) >> bits
+            })
+            .collect();
+        for want in [min, max, 0, -1] {
+            assert!(v.contains(&want), "{dt}: no {want}");
+        }
+    }
+    for dt in [DataType::FLOAT64, DataType::FLOAT16] {
+        let mut r = kernel_fuzz::rng::Rng::new(3);
+        let has_nan = (0..2000).any(|_| inputs::is_nan(inputs::element(dt, &mut r), dt));
+        assert!(has_nan, "{dt}: no NaN");
+    }
+}
+
+/// `C[i] = max(A[i] * B[i], A[i] - B[i])` on float32 and `D[i] = A[i] // B[i]`-style integer
+/// division on int32, written by hand.
+fn elementwise() -> (PrimFunc, PrimFunc) {
+    let src = r#"
+@T.prim_func
+def fmix(A: T.Buffer((T.int64(8),), "float32"), B: T.Buffer((T.int64(8),), "float32"), C: T.Buffer((T.int64(8),), "float32")):
+    T.func_attr({"tirx.noalias": True})
+    for i in range(T.int64(8)):
+        C[i] = T.max(A[i] * B[i], A[i] - B[i]) + T.min(T.fabs(A[i]), T.sqrt(B[i]))
+
+@T.prim_func
+def imix(A: T.Buffer((T.int64(8),), "int32"), B: T.Buffer((T.int64(8),), "int32"), C: T.Buffer((T.int64(8),), "int32")):
+    T.func_attr({"tirx.noalias": True})
+    for i in range(T.int64(8)):
+        C[i] = A[i] * B[i] + T.max(A[i], B[i]) - (A[i] + B[i])
+"#;
+    let mut funcs = tir::parse_module_prim_funcs(src).unwrap().into_iter();
+    (funcs.next().unwrap(), funcs.next().unwrap())
+}
+
+fn to_bytes(v: &[u64], dt: DataType) -> Vec<u8> {
+    v.iter()
+        .flat_map(|x| x.to_le_bytes()[..dt.bytes()].to_vec())
+        .collect()
+}
+
+/// Runs `func` on three 8-element buffers both ways; returns the interpreter's verdict.
+fn elementwise_agrees(func: &PrimFunc, a: &[u64], b: &[u64], dt: DataType) -> Verdict {
+    let case = Case {
+        func: func.clone(),
+        shapes: vec![vec![8]; 3],
+        input_seed: 0,
+    };
+    let data = vec![to_bytes(a, dt), to_bytes(b, dt), vec![0u8; 8 * dt.bytes()]];
+    let (interp, interp_out) = diff::run_interp(&case, &data);
+    for (_, options) in diff::CONFIGS {
+        let (jit, jit_out) = diff::run_jit(&case, options, &data).unwrap();
+        if jit != interp {
+            return Verdict::Mismatch(diff::Mismatch {
+                class: "ending".into(),
+                detail: format!("{interp:?} vs {jit:?}"),
+            });
+        }
+        for (x, y) in interp_out[2]
+            .chunks(dt.bytes())
+            .zip(jit_out[2].chunks(dt.bytes()))
+        {
+            let bits = |c: &[u8]| {
+                let mut raw = [0u8; 8];
+                raw[..c.len()].copy_from_slice(c);
+                u64::from_le_bytes(raw)
+            };
+            if !inputs::same_element(bits(x), bits(y), dt) {
+                return Verdict::Mismatch(diff::Mismatch {
+                    class: "values".into(),
+                    detail: format!("{:#x} vs {:#x}", bits(x), bits(y)),
+                });
+            }
+        }
+    }
+    Verdict::Agree(interp)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The proptest form of the input generators drives hand-written kernels.
+    #[test]
+    fn special_inputs_give_the_same_bits(
+        a in prop::collection::vec(inputs::elements(DataType::FLOAT32), 8),
+        b in prop::collection::vec(inputs::elements(DataType::FLOAT32), 8),
+        x in prop::collection::vec(inputs::elements(DataType::INT32), 8),
+        y in prop::collection::vec(inputs::elements(DataType::INT32), 8),
+    ) {
+        let (fmix, imix) = elementwise();
+        prop_assert_eq!(elementwise_agrees(&fmix, &a, &b, DataType::FLOAT32), Verdict::Agree(Ending::Ok));
+        prop_assert_eq!(elementwise_agrees(&imix, &x, &y, DataType::INT32), Verdict::Agree(Ending::Ok));
+    }
+}
+
+// ----- regression cases --------------------------------------------------------------------
+
+struct CaseFile {
+    case: Case,
+    expect: String,
+    open: Option<String>,
+}
+
+fn read_case(path: &Path) -> CaseFile {
+    let text = std::fs::read_to_string(path).unwrap();
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("# {key}: ")))
+            .map(str::trim)
+            .map(String::from)
+    };
+    let func = match tir::parse_module_prim_funcs(&text) {
+        Ok(mut f) if f.len() == 1 => f.remove(0),
+        Ok(f) => panic!("{}: {} functions", path.display(), f.len()),
+        Err(e) => panic!("{}: {}", path.display(), e.render(&text)),
+    };
+    let shapes = field("shapes").unwrap_or_else(|| panic!("{}: no `# shapes:`", path.display()));
+    let shapes: Vec<Vec<i64>> = shapes
+        .trim_matches(|c| c == '[' || c == ']')
+        .split("], [")
+        .map(|dims| {
+            dims.split(',')
+                .filter(|d| !d.trim().is_empty())
+                .map(|d| d.trim().parse().unwrap())
+                .collect()
+        })
+        .collect();
+    CaseFile {
+        case: Case {
+            func,
+            shapes,
+            input_seed: field("input seed").map_or(0, |s| s.parse().unwrap()),
+        },
+        expect: field("expect").unwrap_or_else(|| panic!("{}: no `# expect:`", path.display())),
+        open: field("open"),
+    }
+}
+
+#[test]
+fn regression_cases_agree() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty());
+    let run_open = std::env::var_os("KERNEL_FUZZ_RUN_OPEN").is_some();
+    let mut failures = Vec::new();
+    for path in &paths {
+        let c = read_case(path);
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if let Some(open) = &c.open {
+            if !run_open {
+                println!("{name}: not run, open: {open}");
+                continue;
+            }
+            println!("{name}: running");
+            let verdict = kernel_fuzz::check(&c.case);
+            let fixed = matches!(&verdict, Verdict::Agree(e) if e.class() == c.expect);
+            let state = if fixed { "FIXED" } else { "still open" };
+            println!("{name}: {state}: {verdict:?}");
+            continue;
+        }
+        match kernel_fuzz::check(&c.case) {
+            Verdict::Agree(e) if e.class() == c.expect => {}
+            v => failures.push(format!(
+                "{name}: expected agreement on `{}`, got {v:?}",
+                c.expect
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

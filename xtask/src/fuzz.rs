@@ -1,0 +1,241 @@
+//! `cargo xtask fuzz`: the kernel differential fuzzer (`kernel_fuzz`) for a while.
+//!
+//! ```text
+//! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T] [--all]
+//! ```
+//!
+//! Checks seeds S, S+1, … for N seconds (default 60) or C seeds. The programs leave out the
+//! known bug classes that are being fixed elsewhere (`kernel_fuzz::Options::avoid_open`)
+//! unless `--all` is given. A kernel that crashes or
+//! hangs would take the fuzzer down with it, so the cases run in a child process (this
+//! program, re-run as `xtask fuzz-worker`) that reports each seed on its standard output: a
+//! child that dies is a crash at the seed it was on, one silent for T seconds (default 20) is a
+//! hang; either way it is restarted at the next seed. The child shrinks every mismatch before
+//! reporting it. The run ends with the counts, then every finding with its (shrunk) program;
+//! the exit status is nonzero if there was any.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+const USAGE: &str =
+    "usage: cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T] [--all]";
+
+/// Candidate runs the worker spends shrinking one mismatch.
+const SHRINK_BUDGET: usize = 400;
+
+struct FuzzArgs {
+    seconds: u64,
+    seed: u64,
+    count: Option<u64>,
+    stall: u64,
+    all: bool,
+}
+
+fn parse(args: &[String]) -> Result<FuzzArgs> {
+    let mut a = FuzzArgs {
+        seconds: 60,
+        seed: 0,
+        count: None,
+        stall: 20,
+        all: false,
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || -> Result<u64> {
+            it.next()
+                .with_context(|| format!("{flag} needs a value\n{USAGE}"))?
+                .parse()
+                .with_context(|| format!("{flag} needs a number\n{USAGE}"))
+        };
+        match flag.as_str() {
+            "--seconds" => a.seconds = value()?,
+            "--seed" => a.seed = value()?,
+            "--count" => a.count = Some(value()?),
+            "--stall-seconds" => a.stall = value()?.max(1),
+            "--all" => a.all = true,
+            "-h" | "--help" => bail!("{USAGE}"),
+            other => bail!("unexpected argument `{other}`\n{USAGE}"),
+        }
+    }
+    Ok(a)
+}
+
+fn options(all: bool) -> kernel_fuzz::Options {
+    kernel_fuzz::Options { avoid_open: !all }
+}
+
+/// The child: checks seeds from `args[0]` on (with every construct if `args[1]` is `all`), one
+/// report line per seed.
+pub fn worker(args: &[String]) -> Result<bool> {
+    let options = options(args.get(1).is_some_and(|a| a == "all"));
+    let mut seed: u64 = args
+        .first()
+        .context("fuzz-worker needs a seed")?
+        .parse()
+        .context("fuzz-worker needs a numeric seed")?;
+    let out = std::io::stdout();
+    loop {
+        writeln!(out.lock(), "start {seed}")?;
+        let case = kernel_fuzz::generate_with(seed, options);
+        let line = match kernel_fuzz::check(&case) {
+            kernel_fuzz::Verdict::Agree(e) => format!("agree {seed} {}", e.class()),
+            kernel_fuzz::Verdict::Skipped(s) => format!("skip {seed} {s:?}"),
+            kernel_fuzz::Verdict::Mismatch(m) => {
+                writeln!(out.lock(), "shrinking {seed}")?;
+                let small = kernel_fuzz::shrink_mismatch(&case, &m.class, SHRINK_BUDGET);
+                let detail = match kernel_fuzz::check(&small) {
+                    kernel_fuzz::Verdict::Mismatch(s) => s.detail,
+                    _ => m.detail.clone(),
+                };
+                let report = format!("{}\n{detail}\n{}", m.class, kernel_fuzz::describe(&small));
+                format!("mismatch {seed} {}", escape(&report))
+            }
+        };
+        writeln!(out.lock(), "{line}")?;
+        seed = seed.wrapping_add(1);
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('\n', "\\n")
+}
+
+fn unescape(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match (c, c == '\\') {
+            (_, true) => match chars.next() {
+                Some('n') => out.push('\n'),
+                Some(other) => out.push(other),
+                None => {}
+            },
+            (c, false) => out.push(c),
+        }
+    }
+    out
+}
+
+struct Worker {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+fn spawn(seed: u64, all: bool) -> Result<Worker> {
+    let exe = std::env::current_exe().context("locating the xtask executable")?;
+    let mut child = Command::new(exe)
+        .args([
+            "fuzz-worker",
+            &seed.to_string(),
+            if all { "all" } else { "avoid" },
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting the fuzz worker")?;
+    let stdout = child.stdout.take().context("worker stdout")?;
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    Ok(Worker { child, lines })
+}
+
+/// The parent: supervises workers for the requested time or count.
+pub fn run(args: &[String]) -> Result<bool> {
+    let a = parse(args)?;
+    let deadline = Instant::now() + Duration::from_secs(a.seconds);
+    let stall = Duration::from_secs(a.stall);
+    let end = a.count.map(|c| a.seed.saturating_add(c));
+    let mut executed = 0u64;
+    let mut counts: std::collections::BTreeMap<String, u64> = Default::default();
+    let mut findings: Vec<(u64, String)> = Vec::new();
+    let mut next = a.seed;
+    let mut worker = spawn(next, a.all)?;
+    let mut current: Option<u64> = None;
+    let mut shrinking = false;
+    while Instant::now() < deadline && end.is_none_or(|e| next < e || current.is_some()) {
+        let wait = if shrinking { stall * 30 } else { stall };
+        match worker.lines.recv_timeout(wait) {
+            Ok(line) => {
+                let mut parts = line.splitn(3, ' ');
+                let (tag, seed, rest) = (parts.next(), parts.next(), parts.next());
+                let seed: u64 = seed.and_then(|s| s.parse().ok()).unwrap_or(next);
+                match tag {
+                    Some("start") => {
+                        if end.is_some_and(|e| seed >= e) {
+                            break;
+                        }
+                        current = Some(seed);
+                        shrinking = false;
+                    }
+                    Some("shrinking") => shrinking = true,
+                    Some(tag) => {
+                        executed += 1;
+                        current = None;
+                        next = seed + 1;
+                        let what = rest.unwrap_or("");
+                        if tag == "mismatch" {
+                            *counts.entry("mismatch".into()).or_default() += 1;
+                            findings.push((seed, unescape(what)));
+                        } else {
+                            *counts.entry(format!("{tag} {what}")).or_default() += 1;
+                        }
+                    }
+                    None => {}
+                }
+            }
+            Err(e) => {
+                let dead = matches!(e, mpsc::RecvTimeoutError::Disconnected);
+                let _ = worker.child.kill();
+                let status = worker.child.wait().ok();
+                if let Some(seed) = current {
+                    executed += 1;
+                    let kind = if dead { "crash" } else { "hang" };
+                    *counts.entry(kind.into()).or_default() += 1;
+                    let case = kernel_fuzz::generate_with(seed, options(a.all));
+                    let how = if dead {
+                        format!("the worker died ({status:?})")
+                    } else {
+                        format!("no answer in {} s", wait.as_secs())
+                    };
+                    findings.push((
+                        seed,
+                        format!("{kind}: {how}\n{}", kernel_fuzz::describe(&case)),
+                    ));
+                    next = seed + 1;
+                } else if dead {
+                    bail!("the fuzz worker exited before running a case ({status:?})");
+                }
+                current = None;
+                shrinking = false;
+                worker = spawn(next, a.all)?;
+            }
+        }
+    }
+    let _ = worker.child.kill();
+    let _ = worker.child.wait();
+    let counts: Vec<String> = counts.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    println!(
+        "{executed} cases (seeds {}..{next}) in {:.0} s; {}",
+        a.seed,
+        a.seconds as f64
+            - deadline
+                .saturating_duration_since(Instant::now())
+                .as_secs_f64(),
+        counts.join(", ")
+    );
+    for (seed, f) in &findings {
+        println!("\n=== seed {seed}: {f}");
+    }
+    Ok(findings.is_empty())
+}
