@@ -26,10 +26,10 @@
 use crate::Result;
 use crate::error::Error;
 use crate::ir::{
-    Attrs, BaseFunc, Binding, BindingBlock, Call, Expr, ExprKind, Function, IRModule, SeqExpr,
+    Attrs, BaseFunc, Binding, BindingBlock, Expr, ExprKind, Function, IRModule, SeqExpr,
     StructInfo, Var,
 };
-use crate::normalize::Normalizer;
+use crate::normalize::{Normalizer, normalize_operands};
 use crate::struct_info_ops::{Compatibility, compatibility, describe};
 
 struct FunctionFrame {
@@ -55,21 +55,6 @@ pub struct BlockBuilder {
 impl Default for BlockBuilder {
     fn default() -> Self {
         BlockBuilder::new()
-    }
-}
-
-fn is_leaf(e: &Expr) -> bool {
-    match e.kind() {
-        ExprKind::Var(_)
-        | ExprKind::Constant(_)
-        | ExprKind::ShapeExpr(_)
-        | ExprKind::PrimValue(_)
-        | ExprKind::StringImm(_)
-        | ExprKind::DataTypeImm(_)
-        | ExprKind::GlobalVar(_)
-        | ExprKind::ExternFunc(_) => true,
-        ExprKind::Tuple(fields) => fields.iter().all(is_leaf),
-        _ => false,
     }
 }
 
@@ -208,44 +193,9 @@ impl BlockBuilder {
         }
     }
 
-    /// Binds non-leaf arguments of calls and tuples to fresh variables.
+    /// Binds operands that are not leaves (a call inside a call) to fresh variables.
     fn normalize_args(&mut self, expr: Expr) -> Result<Expr> {
-        match expr.kind() {
-            ExprKind::Call(c) => {
-                let mut args = Vec::with_capacity(c.args.len());
-                for a in &c.args {
-                    args.push(self.normalize_arg(a.clone())?);
-                }
-                Ok(Expr::new(ExprKind::Call(Call {
-                    callee: c.callee.clone(),
-                    args,
-                    attrs: c.attrs.clone(),
-                    ty_args: c.ty_args.clone(),
-                })))
-            }
-            ExprKind::Tuple(fields) => {
-                let mut out = Vec::with_capacity(fields.len());
-                for a in fields {
-                    out.push(self.normalize_arg(a.clone())?);
-                }
-                Ok(Expr::tuple(out))
-            }
-            ExprKind::TupleGetItem(t, i) => {
-                let t = self.normalize_arg(t.clone())?;
-                Ok(Expr::new(ExprKind::TupleGetItem(t, *i)))
-            }
-            _ => Ok(expr),
-        }
-    }
-
-    fn normalize_arg(&mut self, arg: Expr) -> Result<Expr> {
-        if is_leaf(&arg) {
-            return Ok(arg);
-        }
-        if let ExprKind::Tuple(_) = arg.kind() {
-            return self.normalize_args(arg);
-        }
-        Ok(self.emit(arg)?.into())
+        normalize_operands(&expr, &mut |x| self.emit(x).map(Expr::from))
     }
 
     fn push(&mut self, binding: Binding) -> Result<()> {

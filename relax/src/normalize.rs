@@ -228,3 +228,100 @@ pub fn derive_call_ret(
 pub fn infer_struct_info(expr: &Expr, module: &IRModule) -> Result<StructInfo> {
     Normalizer::new(module).infer(expr)
 }
+
+/// Whether `e` may stand as an operand as it is (TVM's `IsLeafOrTuple`): variables,
+/// constants, shape/prim/string/dtype immediates, global and extern function references,
+/// and tuples (whose fields are normalized in turn).
+pub fn is_leaf_or_tuple(e: &Expr) -> bool {
+    !matches!(
+        e.kind(),
+        ExprKind::Call(_)
+            | ExprKind::TupleGetItem(..)
+            | ExprKind::If(_)
+            | ExprKind::Seq(_)
+            | ExprKind::Function(_)
+    )
+}
+
+/// `operand` normalized as an operand: its own operands normalized, then, unless it is
+/// [`is_leaf_or_tuple`], handed to `emit` (see [`normalize_operands`]).
+pub fn normalize_operand<E>(
+    operand: &Expr,
+    emit: &mut dyn FnMut(Expr) -> std::result::Result<Expr, E>,
+) -> std::result::Result<Expr, E> {
+    let n = normalize_operands(operand, emit)?;
+    if is_leaf_or_tuple(&n) { Ok(n) } else { emit(n) }
+}
+
+/// Puts the operands of `expr` in A-normal form, as TVM's `BlockBuilder::Normalize` does for
+/// a binding value: every operand (call argument, callee expression, tuple field, indexed
+/// tuple, `if` condition) that is not [`is_leaf_or_tuple`] is normalized first and then handed
+/// to `emit`, which binds it and returns the expression (a variable) standing for it. Operands
+/// are visited left to right, depth first, so `emit` sees them in TVM's order. `expr` itself is
+/// not emitted; nodes whose operands did not change are returned as they are.
+pub fn normalize_operands<E>(
+    expr: &Expr,
+    emit: &mut dyn FnMut(Expr) -> std::result::Result<Expr, E>,
+) -> std::result::Result<Expr, E> {
+    let operand = normalize_operand::<E>;
+    Ok(match expr.kind() {
+        ExprKind::Call(c) => {
+            let callee = match &c.callee {
+                Callee::Expr(f) => Callee::Expr(operand(f, emit)?),
+                other => other.clone(),
+            };
+            let args = c
+                .args
+                .iter()
+                .map(|a| operand(a, emit))
+                .collect::<std::result::Result<Vec<_>, E>>()?;
+            let same = args.iter().zip(&c.args).all(|(a, b)| a.ptr_eq(b))
+                && match (&callee, &c.callee) {
+                    (Callee::Expr(a), Callee::Expr(b)) => a.ptr_eq(b),
+                    _ => true,
+                };
+            if same {
+                expr.clone()
+            } else {
+                Expr::new(ExprKind::Call(Call {
+                    callee,
+                    args,
+                    attrs: c.attrs.clone(),
+                    ty_args: c.ty_args.clone(),
+                }))
+            }
+        }
+        ExprKind::Tuple(fields) => {
+            let out = fields
+                .iter()
+                .map(|f| operand(f, emit))
+                .collect::<std::result::Result<Vec<_>, E>>()?;
+            if out.iter().zip(fields).all(|(a, b)| a.ptr_eq(b)) {
+                expr.clone()
+            } else {
+                Expr::tuple(out)
+            }
+        }
+        ExprKind::TupleGetItem(t, i) => {
+            let n = operand(t, emit)?;
+            if n.ptr_eq(t) {
+                expr.clone()
+            } else {
+                Expr::new(ExprKind::TupleGetItem(n, *i))
+            }
+        }
+        ExprKind::If(ife) => {
+            let cond = operand(&ife.cond, emit)?;
+            if cond.ptr_eq(&ife.cond) {
+                expr.clone()
+            } else {
+                Expr::new(ExprKind::If(crate::ir::If {
+                    cond,
+                    then_branch: ife.then_branch.clone(),
+                    else_branch: ife.else_branch.clone(),
+                }))
+            }
+        }
+        _ => expr.clone(),
+    })
+}

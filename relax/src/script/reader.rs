@@ -14,7 +14,7 @@ use tir::syntax::ast::{self, ExprKind as A, StmtKind as S};
 use tir::{DataType, PrimExpr};
 
 use crate::ir::*;
-use crate::normalize::Normalizer;
+use crate::normalize::{Normalizer, is_leaf_or_tuple, normalize_operand, normalize_operands};
 use crate::op::{OpParam, ParamKind};
 use crate::script::ReadOptions;
 use crate::script::builtins;
@@ -37,8 +37,65 @@ pub fn parse_module_with(src: &str, options: &ReadOptions) -> Result<IRModule> {
     read(src, options).map_err(|e| Error::Parse(e.render(src)))
 }
 
+/// The modules a TVMScript file may import: TVM's own, numpy (for `R.const` arrays) and what
+/// TVM's printer itself names (`typing.TypeVar`, `__future__`).
+const KNOWN_IMPORTS: [&str; 4] = ["tvm", "numpy", "typing", "__future__"];
+
+/// `src` with its top-level `import` / `from ... import` lines blanked (line numbers kept),
+/// so that a file a TVM user runs as Python reads as TVMScript. Imports of other modules are
+/// an error naming the line: nothing from them can be used in TVMScript.
+fn blank_imports(src: &str) -> PResult<std::borrow::Cow<'_, str>> {
+    let is_import = |l: &str| l.starts_with("import ") || l.starts_with("from ");
+    if !src.lines().any(is_import) {
+        return Ok(std::borrow::Cow::Borrowed(src));
+    }
+    let mut out = String::with_capacity(src.len());
+    let mut open_parens = false;
+    let mut offset = 0;
+    for (i, line) in src.split_inclusive('\n').enumerate() {
+        let start = offset;
+        offset += line.len();
+        let text = line.trim_end_matches(['\n', '\r']);
+        let ending = &line[text.len()..];
+        if open_parens {
+            open_parens = !text.contains(')');
+            out.push_str(ending);
+            continue;
+        }
+        if !is_import(text) {
+            out.push_str(line);
+            continue;
+        }
+        let module = text
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .split(['.', ','])
+            .next()
+            .unwrap_or_default();
+        if !KNOWN_IMPORTS.contains(&module) {
+            return err(
+                Span {
+                    offset: start,
+                    end: start + text.len(),
+                    line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                    column: 1,
+                },
+                format!(
+                    "`{}`: a TVMScript file may import only tvm, numpy and typing",
+                    text.trim()
+                ),
+            );
+        }
+        open_parens = text.contains('(') && !text.contains(')');
+        out.push_str(ending);
+    }
+    Ok(std::borrow::Cow::Owned(out))
+}
+
 fn read(src: &str, options: &ReadOptions) -> PResult<IRModule> {
-    let module = tir::syntax::parse_module(src)?;
+    let src = blank_imports(src)?;
+    let module = tir::syntax::parse_module(&src)?;
     let tir_ctx = tir::ModuleContext::from_module(&module);
     let mut members: Option<(&[ast::Stmt], String)> = None;
     let mut loose = Vec::new();
@@ -63,7 +120,7 @@ fn read(src: &str, options: &ReadOptions) -> PResult<IRModule> {
             _ => {
                 return err(
                     stmt.span,
-                    "expected `@I.ir_module class Module:` or a `TypeVar` declaration",
+                    "a TVMScript file holds imports, `TypeVar` declarations and one `@I.ir_module` class; this top-level Python statement is not TVMScript",
                 );
             }
         }
@@ -247,6 +304,11 @@ struct FnReader<'m, 'a> {
     cls: HashSet<String>,
     /// Names of the outputs of the dataflow block being read.
     outputs: HashSet<String>,
+    /// The name supplies of the functions being read, innermost last. TVM's parser gives
+    /// every function (inner ones too) its own, and every binding it emits takes a name from
+    /// it (`lv`, `lv1`, ... in dataflow blocks, `gv`, `gv1`, ... elsewhere), also those the
+    /// user names afterwards: normalized text then names its new bindings as TVM does.
+    supply: Vec<HashMap<&'static str, usize>>,
 }
 
 /// The name of a call (`R.add`) and its parts, if `e` is a call of a dotted name.
@@ -258,14 +320,6 @@ fn call_parts(e: &ast::Expr) -> Option<(String, &[ast::Expr], &[ast::Keyword])> 
             keywords,
         } => Some((func.dotted_name()?, args, keywords)),
         _ => None,
-    }
-}
-
-fn is_leaf(e: &Expr) -> bool {
-    match e.kind() {
-        ExprKind::Call(_) | ExprKind::If(_) | ExprKind::Seq(_) | ExprKind::Function(_) => false,
-        ExprKind::Tuple(fields) => fields.iter().all(is_leaf),
-        _ => true,
     }
 }
 
@@ -459,6 +513,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
             sym: HashMap::new(),
             cls: HashSet::new(),
             outputs: HashSet::new(),
+            supply: vec![HashMap::new()],
         }
     }
 
@@ -1399,7 +1454,9 @@ impl<'m, 'a> FnReader<'m, 'a> {
             }
         }
         self.scopes.push(HashMap::new());
+        self.supply.push(HashMap::new());
         let r = self.function_inner(def, private, is_pure);
+        self.supply.pop();
         self.scopes.pop();
         r
     }
@@ -1436,7 +1493,13 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 let Some(value) = value else {
                     return err(stmt.span, "a Relax function must return a value");
                 };
-                ret = Some(self.expr(value)?);
+                let v = self.expr(value)?;
+                let v = self.normalize(&v, BlockKind::Plain, &mut body, value.span)?;
+                ret = Some(if is_leaf_or_tuple(&v) {
+                    v
+                } else {
+                    self.emit(v, BlockKind::Plain, &mut body, value.span)?
+                });
                 continue;
             }
             self.stmt(stmt, &mut body, BlockKind::Plain)?;
@@ -1489,7 +1552,9 @@ impl<'m, 'a> FnReader<'m, 'a> {
                     _ => {}
                 }
                 let value = self.expr(e)?;
+                let value = self.normalize(&value, kind, body, e.span)?;
                 let si = self.infer(&value, e.span)?;
+                self.fresh_name(kind);
                 let var = self.new_var("_", si, kind);
                 body.push(Binding::Var { var, value });
                 Ok(())
@@ -1568,6 +1633,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
                     return err(def.name_span, "an inner function needs `@R.function`");
                 }
                 let f = self.function(def)?;
+                self.fresh_name(kind);
                 let var = self.new_var(&def.name, f.struct_info(), kind);
                 self.bind(&var);
                 body.push(Binding::Var {
@@ -1593,7 +1659,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
         body: &mut Body,
         kind: BlockKind,
     ) -> PResult<()> {
-        let binding = self.make_binding(name, annotation, value, kind)?;
+        let binding = self.make_binding(name, annotation, value, body, kind)?;
         self.bind(binding.var());
         body.push(binding);
         Ok(())
@@ -1604,6 +1670,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
         name: &str,
         annotation: Option<&ast::Expr>,
         value: &ast::Expr,
+        body: &mut Body,
         kind: BlockKind,
     ) -> PResult<Binding> {
         if let Some((callee, args, keywords)) = call_parts(value)
@@ -1614,6 +1681,8 @@ impl<'m, 'a> FnReader<'m, 'a> {
             let st = a.require(1, "struct_info")?;
             a.finish(2)?;
             let v = self.expr(v)?;
+            let v = self.normalize(&v, kind, body, value.span)?;
+            self.fresh_name(kind);
             let si = self.struct_info(st)?;
             let var_si = match annotation {
                 Some(ann) => self.struct_info(ann)?,
@@ -1627,6 +1696,8 @@ impl<'m, 'a> FnReader<'m, 'a> {
             });
         }
         let v = self.expr(value)?;
+        let v = self.normalize(&v, kind, body, value.span)?;
+        self.fresh_name(kind);
         let si = match annotation {
             Some(ann) => self.struct_info(ann)?,
             None => self.infer(&v, value.span)?,
@@ -1705,6 +1776,9 @@ impl<'m, 'a> FnReader<'m, 'a> {
         body: &mut Body,
     ) -> PResult<()> {
         let cond = self.expr(test)?;
+        let cond = normalize_operand(&cond, &mut |x| {
+            self.emit(x, BlockKind::Plain, body, test.span)
+        })?;
         if orelse.is_empty() {
             return err(span, "a Relax `if` needs an `else` branch");
         }
@@ -1723,6 +1797,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
             (Some(si), _) | (None, Some(si)) => si,
             (None, None) => self.infer(&then_seq.body, span)?,
         };
+        self.fresh_name(BlockKind::Plain);
         let var = Var::new(name.as_str(), si);
         self.bind(&var);
         body.push(Binding::Var {
@@ -1785,7 +1860,9 @@ impl<'m, 'a> FnReader<'m, 'a> {
             None => None,
         };
         let v = self.expr(value)?;
-        let result = if is_leaf(&v) {
+        let v = self.normalize(&v, BlockKind::Plain, &mut body, value.span)?;
+        self.fresh_name(BlockKind::Plain);
+        let result = if is_leaf_or_tuple(&v) {
             v
         } else {
             let vsi = match &si {
@@ -1800,6 +1877,56 @@ impl<'m, 'a> FnReader<'m, 'a> {
             Expr::var(&var)
         };
         Ok((body.finish(result), name.to_string(), si))
+    }
+
+    // ----- normalization -----
+
+    /// The next name of the current function's name supply for a binding in a `kind` block.
+    fn fresh_name(&mut self, kind: BlockKind) -> String {
+        let hint = match kind {
+            BlockKind::Dataflow => "lv",
+            BlockKind::Plain => "gv",
+        };
+        let Some(supply) = self.supply.last_mut() else {
+            return hint.to_string();
+        };
+        match supply.get_mut(hint) {
+            None => {
+                supply.insert(hint, 0);
+                hint.to_string()
+            }
+            Some(n) => {
+                *n += 1;
+                format!("{hint}{n}")
+            }
+        }
+    }
+
+    /// Binds `value` (whose operands are normalized) to a fresh variable of the name supply,
+    /// with inferred struct info; a dataflow variable inside a dataflow block.
+    fn emit(&mut self, value: Expr, kind: BlockKind, body: &mut Body, span: Span) -> PResult<Expr> {
+        let si = self.infer(&value, span)?;
+        let name = self.fresh_name(kind);
+        let var = match kind {
+            BlockKind::Dataflow => Var::dataflow(name, si),
+            BlockKind::Plain => Var::new(name, si),
+        };
+        body.push(Binding::Var {
+            var: var.clone(),
+            value,
+        });
+        Ok(Expr::var(&var))
+    }
+
+    /// `value` with its operands in A-normal form, the bindings this needs added to `body`.
+    fn normalize(
+        &mut self,
+        value: &Expr,
+        kind: BlockKind,
+        body: &mut Body,
+        span: Span,
+    ) -> PResult<Expr> {
+        normalize_operands(value, &mut |x| self.emit(x, kind, body, span))
     }
 
     // ----- struct info of unannotated bindings -----

@@ -1,0 +1,148 @@
+"""Regenerates tests/user_style/*/case.json and tvm_printed.py from the hand-written module.py
+files, with real Apache TVM (0.27) as the oracle.
+
+    python tests/user_style/generate.py            # all cases
+    python tests/user_style/generate.py NAME ...   # some cases
+
+For each case folder holding a `module.py` written as a person writes TVMScript (import lines,
+nested calls, unannotated bindings, string dimensions), it imports the file as Python (so TVM's
+own parser reads it), writes `tvm_printed.py` (exactly `mod.script()` plus one newline), builds
+the module with `relax.build(..., target="llvm", exec_mode="bytecode")` and writes `case.json` in
+the format of the conformance corpus (see tests/conformance/README.md) with the inputs below and
+the outputs TVM's VM returned. Inputs are drawn from numpy's default_rng seeded with the CRC32 of
+the case name, so runs are reproducible.
+"""
+
+import importlib.util
+import json
+import math
+import os
+import re
+import sys
+import zlib
+
+import numpy as np
+import tvm
+from tvm import relax
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name -> (description, tags, calls, pre_passes); a call is (function, [input spec, ...]).
+# An input spec is ("float32", (2, 3)) for a random tensor, ("bool", ()) for a random bool
+# tensor, {"shape": [...]} for a shape value, {"int": n} for a prim value.
+F32 = "float32"
+CASES = {
+    "mlp_issue": ("the MLP of issue 9: nested calls in a dataflow block, a string dim",
+                  ["model", "dynamic_shape", "dataflow"],
+                  [("main", [(F32, (5, 16)), (F32, (16, 4)), (F32, (4,))])], []),
+}
+
+
+def value_json(v):
+    if isinstance(v, tvm.runtime.Tensor) or hasattr(v, "numpy"):
+        a = v.numpy()
+        return {"tensor": tensor_json(a)}
+    if isinstance(v, (tuple, list)) or type(v).__name__ in ("Array", "ADT", "Tuple"):
+        if type(v).__name__ == "ShapeTuple" or type(v).__name__ == "Shape":
+            return {"shape": [int(x) for x in v]}
+        return {"tuple": [value_json(x) for x in v]}
+    if isinstance(v, bool):
+        return {"bool": v}
+    if isinstance(v, int):
+        return {"int": v}
+    if isinstance(v, float):
+        return {"float": v}
+    raise TypeError(f"cannot encode {type(v)}")
+
+
+def scalar_json(x, kind):
+    if kind == "f":
+        x = float(x)
+        if math.isnan(x):
+            return "nan"
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return x
+    if kind == "b":
+        return bool(x)
+    return int(x)
+
+
+def tensor_json(a):
+    kind = a.dtype.kind
+    return {
+        "dtype": str(a.dtype),
+        "shape": list(a.shape),
+        "data": [scalar_json(x, kind) for x in a.reshape(-1).tolist()],
+    }
+
+
+def make_input(spec, rng):
+    if isinstance(spec, dict):
+        if "shape" in spec:
+            return tvm.runtime.ShapeTuple(spec["shape"]), spec
+        if "int" in spec:
+            return spec["int"], spec
+        raise ValueError(spec)
+    dtype, shape = spec
+    if dtype == "bool":
+        a = rng.integers(0, 2, size=shape).astype("bool")
+    elif dtype.startswith("int"):
+        a = rng.integers(-5, 6, size=shape).astype(dtype)
+    else:
+        a = rng.standard_normal(size=shape).astype(dtype)
+    return tvm.runtime.tensor(a), {"tensor": tensor_json(a)}
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(f"user_style_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod.Module
+
+
+def generate(name):
+    description, tags, calls, pre_passes = CASES[name]
+    folder = os.path.join(HERE, name)
+    mod = load(os.path.join(folder, "module.py"), name)
+    with open(os.path.join(folder, "tvm_printed.py"), "w") as f:
+        f.write(mod.script() + "\n")
+    built = mod
+    for p in pre_passes:
+        built = getattr(relax.transform, p)()(built)
+    ex = relax.build(built, target="llvm", exec_mode="bytecode")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    out_calls = []
+    for fname, specs in calls:
+        args, jargs = zip(*[make_input(s, rng) for s in specs]) if specs else ((), ())
+        got = vm[fname](*args)
+        out_calls.append({"function": fname, "inputs": list(jargs), "expected": value_json(got)})
+    case = {
+        "name": name,
+        "description": description,
+        "tags": tags,
+        "tvm_version": tvm.__version__,
+        "rtol": 1e-05,
+        "atol": 1e-05,
+        "calls": out_calls,
+    }
+    if pre_passes:
+        case["pre_passes"] = pre_passes
+    text = json.dumps(case, indent=1)
+    # Lists of scalars (shapes, data) on one line, as in the conformance corpus.
+    text = re.sub(r"\[\s*([^\[\]{}]*?)\s*\]", lambda m: "[" + re.sub(r"\s*\n\s*", " ", m.group(1)) + "]", text)
+    with open(os.path.join(folder, "case.json"), "w") as f:
+        f.write(text + "\n")
+
+
+def main():
+    names = sys.argv[1:] or sorted(CASES)
+    for n in names:
+        generate(n)
+        print("ok", n)
+
+
+if __name__ == "__main__":
+    main()
