@@ -111,7 +111,7 @@ fn matmul(a: Vec<Dim>, b: Vec<Dim>, tb: bool, epilogue: &[&str], dtype: &'static
     } else {
         params.push(("b", b.clone()));
     }
-    body.push("t0 = R.matmul(a, b, out_dtype=\"void\")".to_string());
+    body.push("t0 = R.matmul(a, b, out_dtype=None)".to_string());
     let name = format!(
         "matmul {dtype} {} @ {}{} {}",
         shape_text(&a),
@@ -185,7 +185,7 @@ fn conv(
         ext(x[3], pad[1], pad[3], k[1], stride[1], dil[1]),
     ];
     let body = vec![format!(
-        "t0 = R.nn.conv2d(x, w, strides={stride:?}, padding={pad:?}, dilation={dil:?}, groups={groups}, data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=\"void\")"
+        "t0 = R.nn.conv2d(x, w, strides={stride:?}, padding={pad:?}, dilation={dil:?}, groups={groups}, data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=None)"
     )];
     let name = format!(
         "conv2d x={x:?} w={w:?} stride={stride:?} pad={pad:?} dil={dil:?} groups={groups} {}",
@@ -441,7 +441,16 @@ fn library_kernels_match_the_tir_path() {
         let (got, want) = match (run(&lib, true), run(&tir, false)) {
             (Ok(g), Ok(w)) => (g, w),
             (g, w) => {
-                failures.push(format!("{}: {:?} / {:?}", case.name, g.err(), w.err()));
+                let first = |r: Result<Vec<f64>, String>| {
+                    r.err()
+                        .map(|e| e.lines().take(3).collect::<Vec<_>>().join(" | "))
+                };
+                failures.push(format!(
+                    "{}: library: {:?}; TIR: {:?}",
+                    case.name,
+                    first(g),
+                    first(w)
+                ));
                 continue;
             }
         };

@@ -46,7 +46,7 @@ class Module:
     @R.function
     def main(a: R.Tensor(({n}, {n}), dtype="float32"), b: R.Tensor(({n}, {n}), dtype="float32")) -> R.Tensor(({n}, {n}), dtype="float32"):
         with R.dataflow():
-            c: R.Tensor(({n}, {n}), dtype="float32") = R.matmul(a, b, out_dtype="void")
+            c: R.Tensor(({n}, {n}), dtype="float32") = R.matmul(a, b, out_dtype=None)
             R.output(c)
         return c
 "#
@@ -69,10 +69,10 @@ class Module:
     @R.function
     def main(x: R.Tensor(({batch}, 784), dtype="float32"), w1: R.Tensor((784, 512), dtype="float32"), b1: R.Tensor((512,), dtype="float32"), w2: R.Tensor((512, 10), dtype="float32"), b2: R.Tensor((10,), dtype="float32")) -> R.Tensor(({batch}, 10), dtype="float32"):
         with R.dataflow():
-            h: R.Tensor(({batch}, 512), dtype="float32") = R.matmul(x, w1, out_dtype="void")
+            h: R.Tensor(({batch}, 512), dtype="float32") = R.matmul(x, w1, out_dtype=None)
             h1: R.Tensor(({batch}, 512), dtype="float32") = R.add(h, b1)
             h2: R.Tensor(({batch}, 512), dtype="float32") = R.nn.relu(h1)
-            o: R.Tensor(({batch}, 10), dtype="float32") = R.matmul(h2, w2, out_dtype="void")
+            o: R.Tensor(({batch}, 10), dtype="float32") = R.matmul(h2, w2, out_dtype=None)
             o1: R.Tensor(({batch}, 10), dtype="float32") = R.add(o, b2)
             R.output(o1)
         return o1
@@ -113,28 +113,28 @@ class Module:
     @R.function
     def main(x: {xs}, wq: {hh}, wk: {hh}, wv: {hh}, wo: {hh}, g1: {hv}, b1: {hv}, w_up: {hf}, b_up: {fv}, w_down: {fh}, b_down: {hv}, g2: {hv}, b2: {hv}) -> {xs}:
         with R.dataflow():
-            q: {xs} = R.matmul(x, wq, out_dtype="void")
-            k: {xs} = R.matmul(x, wk, out_dtype="void")
-            v: {xs} = R.matmul(x, wv, out_dtype="void")
+            q: {xs} = R.matmul(x, wq, out_dtype=None)
+            k: {xs} = R.matmul(x, wk, out_dtype=None)
+            v: {xs} = R.matmul(x, wv, out_dtype=None)
             lv3: {shd} = R.reshape(q, R.shape([{s}, {nh}, {hd}]))
             qh: {hsd} = R.permute_dims(lv3, axes=[1, 0, 2])
             lv5: {shd} = R.reshape(k, R.shape([{s}, {nh}, {hd}]))
             kh: {hds} = R.permute_dims(lv5, axes=[1, 2, 0])
             lv7: {shd} = R.reshape(v, R.shape([{s}, {nh}, {hd}]))
             vh: {hsd} = R.permute_dims(lv7, axes=[1, 0, 2])
-            sc: {hss} = R.matmul(qh, kh, out_dtype="void")
+            sc: {hss} = R.matmul(qh, kh, out_dtype=None)
             s1: {hss} = R.multiply(sc, R.const(0.125, "float32"))
             p: {hss} = R.nn.softmax(s1, axis=-1)
-            a: {hsd} = R.matmul(p, vh, out_dtype="void")
+            a: {hsd} = R.matmul(p, vh, out_dtype=None)
             lv13: {shd} = R.permute_dims(a, axes=[1, 0, 2])
             a1: {xs} = R.reshape(lv13, R.shape([{s}, {h}]))
-            o: {xs} = R.matmul(a1, wo, out_dtype="void")
+            o: {xs} = R.matmul(a1, wo, out_dtype=None)
             r1: {xs} = R.add(x, o)
             n1: {xs} = R.nn.layer_norm(r1, g1, b1, axes=[-1], epsilon=1.0000000000000001e-05, center=True, scale=True)
-            lv18: {sf} = R.matmul(n1, w_up, out_dtype="void")
+            lv18: {sf} = R.matmul(n1, w_up, out_dtype=None)
             u: {sf} = R.add(lv18, b_up)
             ug: {sf} = R.nn.gelu(u)
-            lv21: {xs} = R.matmul(ug, w_down, out_dtype="void")
+            lv21: {xs} = R.matmul(ug, w_down, out_dtype=None)
             d: {xs} = R.add(lv21, b_down)
             r2: {xs} = R.add(n1, d)
             n2: {xs} = R.nn.layer_norm(r2, g2, b2, axes=[-1], epsilon=1.0000000000000001e-05, center=True, scale=True)
@@ -187,7 +187,7 @@ class Module:
     @R.function
     def main(x: R.Tensor((1, 64, 56, 56), dtype="float32"), w: R.Tensor((64, 64, 3, 3), dtype="float32"), b: R.Tensor((1, 64, 1, 1), dtype="float32")) -> R.Tensor((1, 64, 28, 28), dtype="float32"):
         with R.dataflow():
-            c: R.Tensor((1, 64, 56, 56), dtype="float32") = R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype="void")
+            c: R.Tensor((1, 64, 56, 56), dtype="float32") = R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype=None)
             c1: R.Tensor((1, 64, 56, 56), dtype="float32") = R.add(c, b)
             c2: R.Tensor((1, 64, 56, 56), dtype="float32") = R.nn.relu(c1)
             p: R.Tensor((1, 64, 28, 28), dtype="float32") = R.nn.max_pool2d(c2, pool_size=[2, 2], strides=[2, 2], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout="NCHW", out_layout="NCHW")
