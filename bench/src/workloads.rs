@@ -249,3 +249,74 @@ pub fn shared_model(name: &'static str) -> Option<anyhow::Result<Workload>> {
         })
     })())
 }
+
+/// Every row of the table, SqueezeNet included when `../shared/models` holds it.
+pub fn all() -> anyhow::Result<Vec<Workload>> {
+    let mut rows = vec![
+        matmul(1024),
+        mlp(1),
+        mlp(64),
+        transformer(),
+        conv_block(),
+    ];
+    if let Some(w) = shared_model("squeezenet") {
+        rows.push(w?);
+    }
+    Ok(rows)
+}
+
+/// Times of `calls` calls of `w` on a fresh VM of `compiled` (after one warm-up call), sorted.
+pub fn time_calls(
+    compiled: &relaxjit::CompiledModule,
+    w: &Workload,
+    calls: usize,
+) -> anyhow::Result<Vec<std::time::Duration>> {
+    let vm = compiled.vm()?;
+    compiled.invoke(&vm, &w.func, &w.args)?;
+    let mut times = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let t = std::time::Instant::now();
+        std::hint::black_box(compiled.invoke(&vm, &w.func, &w.args)?);
+        times.push(t.elapsed());
+    }
+    times.sort();
+    Ok(times)
+}
+
+/// Wall time per callee (kernel, library kernel or builtin) over `calls` calls of `w`, from the
+/// VM's instrument hook: `(name, total, count)`, the largest first.
+pub fn profile(
+    compiled: &relaxjit::CompiledModule,
+    w: &Workload,
+    calls: usize,
+) -> anyhow::Result<Vec<(String, std::time::Duration, u64)>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    type Table = HashMap<String, (Duration, u64)>;
+    let state: Arc<Mutex<(Option<Instant>, Table)>> = Arc::default();
+    let vm = compiled.vm()?;
+    let s = state.clone();
+    vm.set_instrument(Some(vm::PackedFunc::new("bench.profile", move |args| {
+        let name = args.get(1).and_then(|v| v.as_str().ok()).unwrap_or("?");
+        let before = args.get(2).and_then(|v| v.as_bool().ok()).unwrap_or(false);
+        let mut st = s.lock().unwrap_or_else(|e| e.into_inner());
+        if before {
+            st.0 = Some(Instant::now());
+        } else if let Some(t) = st.0.take() {
+            let e = st.1.entry(name.to_string()).or_default();
+            e.0 += t.elapsed();
+            e.1 += 1;
+        }
+        Ok(Value::Int(0))
+    })));
+    for _ in 0..calls {
+        compiled.invoke(&vm, &w.func, &w.args)?;
+    }
+    let st = state.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rows: Vec<(String, Duration, u64)> =
+        st.1.iter().map(|(k, v)| (k.clone(), v.0, v.1)).collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1));
+    Ok(rows)
+}
