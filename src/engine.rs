@@ -57,6 +57,9 @@ pub struct Config {
     /// Fuse elementwise chains and injective epilogues into their producers (on by default,
     /// unlike TVM's CPU default).
     pub fusion: bool,
+    /// Run float matmuls and conv2ds (with their epilogues) on native library kernels
+    /// (`relax::transform::dispatch_library`); off, they take the TIR path.
+    pub library: bool,
     /// Threads for the kernels' parallel loops; `None` uses rayon's global pool (one thread
     /// per core unless `RAYON_NUM_THREADS` says otherwise).
     pub threads: Option<usize>,
@@ -69,6 +72,7 @@ impl Default for Config {
         Config {
             exec_mode: ExecMode::Bytecode,
             fusion: true,
+            library: true,
             threads: None,
             allocator: AllocatorKind::Pooled,
         }
@@ -126,6 +130,7 @@ impl Engine {
     pub fn optimize(&self, module: &IRModule) -> Result<IRModule> {
         let config = relax::pipeline::OptConfig {
             fusion: self.config.fusion,
+            library: self.config.library,
         };
         relax::pipeline::optimize(module, &config).map_err(|e| Error::relax("optimizing", e))
     }

@@ -1,6 +1,8 @@
 //! Fixtures shared by relaxjit's benchmarks: programs written directly as bytecode, so that an
 //! interpreter benchmark measures dispatch and nothing of a compiler, plus the trivial packed
-//! functions they call.
+//! functions they call; and ([`workloads`]) the model-level modules of the performance table.
+
+pub mod workloads;
 
 use std::sync::Arc;
 

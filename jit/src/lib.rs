@@ -3,6 +3,7 @@
 pub mod error;
 pub mod isa;
 pub mod kernel;
+pub mod library;
 pub mod math;
 
 pub use error::{Error, Result};

@@ -36,35 +36,67 @@ pub struct OptConfig {
     /// Run FuseOps and FuseTIR (on by default here, unlike TVM's CPU default): elementwise
     /// chains and injective epilogues fuse into their producer.
     pub fusion: bool,
+    /// Run DispatchLibrary (on by default): float matmuls and conv2ds, with their bias,
+    /// residual and activation epilogues, call native library kernels instead of being
+    /// legalized to TIR. Off, every operator takes the TIR path (the reference).
+    pub library: bool,
 }
 
 impl Default for OptConfig {
     fn default() -> OptConfig {
-        OptConfig { fusion: true }
+        OptConfig {
+            fusion: true,
+            library: true,
+        }
     }
 }
 
-/// The passes [`optimize`] runs, by name, in order; those marked `true` only with fusion.
-pub const OPT_PASSES: &[(&str, Pass, bool)] = &[
-    ("LambdaLift", transform::lambda_lift, false),
-    ("LegalizeOps", crate::legalize::legalize_ops, false),
+/// When a pass of [`OPT_PASSES`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gate {
+    Always,
+    /// Only with [`OptConfig::fusion`].
+    Fusion,
+    /// Only with [`OptConfig::library`].
+    Library,
+}
+
+impl Gate {
+    fn open(self, config: &OptConfig) -> bool {
+        match self {
+            Gate::Always => true,
+            Gate::Fusion => config.fusion,
+            Gate::Library => config.library,
+        }
+    }
+}
+
+/// The passes [`optimize`] runs, by name, in order, each when its [`Gate`] is open.
+pub const OPT_PASSES: &[(&str, Pass, Gate)] = &[
+    ("LambdaLift", transform::lambda_lift, Gate::Always),
+    (
+        "DispatchLibrary",
+        transform::dispatch_library,
+        Gate::Library,
+    ),
+    ("LegalizeOps", crate::legalize::legalize_ops, Gate::Always),
     (
         "AnnotateTIROpPattern",
         transform::annotate_tir_op_pattern,
-        false,
+        Gate::Always,
     ),
-    ("FoldConstant", transform::fold_constant, false),
-    ("FuseOps", transform::fuse_ops, true),
-    ("FuseTIR", transform::fuse_tir, true),
+    ("FoldConstant", transform::fold_constant, Gate::Always),
+    ("FuseOps", transform::fuse_ops, Gate::Fusion),
+    ("FuseTIR", transform::fuse_tir, Gate::Fusion),
     (
         "DeadCodeElimination",
         transform::dead_code_elimination,
-        false,
+        Gate::Always,
     ),
     (
         "CanonicalizeBindings",
         transform::canonicalize_bindings,
-        false,
+        Gate::Always,
     ),
 ];
 
@@ -92,8 +124,8 @@ pub fn run_pass(name: &'static str, pass: Pass, module: &IRModule) -> Result<IRM
 /// its result is what [`build`] takes, the analogue of the corpus' `legalized.py`.
 pub fn optimize(module: &IRModule, config: &OptConfig) -> Result<IRModule> {
     let mut m = module.clone();
-    for (name, pass, needs_fusion) in OPT_PASSES {
-        if *needs_fusion && !config.fusion {
+    for (name, pass, gate) in OPT_PASSES {
+        if !gate.open(config) {
             continue;
         }
         m = run_pass(name, *pass, &m)?;

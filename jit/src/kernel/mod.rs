@@ -407,10 +407,12 @@ impl KernelLibrary {
         self.kernels.iter().find(|k| k.symbol() == symbol)
     }
 
-    /// Adds every kernel to `lib` as a packed function under its symbol.
+    /// Adds every kernel to `lib` as a packed function under its symbol, and the library
+    /// kernels (`crate::library`) that dispatched modules call.
     pub fn add_to(&self, lib: &mut vm::Library) {
         for k in &self.kernels {
             lib.add_packed(k.symbol(), k.packed());
         }
+        crate::library::add_to(lib);
     }
 }

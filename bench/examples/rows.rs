@@ -1,0 +1,80 @@
+//! Prints one line per row of the performance table (median and min of N calls through
+//! `Engine`, library kernels on; `--tir` adds the TIR path), and with `--profile` where each
+//! row's time goes, per callee, from the VM's instrument hook. Run `bench/peers.py` right after
+//! for onnxruntime and numpy on the same workloads.
+//!
+//! `cargo run --release -p relaxjit-bench --example rows -- [--tir] [--profile] [--calls N] [ROW…]`
+
+use relaxjit::{Config, Engine};
+use relaxjit_bench::workloads;
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |f: &str| args.iter().any(|a| a == f);
+    let calls: usize = args
+        .iter()
+        .position(|a| a == "--calls")
+        .and_then(|i| args.get(i + 1))
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(30);
+    let only: Vec<&String> = args
+        .iter()
+        .filter(|a| !a.starts_with("--") && a.parse::<usize>().is_err())
+        .collect();
+    let mut configs = vec![("library", Config::default())];
+    if flag("--tir") {
+        configs.push((
+            "tir",
+            Config {
+                library: false,
+                ..Config::default()
+            },
+        ));
+    }
+    println!(
+        "{:12} {:8} {:>11} {:>11} {:>9} {:>10}",
+        "row", "path", "median", "min", "GFLOP/s", "compile"
+    );
+    for w in workloads::all()? {
+        if !only.is_empty() && !only.iter().any(|o| *o == w.name) {
+            continue;
+        }
+        for (label, config) in &configs {
+            let engine = Engine::new(config.clone())?;
+            let t = std::time::Instant::now();
+            let compiled = engine.compile_str_with_metadata(&w.script, w.metadata.clone())?;
+            let compile = t.elapsed();
+            let n = if *label == "tir" { calls.min(5) } else { calls };
+            let times = workloads::time_calls(&compiled, &w, n)?;
+            let med = times[times.len() / 2];
+            let gflops = if w.flops > 0.0 {
+                format!("{:9.1}", w.flops / med.as_secs_f64() / 1e9)
+            } else {
+                String::new()
+            };
+            println!(
+                "{:12} {:8} {:9.1}us {:9.1}us {:>9} {:8.1}ms",
+                w.name,
+                label,
+                med.as_secs_f64() * 1e6,
+                times[0].as_secs_f64() * 1e6,
+                gflops,
+                compile.as_secs_f64() * 1e3
+            );
+            if flag("--profile") {
+                let prof = workloads::profile(&compiled, &w, n)?;
+                let total: f64 = prof.iter().map(|p| p.1.as_secs_f64()).sum();
+                for (name, t, count) in prof.iter().take(8) {
+                    println!(
+                        "    {:>5.1}% {:9.1}us/call {:6} calls  {name}",
+                        100.0 * t.as_secs_f64() / total.max(1e-12),
+                        t.as_secs_f64() * 1e6 / n as f64,
+                        count
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,322 @@
+//! The model-level workloads of issue 10's table (matmul 1024³, MLP 784-512-10 at batch 1 and
+//! 64, a transformer block, a conv 3×3 block, SqueezeNet): each is a TVMScript module plus its
+//! inputs, so that the criterion benchmarks, `cargo xtask bench` and `bench/peers.py` (which
+//! builds the same graphs for numpy and onnxruntime) run the same thing.
+
+use std::path::{Path, PathBuf};
+
+use relaxjit::conformance::Case;
+use relaxjit::{Tensor, Value};
+
+/// A module, the function to call, its arguments and the flops of one call (0 if not counted).
+pub struct Workload {
+    pub name: &'static str,
+    pub script: String,
+    pub metadata: Vec<Tensor>,
+    pub func: String,
+    pub args: Vec<Value>,
+    pub flops: f64,
+}
+
+/// Deterministic f32 values in [-scale, scale).
+pub fn random_f32(shape: &[i64], seed: u64, scale: f32) -> Tensor {
+    let n: i64 = shape.iter().product();
+    let mut s = seed;
+    let v: Vec<f32> = (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0) * scale
+        })
+        .collect();
+    Tensor::from_slice(shape, &v).expect("the shape matches the data")
+}
+
+fn t(shape: &[i64], seed: u64) -> Value {
+    let fan_in = shape.first().copied().unwrap_or(1).max(1) as f32;
+    Value::Tensor(random_f32(shape, seed, 1.0 / fan_in.sqrt()))
+}
+
+/// `R.matmul` of two `n × n` f32 matrices.
+pub fn matmul(n: i64) -> Workload {
+    let script = format!(
+        r#"@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor(({n}, {n}), dtype="float32"), b: R.Tensor(({n}, {n}), dtype="float32")) -> R.Tensor(({n}, {n}), dtype="float32"):
+        with R.dataflow():
+            c: R.Tensor(({n}, {n}), dtype="float32") = R.matmul(a, b, out_dtype=None)
+            R.output(c)
+        return c
+"#
+    );
+    Workload {
+        name: "matmul",
+        script,
+        metadata: Vec::new(),
+        func: "main".into(),
+        args: vec![t(&[n, n], 1), t(&[n, n], 2)],
+        flops: 2.0 * (n * n * n) as f64,
+    }
+}
+
+/// MLP 784-512-10: `relu(x @ w1 + b1) @ w2 + b2`, weights as parameters.
+pub fn mlp(batch: i64) -> Workload {
+    let script = format!(
+        r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(({batch}, 784), dtype="float32"), w1: R.Tensor((784, 512), dtype="float32"), b1: R.Tensor((512,), dtype="float32"), w2: R.Tensor((512, 10), dtype="float32"), b2: R.Tensor((10,), dtype="float32")) -> R.Tensor(({batch}, 10), dtype="float32"):
+        with R.dataflow():
+            h: R.Tensor(({batch}, 512), dtype="float32") = R.matmul(x, w1, out_dtype=None)
+            h1: R.Tensor(({batch}, 512), dtype="float32") = R.add(h, b1)
+            h2: R.Tensor(({batch}, 512), dtype="float32") = R.nn.relu(h1)
+            o: R.Tensor(({batch}, 10), dtype="float32") = R.matmul(h2, w2, out_dtype=None)
+            o1: R.Tensor(({batch}, 10), dtype="float32") = R.add(o, b2)
+            R.output(o1)
+        return o1
+"#
+    );
+    Workload {
+        name: if batch == 1 { "mlp_b1" } else { "mlp_b64" },
+        script,
+        metadata: Vec::new(),
+        func: "main".into(),
+        args: vec![
+            t(&[batch, 784], 1),
+            t(&[784, 512], 2),
+            t(&[512], 3),
+            t(&[512, 10], 4),
+            t(&[10], 5),
+        ],
+        flops: 2.0 * (batch * (784 * 512 + 512 * 10)) as f64,
+    }
+}
+
+/// A post-norm transformer encoder block: seq 128, hidden 256, 4 heads of 64, FFN 1024 with
+/// GELU (the shape of `src/demo_transformer.py`, scaled up).
+pub fn transformer() -> Workload {
+    let (s, h, nh, hd, f) = (128, 256, 4, 64, 1024);
+    let tt = |shape: &[i64]| {
+        let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+        let inner = if dims.len() == 1 {
+            format!("{},", dims[0])
+        } else {
+            dims.join(", ")
+        };
+        format!(r#"R.Tensor(({inner}), dtype="float32")"#)
+    };
+    let script = format!(
+        r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: {xs}, wq: {hh}, wk: {hh}, wv: {hh}, wo: {hh}, g1: {hv}, b1: {hv}, w_up: {hf}, b_up: {fv}, w_down: {fh}, b_down: {hv}, g2: {hv}, b2: {hv}) -> {xs}:
+        with R.dataflow():
+            q: {xs} = R.matmul(x, wq, out_dtype=None)
+            k: {xs} = R.matmul(x, wk, out_dtype=None)
+            v: {xs} = R.matmul(x, wv, out_dtype=None)
+            lv3: {shd} = R.reshape(q, R.shape([{s}, {nh}, {hd}]))
+            qh: {hsd} = R.permute_dims(lv3, axes=[1, 0, 2])
+            lv5: {shd} = R.reshape(k, R.shape([{s}, {nh}, {hd}]))
+            kh: {hds} = R.permute_dims(lv5, axes=[1, 2, 0])
+            lv7: {shd} = R.reshape(v, R.shape([{s}, {nh}, {hd}]))
+            vh: {hsd} = R.permute_dims(lv7, axes=[1, 0, 2])
+            sc: {hss} = R.matmul(qh, kh, out_dtype=None)
+            s1: {hss} = R.multiply(sc, R.const(0.125, "float32"))
+            p: {hss} = R.nn.softmax(s1, axis=-1)
+            a: {hsd} = R.matmul(p, vh, out_dtype=None)
+            lv13: {shd} = R.permute_dims(a, axes=[1, 0, 2])
+            a1: {xs} = R.reshape(lv13, R.shape([{s}, {h}]))
+            o: {xs} = R.matmul(a1, wo, out_dtype=None)
+            r1: {xs} = R.add(x, o)
+            n1: {xs} = R.nn.layer_norm(r1, g1, b1, axes=[-1], epsilon=1.0000000000000001e-05, center=True, scale=True)
+            lv18: {sf} = R.matmul(n1, w_up, out_dtype=None)
+            u: {sf} = R.add(lv18, b_up)
+            ug: {sf} = R.nn.gelu(u)
+            lv21: {xs} = R.matmul(ug, w_down, out_dtype=None)
+            d: {xs} = R.add(lv21, b_down)
+            r2: {xs} = R.add(n1, d)
+            n2: {xs} = R.nn.layer_norm(r2, g2, b2, axes=[-1], epsilon=1.0000000000000001e-05, center=True, scale=True)
+            R.output(n2)
+        return n2
+"#,
+        xs = tt(&[s, h]),
+        hh = tt(&[h, h]),
+        hv = tt(&[h]),
+        hf = tt(&[h, f]),
+        fv = tt(&[f]),
+        fh = tt(&[f, h]),
+        shd = tt(&[s, nh, hd]),
+        hsd = tt(&[nh, s, hd]),
+        hds = tt(&[nh, hd, s]),
+        hss = tt(&[nh, s, s]),
+        sf = tt(&[s, f]),
+    );
+    let ones = |n: i64| Value::Tensor(Tensor::from_slice(&[n], &vec![1f32; n as usize]).unwrap());
+    let args = vec![
+        t(&[s, h], 1),
+        t(&[h, h], 2),
+        t(&[h, h], 3),
+        t(&[h, h], 4),
+        t(&[h, h], 5),
+        ones(h),
+        t(&[h], 6),
+        t(&[h, f], 7),
+        t(&[f], 8),
+        t(&[f, h], 9),
+        t(&[h], 10),
+        ones(h),
+        t(&[h], 11),
+    ];
+    let flops = 2.0 * (4 * s * h * h + 2 * s * s * h + 2 * s * h * f) as f64;
+    Workload {
+        name: "transformer",
+        script,
+        metadata: Vec::new(),
+        func: "main".into(),
+        args,
+        flops,
+    }
+}
+
+/// conv 3×3 64→64 (padding 1) + bias + relu + max-pool 2×2 on 1×64×56×56.
+pub fn conv_block() -> Workload {
+    let script = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 64, 56, 56), dtype="float32"), w: R.Tensor((64, 64, 3, 3), dtype="float32"), b: R.Tensor((1, 64, 1, 1), dtype="float32")) -> R.Tensor((1, 64, 28, 28), dtype="float32"):
+        with R.dataflow():
+            c: R.Tensor((1, 64, 56, 56), dtype="float32") = R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype=None)
+            c1: R.Tensor((1, 64, 56, 56), dtype="float32") = R.add(c, b)
+            c2: R.Tensor((1, 64, 56, 56), dtype="float32") = R.nn.relu(c1)
+            p: R.Tensor((1, 64, 28, 28), dtype="float32") = R.nn.max_pool2d(c2, pool_size=[2, 2], strides=[2, 2], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout="NCHW", out_layout="NCHW")
+            R.output(p)
+        return p
+"#
+    .to_string();
+    Workload {
+        name: "conv_block",
+        script,
+        metadata: Vec::new(),
+        func: "main".into(),
+        args: vec![
+            t(&[1, 64, 56, 56], 1),
+            t(&[64, 64, 3, 3], 2),
+            t(&[1, 64, 1, 1], 3),
+        ],
+        flops: 2.0 * (64 * 64 * 9 * 56 * 56) as f64,
+    }
+}
+
+/// The team's shared model folder (`../shared/models` beside the workspace).
+pub fn shared_models_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models")
+}
+
+/// A model of `../shared/models/NAME` (TVM's import of the ONNX light-zoo model, weights as
+/// metadata constants), with its case's input; `None` when the folder is not there.
+pub fn shared_model(name: &'static str) -> Option<anyhow::Result<Workload>> {
+    let dir = shared_models_dir().join(name);
+    if !dir.join("module.py").exists() {
+        return None;
+    }
+    Some((|| {
+        let script = std::fs::read_to_string(dir.join("module.py"))?;
+        let case = Case::load(&dir).map_err(|e| anyhow::anyhow!("{}", e.0))?;
+        let metadata = case
+            .metadata
+            .get("module.py")
+            .or_else(|| case.metadata.values().next())
+            .map(|vs| {
+                vs.iter()
+                    .map(|v| v.as_tensor().cloned().map_err(|e| anyhow::anyhow!("{e}")))
+                    .collect::<anyhow::Result<Vec<_>>>()
+            })
+            .transpose()?
+            .unwrap_or_default();
+        let call = case
+            .calls
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("{name}: the case has no call"))?;
+        Ok(Workload {
+            name,
+            script,
+            metadata,
+            func: call.function.clone(),
+            args: call.inputs.clone(),
+            flops: 0.0,
+        })
+    })())
+}
+
+/// Every row of the table, SqueezeNet included when `../shared/models` holds it.
+pub fn all() -> anyhow::Result<Vec<Workload>> {
+    let mut rows = vec![
+        matmul(1024),
+        mlp(1),
+        mlp(64),
+        transformer(),
+        conv_block(),
+    ];
+    if let Some(w) = shared_model("squeezenet") {
+        rows.push(w?);
+    }
+    Ok(rows)
+}
+
+/// Times of `calls` calls of `w` on a fresh VM of `compiled` (after one warm-up call), sorted.
+pub fn time_calls(
+    compiled: &relaxjit::CompiledModule,
+    w: &Workload,
+    calls: usize,
+) -> anyhow::Result<Vec<std::time::Duration>> {
+    let vm = compiled.vm()?;
+    compiled.invoke(&vm, &w.func, &w.args)?;
+    let mut times = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let t = std::time::Instant::now();
+        std::hint::black_box(compiled.invoke(&vm, &w.func, &w.args)?);
+        times.push(t.elapsed());
+    }
+    times.sort();
+    Ok(times)
+}
+
+/// Wall time per callee (kernel, library kernel or builtin) over `calls` calls of `w`, from the
+/// VM's instrument hook: `(name, total, count)`, the largest first.
+pub fn profile(
+    compiled: &relaxjit::CompiledModule,
+    w: &Workload,
+    calls: usize,
+) -> anyhow::Result<Vec<(String, std::time::Duration, u64)>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    type Table = HashMap<String, (Duration, u64)>;
+    let state: Arc<Mutex<(Option<Instant>, Table)>> = Arc::default();
+    let vm = compiled.vm()?;
+    let s = state.clone();
+    vm.set_instrument(Some(vm::PackedFunc::new("bench.profile", move |args| {
+        let name = args.get(1).and_then(|v| v.as_str().ok()).unwrap_or("?");
+        let before = args.get(2).and_then(|v| v.as_bool().ok()).unwrap_or(false);
+        let mut st = s.lock().unwrap_or_else(|e| e.into_inner());
+        if before {
+            st.0 = Some(Instant::now());
+        } else if let Some(t) = st.0.take() {
+            let e = st.1.entry(name.to_string()).or_default();
+            e.0 += t.elapsed();
+            e.1 += 1;
+        }
+        Ok(Value::Int(0))
+    })));
+    for _ in 0..calls {
+        compiled.invoke(&vm, &w.func, &w.args)?;
+    }
+    let st = state.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rows: Vec<(String, Duration, u64)> =
+        st.1.iter().map(|(k, v)| (k.clone(), v.0, v.1)).collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1));
+    Ok(rows)
+}

@@ -1,0 +1,180 @@
+//! `relaxjit.matmul*`: numpy's matmul (2-D, batched, broadcast batch, matrix-vector) on the
+//! GEMM micro-kernels. A right operand without batch folds the left operand's batch into its
+//! rows (one large GEMM); otherwise each batch entry is one GEMM, the entries spread over the
+//! pool when each is small.
+
+use rayon::prelude::*;
+use vm::{Error, Result};
+
+use super::{Float, Mat, SendPtr, View, gemm_into, parallelism};
+
+/// `out (+)= a @ b` (`b` holding the transpose of the right operand when `trans_b`); with
+/// `read_dst`, `out` already holds the addends.
+pub(super) fn matmul<T: Float>(
+    a: &View<T>,
+    b: &View<T>,
+    trans_b: bool,
+    out: &mut [T],
+    out_shape: &[usize],
+    read_dst: bool,
+) -> Result<()> {
+    let bad = |what: String| Err(Error::value_error(what));
+    if a.shape.is_empty() || b.shape.is_empty() {
+        return bad("matmul of a 0-d tensor".into());
+    }
+    // Left operand: (batch…, m, k); a vector is one row, dropped from the output.
+    let (a_batch, m, k) = match a.shape[..] {
+        [k] => (&[][..], 1, k),
+        ref s => (&s[..s.len() - 2], s[s.len() - 2], s[s.len() - 1]),
+    };
+    // Right operand: (batch…, k, n) or, transposed, (n, k); a vector is one column.
+    let (b_batch, kb, n, b_rs, b_cs) = if trans_b {
+        let [n, kb] = b.shape[..] else {
+            return bad(format!(
+                "the transposed right operand has shape {:?}; it must be 2-D",
+                b.shape
+            ));
+        };
+        (&[][..], kb, n, 1isize, kb as isize)
+    } else {
+        match b.shape[..] {
+            [kb] => (&[][..], kb, 1, 1isize, 1isize),
+            ref s => {
+                let n = s[s.len() - 1];
+                (&s[..s.len() - 2], s[s.len() - 2], n, n as isize, 1isize)
+            }
+        }
+    };
+    if k != kb {
+        return bad(format!(
+            "the reduction lengths differ: left {:?}, right {:?}{}",
+            a.shape,
+            b.shape,
+            if trans_b { " (transposed)" } else { "" }
+        ));
+    }
+    let nd = a_batch.len().max(b_batch.len());
+    let dim = |s: &[usize], d: usize| (d + s.len()).checked_sub(nd).map_or(1, |i| s[i]);
+    let mut batch = Vec::with_capacity(nd);
+    for d in 0..nd {
+        let (x, y) = (dim(a_batch, d), dim(b_batch, d));
+        if x != y && x != 1 && y != 1 {
+            return bad(format!(
+                "batch dimensions do not broadcast: {:?} and {:?}",
+                a.shape, b.shape
+            ));
+        }
+        batch.push(x.max(y));
+    }
+    let mut want = batch.clone();
+    if a.shape.len() > 1 {
+        want.push(m);
+    }
+    if trans_b || b.shape.len() > 1 {
+        want.push(n);
+    }
+    if want != out_shape {
+        return bad(format!(
+            "output shape {out_shape:?}, expected {want:?} for {:?} @ {:?}",
+            a.shape, b.shape
+        ));
+    }
+    if out.is_empty() {
+        return Ok(());
+    }
+    if k == 0 {
+        if !read_dst {
+            out.fill(T::ZERO);
+        }
+        return Ok(());
+    }
+    let batches: usize = batch.iter().product();
+    let b_plain = b_batch.iter().product::<usize>() == 1;
+    if b_plain && a_batch.iter().product::<usize>() == batches {
+        // One GEMM with the batch folded into the rows.
+        let rows = batches * m;
+        // SAFETY: `a` holds `rows × k` row-major elements, `b` `k × n` through the strides
+        // computed from its shape, `out` `rows × n`; the output is a distinct `&mut` slice.
+        unsafe {
+            gemm_into(
+                rows,
+                n,
+                k,
+                out.as_mut_ptr(),
+                n as isize,
+                read_dst,
+                Mat {
+                    ptr: a.data.as_ptr(),
+                    rs: k as isize,
+                    cs: 1,
+                },
+                Mat {
+                    ptr: b.data.as_ptr(),
+                    rs: b_rs,
+                    cs: b_cs,
+                },
+                parallelism(rows, n, k),
+            );
+        }
+        return Ok(());
+    }
+    // The offset of batch entry `i` in an operand of batch shape `s`: its broadcast strides.
+    let offsets = |s: &[usize], matrix: usize| -> Vec<usize> {
+        let mut strides = vec![0usize; nd];
+        let mut acc = matrix;
+        for d in (0..nd).rev() {
+            let x = dim(s, d);
+            strides[d] = if x == 1 { 0 } else { acc };
+            acc *= x;
+        }
+        (0..batches)
+            .map(|i| {
+                let (mut rem, mut off) = (i, 0);
+                for d in (0..nd).rev() {
+                    off += (rem % batch[d]) * strides[d];
+                    rem /= batch[d];
+                }
+                off
+            })
+            .collect()
+    };
+    let a_off = offsets(a_batch, m * k);
+    let b_off = offsets(b_batch, k * n);
+    let per = m * n;
+    let dst = SendPtr(out.as_mut_ptr());
+    let one = |i: usize, par| {
+        // SAFETY: entry `i` reads `m × k` elements of `a` and `k × n` of `b` at offsets inside
+        // them (broadcast strides of in-range batch indices) and writes the `m × n` block `i` of
+        // `out`, which no other entry writes.
+        unsafe {
+            gemm_into(
+                m,
+                n,
+                k,
+                dst.get().add(i * per),
+                n as isize,
+                read_dst,
+                Mat {
+                    ptr: a.data.as_ptr().add(a_off[i]),
+                    rs: k as isize,
+                    cs: 1,
+                },
+                Mat {
+                    ptr: b.data.as_ptr().add(b_off[i]),
+                    rs: b_rs,
+                    cs: b_cs,
+                },
+                par,
+            );
+        }
+    };
+    match parallelism(m, n, k) {
+        gemm::Parallelism::None if rayon::current_num_threads() > 1 => {
+            (0..batches)
+                .into_par_iter()
+                .for_each(|i| one(i, gemm::Parallelism::None));
+        }
+        par => (0..batches).for_each(|i| one(i, par)),
+    }
+    Ok(())
+}

@@ -1,0 +1,475 @@
+//! DispatchLibrary: hands matrix multiplies and 2-D convolutions to native library kernels, the
+//! way TVM's BYOC dispatch hands them to BLAS/DNNL. Runs before LegalizeOps, on the operators a
+//! user writes.
+//!
+//! `R.matmul` (2-D, batched, broadcast batch, matrix-vector; static or symbolic shapes) and
+//! `R.nn.conv2d` (NCHW/OIHW, any strides, padding, dilation and groups) of `float32` or
+//! `float64` become `R.call_dps_packed("relaxjit.…", …)` of a [`LibraryKernel`], together with
+//! the epilogue that follows them in the same block when the intermediate has no other use:
+//! `R.permute_dims` of a 2-D right operand (read transposed, never copied), up to two
+//! `R.add`s that keep the output shape (bias, residual) and one activation (`R.nn.relu`,
+//! `R.nn.gelu` for `float32`, `R.nn.gelu_tanh`). The fused call takes the place of the last
+//! binding of its chain and keeps that binding's variable.
+//!
+//! Invariants afterwards: every dispatched call's output struct info is the chain's last
+//! variable's (a tensor of known rank, shape and dtype), its arguments are the chain's inputs
+//! (each defined before the call), and the removed intermediates had exactly one use. Operators
+//! outside these cases (other dtypes, layouts, unknown ranks) are left to LegalizeOps, so the
+//! TIR path stays the reference.
+
+use std::collections::HashMap;
+
+use tir::{DataType, PrimExpr};
+
+use crate::Result;
+use crate::ir::{
+    AttrValue, Attrs, Binding, BindingBlock, Call, Callee, Expr, ExprKind, Function, IRModule, If,
+    SeqExpr, StructInfo, Var, VarId,
+};
+use crate::struct_info_ops::shapes_equal;
+use crate::transform::{kill_after_last_use_uses, map_functions};
+
+/// An elementwise activation applied to a library kernel's output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Activation {
+    Relu,
+    /// `0.5 x (1 + erf(x / √2))`.
+    Gelu,
+    /// `0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))`.
+    GeluTanh,
+}
+
+impl Activation {
+    pub const ALL: [Activation; 3] = [Activation::Relu, Activation::Gelu, Activation::GeluTanh];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Activation::Relu => "relu",
+            Activation::Gelu => "gelu",
+            Activation::GeluTanh => "gelu_tanh",
+        }
+    }
+
+    fn of_op(op: &str) -> Option<Activation> {
+        match op {
+            "relax.nn.relu" => Some(Activation::Relu),
+            "relax.nn.gelu" => Some(Activation::Gelu),
+            "relax.nn.gelu_tanh" => Some(Activation::GeluTanh),
+            _ => None,
+        }
+    }
+}
+
+/// The operation of a [`LibraryKernel`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LibraryOp {
+    /// `(a, b, addends…, out)`: `out = a @ b` with numpy's matmul semantics; with `trans_b`, `b`
+    /// is 2-D and holds the transpose of the right operand.
+    Matmul { trans_b: bool },
+    /// `(x, w, addends…, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
+    /// dilation_h, dilation_w, groups, out)`: NCHW data, OIHW weights, the integers as
+    /// `R.prim_value`s.
+    Conv2d,
+}
+
+/// A library kernel by what it computes: `out = act(op(inputs) + addend₀ + addend₁)`, each
+/// addend broadcast to the output's shape. Its packed-function name spells this out
+/// (`relaxjit.matmul_tb_add_relu`), so that a bytecode listing says what runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LibraryKernel {
+    pub op: LibraryOp,
+    /// 0, 1 or 2 tensors added to the output before the activation.
+    pub addends: usize,
+    pub activation: Option<Activation>,
+}
+
+/// The most addends a kernel takes.
+pub const MAX_ADDENDS: usize = 2;
+
+/// Prefix of every library kernel's name.
+pub const PREFIX: &str = "relaxjit.";
+
+impl LibraryKernel {
+    /// The packed-function name.
+    pub fn name(&self) -> String {
+        let mut s = String::from(PREFIX);
+        s.push_str(match self.op {
+            LibraryOp::Matmul { trans_b: false } => "matmul",
+            LibraryOp::Matmul { trans_b: true } => "matmul_tb",
+            LibraryOp::Conv2d => "conv2d",
+        });
+        for _ in 0..self.addends {
+            s.push_str("_add");
+        }
+        if let Some(a) = self.activation {
+            s.push('_');
+            s.push_str(a.name());
+        }
+        s
+    }
+
+    /// Every kernel there is (what the `jit` crate registers).
+    pub fn all() -> Vec<LibraryKernel> {
+        let ops = [
+            LibraryOp::Matmul { trans_b: false },
+            LibraryOp::Matmul { trans_b: true },
+            LibraryOp::Conv2d,
+        ];
+        let acts = [None]
+            .into_iter()
+            .chain(Activation::ALL.into_iter().map(Some));
+        let mut out = Vec::new();
+        for op in ops {
+            for addends in 0..=MAX_ADDENDS {
+                for activation in acts.clone() {
+                    out.push(LibraryKernel {
+                        op,
+                        addends,
+                        activation,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Rewrites every dispatchable chain of every Relax function (see the module docs).
+pub fn dispatch_library(module: &IRModule) -> Result<IRModule> {
+    map_functions(module, |_, f| {
+        let mut uses: HashMap<VarId, usize> = HashMap::new();
+        count_uses(&f.body, &mut uses);
+        let body = rewrite_seq(&f.body, &uses);
+        Ok(Function { body, ..f.clone() })
+    })
+}
+
+fn count_uses(seq: &SeqExpr, uses: &mut HashMap<VarId, usize>) {
+    let mut vars = Vec::new();
+    for block in &seq.blocks {
+        for b in &block.bindings {
+            kill_after_last_use_uses(b.value(), &mut vars);
+        }
+    }
+    kill_after_last_use_uses(&seq.body, &mut vars);
+    for v in vars {
+        *uses.entry(v.id()).or_default() += 1;
+    }
+}
+
+fn rewrite_seq(seq: &SeqExpr, uses: &HashMap<VarId, usize>) -> SeqExpr {
+    SeqExpr {
+        blocks: seq
+            .blocks
+            .iter()
+            .map(|block| rewrite_block(block, uses))
+            .collect(),
+        body: seq.body.clone(),
+    }
+}
+
+/// A chain being grown from an anchor binding.
+struct Chain {
+    kernel: LibraryKernel,
+    /// The anchor's inputs (and, for conv2d, its integer parameters) then the addends.
+    inputs: Vec<Expr>,
+    params: Vec<i64>,
+    /// Bindings (by index in the block) that the fused call replaces, the last one last.
+    members: Vec<usize>,
+    /// The chain's current end: its variable and struct info.
+    end: Var,
+}
+
+fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingBlock {
+    let bindings = &block.bindings;
+    let single_use = |v: &Var| uses.get(&v.id()).copied() == Some(1);
+    // Bindings of this block by variable, for looking through a transposed right operand.
+    let mut index: HashMap<VarId, usize> = HashMap::new();
+    // Open chains by the id of their end variable.
+    let mut open: HashMap<VarId, Chain> = HashMap::new();
+    // Binding index → what replaces it: `None` removes it, `Some(chain)` emits the call.
+    let mut replaced: HashMap<usize, Option<Chain>> = HashMap::new();
+    for (i, b) in bindings.iter().enumerate() {
+        let Binding::Var { var, value } = b else {
+            continue;
+        };
+        index.insert(var.id(), i);
+        let Some(call) = value.as_call() else {
+            continue;
+        };
+        let Some(op) = call.op() else { continue };
+        if let Some(chain) = extend(op, call, var, i, &mut open, &single_use) {
+            open.insert(var.id(), chain);
+            continue;
+        }
+        let anchor = match op {
+            "relax.matmul" => matmul_anchor(call, var, bindings, &index, &single_use),
+            "relax.nn.conv2d" => conv2d_anchor(call, var, i),
+            _ => None,
+        };
+        if let Some(chain) = anchor {
+            open.insert(var.id(), chain);
+        }
+    }
+    for chain in open.into_values() {
+        let (last, rest) = chain.members.split_last().expect("a chain has its anchor");
+        for &m in rest {
+            replaced.insert(m, None);
+        }
+        replaced.insert(*last, Some(chain));
+    }
+    let mut out = Vec::with_capacity(bindings.len());
+    for (i, b) in bindings.iter().enumerate() {
+        match replaced.remove(&i) {
+            None => out.push(b.clone()),
+            Some(None) => {}
+            Some(Some(chain)) => out.push(emit(chain)),
+        }
+    }
+    // `If` branches are blocks of their own.
+    let out = out
+        .into_iter()
+        .map(|b| match b {
+            Binding::Var { var, value } => match value.kind() {
+                ExprKind::If(i) => Binding::Var {
+                    var,
+                    value: Expr::new(ExprKind::If(If {
+                        cond: i.cond.clone(),
+                        then_branch: rewrite_seq(&i.then_branch, uses),
+                        else_branch: rewrite_seq(&i.else_branch, uses),
+                    })),
+                },
+                _ => Binding::Var { var, value },
+            },
+            other => other,
+        })
+        .collect();
+    BindingBlock {
+        bindings: out,
+        dataflow: block.dataflow,
+    }
+}
+
+/// Grows an open chain by `var = op(...)` if it consumes the chain's end (its only use) and
+/// keeps its shape and dtype.
+fn extend(
+    op: &str,
+    call: &Call,
+    var: &Var,
+    at: usize,
+    open: &mut HashMap<VarId, Chain>,
+    single_use: &dyn Fn(&Var) -> bool,
+) -> Option<Chain> {
+    let arg_var = |i: usize| call.args.get(i).and_then(Expr::as_var);
+    let same_output = |chain: &Chain| {
+        let (a, b) = (chain.end.struct_info(), var.struct_info());
+        a.tensor_dtype() == b.tensor_dtype()
+            && matches!((a.tensor_shape(), b.tensor_shape()), (Some(x), Some(y)) if shapes_equal(x, y))
+    };
+    if op == "relax.add" {
+        for (mine, other) in [(0, 1), (1, 0)] {
+            let Some(end) = arg_var(mine) else { continue };
+            let Some(chain) = open.get(&end.id()) else {
+                continue;
+            };
+            let other = call.args.get(other)?;
+            let other_ok = match other.kind() {
+                ExprKind::Var(v) => {
+                    v.struct_info().tensor_dtype() == var.struct_info().tensor_dtype()
+                        && v.struct_info().ndim().is_some()
+                }
+                ExprKind::Constant(c) => {
+                    c.struct_info.tensor_dtype() == var.struct_info().tensor_dtype()
+                }
+                _ => false,
+            };
+            if !single_use(end)
+                || chain.kernel.addends >= MAX_ADDENDS
+                || chain.kernel.activation.is_some()
+                || !same_output(chain)
+                || !other_ok
+            {
+                return None;
+            }
+            let mut chain = open.remove(&end.id())?;
+            chain.kernel.addends += 1;
+            chain.inputs.push(other.clone());
+            chain.members.push(at);
+            chain.end = var.clone();
+            return Some(chain);
+        }
+        return None;
+    }
+    let act = Activation::of_op(op)?;
+    let end = arg_var(0)?;
+    let chain = open.get(&end.id())?;
+    let f32_only =
+        act == Activation::Gelu && var.struct_info().tensor_dtype() != Some(DataType::FLOAT32);
+    if !single_use(end) || chain.kernel.activation.is_some() || !same_output(chain) || f32_only {
+        return None;
+    }
+    let mut chain = open.remove(&end.id())?;
+    chain.kernel.activation = Some(act);
+    chain.members.push(at);
+    chain.end = var.clone();
+    Some(chain)
+}
+
+/// The dtype of a library kernel's operands: `float32` or `float64`, the same everywhere.
+fn float_dtype(exprs: &[&StructInfo], out: &StructInfo) -> Option<DataType> {
+    let dt = out.tensor_dtype()?;
+    if dt != DataType::FLOAT32 && dt != DataType::FLOAT64 {
+        return None;
+    }
+    out.tensor_shape()?;
+    exprs
+        .iter()
+        .all(|si| si.tensor_dtype() == Some(dt) && si.ndim().is_some())
+        .then_some(dt)
+}
+
+fn out_dtype_ok(call: &Call, dt: DataType) -> bool {
+    match call.attrs.get("out_dtype") {
+        None | Some(AttrValue::None) => true,
+        Some(AttrValue::DType(d)) => *d == dt,
+        Some(AttrValue::Str(s)) => s.is_empty() || s == "void" || DataType::parse(s) == Some(dt),
+        _ => false,
+    }
+}
+
+fn operand_si(e: &Expr) -> Option<&StructInfo> {
+    match e.kind() {
+        ExprKind::Var(v) => Some(v.struct_info()),
+        ExprKind::Constant(c) => Some(&c.struct_info),
+        _ => None,
+    }
+}
+
+fn matmul_anchor(
+    call: &Call,
+    var: &Var,
+    bindings: &[Binding],
+    index: &HashMap<VarId, usize>,
+    single_use: &dyn Fn(&Var) -> bool,
+) -> Option<Chain> {
+    let (a, b) = (call.args.first()?, call.args.get(1)?);
+    let (a_si, b_si) = (operand_si(a)?, operand_si(b)?);
+    let dt = float_dtype(&[a_si, b_si], var.struct_info())?;
+    if !out_dtype_ok(call, dt) {
+        return None;
+    }
+    let mut chain = Chain {
+        kernel: LibraryKernel {
+            op: LibraryOp::Matmul { trans_b: false },
+            addends: 0,
+            activation: None,
+        },
+        inputs: vec![a.clone(), b.clone()],
+        params: Vec::new(),
+        members: Vec::new(),
+        end: var.clone(),
+    };
+    // `b = R.permute_dims(w)` of a 2-D `w`, used only here: read `w` transposed instead.
+    if let Some(bv) = b.as_var()
+        && single_use(bv)
+        && let Some(&bi) = index.get(&bv.id())
+        && let Some(pc) = bindings[bi].value().as_call()
+        && pc.op() == Some("relax.permute_dims")
+        && let Some(w) = pc.args.first()
+        && operand_si(w).and_then(StructInfo::ndim) == Some(2)
+        && match pc.attrs.get("axes") {
+            None | Some(AttrValue::None) => true,
+            Some(axes) => axes.as_int_list() == Some(vec![1, 0]),
+        }
+    {
+        chain.kernel.op = LibraryOp::Matmul { trans_b: true };
+        chain.inputs[1] = w.clone();
+        chain.members.push(bi);
+    }
+    chain.members.push(index[&var.id()]);
+    Some(chain)
+}
+
+fn conv2d_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
+    let (x, w) = (call.args.first()?, call.args.get(1)?);
+    let (x_si, w_si) = (operand_si(x)?, operand_si(w)?);
+    let dt = float_dtype(&[x_si, w_si], var.struct_info())?;
+    if !out_dtype_ok(call, dt) || x_si.ndim() != Some(4) || w_si.ndim() != Some(4) {
+        return None;
+    }
+    let attr_str = |n: &str| call.attrs.get(n).and_then(AttrValue::as_str);
+    let layout_ok =
+        |n: &str, want: &str| matches!(attr_str(n), None | Some("")) || attr_str(n) == Some(want);
+    if !layout_ok("data_layout", "NCHW")
+        || !layout_ok("kernel_layout", "OIHW")
+        || !layout_ok("out_layout", "NCHW")
+    {
+        return None;
+    }
+    let ints = |n: &str, default: Vec<i64>| -> Option<Vec<i64>> {
+        match call.attrs.get(n) {
+            None | Some(AttrValue::None) => Some(default),
+            Some(v) => v.as_int_list().or_else(|| v.as_int().map(|i| vec![i])),
+        }
+    };
+    let pair = |v: Vec<i64>| -> Option<[i64; 2]> {
+        match v[..] {
+            [a] => Some([a, a]),
+            [a, b] => Some([a, b]),
+            _ => None,
+        }
+    };
+    let strides = pair(ints("strides", vec![1, 1])?)?;
+    let dilation = pair(ints("dilation", vec![1, 1])?)?;
+    let padding: [i64; 4] = match ints("padding", vec![0, 0, 0, 0])?[..] {
+        [p] => [p; 4],
+        [h, w] => [h, w, h, w],
+        [t, l, b, r] => [t, l, b, r],
+        _ => return None,
+    };
+    let groups = match call.attrs.get("groups") {
+        None => 1,
+        Some(v) => v.as_int()?,
+    };
+    if strides.iter().chain(&dilation).any(|&v| v < 1)
+        || padding.iter().any(|&p| p < 0)
+        || groups < 1
+    {
+        return None;
+    }
+    let mut params = Vec::with_capacity(9);
+    params.extend(strides);
+    params.extend(padding);
+    params.extend(dilation);
+    params.push(groups);
+    Some(Chain {
+        kernel: LibraryKernel {
+            op: LibraryOp::Conv2d,
+            addends: 0,
+            activation: None,
+        },
+        inputs: vec![x.clone(), w.clone()],
+        params,
+        members: vec![at],
+        end: var.clone(),
+    })
+}
+
+/// The fused call, bound to the chain's last variable.
+fn emit(chain: Chain) -> Binding {
+    let mut args = chain.inputs;
+    args.extend(chain.params.iter().map(|&p| Expr::prim(PrimExpr::i64(p))));
+    let call = Expr::call(
+        Callee::Op("relax.call_dps_packed".into()),
+        vec![
+            Expr::new(ExprKind::ExternFunc(chain.kernel.name())),
+            Expr::tuple(args),
+        ],
+        Attrs::new(),
+        vec![chain.end.struct_info().clone()],
+    );
+    Binding::Var {
+        var: chain.end,
+        value: call,
+    }
+}

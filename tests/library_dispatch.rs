@@ -1,0 +1,497 @@
+//! Differential tests of the library kernels (`relax::transform::dispatch_library` +
+//! `jit::library`): each case of the table below is a small module, compiled once with
+//! `Config::library` (the module must then call a `relaxjit.*` kernel) and once without (the
+//! TIR legalization path, the reference), run on the same random inputs; the results must agree
+//! within the dtype's tolerance. The cases cover the edges: k, m or n of 1, sizes that are not
+//! multiples of any tile, batch broadcast, matrix-vector, a transposed weight, symbolic batch,
+//! every epilogue, groups, depthwise, strides, padding and dilation.
+
+use relaxjit::{Config, Engine, Tensor, Value};
+
+/// A dimension: its text in the module and its value at run time (`("n", 5)` is symbolic).
+type Dim = (&'static str, i64);
+
+fn d(v: i64) -> Dim {
+    // Static dims print as their value; leaking the few strings a test makes is harmless.
+    (Box::leak(v.to_string().into_boxed_str()), v)
+}
+
+fn dims(vs: &[i64]) -> Vec<Dim> {
+    vs.iter().map(|&v| d(v)).collect()
+}
+
+#[derive(Clone)]
+struct Case {
+    name: String,
+    dtype: &'static str,
+    /// Parameters (name, shape).
+    params: Vec<(&'static str, Vec<Dim>)>,
+    /// Binding lines of the dataflow block; the last binds `y`.
+    body: Vec<String>,
+    out: Vec<Dim>,
+}
+
+fn shape_text(s: &[Dim]) -> String {
+    let items: Vec<&str> = s.iter().map(|d| d.0).collect();
+    if items.len() == 1 {
+        format!("({},)", items[0])
+    } else {
+        format!("({})", items.join(", "))
+    }
+}
+
+impl Case {
+    fn script(&self) -> String {
+        let mut vars: Vec<&str> = self
+            .params
+            .iter()
+            .flat_map(|(_, s)| s.iter())
+            .map(|d| d.0)
+            .filter(|t| t.chars().all(|c| c.is_ascii_alphabetic()))
+            .collect();
+        vars.sort();
+        vars.dedup();
+        let mut src = String::from("# from typing import TypeVar\n");
+        for v in &vars {
+            src += &format!("{v} = TypeVar(\"{v}\")\n");
+        }
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|(n, s)| format!("{n}: R.Tensor({}, dtype=\"{}\")", shape_text(s), self.dtype))
+            .collect();
+        src += "@I.ir_module\nclass Module:\n    @R.function\n";
+        src += &format!(
+            "    def main({}) -> R.Tensor({}, dtype=\"{}\"):\n        with R.dataflow():\n",
+            params.join(", "),
+            shape_text(&self.out),
+            self.dtype
+        );
+        for line in &self.body {
+            src += &format!("            {line}\n");
+        }
+        src += "            R.output(y)\n        return y\n";
+        src
+    }
+}
+
+/// `y = epilogue(R.matmul(a, b))`; `tb` writes the weight as `R.permute_dims` of a `(n, k)`
+/// parameter.
+fn matmul(a: Vec<Dim>, b: Vec<Dim>, tb: bool, epilogue: &[&str], dtype: &'static str) -> Case {
+    let (ab, bb) = (
+        &a[..a.len().saturating_sub(2)],
+        &b[..b.len().saturating_sub(2)],
+    );
+    let nd = ab.len().max(bb.len());
+    let get = |s: &[Dim], i: usize| (i + s.len()).checked_sub(nd).map(|j| s[j]);
+    let mut out: Vec<Dim> = (0..nd)
+        .map(|i| match (get(ab, i), get(bb, i)) {
+            (Some(x), Some(y)) => {
+                if x.1 == 1 {
+                    y
+                } else {
+                    x
+                }
+            }
+            (Some(x), None) | (None, Some(x)) => x,
+            (None, None) => unreachable!(),
+        })
+        .collect();
+    if a.len() > 1 {
+        out.push(a[a.len() - 2]);
+    }
+    if b.len() > 1 {
+        out.push(b[b.len() - 1]);
+    }
+    let mut params = vec![("a", a.clone())];
+    let mut body = Vec::new();
+    if tb {
+        params.push(("bt", vec![b[1], b[0]]));
+        body.push("b = R.permute_dims(bt, axes=None)".to_string());
+    } else {
+        params.push(("b", b.clone()));
+    }
+    body.push("t0 = R.matmul(a, b, out_dtype=None)".to_string());
+    let name = format!(
+        "matmul {dtype} {} @ {}{} {}",
+        shape_text(&a),
+        shape_text(&b),
+        if tb { " (transposed)" } else { "" },
+        epilogue.join("+")
+    );
+    finish(name, dtype, params, body, out, epilogue)
+}
+
+/// Appends the epilogue bindings (`bias`: a row vector over the last dimension, or per
+/// channel for a 4-D output; `res`: a full residual; an activation op name) and binds `y`.
+fn finish(
+    name: String,
+    dtype: &'static str,
+    mut params: Vec<(&'static str, Vec<Dim>)>,
+    mut body: Vec<String>,
+    out: Vec<Dim>,
+    epilogue: &[&str],
+) -> Case {
+    let mut last = 0;
+    for (i, e) in epilogue.iter().enumerate() {
+        let next = format!("t{}", i + 1);
+        match *e {
+            "bias" => {
+                let shape = if out.len() == 4 {
+                    vec![d(1), out[1], d(1), d(1)]
+                } else {
+                    vec![*out.last().unwrap()]
+                };
+                params.push(("bias", shape));
+                body.push(format!("{next} = R.add(t{last}, bias)"));
+            }
+            "res" => {
+                params.push(("res", out.clone()));
+                body.push(format!("{next} = R.add(res, t{last})"));
+            }
+            act => body.push(format!("{next} = R.nn.{act}(t{last})")),
+        }
+        last = i + 1;
+    }
+    body.push(format!("y = R.add(t{last}, R.const(0.5, \"{dtype}\"))"));
+    Case {
+        name,
+        dtype,
+        params,
+        body,
+        out,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn conv(
+    x: [i64; 4],
+    o: i64,
+    k: [i64; 2],
+    stride: [i64; 2],
+    pad: [i64; 4],
+    dil: [i64; 2],
+    groups: i64,
+    epilogue: &[&str],
+) -> Case {
+    let w = [o, x[1] / groups, k[0], k[1]];
+    let ext = |size: i64, lo: i64, hi: i64, k: i64, s: i64, d: i64| {
+        (size + lo + hi - d * (k - 1) - 1) / s + 1
+    };
+    let out = [
+        x[0],
+        o,
+        ext(x[2], pad[0], pad[2], k[0], stride[0], dil[0]),
+        ext(x[3], pad[1], pad[3], k[1], stride[1], dil[1]),
+    ];
+    let body = vec![format!(
+        "t0 = R.nn.conv2d(x, w, strides={stride:?}, padding={pad:?}, dilation={dil:?}, groups={groups}, data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=None)"
+    )];
+    let name = format!(
+        "conv2d x={x:?} w={w:?} stride={stride:?} pad={pad:?} dil={dil:?} groups={groups} {}",
+        epilogue.join("+")
+    );
+    finish(
+        name,
+        "float32",
+        vec![("x", dims(&x)), ("w", dims(&w))],
+        body,
+        dims(&out),
+        epilogue,
+    )
+}
+
+fn cases() -> Vec<Case> {
+    let f32_ = "float32";
+    let mut c = vec![
+        matmul(dims(&[5, 7]), dims(&[7, 3]), false, &[], f32_),
+        matmul(dims(&[1, 9]), dims(&[9, 1]), false, &[], f32_),
+        matmul(dims(&[6, 1]), dims(&[1, 4]), false, &[], f32_),
+        matmul(dims(&[67, 129]), dims(&[129, 33]), false, &[], f32_),
+        matmul(
+            dims(&[130, 70]),
+            dims(&[70, 90]),
+            false,
+            &["bias", "relu"],
+            f32_,
+        ),
+        matmul(dims(&[2, 3, 17]), dims(&[17, 5]), false, &["bias"], f32_),
+        matmul(dims(&[4, 3, 8]), dims(&[4, 8, 5]), false, &[], f32_),
+        matmul(dims(&[1, 3, 8]), dims(&[4, 8, 5]), false, &[], f32_),
+        matmul(dims(&[2, 1, 3, 8]), dims(&[5, 8, 6]), false, &[], f32_),
+        matmul(dims(&[8]), dims(&[8, 5]), false, &[], f32_),
+        matmul(dims(&[4, 8]), dims(&[8]), false, &[], f32_),
+        matmul(dims(&[3, 4, 8]), dims(&[8]), false, &[], f32_),
+        matmul(dims(&[8]), dims(&[8]), false, &[], f32_),
+        matmul(
+            dims(&[5, 12]),
+            dims(&[12, 7]),
+            true,
+            &["bias", "gelu"],
+            f32_,
+        ),
+        matmul(
+            dims(&[16, 64]),
+            dims(&[64, 32]),
+            false,
+            &["bias", "res"],
+            f32_,
+        ),
+        matmul(
+            dims(&[16, 64]),
+            dims(&[64, 16]),
+            false,
+            &["res", "gelu_tanh"],
+            f32_,
+        ),
+        matmul(
+            dims(&[300, 257]),
+            dims(&[257, 130]),
+            false,
+            &["bias", "res", "relu"],
+            f32_,
+        ),
+        matmul(
+            vec![("n", 5), d(6)],
+            dims(&[6, 3]),
+            false,
+            &["bias", "relu"],
+            f32_,
+        ),
+        matmul(vec![("n", 3), d(4), d(6)], dims(&[6, 3]), false, &[], f32_),
+        matmul(
+            dims(&[33, 40]),
+            dims(&[40, 21]),
+            false,
+            &["bias", "gelu_tanh"],
+            "float64",
+        ),
+        matmul(
+            dims(&[2, 7, 9]),
+            dims(&[2, 9, 3]),
+            false,
+            &["res"],
+            "float64",
+        ),
+        matmul(
+            dims(&[1, 784]),
+            dims(&[784, 512]),
+            false,
+            &["bias", "relu"],
+            f32_,
+        ),
+    ];
+    c.extend([
+        conv(
+            [1, 3, 8, 8],
+            4,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &[],
+        ),
+        conv(
+            [2, 4, 9, 7],
+            6,
+            [3, 2],
+            [2, 1],
+            [1, 0, 2, 1],
+            [1, 2],
+            2,
+            &["bias", "relu"],
+        ),
+        conv(
+            [1, 8, 10, 10],
+            8,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            8,
+            &["bias"],
+        ),
+        conv(
+            [1, 4, 11, 11],
+            8,
+            [3, 3],
+            [2, 2],
+            [0, 1, 1, 0],
+            [2, 1],
+            4,
+            &["relu"],
+        ),
+        conv(
+            [2, 16, 7, 7],
+            12,
+            [1, 1],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            1,
+            &["bias", "relu"],
+        ),
+        conv(
+            [1, 5, 6, 6],
+            3,
+            [1, 1],
+            [2, 2],
+            [0, 0, 0, 0],
+            [1, 1],
+            1,
+            &[],
+        ),
+        conv(
+            [1, 3, 5, 5],
+            2,
+            [5, 5],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            1,
+            &[],
+        ),
+        conv(
+            [1, 64, 20, 20],
+            64,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &["bias", "relu"],
+        ),
+        conv(
+            [1, 3, 9, 9],
+            1,
+            [3, 3],
+            [3, 3],
+            [2, 2, 2, 2],
+            [1, 1],
+            1,
+            &[],
+        ),
+    ]);
+    c
+}
+
+/// Deterministic values in [-1, 1).
+fn random(n: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn input(shape: &[Dim], seed: u64, dtype: &str) -> Value {
+    let dims: Vec<i64> = shape.iter().map(|d| d.1).collect();
+    let n: i64 = dims.iter().product();
+    let v = random(n as usize, seed);
+    let t = if dtype == "float32" {
+        let v: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+        Tensor::from_slice(&dims, &v).unwrap()
+    } else {
+        Tensor::from_slice(&dims, &v).unwrap()
+    };
+    Value::Tensor(t)
+}
+
+fn values(v: &Value) -> Vec<f64> {
+    let t = v.as_tensor().expect("a tensor result");
+    (0..t.numel()).map(|i| t.get_f64(i).unwrap()).collect()
+}
+
+#[test]
+fn library_kernels_match_the_tir_path() {
+    let lib = Engine::new(Config::default()).unwrap();
+    let tir = Engine::new(Config {
+        library: false,
+        ..Config::default()
+    })
+    .unwrap();
+    let mut failures = Vec::new();
+    for case in cases() {
+        let src = case.script();
+        let args: Vec<Value> = case
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, (_, s))| input(s, i as u64 + 1, case.dtype))
+            .collect();
+        let run = |engine: &Engine, want_library: bool| -> Result<Vec<f64>, String> {
+            let m = engine
+                .compile_str(&src)
+                .map_err(|e| format!("compile: {e}\n{src}"))?;
+            let listing = m.executable().as_text();
+            if listing.contains("relaxjit.") != want_library {
+                return Err(format!(
+                    "library kernel called: {}, expected {want_library}\n{listing}",
+                    !want_library
+                ));
+            }
+            let out = m.run("main", &args).map_err(|e| format!("run: {e}"))?;
+            Ok(values(&out))
+        };
+        let (got, want) = match (run(&lib, true), run(&tir, false)) {
+            (Ok(g), Ok(w)) => (g, w),
+            (g, w) => {
+                let first = |r: Result<Vec<f64>, String>| {
+                    r.err()
+                        .map(|e| e.lines().take(3).collect::<Vec<_>>().join(" | "))
+                };
+                failures.push(format!(
+                    "{}: library: {:?}; TIR: {:?}",
+                    case.name,
+                    first(g),
+                    first(w)
+                ));
+                continue;
+            }
+        };
+        let tol = if case.dtype == "float32" { 1e-4 } else { 1e-10 };
+        let bad = got
+            .iter()
+            .zip(&want)
+            .position(|(g, w)| (g - w).abs() > tol * (1.0 + w.abs()));
+        if got.len() != want.len() || bad.is_some() {
+            let i = bad.unwrap_or(0);
+            failures.push(format!(
+                "{}: element {i}: library {:?}, TIR {:?} (lengths {} / {})",
+                case.name,
+                got.get(i),
+                want.get(i),
+                got.len(),
+                want.len()
+            ));
+        } else {
+            println!("ok {}", case.name);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A kernel handed a shape it does not expect fails with an error naming the kernel.
+#[test]
+fn a_wrong_shape_is_an_error_not_a_crash() {
+    let mut lib = vm::Library::new();
+    jit::library::add_to(&mut lib);
+    let f = lib.get_packed("relaxjit.matmul").unwrap();
+    let t = |s: &[i64]| Value::Tensor(Tensor::zeros(s, vm::DataType::F32).unwrap());
+    let err = f.call(&[t(&[2, 3]), t(&[4, 5]), t(&[2, 5])]).unwrap_err();
+    assert!(err.to_string().contains("reduction"), "{err}");
+    let err = f.call(&[t(&[2, 3]), t(&[3, 5]), t(&[2, 4])]).unwrap_err();
+    assert!(err.to_string().contains("output shape"), "{err}");
+    let conv = lib.get_packed("relaxjit.conv2d").unwrap();
+    let ints: Vec<Value> = [1, 1, 0, 0, 0, 0, 1, 1, 1].map(Value::Int).to_vec();
+    let mut args = vec![t(&[1, 3, 4, 4]), t(&[2, 3, 3, 3])];
+    args.extend(ints);
+    args.push(t(&[1, 2, 3, 3]));
+    let err = conv.call(&args).unwrap_err();
+    assert!(err.to_string().contains("output shape"), "{err}");
+}
