@@ -343,8 +343,8 @@ const CONSTS: &[i64] = &[
 
 fn random_expr(rng: &mut Lcg, vars: &[Var], depth: u32) -> PrimExpr {
     use tir::BinaryOp as B;
-    if depth == 0 || rng.next() % 4 == 0 {
-        return if rng.next() % 2 == 0 {
+    if depth == 0 || rng.next().is_multiple_of(4) {
+        return if rng.next().is_multiple_of(2) {
             PrimExpr::from(&vars[(rng.next() % vars.len() as u64) as usize])
         } else {
             PrimExpr::i32(rng.pick(CONSTS) as i32)

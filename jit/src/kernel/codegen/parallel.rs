@@ -161,14 +161,11 @@ fn slab_key(
     ranges: &VarRanges,
     inner: &[symbolic::LoopRange],
     shape_vars: &HashSet<VarId>,
-) -> Option<String> {
+) -> Option<SlabKey> {
     let var = &f.loop_var;
     let key = match slab(index, var, ranges) {
-        Some(c) => format!("const {c}"),
-        None => format!(
-            "symbolic {}",
-            symbolic::slab(index, var, inner, shape_vars)?
-        ),
+        Some(c) => SlabKey::Const(c),
+        None => SlabKey::Symbolic(symbolic::slab(index, var, inner, shape_vars)?),
     };
     let mut with_outer = ranges.clone();
     let exact = match const_loop_range(f) {
@@ -185,6 +182,14 @@ fn slab_key(
     }];
     loops.extend(inner.iter().cloned());
     (exact || symbolic::in_bounds(index, extent, &loops, shape_vars)).then_some(key)
+}
+
+/// A slab per iteration: a constant, or a symbolic stride as [`symbolic::slab`]'s key (which
+/// names variables by identity, never by name: two shape variables may share a name).
+#[derive(Clone, PartialEq)]
+enum SlabKey {
+    Const(i64),
+    Symbolic(String),
 }
 
 /// Whether `index` is `c * var + r` with `0 <= r < |c|` (exactly: `r` cannot wrap); returns `c`.
@@ -324,7 +329,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                     &self.shape_vars,
                 )
             };
-            let mut slabs: HashMap<VarId, String> = HashMap::new();
+            let mut slabs: HashMap<VarId, SlabKey> = HashMap::new();
             for (buf, index, extent, store) in &acc {
                 if *store {
                     let c = key(index, extent)?;

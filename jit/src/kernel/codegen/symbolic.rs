@@ -457,4 +457,37 @@ mod tests {
         let wide = [lp(&j, add(e(&m), PrimExpr::i64(1)))];
         assert_eq!(slab(&idx, &i, &wide, &shapes), None);
     }
+
+    #[test]
+    fn overflow_and_wrap_are_not_proofs() {
+        let (n, m, i, j) = (var("n"), var("m"), var("i"), var("j"));
+        let shapes = HashSet::from([n.id(), m.id()]);
+        // The (2^62) x 4 copy of 8 elements: (2^62 - 1) * 4 + 3 overflows int64.
+        let big = [lp(&i, PrimExpr::i64(1 << 62)), lp(&j, PrimExpr::i64(4))];
+        let idx = add(mul(e(&i), PrimExpr::i64(4)), e(&j));
+        assert!(!in_bounds(&idx, &PrimExpr::i64(8), &big, &shapes));
+        let fits = [lp(&i, PrimExpr::i64(2)), lp(&j, PrimExpr::i64(4))];
+        assert!(in_bounds(&idx, &PrimExpr::i64(8), &fits, &shapes));
+        // A loop extent that may wrap at run time (`n * m`) bounds nothing.
+        let wraps = [lp(&i, mul(e(&n), e(&m)))];
+        assert!(!in_bounds(&e(&i), &mul(e(&n), e(&m)), &wraps, &shapes));
+        let plain = [lp(&i, e(&n))];
+        assert!(in_bounds(&e(&i), &e(&n), &plain, &shapes));
+        // An int32 index is its polynomial only below 2^31: a symbolic extent may be larger.
+        let k = Var::new("k", DataType::INT32);
+        let small = [LoopRange {
+            var: k.clone(),
+            min: PrimExpr::i32(0),
+            extent: PrimExpr::i32(4),
+        }];
+        assert!(in_bounds(&e(&k), &PrimExpr::i32(4), &small, &shapes));
+        let wide = PrimExpr::i32(i32::MAX);
+        let k2 = PrimExpr::binary(BinaryOp::Mul, e(&k), PrimExpr::i32(2));
+        let big32 = [LoopRange {
+            var: k.clone(),
+            min: PrimExpr::i32(0),
+            extent: wide.clone(),
+        }];
+        assert!(!in_bounds(&k2, &wide, &big32, &shapes));
+    }
 }
