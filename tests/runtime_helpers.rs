@@ -46,6 +46,16 @@ fn parallel_loops_of_huge_extent_fail_with_the_first_out_of_bounds_index() {
         "T.int64(9223372036854775807)",
     ] {
         let compiled = Engine::default().compile_str(&copy_module(extent)).unwrap();
+        let parallel: usize = compiled
+            .kernels()
+            .kernels()
+            .iter()
+            .map(|k| k.meta().parallel_loops)
+            .sum();
+        assert_eq!(
+            parallel, 1,
+            "{extent}: the loop runs through the parallel-for helper"
+        );
         match compiled.run("main", &x4()) {
             Err(Error::Runtime(e)) => {
                 assert_eq!(e.kind(), ErrorKind::Index, "{extent}: {e}");
