@@ -21,8 +21,8 @@
 //! * `T.Select` evaluates both operands (an out-of-bounds load in either is an error);
 //!   `T.if_then_else`, `and` and `or` evaluate lazily;
 //! * `T.call_packed("tvm.contrib.sort.sort" | "argsort" | "topk", T.tvm_stack_make_array(..), ..)`
-//!   run TVM's runtime functions directly: stable sorts (ties keep index order; NaN compares
-//!   greater than every number).
+//!   run TVM's runtime functions through [`crate::sort`], the order and output-shape rule the
+//!   JIT's helper shares (stable; NaN after `+inf`).
 //!
 //! Every run has a step budget (one step per statement executed and per loop iteration), so a
 //! loop of 2^63 iterations ends with an [`InterpErrorKind::StepBudget`] error instead of
@@ -37,7 +37,6 @@
 //! `T.call_extern` beyond the common libm names, packed functions other than the sort family,
 //! and pointer intrinsics (`T.address_of`, `T.tvm_stack_alloca`).
 
-use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use crate::arith::scalar::{self, Scalar};
@@ -46,6 +45,7 @@ use crate::ir::{
     Buffer, DataType, ExprKind, IterVarKind, PrimExpr, PrimFunc, Stmt, StmtKind, TypeCode, Var,
     VarId,
 };
+use crate::sort::{Placement, SortAccess, SortError, SortKey, SortPlan};
 
 /// One argument of [`run`], in parameter order.
 #[derive(Debug)]
@@ -1025,25 +1025,12 @@ impl<'m> Interp<'_, 'm> {
                 let output = self.array(output)?;
                 let axis = self.eval_int(axis)?;
                 let ascend = self.eval_bool(ascend)?;
-                if output.shape != input.shape {
-                    return self.err(format!(
-                        "`{name}`: output shape {:?} differs from input shape {:?}",
-                        output.shape, input.shape
-                    ));
-                }
-                let values = name.ends_with(".sort");
-                if values && output.dtype != input.dtype {
-                    return self.err(format!(
-                        "`{name}`: output dtype {} differs from input dtype {}",
-                        output.dtype, input.dtype
-                    ));
-                }
-                let (values, indices) = if values {
+                let (values, indices) = if name.ends_with(".sort") {
                     (Some(&output), None)
                 } else {
                     (None, Some(&output))
                 };
-                self.sort_along(&name, &input, values, indices, axis, ascend, -1)
+                self.sort_along(&name, &input, values, indices, axis, ascend, None)
             }
             "tvm.contrib.sort.topk" => {
                 if rest.len() < 6 {
@@ -1072,14 +1059,6 @@ impl<'m> Interp<'_, 'm> {
                         ));
                     }
                 };
-                if let Some(v) = &values
-                    && v.dtype != input.dtype
-                {
-                    return self.err(format!(
-                        "`{name}`: values dtype {} differs from input dtype {}",
-                        v.dtype, input.dtype
-                    ));
-                }
                 self.sort_along(
                     &name,
                     &input,
@@ -1087,7 +1066,7 @@ impl<'m> Interp<'_, 'm> {
                     indices.as_ref(),
                     axis,
                     ascend,
-                    k,
+                    Some(k),
                 )
             }
             _ => self.err(format!("packed function `{name}` is not supported")),
@@ -1157,8 +1136,8 @@ impl<'m> Interp<'_, 'm> {
         })
     }
 
-    /// TVM's `sort_impl`/`topk`: for every position outside `axis`, a stable sort of the slice
-    /// along `axis`, of which the first `k` (all if `k < 1`) are written.
+    /// TVM's `sort_impl`/`topk` through the shared [`crate::sort`]: checks the outputs against
+    /// the plan, then writes the first `k` (all for sort and argsort) of each slice's order.
     #[allow(clippy::too_many_arguments)]
     fn sort_along(
         &mut self,
@@ -1168,79 +1147,102 @@ impl<'m> Interp<'_, 'm> {
         indices: Option<&ArrayView>,
         axis: i64,
         ascend: bool,
-        k: i64,
+        top_k: Option<i64>,
     ) -> Result<Value> {
-        let ndim = input.shape.len() as i64;
-        let axis = if axis < 0 { axis + ndim } else { axis };
-        if axis < 0 || axis >= ndim {
-            return self.err(format!(
-                "`{name}`: axis {axis} out of range for rank {ndim}"
-            ));
-        }
-        let axis = axis as usize;
-        let product = |dims: &[i64]| dims.iter().try_fold(1i64, |acc, d| acc.checked_mul(*d));
-        let (Some(before), Some(after)) = (
-            product(&input.shape[..axis]),
-            product(&input.shape[axis + 1..]),
-        ) else {
-            return self.err(format!("`{name}`: shape {:?} is too large", input.shape));
+        let checked = || -> std::result::Result<SortPlan, SortError> {
+            let plan = SortPlan::new(&input.shape, axis, top_k)?;
+            if let Some(v) = values {
+                plan.check_output("values output", &v.shape)?;
+                SortPlan::check_values_dtype(&v.dtype.to_string(), &input.dtype.to_string())?;
+            }
+            if let Some(ix) = indices {
+                plan.check_output("indices output", &ix.shape)?;
+            }
+            Ok(plan)
         };
-        let len = input.shape[axis];
-        let k = if k < 1 || k > len { len } else { k };
-        for out in values.iter().chain(indices.iter()) {
-            let mut want = input.shape.clone();
-            want[axis] = k;
-            if out.shape != want {
-                return self.err(format!(
-                    "`{name}`: output shape {:?}, expected {want:?}",
-                    out.shape
-                ));
-            }
-        }
-        let unsigned = input.dtype.is_uint();
-        let compare = |a: &Value, b: &Value| -> Ordering {
-            match (a, b) {
-                (Value::Float(x), Value::Float(y)) => match (x.is_nan(), y.is_nan()) {
-                    (true, true) => Ordering::Equal,
-                    (true, false) => Ordering::Greater,
-                    (false, true) => Ordering::Less,
-                    _ => x.partial_cmp(y).unwrap_or(Ordering::Equal),
-                },
-                (Value::Int(x), Value::Int(y)) if unsigned => (*x as u64).cmp(&(*y as u64)),
-                (Value::Int(x), Value::Int(y)) => x.cmp(y),
-                _ => Ordering::Equal,
-            }
+        let plan = match checked() {
+            Ok(p) => p,
+            Err(e) => return self.err(format!("`{name}`: {e}")),
         };
-        for i in 0..before {
-            for j in 0..after {
-                let mut slice = Vec::with_capacity(len as usize);
-                for kk in 0..len {
-                    let elem = input.offset + i * len * after + kk * after + j;
-                    slice.push((kk, self.read(input.storage, elem as usize, input.dtype)?));
-                }
-                slice.sort_by(|a, b| {
-                    let o = compare(&a.1, &b.1);
-                    if ascend { o } else { o.reverse() }
-                });
-                for (kk, (index, value)) in slice.iter().take(k as usize).enumerate() {
-                    let kk = kk as i64;
-                    if let Some(v) = values {
-                        let dst = v.offset + i * k * after + kk * after + j;
-                        self.write(v.storage, dst as usize, v.dtype, value)?;
-                    }
-                    if let Some(ix) = indices {
-                        let dst = ix.offset + i * k * after + kk * after + j;
-                        let out = scalar_value(scalar::cast(
-                            Scalar::Int(*index),
-                            DataType::INT64,
-                            ix.dtype,
-                        ));
-                        self.write(ix.storage, dst as usize, ix.dtype, &out)?;
-                    }
-                }
-            }
-        }
+        let mut access = InterpSort {
+            it: self,
+            name,
+            input,
+            values,
+            indices,
+        };
+        plan.run(ascend, &mut access)?;
         Ok(Value::Int(0))
+    }
+}
+
+/// The interpreter's memory as [`SortPlan::run`] reads and writes it.
+struct InterpSort<'a, 'f, 'm> {
+    it: &'a mut Interp<'f, 'm>,
+    name: &'a str,
+    input: &'a ArrayView,
+    values: Option<&'a ArrayView>,
+    indices: Option<&'a ArrayView>,
+}
+
+/// Element `elem` of `view`'s storage, counting from its offset.
+fn view_elem(view: &ArrayView, elem: usize) -> usize {
+    (view.offset as usize).saturating_add(elem)
+}
+
+impl SortAccess for InterpSort<'_, '_, '_> {
+    type Error = Error;
+
+    fn key(&mut self, elem: usize) -> Result<SortKey> {
+        let dtype = self.input.dtype;
+        Ok(
+            match self
+                .it
+                .read(self.input.storage, view_elem(self.input, elem), dtype)?
+            {
+                Value::Float(f) => SortKey::Float(f),
+                Value::Int(i) if dtype.is_uint() && !dtype.is_bool() => {
+                    let bits = u32::from(dtype.bits);
+                    SortKey::UInt(if bits >= 64 {
+                        i as u64
+                    } else {
+                        i as u64 & ((1u64 << bits) - 1)
+                    })
+                }
+                Value::Int(i) => SortKey::Int(i),
+                Value::Handle(_) => {
+                    return self.it.err(format!("`{}`: input of handles", self.name));
+                }
+            },
+        )
+    }
+
+    fn place(&mut self, p: Placement) -> Result<()> {
+        if let Some(v) = self.values {
+            let x = self.it.read(
+                self.input.storage,
+                view_elem(self.input, p.src),
+                self.input.dtype,
+            )?;
+            self.it.write(v.storage, view_elem(v, p.dst), v.dtype, &x)?;
+        }
+        if let Some(ix) = self.indices {
+            let out = scalar_value(scalar::cast(
+                Scalar::Int(p.index),
+                DataType::INT64,
+                ix.dtype,
+            ));
+            self.it
+                .write(ix.storage, view_elem(ix, p.dst), ix.dtype, &out)?;
+        }
+        Ok(())
+    }
+
+    fn fail(&self, e: SortError) -> Error {
+        Error::Interp {
+            func: self.it.func_name.to_string(),
+            message: format!("`{}`: {e}", self.name),
+        }
     }
 }
 

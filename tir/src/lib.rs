@@ -13,6 +13,7 @@ pub mod error;
 pub mod interp;
 pub mod ir;
 pub mod script;
+pub mod sort;
 pub mod syntax;
 pub mod transform;
 

@@ -6,9 +6,11 @@
 //! ([`RuntimeTable::offset_of_unary`] and friends), so the code generator and the table cannot
 //! disagree. [`RuntimeTable::get`] is the process-wide instance.
 //!
-//! Helpers that can fail (allocation, the sort family) report through the kernel's
+//! Helpers that can fail (allocation, parallel-for, the sort family) report through the kernel's
 //! [`KernelError`] and, for messages that do not fit its numbers, a thread-local string taken by
-//! [`take_helper_message`].
+//! [`take_helper_message`]. No panic unwinds out of a helper (that would abort the process): the
+//! fallible ones catch it and report `ERR_HELPER` (or a failed allocation), and the math helpers
+//! cannot panic at all.
 
 use std::alloc::Layout;
 use std::cell::RefCell;
@@ -260,6 +262,11 @@ unsafe extern "C" {
     safe fn erf(x: f64) -> f64;
 }
 
+// The math and conversion helpers return plain values, so they have no status to report a
+// panic with; instead none of them can panic: each is a call of a `std` float method (`f32::exp`
+// and friends lower to LLVM intrinsics or libm, which return NaN/inf for bad input instead of
+// panicking), of the C library's `erf`/`erff`, an infallible float operator (`%`), or an
+// infallible `half` conversion. There is no indexing, allocation or integer arithmetic in them.
 macro_rules! unary_table {
     ($t:ty; $($name:ident => $f:expr),* $(,)?) => {{
         $(extern "C" fn $name(x: $t) -> $t { ($f)(x) })*
@@ -335,11 +342,15 @@ fn layout(bytes: i64) -> Option<Layout> {
 }
 
 extern "C" fn rt_alloc(bytes: i64) -> *mut u8 {
-    match layout(bytes) {
+    // Nothing below is expected to panic (the layout is checked arithmetic and the allocator
+    // reports exhaustion as null), but no unwinding may leave an `extern "C"` function: a
+    // panic becomes a failed allocation, which generated code reports as `ERR_ALLOC`.
+    std::panic::catch_unwind(|| match layout(bytes) {
         // SAFETY: the layout has a non-zero size.
         Some(l) => unsafe { std::alloc::alloc_zeroed(l) },
         None => std::ptr::null_mut(),
-    }
+    })
+    .unwrap_or(std::ptr::null_mut())
 }
 
 /// # Safety
@@ -348,10 +359,13 @@ unsafe extern "C" fn rt_free(ptr: *mut u8, bytes: i64) {
     if ptr.is_null() {
         return;
     }
-    if let Some(l) = layout(bytes) {
-        // SAFETY: by the contract, ptr came from alloc_zeroed with exactly this layout.
-        unsafe { std::alloc::dealloc(ptr, l) }
-    }
+    // As in `rt_alloc`: a panic must not unwind out; at worst the block leaks.
+    let _ = std::panic::catch_unwind(|| {
+        if let Some(l) = layout(bytes) {
+            // SAFETY: by the contract, ptr came from alloc_zeroed with exactly this layout.
+            unsafe { std::alloc::dealloc(ptr, l) }
+        }
+    });
 }
 
 thread_local! {
@@ -368,11 +382,91 @@ pub fn take_helper_message() -> Option<String> {
     HELPER_MESSAGE.with(|m| m.borrow_mut().take())
 }
 
-/// Iterations per task of a parallel loop: a few tasks per thread, for load balance.
-fn chunk(begin: i64, end: i64) -> i64 {
-    let n = end - begin;
-    let tasks = (rayon::current_num_threads() as i64 * 4).max(1);
-    (n + tasks - 1) / tasks
+/// Reports a helper failure: `msg` for [`take_helper_message`], `ERR_HELPER` in `*err`.
+///
+/// # Safety
+/// `err` must be valid for writes.
+unsafe fn helper_failed(err: *mut KernelError, msg: String) -> i32 {
+    set_helper_message(msg);
+    // SAFETY: by the contract, err is valid for writes.
+    unsafe {
+        *err = KernelError {
+            kind: ERR_HELPER,
+            ..KernelError::default()
+        }
+    };
+    ERR_HELPER
+}
+
+/// Runs the body of the `extern "C"` helper `helper`, turning a panic into `ERR_HELPER` with a
+/// message: unwinding out of an `extern "C"` function aborts the process.
+///
+/// The closure is asserted unwind-safe: after a panic nothing it touched is used again except
+/// the output tensors, which a failed kernel leaves partially written in any case.
+///
+/// # Safety
+/// `err` must be valid for writes.
+unsafe fn helper_boundary(helper: &str, err: *mut KernelError, body: impl FnOnce() -> i32) -> i32 {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        Ok(status) => status,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".into());
+            // SAFETY: forwarded contract.
+            unsafe { helper_failed(err, format!("runtime helper `{helper}` failed: {what}")) }
+        }
+    }
+}
+
+/// The most tasks one parallel loop is split into, whatever the thread count.
+const MAX_TASKS: u64 = 1024;
+
+/// How a parallel loop `[begin, end)` is split: `count` chunks of `step` iterations (the last
+/// may be shorter). All arithmetic is exact for any `begin < end`, including extents up to
+/// `2^64 - 1` (`i64::MIN..i64::MAX`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Chunks {
+    begin: i64,
+    /// `end - begin`, which does not fit `i64` in general.
+    len: u64,
+    step: u64,
+    count: u64,
+}
+
+impl Chunks {
+    /// A few tasks per thread, for load balance, at most [`MAX_TASKS`]; `None` if the range is
+    /// empty (`end <= begin`).
+    fn new(begin: i64, end: i64, threads: usize) -> Option<Chunks> {
+        if end <= begin {
+            return None;
+        }
+        // Exact: 0 < end - begin < 2^64, and the wrapping difference is that value mod 2^64.
+        let len = end.wrapping_sub(begin) as u64;
+        let tasks = (threads as u64)
+            .saturating_mul(4)
+            .clamp(1, MAX_TASKS)
+            .min(len);
+        let step = len.div_ceil(tasks);
+        Some(Chunks {
+            begin,
+            len,
+            step,
+            count: len.div_ceil(step),
+        })
+    }
+
+    /// The iterations `[lo, hi)` of chunk `c < count`.
+    fn range(&self, c: u64) -> (i64, i64) {
+        // c < count = ceil(len / step), so off = c * step < len: no overflow, and begin + off
+        // and begin + off + size lie in [begin, end], so the wrapping additions are exact.
+        let off = c * self.step;
+        let size = self.step.min(self.len - off);
+        let lo = self.begin.wrapping_add(off as i64);
+        (lo, lo.wrapping_add(size as i64))
+    }
 }
 
 /// # Safety
@@ -386,22 +480,46 @@ unsafe extern "C" fn rt_parallel_for(
     rt: *const RuntimeTable,
     err: *mut KernelError,
 ) -> i32 {
+    let run = || {
+        // SAFETY: forwarded contract.
+        unsafe { parallel_for(body, ctx, begin, end, rt, err) }
+    };
+    // SAFETY: by the contract, err is valid for writes.
+    unsafe { helper_boundary("parallel_for", err, run) }
+}
+
+/// Runs the chunks of `[begin, end)` on rayon's pool. A failing chunk stops every chunk after it
+/// from starting, and the failure reported is that of the lowest failing chunk, which, since
+/// every chunk below it ran to completion, is the failure a serial run would report.
+///
+/// # Safety
+/// As [`rt_parallel_for`].
+unsafe fn parallel_for(
+    body: ParallelBody,
+    ctx: *const u8,
+    begin: i64,
+    end: i64,
+    rt: *const RuntimeTable,
+    err: *mut KernelError,
+) -> i32 {
     use rayon::prelude::*;
     use std::sync::Mutex;
-    if end <= begin {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let Some(chunks) = Chunks::new(begin, end, rayon::current_num_threads()) else {
         return STATUS_OK;
-    }
-    let step = chunk(begin, end).max(1);
-    let n_chunks = (end - begin + step - 1) / step;
-    let failure: Mutex<Option<(KernelError, Option<String>)>> = Mutex::new(None);
+    };
+    let first_failed = AtomicU64::new(u64::MAX);
+    let failure: Mutex<Option<(u64, KernelError, Option<String>)>> = Mutex::new(None);
     // Raw pointers are not Send; carry them as integers into the worker closures.
     let (ctx_addr, rt_addr) = (ctx as usize, rt as usize);
-    (0..n_chunks).into_par_iter().for_each(|c| {
-        let lo = begin + c * step;
-        let hi = (lo + step).min(end);
+    (0..chunks.count).into_par_iter().for_each(|c| {
+        if c > first_failed.load(Ordering::Relaxed) {
+            return;
+        }
+        let (lo, hi) = chunks.range(c);
         let mut e = KernelError::default();
         // SAFETY: the caller guarantees `body` may run on disjoint sub-ranges concurrently;
-        // `e` is a local the body may write.
+        // chunks are disjoint sub-ranges of [begin, end); `e` is a local the body may write.
         let status = unsafe {
             body(
                 ctx_addr as *const u8,
@@ -412,16 +530,18 @@ unsafe extern "C" fn rt_parallel_for(
             )
         };
         if status != STATUS_OK {
+            e.kind = status;
             let msg = take_helper_message();
+            first_failed.fetch_min(c, Ordering::Relaxed);
             let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
-            if f.is_none() {
-                *f = Some((e, msg));
+            if f.as_ref().is_none_or(|(first, ..)| c < *first) {
+                *f = Some((c, e, msg));
             }
         }
     });
     match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         None => STATUS_OK,
-        Some((e, msg)) => {
+        Some((_, e, msg)) => {
             if let Some(m) = msg {
                 set_helper_message(m);
             }
@@ -441,24 +561,23 @@ unsafe extern "C" fn rt_sort(
     nargs: i64,
     err: *mut KernelError,
 ) -> i32 {
-    let n = usize::try_from(nargs).unwrap_or(0);
-    // SAFETY: by the contract, args points at nargs KernelArgs.
-    let args = unsafe { std::slice::from_raw_parts(args, n) };
-    // SAFETY: forwarded contract: the tensors of args are valid.
-    match unsafe { sort::run(op, args) } {
-        Ok(()) => STATUS_OK,
-        Err(msg) => {
-            set_helper_message(msg);
-            // SAFETY: the caller guarantees err is valid for writes.
-            unsafe {
-                *err = KernelError {
-                    kind: ERR_HELPER,
-                    ..KernelError::default()
-                }
-            };
-            ERR_HELPER
+    let run = || {
+        let n = usize::try_from(nargs).unwrap_or(0);
+        let args = if n == 0 || args.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: by the contract, args points at nargs KernelArgs.
+            unsafe { std::slice::from_raw_parts(args, n) }
+        };
+        // SAFETY: forwarded contract: the tensors of args are valid.
+        match unsafe { sort::run(op, args) } {
+            Ok(()) => STATUS_OK,
+            // SAFETY: forwarded contract.
+            Err(msg) => unsafe { helper_failed(err, msg) },
         }
-    }
+    };
+    // SAFETY: by the contract, err is valid for writes.
+    unsafe { helper_boundary("sort", err, run) }
 }
 
 #[cfg(test)]
@@ -488,5 +607,194 @@ mod tests {
         assert!(!p.is_null() && (p as usize).is_multiple_of(64));
         // SAFETY: p came from rt_alloc(100).
         unsafe { rt_free(p, 100) };
+    }
+
+    #[test]
+    fn chunks_cover_any_range_exactly_with_a_bounded_task_count() {
+        let cases = [
+            (0, 16),
+            (0, 3),
+            (-5, 1000),
+            (0, i64::MAX),
+            (i64::MIN, i64::MAX),
+            (i64::MIN, i64::MIN + 1),
+            (i64::MAX - 1, i64::MAX),
+            (i64::MIN, 0),
+            (9223372036854775800 - 7, 9223372036854775800),
+        ];
+        for (begin, end) in cases {
+            for threads in [1, 2, 7, 1 << 20] {
+                let c = Chunks::new(begin, end, threads).unwrap();
+                assert!(
+                    c.count >= 1 && c.count <= MAX_TASKS,
+                    "{begin}..{end}: {c:?}"
+                );
+                let mut next = begin;
+                for i in 0..c.count {
+                    let (lo, hi) = c.range(i);
+                    assert_eq!(lo, next, "{begin}..{end} chunk {i}");
+                    assert!(hi > lo, "{begin}..{end} chunk {i} is empty");
+                    next = hi;
+                }
+                assert_eq!(next, end, "{begin}..{end}");
+            }
+        }
+        for (begin, end) in [(0, 0), (5, 4), (i64::MAX, i64::MIN), (0, -1)] {
+            assert_eq!(Chunks::new(begin, end, 4), None);
+        }
+    }
+
+    /// A parallel body over a 4-element buffer: fails like an out-of-bounds access at the first
+    /// iteration outside `0..4`, counting its calls in the `AtomicU64` at `ctx`.
+    unsafe extern "C" fn body_of_four(
+        ctx: *const u8,
+        begin: i64,
+        end: i64,
+        _rt: *const RuntimeTable,
+        err: *mut KernelError,
+    ) -> i32 {
+        // SAFETY: the tests pass a pointer to a live AtomicU64 as ctx.
+        let calls = unsafe { &*(ctx as *const std::sync::atomic::AtomicU64) };
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        for i in begin..end {
+            if !(0..4).contains(&i) {
+                // SAFETY: rt_parallel_for passes a local error to write.
+                unsafe {
+                    *err = KernelError {
+                        kind: crate::kernel::abi::ERR_BOUNDS,
+                        expected: 4,
+                        actual: i,
+                        ..KernelError::default()
+                    }
+                };
+                return crate::kernel::abi::ERR_BOUNDS;
+            }
+        }
+        STATUS_OK
+    }
+
+    fn run_four(begin: i64, end: i64) -> (i32, KernelError, u64) {
+        let calls = std::sync::atomic::AtomicU64::new(0);
+        let mut e = KernelError::default();
+        // SAFETY: body_of_four only reads its range and the counter at ctx, which outlives the
+        // call; e is a local.
+        let status = unsafe {
+            (RuntimeTable::get().parallel_for)(
+                body_of_four,
+                &calls as *const _ as *const u8,
+                begin,
+                end,
+                RuntimeTable::get(),
+                &mut e,
+            )
+        };
+        (status, e, calls.into_inner())
+    }
+
+    #[test]
+    fn parallel_for_reports_the_first_failing_iteration_of_huge_extents() {
+        use crate::kernel::abi::ERR_BOUNDS;
+        for end in [9223372036854775800, i64::MAX] {
+            let (status, e, calls) = run_four(0, end);
+            assert_eq!(
+                (status, e.kind, e.actual),
+                (ERR_BOUNDS, ERR_BOUNDS, 4),
+                "0..{end}"
+            );
+            assert!(calls <= MAX_TASKS, "0..{end}: {calls} body calls");
+        }
+        let (status, e, _) = run_four(i64::MIN, i64::MAX);
+        assert_eq!((status, e.actual), (ERR_BOUNDS, i64::MIN));
+        let (status, e, _) = run_four(i64::MAX - 1, i64::MAX);
+        assert_eq!((status, e.actual), (ERR_BOUNDS, i64::MAX - 1));
+        assert_eq!(run_four(0, 4).0, STATUS_OK);
+        for (begin, end) in [(0, 0), (4, 0), (i64::MAX, i64::MIN)] {
+            assert_eq!(run_four(begin, end), (STATUS_OK, KernelError::default(), 0));
+        }
+    }
+
+    #[test]
+    fn parallel_for_hands_out_no_chunk_after_a_failure() {
+        // On one thread rayon runs the chunks in order, so the first chunk's failure must stop
+        // every later chunk from starting.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let (status, e, calls) = pool.install(|| run_four(0, i64::MAX));
+        assert_eq!(
+            (status, e.actual, calls),
+            (crate::kernel::abi::ERR_BOUNDS, 4, 1)
+        );
+    }
+
+    #[test]
+    fn a_panic_inside_a_helper_becomes_an_error() {
+        let mut e = KernelError::default();
+        let v: Vec<i64> = Vec::new();
+        // SAFETY: e is a local.
+        let status = unsafe {
+            helper_boundary("sort", &mut e, || {
+                // An out-of-bounds slice index: a panic with a formatted (String) payload.
+                v[3] as i32
+            })
+        };
+        assert_eq!((status, e.kind), (ERR_HELPER, ERR_HELPER));
+        let msg = take_helper_message().unwrap();
+        assert!(
+            msg.contains("runtime helper `sort` failed") && msg.contains("index out of bounds"),
+            "{msg}"
+        );
+        // SAFETY: e is a local.
+        let status =
+            unsafe { helper_boundary("parallel_for", &mut e, || std::panic::panic_any(7u8)) };
+        assert_eq!(status, ERR_HELPER);
+        assert!(take_helper_message().unwrap().contains("without a message"));
+    }
+
+    #[test]
+    fn the_sort_helper_rejects_bad_arguments_with_a_message() {
+        let mut data = [1.0f32, f32::NAN, -1.0];
+        let mut out = [0i32; 3];
+        let (s3, s4) = ([3i64], [4i64]);
+        let f32t = crate::kernel::abi::pack_dtype(2, 32, 1);
+        let i32t = crate::kernel::abi::pack_dtype(0, 32, 1);
+        let call = |args: &[KernelArg]| {
+            let mut e = KernelError::default();
+            // SAFETY: every tensor argument points at a live array of its shape and dtype.
+            let status = unsafe {
+                (RuntimeTable::get().sort)(
+                    SortOp::Argsort as i64,
+                    args.as_ptr(),
+                    args.len() as i64,
+                    &mut e,
+                )
+            };
+            (status, take_helper_message())
+        };
+        let input = KernelArg::tensor(data.as_mut_ptr().cast(), &s3, f32t);
+        let ok = [
+            input,
+            KernelArg::tensor(out.as_mut_ptr().cast(), &s3, i32t),
+            KernelArg::int(0),
+            KernelArg::int(1),
+        ];
+        assert_eq!(call(&ok), (STATUS_OK, None));
+        assert_eq!(out, [2, 0, 1]);
+        let short = [
+            input,
+            KernelArg::tensor(out.as_mut_ptr().cast(), &s4, i32t),
+            KernelArg::int(0),
+            KernelArg::int(1),
+        ];
+        let (status, msg) = call(&short);
+        assert_eq!(status, ERR_HELPER);
+        assert!(
+            msg.unwrap()
+                .contains("indices output has shape [4], expected [3]")
+        );
+        let (status, msg) = call(&ok[..2]);
+        assert_eq!(status, ERR_HELPER);
+        assert!(msg.unwrap().contains("expected 4 arguments"));
     }
 }

@@ -1,22 +1,25 @@
-//! The sort family behind `T.call_packed("tvm.contrib.sort.{sort,argsort,topk}", …)`, with the
-//! semantics of TVM's `src/runtime/contrib/sort/sort.cc`: a stable sort along one axis (ties
-//! keep index order; descending compares with `>`), and top-k as the first `k` of that order
-//! (`k < 1` means all).
+//! The sort family behind `T.call_packed("tvm.contrib.sort.{sort,argsort,topk}", …)`: decodes the
+//! [`KernelArg`]s generated code passes and runs [`tir::sort`], the order, output-shape rule and
+//! driver the reference interpreter uses too.
 //!
-//! Every tensor is checked before it is touched: ranks, dtypes and element counts must be
-//! consistent, or the helper returns a message instead of reading or writing out of bounds.
+//! Every tensor is checked before it is touched: ranks, element counts (multiplied without
+//! overflow), dtypes and output shapes must be consistent, or the helper returns a message
+//! instead of reading or writing out of bounds.
 
-use std::cmp::Ordering;
+use tir::sort::{Placement, SortAccess, SortError, SortKey, SortPlan};
 
 use crate::kernel::abi::{ARG_TENSOR, KernelArg};
+use crate::kernel::meta::packed_dtype_name;
 use crate::kernel::runtime::SortOp;
 
 /// A tensor argument, checked.
 struct View {
     data: *mut u8,
     shape: Vec<i64>,
-    code: u8,
-    bits: u8,
+    /// The packed dtype (`code | bits << 8`, one lane).
+    dtype: u32,
+    /// Elements, `prod(shape)` without overflow.
+    numel: usize,
 }
 
 impl View {
@@ -32,106 +35,154 @@ impl View {
             // SAFETY: by the contract, shape points at ndim dimensions.
             unsafe { std::slice::from_raw_parts(a.shape, a.ndim as usize) }.to_vec()
         };
-        if shape.iter().any(|&d| d < 0) {
-            return Err(format!("{what} has a negative dimension: {shape:?}"));
-        }
-        let lanes = (a.dtype >> 16) as u16;
-        if lanes != 1 {
-            return Err(format!("{what}: vector dtypes are not supported"));
+        let numel = shape
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?))
+            .ok_or_else(|| format!("{what} has an invalid shape {shape:?}"))?;
+        if (a.dtype >> 16) as u16 != 1 {
+            return Err(format!(
+                "{what}: vector dtype {} is not supported",
+                packed_dtype_name(a.dtype)
+            ));
         }
         Ok(View {
             data: a.data,
             shape,
-            code: a.dtype as u8,
-            bits: (a.dtype >> 8) as u8,
+            dtype: a.dtype,
+            numel,
         })
     }
 
-    fn numel(&self) -> i64 {
-        self.shape.iter().product()
+    fn code_bits(&self) -> (u8, u8) {
+        (self.dtype as u8, (self.dtype >> 8) as u8)
     }
 
     fn dtype_name(&self) -> String {
-        let base = match self.code {
-            0 => "int",
-            1 => "uint",
-            2 => "float",
-            4 => "bfloat",
-            6 => "bool",
-            _ => "custom",
-        };
-        format!("{base}{}", self.bits)
+        packed_dtype_name(self.dtype)
     }
 
-    fn bytes(&self) -> usize {
-        (self.bits as usize).div_ceil(8)
+    /// Bytes per element, if the dtype is one the helper reads or writes.
+    fn elem_bytes(&self) -> Option<usize> {
+        match self.code_bits() {
+            (0 | 1, 8 | 16 | 32 | 64) | (2, 16 | 32 | 64) | (4, 16) | (6, 8) => {
+                Some(self.code_bits().1 as usize / 8)
+            }
+            _ => None,
+        }
+    }
+
+    /// The address of element `i`, which must be below `numel`.
+    fn at(&self, i: usize, bytes: usize) -> Result<*mut u8, String> {
+        if i >= self.numel {
+            return Err(format!(
+                "element {i} is outside a tensor of shape {:?}",
+                self.shape
+            ));
+        }
+        // SAFETY: i < numel, so the offset lies within the tensor, which by `run`'s contract
+        // is a compact array of numel elements of `bytes` bytes.
+        Ok(unsafe { self.data.add(i * bytes) })
     }
 
     /// Element `i` as a sort key.
-    ///
-    /// # Safety
-    /// `i < numel`.
-    unsafe fn key(&self, i: usize) -> Result<Key, String> {
-        // SAFETY: i < numel, so the element lies within the tensor.
-        let p = unsafe { self.data.add(i * self.bytes()) };
-        // SAFETY: p points at one element of the tensor's dtype; unaligned reads are used.
+    fn key(&self, i: usize) -> Result<SortKey, String> {
+        let bytes = self.elem_bytes().unwrap_or(0);
+        let p = self.at(i, bytes)?;
+        // SAFETY: `at` checked that p points at one whole element of the tensor's dtype;
+        // unaligned reads are used.
         unsafe {
-            Ok(match (self.code, self.bits) {
-                (2, 32) => Key::F((p as *const f32).read_unaligned() as f64),
-                (2, 64) => Key::F((p as *const f64).read_unaligned()),
-                (2, 16) => {
-                    Key::F(half::f16::from_bits((p as *const u16).read_unaligned()).to_f64())
-                }
-                (0, 8) => Key::I((p as *const i8).read() as i64),
-                (0, 16) => Key::I((p as *const i16).read_unaligned() as i64),
-                (0, 32) => Key::I((p as *const i32).read_unaligned() as i64),
-                (0, 64) => Key::I((p as *const i64).read_unaligned()),
-                (1, 8) | (6, 8) => Key::I(p.read() as i64),
-                (1, 16) => Key::I((p as *const u16).read_unaligned() as i64),
-                (1, 32) => Key::I((p as *const u32).read_unaligned() as i64),
+            Ok(match self.code_bits() {
+                (2, 64) => SortKey::Float((p as *const f64).read_unaligned()),
+                (2, 32) => SortKey::Float((p as *const f32).read_unaligned().into()),
+                (2, 16) => SortKey::Float(
+                    half::f16::from_bits((p as *const u16).read_unaligned()).to_f64(),
+                ),
+                (4, 16) => SortKey::Float(
+                    half::bf16::from_bits((p as *const u16).read_unaligned()).to_f64(),
+                ),
+                (0, 8) => SortKey::Int((p as *const i8).read().into()),
+                (0, 16) => SortKey::Int((p as *const i16).read_unaligned().into()),
+                (0, 32) => SortKey::Int((p as *const i32).read_unaligned().into()),
+                (0, 64) => SortKey::Int((p as *const i64).read_unaligned()),
+                (6, 8) => SortKey::Int((p.read() != 0).into()),
+                (1, 8) => SortKey::UInt(p.read().into()),
+                (1, 16) => SortKey::UInt((p as *const u16).read_unaligned().into()),
+                (1, 32) => SortKey::UInt((p as *const u32).read_unaligned().into()),
+                (1, 64) => SortKey::UInt((p as *const u64).read_unaligned()),
                 _ => return Err(format!("unsupported input dtype {}", self.dtype_name())),
             })
         }
     }
 
-    /// Writes `v` as element `i`, converted to the tensor's dtype.
-    ///
-    /// # Safety
-    /// `i < numel`.
-    unsafe fn put(&self, i: usize, v: Key) -> Result<(), String> {
-        // SAFETY: i < numel, so the element lies within the tensor.
-        let p = unsafe { self.data.add(i * self.bytes()) };
-        let (f, n) = match v {
-            Key::F(f) => (f, f as i64),
-            Key::I(n) => (n as f64, n),
-        };
-        // SAFETY: p points at one element of the tensor's dtype; unaligned writes are used.
+    /// Writes `index` as element `i`, converted to the tensor's dtype as a TIR cast from
+    /// `int64` would (integers wrap, floats round).
+    fn put_index(&self, i: usize, index: i64) -> Result<(), String> {
+        let bytes = self.elem_bytes().unwrap_or(0);
+        let p = self.at(i, bytes)?;
+        // SAFETY: `at` checked that p points at one whole element of the tensor's dtype;
+        // unaligned writes are used.
         unsafe {
-            match (self.code, self.bits) {
-                (2, 32) => (p as *mut f32).write_unaligned(f as f32),
-                (2, 64) => (p as *mut f64).write_unaligned(f),
-                (2, 16) => (p as *mut u16).write_unaligned(half::f16::from_f64(f).to_bits()),
-                (0, 8) | (1, 8) => p.write(n as u8),
-                (0, 16) | (1, 16) => (p as *mut u16).write_unaligned(n as u16),
-                (0, 32) | (1, 32) => (p as *mut u32).write_unaligned(n as u32),
-                (0, 64) => (p as *mut i64).write_unaligned(n),
-                _ => return Err(format!("unsupported output dtype {}", self.dtype_name())),
+            match self.code_bits() {
+                (2, 64) => (p as *mut f64).write_unaligned(index as f64),
+                (2, 32) => (p as *mut f32).write_unaligned(index as f32),
+                (2, 16) => {
+                    (p as *mut u16).write_unaligned(half::f16::from_f64(index as f64).to_bits())
+                }
+                (4, 16) => {
+                    (p as *mut u16).write_unaligned(half::bf16::from_f64(index as f64).to_bits())
+                }
+                (6, 8) => p.write(u8::from(index != 0)),
+                (0 | 1, 8) => p.write(index as u8),
+                (0 | 1, 16) => (p as *mut u16).write_unaligned(index as u16),
+                (0 | 1, 32) => (p as *mut u32).write_unaligned(index as u32),
+                (0 | 1, 64) => (p as *mut u64).write_unaligned(index as u64),
+                _ => return Err(format!("unsupported indices dtype {}", self.dtype_name())),
             }
         }
         Ok(())
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
-enum Key {
-    F(f64),
-    I(i64),
-}
-
 fn int_arg(a: Option<&KernelArg>, what: &str) -> Result<i64, String> {
     match a {
         Some(a) if a.kind != ARG_TENSOR => Ok(a.scalar),
         _ => Err(format!("missing integer argument `{what}`")),
+    }
+}
+
+/// The tensors of one call as [`SortPlan::run`] reads and writes them.
+struct Access<'a> {
+    input: &'a View,
+    values: Option<&'a View>,
+    indices: Option<&'a View>,
+    bytes: usize,
+}
+
+impl SortAccess for Access<'_> {
+    type Error = String;
+
+    fn key(&mut self, elem: usize) -> Result<SortKey, String> {
+        self.input.key(elem)
+    }
+
+    fn place(&mut self, p: Placement) -> Result<(), String> {
+        if let Some(v) = self.values {
+            let from = self.input.at(p.src, self.bytes)?;
+            let to = v.at(p.dst, self.bytes)?;
+            // SAFETY: `at` checked both elements lie within their tensors; both tensors have
+            // the same dtype (checked before the run), so one element is `bytes` long in each.
+            // An input element and a values element never overlap unless the call aliases
+            // them, in which case `copy` (memmove) still copies exactly one element.
+            unsafe { std::ptr::copy(from, to, self.bytes) };
+        }
+        if let Some(x) = self.indices {
+            x.put_index(p.dst, p.index)?;
+        }
+        Ok(())
+    }
+
+    fn fail(&self, e: SortError) -> String {
+        e.0
     }
 }
 
@@ -156,7 +207,7 @@ pub(crate) unsafe fn run(op: i64, args: &[KernelArg]) -> Result<(), String> {
             let axis = int_arg(args.get(2), "axis").map_err(ctx)?;
             let asc = int_arg(args.get(3), "is_ascend").map_err(ctx)? != 0;
             let ret = if op == SortOp::Sort { 1 } else { 2 };
-            (vec![out], 0, axis, ret, asc)
+            (vec![out], None, axis, ret, asc)
         }
         SortOp::Topk => {
             let n = args.len();
@@ -179,32 +230,9 @@ pub(crate) unsafe fn run(op: i64, args: &[KernelArg]) -> Result<(), String> {
                     outs.len()
                 )));
             }
-            (outs, k, axis, ret, asc)
+            (outs, Some(k), axis, ret, asc)
         }
     };
-    let ndim = input.shape.len() as i64;
-    let axis = if axis < 0 { axis + ndim } else { axis };
-    if axis < 0 || axis >= ndim {
-        return Err(ctx(format!("axis {axis} is out of range for rank {ndim}")));
-    }
-    let axis = axis as usize;
-    let n = input.shape[axis];
-    let before: i64 = input.shape[..axis].iter().product();
-    let after: i64 = input.shape[axis + 1..].iter().product();
-    let k = if op == SortOp::Topk && k >= 1 {
-        k.min(n)
-    } else {
-        n
-    };
-    let k_stride = if op == SortOp::Topk && k >= 1 { k } else { n };
-    for o in &outputs {
-        if o.numel() < before * k_stride * after {
-            return Err(ctx(format!(
-                "output of shape {:?} is too small for {} x {k_stride} x {after} elements",
-                o.shape, before
-            )));
-        }
-    }
     // Which output receives values, which indices.
     let (values, indices) = match (op, ret) {
         (SortOp::Sort, _) => (outputs.first(), None),
@@ -214,47 +242,27 @@ pub(crate) unsafe fn run(op: i64, args: &[KernelArg]) -> Result<(), String> {
         (_, 2) => (None, outputs.first()),
         _ => return Err(ctx(format!("unknown ret_type {ret}"))),
     };
-    if let Some(v) = values
-        && (v.code, v.bits) != (input.code, input.bits)
-    {
-        return Err(ctx(format!(
-            "values output has dtype {}, the input {}",
-            v.dtype_name(),
-            input.dtype_name()
-        )));
+    let plan = SortPlan::new(&input.shape, axis, k).map_err(|e| ctx(e.0))?;
+    if let Some(v) = values {
+        plan.check_output("values output", &v.shape)
+            .and_then(|()| SortPlan::check_values_dtype(&v.dtype_name(), &input.dtype_name()))
+            .map_err(|e| ctx(e.0))?;
     }
-    let mut row: Vec<(i64, Key)> = Vec::with_capacity(n as usize);
-    for i in 0..before {
-        for j in 0..after {
-            row.clear();
-            let base = i * n * after + j;
-            for q in 0..n {
-                let idx = (base + q * after) as usize;
-                // SAFETY: idx < before * n * after = numel of the input.
-                row.push((q, unsafe { input.key(idx) }.map_err(ctx)?));
-            }
-            row.sort_by(|a, b| {
-                let o = if ascend {
-                    a.1.partial_cmp(&b.1)
-                } else {
-                    b.1.partial_cmp(&a.1)
-                };
-                o.unwrap_or(Ordering::Equal)
-            });
-            let dst = i * k_stride * after + j;
-            for (q, &(index, key)) in row.iter().take(k as usize).enumerate() {
-                let at = (dst + q as i64 * after) as usize;
-                // SAFETY: at < before * k_stride * after <= numel of each output (checked).
-                unsafe {
-                    if let Some(v) = values {
-                        v.put(at, key).map_err(ctx)?;
-                    }
-                    if let Some(x) = indices {
-                        x.put(at, Key::I(index)).map_err(ctx)?;
-                    }
-                }
-            }
+    if let Some(x) = indices {
+        plan.check_output("indices output", &x.shape)
+            .map_err(|e| ctx(e.0))?;
+        if x.elem_bytes().is_none() {
+            return Err(ctx(format!("unsupported indices dtype {}", x.dtype_name())));
         }
     }
-    Ok(())
+    let bytes = input
+        .elem_bytes()
+        .ok_or_else(|| ctx(format!("unsupported input dtype {}", input.dtype_name())))?;
+    let mut access = Access {
+        input: &input,
+        values,
+        indices,
+        bytes,
+    };
+    plan.run(ascend, &mut access).map_err(ctx)
 }
