@@ -36,11 +36,17 @@ pub struct OptConfig {
     /// Run FuseOps and FuseTIR (on by default here, unlike TVM's CPU default): elementwise
     /// chains and injective epilogues fuse into their producer.
     pub fusion: bool,
+    /// FoldConstant materialises no constant larger than this many bytes (the call is kept and
+    /// runs at run time); [`transform::DEFAULT_MAX_FOLD_BYTES`] by default.
+    pub max_fold_bytes: usize,
 }
 
 impl Default for OptConfig {
     fn default() -> OptConfig {
-        OptConfig { fusion: true }
+        OptConfig {
+            fusion: true,
+            max_fold_bytes: transform::DEFAULT_MAX_FOLD_BYTES,
+        }
     }
 }
 
@@ -71,7 +77,11 @@ pub const OPT_PASSES: &[(&str, Pass, bool)] = &[
 /// Runs one pass, naming it in any error. In debug builds the result must also be well formed
 /// (`well_formed::check`), so a pass that breaks an IR invariant is caught where it happens
 /// rather than as a confusing failure passes later.
-pub fn run_pass(name: &'static str, pass: Pass, module: &IRModule) -> Result<IRModule> {
+pub fn run_pass(
+    name: &'static str,
+    pass: &dyn Fn(&IRModule) -> Result<IRModule>,
+    module: &IRModule,
+) -> Result<IRModule> {
     let in_pass = |error: Error| Error::Pass {
         pass: name,
         error: Box::new(error),
@@ -96,7 +106,16 @@ pub fn optimize(module: &IRModule, config: &OptConfig) -> Result<IRModule> {
         if *needs_fusion && !config.fusion {
             continue;
         }
-        m = run_pass(name, *pass, &m)?;
+        // The table's FoldConstant uses the default limit; the configured one replaces it.
+        m = if *name == "FoldConstant" {
+            run_pass(
+                name,
+                &|m| transform::fold_constant_with_limit(m, config.max_fold_bytes),
+                &m,
+            )?
+        } else {
+            run_pass(name, pass, &m)?
+        };
     }
     Ok(m)
 }
@@ -105,7 +124,7 @@ pub fn optimize(module: &IRModule, config: &OptConfig) -> Result<IRModule> {
 pub fn lower(module: &IRModule) -> Result<IRModule> {
     let mut m = module.clone();
     for (name, pass) in PASSES {
-        m = run_pass(name, *pass, &m)?;
+        m = run_pass(name, pass, &m)?;
     }
     Ok(m)
 }
