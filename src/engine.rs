@@ -61,11 +61,23 @@ pub struct Config {
     /// (`relax::transform::dispatch_library`); off, they take the TIR path.
     pub library: bool,
     /// Threads for the kernels' parallel loops; `None` uses rayon's global pool (one thread
-    /// per core unless `RAYON_NUM_THREADS` says otherwise).
+    /// per core unless `RAYON_NUM_THREADS` says otherwise). At most [`MAX_THREADS`].
     pub threads: Option<usize>,
     /// The storage allocator of each VM.
     pub allocator: AllocatorKind,
+    /// FoldConstant computes no constant larger than this many bytes at compile time; a bigger
+    /// one (`R.zeros(R.shape([100000000000]), "float32")`) stays a call, so compiling never
+    /// allocates what the program asks for, and the run time reports an allocation error if
+    /// memory is short. Default [`relax::transform::DEFAULT_MAX_FOLD_BYTES`] (16 MiB).
+    pub max_fold_bytes: usize,
 }
+
+/// The most threads [`Config::threads`] may ask for. Fixed rather than a multiple of the core
+/// count, so that a configuration valid on one machine is valid on every machine; above the
+/// hardware threads of today's largest two-socket hosts (2 × 192 cores × 2), so no real machine
+/// is held back, and low enough that starting the pool takes milliseconds, not the minutes (and
+/// the gigabytes of thread stacks) that 100000 threads would.
+pub const MAX_THREADS: usize = 1024;
 
 impl Default for Config {
     fn default() -> Config {
@@ -75,6 +87,7 @@ impl Default for Config {
             library: true,
             threads: None,
             allocator: AllocatorKind::Pooled,
+            max_fold_bytes: relax::transform::DEFAULT_MAX_FOLD_BYTES,
         }
     }
 }
@@ -95,6 +108,12 @@ impl Engine {
                 return Err(Error::InvalidArgument(
                     "threads must be at least 1 (or None for the global pool)".into(),
                 ));
+            }
+            Some(n) if n > MAX_THREADS => {
+                return Err(Error::InvalidArgument(format!(
+                    "threads must be at most {MAX_THREADS}, got {n} (this machine has {} hardware threads)",
+                    std::thread::available_parallelism().map_or(1, |n| n.get())
+                )));
             }
             Some(n) => Some(Arc::new(
                 rayon::ThreadPoolBuilder::new()
@@ -131,6 +150,7 @@ impl Engine {
         let config = relax::pipeline::OptConfig {
             fusion: self.config.fusion,
             library: self.config.library,
+            max_fold_bytes: self.config.max_fold_bytes,
         };
         relax::pipeline::optimize(module, &config).map_err(|e| Error::relax("optimizing", e))
     }

@@ -9,7 +9,7 @@ pub mod npy;
 pub mod tvm_bytecode;
 pub mod values;
 
-pub use engine::{CompiledModule, Config, Engine, ExecMode};
+pub use engine::{CompiledModule, Config, Engine, ExecMode, MAX_THREADS};
 pub use error::{Error, Result};
 pub use vm::{Tensor, Value};
 

@@ -40,6 +40,9 @@ pub struct OptConfig {
     /// residual and activation epilogues, call native library kernels instead of being
     /// legalized to TIR. Off, every operator takes the TIR path (the reference).
     pub library: bool,
+    /// FoldConstant materialises no constant larger than this many bytes (the call is kept and
+    /// runs at run time); [`transform::DEFAULT_MAX_FOLD_BYTES`] by default.
+    pub max_fold_bytes: usize,
 }
 
 impl Default for OptConfig {
@@ -47,6 +50,7 @@ impl Default for OptConfig {
         OptConfig {
             fusion: true,
             library: true,
+            max_fold_bytes: transform::DEFAULT_MAX_FOLD_BYTES,
         }
     }
 }
@@ -103,7 +107,11 @@ pub const OPT_PASSES: &[(&str, Pass, Gate)] = &[
 /// Runs one pass, naming it in any error. In debug builds the result must also be well formed
 /// (`well_formed::check`), so a pass that breaks an IR invariant is caught where it happens
 /// rather than as a confusing failure passes later.
-pub fn run_pass(name: &'static str, pass: Pass, module: &IRModule) -> Result<IRModule> {
+pub fn run_pass(
+    name: &'static str,
+    pass: &dyn Fn(&IRModule) -> Result<IRModule>,
+    module: &IRModule,
+) -> Result<IRModule> {
     let in_pass = |error: Error| Error::Pass {
         pass: name,
         error: Box::new(error),
@@ -128,7 +136,16 @@ pub fn optimize(module: &IRModule, config: &OptConfig) -> Result<IRModule> {
         if !gate.open(config) {
             continue;
         }
-        m = run_pass(name, *pass, &m)?;
+        // The table's FoldConstant uses the default limit; the configured one replaces it.
+        m = if *name == "FoldConstant" {
+            run_pass(
+                name,
+                &|m| transform::fold_constant_with_limit(m, config.max_fold_bytes),
+                &m,
+            )?
+        } else {
+            run_pass(name, pass, &m)?
+        };
     }
     Ok(m)
 }
@@ -137,7 +154,7 @@ pub fn optimize(module: &IRModule, config: &OptConfig) -> Result<IRModule> {
 pub fn lower(module: &IRModule) -> Result<IRModule> {
     let mut m = module.clone();
     for (name, pass) in PASSES {
-        m = run_pass(name, *pass, &m)?;
+        m = run_pass(name, pass, &m)?;
     }
     Ok(m)
 }

@@ -77,10 +77,7 @@ impl RawBuffer {
         // SAFETY: `layout` has a non-zero size (at least ALLOC_ALIGNMENT, see `layout`).
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(ptr).ok_or_else(|| {
-            Error::runtime(format!(
-                "out of memory: cannot allocate {size} bytes ({} bytes with padding)",
-                layout.size()
-            ))
+            Error::runtime(format!("out of memory: cannot allocate {size} bytes"))
         })?;
         Ok(RawBuffer { ptr, size })
     }

@@ -98,6 +98,11 @@ impl Kernel {
 
     /// Runs the kernel on VM values in destination-passing style: tensors (inputs and outputs)
     /// and scalars. Every argument is checked by the kernel before any memory is touched.
+    ///
+    /// The kernel writes its output tensors through their shared handles (`vm::Tensor::
+    /// as_mut_ptr`): the caller must not let another thread read or write an output while the
+    /// call runs. The VM meets this for the tensors it allocates; a caller sharing an output
+    /// tensor across threads does not, and that is a data race this method cannot detect.
     pub fn call(&self, args: &[Value]) -> vm::Result<()> {
         let mut inline = [EMPTY_ARG; INLINE_ARGS];
         let mut spilled = Vec::new();
@@ -110,7 +115,13 @@ impl Kernel {
         for (i, (a, slot)) in args.iter().zip(slots.iter_mut()).enumerate() {
             *slot = match a {
                 Value::Tensor(t) => {
-                    KernelArg::tensor(t.as_mut_ptr(), t.shape(), pack_vm_dtype(t.dtype()))
+                    // SAFETY: taking the pointer is harmless; the kernel writes through it into
+                    // its output buffers. `as_mut_ptr`'s contract (no other thread touches those
+                    // bytes meanwhile) is that of every destination-passing packed function, as
+                    // in TVM: the VM hands a kernel outputs it allocated for this call, and runs
+                    // one instruction at a time. It is not checked here (see `call`'s docs).
+                    let data = unsafe { t.as_mut_ptr() };
+                    KernelArg::tensor(data, t.shape(), pack_vm_dtype(t.dtype()))
                 }
                 Value::Int(v) => KernelArg::int(*v),
                 Value::Bool(b) => KernelArg::int(*b as i64),

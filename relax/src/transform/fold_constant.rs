@@ -9,6 +9,14 @@
 //! dropped. A call that fails in the interpreter (an out-of-bounds access, a division by zero)
 //! is left alone so that the error surfaces at run time, where TVM reports it.
 //!
+//! Unlike TVM, folding is bounded: a call whose result (or any input) is larger than the limit
+//! ([`DEFAULT_MAX_FOLD_BYTES`] unless the pipeline says otherwise) is kept, to run at run time.
+//! The size comes from the program (`R.zeros(R.shape([100000000000]), "float32")` asks for
+//! 400 GB), so materialising it at compile time would make compiling fail, or abort, on a program
+//! whose run time might never reach that call; and the reference interpreter is slow, so folding
+//! large tensors would cost seconds of compile time. Allocation for a folded result is fallible
+//! too: when memory runs out the call is kept.
+//!
 //! Invariants: the struct info of every remaining variable is unchanged; only dataflow blocks
 //! lose bindings.
 
@@ -23,114 +31,140 @@ use crate::ir::{
 };
 use crate::transform::{map_functions, substitute, substitute_binding};
 
+/// The largest constant FoldConstant materialises by default: 16 MiB. That covers every
+/// weight-sized constant of a ResNet-class model (the largest ResNet-50 weight is 9.4 MB), while
+/// one fold stays well under a second in the reference interpreter; larger results are computed
+/// at run time, by compiled kernels.
+pub const DEFAULT_MAX_FOLD_BYTES: usize = 16 << 20;
+
+/// FoldConstant with the default size limit ([`DEFAULT_MAX_FOLD_BYTES`]).
 pub fn fold_constant(module: &IRModule) -> Result<IRModule> {
-    map_functions(module, |_, f| Ok(fold_function(f, module)))
+    fold_constant_with_limit(module, DEFAULT_MAX_FOLD_BYTES)
 }
 
-fn fold_function(f: &Function, module: &IRModule) -> Function {
-    Function {
-        body: fold_seq(&f.body, module),
-        ..f.clone()
+/// FoldConstant materialising no constant (result or input) larger than `max_bytes`.
+pub fn fold_constant_with_limit(module: &IRModule, max_bytes: usize) -> Result<IRModule> {
+    let cx = Folder { module, max_bytes };
+    map_functions(module, |_, f| Ok(cx.function(f)))
+}
+
+struct Folder<'a> {
+    module: &'a IRModule,
+    max_bytes: usize,
+}
+
+impl Folder<'_> {
+    fn function(&self, f: &Function) -> Function {
+        Function {
+            body: self.seq(&f.body),
+            ..f.clone()
+        }
     }
-}
 
-fn fold_seq(s: &SeqExpr, module: &IRModule) -> SeqExpr {
-    let mut consts: HashMap<VarId, Expr> = HashMap::new();
-    let mut blocks = Vec::new();
-    for block in &s.blocks {
-        let mut out = Vec::new();
-        for b in &block.bindings {
-            let b = substitute_binding(b, &consts);
-            let b = match b {
-                Binding::Var { var, value } => {
-                    let value = match value.kind() {
-                        ExprKind::Call(c) => fold_call(c, module).unwrap_or(value),
-                        ExprKind::If(i) => Expr::new(ExprKind::If(crate::ir::If {
-                            cond: i.cond.clone(),
-                            then_branch: fold_seq(&i.then_branch, module),
-                            else_branch: fold_seq(&i.else_branch, module),
-                        })),
-                        _ => value,
-                    };
-                    Binding::Var { var, value }
+    fn seq(&self, s: &SeqExpr) -> SeqExpr {
+        let mut consts: HashMap<VarId, Expr> = HashMap::new();
+        let mut blocks = Vec::new();
+        for block in &s.blocks {
+            let mut out = Vec::new();
+            for b in &block.bindings {
+                let b = substitute_binding(b, &consts);
+                let b = match b {
+                    Binding::Var { var, value } => {
+                        let value = match value.kind() {
+                            ExprKind::Call(c) => self.call(c).unwrap_or(value),
+                            ExprKind::If(i) => Expr::new(ExprKind::If(crate::ir::If {
+                                cond: i.cond.clone(),
+                                then_branch: self.seq(&i.then_branch),
+                                else_branch: self.seq(&i.else_branch),
+                            })),
+                            _ => value,
+                        };
+                        Binding::Var { var, value }
+                    }
+                    other => other,
+                };
+                if let Binding::Var { var, value } = &b
+                    && var.is_dataflow()
+                    && matches!(value.kind(), ExprKind::Constant(_))
+                {
+                    consts.insert(var.id(), value.clone());
+                    continue;
                 }
-                other => other,
-            };
-            if let Binding::Var { var, value } = &b
-                && var.is_dataflow()
-                && matches!(value.kind(), ExprKind::Constant(_))
-            {
-                consts.insert(var.id(), value.clone());
-                continue;
+                out.push(b);
             }
-            out.push(b);
-        }
-        blocks.push(BindingBlock {
-            bindings: out,
-            dataflow: block.dataflow,
-        });
-    }
-    SeqExpr {
-        blocks,
-        body: substitute(&s.body, &consts),
-    }
-}
-
-/// The constant result of `call_tir(f, (constants...), out_ty)`, if it can be computed.
-fn fold_call(c: &Call, module: &IRModule) -> Option<Expr> {
-    if c.op() != Some("relax.call_tir") || c.args.len() != 2 {
-        return None;
-    }
-    let ExprKind::GlobalVar(g) = c.args[0].kind() else {
-        return None;
-    };
-    let pf = module.prim_func(g)?;
-    let ExprKind::Tuple(args) = c.args[1].kind() else {
-        return None;
-    };
-    let mut inputs = Vec::new();
-    for a in args {
-        match a.kind() {
-            ExprKind::Constant(k) => inputs.push(k.data.clone()),
-            _ => return None,
-        }
-    }
-    let out_si = c.ty_args.first()?;
-    let StructInfo::Tensor {
-        shape: Some(shape),
-        dtype: Some(dtype),
-        ..
-    } = out_si
-    else {
-        return None;
-    };
-    let shape: Vec<i64> = shape.iter().map(PrimExpr::as_int).collect::<Option<_>>()?;
-    let n: i64 = shape.iter().try_fold(1i64, |acc, &d| acc.checked_mul(d))?;
-    let mut in_bytes: Vec<Vec<u8>> = inputs.iter().map(|t| t.to_bytes()).collect();
-    let mut out = vec![0u8; usize::try_from(n).ok()?.checked_mul(dtype.bytes())?];
-    {
-        let mut iargs: Vec<InterpArg<'_>> = Vec::new();
-        for (t, bytes) in inputs.iter().zip(in_bytes.iter_mut()) {
-            iargs.push(InterpArg::Buffer {
-                data: bytes,
-                shape: t.shape().to_vec(),
-                dtype: tir::DataType::parse(&t.dtype().to_string())?,
+            blocks.push(BindingBlock {
+                bindings: out,
+                dataflow: block.dataflow,
             });
         }
-        iargs.push(InterpArg::Buffer {
-            data: &mut out,
-            shape: shape.clone(),
-            dtype: *dtype,
-        });
-        tir::interp::run(pf, &mut iargs).ok()?;
+        SeqExpr {
+            blocks,
+            body: substitute(&s.body, &consts),
+        }
     }
-    let vdt: vm::DataType = dtype.to_string().parse().ok()?;
-    let data = vm::Tensor::from_bytes(&shape, vdt, &out).ok()?;
-    Some(Expr::new(ExprKind::Constant(Constant {
-        data,
-        struct_info: out_si.clone(),
-        metadata_index: None,
-    })))
+
+    /// The constant result of `call_tir(f, (constants...), out_ty)`, if it can be computed
+    /// within the size limit.
+    fn call(&self, c: &Call) -> Option<Expr> {
+        let module = self.module;
+        if c.op() != Some("relax.call_tir") || c.args.len() != 2 {
+            return None;
+        }
+        let ExprKind::GlobalVar(g) = c.args[0].kind() else {
+            return None;
+        };
+        let pf = module.prim_func(g)?;
+        let ExprKind::Tuple(args) = c.args[1].kind() else {
+            return None;
+        };
+        let mut inputs = Vec::new();
+        for a in args {
+            match a.kind() {
+                ExprKind::Constant(k) => inputs.push(k.data.clone()),
+                _ => return None,
+            }
+        }
+        let out_si = c.ty_args.first()?;
+        let StructInfo::Tensor {
+            shape: Some(shape),
+            dtype: Some(dtype),
+            ..
+        } = out_si
+        else {
+            return None;
+        };
+        let shape: Vec<i64> = shape.iter().map(PrimExpr::as_int).collect::<Option<_>>()?;
+        let vdt: vm::DataType = dtype.to_string().parse().ok()?;
+        let out_bytes = vm::tensor::checked_nbytes(&shape, vdt).ok()?;
+        if out_bytes > self.max_bytes || inputs.iter().any(|t| t.nbytes() > self.max_bytes) {
+            return None;
+        }
+        // The interpreter takes its buffers as `&mut [u8]`; inputs are copied (constants are
+        // shared), the output is written in place into a fresh tensor.
+        let mut in_bytes: Vec<Vec<u8>> = inputs.iter().map(|t| t.to_bytes()).collect();
+        let mut data = vm::Tensor::zeros(&shape, vdt).ok()?;
+        {
+            let mut iargs: Vec<InterpArg<'_>> = Vec::new();
+            for (t, bytes) in inputs.iter().zip(in_bytes.iter_mut()) {
+                iargs.push(InterpArg::Buffer {
+                    data: bytes,
+                    shape: t.shape().to_vec(),
+                    dtype: tir::DataType::parse(&t.dtype().to_string())?,
+                });
+            }
+            iargs.push(InterpArg::Buffer {
+                data: data.bytes_mut().ok()?,
+                shape: shape.clone(),
+                dtype: *dtype,
+            });
+            tir::interp::run(pf, &mut iargs).ok()?;
+        }
+        Some(Expr::new(ExprKind::Constant(Constant {
+            data,
+            struct_info: out_si.clone(),
+            metadata_index: None,
+        })))
+    }
 }
 
 use tir::PrimExpr;

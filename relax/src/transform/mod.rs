@@ -33,7 +33,7 @@ pub use canonicalize_bindings::canonicalize_bindings;
 pub use compute_prim_value::compute_prim_value;
 pub use dead_code_elimination::dead_code_elimination;
 pub use dispatch_library::dispatch_library;
-pub use fold_constant::fold_constant;
+pub use fold_constant::{DEFAULT_MAX_FOLD_BYTES, fold_constant, fold_constant_with_limit};
 pub use fuse_ops::fuse_ops;
 pub use fuse_tir::fuse_tir;
 pub use kill_after_last_use::kill_after_last_use;

@@ -1,0 +1,215 @@
+//! Regression tests, through the public `Engine`, for inputs that used to corrupt memory or
+//! abort the process: integer literals beyond int32, huge constants, writes through shared
+//! tensors, and absurd thread counts. Each gives TVM's value or a clean error.
+
+use relaxjit::{Config, Engine, Error, MAX_THREADS, Tensor, Value};
+
+/// A module whose `main` runs one `T.prim_func` named `k` from `A` (4 elements of `in_dtype`)
+/// into `B` (4 of `out_dtype`) with `body` as its loop body over `i`.
+fn one_kernel(body: &str, out_dtype: &str) -> String {
+    format!(
+        r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def k(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "{out_dtype}")):
+        for i in range(4):
+            {body}
+
+    @R.function
+    def main(a: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="{out_dtype}"):
+        cls = Module
+        b = R.call_tir(cls.k, (a,), out_ty=R.Tensor((4,), dtype="{out_dtype}"))
+        return b
+"#
+    )
+}
+
+fn run_one_kernel(body: &str, out_dtype: &str) -> Tensor {
+    let a = Tensor::from_slice(&[4], &[0.0f32; 4]).unwrap();
+    let out = Engine::default()
+        .compile_str(&one_kernel(body, out_dtype))
+        .unwrap_or_else(|e| panic!("{body}: {e}"))
+        .run("main", &[a.into()])
+        .unwrap_or_else(|e| panic!("{body}: {e}"));
+    out.as_tensor().unwrap().clone()
+}
+
+/// `B[i] = T.Cast("float32", i + 4294967296)`: the literal is int64 and widens `i`, as in TVM,
+/// instead of being truncated to 32 bits (which gave `[0, 1, 2, 3]`).
+#[test]
+fn integer_literals_beyond_int32_keep_their_value() {
+    let exact = run_one_kernel("B[i] = i + 4294967296", "int64");
+    assert_eq!(
+        exact.to_vec::<i64>().unwrap(),
+        [4294967296, 4294967297, 4294967298, 4294967299]
+    );
+    let cast = run_one_kernel(r#"B[i] = T.Cast("float32", i + 4294967296)"#, "float32");
+    let want: Vec<f32> = (0..4).map(|i| (4294967296i64 + i) as f32).collect();
+    assert_eq!(cast.to_vec::<f32>().unwrap(), want);
+    // Products and negative literals beyond int32, and one that fits (stays int32).
+    let mixed = run_one_kernel(
+        "B[i] = i * 3000000000 - 2147483649 + (i + -2147483648)",
+        "int64",
+    );
+    let want: Vec<i64> = (0..4)
+        .map(|i: i64| i * 3000000000 - 2147483649 + (i - 2147483648))
+        .collect();
+    assert_eq!(mixed.to_vec::<i64>().unwrap(), want);
+}
+
+/// `main() -> z` where `z = <creation>` of `n` float32 elements.
+fn creation(op: &str, n: u64) -> String {
+    let call = match op {
+        "zeros" | "ones" => format!(r#"R.{op}(R.shape([{n}]), "float32")"#),
+        "full" => format!(r#"R.full(R.shape([{n}]), R.const(1.5, "float32"), "float32")"#),
+        "arange" => {
+            format!(r#"R.arange(T.int64(0), T.int64({n}), T.int64(1), dtype="float32")"#)
+        }
+        _ => unreachable!("no creation op {op}"),
+    };
+    format!(
+        r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main() -> R.Tensor(({n},), dtype="float32"):
+        with R.dataflow():
+            z = {call}
+            R.output(z)
+        return z
+"#
+    )
+}
+
+const CREATION_OPS: [&str; 4] = ["zeros", "ones", "full", "arange"];
+
+/// `R.zeros(R.shape([100000000000]), "float32")` (and ones, full, arange) asks for 400 GB:
+/// FoldConstant used to allocate it at compile time and abort. Now it compiles (the call is
+/// kept, as `relaxjit inspect` shows), and a size no machine can provide fails at run time with
+/// an allocation error naming the bytes.
+#[test]
+fn huge_constants_compile_and_fail_cleanly_at_run_time() {
+    let engine = Engine::default();
+    for op in CREATION_OPS {
+        let compiled = engine
+            .compile_str(&creation(op, 100_000_000_000))
+            .unwrap_or_else(|e| panic!("{op}: {e}"));
+        assert!(compiled.kernels().get(op).is_some(), "{op} was not kept");
+        let text = compiled.executable().as_text();
+        assert!(text.contains("vm.builtin.alloc_storage"), "{op}: {text}");
+
+        // 4 * 10^14 bytes: beyond the 128 TiB user address space of 64-bit Linux, so refused
+        // whatever the machine's memory and overcommit policy.
+        let n = 100_000_000_000_000u64;
+        let err = engine
+            .compile_str(&creation(op, n))
+            .unwrap_or_else(|e| panic!("{op}: {e}"))
+            .run("main", &[])
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("out of memory") && msg.contains(&(4 * n).to_string()),
+            "{op}: {msg}"
+        );
+    }
+}
+
+/// Below the limit a creation op folds into a constant; `Config::max_fold_bytes` lowers the
+/// limit, and the call then runs at run time with the same result.
+#[test]
+fn the_fold_limit_is_a_config_field() {
+    for op in CREATION_OPS {
+        let src = creation(op, 4);
+        let folded = Engine::default().compile_str(&src).unwrap();
+        assert!(folded.kernels().get(op).is_none(), "{op} was not folded");
+        let kept = Engine::new(Config {
+            max_fold_bytes: 15,
+            ..Config::default()
+        })
+        .unwrap()
+        .compile_str(&src)
+        .unwrap();
+        assert!(kept.kernels().get(op).is_some(), "{op} was folded");
+        let a = folded.run("main", &[]).unwrap();
+        let b = kept.run("main", &[]).unwrap();
+        assert_eq!(
+            a.as_tensor().unwrap().to_vec::<f32>().unwrap(),
+            b.as_tensor().unwrap().to_vec::<f32>().unwrap(),
+            "{op}"
+        );
+    }
+}
+
+/// A tensor shared with another thread (a clone) or with the VM refuses a safe write; once it
+/// is the only handle, the write goes through.
+#[test]
+fn shared_tensors_refuse_safe_writes() {
+    let mut out = run_one_kernel("B[i] = A[i] + T.float32(1)", "float32");
+    let reader = out.clone();
+    let (tried, wait) = std::sync::mpsc::channel::<()>();
+    let handle = std::thread::spawn(move || {
+        let before = reader.to_vec::<f32>().unwrap();
+        // Keep the clone alive until the main thread has tried its writes.
+        wait.recv().unwrap();
+        before == [1.0; 4] && reader.to_vec::<f32>().unwrap() == [1.0; 4]
+    });
+    let refused = out.copy_from_slice(&[2.0f32; 4]).unwrap_err();
+    assert!(refused.message().contains("shared handle"), "{refused}");
+    assert!(out.bytes_mut().is_err());
+    tried.send(()).unwrap();
+    assert!(handle.join().unwrap(), "the reader saw a write");
+    // The reader is gone: `out` is the only handle.
+    out.copy_from_slice(&[2.0f32; 4]).unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), [2.0; 4]);
+
+    // An argument the caller keeps is shared with the argument list.
+    let args = [Value::Tensor(out.clone())];
+    assert!(out.copy_from_slice(&[3.0f32; 4]).is_err());
+    drop(args);
+    out.copy_from_slice(&[3.0f32; 4]).unwrap();
+
+    // A folded constant returned by `main` is the executable's own: writing it would change
+    // what every later call returns.
+    let compiled = Engine::default().compile_str(&creation("ones", 4)).unwrap();
+    let Value::Tensor(mut constant) = compiled.run("main", &[]).unwrap() else {
+        panic!("main returns a tensor");
+    };
+    assert!(constant.copy_from_slice(&[0.0f32; 4]).is_err());
+    let again = compiled.run("main", &[]).unwrap();
+    assert_eq!(
+        again.as_tensor().unwrap().to_vec::<f32>().unwrap(),
+        [1.0; 4]
+    );
+}
+
+/// `Config::threads` beyond `MAX_THREADS` is an invalid argument, reported at once instead of
+/// starting (or hanging on) 100000 threads.
+#[test]
+fn threads_beyond_the_bound_are_rejected() {
+    for threads in [MAX_THREADS + 1, 100_000, usize::MAX] {
+        let err = Engine::new(Config {
+            threads: Some(threads),
+            ..Config::default()
+        })
+        .unwrap_err();
+        assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
+        assert!(
+            err.to_string().contains(&format!("at most {MAX_THREADS}")),
+            "{err}"
+        );
+    }
+    assert!(
+        Engine::new(Config {
+            threads: Some(2),
+            ..Config::default()
+        })
+        .is_ok()
+    );
+}
