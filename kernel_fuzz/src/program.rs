@@ -472,16 +472,27 @@ impl Gen {
         } else {
             self.rng.range(-3, 12)
         };
-        // Open (bounds work): int64 index arithmetic that overflows — the bound of
-        // `i * c` or of a flat offset `i0 * stride + i1` wraps, an access counts as proven or
-        // its checked offset lands back inside the buffer (a silent wrong element, or
-        // SIGSEGV). `int32` constants stay: their wraparound is modelled.
-        let v = if self.options.avoid_open && dt == DataType::INT64 && v.unsigned_abs() > 1 << 32 {
-            v >> 31
-        } else {
-            v
-        };
+        let v = self.avoid_open_wraparound(v, dt);
         PrimExpr::int(dt, inputs::int_bits(v, dt) as i64).wrapped()
+    }
+
+    /// `v`, or a smaller constant when avoiding the open index-overflow classes.
+    fn avoid_open_wraparound(&self, v: i64, dt: DataType) -> i64 {
+        if !self.options.avoid_open {
+            return v;
+        }
+        // Open (bounds work): int64 index arithmetic that overflows — the bound of `i * c` or
+        // of a flat offset `i0 * stride + i1` wraps, so an access counts as proven or its
+        // checked offset lands back inside the buffer (a silent wrong element, or SIGSEGV).
+        if dt == DataType::INT64 && v.unsigned_abs() > 1 << 32 {
+            return v >> 31;
+        }
+        // Open (bounds work): int32 index wraparound — the proof works in int64, finds
+        // `i * 1073741825 // 268435456` in bounds and drops the check of the wrapped index.
+        if dt == DataType::INT32 && v.unsigned_abs() > 1 << 16 {
+            return v >> 16;
+        }
+        v
     }
 
     /// A loaded element of an integer buffer (a gather index), if there is such a buffer.
@@ -571,9 +582,16 @@ impl Gen {
         if division && !dt.is_float() && (!self.edge || self.rng.percent(70)) {
             let v = if self.edge && self.rng.percent(15) {
                 *self.rng.pick(&[0, -1, i64::MIN, i64::from(i32::MIN)])
+            } else if self.edge && self.rng.percent(20) {
+                // Large divisors bring a wrapped product back near the buffer
+                // (`i * 1073741825 // 268435456`).
+                *self
+                    .rng
+                    .pick(&[268435456, 1073741824, 65536, i64::from(i32::MAX)])
             } else {
                 self.rng.range(1, 8)
             };
+            let v = self.avoid_open_wraparound(v, dt);
             PrimExpr::int(dt, inputs::int_bits(v, dt) as i64).wrapped()
         } else if dt.is_float() {
             self.value(dt, depth)

@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use tir::{DataType, PrimFunc};
 
 /// Seeds of the bounded run: a few seconds in release.
-const SEEDS: std::ops::Range<u64> = 0..1500;
+const SEEDS: std::ops::Range<u64> = 0..1000;
 
 #[test]
 fn generated_programs_agree_with_the_interpreter() {
