@@ -360,7 +360,7 @@ impl OpCall<'_> {
         let mut params: Vec<tir::Buffer> = inputs.iter().map(|a| a.buf.clone()).collect();
         params.extend(outputs.iter().cloned());
         let func = te.build(name, &params);
-        let tir_vars = extra_vars(&func, inputs);
+        let tir_vars = extra_vars(&func, &params);
         Ok(Lowered::CallTir {
             func,
             args: inputs.iter().map(|a| a.expr.clone()).collect(),
@@ -370,13 +370,15 @@ impl OpCall<'_> {
     }
 }
 
-/// Symbolic variables of the output shapes that no input shape binds: TVM passes them as
-/// `tir_vars` (extra scalar parameters).
-fn extra_vars(func: &PrimFunc, inputs: &[&TArg]) -> Option<Vec<PrimExpr>> {
+/// Symbolic variables of the kernel that no parameter buffer's shape binds (as a dimension
+/// of its own): TVM passes them as `tir_vars` (extra scalar parameters). A variable that is a
+/// whole dimension of an input or an output (`reshape` to an `R.Shape([a, b])` parameter) is
+/// bound from the tensor's shape at the call, as TVM's `call_te` does.
+fn extra_vars(func: &PrimFunc, params: &[tir::Buffer]) -> Option<Vec<PrimExpr>> {
     let free = func.free_vars();
-    let bound: Vec<tir::Var> = inputs
+    let bound: Vec<tir::Var> = params
         .iter()
-        .flat_map(|a| a.buf.shape.iter().filter_map(|d| d.as_var().cloned()))
+        .flat_map(|b| b.shape.iter().filter_map(|d| d.as_var().cloned()))
         .collect();
     let missing: Vec<PrimExpr> = free
         .into_iter()
