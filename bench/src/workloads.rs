@@ -252,13 +252,7 @@ pub fn shared_model(name: &'static str) -> Option<anyhow::Result<Workload>> {
 
 /// Every row of the table, SqueezeNet included when `../shared/models` holds it.
 pub fn all() -> anyhow::Result<Vec<Workload>> {
-    let mut rows = vec![
-        matmul(1024),
-        mlp(1),
-        mlp(64),
-        transformer(),
-        conv_block(),
-    ];
+    let mut rows = vec![matmul(1024), mlp(1), mlp(64), transformer(), conv_block()];
     if let Some(w) = shared_model("squeezenet") {
         rows.push(w?);
     }
@@ -317,6 +311,6 @@ pub fn profile(
     let st = state.lock().unwrap_or_else(|e| e.into_inner());
     let mut rows: Vec<(String, Duration, u64)> =
         st.1.iter().map(|(k, v)| (k.clone(), v.0, v.1)).collect();
-    rows.sort_by(|a, b| b.1.cmp(&a.1));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.1));
     Ok(rows)
 }

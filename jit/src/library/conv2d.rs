@@ -10,10 +10,6 @@ use vm::{Error, Result};
 
 use super::{Float, Mat, PARALLEL_ELEMENTS, View, gemm_into, parallelism};
 
-/// The integer arguments: stride (h, w), padding (top, left, bottom, right), dilation (h, w),
-/// groups.
-pub(super) const PARAMS: usize = 9;
-
 /// The geometry of one convolution, checked against the tensors.
 struct Geometry {
     n: usize,
@@ -41,11 +37,18 @@ impl Geometry {
             ));
         };
         let (n, c, h, w, o, cg, kh, kw) = (*n, *c, *h, *w, *o, *cg, *kh, *kw);
-        if p.len() != PARAMS || p.iter().any(|&v| v < 0) {
-            return bad(format!("conv2d parameters {p:?}"));
-        }
-        let p: Vec<usize> = p.iter().map(|&v| v as usize).collect();
-        let (stride, pad, dilation, groups) = ([p[0], p[1]], [p[2], p[3]], [p[6], p[7]], p[8]);
+        // stride (h, w), padding (top, left, bottom, right), dilation (h, w), groups.
+        let Ok(p) = p
+            .iter()
+            .map(|&v| usize::try_from(v))
+            .collect::<std::result::Result<Vec<usize>, _>>()
+        else {
+            return bad(format!("conv2d parameters {p:?}: none may be negative"));
+        };
+        let [sh, sw, pt, pl, pb, pr, dh, dw, groups] = p[..] else {
+            return bad(format!("conv2d takes 9 integer parameters, got {p:?}"));
+        };
+        let (stride, pad, dilation) = ([sh, sw], [pt, pl], [dh, dw]);
         if stride.contains(&0) || dilation.contains(&0) || groups == 0 {
             return bad(format!(
                 "conv2d parameters {p:?}: strides, dilation and groups must be positive"
@@ -60,8 +63,8 @@ impl Geometry {
             let span = d * (k.max(1) - 1) + 1;
             (size + lo + hi).checked_sub(span).map_or(0, |v| v / s + 1)
         };
-        let oh = extent(h, p[2], p[4], kh, stride[0], dilation[0]);
-        let ow = extent(w, p[3], p[5], kw, stride[1], dilation[1]);
+        let oh = extent(h, pt, pb, kh, sh, dh);
+        let ow = extent(w, pl, pr, kw, sw, dw);
         if out != [n, o, oh, ow] {
             return bad(format!(
                 "conv2d output shape {out:?}, expected {:?}",

@@ -27,17 +27,14 @@ pub fn add_to(lib: &mut vm::Library) {
         let name = kernel.name();
         let err_name = name.clone();
         lib.add_fn(&name, move |args| {
-            call(kernel, args).map_err(|e| e.context(format!("{err_name}")))
+            call(kernel, args).map_err(|e| e.context(&err_name))
         });
     }
 }
 
 fn call(kernel: LibraryKernel, args: &[Value]) -> Result<Value> {
-    let params = match kernel.op {
-        LibraryOp::Matmul { .. } => 0,
-        LibraryOp::Conv2d => conv2d::PARAMS,
-    };
-    let tensors = 2 + kernel.addends;
+    let params = kernel.num_params();
+    let tensors = kernel.num_tensors();
     if args.len() != tensors + params + 1 {
         return Err(Error::type_error(format!(
             "expects {} arguments, got {}",
@@ -124,28 +121,26 @@ impl<'a, T: Float> View<'a, T> {
 
 /// Checks that argument `arg` holds `T`s on the CPU, aligned; returns its shape.
 fn check<T: Float>(t: &Tensor, arg: usize) -> Result<Vec<usize>> {
-    {
-        if t.dtype() != T::DTYPE {
-            return Err(Error::type_error(format!(
-                "argument {arg} has dtype {}, expected {}",
-                t.dtype(),
-                T::DTYPE
-            )));
-        }
-        if !t.device().is_cpu() {
-            return Err(Error::value_error(format!(
-                "argument {arg} is on {}, library kernels run on the CPU",
-                t.device()
-            )));
-        }
-        let ptr = t.as_ptr();
-        if !(ptr as usize).is_multiple_of(std::mem::align_of::<T>()) {
-            return Err(Error::value_error(format!(
-                "argument {arg} is not aligned to its element size"
-            )));
-        }
-        Ok(t.shape().iter().map(|&d| d as usize).collect())
+    if t.dtype() != T::DTYPE {
+        return Err(Error::type_error(format!(
+            "argument {arg} has dtype {}, expected {}",
+            t.dtype(),
+            T::DTYPE
+        )));
     }
+    if !t.device().is_cpu() {
+        return Err(Error::value_error(format!(
+            "argument {arg} is on {}, library kernels run on the CPU",
+            t.device()
+        )));
+    }
+    let ptr = t.as_ptr();
+    if !(ptr as usize).is_multiple_of(std::mem::align_of::<T>()) {
+        return Err(Error::value_error(format!(
+            "argument {arg} is not aligned to its element size"
+        )));
+    }
+    Ok(t.shape().iter().map(|&d| d as usize).collect())
 }
 
 fn check_disjoint(out: &Tensor, inputs: &[&Tensor]) -> Result<()> {

@@ -108,6 +108,21 @@ impl LibraryKernel {
         s
     }
 
+    /// The integer parameters the kernel takes after its tensors.
+    pub fn num_params(&self) -> usize {
+        match self.op {
+            LibraryOp::Matmul { .. } => 0,
+            // stride (h, w), padding (top, left, bottom, right), dilation (h, w), groups.
+            LibraryOp::Conv2d => 9,
+        }
+    }
+
+    /// The tensors the kernel takes before its integer parameters: the two operands, then
+    /// the addends.
+    pub fn num_tensors(&self) -> usize {
+        2 + self.addends
+    }
+
     /// Every kernel there is (what the `jit` crate registers).
     pub fn all() -> Vec<LibraryKernel> {
         let ops = [
@@ -134,14 +149,88 @@ impl LibraryKernel {
     }
 }
 
-/// Rewrites every dispatchable chain of every Relax function (see the module docs).
+/// Rewrites every dispatchable chain of every Relax function (see the module docs), then
+/// checks the result with [`verify`].
 pub fn dispatch_library(module: &IRModule) -> Result<IRModule> {
-    map_functions(module, |_, f| {
+    let out = map_functions(module, |_, f| {
         let mut uses: HashMap<VarId, usize> = HashMap::new();
         count_uses(&f.body, &mut uses);
         let body = rewrite_seq(&f.body, &uses);
         Ok(Function { body, ..f.clone() })
-    })
+    })?;
+    verify(&out)?;
+    Ok(out)
+}
+
+/// The invariants of a dispatched module: every `R.call_dps_packed` of a `relaxjit.*`
+/// function names a [`LibraryKernel`], passes it the number of arguments it takes, and
+/// declares a float32/float64 output of known shape. An error here is a bug of the pass.
+pub fn verify(module: &IRModule) -> Result<()> {
+    let kernels: HashMap<String, LibraryKernel> = LibraryKernel::all()
+        .into_iter()
+        .map(|k| (k.name(), k))
+        .collect();
+    let mut problems = Vec::new();
+    map_functions(module, |fname, f| {
+        let mut check = |b: &Binding| {
+            let Some(call) = b.value().as_call() else {
+                return;
+            };
+            if call.op() != Some("relax.call_dps_packed") {
+                return;
+            }
+            let Some(ExprKind::ExternFunc(name)) = call.args.first().map(Expr::kind) else {
+                return;
+            };
+            if !name.starts_with(PREFIX) {
+                return;
+            }
+            let at = format!("`{fname}`, binding `{}`", b.var().name());
+            let Some(k) = kernels.get(name) else {
+                problems.push(format!("{at}: unknown library kernel `{name}`"));
+                return;
+            };
+            let want = k.num_tensors() + k.num_params();
+            let n = match call.args.get(1).map(Expr::kind) {
+                Some(ExprKind::Tuple(items)) => items.len(),
+                _ => 1,
+            };
+            if n != want {
+                problems.push(format!("{at}: `{name}` takes {want} arguments, got {n}"));
+            }
+            let out = call.ty_args.first();
+            let float = out
+                .and_then(StructInfo::tensor_dtype)
+                .is_some_and(|d| d == DataType::FLOAT32 || d == DataType::FLOAT64);
+            if !float || out.and_then(StructInfo::tensor_shape).is_none() {
+                problems.push(format!(
+                    "{at}: `{name}` needs a float output of known shape"
+                ));
+            }
+        };
+        visit_bindings(&f.body, &mut check);
+        Ok(f.clone())
+    })?;
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(crate::Error::Internal(format!(
+            "DispatchLibrary produced invalid calls: {}",
+            problems.join("; ")
+        )))
+    }
+}
+
+fn visit_bindings(seq: &SeqExpr, f: &mut dyn FnMut(&Binding)) {
+    for block in &seq.blocks {
+        for b in &block.bindings {
+            f(b);
+            if let ExprKind::If(i) = b.value().kind() {
+                visit_bindings(&i.then_branch, f);
+                visit_bindings(&i.else_branch, f);
+            }
+        }
+    }
 }
 
 fn count_uses(seq: &SeqExpr, uses: &mut HashMap<VarId, usize>) {
