@@ -956,7 +956,7 @@ impl Translator<'_, '_> {
         self.b.switch_to_block(body);
         let id = f.loop_var.id();
         let prev = self.ranges.remove(&id);
-        if let Some(r) = const_loop_range(f) {
+        if let Some(r) = tir::arith::loop_var_range(f) {
             self.ranges.insert(id, r);
         }
         self.loops.push(symbolic::LoopRange {
@@ -1298,15 +1298,6 @@ impl Translator<'_, '_> {
         }
         symbolic::in_bounds(index, extent, &self.loops, &self.shape_vars)
     }
-}
-
-/// The inclusive range of `f`'s variable when its bounds are constants of the variable's type
-/// and it runs at least once: what the variable is known to hold inside the body.
-pub(crate) fn const_loop_range(f: &tir::For) -> Option<(i64, i64)> {
-    let (lo, n) = (f.min.as_int()?, f.extent.as_int()?);
-    let hi = lo.checked_add(n.checked_sub(1)?)?;
-    let (tlo, thi) = tir::arith::scalar::int_type_range(f.loop_var.dtype());
-    (n > 0 && f.loop_var.dtype().is_int() && lo >= tlo && hi <= thi).then_some((lo, hi))
 }
 
 // ---- expressions -----------------------------------------------------------------------------

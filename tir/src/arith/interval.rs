@@ -37,7 +37,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::arith::scalar::int_type_range;
-use crate::ir::{BinaryOp, DataType, ExprKind, PrimExpr, TypeCode, VarId};
+use crate::ir::{BinaryOp, DataType, ExprKind, For, PrimExpr, TypeCode, VarId};
 
 /// Inclusive constant ranges of variables.
 pub type VarRanges = HashMap<VarId, (i64, i64)>;
@@ -62,6 +62,17 @@ fn type_range(dt: DataType) -> Option<Iv> {
     }
     let (lo, hi) = int_type_range(dt);
     Some((i128::from(lo), i128::from(hi)))
+}
+
+/// The inclusive range of `f`'s variable inside its body when its bounds are constants that fit
+/// the variable's type and it runs at least once: the [`VarRanges`] entry a loop contributes.
+/// (Bounds that do not fit would be truncated to the variable's type at run time.)
+pub fn loop_var_range(f: &For) -> Option<(i64, i64)> {
+    let (lo, n) = (f.min.as_int()?, f.extent.as_int()?);
+    let hi = lo.checked_add(n.checked_sub(1)?)?;
+    let dt = f.loop_var.dtype();
+    let (tlo, thi) = int_type_range(dt);
+    (n > 0 && dt.is_int() && lo >= tlo && hi <= thi).then_some((lo, hi))
 }
 
 fn to_i64(b: Iv) -> Option<(i64, i64)> {

@@ -41,7 +41,9 @@ mod interval;
 mod linear;
 pub mod scalar;
 
-pub use interval::{Polynomial, VarRanges, exact_int_bound, int_bound, proves_in_range};
+pub use interval::{
+    Polynomial, VarRanges, exact_int_bound, int_bound, loop_var_range, proves_in_range,
+};
 
 use std::collections::HashMap;
 

@@ -36,7 +36,7 @@
 //! kernel that fails a bounds check (only possible here with shapes the prologue did not pin)
 //! may report a different first failing access after the rewrite.
 
-use crate::arith::{VarRanges, exact_int_bound};
+use crate::arith::{VarRanges, exact_int_bound, loop_var_range};
 use crate::ir::{BinaryOp, ExprKind, For, ForKind, PrimExpr, Stmt, StmtKind, Var, VarId};
 use crate::transform::mutator::{Mutator, walk_stmt};
 
@@ -84,7 +84,7 @@ fn inner_const_ranges(s: &Stmt) -> Option<VarRanges> {
     let mut ok = true;
     s.visit(&mut |st| {
         if let StmtKind::For(f) = st.kind() {
-            match const_range(f) {
+            match loop_var_range(f) {
                 Some(r) => {
                     out.insert(f.loop_var.id(), r);
                 }
@@ -93,15 +93,6 @@ fn inner_const_ranges(s: &Stmt) -> Option<VarRanges> {
         }
     });
     ok.then_some(out)
-}
-
-/// The inclusive range of `f`'s variable when its bounds are constants that fit its type and
-/// it runs at least once.
-fn const_range(f: &For) -> Option<(i64, i64)> {
-    let (lo, n) = (f.min.as_int()?, f.extent.as_int()?);
-    let hi = lo.checked_add(n.checked_sub(1)?)?;
-    let (tlo, thi) = crate::arith::scalar::int_type_range(f.loop_var.dtype());
-    (n > 0 && f.loop_var.dtype().is_int() && lo >= tlo && hi <= thi).then_some((lo, hi))
 }
 
 /// Unroll-and-jam of the loop `i` around an interchanged nest by [`OUTER_JAM`]: every innermost
@@ -122,7 +113,7 @@ fn jam_outer(i: &For) -> Option<Stmt> {
     }
     let ranges = inner_const_ranges(&i.body)?;
     let iv = &i.loop_var;
-    let rows = const_range(i).map(|r| {
+    let rows = loop_var_range(i).map(|r| {
         let mut m = ranges.clone();
         m.insert(iv.id(), r);
         m

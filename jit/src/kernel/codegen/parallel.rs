@@ -24,13 +24,13 @@ use cranelift_codegen::ir::{
 };
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::{FuncId, Module};
-use tir::arith::{VarRanges, exact_int_bound};
+use tir::arith::{VarRanges, exact_int_bound, loop_var_range};
 use tir::transform::mutator::substitute;
 use tir::{ExprKind, For, ForKind, PrimExpr, Stmt, StmtKind, Var, VarId};
 
 use super::simd::coef;
 use super::symbolic;
-use super::{Options, Translator, cl_type, const_loop_range, flags};
+use super::{Options, Translator, cl_type, flags};
 use crate::error::{Error, Result};
 use crate::kernel::abi::STATUS_OK;
 use crate::kernel::meta::KernelMeta;
@@ -72,7 +72,7 @@ fn body_signature(call_conv: cranelift_codegen::isa::CallConv) -> Signature {
 fn inner_loops(s: &Stmt, ranges: &mut VarRanges, work: &mut i64) {
     s.visit(&mut |st| {
         if let StmtKind::For(f) = st.kind() {
-            match const_loop_range(f) {
+            match loop_var_range(f) {
                 Some(r) => {
                     ranges.insert(f.loop_var.id(), r);
                     *work = work.saturating_mul(r.1 - r.0 + 1);
@@ -168,7 +168,7 @@ fn slab_key(
         None => SlabKey::Symbolic(symbolic::slab(index, var, inner, shape_vars)?),
     };
     let mut with_outer = ranges.clone();
-    let exact = match const_loop_range(f) {
+    let exact = match loop_var_range(f) {
         Some(r) => {
             with_outer.insert(var.id(), r);
             exact_int_bound(index, &with_outer).is_some()

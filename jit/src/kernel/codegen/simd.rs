@@ -14,7 +14,7 @@
 //! never meaning: results are lane-for-lane those of the scalar code.
 //!
 //! The vector loop runs `floor(n / lanes)` times; the scalar loop finishes the rest from where
-//! it stopped. A vector access is bounds-checked at its first and last lane unless the interval
+//! it stopped. A vector access is bounds-checked at its first and last lane unless the bounds
 //! analysis proves the whole loop in bounds.
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -292,7 +292,7 @@ impl Translator<'_, '_> {
         self.b.switch_to_block(body);
         let id = f.loop_var.id();
         let prev = self.ranges.remove(&id);
-        if let Some(r) = super::const_loop_range(f) {
+        if let Some(r) = tir::arith::loop_var_range(f) {
             self.ranges.insert(id, r);
         }
         self.loops.push(super::symbolic::LoopRange {
