@@ -10,8 +10,9 @@
 //! * top-k writes the first `k` of that order; `k < 1` or `k` beyond the axis means the whole
 //!   axis;
 //! * every output has the input's shape with the axis extent replaced by that `k` (sort and
-//!   argsort: the input's shape). TVM's struct info for `R.topk` clamps `k` the same way; its
-//!   runtime does not check and writes past short outputs, here a mismatch is an error.
+//!   argsort: the input's shape). TVM 0.27's struct info for `R.topk` clamps `k` the same way,
+//!   but its legalized TIR sizes the outputs with the unclamped `k` and its runtime, which
+//!   checks no shape, leaves the extra elements uninitialised; here any other shape is an error.
 //!
 //! NaN: TVM compares with `<` / `>`, which is not a strict weak order once NaN is involved, so
 //! TVM's placement of NaN is unspecified (TVM 0.27's argsort of `[1, nan, -0, 0, inf, -inf,
