@@ -275,7 +275,7 @@ fn reference(p: &Program) -> Array {
                     .enumerate()
                     .map(|(i, &a)| {
                         let c = (i / per) % s[1];
-                        let inv = 1.0 / (v.data[c] as f64 + 9.9999997473787516e-06).sqrt();
+                        let inv = 1.0 / (v.data[c] as f64 + f64::from(1e-5_f32)).sqrt();
                         ((a as f64 - m.data[c] as f64) * inv * g.data[c] as f64 + b.data[c] as f64)
                             as f32
                     })

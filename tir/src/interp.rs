@@ -1242,6 +1242,7 @@ impl SortAccess for InterpSort<'_, '_, '_> {
         Error::Interp {
             func: self.it.func_name.to_string(),
             message: format!("`{}`: {e}", self.name),
+            kind: InterpErrorKind::Other,
         }
     }
 }
