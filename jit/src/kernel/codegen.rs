@@ -103,7 +103,8 @@ fn inline_math(op: &str) -> Option<MathFn> {
         "floor" => MathFn::Floor,
         "ceil" => MathFn::Ceil,
         "trunc" => MathFn::Trunc,
-        "nearbyint" | "rint" => MathFn::Nearest,
+        // TVM lowers `round` to `llvm.nearbyint`: ties to even, like `nearbyint` and `rint`.
+        "round" | "nearbyint" | "rint" => MathFn::Nearest,
         "fabs" | "abs" => MathFn::Abs,
         _ => return None,
     })
@@ -1612,11 +1613,25 @@ impl Translator<'_, '_> {
             } else {
                 self.b.ins().fcvt_to_uint_sat(wide, v)
             };
-            return Ok(if wide != tt {
-                self.b.ins().ireduce(tt, i)
+            if wide == tt {
+                return Ok(i);
+            }
+            // Saturate to the narrow type too (as the reference interpreter does), instead of
+            // keeping the low bits of the int32 result.
+            let (lo, hi) = if to.is_int() {
+                (-(1i64 << (to.bits - 1)), (1i64 << (to.bits - 1)) - 1)
             } else {
-                i
-            });
+                (0, (1i64 << to.bits) - 1)
+            };
+            let hi = self.b.ins().iconst(wide, hi);
+            let i = if to.is_int() {
+                let lo = self.b.ins().iconst(wide, lo);
+                let i = self.b.ins().smin(i, hi);
+                self.b.ins().smax(i, lo)
+            } else {
+                self.b.ins().umin(i, hi)
+            };
+            return Ok(self.b.ins().ireduce(tt, i));
         }
         if ft.is_float() && tt.is_float() {
             let f = if ft == types::F32 && tt == types::F64 {

@@ -118,7 +118,9 @@ pub fn int_cmp(op: CmpOp, a: i64, b: i64, dtype: DataType) -> bool {
 pub fn float_cmp(op: CmpOp, a: f64, b: f64) -> bool {
     match op {
         CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
+        // Ordered, as TVM's LLVM backend (`fcmp one`) and our kernels: NaN is unequal to
+        // nothing.
+        CmpOp::Ne => !a.is_nan() && !b.is_nan() && a != b,
         CmpOp::Lt => a < b,
         CmpOp::Le => a <= b,
         CmpOp::Gt => a > b,
