@@ -118,14 +118,14 @@ const CASES: &[Case] = &[
         expect: &[
             "err:cannot generate a value for `x`",
             "err:[2147483648, 2]",
-            "err:needs 16 GiB, more than the limit of 1 GiB",
+            "err:needs 16 GiB, over the limit of 1 GiB",
         ],
     },
     Case {
         args: &["run", "tests/cli/add.py", "--max-generated", "63"],
         status: 1,
         expect: &[
-            "err:cannot generate a value for `x`: a float32 tensor of shape [16] needs 64 bytes, more than the limit of 63 bytes",
+            "err:cannot generate a value for `x`: a float32 tensor of shape [16] needs 64 bytes, over the limit of 63 bytes",
         ],
     },
     Case {

@@ -11,8 +11,6 @@ use std::fmt;
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 
-use vm::{Tensor, Value};
-
 use crate::case::{Case, Report, check_calls, load_corpus};
 use relaxjit::{CompiledModule, Engine};
 

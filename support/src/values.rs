@@ -22,7 +22,7 @@ pub enum Error {
     /// The tensor would be larger than the limit (or than the address space).
     #[error(
         "cannot generate a value for `{name}`: a {dtype} tensor of shape {shape:?} needs {size}, \
-         more than the limit of {limit} for generated inputs; give it as an input or raise the limit"
+         over the limit of {limit} for generated inputs; give it as an input or raise the limit"
     )]
     TooLarge {
         name: String,
@@ -269,9 +269,15 @@ pub fn summarize_tensor(t: &Tensor, max: usize) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     let floating = t.dtype().is_floating();
+    // `get_i64` wraps uint64 values above i64::MAX.
+    let u64s = (t.dtype() == DataType::U64)
+        .then(|| t.to_vec::<u64>().ok())
+        .flatten();
     let mut items: Vec<String> = (0..t.numel().min(max))
         .map(|i| {
-            if floating {
+            if let Some(v) = &u64s {
+                v[i].to_string()
+            } else if floating {
                 t.get_f64(i).map_or("?".into(), |v| format!("{v:.4}"))
             } else if t.dtype() == DataType::BOOL {
                 t.get_i64(i).map_or("?".into(), |v| (v != 0).to_string())
@@ -292,7 +298,7 @@ mod tests {
 
     #[test]
     fn generated_tensors_are_deterministic_and_in_range() {
-        let mut g = |seed| InputGenerator::new(seed);
+        let g = InputGenerator::new;
         let a = g(7).tensor("a", &[4, 5], DataType::F32).unwrap();
         let b = g(7).tensor("b", &[4, 5], DataType::F32).unwrap();
         assert_eq!(a.to_bytes(), b.to_bytes());
