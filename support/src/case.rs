@@ -288,6 +288,81 @@ fn encode_element(dtype: DataType, x: &Json, out: &mut Vec<u8>) -> Result<(), Ca
     Ok(())
 }
 
+/// A tensor as the reference interpreter (`tir::interp`) takes it: a TIR dtype, a shape and
+/// the little-endian bytes of its elements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawTensor {
+    pub dtype: tir::DataType,
+    pub shape: Vec<i64>,
+    pub data: Vec<u8>,
+}
+
+/// A corpus value in the reference interpreter's form: tensors and tuples of them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RawValue {
+    Tensor(RawTensor),
+    Tuple(Vec<RawValue>),
+}
+
+impl RawValue {
+    /// Reads a corpus VALUE that is a tensor or a tuple of them.
+    pub fn from_json(json: &Json) -> Result<RawValue, CaseError> {
+        RawValue::from_vm(&value_from_json(json)?)
+    }
+
+    /// The same tensors (or tuple) in the interpreter's form.
+    pub fn from_vm(value: &Value) -> Result<RawValue, CaseError> {
+        match value {
+            Value::Tensor(t) => Ok(RawValue::Tensor(RawTensor {
+                dtype: tir::DataType::parse(&t.dtype().to_string())
+                    .ok_or_else(|| CaseError(format!("dtype {} has no TIR form", t.dtype())))?,
+                shape: t.shape().to_vec(),
+                data: t.to_bytes(),
+            })),
+            Value::Tuple(t) => Ok(RawValue::Tuple(
+                t.fields()
+                    .iter()
+                    .map(RawValue::from_vm)
+                    .collect::<Result<_, _>>()?,
+            )),
+            other => err(format!("{other:?} is not a tensor or a tuple of them")),
+        }
+    }
+
+    /// The same tensors (or tuple) as a VM value.
+    pub fn to_vm(&self) -> Result<Value, CaseError> {
+        match self {
+            RawValue::Tensor(t) => {
+                let dtype: DataType = t
+                    .dtype
+                    .to_string()
+                    .parse()
+                    .map_err(|e: vm::Error| CaseError(e.to_string()))?;
+                Tensor::from_bytes(&t.shape, dtype, &t.data)
+                    .map(Value::Tensor)
+                    .map_err(|e| CaseError(e.to_string()))
+            }
+            RawValue::Tuple(items) => Ok(Value::tuple(
+                items
+                    .iter()
+                    .map(RawValue::to_vm)
+                    .collect::<Result<Vec<_>, _>>()?,
+            )),
+        }
+    }
+}
+
+/// [`compare`] for an interpreter result and a corpus VALUE.
+pub fn compare_raw(got: &RawValue, expected: &Json, rtol: f64, atol: f64) -> Result<(), String> {
+    let expected = value_from_json(expected).map_err(|e| e.to_string())?;
+    compare(
+        &got.to_vm().map_err(|e| e.to_string())?,
+        &expected,
+        rtol,
+        atol,
+    )
+}
+
 /// Makes every call of `case` in order with `invoke` and checks each against its expectation:
 /// a value within the case's tolerances, or an error where TVM raised. Returns the first
 /// problem.

@@ -13,60 +13,16 @@ use std::path::{Path, PathBuf};
 
 use relaxjit_tir as tir;
 use serde_json::Value as Json;
+use support::case::{RawTensor as Tensor, RawValue as RValue};
 use tir::interp::{InterpArg, run};
 use tir::syntax::ast;
 use tir::{DataType, Error, PrimFunc};
 
 // ----- values ------------------------------------------------------------------------------
 
-#[derive(Clone, Debug)]
-struct Tensor {
-    dtype: DataType,
-    shape: Vec<i64>,
-    data: Vec<u8>,
-}
-
-#[derive(Clone, Debug)]
-enum RValue {
-    Tensor(Tensor),
-    Tuple(Vec<RValue>),
-}
-
 /// A corpus value (`{"tensor": …}` or `{"tuple": …}`) read by the shared case format.
 fn tensor_from_json(v: &Json) -> Result<RValue, String> {
-    let value = support::case::value_from_json(v).map_err(|e| format!("{e}: {}", short(v)))?;
-    from_vm(&value).ok_or_else(|| format!("unsupported input value {}", short(v)))
-}
-
-fn from_vm(v: &vm::Value) -> Option<RValue> {
-    match v {
-        vm::Value::Tensor(t) => Some(RValue::Tensor(Tensor {
-            dtype: DataType::parse(&t.dtype().to_string())?,
-            shape: t.shape().to_vec(),
-            data: t.to_bytes(),
-        })),
-        vm::Value::Tuple(t) => t
-            .fields()
-            .iter()
-            .map(from_vm)
-            .collect::<Option<_>>()
-            .map(RValue::Tuple),
-        _ => None,
-    }
-}
-
-fn to_vm(v: &RValue) -> Result<vm::Value, String> {
-    Ok(match v {
-        RValue::Tensor(t) => {
-            let dtype: vm::DataType = t.dtype.to_string().parse().map_err(|e| format!("{e}"))?;
-            vm::Value::Tensor(
-                vm::Tensor::from_bytes(&t.shape, dtype, &t.data).map_err(|e| e.to_string())?,
-            )
-        }
-        RValue::Tuple(items) => {
-            vm::Value::tuple(items.iter().map(to_vm).collect::<Result<_, _>>()?)
-        }
-    })
+    RValue::from_json(v).map_err(|e| format!("{e}: {}", short(v)))
 }
 
 fn short(v: &Json) -> String {
@@ -74,10 +30,9 @@ fn short(v: &Json) -> String {
     s.chars().take(80).collect()
 }
 
-/// Compares with the corpus's rules (`support::case::compare`).
+/// Compares with the corpus's rules.
 fn compare(got: &RValue, want: &Json, rtol: f64, atol: f64) -> Result<(), String> {
-    let want = support::case::value_from_json(want).map_err(|e| e.to_string())?;
-    support::case::compare(&to_vm(got)?, &want, rtol, atol)
+    support::case::compare_raw(got, want, rtol, atol)
 }
 
 // ----- the `main` subset -------------------------------------------------------------------

@@ -10,57 +10,15 @@ use std::collections::HashMap;
 use relax::{Binding, Expr, ExprKind, IRModule, StructInfo};
 use relaxjit_relax as relax;
 use serde_json::Value as Json;
+pub use support::case::{RawTensor as Tensor, RawValue as Value};
 use tir::interp::InterpArg;
 use tir::{DataType, PrimExpr};
 
 // ----- values ------------------------------------------------------------------------------
 
-#[derive(Clone, Debug)]
-pub struct Tensor {
-    dtype: DataType,
-    shape: Vec<i64>,
-    data: Vec<u8>,
-}
-
-#[derive(Clone, Debug)]
-pub enum Value {
-    Tensor(Tensor),
-    Tuple(Vec<Value>),
-}
-
 /// A corpus value (`{"tensor": …}` or `{"tuple": …}`) read by the shared case format.
 pub fn value_from_json(v: &Json) -> Result<Value, String> {
-    let value = support::case::value_from_json(v).map_err(|e| e.to_string())?;
-    from_vm(&value).ok_or_else(|| "input is not a tensor or tuple".to_string())
-}
-
-fn from_vm(v: &vm::Value) -> Option<Value> {
-    match v {
-        vm::Value::Tensor(t) => Some(Value::Tensor(Tensor {
-            dtype: DataType::parse(&t.dtype().to_string())?,
-            shape: t.shape().to_vec(),
-            data: t.to_bytes(),
-        })),
-        vm::Value::Tuple(t) => t
-            .fields()
-            .iter()
-            .map(from_vm)
-            .collect::<Option<_>>()
-            .map(Value::Tuple),
-        _ => None,
-    }
-}
-
-fn to_vm(v: &Value) -> Result<vm::Value, String> {
-    Ok(match v {
-        Value::Tensor(t) => {
-            let dtype: vm::DataType = t.dtype.to_string().parse().map_err(|e| format!("{e}"))?;
-            vm::Value::Tensor(
-                vm::Tensor::from_bytes(&t.shape, dtype, &t.data).map_err(|e| e.to_string())?,
-            )
-        }
-        Value::Tuple(items) => vm::Value::tuple(items.iter().map(to_vm).collect::<Result<_, _>>()?),
-    })
+    Value::from_json(v).map_err(|e| e.to_string())
 }
 
 pub fn vm_tensor_from_json(v: &Json) -> Option<vm::Tensor> {
@@ -70,10 +28,9 @@ pub fn vm_tensor_from_json(v: &Json) -> Option<vm::Tensor> {
     }
 }
 
-/// Compares with the corpus's rules (`support::case::compare`).
+/// Compares with the corpus's rules.
 pub fn compare(got: &Value, want: &Json, rtol: f64, atol: f64) -> Result<(), String> {
-    let want = support::case::value_from_json(want).map_err(|e| e.to_string())?;
-    support::case::compare(&to_vm(got)?, &want, rtol, atol)
+    support::case::compare_raw(got, want, rtol, atol)
 }
 
 // ----- evaluation of a call_tir-only `main` ------------------------------------------------
