@@ -181,7 +181,7 @@ where
             }
         }
         Some(Command::Inspect(inspect))
-            if inspect.lowered && !inspect.path.extension().is_some_and(|e| e == "py") =>
+            if inspect.lowered && inspect.path.extension().is_none_or(|e| e != "py") =>
         {
             return invalid(
                 clap::error::ErrorKind::ArgumentConflict,

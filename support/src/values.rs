@@ -70,7 +70,7 @@ impl Rng {
 /// divides it.
 pub fn format_bytes(n: u64) -> String {
     for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if n >= 1 << shift && n % (1 << shift) == 0 {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
             return format!("{} {unit}", n >> shift);
         }
     }
@@ -151,39 +151,47 @@ impl InputGenerator {
                 name: name_of(),
                 bytes: nbytes,
             })?;
-        let rng = &mut self.rng;
-        let mut push: Box<dyn FnMut(&mut Vec<u8>) + '_> =
-            match (dtype.type_code(), dtype.bits, dtype.lanes) {
-                (Some(TypeCode::Float), 16, 1) => Box::new(|b| {
-                    b.extend_from_slice(&half::f16::from_f64(rng.next_signed_unit()).to_le_bytes())
-                }),
-                (Some(TypeCode::Float), 32, 1) => Box::new(|b| {
-                    b.extend_from_slice(&(rng.next_signed_unit() as f32).to_le_bytes())
-                }),
-                (Some(TypeCode::Float), 64, 1) => {
-                    Box::new(|b| b.extend_from_slice(&rng.next_signed_unit().to_le_bytes()))
-                }
-                (Some(TypeCode::BFloat), 16, 1) => Box::new(|b| {
-                    b.extend_from_slice(&half::bf16::from_f64(rng.next_signed_unit()).to_le_bytes())
-                }),
-                (Some(TypeCode::Bool), 8, 1) => Box::new(|b| b.push((rng.next_u64() & 1) as u8)),
-                (Some(TypeCode::Int | TypeCode::UInt), bits @ (8 | 16 | 32 | 64), 1) => {
-                    Box::new(move |b| {
-                        let v = rng.next_u64() % 10;
-                        b.extend_from_slice(&v.to_le_bytes()[..bits as usize / 8]);
-                    })
-                }
-                _ => {
-                    return Err(Error::Unsupported {
-                        name: name_of(),
-                        why: format!("values of dtype {dtype} cannot be generated"),
-                    });
-                }
-            };
-        for _ in 0..numel {
-            push(&mut bytes);
+        /// How one element is drawn.
+        enum Draw {
+            F16,
+            F32,
+            F64,
+            BF16,
+            Bool,
+            /// An integer in `[0, 10)` of this many bytes.
+            Int(usize),
         }
-        drop(push);
+        let draw = match (dtype.type_code(), dtype.bits, dtype.lanes) {
+            (Some(TypeCode::Float), 16, 1) => Draw::F16,
+            (Some(TypeCode::Float), 32, 1) => Draw::F32,
+            (Some(TypeCode::Float), 64, 1) => Draw::F64,
+            (Some(TypeCode::BFloat), 16, 1) => Draw::BF16,
+            (Some(TypeCode::Bool), 8, 1) => Draw::Bool,
+            (Some(TypeCode::Int | TypeCode::UInt), bits @ (8 | 16 | 32 | 64), 1) => {
+                Draw::Int(bits as usize / 8)
+            }
+            _ => {
+                return Err(Error::Unsupported {
+                    name: name_of(),
+                    why: format!("values of dtype {dtype} cannot be generated"),
+                });
+            }
+        };
+        let rng = &mut self.rng;
+        for _ in 0..numel {
+            match draw {
+                Draw::F16 => bytes
+                    .extend_from_slice(&half::f16::from_f64(rng.next_signed_unit()).to_le_bytes()),
+                Draw::F32 => {
+                    bytes.extend_from_slice(&(rng.next_signed_unit() as f32).to_le_bytes())
+                }
+                Draw::F64 => bytes.extend_from_slice(&rng.next_signed_unit().to_le_bytes()),
+                Draw::BF16 => bytes
+                    .extend_from_slice(&half::bf16::from_f64(rng.next_signed_unit()).to_le_bytes()),
+                Draw::Bool => bytes.push((rng.next_u64() & 1) as u8),
+                Draw::Int(n) => bytes.extend_from_slice(&(rng.next_u64() % 10).to_le_bytes()[..n]),
+            }
+        }
         Tensor::from_bytes(shape, dtype, &bytes).map_err(|error| Error::Tensor {
             name: name_of(),
             error,
