@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-/// What can go wrong in the engine, the `.npy` reader/writer and the conformance runners.
+/// What can go wrong in the engine and the `.npy` reader/writer.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A stage of the Relax pipeline rejected the module: text that does not parse (line,

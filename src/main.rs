@@ -1,64 +1,133 @@
-//! The `relaxjit` command line: one [`Command`] per subcommand, parsed by hand from the
-//! arguments (there are few enough that a parser crate would cost more than it saves), and one
-//! function running each.
+//! The `relaxjit` command line: subcommands parsed by clap (derive), one function running each.
 //!
-//! Errors print as one line on stderr with exit code 1; a malformed command line prints the
-//! usage with exit code 2.
+//! A malformed command line prints clap's message naming the flag, with exit code 2; an error
+//! while running prints one line on stderr (`relaxjit: …`) with exit code 1.
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
-const USAGE: &str = "\
-usage: relaxjit [<command> [args]]
+// Generated inputs, result summaries and the demo are shared with the test harness
+// (`relaxjit-support`), which depends on this package's library, so this binary cannot depend
+// on it; it compiles the same files as its own modules instead. Not every item is used here.
+#[allow(dead_code)]
+#[path = "../support/src/demo.rs"]
+mod demo;
+#[allow(dead_code)]
+#[path = "../support/src/values.rs"]
+mod values;
 
-With no command, runs the embedded demo: a transformer encoder block written in TVMScript,
-compiled and run on generated inputs, with the compile and call times.
+/// The most threads `--threads` accepts: far beyond any machine's cores, far below what takes
+/// noticeable time to start.
+const MAX_THREADS: u16 = 1024;
 
-commands:
-  run FILE.py [--func NAME] [--input PARAM=FILE.npy ...] [--mode bytecode|compiled]
-              [--output FILE.npy] [--threads N] [--no-fusion]
-      compile a TVMScript module and call one function (default `main`); parameters not
-      given with --input are generated (deterministic random values) from their static
-      shapes. Prints a summary of each output and the compile and call times; --output
-      writes the result (the tensors of a tuple to FILE_0.npy, FILE_1.npy, ...)
-  inspect FILE.py [--text | --python | --stats | --lowered]
-      compile a TVMScript module with relaxjit's pipeline and print its bytecode listing
-      (the default), an rx.Builder script, statistics, or the lowered module as TVMScript
-  demo
-      run the embedded demo (the same as no command)
-  fmt FILE.py | -
-      parse a TVMScript module (`@I.ir_module` with Relax and TIR functions, as TVM prints
-      it) and print it back in TVM's layout; `-` reads standard input. Bad text exits with
-      status 1 and the error's line, column and a caret
-  inspect FILE.bin [--text | --python | --stats]
-      print a serialized Relax VM executable (TVM's format): its bytecode listing (the
-      default, TVM's as_text()), an rx.Builder script (as_python()) or statistics (stats())
-  help
-      print this message
-";
+#[derive(Debug, Parser)]
+#[command(
+    name = "relaxjit",
+    version,
+    about = "A JIT-centric tensor compiler and Relax virtual machine driven by Cranelift",
+    long_about = "A JIT-centric tensor compiler and Relax virtual machine driven by Cranelift.\n\n\
+        With no command, runs the embedded demo: a transformer encoder block written in \
+        TVMScript, compiled and run on generated inputs, with the compile and call times.",
+    after_help = "Try: relaxjit run examples/mlp.py --input x=examples/x.npy"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
 
-/// A parsed command line.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, Subcommand)]
 enum Command {
-    Help,
-    Demo,
+    /// Compile a TVMScript module and call one of its functions
+    ///
+    /// Parameters not given with --input are generated (deterministic random values) from
+    /// their static shapes. Prints a summary of each output and the compile and call times.
     Run(RunArgs),
-    InspectModule {
-        path: PathBuf,
-        format: InspectFormat,
-    },
-    /// `None` reads standard input.
+    /// Print the bytecode of a TVMScript module or of a serialized executable
+    ///
+    /// FILE.py is compiled with relaxjit's pipeline; FILE.bin is a serialized Relax VM
+    /// executable (TVM's format). Prints the bytecode listing (TVM's as_text()) unless a
+    /// format is chosen.
+    Inspect(InspectArgs),
+    /// Parse a TVMScript module and print it back in TVM's layout
+    ///
+    /// Bad text exits with status 1 and the error's line, column and a caret.
     Fmt {
-        path: Option<PathBuf>,
+        /// The module (`@I.ir_module` with Relax and TIR functions); `-` reads standard input
+        #[arg(value_name = "FILE.py")]
+        file: PathBuf,
     },
-    Inspect {
-        path: PathBuf,
-        format: InspectFormat,
-    },
+    /// Run the embedded demo (the same as no command)
+    Demo,
+}
+
+/// How compiled Relax functions execute.
+#[derive(Clone, Copy, Debug, PartialEq, ValueEnum)]
+enum Mode {
+    /// The bytecode interpreter, with native kernels
+    Bytecode,
+    /// Each Relax function as native code (not implemented yet)
+    Compiled,
+}
+
+impl From<Mode> for relaxjit::ExecMode {
+    fn from(m: Mode) -> relaxjit::ExecMode {
+        match m {
+            Mode::Bytecode => relaxjit::ExecMode::Bytecode,
+            Mode::Compiled => relaxjit::ExecMode::Compiled,
+        }
+    }
+}
+
+#[derive(Debug, PartialEq, Args)]
+struct RunArgs {
+    /// The TVMScript module
+    #[arg(value_name = "FILE.py")]
+    path: PathBuf,
+    /// The Relax function to call
+    #[arg(long, value_name = "NAME", default_value = "main")]
+    func: String,
+    /// A parameter's value from a .npy file (repeat for each parameter)
+    #[arg(long = "input", value_name = "PARAM=FILE.npy", value_parser = parse_input)]
+    inputs: Vec<(String, PathBuf)>,
+    /// How the Relax functions execute
+    #[arg(long, value_enum, default_value_t = Mode::Bytecode)]
+    mode: Mode,
+    /// Write the result as .npy (the tensors of a tuple to FILE_0.npy, FILE_1.npy, ...)
+    #[arg(long, value_name = "FILE.npy")]
+    output: Option<PathBuf>,
+    /// Threads for the kernels' parallel loops [default: one per core]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
+    threads: Option<u16>,
+    /// Compile without FuseOps/FuseTIR
+    #[arg(long)]
+    no_fusion: bool,
+    /// The largest tensor generated for a parameter not given with --input (e.g. 4GiB)
+    #[arg(long, value_name = "SIZE", default_value = "1GiB", value_parser = values::parse_bytes)]
+    max_generated: u64,
+}
+
+#[derive(Debug, PartialEq, Args)]
+struct InspectArgs {
+    /// A TVMScript module (FILE.py) or a serialized executable (FILE.bin)
+    #[arg(value_name = "FILE")]
+    path: PathBuf,
+    /// The bytecode listing (TVM's as_text()), the default
+    #[arg(long, group = "format")]
+    text: bool,
+    /// An rx.Builder script that rebuilds the executable (TVM's as_python())
+    #[arg(long, group = "format")]
+    python: bool,
+    /// Statistics of the executable (TVM's stats())
+    #[arg(long, group = "format")]
+    stats: bool,
+    /// The module after relaxjit's pipeline, as TVMScript (FILE.py only)
+    #[arg(long, group = "format")]
+    lowered: bool,
 }
 
 /// What `inspect` prints.
@@ -71,191 +140,73 @@ enum InspectFormat {
     Lowered,
 }
 
-/// The arguments of `relaxjit run`.
-#[derive(Debug, PartialEq)]
-struct RunArgs {
-    path: PathBuf,
-    func: String,
-    inputs: Vec<(String, PathBuf)>,
-    mode: relaxjit::ExecMode,
-    output: Option<PathBuf>,
-    threads: Option<usize>,
-    fusion: bool,
-}
-
-/// A command line that does not parse; printed with the usage.
-#[derive(Debug)]
-struct UsageError(String);
-
-fn parse_args(args: &[OsString]) -> Result<Command, UsageError> {
-    let Some((command, rest)) = args.split_first() else {
-        return Ok(Command::Demo);
-    };
-    match command.to_str() {
-        Some("help" | "-h" | "--help") => Ok(Command::Help),
-        Some("demo") if rest.is_empty() => Ok(Command::Demo),
-        Some("demo") => Err(UsageError("demo takes no arguments".into())),
-        Some("run") => parse_run(rest),
-        Some("inspect") => parse_inspect(rest),
-        Some("fmt") => parse_fmt(rest),
-        _ => Err(UsageError(format!(
-            "unknown command `{}`",
-            command.to_string_lossy()
-        ))),
-    }
-}
-
-fn parse_inspect(args: &[OsString]) -> Result<Command, UsageError> {
-    let mut path = None;
-    let mut format = None;
-    for arg in args {
-        let flag = match arg.to_str() {
-            Some("--text") => Some(InspectFormat::Text),
-            Some("--python") => Some(InspectFormat::Python),
-            Some("--stats") => Some(InspectFormat::Stats),
-            Some("--lowered") => Some(InspectFormat::Lowered),
-            Some(s) if s.starts_with('-') && s.len() > 1 => {
-                return Err(UsageError(format!("inspect: unknown option `{s}`")));
-            }
-            _ => None,
-        };
-        match (flag, &path) {
-            (Some(f), _) if format.is_some_and(|g| g != f) => {
-                return Err(UsageError(
-                    "inspect: --text, --python, --stats and --lowered exclude each other".into(),
-                ));
-            }
-            (Some(f), _) => format = Some(f),
-            (None, None) => path = Some(PathBuf::from(arg)),
-            (None, Some(_)) => {
-                return Err(UsageError(format!(
-                    "inspect: unexpected argument `{}`",
-                    arg.to_string_lossy()
-                )));
-            }
+impl InspectArgs {
+    fn format(&self) -> InspectFormat {
+        match (self.python, self.stats, self.lowered) {
+            (true, _, _) => InspectFormat::Python,
+            (_, true, _) => InspectFormat::Stats,
+            (_, _, true) => InspectFormat::Lowered,
+            _ => InspectFormat::Text,
         }
     }
-    let path = path.ok_or_else(|| UsageError("inspect: missing FILE.bin or FILE.py".into()))?;
-    let format = format.unwrap_or(InspectFormat::Text);
-    if path.extension().is_some_and(|e| e == "py") {
-        return Ok(Command::InspectModule { path, format });
-    }
-    if format == InspectFormat::Lowered {
-        return Err(UsageError(
-            "inspect: --lowered needs a TVMScript module (FILE.py)".into(),
-        ));
-    }
-    Ok(Command::Inspect { path, format })
 }
 
-fn parse_run(args: &[OsString]) -> Result<Command, UsageError> {
-    let mut path = None;
-    let mut func = None;
-    let mut inputs = Vec::new();
-    let mut mode = None;
-    let mut output = None;
-    let mut threads = None;
-    let mut fusion = true;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let Some(a) = arg.to_str() else {
-            if path.is_some() {
-                return Err(UsageError(format!(
-                    "run: unexpected argument `{}`",
-                    arg.to_string_lossy()
-                )));
-            }
-            path = Some(PathBuf::from(arg));
-            continue;
-        };
-        let mut value = |flag: &str| {
-            it.next()
-                .ok_or_else(|| UsageError(format!("run: {flag} needs a value")))
-        };
-        match a {
-            "--func" => func = Some(value("--func")?.to_string_lossy().into_owned()),
-            "--input" => {
-                let v = value("--input")?;
-                let v = v.to_str().ok_or_else(|| {
-                    UsageError(format!("run: bad --input `{}`", v.to_string_lossy()))
-                })?;
-                let (name, file) = v
-                    .split_once('=')
-                    .filter(|(n, f)| !n.is_empty() && !f.is_empty())
-                    .ok_or_else(|| {
-                        UsageError(format!("run: --input takes PARAM=FILE.npy, got `{v}`"))
-                    })?;
-                inputs.push((name.to_string(), PathBuf::from(file)));
-            }
-            "--mode" => {
-                let v = value("--mode")?.to_string_lossy().into_owned();
-                mode = Some(
-                    v.parse::<relaxjit::ExecMode>()
-                        .map_err(|e| UsageError(format!("run: {e}")))?,
-                );
-            }
-            "--output" => output = Some(PathBuf::from(value("--output")?)),
-            "--threads" => {
-                let v = value("--threads")?.to_string_lossy().into_owned();
-                threads = Some(v.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(|| {
-                    UsageError(format!("run: --threads takes a positive number, got `{v}`"))
-                })?);
-            }
-            "--no-fusion" => fusion = false,
-            s if s.starts_with('-') && s.len() > 1 => {
-                return Err(UsageError(format!("run: unknown option `{s}`")));
-            }
-            _ if path.is_some() => {
-                return Err(UsageError(format!("run: unexpected argument `{a}`")));
-            }
-            _ => path = Some(PathBuf::from(arg)),
+fn parse_input(s: &str) -> Result<(String, PathBuf), String> {
+    match s.split_once('=') {
+        Some((name, file)) if !name.is_empty() && !file.is_empty() => {
+            Ok((name.to_string(), PathBuf::from(file)))
         }
+        _ => Err(format!("expected PARAM=FILE.npy, got `{s}`")),
     }
-    Ok(Command::Run(RunArgs {
-        path: path.ok_or_else(|| UsageError("run: missing FILE.py".into()))?,
-        func: func.unwrap_or_else(|| "main".into()),
-        inputs,
-        mode: mode.unwrap_or_default(),
-        output,
-        threads,
-        fusion,
-    }))
 }
 
-fn parse_fmt(args: &[OsString]) -> Result<Command, UsageError> {
-    match args {
-        [] => Err(UsageError(
-            "fmt: missing FILE (or `-` for standard input)".into(),
-        )),
-        [arg] if arg == "-" => Ok(Command::Fmt { path: None }),
-        [arg] if arg.to_str().is_some_and(|s| s.starts_with('-')) => Err(UsageError(format!(
-            "fmt: unknown option `{}`",
-            arg.to_string_lossy()
-        ))),
-        [arg] => Ok(Command::Fmt {
-            path: Some(PathBuf::from(arg)),
-        }),
-        [_, extra, ..] => Err(UsageError(format!(
-            "fmt: unexpected argument `{}`",
-            extra.to_string_lossy()
-        ))),
+/// Parses a command line (without the program name) and checks what clap cannot express.
+fn parse_args<I, T>(args: I) -> Result<Option<Command>, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    let args = args.into_iter().map(Into::<OsString>::into);
+    let cli = Cli::try_parse_from(std::iter::once(OsString::from("relaxjit")).chain(args))?;
+    let invalid = |kind, msg: String| Err(Cli::command().error(kind, msg));
+    match &cli.command {
+        Some(Command::Run(run)) => {
+            for (i, (name, _)) in run.inputs.iter().enumerate() {
+                if run.inputs[..i].iter().any(|(n, _)| n == name) {
+                    return invalid(
+                        clap::error::ErrorKind::ArgumentConflict,
+                        format!("--input {name}=… is given more than once"),
+                    );
+                }
+            }
+        }
+        Some(Command::Inspect(inspect))
+            if inspect.lowered && inspect.path.extension().is_none_or(|e| e != "py") =>
+        {
+            return invalid(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--lowered needs a TVMScript module (FILE.py)".into(),
+            );
+        }
+        _ => {}
     }
+    Ok(cli.command)
 }
 
 /// `relaxjit fmt`: parses a TVMScript module and prints it. A parse error reads
 /// `FILE:line:column: message` followed by the source line and a caret.
-fn fmt(path: Option<&PathBuf>) -> Result<String> {
-    let (name, text) = match path {
-        Some(p) => (
-            p.display().to_string(),
-            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
-        ),
-        None => {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-                .context("cannot read standard input")?;
-            ("<stdin>".to_string(), text)
-        }
+fn fmt(path: &Path) -> Result<String> {
+    let (name, text) = if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("cannot read standard input")?;
+        ("<stdin>".to_string(), text)
+    } else {
+        (
+            path.display().to_string(),
+            std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?,
+        )
     };
     match relax::script::parse_module(&text) {
         Ok(module) => Ok(relax::script::print_module(&module)),
@@ -267,27 +218,50 @@ fn fmt(path: Option<&PathBuf>) -> Result<String> {
     }
 }
 
-/// `relaxjit inspect`: loads a serialized executable and prints it.
-fn inspect(path: &PathBuf, format: InspectFormat) -> Result<String> {
+/// `relaxjit inspect FILE.bin`: loads a serialized executable and prints it.
+fn inspect_executable(path: &Path, format: InspectFormat) -> Result<String> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let exec = vm::Executable::load_from_bytes(&bytes)
         .with_context(|| format!("cannot load {}", path.display()))?;
     Ok(match format {
-        InspectFormat::Text => exec.as_text(),
         InspectFormat::Python => exec.as_python(),
         InspectFormat::Stats => exec.stats()?,
-        InspectFormat::Lowered => anyhow::bail!("--lowered needs a TVMScript module (FILE.py)"),
+        InspectFormat::Text | InspectFormat::Lowered => exec.as_text(),
     })
 }
 
-fn read_module(path: &PathBuf) -> Result<relax::IRModule> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+/// Whether `bytes` start like a serialized Relax VM executable.
+fn is_executable(bytes: &[u8]) -> bool {
+    bytes.get(..8).is_some_and(|magic| {
+        let magic = u64::from_le_bytes(magic.try_into().unwrap_or_default());
+        magic == vm::serialize::MAGIC_V2 || magic == vm::serialize::MAGIC_V1
+    })
+}
+
+/// Reads a TVMScript module; a serialized executable in its place gets an error saying what
+/// to do instead.
+fn read_module(path: &Path) -> Result<relax::IRModule> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if is_executable(&bytes) {
+        anyhow::bail!(
+            "{} is a serialized executable: its bytecode calls kernels that are not in the \
+             file, so it cannot run on its own. Run the TVMScript module it was built from \
+             (`relaxjit run MODULE.py`), or print it with `relaxjit inspect {}`",
+            path.display(),
+            path.display()
+        );
+    }
+    let text = String::from_utf8(bytes).map_err(|_| {
+        anyhow::anyhow!(
+            "{} is not a TVMScript module (not UTF-8 text)",
+            path.display()
+        )
+    })?;
     relaxjit::Engine::parse(&text).with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// `relaxjit inspect FILE.py`: compiles a module with our pipeline and prints the result.
-fn inspect_module(path: &PathBuf, format: InspectFormat) -> Result<String> {
+fn inspect_module(path: &Path, format: InspectFormat) -> Result<String> {
     let module = read_module(path)?;
     let engine = relaxjit::Engine::default();
     let ctx = || format!("cannot compile {}", path.display());
@@ -304,28 +278,41 @@ fn inspect_module(path: &PathBuf, format: InspectFormat) -> Result<String> {
     })
 }
 
+fn inspect(args: &InspectArgs) -> Result<String> {
+    if args.path.extension().is_some_and(|e| e == "py") {
+        inspect_module(&args.path, args.format())
+    } else {
+        inspect_executable(&args.path, args.format())
+    }
+}
+
 fn millis(d: std::time::Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
+/// Tensors of a result, with their position in nested tuples (`[0, 1]`).
+fn leaves(v: &vm::Value, path: &mut Vec<usize>, out: &mut Vec<(Vec<usize>, vm::Value)>) {
+    match v {
+        vm::Value::Tuple(t) => {
+            for (i, f) in t.fields().iter().enumerate() {
+                path.push(i);
+                leaves(f, path, out);
+                path.pop();
+            }
+        }
+        v => out.push((path.clone(), v.clone())),
+    }
+}
+
 /// `relaxjit run`: compiles a module, calls one function, summarizes (and writes) the result.
 fn run_module(args: &RunArgs) -> Result<String> {
-    use relaxjit::values::{Rng, random_value, summarize};
     use std::fmt::Write as _;
     use std::time::Instant;
+    use values::{InputGenerator, summarize};
 
     let start = Instant::now();
     let module = read_module(&args.path)?;
-    let engine = relaxjit::Engine::new(relaxjit::Config {
-        exec_mode: args.mode,
-        fusion: args.fusion,
-        threads: args.threads,
-        ..relaxjit::Config::default()
-    })?;
-    let compiled = engine
-        .compile(&module)
-        .with_context(|| format!("cannot compile {}", args.path.display()))?;
-    let compile_time = start.elapsed();
+    let parse_time = start.elapsed();
     let func = module.relax_function(&args.func).with_context(|| {
         let names: Vec<&str> = module.relax_functions().map(|(n, _)| n.as_str()).collect();
         format!(
@@ -345,6 +332,48 @@ fn run_module(args: &RunArgs) -> Result<String> {
             );
         }
     }
+    // Inputs come before compilation: a missing file or an input too large to generate is
+    // reported without waiting for the compiler.
+    let mut generator = InputGenerator::new(0x5EED).with_max_bytes(args.max_generated);
+    let mut call_args = Vec::new();
+    let mut input_lines = Vec::new();
+    for p in &func.params {
+        let given = args.inputs.iter().find(|(n, _)| n == p.name());
+        let (value, origin) = match given {
+            Some((_, file)) => (
+                vm::Value::Tensor(relaxjit::npy::read_npy(file)?),
+                file.display().to_string(),
+            ),
+            None => (
+                generator
+                    .value(p.name(), p.struct_info())
+                    .map_err(|e| match e {
+                        values::Error::TooLarge { .. } => {
+                            anyhow::anyhow!("{e} (--max-generated SIZE)")
+                        }
+                        e => e.into(),
+                    })?,
+                "generated".to_string(),
+            ),
+        };
+        input_lines.push(format!(
+            "input {}: {} ({origin})",
+            p.name(),
+            summarize(&value)
+        ));
+        call_args.push(value);
+    }
+    let start = Instant::now();
+    let engine = relaxjit::Engine::new(relaxjit::Config {
+        exec_mode: args.mode.into(),
+        fusion: !args.no_fusion,
+        threads: args.threads.map(usize::from),
+        ..relaxjit::Config::default()
+    })?;
+    let compiled = engine
+        .compile(&module)
+        .with_context(|| format!("cannot compile {}", args.path.display()))?;
+    let compile_time = parse_time + start.elapsed();
     let mut out = String::new();
     writeln!(
         out,
@@ -353,22 +382,8 @@ fn run_module(args: &RunArgs) -> Result<String> {
         millis(compile_time),
         compiled.kernels().kernels().len()
     )?;
-    let mut rng = Rng::new(0x5EED);
-    let mut call_args = Vec::new();
-    for p in &func.params {
-        let given = args.inputs.iter().rev().find(|(n, _)| n == p.name());
-        let (value, origin) = match given {
-            Some((_, file)) => (
-                vm::Value::Tensor(relaxjit::npy::read_npy(file)?),
-                file.display().to_string(),
-            ),
-            None => (
-                random_value(p.struct_info(), &mut rng, p.name())?,
-                "generated".to_string(),
-            ),
-        };
-        writeln!(out, "input {}: {} ({origin})", p.name(), summarize(&value))?;
-        call_args.push(value);
+    for line in input_lines {
+        writeln!(out, "{line}")?;
     }
     let vm = compiled.vm()?;
     let start = Instant::now();
@@ -377,19 +392,6 @@ fn run_module(args: &RunArgs) -> Result<String> {
         .with_context(|| format!("calling {}", args.func))?;
     let call_time = start.elapsed();
     writeln!(out, "called {} in {}", args.func, millis(call_time))?;
-    // Tensors of the result, with their position in nested tuples (`[0, 1]`).
-    fn leaves(v: &vm::Value, path: &mut Vec<usize>, out: &mut Vec<(Vec<usize>, vm::Value)>) {
-        match v {
-            vm::Value::Tuple(t) => {
-                for (i, f) in t.fields().iter().enumerate() {
-                    path.push(i);
-                    leaves(f, path, out);
-                    path.pop();
-                }
-            }
-            v => out.push((path.clone(), v.clone())),
-        }
-    }
     let mut outputs = Vec::new();
     leaves(&result, &mut Vec::new(), &mut outputs);
     let index = |path: &[usize]| path.iter().map(|i| format!("[{i}]")).collect::<String>();
@@ -420,12 +422,10 @@ fn run_module(args: &RunArgs) -> Result<String> {
 }
 
 /// The embedded demo.
-fn demo() -> Result<String> {
-    use relaxjit::demo::{DEMO_FUNCTION, run_demo};
-    use relaxjit::values::summarize;
+fn run_demo() -> Result<String> {
     use std::fmt::Write as _;
 
-    let report = run_demo(&relaxjit::Engine::default(), 20).context("the demo failed")?;
+    let report = demo::run_demo(&relaxjit::Engine::default(), 20).context("the demo failed")?;
     let mut out = String::new();
     writeln!(
         out,
@@ -460,22 +460,25 @@ fn demo() -> Result<String> {
         millis(report.steady_call),
         report.calls - 1
     )?;
-    writeln!(out, "{DEMO_FUNCTION} -> {}", summarize(&report.output))?;
     writeln!(
         out,
-        "\ntry: relaxjit run examples/mlp.py --input x=examples/x.npy (relaxjit help for more)"
+        "{} -> {}",
+        demo::DEMO_FUNCTION,
+        values::summarize(&report.output)
+    )?;
+    writeln!(
+        out,
+        "\ntry: relaxjit run examples/mlp.py --input x=examples/x.npy (relaxjit --help for more)"
     )?;
     Ok(out)
 }
 
-fn run(command: Command) -> Result<()> {
+fn run(command: Option<Command>) -> Result<()> {
     let output = match command {
-        Command::Help => USAGE.to_string(),
-        Command::Demo => demo()?,
-        Command::Run(args) => run_module(&args)?,
-        Command::InspectModule { path, format } => inspect_module(&path, format)?,
-        Command::Fmt { path } => fmt(path.as_ref())?,
-        Command::Inspect { path, format } => inspect(&path, format)?,
+        None | Some(Command::Demo) => run_demo()?,
+        Some(Command::Run(args)) => run_module(&args)?,
+        Some(Command::Inspect(args)) => inspect(&args)?,
+        Some(Command::Fmt { file }) => fmt(&file)?,
     };
     let mut stdout = std::io::stdout().lock();
     match stdout
@@ -489,13 +492,10 @@ fn run(command: Command) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let command = match parse_args(&args) {
+    let command = match parse_args(std::env::args_os().skip(1)) {
         Ok(c) => c,
-        Err(UsageError(msg)) => {
-            eprint!("relaxjit: {msg}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
+        // Help and version requests print to stdout and exit 0; usage errors exit 2.
+        Err(e) => e.exit(),
     };
     match run(command) {
         Ok(()) => ExitCode::SUCCESS,
@@ -511,140 +511,157 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
 
-    fn parse(args: &[&str]) -> Result<Command, String> {
-        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-        parse_args(&args).map_err(|UsageError(m)| m)
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
     }
 
+    fn parse(args: &[&str]) -> Result<Option<Command>, String> {
+        parse_args(args.iter().copied()).map_err(|e| e.to_string())
+    }
+
+    fn run(args: RunArgs) -> Result<Option<Command>, String> {
+        Ok(Some(Command::Run(args)))
+    }
+
+    fn run_args(path: &str) -> RunArgs {
+        RunArgs {
+            path: PathBuf::from(path),
+            func: "main".into(),
+            inputs: vec![],
+            mode: Mode::Bytecode,
+            output: None,
+            threads: None,
+            no_fusion: false,
+            max_generated: values::DEFAULT_MAX_BYTES,
+        }
+    }
+
+    /// Parsed command lines, and for the bad ones a piece of clap's message that names what
+    /// is wrong.
     #[test]
     fn command_lines() {
-        let inspect = |p: &str, format| Command::Inspect {
-            path: PathBuf::from(p),
-            format,
+        let ok = |args: &[&str], want: Result<Option<Command>, String>| {
+            assert_eq!(parse(args), want, "{args:?}");
         };
-        let cases: &[(&[&str], Result<Command, &str>)] = &[
-            (&[], Ok(Command::Demo)),
-            (&["demo"], Ok(Command::Demo)),
-            (&["demo", "x"], Err("demo takes no arguments")),
-            (
-                &["inspect", "m.py", "--lowered"],
-                Ok(Command::InspectModule {
-                    path: PathBuf::from("m.py"),
-                    format: InspectFormat::Lowered,
-                }),
-            ),
-            (
-                &["inspect", "m.bin", "--lowered"],
-                Err("inspect: --lowered needs a TVMScript module (FILE.py)"),
-            ),
-            (
-                &["run", "m.py"],
-                Ok(Command::Run(RunArgs {
-                    path: PathBuf::from("m.py"),
-                    func: "main".into(),
-                    inputs: vec![],
-                    mode: relaxjit::ExecMode::Bytecode,
-                    output: None,
-                    threads: None,
-                    fusion: true,
-                })),
-            ),
-            (
-                &[
-                    "run",
-                    "m.py",
-                    "--func",
-                    "f",
-                    "--input",
-                    "x=a.npy",
-                    "--input",
-                    "y=b.npy",
-                    "--mode",
-                    "compiled",
-                    "--output",
-                    "o.npy",
-                    "--threads",
-                    "2",
-                    "--no-fusion",
+        ok(&[], Ok(None));
+        ok(&["demo"], Ok(Some(Command::Demo)));
+        ok(&["run", "m.py"], run(run_args("m.py")));
+        ok(
+            &[
+                "run",
+                "m.py",
+                "--func",
+                "f",
+                "--input",
+                "x=a.npy",
+                "--input",
+                "y=b.npy",
+                "--mode",
+                "compiled",
+                "--output",
+                "o.npy",
+                "--threads",
+                "2",
+                "--no-fusion",
+                "--max-generated",
+                "4GiB",
+            ],
+            run(RunArgs {
+                func: "f".into(),
+                inputs: vec![
+                    ("x".into(), PathBuf::from("a.npy")),
+                    ("y".into(), PathBuf::from("b.npy")),
                 ],
-                Ok(Command::Run(RunArgs {
-                    path: PathBuf::from("m.py"),
-                    func: "f".into(),
-                    inputs: vec![
-                        ("x".into(), PathBuf::from("a.npy")),
-                        ("y".into(), PathBuf::from("b.npy")),
-                    ],
-                    mode: relaxjit::ExecMode::Compiled,
-                    output: Some(PathBuf::from("o.npy")),
-                    threads: Some(2),
-                    fusion: false,
-                })),
-            ),
-            (&["run"], Err("run: missing FILE.py")),
+                mode: Mode::Compiled,
+                output: Some(PathBuf::from("o.npy")),
+                threads: Some(2),
+                no_fusion: true,
+                max_generated: 4 << 30,
+                ..run_args("m.py")
+            }),
+        );
+        ok(
+            &["fmt", "-"],
+            Ok(Some(Command::Fmt {
+                file: PathBuf::from("-"),
+            })),
+        );
+        let inspect = |path: &str, python: bool, lowered: bool| {
+            Ok(Some(Command::Inspect(InspectArgs {
+                path: PathBuf::from(path),
+                text: false,
+                python,
+                stats: false,
+                lowered,
+            })))
+        };
+        ok(&["inspect", "a.bin"], inspect("a.bin", false, false));
+        ok(
+            &["inspect", "--python", "a.bin"],
+            inspect("a.bin", true, false),
+        );
+        ok(
+            &["inspect", "m.py", "--lowered"],
+            inspect("m.py", false, true),
+        );
+
+        let bad: &[(&[&str], &str)] = &[
+            (&["demo", "x"], "unexpected argument 'x'"),
+            (&["run"], "<FILE.py>"),
             (
                 &["run", "m.py", "--input", "x"],
-                Err("run: --input takes PARAM=FILE.npy, got `x`"),
+                "expected PARAM=FILE.npy, got `x`",
             ),
-            (&["run", "m.py", "--func"], Err("run: --func needs a value")),
+            (
+                &["run", "m.py", "--input", "x=a.npy", "--input", "x=b.npy"],
+                "--input x=… is given more than once",
+            ),
+            (
+                &["run", "m.py", "--func"],
+                "a value is required for '--func <NAME>'",
+            ),
             (
                 &["run", "m.py", "--mode", "jit"],
-                Err("run: unknown exec mode `jit` (expected `bytecode` or `compiled`)"),
+                "invalid value 'jit' for '--mode <MODE>'",
             ),
             (
                 &["run", "m.py", "--threads", "0"],
-                Err("run: --threads takes a positive number, got `0`"),
+                "invalid value '0' for '--threads <N>'",
+            ),
+            (&["run", "m.py", "--threads", "100000"], "1..=1024"),
+            (
+                &["run", "m.py", "--threads", "many"],
+                "invalid value 'many' for '--threads <N>'",
             ),
             (
-                &["run", "m.py", "n.py"],
-                Err("run: unexpected argument `n.py`"),
+                &["run", "m.py", "--max-generated", "lots"],
+                "`lots` is not a size",
             ),
-            (&["run", "m.py", "-x"], Err("run: unknown option `-x`")),
-            (&["--help"], Ok(Command::Help)),
+            (&["run", "m.py", "n.py"], "unexpected argument 'n.py'"),
+            (&["run", "m.py", "-x"], "unexpected argument '-x'"),
+            (&["inspect"], "<FILE>"),
             (
-                &["inspect", "a.bin"],
-                Ok(inspect("a.bin", InspectFormat::Text)),
+                &["inspect", "a.bin", "--lowered"],
+                "--lowered needs a TVMScript module",
             ),
-            (
-                &["inspect", "--python", "a.bin"],
-                Ok(inspect("a.bin", InspectFormat::Python)),
-            ),
-            (
-                &["inspect", "a.bin", "--stats", "--stats"],
-                Ok(inspect("a.bin", InspectFormat::Stats)),
-            ),
-            (&["inspect"], Err("inspect: missing FILE.bin or FILE.py")),
             (
                 &["inspect", "a.bin", "--python", "--stats"],
-                Err("inspect: --text, --python, --stats and --lowered exclude each other"),
+                "cannot be used with",
             ),
             (
                 &["inspect", "a.bin", "b.bin"],
-                Err("inspect: unexpected argument `b.bin`"),
+                "unexpected argument 'b.bin'",
             ),
-            (&["inspect", "-x"], Err("inspect: unknown option `-x`")),
-            (&["frobnicate"], Err("unknown command `frobnicate`")),
-            (
-                &["fmt", "m.py"],
-                Ok(Command::Fmt {
-                    path: Some(PathBuf::from("m.py")),
-                }),
-            ),
-            (&["fmt", "-"], Ok(Command::Fmt { path: None })),
-            (
-                &["fmt"],
-                Err("fmt: missing FILE (or `-` for standard input)"),
-            ),
-            (
-                &["fmt", "a.py", "b.py"],
-                Err("fmt: unexpected argument `b.py`"),
-            ),
-            (&["fmt", "--check"], Err("fmt: unknown option `--check`")),
+            (&["frobnicate"], "unrecognized subcommand 'frobnicate'"),
+            (&["fmt"], "<FILE.py>"),
+            (&["fmt", "a.py", "b.py"], "unexpected argument 'b.py'"),
+            (&["fmt", "--check"], "unexpected argument '--check'"),
         ];
-        for (args, expected) in cases {
-            match (parse(args), expected) {
-                (Ok(a), Ok(e)) => assert_eq!(&a, e, "{args:?}"),
-                (Err(a), Err(e)) => assert_eq!(a, *e, "{args:?}"),
-                (a, e) => panic!("{args:?}: parsed as {a:?}, expected {e:?}"),
+        for (args, want) in bad {
+            match parse(args) {
+                Err(e) => assert!(e.contains(want), "{args:?}: {e:?} should say {want:?}"),
+                Ok(c) => panic!("{args:?} parsed as {c:?}"),
             }
         }
     }

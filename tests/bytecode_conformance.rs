@@ -6,9 +6,9 @@
 //! The number of bytecode listings identical to TVM's `tvm_exec.txt` is printed, not asserted
 //! (with fusion on, our module differs from the unfused one TVM built).
 
-use relaxjit::bytecode_mode::{Input, run_corpus};
-use relaxjit::conformance::default_corpus_dir;
 use relaxjit::{Config, Engine};
+use support::bytecode_mode::{Input, run_corpus};
+use support::case::default_corpus_dir;
 
 /// Cases that fail from `module.py`, with the reason.
 const KNOWN_MODULE_FAILURES: &[(&str, &str)] = &[];

@@ -10,8 +10,8 @@
 //! test builds its modules in memory and never round-trips them. The module `bn_after_conv`
 //! (`tests/regressions/`) is the reduced real-model case, with TVM's output.
 
-use relaxjit::bytecode_mode::{Input, run_corpus};
 use relaxjit::{Config, Engine, Tensor};
+use support::bytecode_mode::{Input, run_corpus};
 
 /// A small deterministic generator (xorshift64*), so failures reproduce from the seed.
 struct Rng(u64);

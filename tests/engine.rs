@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use relaxjit::values::{random_inputs, summarize};
 use relaxjit::{Config, Engine, Error, ExecMode, Tensor, Value};
+use support::values::{random_inputs, summarize};
 
 const ADD_MUL: &str = r#"# from tvm.script import ir as I
 # from tvm.script import relax as R
@@ -245,7 +245,7 @@ fn npy_files_round_trip() {
 /// differential check of FuseOps/FuseTIR and of the parallel kernels on a whole model.
 #[test]
 fn the_demo_agrees_across_configurations() {
-    use relaxjit::demo::run_demo;
+    use support::demo::run_demo;
     let run = |config: Config| {
         let report = run_demo(&Engine::new(config).unwrap(), 2).unwrap();
         as_f32(&report.output)

@@ -36,7 +36,8 @@ fn the_readme_shows_the_rust_example_verbatim() {
     );
 }
 
-/// The example inputs of `relaxjit run examples/mlp.py`, the same values as the Rust example.
+/// The example inputs of `relaxjit run examples/mlp.py` (the same values as the Rust example)
+/// and of `relaxjit run examples/mlp_user.py`.
 fn example_inputs() -> Vec<(&'static str, Tensor)> {
     vec![
         (
@@ -50,6 +51,15 @@ fn example_inputs() -> Vec<(&'static str, Tensor)> {
         (
             "b.npy",
             Tensor::from_slice(&[3], &[0.5f32, -0.5, 0.0]).unwrap(),
+        ),
+        // The batch of `relaxjit run examples/mlp_user.py`: (i - 16) / 16 for i in 0..32.
+        (
+            "mlp_user_x.npy",
+            Tensor::from_slice(
+                &[2, 16],
+                &(0..32).map(|i| (i - 16) as f32 / 16.0).collect::<Vec<_>>(),
+            )
+            .unwrap(),
         ),
     ]
 }

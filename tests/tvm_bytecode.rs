@@ -1,8 +1,8 @@
 //! The `tvm-bytecode` conformance mode over the repository's corpus: TVM's bytecode linked
 //! with kernels compiled from TVM's lowered PrimFuncs must reproduce TVM's results.
 
-use relaxjit::conformance::{default_corpus_dir, load_corpus};
-use relaxjit::tvm_bytecode::{has_tvm_bytecode, run_tvm_bytecode};
+use support::case::{default_corpus_dir, load_corpus};
+use support::tvm_bytecode::{has_tvm_bytecode, run_tvm_bytecode};
 
 /// Cases expected to fail, each with the reason. Keep this list short: a case here is a bug or
 /// a missing feature, not a tolerance.

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use relaxjit::Engine;
-use relaxjit::bytecode_mode::{Input, run_corpus};
+use support::bytecode_mode::{Input, run_corpus};
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/user_style")

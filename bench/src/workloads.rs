@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use relaxjit::conformance::Case;
+use support::case::Case;
 use relaxjit::{Tensor, Value};
 
 /// A module, the function to call, its arguments and the flops of one call (0 if not counted).

@@ -21,45 +21,6 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance")
 }
 
-fn float_of(x: &Json) -> f64 {
-    match x.as_str() {
-        Some("nan") => f64::NAN,
-        Some("inf") => f64::INFINITY,
-        Some("-inf") => f64::NEG_INFINITY,
-        _ => x.as_f64().unwrap_or(0.0),
-    }
-}
-
-fn tensor_from_json(v: &Json) -> Option<vm::Tensor> {
-    let t = &v["tensor"];
-    let shape: Vec<i64> = t["shape"]
-        .as_array()?
-        .iter()
-        .filter_map(|d| d.as_i64())
-        .collect();
-    let data = t["data"].as_array()?;
-    let ints = || data.iter().map(|x| x.as_i64().unwrap_or(0));
-    match t["dtype"].as_str()? {
-        "float32" => {
-            let d: Vec<f32> = data.iter().map(|x| float_of(x) as f32).collect();
-            vm::Tensor::from_slice(&shape, &d).ok()
-        }
-        "float64" => {
-            let d: Vec<f64> = data.iter().map(float_of).collect();
-            vm::Tensor::from_slice(&shape, &d).ok()
-        }
-        "int32" => {
-            vm::Tensor::from_slice(&shape, &ints().map(|x| x as i32).collect::<Vec<_>>()).ok()
-        }
-        "int64" => vm::Tensor::from_slice(&shape, &ints().collect::<Vec<_>>()).ok(),
-        "bool" => {
-            let d: Vec<bool> = data.iter().map(|x| x.as_bool().unwrap_or(false)).collect();
-            vm::Tensor::from_slice(&shape, &d).ok()
-        }
-        _ => None,
-    }
-}
-
 fn metadata(case: &Path, file: &str) -> Vec<vm::Tensor> {
     let Ok(text) = std::fs::read_to_string(case.join("case.json")) else {
         return Vec::new();
@@ -67,10 +28,7 @@ fn metadata(case: &Path, file: &str) -> Vec<vm::Tensor> {
     let Ok(json) = serde_json::from_str::<Json>(&text) else {
         return Vec::new();
     };
-    json["metadata"][file]["ir.GenericConst"]
-        .as_array()
-        .map(|items| items.iter().filter_map(tensor_from_json).collect())
-        .unwrap_or_default()
+    support::case::metadata_from_json(&json, file).unwrap_or_default()
 }
 
 #[derive(Default)]

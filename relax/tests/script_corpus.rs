@@ -28,69 +28,11 @@ fn cases() -> Vec<PathBuf> {
     dirs
 }
 
-fn float_of(x: &Json) -> f64 {
-    match x {
-        Json::String(s) => match s.as_str() {
-            "nan" => f64::NAN,
-            "inf" => f64::INFINITY,
-            "-inf" => f64::NEG_INFINITY,
-            other => panic!("bad float {other}"),
-        },
-        _ => x.as_f64().expect("float element"),
-    }
-}
-
-fn tensor_from_json(v: &Json) -> vm::Tensor {
-    let t = &v["tensor"];
-    let dtype = t["dtype"].as_str().expect("dtype");
-    let shape: Vec<i64> = t["shape"]
-        .as_array()
-        .expect("shape")
-        .iter()
-        .map(|d| d.as_i64().expect("dim"))
-        .collect();
-    let data = t["data"].as_array().expect("data");
-    let r = match dtype {
-        "float32" => {
-            let d: Vec<f32> = data.iter().map(|x| float_of(x) as f32).collect();
-            vm::Tensor::from_slice(&shape, &d)
-        }
-        "float64" => {
-            let d: Vec<f64> = data.iter().map(float_of).collect();
-            vm::Tensor::from_slice(&shape, &d)
-        }
-        "float16" => {
-            let d: Vec<half::f16> = data
-                .iter()
-                .map(|x| half::f16::from_f64(float_of(x)))
-                .collect();
-            vm::Tensor::from_slice(&shape, &d)
-        }
-        "int32" => {
-            let d: Vec<i32> = data.iter().map(|x| x.as_i64().unwrap() as i32).collect();
-            vm::Tensor::from_slice(&shape, &d)
-        }
-        "int64" => {
-            let d: Vec<i64> = data.iter().map(|x| x.as_i64().unwrap()).collect();
-            vm::Tensor::from_slice(&shape, &d)
-        }
-        "bool" => {
-            let d: Vec<bool> = data.iter().map(|x| x.as_bool().unwrap()).collect();
-            vm::Tensor::from_slice(&shape, &d)
-        }
-        other => panic!("dtype {other} not handled in this test"),
-    };
-    r.expect("tensor")
-}
-
 /// The metadata table of `file` in `case.json`.
 fn metadata(case: &Path, file: &str) -> Vec<vm::Tensor> {
     let text = std::fs::read_to_string(case.join("case.json")).expect("case.json");
     let json: Json = serde_json::from_str(&text).expect("case.json parses");
-    match json["metadata"][file]["ir.GenericConst"].as_array() {
-        Some(items) => items.iter().map(tensor_from_json).collect(),
-        None => Vec::new(),
-    }
+    support::case::metadata_from_json(&json, file).expect("metadata tensors")
 }
 
 fn first_difference(a: &str, b: &str) -> String {

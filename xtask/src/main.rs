@@ -22,8 +22,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use relaxjit::bytecode_mode::Input;
-use relaxjit::conformance::{Report, default_corpus_dir};
+use support::bytecode_mode::Input;
+use support::case::{Report, default_corpus_dir};
 
 const USAGE: &str = "usage: cargo xtask conformance --mode MODE [--dir DIR] [--input module|legalized|both] [--no-fusion]
 modes: tvm-bytecode, bytecode (--input: which file of each case bytecode mode compiles, default
@@ -57,7 +57,7 @@ impl Mode {
                 })?;
                 let mut all = Report::default();
                 for &input in inputs {
-                    let r = relaxjit::bytecode_mode::run_corpus(&engine, dir, input)
+                    let r = support::bytecode_mode::run_corpus(&engine, dir, input)
                         .map_err(anyhow::Error::msg)
                         .with_context(|| format!("running the corpus in {}", dir.display()))?;
                     println!("{r}");
@@ -71,7 +71,7 @@ impl Mode {
                 }
                 Ok(all)
             }
-            Mode::TvmBytecode => relaxjit::tvm_bytecode::run_corpus(dir)
+            Mode::TvmBytecode => support::tvm_bytecode::run_corpus(dir)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("running the corpus in {}", dir.display())),
         }
@@ -124,27 +124,30 @@ fn parse_conformance(args: &[String]) -> Result<ConformanceArgs> {
     })
 }
 
+/// `cargo xtask conformance …`; `Ok(false)` if a case failed.
+fn conformance(args: &[String]) -> Result<bool> {
+    let c = parse_conformance(args)?;
+    let report = c.mode.run(&c.dir, &c.inputs, c.fusion)?;
+    if report.passed + report.failures.len() == 0 {
+        bail!("no case for this mode in {}", c.dir.display());
+    }
+    if c.mode == Mode::Bytecode && c.inputs.len() > 1 {
+        // Each input's report was printed; close with the total.
+        println!(
+            "total: {} passed, {} failed",
+            report.passed,
+            report.failures.len()
+        );
+    } else if c.mode != Mode::Bytecode {
+        println!("{report}");
+    }
+    Ok(report.failures.is_empty())
+}
+
 fn run() -> Result<bool> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("conformance") => {
-            let c = parse_conformance(&args[1..])?;
-            let report = c.mode.run(&c.dir, &c.inputs, c.fusion)?;
-            if report.passed + report.failures.len() == 0 {
-                bail!("no case for this mode in {}", c.dir.display());
-            }
-            if c.mode == Mode::Bytecode && c.inputs.len() > 1 {
-                // Each input's report was printed; close with the total.
-                println!(
-                    "total: {} passed, {} failed",
-                    report.passed,
-                    report.failures.len()
-                );
-            } else if c.mode != Mode::Bytecode {
-                println!("{report}");
-            }
-            Ok(report.failures.is_empty())
-        }
+        Some("conformance") => conformance(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("fuzz-worker") => fuzz::worker(&args[1..]),
         Some(other) => bail!("unknown task `{other}`\n{USAGE}"),

@@ -10,197 +10,27 @@ use std::collections::HashMap;
 use relax::{Binding, Expr, ExprKind, IRModule, StructInfo};
 use relaxjit_relax as relax;
 use serde_json::Value as Json;
+pub use support::case::{RawTensor as Tensor, RawValue as Value};
 use tir::interp::InterpArg;
 use tir::{DataType, PrimExpr};
 
 // ----- values ------------------------------------------------------------------------------
 
-#[derive(Clone, Debug)]
-pub struct Tensor {
-    dtype: DataType,
-    shape: Vec<i64>,
-    data: Vec<u8>,
-}
-
-#[derive(Clone, Debug)]
-pub enum Value {
-    Tensor(Tensor),
-    Tuple(Vec<Value>),
-}
-
-pub fn json_f64(v: &Json) -> Option<f64> {
-    match v {
-        Json::String(s) => match s.as_str() {
-            "nan" => Some(f64::NAN),
-            "inf" => Some(f64::INFINITY),
-            "-inf" => Some(f64::NEG_INFINITY),
-            _ => None,
-        },
-        Json::Bool(b) => Some(f64::from(u8::from(*b))),
-        _ => v.as_f64(),
-    }
-}
-
-pub fn json_i64(v: &Json) -> Option<i64> {
-    match v {
-        Json::Bool(b) => Some(i64::from(*b)),
-        _ => v.as_i64().or_else(|| v.as_u64().map(|u| u as i64)),
-    }
-}
-
-pub fn encode(dtype: DataType, x: &Json, out: &mut Vec<u8>) -> Option<()> {
-    if dtype.is_float() {
-        let f = json_f64(x)?;
-        match (dtype.code, dtype.bits) {
-            (tir::TypeCode::BFloat, _) => {
-                out.extend(half::bf16::from_f64(f).to_bits().to_le_bytes())
-            }
-            (_, 16) => out.extend(half::f16::from_f64(f).to_bits().to_le_bytes()),
-            (_, 32) => out.extend((f as f32).to_le_bytes()),
-            _ => out.extend(f.to_le_bytes()),
-        }
-    } else {
-        let i = json_i64(x)?;
-        out.extend(&i.to_le_bytes()[..dtype.bytes()]);
-    }
-    Some(())
-}
-
-pub fn decode_f(dtype: DataType, b: &[u8]) -> Option<f64> {
-    let mut raw = [0u8; 8];
-    raw.get_mut(..b.len())?.copy_from_slice(b);
-    let bits = u64::from_le_bytes(raw);
-    Some(match (dtype.code, dtype.bits) {
-        (tir::TypeCode::Float, 64) => f64::from_bits(bits),
-        (tir::TypeCode::Float, 32) => f64::from(f32::from_bits(bits as u32)),
-        (tir::TypeCode::Float, 16) => half::f16::from_bits(bits as u16).to_f64(),
-        (tir::TypeCode::BFloat, 16) => half::bf16::from_bits(bits as u16).to_f64(),
-        _ => return None,
-    })
-}
-
-pub fn decode_int(dtype: DataType, b: &[u8]) -> i128 {
-    let mut raw = [0u8; 8];
-    let n = b.len().min(8);
-    raw[..n].copy_from_slice(&b[..n]);
-    let bits = u64::from_le_bytes(raw);
-    let w = u32::from(dtype.bits).clamp(1, 64);
-    if dtype.is_int() && w < 64 {
-        let v = (bits & ((1u64 << w) - 1)) as i64;
-        let s = 1i64 << (w - 1);
-        i128::from((v ^ s) - s)
-    } else if dtype.is_int() {
-        i128::from(bits as i64)
-    } else {
-        i128::from(bits)
-    }
-}
-
+/// A corpus value (`{"tensor": …}` or `{"tuple": …}`) read by the shared case format.
 pub fn value_from_json(v: &Json) -> Result<Value, String> {
-    if let Some(t) = v.get("tensor") {
-        let dtype = t["dtype"]
-            .as_str()
-            .and_then(DataType::parse)
-            .ok_or("bad dtype")?;
-        let shape: Vec<i64> = t["shape"]
-            .as_array()
-            .ok_or("bad shape")?
-            .iter()
-            .filter_map(Json::as_i64)
-            .collect();
-        let mut data = Vec::new();
-        for x in t["data"].as_array().ok_or("bad data")? {
-            encode(dtype, x, &mut data).ok_or_else(|| format!("bad element {x}"))?;
-        }
-        return Ok(Value::Tensor(Tensor { dtype, shape, data }));
-    }
-    if let Some(items) = v.get("tuple").and_then(Json::as_array) {
-        return items
-            .iter()
-            .map(value_from_json)
-            .collect::<Result<_, _>>()
-            .map(Value::Tuple);
-    }
-    Err("input is not a tensor or tuple".into())
+    Value::from_json(v).map_err(|e| e.to_string())
 }
 
 pub fn vm_tensor_from_json(v: &Json) -> Option<vm::Tensor> {
-    let Ok(Value::Tensor(t)) = value_from_json(v) else {
-        return None;
-    };
-    let dt: vm::DataType = t.dtype.to_string().parse().ok()?;
-    vm::Tensor::from_bytes(&t.shape, dt, &t.data).ok()
+    match support::case::value_from_json(v) {
+        Ok(vm::Value::Tensor(t)) => Some(t),
+        _ => None,
+    }
 }
 
+/// Compares with the corpus's rules.
 pub fn compare(got: &Value, want: &Json, rtol: f64, atol: f64) -> Result<(), String> {
-    match (
-        got,
-        want.get("tensor"),
-        want.get("tuple").and_then(Json::as_array),
-    ) {
-        (Value::Tensor(t), Some(w), _) => {
-            let dtype = w["dtype"].as_str().and_then(DataType::parse);
-            if dtype != Some(t.dtype) {
-                return Err(format!("dtype {} vs expected {}", t.dtype, w["dtype"]));
-            }
-            let shape: Vec<i64> = w["shape"]
-                .as_array()
-                .map(|a| a.iter().filter_map(Json::as_i64).collect())
-                .unwrap_or_default();
-            if shape != t.shape {
-                return Err(format!("shape {:?} vs expected {shape:?}", t.shape));
-            }
-            let data = w["data"].as_array().cloned().unwrap_or_default();
-            let size = t.dtype.bytes();
-            if data.len() * size != t.data.len() {
-                return Err("element count mismatch".into());
-            }
-            for (i, (x, chunk)) in data.iter().zip(t.data.chunks(size)).enumerate() {
-                if t.dtype.is_float() {
-                    let (Some(e), Some(g)) = (json_f64(x), decode_f(t.dtype, chunk)) else {
-                        return Err(format!("element {i}: bad expected value {x}"));
-                    };
-                    let e = match (t.dtype.code, t.dtype.bits) {
-                        (tir::TypeCode::Float, 32) => f64::from(e as f32),
-                        (tir::TypeCode::Float, 16) => half::f16::from_f64(e).to_f64(),
-                        _ => e,
-                    };
-                    let ulp = if t.dtype.bits == 64 {
-                        e.abs() * f64::EPSILON
-                    } else {
-                        0.0
-                    };
-                    let ok = if e.is_nan() {
-                        g.is_nan()
-                    } else if e.is_infinite() {
-                        g == e
-                    } else {
-                        (g - e).abs() <= atol + rtol * e.abs() + ulp
-                    };
-                    if !ok {
-                        return Err(format!("element {i}: got {g}, expected {e}"));
-                    }
-                } else {
-                    let g = decode_int(t.dtype, chunk);
-                    let e = match x.as_u64() {
-                        Some(u) if t.dtype.is_uint() => Some(i128::from(u)),
-                        _ => json_i64(x).map(i128::from),
-                    };
-                    if e != Some(g) {
-                        return Err(format!("element {i}: got {g}, expected {x}"));
-                    }
-                }
-            }
-            Ok(())
-        }
-        (Value::Tuple(items), _, Some(w)) if items.len() == w.len() => {
-            for (k, (g, e)) in items.iter().zip(w).enumerate() {
-                compare(g, e, rtol, atol).map_err(|m| format!("tuple item {k}: {m}"))?;
-            }
-            Ok(())
-        }
-        _ => Err("structure differs from expected".into()),
-    }
+    support::case::compare_raw(got, want, rtol, atol)
 }
 
 // ----- evaluation of a call_tir-only `main` ------------------------------------------------

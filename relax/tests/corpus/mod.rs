@@ -1,5 +1,6 @@
 //! Shared helpers of the corpus tests: finding the cases of `tests/conformance`, reading their
-//! `case.json` metadata tensors, and comparing bytecode listings.
+//! `case.json` metadata tensors (through the shared case format, `support::case`), and comparing
+//! bytecode listings.
 
 #![allow(dead_code)]
 
@@ -40,13 +41,7 @@ pub fn case_json(dir: &Path) -> Json {
 
 /// The tensors of `case.json` `metadata[file]["ir.GenericConst"]`.
 pub fn metadata(json: &Json, file: &str) -> Result<Vec<vm::Tensor>, String> {
-    match json["metadata"][file]["ir.GenericConst"].as_array() {
-        None => Ok(Vec::new()),
-        Some(items) => items
-            .iter()
-            .map(|v| tensor_from_json(&v["tensor"]))
-            .collect(),
-    }
+    support::case::metadata_from_json(json, file).map_err(|e| e.to_string())
 }
 
 /// The `pre_passes` of a case.
@@ -59,88 +54,6 @@ pub fn pre_passes(json: &Json) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-fn float_of(v: &Json) -> Result<f64, String> {
-    match v {
-        Json::Number(n) => n.as_f64().ok_or_else(|| format!("bad number {n}")),
-        Json::String(s) => match s.as_str() {
-            "nan" => Ok(f64::NAN),
-            "inf" => Ok(f64::INFINITY),
-            "-inf" => Ok(f64::NEG_INFINITY),
-            _ => Err(format!("bad float {s:?}")),
-        },
-        Json::Bool(b) => Ok(*b as u8 as f64),
-        _ => Err(format!("expected a float, got {v}")),
-    }
-}
-
-/// f32 → IEEE half bits, rounding to nearest even.
-fn f16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32;
-    let man = b & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        let m = man | 0x80_0000;
-        let shift = (14 - e) as u32;
-        let half = 1u32 << (shift - 1);
-        let rest = m & ((1u32 << shift) - 1);
-        let mut h = m >> shift;
-        if rest > half || (rest == half && h & 1 == 1) {
-            h += 1;
-        }
-        return sign | h as u16;
-    }
-    let rest = man & 0x1fff;
-    let mut h = ((e as u32) << 10) | (man >> 13);
-    if rest > 0x1000 || (rest == 0x1000 && h & 1 == 1) {
-        h += 1;
-    }
-    sign | h as u16
-}
-
-/// Builds a tensor from `{"dtype", "shape", "data"}`.
-pub fn tensor_from_json(v: &Json) -> Result<vm::Tensor, String> {
-    let dtype_s = v["dtype"].as_str().ok_or("tensor without dtype")?;
-    let dtype: vm::DataType = dtype_s.parse().map_err(|e: vm::Error| e.to_string())?;
-    let shape: Vec<i64> = v["shape"]
-        .as_array()
-        .ok_or("tensor without shape")?
-        .iter()
-        .map(|d| d.as_i64().ok_or("bad dim"))
-        .collect::<Result<_, _>>()?;
-    let data = v["data"].as_array().ok_or("tensor without data")?;
-    let mut bytes = Vec::new();
-    for x in data {
-        let int = || -> Result<i64, String> {
-            match x {
-                Json::Bool(b) => Ok(*b as i64),
-                _ => x.as_i64().ok_or_else(|| format!("bad int {x}")),
-            }
-        };
-        match dtype_s {
-            "float64" => bytes.extend(float_of(x)?.to_le_bytes()),
-            "float32" => bytes.extend((float_of(x)? as f32).to_le_bytes()),
-            "float16" => bytes.extend(f16_bits(float_of(x)? as f32).to_le_bytes()),
-            "bool" | "int8" | "uint8" => bytes.push(int()? as u8),
-            "int16" | "uint16" => bytes.extend((int()? as i16).to_le_bytes()),
-            "int32" | "uint32" => bytes.extend((int()? as i32).to_le_bytes()),
-            "int64" | "uint64" => bytes.extend(int()?.to_le_bytes()),
-            other => return Err(format!("unsupported dtype {other}")),
-        }
-    }
-    vm::Tensor::from_bytes(&shape, dtype, &bytes).map_err(|e| e.to_string())
 }
 
 /// A short description of the first difference between two listings.

@@ -11,10 +11,8 @@ use std::fmt;
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 
-use vm::{Tensor, Value};
-
-use crate::conformance::{Case, Report, check_calls, load_corpus};
-use crate::engine::{CompiledModule, Engine};
+use crate::case::{Case, Report, check_calls, load_corpus};
+use relaxjit::{CompiledModule, Engine};
 
 /// Which printed file of a case is compiled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,21 +46,7 @@ pub fn compile_case(engine: &Engine, case: &Case, input: Input) -> Result<Compil
     let file = input.file_name();
     let path = case.file(file);
     let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let metadata = case
-        .metadata
-        .get(file)
-        .map(|consts| {
-            consts
-                .iter()
-                .enumerate()
-                .map(|(i, v)| match v {
-                    Value::Tensor(t) => Ok(t.clone()),
-                    other => Err(format!("metadata constant {i} of {file} is {other:?}")),
-                })
-                .collect::<Result<Vec<Tensor>, String>>()
-        })
-        .transpose()?
-        .unwrap_or_default();
+    let metadata = case.metadata.get(file).cloned().unwrap_or_default();
     let mut module = Engine::parse_with_metadata(&src, metadata).map_err(|e| format!("{e}"))?;
     for pass in &case.pre_passes {
         module = match pass.as_str() {

@@ -1,13 +1,15 @@
 //! The embedded demo (`relaxjit` with no arguments): a small transformer encoder block written
 //! in TVMScript (`demo_transformer.py`, compiled into the binary), compiled by the [`Engine`]
 //! and run on generated inputs, timing compilation and calls.
+//!
+//! The `relaxjit` binary compiles this file as its own module (`#[path]`), beside
+//! `values.rs`: it names only the `relaxjit` library and `crate::values`, which both sides have.
 
 use std::time::{Duration, Instant};
 
+use relaxjit::{Engine, Error, Result};
 use vm::Value;
 
-use crate::engine::Engine;
-use crate::error::{Error, Result};
 use crate::values::random_inputs;
 
 /// The demo module: one encoder block (4-head self-attention over 16 tokens of width 64, a
@@ -46,7 +48,7 @@ pub fn run_demo(engine: &Engine, calls: usize) -> Result<DemoReport> {
     let func = module.relax_function(DEMO_FUNCTION).ok_or_else(|| {
         Error::InvalidArgument(format!("the demo has no function `{DEMO_FUNCTION}`"))
     })?;
-    let args = random_inputs(func, DEMO_SEED)?;
+    let args = random_inputs(func, DEMO_SEED).map_err(|e| Error::InvalidArgument(e.to_string()))?;
     let names: Vec<String> = func.params.iter().map(|p| p.name().to_string()).collect();
 
     let start = Instant::now();

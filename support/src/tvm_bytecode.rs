@@ -12,7 +12,7 @@ use std::sync::Arc;
 use jit::kernel::KernelLibrary;
 use vm::{Executable, Library, VirtualMachine};
 
-use crate::conformance::{Case, Report, check_calls, load_corpus};
+use crate::case::{Case, Report, check_calls, load_corpus};
 
 /// Compiles the kernels of a case's `tvm_lowered.py` into a VM library.
 pub fn compile_case_kernels(case: &Case) -> Result<Library, String> {

@@ -56,7 +56,7 @@ pub struct Case {
     pub calls: Vec<Call>,
     pub pre_passes: Vec<String>,
     /// `metadata[FILE]["ir.GenericConst"]`: the tensor constants of each printed file.
-    pub metadata: BTreeMap<String, Vec<Value>>,
+    pub metadata: BTreeMap<String, Vec<Tensor>>,
 }
 
 impl Case {
@@ -117,18 +117,12 @@ impl Case {
             });
         }
         let mut metadata = BTreeMap::new();
-        if let Some(m) = json["metadata"].as_object() {
-            for (file, tables) in m {
-                let consts = tables["ir.GenericConst"]
-                    .as_array()
-                    .map(Vec::as_slice)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(value_from_json)
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| CaseError(format!("metadata of {file}: {e}")))?;
-                metadata.insert(file.clone(), consts);
-            }
+        for file in json["metadata"]
+            .as_object()
+            .into_iter()
+            .flat_map(|m| m.keys())
+        {
+            metadata.insert(file.clone(), metadata_from_json(json, file)?);
         }
         Ok(Case {
             name,
@@ -149,6 +143,23 @@ impl Case {
     }
 }
 
+/// The tensors of `metadata[file]["ir.GenericConst"]` in a case's JSON: the constants that
+/// `metadata["ir.GenericConst"][i]` in the printed `file` refers to (none if it has none).
+pub fn metadata_from_json(json: &Json, file: &str) -> Result<Vec<Tensor>, CaseError> {
+    json["metadata"][file]["ir.GenericConst"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match value_from_json(v) {
+            Ok(Value::Tensor(t)) => Ok(t),
+            Ok(other) => err(format!("metadata constant {i} of {file} is {other:?}")),
+            Err(e) => err(format!("metadata constant {i} of {file}: {e}")),
+        })
+        .collect()
+}
+
 /// Every case folder (a folder with a `case.json`) under `dir`, sorted by name.
 pub fn load_corpus(dir: &Path) -> Result<Vec<Case>, CaseError> {
     let entries =
@@ -161,9 +172,10 @@ pub fn load_corpus(dir: &Path) -> Result<Vec<Case>, CaseError> {
     dirs.iter().map(|d| Case::load(d)).collect()
 }
 
-/// The corpus copy shipped in this repository.
+/// The corpus copy shipped in this repository (`tests/conformance` of the workspace root).
 pub fn default_corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
         .join("tests")
         .join("conformance")
 }
@@ -213,6 +225,7 @@ fn int_list(v: &Json) -> Result<Vec<i64>, CaseError> {
 
 fn float_of(v: &Json) -> Result<f64, CaseError> {
     match v {
+        Json::Bool(b) => Ok(f64::from(u8::from(*b))),
         Json::Number(n) => n
             .as_f64()
             .ok_or_else(|| CaseError(format!("bad number {n}"))),
@@ -252,10 +265,13 @@ pub fn tensor_from_json(v: &Json) -> Result<Tensor, CaseError> {
 }
 
 fn encode_element(dtype: DataType, x: &Json, out: &mut Vec<u8>) -> Result<(), CaseError> {
-    let int = || {
-        x.as_i64()
-            .ok_or_else(|| CaseError(format!("expected an integer element, got {x}")))
+    // Integers are written as JSON integers (bools as JSON bools, either accepted for the
+    // other); a uint64 above i64::MAX only fits `as_u64`.
+    let int = || match x {
+        Json::Bool(b) => Some(i64::from(*b)),
+        _ => x.as_i64().or_else(|| x.as_u64().map(|u| u as i64)),
     };
+    let int = || int().ok_or_else(|| CaseError(format!("expected an integer element, got {x}")));
     match (dtype.type_code(), dtype.bits) {
         (Some(TypeCode::Float), 64) => out.extend(float_of(x)?.to_le_bytes()),
         (Some(TypeCode::Float), 32) => out.extend((float_of(x)? as f32).to_le_bytes()),
@@ -263,23 +279,88 @@ fn encode_element(dtype: DataType, x: &Json, out: &mut Vec<u8>) -> Result<(), Ca
         (Some(TypeCode::BFloat), 16) => {
             out.extend(half::bf16::from_f64(float_of(x)?).to_le_bytes())
         }
-        (Some(TypeCode::Bool), 8) => {
-            let b = x
-                .as_bool()
-                .ok_or_else(|| CaseError(format!("expected a bool element, got {x}")))?;
-            out.push(b as u8)
+        (Some(TypeCode::Bool), 8) => out.push(u8::from(int()? != 0)),
+        (Some(TypeCode::Int | TypeCode::UInt), bits @ (8 | 16 | 32 | 64)) => {
+            out.extend(&int()?.to_le_bytes()[..bits as usize / 8])
         }
-        (Some(TypeCode::Int), 8) => out.extend((int()? as i8).to_le_bytes()),
-        (Some(TypeCode::Int), 16) => out.extend((int()? as i16).to_le_bytes()),
-        (Some(TypeCode::Int), 32) => out.extend((int()? as i32).to_le_bytes()),
-        (Some(TypeCode::Int), 64) => out.extend(int()?.to_le_bytes()),
-        (Some(TypeCode::UInt), 8) => out.extend((int()? as u8).to_le_bytes()),
-        (Some(TypeCode::UInt), 16) => out.extend((int()? as u16).to_le_bytes()),
-        (Some(TypeCode::UInt), 32) => out.extend((int()? as u32).to_le_bytes()),
-        (Some(TypeCode::UInt), 64) => out.extend((int()? as u64).to_le_bytes()),
         _ => return err(format!("dtype {dtype} is not supported in case files")),
     }
     Ok(())
+}
+
+/// A tensor as the reference interpreter (`tir::interp`) takes it: a TIR dtype, a shape and
+/// the little-endian bytes of its elements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawTensor {
+    pub dtype: tir::DataType,
+    pub shape: Vec<i64>,
+    pub data: Vec<u8>,
+}
+
+/// A corpus value in the reference interpreter's form: tensors and tuples of them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RawValue {
+    Tensor(RawTensor),
+    Tuple(Vec<RawValue>),
+}
+
+impl RawValue {
+    /// Reads a corpus VALUE that is a tensor or a tuple of them.
+    pub fn from_json(json: &Json) -> Result<RawValue, CaseError> {
+        RawValue::from_vm(&value_from_json(json)?)
+    }
+
+    /// The same tensors (or tuple) in the interpreter's form.
+    pub fn from_vm(value: &Value) -> Result<RawValue, CaseError> {
+        match value {
+            Value::Tensor(t) => Ok(RawValue::Tensor(RawTensor {
+                dtype: tir::DataType::parse(&t.dtype().to_string())
+                    .ok_or_else(|| CaseError(format!("dtype {} has no TIR form", t.dtype())))?,
+                shape: t.shape().to_vec(),
+                data: t.to_bytes(),
+            })),
+            Value::Tuple(t) => Ok(RawValue::Tuple(
+                t.fields()
+                    .iter()
+                    .map(RawValue::from_vm)
+                    .collect::<Result<_, _>>()?,
+            )),
+            other => err(format!("{other:?} is not a tensor or a tuple of them")),
+        }
+    }
+
+    /// The same tensors (or tuple) as a VM value.
+    pub fn to_vm(&self) -> Result<Value, CaseError> {
+        match self {
+            RawValue::Tensor(t) => {
+                let dtype: DataType = t
+                    .dtype
+                    .to_string()
+                    .parse()
+                    .map_err(|e: vm::Error| CaseError(e.to_string()))?;
+                Tensor::from_bytes(&t.shape, dtype, &t.data)
+                    .map(Value::Tensor)
+                    .map_err(|e| CaseError(e.to_string()))
+            }
+            RawValue::Tuple(items) => Ok(Value::tuple(
+                items
+                    .iter()
+                    .map(RawValue::to_vm)
+                    .collect::<Result<Vec<_>, _>>()?,
+            )),
+        }
+    }
+}
+
+/// [`compare`] for an interpreter result and a corpus VALUE.
+pub fn compare_raw(got: &RawValue, expected: &Json, rtol: f64, atol: f64) -> Result<(), String> {
+    let expected = value_from_json(expected).map_err(|e| e.to_string())?;
+    compare(
+        &got.to_vm().map_err(|e| e.to_string())?,
+        &expected,
+        rtol,
+        atol,
+    )
 }
 
 /// Makes every call of `case` in order with `invoke` and checks each against its expectation:
@@ -309,8 +390,10 @@ pub fn check_calls<E: fmt::Display>(
 }
 
 /// Compares a result with the expected value: structure, dtype and shape exactly; integers and
-/// bools exactly; floats within `atol + rtol * |expected|` (NaN matches NaN, infinities match
-/// themselves). Returns a description of the first difference.
+/// bools exactly; floats within `atol + rtol * |expected|` plus one f64 ulp (serde_json's float
+/// parser may be off by one; values of narrower types are rounded to their type, which recovers
+/// them exactly), NaN matching NaN and infinities themselves. Returns a description of the
+/// first difference.
 pub fn compare(got: &Value, expected: &Value, rtol: f64, atol: f64) -> Result<(), String> {
     compare_at(got, expected, rtol, atol, "result")
 }
@@ -325,7 +408,9 @@ fn compare_at(
     let close = |g: f64, e: f64| {
         (g.is_nan() && e.is_nan())
             || (e.is_infinite() && g == e)
-            || (e.is_finite() && g.is_finite() && (g - e).abs() <= atol + rtol * e.abs())
+            || (e.is_finite()
+                && g.is_finite()
+                && (g - e).abs() <= atol + rtol * e.abs() + e.abs() * f64::EPSILON)
     };
     match (got, expected) {
         (Value::Tuple(g), Value::Tuple(e)) => {

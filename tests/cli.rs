@@ -1,0 +1,177 @@
+//! The `relaxjit` command line, run as a user runs it: help and version, flags checked with
+//! messages that name them, bounded `--threads`, generated inputs bounded in size (with a flag
+//! to raise the limit), and `run` of a serialized executable explained. Modules are in
+//! `tests/cli/`.
+
+use std::path::Path;
+use std::process::Command;
+
+/// One command line: its arguments (paths relative to the repository root), the exit status,
+/// and a piece of text that stdout (`out:`) or stderr (`err:`) must contain.
+struct Case {
+    args: &'static [&'static str],
+    status: i32,
+    expect: &'static [&'static str],
+}
+
+const CASES: &[Case] = &[
+    Case {
+        args: &["--help"],
+        status: 0,
+        expect: &[
+            "out:Usage: relaxjit [COMMAND]",
+            "out:run",
+            "out:inspect",
+            "out:fmt",
+            "out:demo",
+            "out:--version",
+        ],
+    },
+    Case {
+        args: &["run", "--help"],
+        status: 0,
+        expect: &[
+            "out:Usage: relaxjit run [OPTIONS] <FILE.py>",
+            "out:--input <PARAM=FILE.npy>",
+            "out:--threads <N>",
+            "out:--max-generated <SIZE>",
+            "out:bytecode: The bytecode interpreter",
+        ],
+    },
+    Case {
+        args: &["inspect", "--help"],
+        status: 0,
+        expect: &["out:--lowered", "out:--python"],
+    },
+    Case {
+        args: &["fmt", "--help"],
+        status: 0,
+        expect: &["out:Usage: relaxjit fmt <FILE.py>"],
+    },
+    Case {
+        args: &["--version"],
+        status: 0,
+        expect: &[concat!("out:relaxjit ", env!("CARGO_PKG_VERSION"))],
+    },
+    Case {
+        args: &["run", "tests/cli/add.py", "--threads", "100000"],
+        status: 2,
+        expect: &[
+            "err:invalid value '100000' for '--threads <N>'",
+            "err:1..=1024",
+        ],
+    },
+    Case {
+        args: &["run", "tests/cli/add.py", "--threads", "0"],
+        status: 2,
+        expect: &["err:invalid value '0' for '--threads <N>'"],
+    },
+    Case {
+        args: &["run", "tests/cli/add.py", "--threads", "2"],
+        status: 0,
+        expect: &["out:output: float32[16]"],
+    },
+    Case {
+        args: &["run", "tests/cli/add.py", "--frobnicate"],
+        status: 2,
+        expect: &["err:unexpected argument '--frobnicate'"],
+    },
+    Case {
+        args: &[
+            "run",
+            "tests/cli/add.py",
+            "--input",
+            "x=examples/b.npy",
+            "--input",
+            "x=examples/x.npy",
+        ],
+        status: 2,
+        expect: &["err:--input x=… is given more than once"],
+    },
+    Case {
+        args: &["run", "tests/cli/add.py", "--input", "q=examples/b.npy"],
+        status: 1,
+        expect: &["err:`main` has no parameter `q` (it has: x, y)"],
+    },
+    Case {
+        args: &["run", "tests/conformance/add_same_shape/tvm_exec.bin"],
+        status: 1,
+        expect: &[
+            "err:is a serialized executable",
+            "err:relaxjit run MODULE.py",
+            "err:relaxjit inspect tests/conformance/add_same_shape/tvm_exec.bin",
+        ],
+    },
+    Case {
+        args: &["run", "tests/cli/huge_param.py"],
+        status: 1,
+        expect: &[
+            "err:cannot generate a value for `x`",
+            "err:more than 2^64 bytes",
+            "err:limit of 1 GiB",
+            "err:--max-generated",
+        ],
+    },
+    Case {
+        args: &["run", "tests/cli/huge_int32.py"],
+        status: 1,
+        expect: &[
+            "err:cannot generate a value for `x`",
+            "err:[2147483648, 2]",
+            "err:needs 16 GiB, over the limit of 1 GiB",
+        ],
+    },
+    Case {
+        args: &["run", "tests/cli/add.py", "--max-generated", "63"],
+        status: 1,
+        expect: &[
+            "err:cannot generate a value for `x`: a float32 tensor of shape [16] needs 64 bytes, over the limit of 63 bytes",
+        ],
+    },
+    Case {
+        args: &["run", "tests/cli/add.py", "--max-generated", "64"],
+        status: 0,
+        expect: &["out:input x: float32[16]", "out:(generated)"],
+    },
+];
+
+#[test]
+fn command_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut failures = Vec::new();
+    for case in CASES {
+        let output = Command::new(env!("CARGO_BIN_EXE_relaxjit"))
+            .args(case.args)
+            .current_dir(root)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let mut problems = Vec::new();
+        if output.status.code() != Some(case.status) {
+            problems.push(format!(
+                "exit status {:?}, expected {}",
+                output.status.code(),
+                case.status
+            ));
+        }
+        for want in case.expect {
+            let (stream, text) = match want.split_at(4) {
+                ("out:", text) => (&stdout, text),
+                ("err:", text) => (&stderr, text),
+                _ => panic!("`{want}` must start with out: or err:"),
+            };
+            if !stream.contains(text) {
+                problems.push(format!("missing `{want}`"));
+            }
+        }
+        if !problems.is_empty() {
+            failures.push(format!(
+                "relaxjit {}: {}\n--- stdout\n{stdout}--- stderr\n{stderr}",
+                case.args.join(" "),
+                problems.join("; ")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
