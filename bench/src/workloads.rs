@@ -228,12 +228,7 @@ pub fn shared_model(name: &'static str) -> Option<anyhow::Result<Workload>> {
             .metadata
             .get("module.py")
             .or_else(|| case.metadata.values().next())
-            .map(|vs| {
-                vs.iter()
-                    .map(|v| v.as_tensor().cloned().map_err(|e| anyhow::anyhow!("{e}")))
-                    .collect::<anyhow::Result<Vec<_>>>()
-            })
-            .transpose()?
+            .cloned()
             .unwrap_or_default();
         let call = case
             .calls
