@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use relaxjit::{Config, Engine, Tensor, Value};
 
-/// A two-layer MLP with a softmax: five kernels without fusion (two matmuls, bias add,
-/// relu, softmax), small enough that a call takes microseconds.
+/// A two-layer MLP with a softmax: five TIR kernels without fusion and the library path (two
+/// matmuls, bias add, relu, softmax), small enough that a call takes microseconds.
 const MLP: &str = r#"# from tvm.script import ir as I
 # from tvm.script import relax as R
 
@@ -56,16 +56,25 @@ fn bits(v: &Value) -> Vec<u32> {
         .collect()
 }
 
+/// The TIR kernels (the library path off) and the native library kernels (matmul with its
+/// bias/relu epilogue, on by default).
 #[test]
 fn eight_threads_share_one_compiled_module_and_get_the_serial_results() {
+    for library in [false, true] {
+        shared_module_gives_serial_results(library);
+    }
+}
+
+fn shared_module_gives_serial_results(library: bool) {
     let engine = Engine::new(Config {
         fusion: false,
+        library,
         ..Config::default()
     })
     .unwrap();
     let compiled = Arc::new(engine.compile_str(MLP).unwrap());
     assert!(
-        compiled.kernels().kernels().len() >= 4,
+        library || compiled.kernels().kernels().len() >= 4,
         "the module should have several kernels, has {:?}",
         compiled
     );

@@ -331,3 +331,19 @@ fn jit_and_interpreter_sort_alike() {
         le_bytes(&[i64::MAX, 5, 5, 0, -1, i64::MIN], i64::to_le_bytes)
     );
 }
+
+/// An array described with a wider element type than its buffer's would let the helper reach
+/// past the buffer even with the element count checked: the kernel does not compile.
+#[test]
+fn arrays_described_wider_than_their_buffer_are_refused() {
+    let src = format!(
+        "@I.ir_module\nclass Module:\n    @T.prim_func\n    def wide(data: T.Buffer((4,), \"float32\"), out: T.Buffer((4,), \"float32\")):\n        T.call_packed(\"tvm.contrib.sort.sort\", {}, {}, 0, T.bool(True))\n",
+        make_array("data", "4", 1, "T.float64(0.0)"),
+        make_array("out", "4", 1, "T.float64(0.0)")
+    );
+    let funcs = tir::parse_module_prim_funcs(&src).expect("the module parses");
+    let err = KernelLibrary::compile(&funcs)
+        .err()
+        .expect("a float64 description of a float32 buffer is refused");
+    assert!(err.to_string().contains("described as float64"), "{err}");
+}

@@ -167,7 +167,7 @@ pub(crate) struct Translator<'a, 'b> {
     /// Known inclusive ranges of integer variables (loop variables with constant bounds).
     ranges: tir::arith::VarRanges,
     /// Element counts of buffers by data variable (for `tvm_stack_make_array` checks).
-    extents: HashMap<VarId, PrimExpr>,
+    extents: HashMap<VarId, (PrimExpr, DataType)>,
     rt: Value,
     err: Value,
     exit: Block,
@@ -510,7 +510,8 @@ impl<'a, 'b> Translator<'a, 'b> {
                         .ins()
                         .load(types::I64, flags(), base, ARG_DATA_OFFSET);
                     self.define(&bp.data, data)?;
-                    self.extents.insert(bp.data.id(), bp.flat.shape[0].clone());
+                    self.extents
+                        .insert(bp.data.id(), (bp.flat.shape[0].clone(), bp.dtype));
                     let shape = self
                         .b
                         .ins()
@@ -745,7 +746,8 @@ impl Translator<'_, '_> {
             } => self.allocate(buffer_var, *dtype, extents, body),
             StmtKind::DeclBuffer { buffer, body } => {
                 if let Some(n) = buffer.shape.first() {
-                    self.extents.insert(buffer.data.id(), n.clone());
+                    self.extents
+                        .insert(buffer.data.id(), (n.clone(), buffer.dtype));
                 }
                 self.stmt(body)
             }
@@ -1171,21 +1173,36 @@ impl Translator<'_, '_> {
             ExprKind::Call { op, args, .. } if op == "tvm_stack_make_shape" => args.clone(),
             _ => return unsupported("tvm_stack_make_array without tvm_stack_make_shape"),
         };
-        let Some(extent) = self.extents.get(&data_var.id()).cloned() else {
+        let Some((extent, elem)) = self.extents.get(&data_var.id()).cloned() else {
             return unsupported(format!("`{}` is not a buffer", data_var.name()));
         };
+        // The helper reads and writes elements of the described dtype: a wider one than the
+        // buffer's would reach past its end even with the element count checked. (A narrower
+        // one is what TVM's lowering writes for index outputs, `0` for an int64 buffer.)
+        if mem_bytes(proto.dtype()) > mem_bytes(elem) {
+            return unsupported(format!(
+                "tvm_stack_make_array of `{}` ({elem}) described as {}",
+                data_var.name(),
+                proto.dtype()
+            ));
+        }
         let site = self.meta.sites.len() as i64;
         self.meta
             .sites
             .push(data_var.name().trim_end_matches("_data").to_string());
         let shape_at = *shape_off as i32;
         let mut numel = self.iconst(types::I64, 1);
+        // Set when the product of the dimensions leaves u64: a wrapped count proves nothing.
+        let mut overflow = self.iconst(types::I8, 0);
         for (d, e) in dims.iter().enumerate() {
             let v = self.expr(e)?;
             let v = self.int_to_i64(v, e.dtype());
             self.b
                 .ins()
                 .store(flags(), v, base, shape_at + d as i32 * 8);
+            let hi = self.b.ins().umulhi(numel, v);
+            let wrapped = self.b.ins().icmp_imm_s(IntCC::NotEqual, hi, 0);
+            overflow = self.b.ins().bor(overflow, wrapped);
             numel = self.b.ins().imul(numel, v);
         }
         *shape_off += dims.len() as i64 * 8;
@@ -1195,6 +1212,8 @@ impl Translator<'_, '_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedLessThanOrEqual, numel, ext);
+        let fits = self.b.ins().icmp_imm_s(IntCC::Equal, overflow, 0);
+        let ok = self.b.ins().band(ok, fits);
         self.guard(ok, |t| t.fail(ERR_BOUNDS, site, 0, ext, numel));
         let dv = self.var_of(data_var)?;
         let p = self.b.use_var(dv);
