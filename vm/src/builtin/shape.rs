@@ -108,14 +108,13 @@ impl<'a> Heap<'a> {
 
     fn store(&self, reg: i64, value: i64) -> Result<()> {
         let (t, r) = self.slot(reg)?;
+        // The heap is made by `alloc_shape_heap` for one VM frame and handed only to this
+        // frame's shape builtins; like every destination-passing packed function, a caller
+        // outside the VM must not share it with another thread during the call.
         // SAFETY: `t` is an int64 tensor (checked in from_arg) and r < numel (checked in slot),
-        // so the eight bytes at element r lie inside the tensor's storage, and any i64 is a valid
-        // element. The write is unaligned because a view's byte offset need not be a multiple
-        // of 8. No concurrent access (`as_mut_ptr`'s contract): the heap is made by
-        // `alloc_shape_heap` for one VM frame and handed only to this frame's shape builtins,
-        // which the VM runs one instruction at a time; like every destination-passing packed
-        // function, a caller outside the VM must not share the heap with another thread during
-        // the call.
+        // so element r lies inside the storage, and any i64 is a valid element; unaligned as a
+        // view's offset need not be a multiple of 8. No concurrent access: the VM runs one
+        // instruction at a time on the frame owning the heap (above).
         unsafe { (t.as_mut_ptr().add(r * 8) as *mut i64).write_unaligned(value) };
         Ok(())
     }
