@@ -85,7 +85,7 @@ pub fn walk_function<V: Visitor + ?Sized>(v: &mut V, f: &Function) {
 
 /// Every Relax function of `module`, in the module's order.
 pub fn walk_module<V: Visitor + ?Sized>(v: &mut V, module: &IRModule) {
-    for (_, f) in &module.functions {
+    for f in module.functions.values() {
         if let crate::ir::BaseFunc::Relax(f) = f {
             v.visit_function(f);
         }
