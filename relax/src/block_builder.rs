@@ -25,9 +25,9 @@
 
 use crate::Result;
 use crate::error::Error;
+use crate::ir::visit::operand_var_uses;
 use crate::ir::{
-    Attrs, BaseFunc, Binding, BindingBlock, Expr, ExprKind, Function, IRModule, SeqExpr,
-    StructInfo, Var,
+    Attrs, BaseFunc, Binding, BindingBlock, Expr, Function, IRModule, SeqExpr, StructInfo, Var,
 };
 use crate::normalize::{Normalizer, normalize_operands};
 use crate::struct_info_ops::{Compatibility, compatibility, describe};
@@ -365,7 +365,7 @@ impl BlockBuilder {
         let output = self.normalize_args(output)?;
         let inferred = self.normalizer.infer(&output)?;
         let mut uses_dataflow = None;
-        visit_vars(&output, &mut |v| {
+        operand_var_uses(&output, &mut |v| {
             if v.is_dataflow() && uses_dataflow.is_none() {
                 uses_dataflow = Some(v.name().to_string());
             }
@@ -409,21 +409,5 @@ impl BlockBuilder {
         };
         self.add_func(f.name.clone(), BaseFunc::Relax(func));
         Ok(f.name)
-    }
-}
-
-/// Calls `f` on every Relax variable referenced in `e` (not descending into functions).
-fn visit_vars(e: &Expr, f: &mut dyn FnMut(&Var)) {
-    match e.kind() {
-        ExprKind::Var(v) => f(v),
-        ExprKind::Tuple(fields) => fields.iter().for_each(|x| visit_vars(x, f)),
-        ExprKind::TupleGetItem(t, _) => visit_vars(t, f),
-        ExprKind::Call(c) => {
-            if let crate::ir::Callee::Expr(x) = &c.callee {
-                visit_vars(x, f);
-            }
-            c.args.iter().for_each(|x| visit_vars(x, f));
-        }
-        _ => {}
     }
 }

@@ -250,6 +250,12 @@ impl CodeGenVM<'_> {
     }
 
     fn constant(&mut self, c: &Constant) -> Result<Arg> {
+        if c.is_placeholder() {
+            return Err(Error::Unsupported(format!(
+                "constant `metadata[\"ir.GenericConst\"][{}]` has no value: the module was read without its metadata table (ReadOptions::metadata)",
+                c.metadata_index.unwrap_or_default()
+            )));
+        }
         let arg = self.constant_value(Value::Tensor(c.data.clone()))?;
         if let StructInfo::Tensor {
             vdevice: Some(vdev),

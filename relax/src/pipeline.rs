@@ -3,7 +3,8 @@
 //! `default_build_pipeline` after LegalizeOps, in its order, then VMCodeGen; and the front
 //! half, [`optimize`]: from the module a user writes to a legalized (and by default fused) one.
 
-use crate::ir::IRModule;
+use crate::ir::visit::{Visitor, walk_module};
+use crate::ir::{Constant, IRModule};
 use crate::transform;
 use crate::{Error, Result, codegen, well_formed};
 
@@ -127,10 +128,33 @@ pub fn run_pass(
     Ok(out)
 }
 
+/// Fails on a constant read as `metadata["ir.GenericConst"][i]` without the metadata table
+/// (a [`Constant::placeholder`](crate::ir::Constant::placeholder)): printing needs no values,
+/// compiling does.
+fn check_constants_present(module: &IRModule) -> Result<()> {
+    struct Placeholders(Option<usize>);
+    impl Visitor for Placeholders {
+        fn visit_constant(&mut self, c: &Constant) {
+            if c.is_placeholder() && self.0.is_none() {
+                self.0 = c.metadata_index;
+            }
+        }
+    }
+    let mut found = Placeholders(None);
+    walk_module(&mut found, module);
+    match found.0 {
+        None => Ok(()),
+        Some(i) => Err(Error::Unsupported(format!(
+            "constant `metadata[\"ir.GenericConst\"][{i}]` has no value: the module was read without its metadata table (ReadOptions::metadata)"
+        ))),
+    }
+}
+
 /// The front half of the pipeline (TVM's `LegalizeOps`, `AnnotateTIROpPattern`,
 /// `FoldConstant`, `FuseOps`, `FuseTIR` sequence, with LambdaLift first and cleanups last):
 /// its result is what [`build`] takes, the analogue of the corpus' `legalized.py`.
 pub fn optimize(module: &IRModule, config: &OptConfig) -> Result<IRModule> {
+    check_constants_present(module)?;
     let mut m = module.clone();
     for (name, pass, gate) in OPT_PASSES {
         if !gate.open(config) {

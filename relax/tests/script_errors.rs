@@ -56,11 +56,11 @@ const CASES: &[(&str, &str, u32, u32, &str)] = &[
         "undefined variable `zz`",
     ),
     (
-        "metadata without a table",
-        "        c: R.Tensor((n,), dtype=\"float32\") = metadata[\"ir.GenericConst\"][0]\n        return c",
+        "metadata of another kind",
+        "        c: R.Tensor((n,), dtype=\"float32\") = metadata[\"relax.expr.Constant\"][0]\n        return c",
         16,
-        46,
-        "needed to read it",
+        55,
+        "only tensor constants are read from metadata",
     ),
     (
         "unknown data type",

@@ -126,6 +126,31 @@ pub struct Constant {
     pub metadata_index: Option<usize>,
 }
 
+impl Constant {
+    /// The constant `metadata["ir.GenericConst"][index]` of a module read without its
+    /// metadata table: it prints as that reference and has `struct_info`, but no value
+    /// (its data is an empty tensor); compiling it is an error.
+    pub fn placeholder(index: usize, struct_info: StructInfo) -> vm::Result<Constant> {
+        Ok(Constant {
+            data: vm::Tensor::zeros(&[0], vm::DataType::F32)?,
+            struct_info,
+            metadata_index: Some(index),
+        })
+    }
+
+    /// Whether this is a [`Constant::placeholder`]: a metadata reference whose data does not
+    /// have the shape its struct info promises.
+    pub fn is_placeholder(&self) -> bool {
+        let Some(_) = self.metadata_index else {
+            return false;
+        };
+        let empty_data = self.data.shape() == [0];
+        let promised_empty = matches!(&self.struct_info,
+            StructInfo::Tensor { shape: Some(s), .. } if s.len() == 1 && s[0].as_int() == Some(0));
+        empty_data && !promised_empty
+    }
+}
+
 impl fmt::Debug for Constant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Constant({:?})", self.data)

@@ -4,6 +4,7 @@ mod attrs;
 mod expr;
 mod function;
 mod struct_info;
+pub mod visit;
 
 pub use attrs::{AttrValue, Attrs};
 pub use expr::{

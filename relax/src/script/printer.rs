@@ -452,6 +452,10 @@ struct FnPrinter<'m> {
     referenced: HashSet<VarId>,
     /// Printed names of the symbolic variables of the signature (declared as `TypeVar`s).
     signature_syms: Vec<String>,
+    /// Whether the signature (parameters and return) is being printed: TVM writes dimensions
+    /// that are expressions of symbolic variables as strings there (`R.Shape(["n * 2"])`),
+    /// and as expressions in the body.
+    in_signature: bool,
     uses_t: bool,
 }
 
@@ -467,6 +471,7 @@ impl<'m> FnPrinter<'m> {
             scopes: vec![Vec::new()],
             referenced: HashSet::new(),
             signature_syms: Vec::new(),
+            in_signature: false,
             uses_t: false,
         }
     }
@@ -547,12 +552,14 @@ impl<'m> FnPrinter<'m> {
         }
         self.push_scope();
         let mut params = Vec::new();
+        self.in_signature = true;
         for p in &f.params {
             let name = self.define(p);
             let si = self.si(p.struct_info());
             params.push(format!("{name}: {si}"));
         }
         let ret = self.si(&f.ret_struct_info);
+        self.in_signature = false;
         let mut flags = Vec::new();
         if !f.is_pure {
             flags.push("pure=False");
@@ -653,13 +660,7 @@ impl<'m> FnPrinter<'m> {
                     self.branch(&i.else_branch, &name, &ann);
                 }
                 _ => {
-                    let rhs = match value.kind() {
-                        ExprKind::Tuple(items) if items.len() > 1 => {
-                            let items: Vec<String> = items.iter().map(|i| self.expr(i)).collect();
-                            items.join(", ")
-                        }
-                        _ => self.expr(value),
-                    };
+                    let rhs = self.binding_value(value);
                     if var.struct_info().is_void() && !self.referenced.contains(&var.id()) {
                         self.line(&rhs);
                         return;
@@ -681,11 +682,22 @@ impl<'m> FnPrinter<'m> {
         }
     }
 
+    /// The right-hand side of a binding: a tuple of several fields without parentheses.
+    fn binding_value(&mut self, value: &Expr) -> String {
+        match value.kind() {
+            ExprKind::Tuple(items) if items.len() > 1 => {
+                let items: Vec<String> = items.iter().map(|i| self.expr(i)).collect();
+                items.join(", ")
+            }
+            _ => self.expr(value),
+        }
+    }
+
     fn branch(&mut self, s: &SeqExpr, name: &str, ann: &str) {
         self.indent += 1;
         self.push_scope();
         self.seq_bindings(s);
-        let body = self.expr(&s.body);
+        let body = self.binding_value(&s.body);
         self.line(&format!("{name}: {ann} = {body}"));
         self.pop_scope();
         self.indent -= 1;
@@ -699,7 +711,8 @@ impl<'m> FnPrinter<'m> {
                 value.to_string()
             }
             tir::ExprKind::Var(_) => self.prim(d),
-            _ => quote(&self.prim(d)),
+            _ if self.in_signature && d.uses_var(&|_| true) => quote(&self.prim(d)),
+            _ => self.prim(d),
         }
     }
 

@@ -19,6 +19,7 @@ use crate::op::{OpParam, ParamKind};
 use crate::script::ReadOptions;
 use crate::script::builtins;
 use crate::script::builtins::OpView;
+use crate::struct_info_ops::{substitute_struct_info, visit_symbolic_vars};
 use crate::{Error, Result};
 
 type PResult<T> = std::result::Result<T, ParseError>;
@@ -226,6 +227,9 @@ impl ModuleReader<'_> {
                 }
                 S::FunctionDef(def) if relax_decorator(def).is_some() => {
                     let f = FnReader::new(self).function(def)?;
+                    // Callers read later see the inferred return struct info, as with TVM's
+                    // parser, which reads functions in order.
+                    self.normalizer.declare(def.name.clone(), f.struct_info());
                     module.add(def.name.clone(), BaseFunc::Relax(f));
                 }
                 S::FunctionDef(def) => {
@@ -970,10 +974,11 @@ impl<'m, 'a> FnReader<'m, 'a> {
         };
         let table = &self.m.options.metadata;
         if table.is_empty() {
-            return err(
-                span,
-                "this module refers to `metadata[\"ir.GenericConst\"]`, which is needed to read it: pass the constants table (`ReadOptions::metadata`; the corpus keeps it in case.json)",
-            );
+            // Reading (and printing) needs no values: the constant stays a reference, with
+            // the struct info of the binding that names it (see `make_binding`).
+            let c = Constant::placeholder(i as usize, StructInfo::tensor_ndim(-1, None))
+                .map_err(|e| ParseError::new(span, format!("metadata constant: {e}")))?;
+            return Ok(Expr::new(ExprKind::Constant(c)));
         }
         let Some(t) = usize::try_from(i).ok().and_then(|i| table.get(i)) else {
             return err(
@@ -1512,7 +1517,25 @@ impl<'m, 'a> FnReader<'m, 'a> {
         };
         let ret_struct_info = match &def.returns {
             Some(_) => declared_ret,
-            None => self.infer(&ret, def.name_span)?,
+            None => {
+                let inferred = self.infer(&ret, def.name_span)?;
+                if self.supply.len() > 2 {
+                    // An inner function may refer to every variable of the enclosing one.
+                    inferred
+                } else {
+                    // Symbolic variables that the parameters do not define (bound in the
+                    // body by `R.match_cast`) are out of scope for callers: TVM erases them.
+                    let mut defined = HashSet::new();
+                    for p in &params {
+                        visit_symbolic_vars(p.struct_info(), &mut |v| {
+                            defined.insert(v.id());
+                        });
+                    }
+                    substitute_struct_info(&inferred, &HashMap::new(), &|v| {
+                        defined.contains(&v.id())
+                    })
+                }
+            }
         };
         Ok(Function {
             name: def.name.clone(),
@@ -1701,6 +1724,16 @@ impl<'m, 'a> FnReader<'m, 'a> {
         let si = match annotation {
             Some(ann) => self.struct_info(ann)?,
             None => self.infer(&v, value.span)?,
+        };
+        // A metadata reference read without the table takes its binding's annotation.
+        let v = match v.kind() {
+            ExprKind::Constant(c) if c.is_placeholder() && annotation.is_some() => {
+                Expr::new(ExprKind::Constant(Constant {
+                    struct_info: si.clone(),
+                    ..c.clone()
+                }))
+            }
+            _ => v,
         };
         Ok(Binding::Var {
             var: self.new_var(name, si, kind),

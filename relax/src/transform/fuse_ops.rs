@@ -139,18 +139,7 @@ impl Graph {
 
 /// Every variable used in `e` (not inside nested functions), in order.
 fn collect_vars(e: &Expr, out: &mut Vec<Var>) {
-    match e.kind() {
-        ExprKind::Var(v) => out.push(v.clone()),
-        ExprKind::Tuple(items) => items.iter().for_each(|i| collect_vars(i, out)),
-        ExprKind::TupleGetItem(t, _) => collect_vars(t, out),
-        ExprKind::Call(c) => {
-            if let Callee::Expr(f) = &c.callee {
-                collect_vars(f, out);
-            }
-            c.args.iter().for_each(|a| collect_vars(a, out));
-        }
-        _ => {}
-    }
+    crate::ir::visit::operand_var_uses(e, &mut |v| out.push(v.clone()));
 }
 
 struct DomNode {

@@ -11,6 +11,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::Result;
+use crate::ir::visit::Visitor;
 use crate::ir::{
     Binding, BindingBlock, Expr, ExprKind, Function, IRModule, SeqExpr, StructInfo, Var, VarId,
 };
@@ -122,51 +123,26 @@ fn seq_uses(s: &SeqExpr, out: &mut HashSet<VarId>) {
     uses(&s.body, out);
 }
 
-/// The variables `e` reads, in order (with repetitions).
+/// The variables `e` reads, in order (with repetitions), also inside `if` branches; a nested
+/// function reads what it captures (its free variables other than its parameters) where it
+/// is defined.
 pub(crate) fn uses_vars(e: &Expr, out: &mut Vec<Var>) {
-    match e.kind() {
-        ExprKind::Var(v) => out.push(v.clone()),
-        ExprKind::Tuple(items) => items.iter().for_each(|i| uses_vars(i, out)),
-        ExprKind::TupleGetItem(t, _) => uses_vars(t, out),
-        ExprKind::Call(c) => {
-            if let crate::ir::Callee::Expr(f) = &c.callee {
-                uses_vars(f, out);
-            }
-            c.args.iter().for_each(|a| uses_vars(a, out));
+    struct Uses<'o> {
+        out: &'o mut Vec<Var>,
+    }
+    impl Visitor for Uses<'_> {
+        fn visit_var_use(&mut self, v: &Var) {
+            self.out.push(v.clone());
         }
-        ExprKind::If(i) => {
-            uses_vars(&i.cond, out);
-            for s in [&i.then_branch, &i.else_branch] {
-                for block in &s.blocks {
-                    for b in &block.bindings {
-                        uses_vars(b.value(), out);
-                    }
-                }
-                uses_vars(&s.body, out);
-            }
-        }
-        ExprKind::Seq(s) => {
-            for block in &s.blocks {
-                for b in &block.bindings {
-                    uses_vars(b.value(), out);
-                }
-            }
-            uses_vars(&s.body, out);
-        }
-        ExprKind::Function(f) => {
-            // Captured variables of a nested function are used where it is defined.
+        fn visit_function(&mut self, f: &Function) {
             let params: HashSet<VarId> = f.params.iter().map(Var::id).collect();
             let mut inner = Vec::new();
-            for block in &f.body.blocks {
-                for b in &block.bindings {
-                    uses_vars(b.value(), &mut inner);
-                }
-            }
-            uses_vars(&f.body.body, &mut inner);
-            out.extend(inner.into_iter().filter(|v| !params.contains(&v.id())));
+            Uses { out: &mut inner }.visit_seq(&f.body);
+            self.out
+                .extend(inner.into_iter().filter(|v| !params.contains(&v.id())));
         }
-        _ => {}
     }
+    Uses { out }.visit_expr(e)
 }
 
 fn rewrite(s: &SeqExpr, kills: &HashMap<usize, Vec<Var>>, counter: &mut usize) -> SeqExpr {

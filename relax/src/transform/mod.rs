@@ -255,7 +255,11 @@ pub(crate) fn struct_info_of(e: &Expr, module: &IRModule) -> StructInfo {
         },
         ExprKind::Function(f) => f.struct_info(),
         ExprKind::Seq(s) => struct_info_of(&s.body, module),
-        ExprKind::If(i) => struct_info_of(&i.then_branch.body, module),
+        // As the Normalizer does: the least common ancestor of the branches.
+        ExprKind::If(i) => crate::struct_info_ops::lca(
+            &struct_info_of(&i.then_branch.body, module),
+            &struct_info_of(&i.else_branch.body, module),
+        ),
         ExprKind::GlobalVar(g) => match module.get(g) {
             Some(BaseFunc::Relax(f)) => f.struct_info(),
             _ => StructInfo::Any,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::ir::PrimExpr;
+use crate::ir::{Buffer, PrimExpr};
 
 /// An attribute dictionary. Keys are kept sorted, which is also the order TVM prints them in.
 pub type Attrs = BTreeMap<String, AttrValue>;
@@ -25,6 +25,8 @@ pub enum AttrValue {
     List(Vec<AttrValue>),
     /// A nested dictionary.
     Map(BTreeMap<String, AttrValue>),
+    /// A buffer named as a value (`T.sblock_attr({"layout_free_placeholders": [B]})`).
+    Buffer(Buffer),
 }
 
 impl AttrValue {

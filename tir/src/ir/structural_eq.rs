@@ -366,6 +366,7 @@ impl EqCtx {
                 Ok(())
             }
             (AttrValue::Map(x), AttrValue::Map(y)) => self.attrs(path, x, y),
+            (AttrValue::Buffer(x), AttrValue::Buffer(y)) => self.buffer(path, x, y),
             _ => fail(path, format!("attribute values {a:?} vs {b:?}")),
         }
     }

@@ -356,6 +356,7 @@ impl Printer {
                 format!("[{}]", parts.join(", "))
             }
             AttrValue::Map(m) => self.attrs(m),
+            AttrValue::Buffer(b) => self.buffer_name(b),
         }
     }
 

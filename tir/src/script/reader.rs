@@ -737,6 +737,11 @@ impl<'a> Reader<'a> {
                     .collect::<PResult<Vec<_>>>()?,
             ),
             A::Dict(_) => AttrValue::Map(self.attr_dict(v)?),
+            // TVM's legalized attention names buffers as values
+            // (`"layout_free_placeholders": [T_reshape_1]`).
+            A::Name(n) if matches!(self.lookup(n), Some(Binding::Buffer(_))) => {
+                AttrValue::Buffer(self.lookup_buffer(v)?)
+            }
             _ => AttrValue::Expr(self.expr(v)?),
         })
     }
