@@ -152,9 +152,8 @@ fn is_half(dt: DataType) -> bool {
 /// A reduction accumulator kept in a register ([`Translator::promotion_plan`]).
 struct Accumulator<'s> {
     buffer: &'s tir::Buffer,
+    /// The index loads are matched by (deep equality: same variables, not same names).
     index: &'s PrimExpr,
-    /// `index` as text, the key loads are matched by.
-    key: String,
 }
 
 /// Translates one function. `b` is a fresh builder on a function whose signature is the
@@ -185,14 +184,15 @@ pub(crate) struct Translator<'a, 'b> {
     promote: bool,
     /// Whether `a * b + c` on floats may become one fused multiply-add ([`mul_add_operands`]).
     contract: bool,
-    /// Accumulators held in registers: (buffer data variable, index text, variable).
-    promoted: Vec<(VarId, String, Variable)>,
+    /// Accumulators held in registers: (buffer data variable, index, variable).
+    promoted: Vec<(VarId, PrimExpr, Variable)>,
     /// `int64` dimensions bound from argument shapes: never negative ([`symbolic`]).
     shape_vars: HashSet<VarId>,
     /// The enclosing loops, outermost first.
     loops: Vec<symbolic::LoopRange>,
-    /// Uniform operands of the current vector loop, splatted in its preheader, by text.
-    hoisted: HashMap<String, Value>,
+    /// Uniform operands of the current vector loop, splatted in its preheader (keyed by deep
+    /// equality, never by text: distinct buffers may share a name).
+    hoisted: HashMap<PrimExpr, Value>,
     /// The module, to declare outlined parallel loop bodies in; `None` keeps loops serial.
     module: Option<&'a mut JITModule>,
     /// Loops outlined so far.
@@ -822,9 +822,8 @@ impl Translator<'_, '_> {
             if has_load(index) || index.uses_var(&|x| x == lv) {
                 return None;
             }
-            let key = index.to_string();
             for a in &accs {
-                if a.buffer.data.id() != buffer.data.id() || a.key == key {
+                if a.buffer.data.id() != buffer.data.id() || a.index == index {
                     continue;
                 }
                 let d = tir::arith::simplify(&PrimExpr::binary(
@@ -838,9 +837,9 @@ impl Translator<'_, '_> {
             }
             if !accs
                 .iter()
-                .any(|a| a.buffer.data.id() == buffer.data.id() && a.key == key)
+                .any(|a| a.buffer.data.id() == buffer.data.id() && a.index == index)
             {
-                accs.push(Accumulator { buffer, index, key });
+                accs.push(Accumulator { buffer, index });
             }
         }
         // Loads of stored buffers must be accumulator reads.
@@ -852,10 +851,10 @@ impl Translator<'_, '_> {
                         ok &= indices.iter().all(|i| !has_load(i));
                         let id = buffer.data.id();
                         if accs.iter().any(|a| a.buffer.data.id() == id) {
-                            ok &= indices.len() == 1 && {
-                                let k = indices[0].to_string();
-                                accs.iter().any(|a| a.buffer.data.id() == id && a.key == k)
-                            };
+                            ok &= indices.len() == 1
+                                && accs
+                                    .iter()
+                                    .any(|a| a.buffer.data.id() == id && *a.index == indices[0]);
                         }
                     }
                 });
@@ -889,7 +888,7 @@ impl Translator<'_, '_> {
         let depth = self.promoted.len();
         for (a, (_, var)) in accs.iter().zip(&regs) {
             self.promoted
-                .push((a.buffer.data.id(), a.key.clone(), *var));
+                .push((a.buffer.data.id(), a.index.clone(), *var));
         }
         let end = self.b.ins().iadd(min, ext);
         self.define(&f.loop_var, min)?;
@@ -908,7 +907,7 @@ impl Translator<'_, '_> {
                 .iter()
                 .position(|a| {
                     a.buffer.data.id() == buffer.data.id()
-                        && indices.first().is_some_and(|i| i.to_string() == a.key)
+                        && indices.first().is_some_and(|i| i == a.index)
                 })
                 .map(|k| (k, value)),
             _ => None,
@@ -1457,10 +1456,11 @@ impl Translator<'_, '_> {
                 if !self.promoted.is_empty()
                     && let [index] = indices.as_slice()
                 {
-                    let key = index.to_string();
                     let id = buffer.data.id();
-                    if let Some((_, _, acc)) =
-                        self.promoted.iter().find(|(b, k, _)| *b == id && *k == key)
+                    if let Some((_, _, acc)) = self
+                        .promoted
+                        .iter()
+                        .find(|(b, k, _)| *b == id && k == index)
                     {
                         let acc = *acc;
                         return Ok(self.b.use_var(acc));

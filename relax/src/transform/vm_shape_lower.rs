@@ -80,7 +80,7 @@ struct Lower<'a> {
     module: &'a IRModule,
     func_name: String,
     slots: Vec<Slot>,
-    slot_map: HashMap<String, usize>,
+    slot_map: HashMap<PrimExpr, usize>,
     heap: Option<Var>,
     out: Vec<Binding>,
     new_funcs: &'a mut Vec<(String, tir::PrimFunc)>,
@@ -88,10 +88,6 @@ struct Lower<'a> {
     /// At the return, every value is already computed and TVM emits each field's match right
     /// after its tuple item is taken.
     eager_match: bool,
-}
-
-fn key(e: &PrimExpr) -> String {
-    format!("{e:?}")
 }
 
 fn collect_vars(e: &PrimExpr, out: &mut Vec<tir::Var>) {
@@ -115,7 +111,7 @@ impl Lower<'_> {
         if e.as_int().is_some() || e.dtype() != DataType::INT64 {
             return;
         }
-        let k = key(e);
+        let k = e.clone();
         if self.slot_map.contains_key(&k) {
             return;
         }
@@ -134,7 +130,7 @@ impl Lower<'_> {
             for v in vars {
                 let ve = PrimExpr::from(&v);
                 self.visit_prim(&ve);
-                if let Some(&s) = self.slot_map.get(&key(&ve)) {
+                if let Some(&s) = self.slot_map.get(&ve) {
                     deps.push(s);
                 }
             }
@@ -488,7 +484,7 @@ impl Lower<'_> {
     }
 
     fn slot_of(&self, e: &PrimExpr) -> Result<i64> {
-        match self.slot_map.get(&key(e)) {
+        match self.slot_map.get(e) {
             Some(&s) if self.slots[s].computed => Ok(self.slots[s].index),
             _ => Err(self.unsupported(format_args!(
                 "the symbolic expression `{e}`, used before a parameter or match_cast defines it"
@@ -648,7 +644,7 @@ impl Lower<'_> {
                 let (code, rvalue) = match e.as_int() {
                     Some(v) => (MATCH_ASSERT_IMM, v),
                     None => {
-                        let s = *self.slot_map.get(&key(e)).ok_or_else(|| {
+                        let s = *self.slot_map.get(e).ok_or_else(|| {
                             Error::Internal(format!("VMShapeLower: no slot for `{e}`"))
                         })?;
                         if self.slots[s].computed {
@@ -757,7 +753,7 @@ impl Lower<'_> {
         Ok(match e.kind() {
             K::IntImm { .. } | K::FloatImm { .. } => e.clone(),
             K::Var(v) => {
-                let s = self.slot_map.get(&key(&PrimExpr::from(v))).ok_or_else(|| {
+                let s = self.slot_map.get(&PrimExpr::from(v)).ok_or_else(|| {
                     Error::Internal(format!("VMShapeLower: no slot for `{}`", v.name()))
                 })?;
                 PrimExpr::load(heap.clone(), vec![PrimExpr::i64(self.slots[*s].index)])
@@ -794,7 +790,7 @@ fn is_base_of(base: &StructInfo, derived: &StructInfo) -> bool {
         a.len() == b.len()
             && a.iter()
                 .zip(b)
-                .all(|(x, y)| key(&tir::arith::simplify(x)) == key(&tir::arith::simplify(y)))
+                .all(|(x, y)| tir::arith::simplify(x) == tir::arith::simplify(y))
     };
     match (base, derived) {
         (StructInfo::Any, _) => true,

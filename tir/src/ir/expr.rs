@@ -196,6 +196,155 @@ impl fmt::Display for PrimExpr {
     }
 }
 
+/// Deep equality by identity, TVM's `ExprDeepEqual`: the same tree of nodes over the same
+/// variables (by [`VarId`](crate::VarId)) and the same buffers (by identity); float constants
+/// compare by bit pattern. Names never matter: two distinct buffers or variables that share a
+/// name hint (legalization names every non-variable argument `rxplaceholder`) are different, so
+/// this — never the printed text, which only the printer makes unique — is how passes and code
+/// generators decide that two expressions are "the same".
+impl PartialEq for PrimExpr {
+    fn eq(&self, other: &PrimExpr) -> bool {
+        if self.ptr_eq(other) {
+            return true;
+        }
+        use ExprKind as K;
+        match (self.kind(), other.kind()) {
+            (
+                K::IntImm { dtype, value },
+                K::IntImm {
+                    dtype: d2,
+                    value: v2,
+                },
+            ) => dtype == d2 && value == v2,
+            (
+                K::FloatImm { dtype, value },
+                K::FloatImm {
+                    dtype: d2,
+                    value: v2,
+                },
+            ) => dtype == d2 && value.to_bits() == v2.to_bits(),
+            (K::StringImm(a), K::StringImm(b)) => a == b,
+            (K::Var(a), K::Var(b)) => a == b,
+            (
+                K::Binary { op, a, b },
+                K::Binary {
+                    op: o2,
+                    a: a2,
+                    b: b2,
+                },
+            ) => op == o2 && a == a2 && b == b2,
+            (
+                K::Cmp { op, a, b },
+                K::Cmp {
+                    op: o2,
+                    a: a2,
+                    b: b2,
+                },
+            ) => op == o2 && a == a2 && b == b2,
+            (K::And(a, b), K::And(a2, b2)) | (K::Or(a, b), K::Or(a2, b2)) => a == a2 && b == b2,
+            (K::Not(a), K::Not(b)) => a == b,
+            (
+                K::Select {
+                    cond,
+                    true_value,
+                    false_value,
+                },
+                K::Select {
+                    cond: c2,
+                    true_value: t2,
+                    false_value: f2,
+                },
+            ) => cond == c2 && true_value == t2 && false_value == f2,
+            (
+                K::Cast { dtype, value },
+                K::Cast {
+                    dtype: d2,
+                    value: v2,
+                },
+            ) => dtype == d2 && value == v2,
+            (
+                K::BufferLoad { buffer, indices },
+                K::BufferLoad {
+                    buffer: b2,
+                    indices: i2,
+                },
+            ) => buffer.same_as(b2) && indices == i2,
+            (
+                K::Call { dtype, op, args },
+                K::Call {
+                    dtype: d2,
+                    op: o2,
+                    args: a2,
+                },
+            ) => dtype == d2 && op == o2 && args == a2,
+            (
+                K::Let { var, value, body },
+                K::Let {
+                    var: v2,
+                    value: x2,
+                    body: b2,
+                },
+            ) => var == v2 && value == x2 && body == b2,
+            (
+                K::Ramp {
+                    base,
+                    stride,
+                    lanes,
+                },
+                K::Ramp {
+                    base: b2,
+                    stride: s2,
+                    lanes: l2,
+                },
+            ) => lanes == l2 && base == b2 && stride == s2,
+            (
+                K::Broadcast { value, lanes },
+                K::Broadcast {
+                    value: v2,
+                    lanes: l2,
+                },
+            ) => lanes == l2 && value == v2,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for PrimExpr {}
+
+/// Consistent with the deep equality: buffers hash by their data variable, which identical
+/// buffers share.
+impl std::hash::Hash for PrimExpr {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        use ExprKind as K;
+        std::mem::discriminant(self.kind()).hash(state);
+        match self.kind() {
+            K::IntImm { dtype, value } => (dtype, value).hash(state),
+            K::FloatImm { dtype, value } => (dtype, value.to_bits()).hash(state),
+            K::StringImm(s) => s.hash(state),
+            K::Var(v) => v.hash(state),
+            K::Binary { op, a, b } => (op, a, b).hash(state),
+            K::Cmp { op, a, b } => (op, a, b).hash(state),
+            K::And(a, b) | K::Or(a, b) => (a, b).hash(state),
+            K::Not(a) => a.hash(state),
+            K::Select {
+                cond,
+                true_value,
+                false_value,
+            } => (cond, true_value, false_value).hash(state),
+            K::Cast { dtype, value } => (dtype, value).hash(state),
+            K::BufferLoad { buffer, indices } => (buffer.data.id(), indices).hash(state),
+            K::Call { dtype, op, args } => (dtype, op, args).hash(state),
+            K::Let { var, value, body } => (var, value, body).hash(state),
+            K::Ramp {
+                base,
+                stride,
+                lanes,
+            } => (base, stride, lanes).hash(state),
+            K::Broadcast { value, lanes } => (value, lanes).hash(state),
+        }
+    }
+}
+
 impl From<Var> for PrimExpr {
     fn from(v: Var) -> PrimExpr {
         PrimExpr::new(ExprKind::Var(v))

@@ -360,7 +360,6 @@ impl Candidate {
             return None;
         }
         let out = buffer.data.id();
-        let key = idx.to_string();
         let mut ok = true;
         let mut reads_out = false;
         value.visit(&mut |x| {
@@ -373,7 +372,7 @@ impl Candidate {
                     ok = false;
                 } else if buffer.data.id() == out {
                     reads_out = true;
-                    ok &= i.to_string() == key;
+                    ok &= i == idx;
                 } else if goal == Goal::Interchange {
                     ok &= matches!(affine_coef(i, jv), Some(0 | 1));
                 }
@@ -402,7 +401,7 @@ impl Candidate {
             let [i] = ii.as_slice() else {
                 return None;
             };
-            if b.data.id() != out || i.to_string() != key || loads_buffer(v, out) {
+            if b.data.id() != out || i != idx || loads_buffer(v, out) {
                 return None;
             }
         }
@@ -493,7 +492,7 @@ pub const ROW_JAM: i64 = 4;
 /// Replaces the load of `C[key]` by an expression.
 struct ReplaceLoad<'a> {
     out: VarId,
-    key: &'a str,
+    index: &'a PrimExpr,
     with: &'a PrimExpr,
 }
 
@@ -502,7 +501,7 @@ impl Mutator for ReplaceLoad<'_> {
         if let ExprKind::BufferLoad { buffer, indices } = e.kind()
             && buffer.data.id() == self.out
             && let [i] = indices.as_slice()
-            && i.to_string() == self.key
+            && i == self.index
         {
             return self.with.clone();
         }
@@ -536,7 +535,6 @@ fn unroll_and_jam(j: &For, k: &For) -> Vec<Stmt> {
     let [idx] = indices.as_slice() else {
         return plain();
     };
-    let key = idx.to_string();
     let out = buffer.data.id();
     let mut reads = 0;
     value.visit(&mut |x| {
@@ -564,7 +562,7 @@ fn unroll_and_jam(j: &For, k: &For) -> Vec<Stmt> {
         let v = crate::transform::mutator::substitute(value, &map);
         acc = ReplaceLoad {
             out,
-            key: &key,
+            index: idx,
             with: &acc,
         }
         .expr(&v);

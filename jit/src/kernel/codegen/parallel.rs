@@ -151,11 +151,19 @@ fn slab_key(
     ranges: &HashMap<VarId, (i64, i64)>,
     inner: &[symbolic::LoopRange],
     shape_vars: &HashSet<VarId>,
-) -> Option<String> {
+) -> Option<SlabKey> {
     if let Some(c) = slab(index, var, ranges) {
-        return Some(format!("const {c}"));
+        return Some(SlabKey::Const(c));
     }
-    symbolic::slab(index, var, inner, shape_vars).map(|s| format!("symbolic {s}"))
+    symbolic::slab(index, var, inner, shape_vars).map(SlabKey::Symbolic)
+}
+
+/// A slab per iteration: a constant, or a symbolic stride compared by deep equality (never by
+/// text: two shape variables may share a name).
+#[derive(Clone, PartialEq)]
+enum SlabKey {
+    Const(i64),
+    Symbolic(PrimExpr),
 }
 
 /// Whether `index` is `c * var + r` with `0 <= r < |c|`; returns `c`.
@@ -277,7 +285,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             accesses(&f.body, &mut acc);
             let key =
                 |index: &PrimExpr| slab_key(index, &f.loop_var, &ranges, &inner, &self.shape_vars);
-            let mut slabs: HashMap<VarId, String> = HashMap::new();
+            let mut slabs: HashMap<VarId, SlabKey> = HashMap::new();
             for (buf, index, store) in &acc {
                 if *store {
                     let c = key(index)?;

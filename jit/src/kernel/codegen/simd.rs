@@ -71,7 +71,7 @@ const MAX_LANES: i64 = 4;
 /// together: the same index, or indices a constant at least [`MAX_LANES`] apart (then an
 /// element is touched by both only in different vector iterations, in the scalar order).
 fn compatible(a: &PrimExpr, b: &PrimExpr) -> bool {
-    if a.to_string() == b.to_string() {
+    if a == b {
         return true;
     }
     let d = tir::arith::simplify(&PrimExpr::binary(BinaryOp::Sub, a.clone(), b.clone()));
@@ -363,14 +363,13 @@ impl Translator<'_, '_> {
             }
         }
         for e in uniforms {
-            let key = e.to_string();
-            if self.hoisted.contains_key(&key) {
+            if self.hoisted.contains_key(&e) {
                 continue;
             }
             let x = self.expr(&e)?;
             let vt = vec_type(e.dtype())?;
             let splat = self.b.ins().splat(vt, x);
-            self.hoisted.insert(key, splat);
+            self.hoisted.insert(e, splat);
         }
         Ok(())
     }
@@ -438,7 +437,7 @@ impl Translator<'_, '_> {
     /// The vector value of `e` (a uniform `e` is computed once as a scalar and splatted).
     fn vexpr(&mut self, e: &PrimExpr, v: &Var, lanes: u16) -> Result<Value> {
         if !uses(e, v) {
-            if let Some(x) = self.hoisted.get(&e.to_string()) {
+            if let Some(x) = self.hoisted.get(e) {
                 return Ok(*x);
             }
             let s = self.expr(e)?;

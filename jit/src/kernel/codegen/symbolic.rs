@@ -251,7 +251,7 @@ pub(crate) fn slab(
     v: &Var,
     inner: &[LoopRange],
     shape_vars: &HashSet<VarId>,
-) -> Option<String> {
+) -> Option<PrimExpr> {
     let an = Analyzer::new();
     let x = PrimExpr::from(v);
     let step = HashMap::from([(v.id(), add_const(&x, 1))]);
@@ -272,7 +272,7 @@ pub(crate) fn slab(
     if linear.as_int() != Some(0) {
         return None;
     }
-    in_bounds(&r, &s, inner, shape_vars).then(|| s.to_string())
+    in_bounds(&r, &s, inner, shape_vars).then_some(s)
 }
 
 #[cfg(test)]
@@ -398,7 +398,7 @@ mod tests {
         let shapes = HashSet::from([n.id(), m.id()]);
         let idx = add(mul(e(&i), e(&m)), e(&j));
         let inner = [lp(&j, e(&m))];
-        assert_eq!(slab(&idx, &i, &inner, &shapes), Some(e(&m).to_string()));
+        assert_eq!(slab(&idx, &i, &inner, &shapes), Some(e(&m)));
         assert_eq!(slab(&e(&j), &i, &inner, &shapes), None);
         let wide = [lp(&j, add(e(&m), PrimExpr::i64(1)))];
         assert_eq!(slab(&idx, &i, &wide, &shapes), None);
