@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use support::case::Case;
 use relaxjit::{Tensor, Value};
+use support::case::Case;
 
 /// A module, the function to call, its arguments and the flops of one call (0 if not counted).
 pub struct Workload {
