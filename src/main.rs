@@ -377,10 +377,15 @@ fn run_module(args: &RunArgs) -> Result<String> {
     let mut out = String::new();
     writeln!(
         out,
-        "compiled {} in {} ({} kernels)",
+        "compiled {} in {} ({} TIR kernel{})",
         args.path.display(),
         millis(compile_time),
-        compiled.kernels().kernels().len()
+        compiled.kernels().kernels().len(),
+        if compiled.kernels().kernels().len() == 1 {
+            ""
+        } else {
+            "s"
+        }
     )?;
     for line in input_lines {
         writeln!(out, "{line}")?;

@@ -342,8 +342,8 @@ fn arrays_described_wider_than_their_buffer_are_refused() {
         make_array("out", "4", 1, "T.float64(0.0)")
     );
     let funcs = tir::parse_module_prim_funcs(&src).expect("the module parses");
-    let err = KernelLibrary::compile(&funcs)
-        .err()
-        .expect("a float64 description of a float32 buffer is refused");
+    let Err(err) = KernelLibrary::compile(&funcs) else {
+        panic!("a float64 description of a float32 buffer is refused");
+    };
     assert!(err.to_string().contains("described as float64"), "{err}");
 }
