@@ -8,4 +8,3 @@ def wrap_read(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
 # shapes: [[16], [16]]
 # input seed: 2
 # expect: out-of-bounds
-# open: bounds work (int32 index wraparound: the proof works in int64 and drops the check)

@@ -8,4 +8,3 @@ def round_ties(A: T.Buffer((4,), "float32")):
 # shapes: [[4]]
 # input seed: 1
 # expect: ok
-# open: jit/src/kernel/codegen.rs and runtime.rs (`round` must map to MathFn::Nearest, ties to even)

@@ -8,4 +8,3 @@ def nan_ne(B: T.Buffer((4,), "int32")):
 # shapes: [[4]]
 # input seed: 1
 # expect: ok
-# open: bounds work owns tir/src/arith/scalar.rs (`float_cmp` of `!=` must be ordered, as in TVM)

@@ -8,4 +8,3 @@ def parallel_huge(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
 # shapes: [[4], [4]]
 # input seed: 1
 # expect: out-of-bounds
-# open: runtime work (jit/src/kernel/runtime.rs, parallel-for chunking with checked arithmetic)

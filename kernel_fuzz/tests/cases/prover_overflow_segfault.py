@@ -8,4 +8,3 @@ def prover_overflow(D: T.Buffer((T.int64(6),), "int64")):
 # shapes: [[6]]
 # input seed: 1
 # expect: out-of-bounds
-# open: bounds work (tir/src/arith, checked arithmetic in the bounds proof)

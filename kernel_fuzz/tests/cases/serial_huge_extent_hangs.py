@@ -8,4 +8,3 @@ def serial_huge(A: T.Buffer((T.int64(9),), "float32")):
 # shapes: [[9]]
 # input seed: 1
 # expect: out-of-bounds
-# open: runtime work (parallel-for helper: checked chunking, stop after the first error)

@@ -8,4 +8,3 @@ def narrow_cast(B: T.Buffer((4,), "int8")):
 # shapes: [[4]]
 # input seed: 1
 # expect: ok
-# open: bounds work owns jit/src/kernel/codegen.rs (`cast`: clamp to the narrow type's range before `ireduce`)
