@@ -278,7 +278,9 @@ pub(crate) fn struct_info_of(e: &Expr, module: &IRModule) -> StructInfo {
                     "relax.vm.kill_object"
                     | "relax.memory.kill_storage"
                     | "relax.memory.kill_tensor" => StructInfo::void(),
-                    _ => StructInfo::Any,
+                    // The operator's own inference, as the Normalizer computes it; an operator
+                    // it cannot infer (the VM-level builtins have no rows) stays `Any`.
+                    _ => crate::normalize::infer_struct_info(e, module).unwrap_or(StructInfo::Any),
                 },
                 _ => StructInfo::Any,
             }
