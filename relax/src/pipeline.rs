@@ -76,31 +76,42 @@ impl Gate {
     }
 }
 
+/// A pass of [`optimize`]: it may read the options (FoldConstant's size limit).
+pub type OptPass = fn(&IRModule, &OptConfig) -> Result<IRModule>;
+
 /// The passes [`optimize`] runs, by name, in order, each when its [`Gate`] is open.
-pub const OPT_PASSES: &[(&str, Pass, Gate)] = &[
-    ("LambdaLift", transform::lambda_lift, Gate::Always),
+pub const OPT_PASSES: &[(&str, OptPass, Gate)] = &[
+    ("LambdaLift", |m, _| transform::lambda_lift(m), Gate::Always),
     (
         "DispatchLibrary",
-        transform::dispatch_library,
+        |m, _| transform::dispatch_library(m),
         Gate::Library,
     ),
-    ("LegalizeOps", crate::legalize::legalize_ops, Gate::Always),
     (
-        "AnnotateTIROpPattern",
-        transform::annotate_tir_op_pattern,
+        "LegalizeOps",
+        |m, _| crate::legalize::legalize_ops(m),
         Gate::Always,
     ),
-    ("FoldConstant", transform::fold_constant, Gate::Always),
-    ("FuseOps", transform::fuse_ops, Gate::Fusion),
-    ("FuseTIR", transform::fuse_tir, Gate::Fusion),
+    (
+        "AnnotateTIROpPattern",
+        |m, _| transform::annotate_tir_op_pattern(m),
+        Gate::Always,
+    ),
+    (
+        "FoldConstant",
+        |m, c| transform::fold_constant_with_limit(m, c.max_fold_bytes),
+        Gate::Always,
+    ),
+    ("FuseOps", |m, _| transform::fuse_ops(m), Gate::Fusion),
+    ("FuseTIR", |m, _| transform::fuse_tir(m), Gate::Fusion),
     (
         "DeadCodeElimination",
-        transform::dead_code_elimination,
+        |m, _| transform::dead_code_elimination(m),
         Gate::Always,
     ),
     (
         "CanonicalizeBindings",
-        transform::canonicalize_bindings,
+        |m, _| transform::canonicalize_bindings(m),
         Gate::Always,
     ),
 ];
@@ -160,16 +171,7 @@ pub fn optimize(module: &IRModule, config: &OptConfig) -> Result<IRModule> {
         if !gate.open(config) {
             continue;
         }
-        // The table's FoldConstant uses the default limit; the configured one replaces it.
-        m = if *name == "FoldConstant" {
-            run_pass(
-                name,
-                &|m| transform::fold_constant_with_limit(m, config.max_fold_bytes),
-                &m,
-            )?
-        } else {
-            run_pass(name, pass, &m)?
-        };
+        m = run_pass(name, &|m| pass(m, config), &m)?;
     }
     Ok(m)
 }

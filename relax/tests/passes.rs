@@ -8,15 +8,18 @@ use std::path::{Path, PathBuf};
 use relaxjit_relax as relax;
 
 use relax::IRModule;
-use relax::pipeline::Pass;
 
-fn pass_by_name(name: &str) -> Option<Pass> {
-    relax::pipeline::PASSES
+/// A pass of either table by TVM's name; [`relax::pipeline::OPT_PASSES`] run with the default
+/// options.
+fn pass_by_name(name: &str) -> Option<Box<dyn Fn(&IRModule) -> relax::Result<IRModule>>> {
+    if let Some((_, p)) = relax::pipeline::PASSES.iter().find(|(n, _)| *n == name) {
+        return Some(Box::new(*p));
+    }
+    let (_, p, _) = relax::pipeline::OPT_PASSES
         .iter()
-        .map(|(n, p)| (*n, *p))
-        .chain(relax::pipeline::OPT_PASSES.iter().map(|(n, p, _)| (*n, *p)))
-        .find(|(n, _)| *n == name)
-        .map(|(_, p)| p)
+        .find(|(n, _, _)| *n == name)?;
+    let config = relax::pipeline::OptConfig::default();
+    Some(Box::new(move |m| p(m, &config)))
 }
 
 fn run(path: &Path) -> Result<String, String> {
