@@ -9,9 +9,12 @@ use relaxjit_relax as relax;
 
 use relax::IRModule;
 
+/// A pass ready to run on a module.
+type BoxedPass = Box<dyn Fn(&IRModule) -> relax::Result<IRModule>>;
+
 /// A pass of either table by TVM's name; [`relax::pipeline::OPT_PASSES`] run with the default
 /// options.
-fn pass_by_name(name: &str) -> Option<Box<dyn Fn(&IRModule) -> relax::Result<IRModule>>> {
+fn pass_by_name(name: &str) -> Option<BoxedPass> {
     if let Some((_, p)) = relax::pipeline::PASSES.iter().find(|(n, _)| *n == name) {
         return Some(Box::new(*p));
     }
