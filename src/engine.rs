@@ -32,8 +32,10 @@ pub enum ExecMode {
     /// The bytecode interpreter dispatches every instruction; kernels are native code.
     #[default]
     Bytecode,
-    /// Each Relax function compiled to native code (`__vmtir__<name>`). Not implemented yet:
-    /// asking for it is an error at compile time, never a silent fallback.
+    /// Each Relax function compiled to native code (`__vmtir__<name>`, `jit::vmtir`) that runs
+    /// on the register file without the dispatch loop; calls of JIT'd kernels go straight to
+    /// their native entries. A function that cannot be compiled stays bytecode, and is listed
+    /// in [`CompiledModule::fallbacks`].
     Compiled,
 }
 
@@ -165,11 +167,6 @@ impl Engine {
 
     /// Compiles a module: optimization, lowering, bytecode, kernels, link check.
     pub fn compile(&self, module: &IRModule) -> Result<CompiledModule> {
-        if self.config.exec_mode == ExecMode::Compiled {
-            return Err(Error::Unsupported(
-                "compiled exec mode is not implemented yet (use ExecMode::Bytecode)".into(),
-            ));
-        }
         let lowered = self.lower(module)?;
         let (exec, prim_funcs) =
             relax::codegen::codegen(&lowered).map_err(|e| Error::relax("VMCodeGen", e))?;
@@ -177,10 +174,23 @@ impl Engine {
         let kernels = KernelLibrary::compile(&funcs)?;
         let mut library = Library::new();
         kernels.add_to(&mut library);
+        let mut exec = exec;
+        let mut vmtir = None;
+        if self.config.exec_mode == ExecMode::Compiled {
+            let module =
+                jit::vmtir::compile(&exec, &kernels).map_err(|error| Error::Link { error })?;
+            module.add_to(&mut library);
+            exec = module.executable.clone();
+            vmtir = Some(VmtirInfo {
+                fallbacks: module.fallbacks,
+                compile_time: module.compile_time,
+            });
+        }
         let compiled = CompiledModule {
             exec: Arc::new(exec),
             kernels,
             library,
+            vmtir,
             vm_config: VmConfig {
                 allocator: self.config.allocator,
                 ..VmConfig::default()
@@ -229,6 +239,15 @@ pub struct CompiledModule {
     library: Library,
     vm_config: VmConfig,
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// Compiled mode only: what `jit::vmtir` did.
+    vmtir: Option<VmtirInfo>,
+}
+
+/// What compiled mode recorded for a module.
+#[derive(Clone, Debug)]
+struct VmtirInfo {
+    fallbacks: Vec<jit::vmtir::Fallback>,
+    compile_time: std::time::Duration,
 }
 
 impl std::fmt::Debug for CompiledModule {
@@ -249,6 +268,28 @@ impl CompiledModule {
     /// The compiled kernels (PrimFuncs and shape functions).
     pub fn kernels(&self) -> &KernelLibrary {
         &self.kernels
+    }
+
+    /// The mode the functions run in: [`ExecMode::Compiled`] if compiled mode translated them
+    /// (even if some fell back to bytecode).
+    pub fn exec_mode(&self) -> ExecMode {
+        if self.vmtir.is_some() {
+            ExecMode::Compiled
+        } else {
+            ExecMode::Bytecode
+        }
+    }
+
+    /// Compiled mode: the functions that stay bytecode because they could not be compiled,
+    /// with the reason. Empty in bytecode mode.
+    pub fn fallbacks(&self) -> &[jit::vmtir::Fallback] {
+        self.vmtir.as_ref().map_or(&[], |v| &v.fallbacks)
+    }
+
+    /// Compiled mode: the time spent translating the functions to native code (included in
+    /// the compile time). `None` in bytecode mode.
+    pub fn vmtir_compile_time(&self) -> Option<std::time::Duration> {
+        self.vmtir.as_ref().map(|v| v.compile_time)
     }
 
     /// The functions linked into every VM.

@@ -70,7 +70,7 @@ enum Command {
 enum Mode {
     /// The bytecode interpreter, with native kernels
     Bytecode,
-    /// Each Relax function as native code (not implemented yet)
+    /// Each Relax function as native code (`__vmtir__<name>`)
     Compiled,
 }
 
@@ -387,6 +387,13 @@ fn run_module(args: &RunArgs) -> Result<String> {
             "s"
         }
     )?;
+    for f in compiled.fallbacks() {
+        writeln!(
+            out,
+            "compiled mode: {} stays bytecode: {}",
+            f.function, f.reason
+        )?;
+    }
     for line in input_lines {
         writeln!(out, "{line}")?;
     }

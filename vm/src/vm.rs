@@ -587,6 +587,72 @@ impl VmRef {
         }
     }
 
+    /// Whether an instrument is installed (compiled code takes its generic call path then).
+    #[inline]
+    pub fn is_instrumented(&self) -> bool {
+        self.0.has_instrument.load(Ordering::Relaxed)
+    }
+
+    /// Performs one bytecode Call instruction — `call f[func_idx] in: args dst: dst` — on the
+    /// register file `regs`, outside the dispatch loop: what compiled functions
+    /// (`__vmtir__<name>`) run for a Call. Same semantics as the interpreter's Call: packed
+    /// functions get the register values moved in and back, instruments see the call, closures
+    /// and VM functions go through [`invoke_closure`](Self::invoke_closure), and the result is
+    /// written to `dst` unless it is `%void`/`%vm`.
+    ///
+    /// `args` are argument words of a validated executable whose register files are no larger
+    /// than `regs`; a word naming a register, constant or function out of range panics.
+    pub fn call_instruction(
+        &self,
+        func_idx: usize,
+        dst: RegName,
+        args: &[i64],
+        regs: &mut [Value],
+        call_args: &mut Vec<Value>,
+    ) -> Result<()> {
+        let core = &*self.0;
+        let callee = &core.func_pool[func_idx];
+        let instrumented = core.has_instrument.load(Ordering::Relaxed);
+        if let Value::Func(f) = callee
+            && !instrumented
+        {
+            let ret = self.call_packed_moving_registers(f, args, regs, call_args);
+            call_args.clear();
+            write_dst(regs, dst, ret?);
+            return Ok(());
+        }
+        call_args.clear();
+        for &w in args {
+            let a = Arg(w);
+            let v = a.value();
+            call_args.push(match a.kind() {
+                Some(ArgKind::Register) => self.read_register(regs, v),
+                Some(ArgKind::Immediate) => Value::Int(v),
+                Some(ArgKind::ConstIdx) => core.constants[v as usize].clone(),
+                Some(ArgKind::FuncIdx) => core.func_pool[v as usize].clone(),
+                None => {
+                    return Err(Error::internal(format!(
+                        "argument word {w:#x} has an unknown kind"
+                    )));
+                }
+            });
+        }
+        let ret = if instrumented {
+            self.call_instrumented(func_idx, call_args)
+        } else {
+            self.invoke_closure(callee, call_args)
+        };
+        call_args.clear();
+        write_dst(regs, dst, ret?);
+        Ok(())
+    }
+
+    /// Reads register `r` as the interpreter does: `%vm` is this VM, `%void` is None.
+    #[inline]
+    pub fn register_value(&self, regs: &[Value], r: RegName) -> Value {
+        self.read_register(regs, r)
+    }
+
     /// TVM's instrumented Call: `instrument(func, name, before, ret, *args)` around the call;
     /// `SKIP_RUN` from the "before" call skips both the callee and the "after" call.
     fn call_instrumented(&self, func_idx: usize, call_args: &mut [Value]) -> Result<Value> {
