@@ -13,13 +13,34 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Module, default_libcall_names};
 
 use crate::error::{Error, Result};
-use crate::isa::host_isa;
 use crate::vmtir::runtime::{CallCtx, VmtirRuntime};
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable};
 
 /// The native ABI of a compiled Relax function:
 /// `extern "C" fn(ctx: *mut CallCtx, regs: *mut Value, rt: *const VmtirRuntime) -> i32`,
 /// returning a `runtime::STATUS_*` code.
 pub type NativeFn = unsafe extern "C" fn(*mut CallCtx, *mut vm::Value, *const VmtirRuntime) -> i32;
+
+/// The host ISA for compiled Relax functions. Their code is a sequence of calls and branches
+/// with nothing to optimize, so Cranelift's optimizer is off: it would only add compile time.
+fn vmtir_isa() -> Result<OwnedTargetIsa> {
+    let mut flags = settings::builder();
+    flags.set("opt_level", "none")?;
+    flags.set("regalloc_algorithm", "single_pass")?;
+    flags.set(
+        "enable_verifier",
+        if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        },
+    )?;
+    flags.set("is_pic", "false")?;
+    flags.set("use_colocated_libcalls", "false")?;
+    let isa_builder = cranelift_native::builder().map_err(|msg| Error::Unsupported(msg.into()))?;
+    Ok(isa_builder.finish(settings::Flags::new(flags))?)
+}
 
 /// A module being built: functions are declared and defined, then [`CodeBuilder::finish`]
 /// makes them executable.
@@ -32,7 +53,7 @@ pub struct CodeBuilder {
 
 impl CodeBuilder {
     pub fn new() -> Result<CodeBuilder> {
-        let isa = host_isa()?;
+        let isa = vmtir_isa()?;
         let module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let ctx = module.make_context();
         Ok(CodeBuilder {

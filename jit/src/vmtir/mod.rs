@@ -85,6 +85,8 @@ struct Shared {
     code: CompiledCode,
     kernels: Vec<Kernel>,
     entries: Vec<KernelFn>,
+    /// Argument words of every Call, addressed by generated code through `CallCtx::words`.
+    words: Vec<i64>,
 }
 
 // SAFETY: `entries` are entry points of kernels whose code `kernels` keeps alive; they are
@@ -165,6 +167,7 @@ fn compile_functions(
     let slots = |fi: usize| slot_of_func.get(&fi).copied();
     let mut done = Vec::new();
     let mut failed = Vec::new();
+    let mut words = Vec::new();
     for &fi in candidates {
         cb.ctx.func.signature = sig.clone();
         let translated = {
@@ -176,6 +179,7 @@ fn compile_functions(
                 fi,
                 exec.func_table[fi].num_args,
                 &slots,
+                &mut words,
             );
             if r.is_ok() {
                 b.finalize(frontend);
@@ -201,6 +205,7 @@ fn compile_functions(
             code,
             kernels: used,
             entries,
+            words,
         },
         done,
         failed,
@@ -218,6 +223,7 @@ fn vmtir_func(shared: Arc<Shared>, native: NativeFn, regs_needed: usize) -> VmTi
         }
         let mut ctx = CallCtx {
             kernels: shared.entries.as_ptr(),
+            words: shared.words.as_ptr(),
             kernel_info: &shared.kernels,
             vm: vmref,
             regs_len: regs.len(),
@@ -226,7 +232,8 @@ fn vmtir_func(shared: Arc<Shared>, native: NativeFn, regs_needed: usize) -> VmTi
             panic: None,
         };
         // SAFETY: `native` is code of `shared` (alive here) with the `NativeFn` ABI; it reads
-        // `ctx.kernels` (`shared.entries`, one entry per slot its calls use) and passes `ctx`
+        // `ctx.kernels` (`shared.entries`, one entry per slot its calls use) and `ctx.words`
+        // (`shared.words`, holding every word range its Calls name) and passes `ctx`
         // and `regs` (a live register file of `ctx.regs_len` values, at least the size of
         // every register the function's validated bytecode names) to the helpers, whose
         // contracts these are.

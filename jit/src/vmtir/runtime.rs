@@ -1,7 +1,8 @@
 //! What compiled Relax functions call at run time: the per-call context ([`CallCtx`]) and the
 //! table of `extern "C"` helpers ([`VmtirRuntime`]) that do the work involving `vm::Value`s.
 //!
-//! Generated code knows no Rust layout except [`CallCtx::kernels`] (offset 0) and the table's
+//! Generated code knows no Rust layout except [`CallCtx::kernels`] and [`CallCtx::words`]
+//! (offsets `CTX_*`) and the table's
 //! function pointers (offsets `RT_*`); everything else it passes through untouched. Every helper
 //! returns a status: [`STATUS_OK`], [`STATUS_ERROR`] (an error is in the context) or
 //! [`STATUS_PANIC`] (a callee panicked; the payload is in the context and the caller of the
@@ -32,6 +33,8 @@ pub const STATUS_GENERIC: i32 = 3;
 pub struct CallCtx<'a> {
     /// Native entries of the kernels this function calls directly, by slot.
     pub kernels: *const KernelFn,
+    /// The module's argument-word pool: each Call's words, at offsets fixed at compile time.
+    pub words: *const i64,
     pub kernel_info: &'a [Kernel],
     pub vm: &'a VmRef,
     /// The register file's length (generated code only passes the pointer along).
@@ -44,6 +47,8 @@ pub struct CallCtx<'a> {
 
 /// Byte offset of [`CallCtx::kernels`].
 pub const CTX_KERNELS_OFFSET: i32 = 0;
+/// Byte offset of [`CallCtx::words`].
+pub const CTX_WORDS_OFFSET: i32 = 8;
 
 /// `call(ctx, regs, func_idx, dst, args, nargs) -> status`: one Call instruction, generically.
 pub type CallFn = unsafe extern "C" fn(*mut CallCtx, *mut Value, i64, i64, *const i64, i64) -> i32;
@@ -267,4 +272,29 @@ unsafe extern "C" fn kernel_fail(
     guarded(ctx, |ctx| {
         Err(ctx.kernel_info[slot as usize].failure(status, err))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    /// Generated code reads these fields at fixed offsets.
+    #[test]
+    fn offsets_match_the_rust_layout() {
+        assert_eq!(offset_of!(CallCtx, kernels), CTX_KERNELS_OFFSET as usize);
+        assert_eq!(offset_of!(CallCtx, words), CTX_WORDS_OFFSET as usize);
+        assert_eq!(offset_of!(VmtirRuntime, call), RT_CALL as usize);
+        assert_eq!(offset_of!(VmtirRuntime, cond), RT_COND as usize);
+        assert_eq!(offset_of!(VmtirRuntime, ret), RT_RET as usize);
+        assert_eq!(
+            offset_of!(VmtirRuntime, kernel_args),
+            RT_KERNEL_ARGS as usize
+        );
+        assert_eq!(
+            offset_of!(VmtirRuntime, kernel_fail),
+            RT_KERNEL_FAIL as usize
+        );
+        assert_eq!(offset_of!(VmtirRuntime, kernel_rt), RT_KERNEL_RT as usize);
+    }
 }

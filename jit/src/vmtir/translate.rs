@@ -2,8 +2,9 @@
 //! function with the [`NativeFn`](super::code::NativeFn) ABI.
 //!
 //! Each instruction becomes a block, so control flow is native: Goto is a jump, If a branch on
-//! the value its helper returns, Ret a return. A Call stores its argument words in a stack slot
-//! and calls the `call` helper, which performs it exactly as the interpreter would. A Call of a
+//! the value its helper returns, Ret a return. A Call passes a pointer to its argument words (in
+//! the module's word pool, reached through the call context) to the `call` helper, which
+//! performs it exactly as the interpreter would. A Call of a
 //! JIT'd kernel whose result is discarded instead has the `kernel_args` helper convert its
 //! arguments (no boxing, no name lookup) and then calls the kernel's native entry directly; the
 //! kernel checks its arguments as always, and a failure is described by the `kernel_fail`
@@ -19,8 +20,8 @@ use vm::Executable;
 use vm::bytecode::{BEGIN_SPECIAL_REG, Instruction};
 
 use super::runtime::{
-    CTX_KERNELS_OFFSET, RT_CALL, RT_COND, RT_KERNEL_ARGS, RT_KERNEL_FAIL, RT_KERNEL_RT, RT_RET,
-    STATUS_GENERIC,
+    CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, RT_CALL, RT_COND, RT_KERNEL_ARGS, RT_KERNEL_FAIL,
+    RT_KERNEL_RT, RT_RET, STATUS_GENERIC,
 };
 use crate::error::{Error, Result};
 use crate::kernel::abi::{ARG_SIZE, KernelError};
@@ -38,6 +39,7 @@ pub fn translate(
     fi: usize,
     ret_slot: i64,
     kernel_slot: KernelSlots,
+    word_pool: &mut Vec<i64>,
 ) -> Result<()> {
     let info = &exec.func_table[fi];
     let (start, end) = (info.start_instr as usize, info.end_instr as usize);
@@ -47,7 +49,6 @@ pub fn translate(
             Error::Unsupported(format!("instruction {pc} of {} does not decode", info.name))
         })?);
     }
-    let mut max_args = 1;
     let mut max_kernel_args = 0;
     for inst in &insts {
         if let Instruction::Call {
@@ -56,7 +57,6 @@ pub fn translate(
             dst,
         } = inst
         {
-            max_args = max_args.max(args.len());
             if *dst >= BEGIN_SPECIAL_REG && kernel_slot(*func_idx as usize).is_some() {
                 max_kernel_args = max_kernel_args.max(args.len());
             }
@@ -94,11 +94,12 @@ pub fn translate(
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
     let (ctx, regs, rt) = (params[0], params[1], params[2]);
-    let words = b.create_sized_stack_slot(StackSlotData::new(
-        StackSlotKind::ExplicitSlot,
-        (8 * max_args) as u32,
-        3,
-    ));
+    let words = b.ins().load(
+        types::I64,
+        MemFlagsData::trusted().with_readonly(),
+        ctx,
+        CTX_WORDS_OFFSET,
+    );
     let (kargs, kerr) = if max_kernel_args > 0 {
         (
             Some(b.create_sized_stack_slot(StackSlotData::new(
@@ -146,19 +147,16 @@ pub fn translate(
                 args,
             } => {
                 let next = target(pc, 1)?;
-                for (i, &w) in args.iter().enumerate() {
-                    let v = e.b.ins().iconst(types::I64, w);
-                    e.b.ins().stack_store(types::I64, v, words, (8 * i) as i32);
-                }
-                let addr = e.b.ins().stack_addr(types::I64, words, 0);
+                let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
+                word_pool.extend_from_slice(args);
                 let n = e.b.ins().iconst(types::I64, args.len() as i64);
-                let generic = e.b.create_block();
                 if let (Some(slot), true, Some(kargs), Some(kerr)) = (
                     kernel_slot(func_idx as usize),
                     dst >= BEGIN_SPECIAL_REG,
                     kargs,
                     kerr,
                 ) {
+                    let generic = e.b.create_block();
                     let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
                     let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
                     let slot_v = e.b.ins().iconst(types::I64, slot as i64);
@@ -197,10 +195,8 @@ pub fn translate(
                         &[e.ctx, slot_v, ks, eaddr],
                     );
                     e.b.ins().jump(e.exit, &[st.into()]);
-                } else {
-                    e.b.ins().jump(generic, &[]);
+                    e.b.switch_to_block(generic);
                 }
-                e.b.switch_to_block(generic);
                 let f = e.b.ins().iconst(types::I64, func_idx);
                 let d = e.b.ins().iconst(types::I64, dst);
                 let st = e.call_rt(RT_CALL, e.sigs.call, &[e.ctx, e.regs, f, d, addr, n]);
