@@ -438,6 +438,12 @@ fn run_demo() -> Result<String> {
     use std::fmt::Write as _;
 
     let report = demo::run_demo(&relaxjit::Engine::default(), 20).context("the demo failed")?;
+    let compiled_engine = relaxjit::Engine::new(relaxjit::Config {
+        exec_mode: relaxjit::ExecMode::Compiled,
+        ..relaxjit::Config::default()
+    })?;
+    let compiled =
+        demo::run_demo(&compiled_engine, 20).context("the demo failed in compiled mode")?;
     let mut out = String::new();
     writeln!(
         out,
@@ -474,9 +480,25 @@ fn run_demo() -> Result<String> {
     )?;
     writeln!(
         out,
-        "{} -> {}",
+        "compiled mode (each Relax function as native code): compile {}, first call {}, next calls {}",
+        millis(compiled.compile),
+        millis(compiled.first_call),
+        millis(compiled.steady_call),
+    )?;
+    let agree = match (&report.output, &compiled.output) {
+        (vm::Value::Tensor(a), vm::Value::Tensor(b)) => a.to_bytes() == b.to_bytes(),
+        _ => false,
+    };
+    writeln!(
+        out,
+        "{} -> {}{}",
         demo::DEMO_FUNCTION,
-        values::summarize(&report.output)
+        values::summarize(&report.output),
+        if agree {
+            " (both modes, bit for bit)"
+        } else {
+            " (the modes DISAGREE)"
+        }
     )?;
     writeln!(
         out,

@@ -252,8 +252,9 @@ fn npy_files_round_trip() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The demo computes the same with and without fusion and on a one-thread pool: a
-/// differential check of FuseOps/FuseTIR and of the parallel kernels on a whole model.
+/// The demo computes the same with and without fusion, on a one-thread pool and in compiled
+/// mode: a differential check of FuseOps/FuseTIR, of the parallel kernels and of the compiled
+/// Relax functions on a whole model.
 #[test]
 fn the_demo_agrees_across_configurations() {
     use support::demo::run_demo;
@@ -263,6 +264,18 @@ fn the_demo_agrees_across_configurations() {
     };
     let fused = run(Config::default());
     assert_eq!(fused.len(), 16 * 64);
+    // Compiled mode runs the same kernels on the same values: identical bits.
+    let compiled = run(Config {
+        exec_mode: ExecMode::Compiled,
+        ..Config::default()
+    });
+    assert!(
+        fused
+            .iter()
+            .zip(&compiled)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "compiled mode differs from bytecode mode"
+    );
     assert!(fused.iter().all(|v| v.is_finite()));
     for config in [
         Config {
