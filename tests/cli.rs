@@ -72,6 +72,11 @@ const CASES: &[Case] = &[
         expect: &["out:output: float32[16]"],
     },
     Case {
+        args: &["run", "tests/cli/add.py", "--mode", "compiled"],
+        status: 0,
+        expect: &["out:output: float32[16]"],
+    },
+    Case {
         args: &["run", "tests/cli/add.py", "--frobnicate"],
         status: 2,
         expect: &["err:unexpected argument '--frobnicate'"],
