@@ -3,7 +3,7 @@
 //! kernel call included), plus the compile time of compiled mode for the chain.
 //!
 //! `cargo run --release -p relaxjit-bench --example vmtir_dispatch [N_OPS]` (`LISTING=1` prints
-//! the bytecode of each mode).
+//! the bytecode of each mode, `MODE=compiled` or `MODE=bytecode` runs one mode).
 
 use std::fmt::Write;
 use std::time::{Duration, Instant};
@@ -64,7 +64,14 @@ fn main() -> anyhow::Result<()> {
         Value::Tensor(Tensor::from_slice(&[1], &[1.0f32])?),
     ];
     let mut results = Vec::new();
+    let only = std::env::var("MODE").ok();
     for mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        if only
+            .as_deref()
+            .is_some_and(|m| !format!("{mode:?}").eq_ignore_ascii_case(m))
+        {
+            continue;
+        }
         let engine = Engine::new(Config {
             exec_mode: mode,
             fusion: false,
@@ -103,6 +110,8 @@ fn main() -> anyhow::Result<()> {
         println!();
         results.push(ns_per_op);
     }
-    println!("compiled / bytecode: {:.2}", results[1] / results[0]);
+    if let [bytecode, compiled] = results[..] {
+        println!("compiled / bytecode: {:.2}", compiled / bytecode);
+    }
     Ok(())
 }

@@ -11,7 +11,7 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use vm::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG};
+use vm::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG, VM_REGISTER};
 use vm::{Error, Value, VmRef};
 
 use crate::kernel::Kernel;
@@ -67,6 +67,30 @@ pub type KernelArgsFn = unsafe extern "C" fn(
     *mut KernelError,
     i64,
 ) -> i32;
+/// `builtin(ctx, regs, which, dst, args, nargs) -> status`: a `FAST_*` builtin performed
+/// directly, or [`STATUS_GENERIC`] if its arguments are not of the usual kinds (the generic
+/// call then gives the builtin's own answer, error included).
+pub type BuiltinFn =
+    unsafe extern "C" fn(*mut CallCtx, *mut Value, i64, i64, *const i64, i64) -> i32;
+
+/// `vm.builtin.null_value()` into a register (VMCodeGen's `kill_object`).
+pub const FAST_NULL_VALUE: i64 = 0;
+/// `vm.builtin.alloc_tensor(storage, offset, shape, dtype)`.
+pub const FAST_ALLOC_TENSOR: i64 = 1;
+/// `vm.builtin.alloc_storage(%vm, shape, device_index, dtype[, scope])`.
+pub const FAST_ALLOC_STORAGE: i64 = 2;
+
+/// The `FAST_*` code of a call of packed function `name` with `nargs` arguments writing to a
+/// register, if the translator performs it directly.
+pub fn fast_builtin(name: &str, nargs: usize) -> Option<i64> {
+    match (name, nargs) {
+        ("vm.builtin.null_value", 0) => Some(FAST_NULL_VALUE),
+        ("vm.builtin.alloc_tensor", 4) => Some(FAST_ALLOC_TENSOR),
+        ("vm.builtin.alloc_storage", 4 | 5) => Some(FAST_ALLOC_STORAGE),
+        _ => None,
+    }
+}
+
 /// `kernel_fail(ctx, slot, status, err) -> STATUS_ERROR`: the error a failed kernel reports.
 pub type KernelFailFn = unsafe extern "C" fn(*mut CallCtx, i64, i32, *mut KernelError) -> i32;
 
@@ -78,6 +102,7 @@ pub struct VmtirRuntime {
     pub ret: RetFn,
     pub kernel_args: KernelArgsFn,
     pub kernel_fail: KernelFailFn,
+    pub builtin: BuiltinFn,
     /// The kernels' own runtime table, passed to every direct kernel call.
     pub kernel_rt: *const RuntimeTable,
 }
@@ -93,7 +118,8 @@ pub const RT_COND: i32 = 8;
 pub const RT_RET: i32 = 16;
 pub const RT_KERNEL_ARGS: i32 = 24;
 pub const RT_KERNEL_FAIL: i32 = 32;
-pub const RT_KERNEL_RT: i32 = 40;
+pub const RT_BUILTIN: i32 = 40;
+pub const RT_KERNEL_RT: i32 = 48;
 
 impl VmtirRuntime {
     /// The process-wide table.
@@ -105,6 +131,7 @@ impl VmtirRuntime {
             ret,
             kernel_args,
             kernel_fail,
+            builtin,
             kernel_rt: RuntimeTable::get(),
         })
     }
@@ -260,6 +287,95 @@ unsafe extern "C" fn kernel_args(
 }
 
 /// # Safety
+/// As for [`call`]; `dst` is a register below `ctx.regs_len`.
+unsafe extern "C" fn builtin(
+    ctx: *mut CallCtx,
+    regs: *mut Value,
+    which: i64,
+    dst: i64,
+    args: *const i64,
+    nargs: i64,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    let (ctx, regs, args) = unsafe {
+        (
+            &mut *ctx,
+            std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
+            std::slice::from_raw_parts(args, nargs as usize),
+        )
+    };
+    if ctx.vm.is_instrumented() {
+        return STATUS_GENERIC;
+    }
+    let mut generic = false;
+    let status = guarded(ctx, |ctx| {
+        let vm = ctx.vm;
+        let constant = |w: i64| match Arg(w).kind() {
+            Some(ArgKind::ConstIdx) => vm.constant(Arg(w).value() as usize),
+            _ => None,
+        };
+        let immediate = |w: i64| match Arg(w).kind() {
+            Some(ArgKind::Immediate) => Some(Arg(w).value()),
+            _ => None,
+        };
+        let result = match which {
+            FAST_NULL_VALUE => Value::Null,
+            FAST_ALLOC_TENSOR => {
+                let storage = match Arg(args[0]).kind() {
+                    Some(ArgKind::Register) => regs.get(Arg(args[0]).value() as usize),
+                    _ => None,
+                };
+                let (
+                    Some(Value::Storage(storage)),
+                    Some(offset),
+                    Some(Value::Shape(shape)),
+                    Some(Value::DType(dtype)),
+                ) = (
+                    storage,
+                    immediate(args[1]),
+                    constant(args[2]),
+                    constant(args[3]),
+                )
+                else {
+                    generic = true;
+                    return Ok(());
+                };
+                Value::Tensor(storage.alloc_tensor(offset, shape, *dtype)?)
+            }
+            FAST_ALLOC_STORAGE => {
+                let scope = match args.get(4).map(|&w| constant(w)) {
+                    None => None,
+                    Some(Some(Value::Str(s))) => Some(s.as_str()),
+                    Some(_) => {
+                        generic = true;
+                        return Ok(());
+                    }
+                };
+                let (true, Some(Value::Shape(shape)), Some(device), Some(Value::DType(dtype))) = (
+                    args[0] == Arg::new(ArgKind::Register, VM_REGISTER).0,
+                    constant(args[1]),
+                    immediate(args[2]),
+                    constant(args[3]),
+                ) else {
+                    generic = true;
+                    return Ok(());
+                };
+                Value::Storage(vm::builtin::alloc_storage_with(
+                    vm, shape, device, *dtype, scope,
+                )?)
+            }
+            _ => {
+                generic = true;
+                return Ok(());
+            }
+        };
+        regs[dst as usize] = result;
+        Ok(())
+    });
+    if generic { STATUS_GENERIC } else { status }
+}
+
+/// # Safety
 /// `ctx` is the live context, `slot` indexes `ctx.kernel_info`, `err` is what the kernel filled.
 unsafe extern "C" fn kernel_fail(
     ctx: *mut CallCtx,
@@ -295,6 +411,7 @@ mod tests {
             offset_of!(VmtirRuntime, kernel_fail),
             RT_KERNEL_FAIL as usize
         );
+        assert_eq!(offset_of!(VmtirRuntime, builtin), RT_BUILTIN as usize);
         assert_eq!(offset_of!(VmtirRuntime, kernel_rt), RT_KERNEL_RT as usize);
     }
 }

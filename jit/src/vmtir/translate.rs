@@ -16,12 +16,12 @@ use cranelift_codegen::ir::{
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
-use vm::Executable;
 use vm::bytecode::{BEGIN_SPECIAL_REG, Instruction};
+use vm::{Executable, FuncKind};
 
 use super::runtime::{
-    CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, RT_CALL, RT_COND, RT_KERNEL_ARGS, RT_KERNEL_FAIL,
-    RT_KERNEL_RT, RT_RET, STATUS_GENERIC,
+    CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS,
+    RT_KERNEL_FAIL, RT_KERNEL_RT, RT_RET, STATUS_GENERIC, fast_builtin,
 };
 use crate::error::{Error, Result};
 use crate::kernel::abi::{ARG_SIZE, KernelError};
@@ -196,6 +196,21 @@ pub fn translate(
                     );
                     e.b.ins().jump(e.exit, &[st.into()]);
                     e.b.switch_to_block(generic);
+                } else if let Some(which) = fast_builtin_of(exec, func_idx, dst, args.len()) {
+                    let w = e.b.ins().iconst(types::I64, which);
+                    let d = e.b.ins().iconst(types::I64, dst);
+                    let st = e.call_rt(RT_BUILTIN, e.sigs.call, &[e.ctx, e.regs, w, d, addr, n]);
+                    let generic = e.b.create_block();
+                    let not_ok = e.b.create_block();
+                    e.b.set_cold_block(not_ok);
+                    e.b.ins().brif(st, not_ok, &[], next, &[]);
+                    e.b.switch_to_block(not_ok);
+                    let is_generic =
+                        e.b.ins()
+                            .icmp_imm_s(IntCC::Equal, st, STATUS_GENERIC as i64);
+                    e.b.ins()
+                        .brif(is_generic, generic, &[], e.exit, &[st.into()]);
+                    e.b.switch_to_block(generic);
                 }
                 let f = e.b.ins().iconst(types::I64, func_idx);
                 let d = e.b.ins().iconst(types::I64, dst);
@@ -235,6 +250,15 @@ pub fn translate(
     e.b.ins().return_(&[st]);
     e.b.seal_all_blocks();
     Ok(())
+}
+
+/// The `FAST_*` code of a Call the translator performs through the `builtin` helper.
+fn fast_builtin_of(exec: &Executable, func_idx: i64, dst: i64, nargs: usize) -> Option<i64> {
+    let f = exec.func_table.get(func_idx as usize)?;
+    if f.kind != FuncKind::PackedFunc || dst >= BEGIN_SPECIAL_REG {
+        return None;
+    }
+    fast_builtin(&f.name, nargs)
 }
 
 struct Sigs {

@@ -21,6 +21,7 @@ use crate::value::ShapeTuple;
 use crate::vm::VmRef;
 use crate::{DataType, Error, Result, Value};
 
+pub use memory::alloc_storage_with;
 pub use shape::{MakeShapeCode, MatchShapeCode};
 
 /// The signature every builtin has.
