@@ -56,10 +56,10 @@ pub fn translate(
             args,
             dst,
         } = inst
+            && *dst >= BEGIN_SPECIAL_REG
+            && kernel_slot(*func_idx as usize).is_some()
         {
-            if *dst >= BEGIN_SPECIAL_REG && kernel_slot(*func_idx as usize).is_some() {
-                max_kernel_args = max_kernel_args.max(args.len());
-            }
+            max_kernel_args = max_kernel_args.max(args.len());
         }
     }
 
