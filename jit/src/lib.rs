@@ -1,5 +1,6 @@
 //! The Cranelift backends.
 
+pub mod code;
 pub mod error;
 pub mod isa;
 pub mod kernel;
