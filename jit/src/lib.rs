@@ -1,5 +1,6 @@
 //! The Cranelift backends.
 
+pub mod cache;
 pub mod code;
 pub mod error;
 pub mod isa;
