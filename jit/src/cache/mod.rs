@@ -17,7 +17,8 @@
 //!   through the warning hook, and the caller's recompilation replaces it. The cache never
 //!   fails a compile: store errors are warnings too.
 //! * Size bound: after each store the least recently used entries (by modification time, which
-//!   a hit refreshes) are deleted until the directory holds at most [`ArtifactCache::max_bytes`].
+//!   a hit refreshes) are deleted until the directory holds at most [`ArtifactCache::max_bytes`]
+//!   besides the entry just stored.
 
 pub mod entry;
 
@@ -178,6 +179,15 @@ impl ArtifactCache {
         self
     }
 
+    /// The cache in [`ArtifactCache::default_dir`] with the default size bound, if there is
+    /// such a directory.
+    pub fn at_default_dir() -> Option<ArtifactCache> {
+        Some(ArtifactCache::new(
+            ArtifactCache::default_dir()?,
+            DEFAULT_MAX_BYTES,
+        ))
+    }
+
     /// The directory: `$RELAXJIT_CACHE_DIR` if set, else the user's cache directory
     /// (`$XDG_CACHE_HOME/relaxjit`, `~/.cache/relaxjit`; `~/Library/Caches/relaxjit` on macOS;
     /// `%LOCALAPPDATA%\relaxjit` on Windows). `None` if none can be found.
@@ -223,7 +233,8 @@ impl ArtifactCache {
         }
     }
 
-    fn warn(&self, msg: &str) {
+    /// Reports `msg` through the warning hook (stderr unless replaced).
+    pub fn warn(&self, msg: &str) {
         (self.warn)(msg);
     }
 
@@ -334,15 +345,17 @@ impl ArtifactCache {
         Ok(out)
     }
 
-    /// Deletes least recently used entries until the total is within the bound; `keep` (the
-    /// entry just stored) goes last.
+    /// Deletes least recently used entries until the total is within the bound, except `keep`
+    /// (the entry just stored: deleting it would only make the next start compile again), so
+    /// the directory exceeds the bound by at most one entry.
     fn evict(&self, keep: Option<&Path>) -> std::io::Result<()> {
         let mut entries = self.entries()?;
         let mut total: u64 = entries.iter().map(|e| e.1).sum();
         if total <= self.max_bytes {
             return Ok(());
         }
-        entries.sort_by_key(|(p, _, t)| (Some(p.as_path()) == keep, *t));
+        entries.retain(|(p, _, _)| Some(p.as_path()) != keep);
+        entries.sort_by_key(|(_, _, t)| *t);
         for (path, len, _) in entries {
             if total <= self.max_bytes {
                 break;
