@@ -223,11 +223,17 @@ impl Engine {
 
     /// The cache and the key of compiling `module`, if this compile uses the cache.
     fn cache_key(&self, module: &IRModule) -> Option<(&ArtifactCache, jit::cache::Key)> {
+        let cache = self.cache_key_parts()?;
+        Some((cache, crate::cache::key(&self.config, module)))
+    }
+
+    /// The cache, if compiles of this engine use it.
+    fn cache_key_parts(&self) -> Option<&ArtifactCache> {
         let cache = self.config.cache.as_ref()?;
         if self.config.exec_mode == ExecMode::Compiled {
             return None;
         }
-        Some((cache, crate::cache::key(&self.config, module)))
+        Some(cache)
     }
 
     /// The module stored under `key`, linked and checked as a compile checks it; `None` (a
@@ -260,7 +266,7 @@ impl Engine {
 
     /// Parses TVMScript and compiles it.
     pub fn compile_str(&self, src: &str) -> Result<CompiledModule> {
-        self.compile(&Engine::parse(src)?)
+        self.compile_str_with_metadata(src, Vec::new())
     }
 
     /// Parses TVMScript with metadata constants and compiles it.
@@ -269,7 +275,26 @@ impl Engine {
         src: &str,
         metadata: Vec<Tensor>,
     ) -> Result<CompiledModule> {
-        self.compile(&Engine::parse_with_metadata(src, metadata)?)
+        // With a cache, the source text's key points to the module's entry: a hit skips the
+        // parse too.
+        let alias = self.cache_key_parts().map(|cache| {
+            (
+                cache,
+                crate::cache::source_key(&self.config, src, &metadata),
+            )
+        });
+        if let Some((cache, akey)) = &alias
+            && let Some(target) = cache.load_alias(akey)
+            && let Some(hit) = self.load_cached(cache, &target)
+        {
+            return Ok(hit);
+        }
+        let module = Engine::parse_with_metadata(src, metadata)?;
+        let compiled = self.compile(&module)?;
+        if let Some((cache, akey)) = &alias {
+            cache.store_alias(akey, &crate::cache::key(&self.config, &module));
+        }
+        Ok(compiled)
     }
 
     /// The one-shot case: compiles `src` with the default configuration and calls `func`.

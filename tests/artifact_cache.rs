@@ -34,6 +34,11 @@ fn scratch(name: &str) -> PathBuf {
 
 type Warnings = Arc<Mutex<Vec<String>>>;
 
+/// Compiles parsed text: the module's own key, no alias of its source.
+fn compile(engine: &Engine, src: &str) -> relaxjit::Result<CompiledModule> {
+    engine.compile(&Engine::parse(src)?)
+}
+
 fn engine(dir: &Path) -> (Engine, Warnings) {
     let warnings: Warnings = Arc::default();
     let w = warnings.clone();
@@ -111,9 +116,9 @@ fn rewrite(bytes: &[u8], path: &Path, change: impl Fn(&mut Identity)) -> Vec<u8>
 fn a_hit_after_a_miss_behaves_the_same() {
     let dir = scratch("hit");
     let (engine, warnings) = engine(&dir);
-    let cold = engine.compile_str(MODULE).unwrap();
+    let cold = compile(&engine, MODULE).unwrap();
     assert!(!cold.from_cache());
-    let hit = engine.compile_str(MODULE).unwrap();
+    let hit = compile(&engine, MODULE).unwrap();
     assert!(hit.from_cache(), "the second compile loads the entry");
     assert_eq!(behaviour(&cold), behaviour(&hit));
     assert_eq!(
@@ -130,6 +135,37 @@ fn a_hit_after_a_miss_behaves_the_same() {
     let stats = engine.config().cache.as_ref().unwrap().stats().unwrap();
     assert_eq!(stats.entries, 1);
     assert!(stats.bytes > 0);
+}
+
+#[test]
+fn the_source_text_alias_spares_the_parse_and_survives_eviction() {
+    let dir = scratch("alias");
+    let (engine, warnings) = engine(&dir);
+    let cold = engine.compile_str(MODULE).unwrap();
+    assert!(!cold.from_cache());
+    let cache = engine.config().cache.as_ref().unwrap();
+    assert_eq!(cache.stats().unwrap().entries, 2, "the entry and the alias");
+    let hit = engine.compile_str(MODULE).unwrap();
+    assert!(hit.from_cache());
+    assert_eq!(behaviour(&cold), behaviour(&hit));
+    // The same module written differently has another alias but the same entry.
+    let respaced = MODULE.replace("(x, w, out_dtype=None)", "(x,  w, out_dtype=None)");
+    assert!(engine.compile_str(&respaced).unwrap().from_cache());
+    assert_eq!(cache.stats().unwrap().entries, 3, "one entry, two aliases");
+    // An alias whose entry is gone is a quiet miss that stores both again.
+    let canonical = cache.path_of(&relaxjit::jit::cache::Key(key_of_module(MODULE)));
+    std::fs::remove_file(canonical).unwrap();
+    assert!(!engine.compile_str(MODULE).unwrap().from_cache());
+    assert!(engine.compile_str(MODULE).unwrap().from_cache());
+    assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
+}
+
+/// The file stem of the canonical entry of `src`: the entry a parsed compile stores.
+fn key_of_module(src: &str) -> [u8; 32] {
+    let dir = scratch("key_probe");
+    let (engine, _) = engine(&dir);
+    compile(&engine, src).unwrap();
+    key_of(&entry_file(&dir)).0
 }
 
 /// A damage and the words the warning must contain.
@@ -228,13 +264,13 @@ fn damaged_entries_are_warned_misses_that_get_replaced() {
     for (i, d) in DAMAGES.iter().enumerate() {
         let dir = scratch(&format!("damage_{i}"));
         let (engine, warnings) = engine(&dir);
-        let cold = engine.compile_str(MODULE).unwrap();
+        let cold = compile(&engine, MODULE).unwrap();
         let expected = behaviour(&cold);
         let path = entry_file(&dir);
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, (d.apply)(&cold, &path, bytes)).unwrap();
 
-        let again = engine.compile_str(MODULE).unwrap();
+        let again = compile(&engine, MODULE).unwrap();
         let seen = std::mem::take(&mut *warnings.lock().unwrap());
         let mut problems = Vec::new();
         if again.from_cache() {
@@ -249,7 +285,7 @@ fn damaged_entries_are_warned_misses_that_get_replaced() {
         if behaviour(&again) != expected {
             problems.push("the recompiled module behaves differently".into());
         }
-        let replaced = engine.compile_str(MODULE).unwrap();
+        let replaced = compile(&engine, MODULE).unwrap();
         if !replaced.from_cache() || !warnings.lock().unwrap().is_empty() {
             problems.push(format!(
                 "the entry was not replaced (hit: {}, warnings {:?})",
@@ -270,7 +306,7 @@ fn damaged_entries_are_warned_misses_that_get_replaced() {
 fn the_size_bound_evicts_the_least_recently_used() {
     let dir = scratch("lru");
     let (big, _) = engine(&dir);
-    big.compile_str(MODULE).unwrap();
+    compile(&big, MODULE).unwrap();
     let one = big.config().cache.as_ref().unwrap().stats().unwrap().bytes;
     // Room for one entry and a half: storing a second evicts the older.
     let small = Engine::new(Config {
@@ -279,9 +315,7 @@ fn the_size_bound_evicts_the_least_recently_used() {
     })
     .unwrap();
     let first = entry_file(&dir);
-    small
-        .compile_str(&MODULE.replace("R.nn.relu(h1)", "R.add(h1, h1)"))
-        .unwrap();
+    compile(&small, &MODULE.replace("R.nn.relu(h1)", "R.add(h1, h1)")).unwrap();
     let left = entry_file(&dir);
     assert_ne!(first, left, "the older entry was evicted, the new one kept");
     assert_eq!(

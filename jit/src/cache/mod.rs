@@ -16,6 +16,8 @@
 //!   unreadable, corrupted, truncated, another format, build or ISA — is a miss reported
 //!   through the warning hook, and the caller's recompilation replaces it. The cache never
 //!   fails a compile: store errors are warnings too.
+//! * Aliases ([`ArtifactCache::store_alias`]): a small entry under the key of a module's source
+//!   text pointing to the entry under its canonical key, so that a hit skips even the parse.
 //! * Size bound: after each store the least recently used entries (by modification time, which
 //!   a hit refreshes) are deleted until the directory holds at most [`ArtifactCache::max_bytes`]
 //!   besides the entry just stored.
@@ -35,6 +37,9 @@ pub use entry::{Entry, Identity, Reject};
 
 /// The file name extension of entries.
 const EXTENSION: &str = "rjc";
+
+/// The name of the one extra section of an alias entry.
+const ALIAS: &str = "alias";
 
 /// The default size bound: 512 MiB, as Wasmtime's cache.
 pub const DEFAULT_MAX_BYTES: u64 = 512 << 20;
@@ -279,6 +284,36 @@ impl ArtifactCache {
                 None
             }
         }
+    }
+
+    /// The key an alias stored under `key` points to ([`ArtifactCache::store_alias`]).
+    pub fn load_alias(&self, key: &Key) -> Option<Key> {
+        let e = self.load(key)?;
+        match e.extra.as_slice() {
+            [(name, target)] if name == ALIAS && e.kernels.is_empty() => {
+                Some(Key(target.as_slice().try_into().ok()?))
+            }
+            _ => {
+                self.warn(&format!(
+                    "{}: not an alias; recompiling",
+                    self.path_of(key).display()
+                ));
+                None
+            }
+        }
+    }
+
+    /// Stores under `key` (e.g. of a module's source text, before parsing) a pointer to the
+    /// entry under `target` (of the canonical text), so that a hit needs no parse. An alias is
+    /// an entry file like any other: checked, evicted and cleared the same way.
+    pub fn store_alias(&self, key: &Key, target: &Key) {
+        self.store(
+            key,
+            &Entry {
+                extra: vec![(ALIAS.to_string(), target.0.to_vec())],
+                ..Entry::default()
+            },
+        );
     }
 
     /// Stores `entry` under `key`, replacing any entry there, then evicts down to the size
