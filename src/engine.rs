@@ -19,6 +19,7 @@
 
 use std::sync::Arc;
 
+use jit::cache::ArtifactCache;
 use jit::kernel::KernelLibrary;
 use relax::IRModule;
 use relax::script::ReadOptions;
@@ -72,6 +73,12 @@ pub struct Config {
     /// allocates what the program asks for, and the run time reports an allocation error if
     /// memory is short. Default [`relax::transform::DEFAULT_MAX_FOLD_BYTES`] (16 MiB).
     pub max_fold_bytes: usize,
+    /// The artifact cache ([`jit::cache`]): a compile whose key is stored loads the module
+    /// instead of compiling it, and a compile stores what it produced. Off (`None`) by default;
+    /// [`ArtifactCache::at_default_dir`] gives the cache in `$RELAXJIT_CACHE_DIR` or the user's
+    /// cache directory. Not used in compiled exec mode yet (its native functions are not in the
+    /// stored code).
+    pub cache: Option<ArtifactCache>,
 }
 
 /// The most threads [`Config::threads`] may ask for. Fixed rather than a multiple of the core
@@ -90,6 +97,7 @@ impl Default for Config {
             threads: None,
             allocator: AllocatorKind::Pooled,
             max_fold_bytes: relax::transform::DEFAULT_MAX_FOLD_BYTES,
+            cache: None,
         }
     }
 }
@@ -165,8 +173,15 @@ impl Engine {
         relax::pipeline::lower(&m).map_err(|e| Error::relax("lowering", e))
     }
 
-    /// Compiles a module: optimization, lowering, bytecode, kernels, link check.
+    /// Compiles a module: optimization, lowering, bytecode, kernels, link check — or, with
+    /// [`Config::cache`] holding the module's entry, loads it from there.
     pub fn compile(&self, module: &IRModule) -> Result<CompiledModule> {
+        let cached = self.cache_key(module);
+        if let Some((cache, key)) = &cached
+            && let Some(hit) = self.load_cached(cache, key)
+        {
+            return Ok(hit);
+        }
         let lowered = self.lower(module)?;
         let (exec, prim_funcs) =
             relax::codegen::codegen(&lowered).map_err(|e| Error::relax("VMCodeGen", e))?;
@@ -196,6 +211,7 @@ impl Engine {
                 ..VmConfig::default()
             },
             pool: self.pool.clone(),
+            from_cache: false,
         };
         // Resolving every function the bytecode names here makes a missing kernel or builtin a
         // compile-time error, without building a VM that nobody would use.
@@ -207,12 +223,61 @@ impl Engine {
             .library
             .link(&compiled.exec)
             .map_err(|error| Error::Link { error })?;
+        if let Some((cache, key)) = &cached
+            && let Some(entry) = crate::cache::to_entry(cache, &compiled)
+        {
+            cache.store(key, &entry);
+        }
         Ok(compiled)
+    }
+
+    /// The cache and the key of compiling `module`, if this compile uses the cache.
+    fn cache_key(&self, module: &IRModule) -> Option<(&ArtifactCache, jit::cache::Key)> {
+        let cache = self.cache_key_parts()?;
+        Some((cache, crate::cache::key(&self.config, module)))
+    }
+
+    /// The cache, if compiles of this engine use it.
+    fn cache_key_parts(&self) -> Option<&ArtifactCache> {
+        let cache = self.config.cache.as_ref()?;
+        if self.config.exec_mode == ExecMode::Compiled {
+            return None;
+        }
+        Some(cache)
+    }
+
+    /// The module stored under `key`, linked and checked as a compile checks it; `None` (a
+    /// miss, with a warning if an entry was there but unusable) otherwise.
+    fn load_cached(&self, cache: &ArtifactCache, key: &jit::cache::Key) -> Option<CompiledModule> {
+        let entry = cache.load(key)?;
+        let loaded = crate::cache::from_entry(entry).and_then(|(exec, kernels, library)| {
+            exec.validate().map_err(|e| e.to_string())?;
+            library.link(&exec).map_err(|e| e.to_string())?;
+            Ok(CompiledModule {
+                exec,
+                kernels,
+                library,
+                vm_config: crate::cache::vm_config(&self.config),
+                pool: self.pool.clone(),
+                from_cache: true,
+                vmtir: None,
+            })
+        });
+        match loaded {
+            Ok(m) => Some(m),
+            Err(e) => {
+                cache.warn(&format!(
+                    "{}: {e}; recompiling",
+                    cache.path_of(key).display()
+                ));
+                None
+            }
+        }
     }
 
     /// Parses TVMScript and compiles it.
     pub fn compile_str(&self, src: &str) -> Result<CompiledModule> {
-        self.compile(&Engine::parse(src)?)
+        self.compile_str_with_metadata(src, Vec::new())
     }
 
     /// Parses TVMScript with metadata constants and compiles it.
@@ -221,7 +286,26 @@ impl Engine {
         src: &str,
         metadata: Vec<Tensor>,
     ) -> Result<CompiledModule> {
-        self.compile(&Engine::parse_with_metadata(src, metadata)?)
+        // With a cache, the source text's key points to the module's entry: a hit skips the
+        // parse too.
+        let alias = self.cache_key_parts().map(|cache| {
+            (
+                cache,
+                crate::cache::source_key(&self.config, src, &metadata),
+            )
+        });
+        if let Some((cache, akey)) = &alias
+            && let Some(target) = cache.load_alias(akey)
+            && let Some(hit) = self.load_cached(cache, &target)
+        {
+            return Ok(hit);
+        }
+        let module = Engine::parse_with_metadata(src, metadata)?;
+        let compiled = self.compile(&module)?;
+        if let Some((cache, akey)) = &alias {
+            cache.store_alias(akey, &crate::cache::key(&self.config, &module));
+        }
+        Ok(compiled)
     }
 
     /// The one-shot case: compiles `src` with the default configuration and calls `func`.
@@ -239,6 +323,8 @@ pub struct CompiledModule {
     library: Library,
     vm_config: VmConfig,
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// Loaded from the artifact cache rather than compiled.
+    from_cache: bool,
     /// Compiled mode only: what `jit::vmtir` did.
     vmtir: Option<VmtirInfo>,
 }
@@ -290,6 +376,11 @@ impl CompiledModule {
     /// the compile time). `None` in bytecode mode.
     pub fn vmtir_compile_time(&self) -> Option<std::time::Duration> {
         self.vmtir.as_ref().map(|v| v.compile_time)
+    }
+
+    /// Whether this module was loaded from the artifact cache ([`Config::cache`]).
+    pub fn from_cache(&self) -> bool {
+        self.from_cache
     }
 
     /// The functions linked into every VM.

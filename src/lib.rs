@@ -1,11 +1,13 @@
 //! relaxjit: a JIT-centric tensor compiler and Relax virtual machine driven by Cranelift.
 
+mod cache;
 pub mod engine;
 pub mod error;
 pub mod npy;
 
 pub use engine::{CompiledModule, Config, Engine, ExecMode, MAX_THREADS};
 pub use error::{Error, Result};
+pub use jit::cache::ArtifactCache;
 pub use vm::{Tensor, Value};
 
 pub use jit;

@@ -63,6 +63,23 @@ enum Command {
     },
     /// Run the embedded demo (the same as no command)
     Demo,
+    /// Inspect or empty the artifact cache (compiled modules kept on disk by `run`)
+    ///
+    /// The directory is $RELAXJIT_CACHE_DIR, or the user's cache directory
+    /// (~/.cache/relaxjit on Linux).
+    Cache {
+        #[command(subcommand)]
+        action: CacheAction,
+    },
+}
+
+/// What `relaxjit cache` does.
+#[derive(Clone, Copy, Debug, PartialEq, Subcommand)]
+enum CacheAction {
+    /// Print the directory, the number of entries and their size
+    Stats,
+    /// Delete every entry
+    Clear,
 }
 
 /// How compiled Relax functions execute.
@@ -106,6 +123,9 @@ struct RunArgs {
     /// Compile without FuseOps/FuseTIR
     #[arg(long)]
     no_fusion: bool,
+    /// Neither load the module from the artifact cache nor store it there
+    #[arg(long)]
+    no_cache: bool,
     /// The largest tensor generated for a parameter not given with --input (e.g. 4GiB)
     #[arg(long, value_name = "SIZE", default_value = "1GiB", value_parser = values::parse_bytes)]
     max_generated: u64,
@@ -191,6 +211,36 @@ where
         _ => {}
     }
     Ok(cli.command)
+}
+
+/// `relaxjit cache stats|clear`.
+fn cache(action: CacheAction) -> Result<String> {
+    let cache = relaxjit::ArtifactCache::at_default_dir().ok_or_else(|| {
+        anyhow::anyhow!(
+            "no cache directory: set RELAXJIT_CACHE_DIR (or HOME, for the user's cache directory)"
+        )
+    })?;
+    let dir = cache.dir().display().to_string();
+    Ok(match action {
+        CacheAction::Stats => {
+            let s = cache
+                .stats()
+                .with_context(|| format!("cannot read the cache directory {dir}"))?;
+            format!(
+                "directory: {dir}\nentries:   {}\nsize:      {} bytes (bound {} bytes)\n",
+                s.entries, s.bytes, s.max_bytes
+            )
+        }
+        CacheAction::Clear => {
+            let n = cache
+                .clear()
+                .with_context(|| format!("cannot clear the cache directory {dir}"))?;
+            format!(
+                "removed {n} entr{} from {dir}\n",
+                if n == 1 { "y" } else { "ies" }
+            )
+        }
+    })
 }
 
 /// `relaxjit fmt`: parses a TVMScript module and prints it. A parse error reads
@@ -368,6 +418,11 @@ fn run_module(args: &RunArgs) -> Result<String> {
         exec_mode: args.mode.into(),
         fusion: !args.no_fusion,
         threads: args.threads.map(usize::from),
+        cache: if args.no_cache {
+            None
+        } else {
+            relaxjit::ArtifactCache::at_default_dir()
+        },
         ..relaxjit::Config::default()
     })?;
     let compiled = engine
@@ -377,7 +432,7 @@ fn run_module(args: &RunArgs) -> Result<String> {
     let mut out = String::new();
     writeln!(
         out,
-        "compiled {} in {} ({} TIR kernel{})",
+        "compiled {} in {} ({} TIR kernel{}{})",
         args.path.display(),
         millis(compile_time),
         compiled.kernels().kernels().len(),
@@ -385,6 +440,11 @@ fn run_module(args: &RunArgs) -> Result<String> {
             ""
         } else {
             "s"
+        },
+        if compiled.from_cache() {
+            ", from the artifact cache"
+        } else {
+            ""
         }
     )?;
     for f in compiled.fallbacks() {
@@ -513,6 +573,7 @@ fn run(command: Option<Command>) -> Result<()> {
         Some(Command::Run(args)) => run_module(&args)?,
         Some(Command::Inspect(args)) => inspect(&args)?,
         Some(Command::Fmt { file }) => fmt(&file)?,
+        Some(Command::Cache { action }) => cache(action)?,
     };
     let mut stdout = std::io::stdout().lock();
     match stdout
@@ -567,6 +628,7 @@ mod tests {
             output: None,
             threads: None,
             no_fusion: false,
+            no_cache: false,
             max_generated: values::DEFAULT_MAX_BYTES,
         }
     }

@@ -148,6 +148,11 @@ fn command_lines() {
         let output = Command::new(env!("CARGO_BIN_EXE_relaxjit"))
             .args(case.args)
             .current_dir(root)
+            // The artifact cache of a test run stays in the build directory, not the user's.
+            .env(
+                "RELAXJIT_CACHE_DIR",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_cache"),
+            )
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout);

@@ -99,6 +99,11 @@ fn the_readme_run_command_works() {
         .arg(format!("b={}", arg("examples/b.npy").display()))
         .arg("--output")
         .arg(&y)
+        // The artifact cache of a test run stays in the build directory, not the user's.
+        .env(
+            "RELAXJIT_CACHE_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme_cache"),
+        )
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);

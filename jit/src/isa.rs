@@ -65,7 +65,8 @@ impl HostFeatures {
 /// Builds the ISA for the machine we run on, with every host feature cranelift-native detects,
 /// `opt_level=speed`, and the IR verifier on only in debug builds.
 ///
-/// `is_pic` is off and libcalls are not colocated, which is what `cranelift-jit` requires.
+/// `is_pic` is off: on x64 it would route even module-local function addresses through a GOT;
+/// off, they are RIP-relative, which `crate::code` resolves inside the blob.
 pub fn host_isa() -> Result<OwnedTargetIsa> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed")?;

@@ -1,5 +1,7 @@
 //! The Cranelift backends.
 
+pub mod cache;
+pub mod code;
 pub mod error;
 pub mod isa;
 pub mod kernel;

@@ -28,6 +28,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::code::CodeBuilder;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
@@ -35,7 +36,6 @@ use cranelift_codegen::ir::{
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Variable};
-use cranelift_jit::JITModule;
 use tir::transform::{DimRule, LoweredFunc, ParamKind, has_load};
 use tir::{BinaryOp, CmpOp, DataType, ExprKind, PrimExpr, Stmt, StmtKind, TypeCode, Var, VarId};
 
@@ -195,7 +195,7 @@ pub(crate) struct Translator<'a, 'b> {
     /// equality, never by text: distinct buffers may share a name).
     hoisted: HashMap<PrimExpr, Value>,
     /// The module, to declare outlined parallel loop bodies in; `None` keeps loops serial.
-    module: Option<&'a mut JITModule>,
+    module: Option<&'a mut CodeBuilder>,
     /// Loops outlined so far.
     outlines: Vec<Outline>,
     /// Loop nesting depth at the current statement.
@@ -222,7 +222,7 @@ pub(crate) struct Options<'a> {
     /// Contract float `a * b + c` into `fma` where the host has it.
     pub contract: bool,
     /// Where to declare outlined parallel loops (`None`: everything serial).
-    pub module: Option<&'a mut JITModule>,
+    pub module: Option<&'a mut CodeBuilder>,
 }
 
 fn flags() -> MemFlagsData {

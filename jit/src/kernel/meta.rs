@@ -11,7 +11,7 @@ use crate::kernel::abi::{
 use crate::kernel::runtime::take_helper_message;
 
 /// How a dimension of a tensor parameter is checked.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum DimMeta {
     /// The dimension binds the symbolic variable of this name.
     Bind(String),
@@ -26,7 +26,7 @@ pub enum DimMeta {
 }
 
 /// A tensor parameter.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TensorMeta {
     /// Element type.
     pub dtype: DataType,
@@ -37,7 +37,7 @@ pub struct TensorMeta {
 }
 
 /// A parameter.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ParamMeta {
     /// Its name.
     pub name: String,
@@ -48,7 +48,7 @@ pub struct ParamMeta {
 }
 
 /// Everything needed to describe a kernel's failures.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct KernelMeta {
     /// The PrimFunc's name.
     pub name: String,

@@ -11,8 +11,12 @@
 //!   allocation, parallel-for, sort); code holds no absolute addresses.
 //! * [`codegen`]: the translator; [`meta`]: what a kernel knows to describe its failures.
 //!
-//! A [`KernelLibrary`] owns the machine code of the functions compiled together; each
-//! [`Kernel`] keeps it alive, so packed functions may outlive the library value.
+//! Each PrimFunc compiles on its own into a [`KernelObject`]; within one process, structurally
+//! identical PrimFuncs (same TVMScript text, same options) compile once, whatever module they
+//! come from ([`KernelLibrary::compile_with`]). A [`KernelLibrary`] lays the objects of a module
+//! out in one [`CodeBlob`] mapped as one [`CodeMemory`]; each [`Kernel`] keeps that memory
+//! alive, so packed functions may outlive the library value. The blob and the metadata are what
+//! the artifact cache stores ([`KernelLibrary::from_code`] is the way back).
 
 pub mod abi;
 pub(crate) mod codegen;
@@ -23,36 +27,20 @@ mod sort;
 use std::sync::Arc;
 
 use cranelift_codegen::ir::{AbiParam, types};
+use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{Module, default_libcall_names};
+use cranelift_module::{Linkage, Module};
+use dashmap::DashMap;
+use sha2::{Digest, Sha256};
 use tir::PrimFunc;
 use vm::{PackedFunc, Value};
 
+use crate::code::{CodeBlob, CodeBuilder, CodeMemory};
 use crate::error::{Error, Result};
 use crate::isa::{HostFeatures, host_isa};
 use abi::{KernelArg, KernelError, KernelFn, STATUS_OK};
 use meta::KernelMeta;
 use runtime::RuntimeTable;
-
-/// The machine code of a set of kernels; freed when the last [`Kernel`] referring to it drops.
-struct CodeMemory(Option<JITModule>);
-
-// SAFETY: after `finalize_definitions` the module is never mutated again; it only keeps the
-// executable memory alive until drop. The code itself is immutable and reentrant.
-unsafe impl Send for CodeMemory {}
-// SAFETY: as above — shared references give no access to the module at all.
-unsafe impl Sync for CodeMemory {}
-
-impl Drop for CodeMemory {
-    fn drop(&mut self) {
-        if let Some(m) = self.0.take() {
-            // SAFETY: every function pointer into this memory is held by a `Kernel`, which
-            // holds an `Arc<CodeMemory>`; we are the last owner, so no pointer is used again.
-            unsafe { m.free_memory() };
-        }
-    }
-}
 
 /// One compiled PrimFunc.
 #[derive(Clone)]
@@ -60,6 +48,17 @@ pub struct Kernel {
     meta: Arc<KernelMeta>,
     f: KernelFn,
     _code: Arc<CodeMemory>,
+}
+
+/// One PrimFunc compiled on its own: position-independent code whose entry is the kernel's
+/// symbol (outlined loop bodies follow it, anonymous), and what the kernel needs to describe
+/// its failures.
+#[derive(Clone, Debug)]
+pub struct KernelObject {
+    /// The code.
+    pub blob: CodeBlob,
+    /// The metadata.
+    pub meta: KernelMeta,
 }
 
 impl std::fmt::Debug for Kernel {
@@ -256,7 +255,7 @@ struct Options0 {
 
 impl Options0 {
     /// The translator's options, declaring outlined loops in `module` if given.
-    fn with_module(self, module: Option<&mut JITModule>) -> codegen::Options<'_> {
+    fn with_module(self, module: Option<&mut CodeBuilder>) -> codegen::Options<'_> {
         codegen::Options {
             call_conv: self.call_conv,
             host: self.host,
@@ -270,7 +269,7 @@ impl Options0 {
 
 /// Translates and defines one kernel (as `id`) and the parallel loop bodies it outlines.
 fn compile_one(
-    module: &mut JITModule,
+    module: &mut CodeBuilder,
     ctx: &mut cranelift_codegen::Context,
     fctx: &mut FunctionBuilderContext,
     lowered: &tir::transform::LoweredFunc,
@@ -334,10 +333,95 @@ fn compile_one(
     Ok(meta)
 }
 
+/// The process-wide map of compiled PrimFuncs, keyed by [`object_key`].
+static OBJECTS: std::sync::LazyLock<DashMap<[u8; 32], Arc<KernelObject>>> =
+    std::sync::LazyLock::new(DashMap::new);
+
+/// The structural hash of a PrimFunc under `options`: SHA-256 of its TVMScript text (the printer
+/// is canonical — names made unique, floats with round-trip precision — and its output parses
+/// back to the same function) and of the options. The text includes the function's name, so
+/// the cached metadata (which names it) is exact for every module that hits.
+fn object_key(func: &PrimFunc, options: CompileOptions) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(tir::print_prim_func(func).as_bytes());
+    h.update([
+        options.vectorize as u8,
+        options.parallel as u8,
+        options.loop_transforms as u8,
+        options.contract_fma as u8,
+    ]);
+    h.finalize().into()
+}
+
+/// Compiles one PrimFunc into its own object: vector code first; if Cranelift cannot lower
+/// some vector operation on this host, the scalar translation is always possible, in a fresh
+/// builder so that nothing of the first attempt remains.
+fn compile_object(
+    isa: &OwnedTargetIsa,
+    func: &PrimFunc,
+    options: CompileOptions,
+) -> Result<KernelObject> {
+    let host = HostFeatures::of_isa(&**isa);
+    let call_conv = isa.default_call_conv();
+    let mut lowered = tir::transform::lower(func).map_err(|e| Error::Unsupported(e.to_string()))?;
+    // The interchange reorders accesses of distinct buffers, so it needs `noalias`.
+    if options.loop_transforms && lowered.no_alias {
+        lowered.body = tir::transform::interchange_reductions(&lowered.body);
+    }
+    let attempts: &[bool] = if options.vectorize {
+        &[true, false]
+    } else {
+        &[false]
+    };
+    let mut outcome = Err(Error::Unsupported(String::new()));
+    for &vectorize in attempts {
+        let mut module = CodeBuilder::new(isa.clone());
+        let mut ctx = module.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        let mut sig = module.make_signature();
+        sig.params.extend([AbiParam::new(types::I64); 4]);
+        sig.returns.push(AbiParam::new(types::I32));
+        let id = module.declare_function(&lowered.symbol, Linkage::Export, &sig)?;
+        outcome = compile_one(
+            &mut module,
+            &mut ctx,
+            &mut fctx,
+            &lowered,
+            id,
+            &sig,
+            Options0 {
+                call_conv,
+                host,
+                vectorize,
+                parallel: options.parallel,
+                promote: options.loop_transforms,
+                contract: options.contract_fma,
+            },
+        )
+        .and_then(|meta| {
+            Ok(KernelObject {
+                blob: module.finish()?,
+                meta,
+            })
+        })
+        .map_err(|e| match e {
+            Error::Unsupported(m) => Error::Unsupported(format!("`{}`: {m}", func.name)),
+            Error::Codegen(m) => Error::Codegen(format!("`{}`: {m}", func.name)),
+            e => e,
+        });
+        if outcome.is_ok() || matches!(outcome, Err(Error::Unsupported(_))) {
+            break;
+        }
+    }
+    outcome
+}
+
 /// Kernels compiled together.
 #[derive(Clone, Debug, Default)]
 pub struct KernelLibrary {
     kernels: Vec<Kernel>,
+    /// The code of every kernel; `None` only for the empty default library.
+    code: Option<Arc<CodeMemory>>,
 }
 
 impl KernelLibrary {
@@ -346,83 +430,63 @@ impl KernelLibrary {
         KernelLibrary::compile_with(funcs, CompileOptions::default())
     }
 
-    /// Compiles every function of `funcs` for the host with the given optimizations.
+    /// Compiles every function of `funcs` for the host with the given optimizations. A
+    /// function compiled before in this process with the same options (by [`object_key`]) is
+    /// not compiled again.
     pub fn compile_with(funcs: &[PrimFunc], options: CompileOptions) -> Result<KernelLibrary> {
         let isa = host_isa()?;
-        let host = HostFeatures::of_isa(&*isa);
-        let call_conv = isa.default_call_conv();
-        let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
-        let mut ctx = module.make_context();
-        let mut fctx = FunctionBuilderContext::new();
-        let mut pending = Vec::new();
+        let mut objects = Vec::with_capacity(funcs.len());
         for func in funcs {
-            let mut lowered =
-                tir::transform::lower(func).map_err(|e| Error::Unsupported(e.to_string()))?;
-            // The interchange reorders accesses of distinct buffers, so it needs `noalias`.
-            if options.loop_transforms && lowered.no_alias {
-                lowered.body = tir::transform::interchange_reductions(&lowered.body);
-            }
-            let mut sig = module.make_signature();
-            sig.params.extend([AbiParam::new(types::I64); 4]);
-            sig.returns.push(AbiParam::new(types::I32));
-            // Vector code first; if Cranelift cannot lower some vector operation on this host,
-            // the scalar translation of the same function is always possible. Each attempt
-            // defines a fresh function, so a half-defined first attempt is simply unused.
-            let mut outcome = Err(Error::Unsupported(String::new()));
-            let attempts: &[bool] = if options.vectorize {
-                &[true, false]
-            } else {
-                &[false]
-            };
-            for &vectorize in attempts {
-                let id = module.declare_anonymous_function(&sig)?;
-                outcome = compile_one(
-                    &mut module,
-                    &mut ctx,
-                    &mut fctx,
-                    &lowered,
-                    id,
-                    &sig,
-                    Options0 {
-                        call_conv,
-                        host,
-                        vectorize,
-                        parallel: options.parallel,
-                        promote: options.loop_transforms,
-                        contract: options.contract_fma,
-                    },
-                )
-                .map(|meta| (id, meta))
-                .map_err(|e| match e {
-                    Error::Unsupported(m) => Error::Unsupported(format!("`{}`: {m}", func.name)),
-                    Error::Codegen(m) => Error::Codegen(format!("`{}`: {m}", func.name)),
-                    e => e,
-                });
-                if outcome.is_ok() || matches!(outcome, Err(Error::Unsupported(_))) {
-                    break;
+            let key = object_key(func, options);
+            let object = match OBJECTS.get(&key) {
+                Some(o) => o.clone(),
+                None => {
+                    let o = Arc::new(compile_object(&isa, func, options)?);
+                    OBJECTS.entry(key).or_insert(o).clone()
                 }
-            }
-            pending.push(outcome?);
+            };
+            objects.push(object);
         }
-        module.finalize_definitions()?;
-        let ptrs: Vec<_> = pending
-            .iter()
-            .map(|(id, _)| module.get_finalized_function(*id))
-            .collect();
-        let code = Arc::new(CodeMemory(Some(module)));
-        let kernels = pending
+        let mut blob = CodeBlob::default();
+        for o in &objects {
+            blob.append(&o.blob);
+        }
+        KernelLibrary::from_code(&blob, objects.iter().map(|o| o.meta.clone()).collect())
+    }
+
+    /// The library whose code is `blob` and whose kernels are described by `metas`, in order:
+    /// each kernel's entry is the blob's symbol `meta.symbol`. This is how the artifact cache
+    /// turns a stored entry back into the library a compile returns.
+    pub fn from_code(blob: &CodeBlob, metas: Vec<KernelMeta>) -> Result<KernelLibrary> {
+        let code = CodeMemory::new(blob)?;
+        let kernels = metas
             .into_iter()
-            .zip(ptrs)
-            .map(|((_, meta), p)| Kernel {
-                meta: Arc::new(meta),
-                // SAFETY: `p` is the finalized code of a function defined with the kernel
-                // signature (4 × i64 → i32 in the ISA's default C calling convention), which
-                // is `KernelFn`'s ABI; the memory lives as long as `code`.
-                f: unsafe { std::mem::transmute::<*const u8, KernelFn>(p) },
-                _code: code.clone(),
+            .map(|meta| {
+                let p = code.address(&meta.symbol).ok_or_else(|| {
+                    Error::Module(format!("no code for kernel `{}`", meta.symbol))
+                })?;
+                Ok(Kernel {
+                    meta: Arc::new(meta),
+                    // SAFETY: every kernel symbol of a blob is a function defined with the
+                    // kernel signature (4 × i64 → i32 in the ISA's default C calling
+                    // convention), which is `KernelFn`'s ABI — `compile_object` declares it
+                    // so, and a cache entry is accepted only when its checksum matches what a
+                    // compile for this ISA and relaxjit version wrote. The memory lives as
+                    // long as `code`, which the kernel holds.
+                    f: unsafe { std::mem::transmute::<*const u8, KernelFn>(p) },
+                    _code: code.clone(),
+                })
             })
-            .collect();
-        Ok(KernelLibrary { kernels })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(KernelLibrary {
+            kernels,
+            code: Some(code),
+        })
+    }
+
+    /// The machine code of every kernel, as one blob (what the artifact cache stores).
+    pub fn code_blob(&self) -> CodeBlob {
+        self.code.as_ref().map(|c| c.to_blob()).unwrap_or_default()
     }
 
     /// The kernels, in the order of the functions given to [`KernelLibrary::compile`].

@@ -1,0 +1,106 @@
+//! Cold compile against artifact-cache hit, each in a new process: for each workload, the
+//! median over `--runs` fresh processes of `Engine::compile_str_with_metadata` (parse, key,
+//! load, link on a hit; the whole pipeline and Cranelift, plus the store, on a miss), and the
+//! ratio. The first process after emptying the cache is the cold compile; the others hit.
+//!
+//! `cargo run --release -p relaxjit-bench --example artifact_cache -- [--runs N] [ROW…]`
+//! (rows: `mlp_b1`, `mlp_b64`, `transformer`, …; default `mlp_b1 transformer`).
+
+use std::process::Command;
+use std::time::Instant;
+
+use relaxjit::{ArtifactCache, Config, Engine};
+use relaxjit_bench::workloads;
+
+/// One compile in this process: prints `<microseconds> <hit|miss>`.
+fn child(dir: &str, row: &str) -> anyhow::Result<()> {
+    let w = workloads::all()?
+        .into_iter()
+        .find(|w| w.name == row)
+        .ok_or_else(|| anyhow::anyhow!("no workload `{row}`"))?;
+    let engine = Engine::new(Config {
+        cache: Some(ArtifactCache::new(
+            dir,
+            relaxjit::jit::cache::DEFAULT_MAX_BYTES,
+        )),
+        ..Config::default()
+    })?;
+    let t = Instant::now();
+    let compiled = engine.compile_str_with_metadata(&w.script, w.metadata.clone())?;
+    let us = t.elapsed().as_secs_f64() * 1e6;
+    // The loaded module must run: a hit that cannot is no hit.
+    workloads::time_calls(&compiled, &w, 1)?;
+    println!(
+        "{us:.1} {}",
+        if compiled.from_cache() { "hit" } else { "miss" }
+    );
+    Ok(())
+}
+
+fn run_child(dir: &std::path::Path, row: &str) -> anyhow::Result<(f64, bool)> {
+    let out = Command::new(std::env::current_exe()?)
+        .args(["--child", &dir.display().to_string(), row])
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "child failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout)?;
+    let mut it = text.split_whitespace();
+    let us: f64 = it.next().unwrap_or("").parse()?;
+    Ok((us, it.next() == Some("hit")))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--child") {
+        return child(&args[1], &args[2]);
+    }
+    let runs: usize = args
+        .iter()
+        .position(|a| a == "--runs")
+        .and_then(|i| args.get(i + 1))
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(11);
+    let mut rows: Vec<&str> = args
+        .iter()
+        .filter(|a| !a.starts_with("--") && a.parse::<usize>().is_err())
+        .map(String::as_str)
+        .collect();
+    if rows.is_empty() {
+        rows = vec!["mlp_b1", "transformer"];
+    }
+    let dir = std::env::temp_dir().join(format!("relaxjit-cache-bench-{}", std::process::id()));
+    println!(
+        "{:12} {:>12} {:>12} {:>8}   (median of {runs} new processes each)",
+        "row", "cold", "hit", "ratio"
+    );
+    for row in rows {
+        let (mut cold, mut hit) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let _ = std::fs::remove_dir_all(&dir);
+            let (us, was_hit) = run_child(&dir, row)?;
+            anyhow::ensure!(!was_hit, "an empty cache hit");
+            cold.push(us);
+            let (us, was_hit) = run_child(&dir, row)?;
+            anyhow::ensure!(was_hit, "the second process missed");
+            hit.push(us);
+        }
+        let (c, h) = (median(cold), median(hit));
+        println!(
+            "{row:12} {:>10.2}ms {:>10.3}ms {:>7.0}x",
+            c / 1e3,
+            h / 1e3,
+            c / h
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}

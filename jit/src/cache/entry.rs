@@ -1,0 +1,474 @@
+//! The bytes of one cache entry: a header that identifies and protects it, then the payload.
+//!
+//! ```text
+//! magic "RLXJITC\0" · format version (u32) · SHA-256 of everything after this field
+//! · key (32 bytes) · relaxjit version (str) · host ISA (str)
+//! · executable (bytes) · code (bytes) · symbols · kernel metadata · extra sections
+//! ```
+//!
+//! Integers are little-endian; a `str`/`bytes` is a u64 length and the bytes. [`decode`]
+//! checks everything before trusting anything: every length against what is left, every count
+//! against the bytes it would need, every enum tag; any defect is a [`Reject`] naming it, never a
+//! panic. The checksum covers the key and both identity strings too, so a flipped byte
+//! anywhere past the magic is caught even if it would parse.
+
+use sha2::{Digest, Sha256};
+use tir::{DataType, TypeCode};
+
+use crate::code::{CodeBlob, Symbol};
+use crate::kernel::meta::{DimMeta, KernelMeta, ParamMeta, TensorMeta};
+
+/// The first bytes of every entry file.
+pub const MAGIC: [u8; 8] = *b"RLXJITC\0";
+
+/// Bumped whenever the layout below changes; older entries are then misses.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Bytes before the checksummed part: magic, format version, checksum.
+const PREFIX: usize = 8 + 4 + 32;
+
+/// What a compiled module stores: enough to rebuild it without compiling.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Entry {
+    /// `vm::Executable::save_to_bytes`.
+    pub executable: Vec<u8>,
+    /// Every native function of the module, by symbol.
+    pub code: CodeBlob,
+    /// The kernels, in library order; each kernel's entry is the symbol its metadata names.
+    pub kernels: Vec<KernelMeta>,
+    /// Named byte sections for other producers of native code (e.g. what compiled mode records
+    /// about its functions), so they need no format change.
+    pub extra: Vec<(String, Vec<u8>)>,
+}
+
+/// Who wrote an entry: checked against the host before the payload is used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    /// The cache key the entry was stored under.
+    pub key: [u8; 32],
+    /// [`super::relaxjit_version`] of the writer.
+    pub version: String,
+    /// [`super::host_isa_description`] of the writer.
+    pub isa: String,
+}
+
+/// Why an entry file was not used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reject {
+    /// Not an entry (bad magic) or shorter than a header.
+    NotAnEntry,
+    /// Written by another version of the format.
+    Format(u32),
+    /// The checksum does not match: corrupted or truncated.
+    Checksum,
+    /// Stored under another key (a hash collision of file names, or a renamed file).
+    Key,
+    /// Written by another relaxjit build.
+    Version(String),
+    /// Compiled for other ISA flags.
+    Isa(String),
+    /// The payload does not parse although its checksum matches (a writer bug).
+    Malformed(String),
+}
+
+impl std::fmt::Display for Reject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reject::NotAnEntry => write!(f, "not a cache entry (bad magic or too short)"),
+            Reject::Format(v) => write!(f, "entry format {v}, expected {FORMAT_VERSION}"),
+            Reject::Checksum => write!(f, "checksum mismatch (corrupted or truncated)"),
+            Reject::Key => write!(f, "entry stored under another key"),
+            Reject::Version(v) => write!(f, "written by another relaxjit build ({v})"),
+            Reject::Isa(i) => write!(f, "compiled for other ISA flags ({i})"),
+            Reject::Malformed(m) => write!(f, "malformed payload: {m}"),
+        }
+    }
+}
+
+/// The file bytes of `entry` under `id`.
+pub fn encode(id: &Identity, entry: &Entry) -> Vec<u8> {
+    let mut body = Vec::with_capacity(entry.executable.len() + entry.code.bytes().len() + 4096);
+    body.extend_from_slice(&id.key);
+    put_str(&mut body, &id.version);
+    put_str(&mut body, &id.isa);
+    put_bytes(&mut body, &entry.executable);
+    put_bytes(&mut body, entry.code.bytes());
+    put_u64(&mut body, entry.code.symbols().len() as u64);
+    for s in entry.code.symbols() {
+        put_str(&mut body, &s.name);
+        put_u64(&mut body, s.offset);
+    }
+    put_u64(&mut body, entry.kernels.len() as u64);
+    for k in &entry.kernels {
+        put_meta(&mut body, k);
+    }
+    put_u64(&mut body, entry.extra.len() as u64);
+    for (name, bytes) in &entry.extra {
+        put_str(&mut body, name);
+        put_bytes(&mut body, bytes);
+    }
+    let mut out = Vec::with_capacity(PREFIX + body.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&Sha256::digest(&body));
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Checks `bytes` against `expected` and decodes the payload.
+pub fn decode(bytes: &[u8], expected: &Identity) -> Result<Entry, Reject> {
+    if bytes.len() < PREFIX || bytes[..8] != MAGIC {
+        return Err(Reject::NotAnEntry);
+    }
+    let format = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if format != FORMAT_VERSION {
+        return Err(Reject::Format(format));
+    }
+    let body = &bytes[PREFIX..];
+    if Sha256::digest(body).as_slice() != &bytes[12..PREFIX] {
+        return Err(Reject::Checksum);
+    }
+    let mut r = Reader { b: body };
+    let malformed = Reject::Malformed;
+    let key = r.take(32).map_err(malformed)?;
+    if key != expected.key {
+        return Err(Reject::Key);
+    }
+    let version = r.str().map_err(malformed)?;
+    if version != expected.version {
+        return Err(Reject::Version(version));
+    }
+    let isa = r.str().map_err(malformed)?;
+    if isa != expected.isa {
+        return Err(Reject::Isa(isa));
+    }
+    decode_payload(&mut r).map_err(malformed)
+}
+
+fn decode_payload(r: &mut Reader<'_>) -> Result<Entry, String> {
+    let executable = r.bytes()?.to_vec();
+    let code = r.bytes()?.to_vec();
+    let n = r.count(9)?;
+    let mut symbols = Vec::with_capacity(n);
+    for _ in 0..n {
+        symbols.push(Symbol {
+            name: r.str()?,
+            offset: r.u64()?,
+        });
+    }
+    let code = CodeBlob::from_parts(code, symbols).map_err(|e| e.to_string())?;
+    let n = r.count(8)?;
+    let mut kernels = Vec::with_capacity(n);
+    for _ in 0..n {
+        kernels.push(get_meta(r)?);
+    }
+    let n = r.count(16)?;
+    let mut extra = Vec::with_capacity(n);
+    for _ in 0..n {
+        extra.push((r.str()?, r.bytes()?.to_vec()));
+    }
+    if !r.b.is_empty() {
+        return Err(format!("{} bytes after the last section", r.b.len()));
+    }
+    Ok(Entry {
+        executable,
+        code,
+        kernels,
+        extra,
+    })
+}
+
+fn put_u64(out: &mut Vec<u8>, v: u64) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_u64(out, b.len() as u64);
+    out.extend_from_slice(b);
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_bytes(out, s.as_bytes());
+}
+
+fn put_strs(out: &mut Vec<u8>, v: &[String]) {
+    put_u64(out, v.len() as u64);
+    for s in v {
+        put_str(out, s);
+    }
+}
+
+fn put_dtype(out: &mut Vec<u8>, d: DataType) {
+    let code = match d.code {
+        TypeCode::Int => 0u8,
+        TypeCode::UInt => 1,
+        TypeCode::Float => 2,
+        TypeCode::Handle => 3,
+        TypeCode::BFloat => 4,
+    };
+    out.push(code);
+    out.push(d.bits);
+    out.extend_from_slice(&d.lanes.to_le_bytes());
+}
+
+fn put_opt_dtype(out: &mut Vec<u8>, d: Option<DataType>) {
+    match d {
+        None => out.push(0),
+        Some(d) => {
+            out.push(1);
+            put_dtype(out, d);
+        }
+    }
+}
+
+fn put_meta(out: &mut Vec<u8>, m: &KernelMeta) {
+    put_str(out, &m.name);
+    put_str(out, &m.symbol);
+    put_u64(out, m.params.len() as u64);
+    for p in &m.params {
+        put_str(out, &p.name);
+        match &p.tensor {
+            None => out.push(0),
+            Some(t) => {
+                out.push(1);
+                put_dtype(out, t.dtype);
+                put_strs(out, &t.shape);
+                put_u64(out, t.dims.len() as u64);
+                for d in &t.dims {
+                    match d {
+                        DimMeta::Bind(v) => {
+                            out.push(0);
+                            put_str(out, v);
+                        }
+                        DimMeta::Check { expr, origin } => {
+                            out.push(1);
+                            put_str(out, expr);
+                            match origin {
+                                None => out.push(0),
+                                Some((v, p, d)) => {
+                                    out.push(1);
+                                    put_str(out, v);
+                                    put_u64(out, *p as u64);
+                                    put_u64(out, *d as u64);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        put_opt_dtype(out, p.scalar);
+    }
+    put_strs(out, &m.sites);
+    put_strs(out, &m.asserts);
+    put_strs(out, &m.allocs);
+    put_u64(out, m.vector_loops as u64);
+    put_u64(out, m.parallel_loops as u64);
+    put_u64(out, m.promoted_loops as u64);
+}
+
+/// A bounds-checked cursor over the payload.
+struct Reader<'a> {
+    b: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if n > self.b.len() {
+            return Err(format!("{n} bytes wanted, {} left", self.b.len()));
+        }
+        let (head, tail) = self.b.split_at(n);
+        self.b = tail;
+        Ok(head)
+    }
+
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+
+    fn usize(&mut self) -> Result<usize, String> {
+        usize::try_from(self.u64()?).map_err(|_| "a count beyond the address space".to_string())
+    }
+
+    /// A count of items that take at least `min_bytes` each: never more than the bytes left
+    /// could hold, so a corrupted count cannot make us allocate without bound.
+    fn count(&mut self, min_bytes: usize) -> Result<usize, String> {
+        let n = self.usize()?;
+        if n.saturating_mul(min_bytes) > self.b.len() {
+            return Err(format!("{n} items cannot fit in {} bytes", self.b.len()));
+        }
+        Ok(n)
+    }
+
+    fn bytes(&mut self) -> Result<&'a [u8], String> {
+        let n = self.usize()?;
+        self.take(n)
+    }
+
+    fn str(&mut self) -> Result<String, String> {
+        let b = self.bytes()?;
+        String::from_utf8(b.to_vec()).map_err(|_| "a string is not UTF-8".to_string())
+    }
+
+    fn strs(&mut self) -> Result<Vec<String>, String> {
+        let n = self.count(8)?;
+        (0..n).map(|_| self.str()).collect()
+    }
+
+    fn dtype(&mut self) -> Result<DataType, String> {
+        let code = match self.u8()? {
+            0 => TypeCode::Int,
+            1 => TypeCode::UInt,
+            2 => TypeCode::Float,
+            3 => TypeCode::Handle,
+            4 => TypeCode::BFloat,
+            c => return Err(format!("dtype code {c}")),
+        };
+        let bits = self.u8()?;
+        let lanes = u16::from_le_bytes(self.take(2)?.try_into().expect("2 bytes"));
+        Ok(DataType { code, bits, lanes })
+    }
+
+    fn flag(&mut self) -> Result<bool, String> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            t => Err(format!("tag {t} where 0 or 1 was expected")),
+        }
+    }
+}
+
+fn get_meta(r: &mut Reader<'_>) -> Result<KernelMeta, String> {
+    let name = r.str()?;
+    let symbol = r.str()?;
+    let n = r.count(10)?;
+    let mut params = Vec::with_capacity(n);
+    for _ in 0..n {
+        let pname = r.str()?;
+        let tensor = if r.flag()? {
+            let dtype = r.dtype()?;
+            let shape = r.strs()?;
+            let nd = r.count(9)?;
+            let mut dims = Vec::with_capacity(nd);
+            for _ in 0..nd {
+                dims.push(if r.flag()? {
+                    let expr = r.str()?;
+                    let origin = if r.flag()? {
+                        Some((r.str()?, r.usize()?, r.usize()?))
+                    } else {
+                        None
+                    };
+                    DimMeta::Check { expr, origin }
+                } else {
+                    DimMeta::Bind(r.str()?)
+                });
+            }
+            Some(TensorMeta { dtype, shape, dims })
+        } else {
+            None
+        };
+        let scalar = if r.flag()? { Some(r.dtype()?) } else { None };
+        params.push(ParamMeta {
+            name: pname,
+            tensor,
+            scalar,
+        });
+    }
+    Ok(KernelMeta {
+        name,
+        symbol,
+        params,
+        sites: r.strs()?,
+        asserts: r.strs()?,
+        allocs: r.strs()?,
+        vector_loops: r.usize()?,
+        parallel_loops: r.usize()?,
+        promoted_loops: r.usize()?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> (Identity, Entry) {
+        let f32 = DataType {
+            code: TypeCode::Float,
+            bits: 32,
+            lanes: 1,
+        };
+        let meta = KernelMeta {
+            name: "add".into(),
+            symbol: "add".into(),
+            params: vec![
+                ParamMeta {
+                    name: "A".into(),
+                    tensor: Some(TensorMeta {
+                        dtype: f32,
+                        shape: vec!["n".into(), "4".into()],
+                        dims: vec![
+                            DimMeta::Bind("n".into()),
+                            DimMeta::Check {
+                                expr: "4".into(),
+                                origin: Some(("n".into(), 0, 0)),
+                            },
+                        ],
+                    }),
+                    scalar: None,
+                },
+                ParamMeta {
+                    name: "s".into(),
+                    tensor: None,
+                    scalar: Some(f32),
+                },
+            ],
+            sites: vec!["A".into()],
+            asserts: vec!["x > 0".into()],
+            allocs: vec![],
+            vector_loops: 1,
+            parallel_loops: 2,
+            promoted_loops: 3,
+        };
+        let code = CodeBlob::from_parts(
+            vec![0x90; 32],
+            vec![Symbol {
+                name: "add".into(),
+                offset: 16,
+            }],
+        )
+        .unwrap();
+        let id = Identity {
+            key: [7; 32],
+            version: "v".into(),
+            isa: "x".into(),
+        };
+        let entry = Entry {
+            executable: vec![1, 2, 3],
+            code,
+            kernels: vec![meta],
+            extra: vec![("vmtir".into(), vec![9])],
+        };
+        (id, entry)
+    }
+
+    #[test]
+    fn entries_round_trip() {
+        let (id, entry) = sample();
+        assert_eq!(decode(&encode(&id, &entry), &id), Ok(entry));
+    }
+
+    #[test]
+    fn every_truncation_is_rejected() {
+        let (id, entry) = sample();
+        let bytes = encode(&id, &entry);
+        for n in 0..bytes.len() {
+            assert!(decode(&bytes[..n], &id).is_err(), "truncated to {n} bytes");
+        }
+    }
+}

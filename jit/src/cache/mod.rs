@@ -1,0 +1,438 @@
+//! The artifact cache: compiled modules kept in files that a later process maps and runs
+//! without calling Cranelift.
+//!
+//! * Key ([`KeyBuilder`]): SHA-256 over what the caller says determines the output (the
+//!   canonical module text, pipeline options, exec mode), plus the format version, the relaxjit
+//!   build ([`relaxjit_version`]) and the host ISA Cranelift compiles for
+//!   ([`host_isa_description`]), each part length-prefixed so that no two part lists collide.
+//! * Entry: one file `<hex key>.rjc` per key ([`entry`] has the layout), whose header repeats the
+//!   key, the build and the ISA and checksums the rest.
+//! * Load ([`ArtifactCache::load`]): map the file, check the header and checksum, decode. The
+//!   code is then copied into fresh executable pages by [`crate::code::CodeMemory`], so the file
+//!   is not needed once loaded.
+//! * Safety: writes go to a temporary file in the same directory that is renamed over the entry,
+//!   so a reader sees a whole old entry or a whole new one; two processes storing one key both
+//!   succeed (the last rename wins, both files are complete). Whatever is wrong with an entry —
+//!   unreadable, corrupted, truncated, another format, build or ISA — is a miss reported
+//!   through the warning hook, and the caller's recompilation replaces it. The cache never
+//!   fails a compile: store errors are warnings too.
+//! * Aliases ([`ArtifactCache::store_alias`]): a small entry under the key of a module's source
+//!   text pointing to the entry under its canonical key, so that a hit skips even the parse.
+//! * Size bound: after each store the least recently used entries (by modification time, which
+//!   a hit refreshes) are deleted until the directory holds at most [`ArtifactCache::max_bytes`]
+//!   besides the entry just stored.
+
+pub mod entry;
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
+
+use sha2::{Digest, Sha256};
+
+pub use entry::{Entry, Identity, Reject};
+
+/// The file name extension of entries.
+const EXTENSION: &str = "rjc";
+
+/// The name of the one extra section of an alias entry.
+const ALIAS: &str = "alias";
+
+/// The default size bound: 512 MiB, as Wasmtime's cache.
+pub const DEFAULT_MAX_BYTES: u64 = 512 << 20;
+
+/// The environment variable naming the cache directory.
+pub const DIR_ENV: &str = "RELAXJIT_CACHE_DIR";
+
+/// Receives the cache's warnings (one line each, without a prefix).
+pub type WarnHook = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// A cache key: SHA-256 of everything the compiled output depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key(pub [u8; 32]);
+
+impl Key {
+    /// The key in hexadecimal (the entry's file stem).
+    pub fn hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// Builds a [`Key`] from named parts.
+pub struct KeyBuilder {
+    h: Sha256,
+}
+
+impl Default for KeyBuilder {
+    fn default() -> Self {
+        KeyBuilder::new()
+    }
+}
+
+impl KeyBuilder {
+    /// A builder that already holds the format version, the relaxjit build and the host ISA.
+    pub fn new() -> KeyBuilder {
+        let mut b = KeyBuilder { h: Sha256::new() };
+        b.part("format", &entry::FORMAT_VERSION.to_le_bytes());
+        b.part("version", relaxjit_version().as_bytes());
+        b.part("isa", host_isa_description().as_bytes());
+        b
+    }
+
+    /// Adds a named part (length-prefixed, so parts never run into each other).
+    pub fn part(&mut self, name: &str, bytes: &[u8]) -> &mut KeyBuilder {
+        for p in [name.as_bytes(), bytes] {
+            self.h.update((p.len() as u64).to_le_bytes());
+            self.h.update(p);
+        }
+        self
+    }
+
+    /// The key.
+    pub fn finish(self) -> Key {
+        Key(self.h.finalize().into())
+    }
+}
+
+/// The relaxjit build: the crate version, and for the executable running it its size and
+/// modification time, so that a rebuilt binary (whose codegen may differ at the same version,
+/// as during development) never loads code another build wrote — Wasmtime's rule too.
+pub fn relaxjit_version() -> &'static str {
+    static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    V.get_or_init(|| {
+        let exe = std::env::current_exe()
+            .and_then(fs::metadata)
+            .ok()
+            .map(|m| {
+                let t = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!(" exe {}:{t}", m.len())
+            })
+            .unwrap_or_default();
+        format!("relaxjit {}{exe}", env!("CARGO_PKG_VERSION"))
+    })
+}
+
+/// The target Cranelift compiles for: triple, shared flags and ISA flags, as text.
+pub fn host_isa_description() -> &'static str {
+    static D: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    D.get_or_init(|| match crate::isa::host_isa() {
+        Ok(isa) => {
+            let mut s = format!("{} ", isa.triple());
+            for f in isa.flags().iter().chain(isa.isa_flags()) {
+                s.push_str(&format!("{}={} ", f.name, f.value_string()));
+            }
+            s.trim_end().to_string()
+        }
+        // No ISA means no compiling either; the description only has to differ from any real one.
+        Err(e) => format!("no host isa: {e}"),
+    })
+}
+
+/// What `relaxjit cache stats` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CacheStats {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Entry files.
+    pub entries: usize,
+    /// Their total size.
+    pub bytes: u64,
+    /// The size bound.
+    pub max_bytes: u64,
+}
+
+/// A cache directory.
+#[derive(Clone)]
+pub struct ArtifactCache {
+    dir: PathBuf,
+    max_bytes: u64,
+    warn: WarnHook,
+}
+
+impl std::fmt::Debug for ArtifactCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArtifactCache")
+            .field("dir", &self.dir)
+            .field("max_bytes", &self.max_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Makes temporary file names unique within a process (the pid makes them unique across).
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl ArtifactCache {
+    /// A cache in `dir` (created when first written) bounded to `max_bytes`, warning on stderr.
+    pub fn new(dir: impl Into<PathBuf>, max_bytes: u64) -> ArtifactCache {
+        ArtifactCache {
+            dir: dir.into(),
+            max_bytes,
+            warn: Arc::new(|msg| eprintln!("relaxjit: warning: artifact cache: {msg}")),
+        }
+    }
+
+    /// Sends warnings to `hook` instead of stderr.
+    pub fn with_warn_hook(mut self, hook: WarnHook) -> ArtifactCache {
+        self.warn = hook;
+        self
+    }
+
+    /// The cache in [`ArtifactCache::default_dir`] with the default size bound, if there is
+    /// such a directory.
+    pub fn at_default_dir() -> Option<ArtifactCache> {
+        Some(ArtifactCache::new(
+            ArtifactCache::default_dir()?,
+            DEFAULT_MAX_BYTES,
+        ))
+    }
+
+    /// The directory: `$RELAXJIT_CACHE_DIR` if set, else the user's cache directory
+    /// (`$XDG_CACHE_HOME/relaxjit`, `~/.cache/relaxjit`; `~/Library/Caches/relaxjit` on macOS;
+    /// `%LOCALAPPDATA%\relaxjit` on Windows). `None` if none can be found.
+    pub fn default_dir() -> Option<PathBuf> {
+        let env = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        if let Some(d) = env(DIR_ENV) {
+            return Some(d);
+        }
+        let base = if cfg!(windows) {
+            env("LOCALAPPDATA")
+        } else if cfg!(target_os = "macos") {
+            env("HOME").map(|h| h.join("Library").join("Caches"))
+        } else {
+            env("XDG_CACHE_HOME").or_else(|| env("HOME").map(|h| h.join(".cache")))
+        };
+        base.map(|b| b.join("relaxjit"))
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The size bound.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    /// The file holding `key`'s entry.
+    pub fn path_of(&self, key: &Key) -> PathBuf {
+        self.dir.join(format!("{}.{EXTENSION}", key.hex()))
+    }
+
+    fn identity(key: &Key) -> Identity {
+        Identity {
+            key: key.0,
+            version: relaxjit_version().to_string(),
+            isa: host_isa_description().to_string(),
+        }
+    }
+
+    /// Reports `msg` through the warning hook (stderr unless replaced).
+    pub fn warn(&self, msg: &str) {
+        (self.warn)(msg);
+    }
+
+    /// The entry stored under `key`, or `None` (absent, or unusable — then with a warning).
+    /// A hit refreshes the entry's modification time, which eviction orders by.
+    pub fn load(&self, key: &Key) -> Option<Entry> {
+        let path = self.path_of(key);
+        let file = match fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => {
+                self.warn(&format!("cannot open {}: {e}; recompiling", path.display()));
+                return None;
+            }
+        };
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let decoded = if len == 0 {
+            Err(Reject::NotAnEntry)
+        } else {
+            // SAFETY: relaxjit never writes an entry file in place — entries are written to a
+            // temporary file and renamed over the old one, which leaves this mapping on the old
+            // file's data. Every byte is checked (checksum, bounds) before it is used, and
+            // nothing borrowed from the map outlives this function (the decoded entry owns
+            // copies). A foreign process truncating the file under us is outside that
+            // contract, as for every mapped file.
+            match unsafe { memmap2::Mmap::map(&file) } {
+                Ok(map) => entry::decode(&map, &ArtifactCache::identity(key)),
+                Err(e) => {
+                    self.warn(&format!("cannot map {}: {e}; recompiling", path.display()));
+                    return None;
+                }
+            }
+        };
+        match decoded {
+            Ok(entry) => {
+                // Best effort: a read-only cache still hits, it only evicts less precisely.
+                let _ = file.set_modified(SystemTime::now());
+                Some(entry)
+            }
+            Err(why) => {
+                self.warn(&format!("{}: {why}; recompiling", path.display()));
+                None
+            }
+        }
+    }
+
+    /// The key an alias stored under `key` points to ([`ArtifactCache::store_alias`]).
+    pub fn load_alias(&self, key: &Key) -> Option<Key> {
+        let e = self.load(key)?;
+        match e.extra.as_slice() {
+            [(name, target)] if name == ALIAS && e.kernels.is_empty() => {
+                Some(Key(target.as_slice().try_into().ok()?))
+            }
+            _ => {
+                self.warn(&format!(
+                    "{}: not an alias; recompiling",
+                    self.path_of(key).display()
+                ));
+                None
+            }
+        }
+    }
+
+    /// Stores under `key` (e.g. of a module's source text, before parsing) a pointer to the
+    /// entry under `target` (of the canonical text), so that a hit needs no parse. An alias is
+    /// an entry file like any other: checked, evicted and cleared the same way.
+    pub fn store_alias(&self, key: &Key, target: &Key) {
+        self.store(
+            key,
+            &Entry {
+                extra: vec![(ALIAS.to_string(), target.0.to_vec())],
+                ..Entry::default()
+            },
+        );
+    }
+
+    /// Stores `entry` under `key`, replacing any entry there, then evicts down to the size
+    /// bound. Failures are warnings: the compile that produced the entry has succeeded anyway.
+    pub fn store(&self, key: &Key, entry: &Entry) {
+        let bytes = entry::encode(&ArtifactCache::identity(key), entry);
+        if let Err(e) = self.write_atomic(&self.path_of(key), &bytes) {
+            self.warn(&format!(
+                "cannot store {}: {e}",
+                self.path_of(key).display()
+            ));
+            return;
+        }
+        if let Err(e) = self.evict(Some(&self.path_of(key))) {
+            self.warn(&format!("cannot evict in {}: {e}", self.dir.display()));
+        }
+    }
+
+    fn write_atomic(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
+        let tmp = self.dir.join(format!(
+            ".{}.{}.{}.tmp",
+            path.file_stem().and_then(|s| s.to_str()).unwrap_or("entry"),
+            std::process::id(),
+            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = (|| {
+            let mut f = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            f.write_all(bytes)?;
+            f.sync_data()?;
+            fs::rename(&tmp, path)
+        })();
+        if written.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        written
+    }
+
+    /// Entry files with their size and modification time.
+    fn entries(&self) -> std::io::Result<Vec<(PathBuf, u64, SystemTime)>> {
+        let rd = match fs::read_dir(&self.dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut out = Vec::new();
+        for e in rd {
+            let e = e?;
+            let path = e.path();
+            if path.extension().and_then(|x| x.to_str()) != Some(EXTENSION) {
+                continue;
+            }
+            // An entry removed by another process between listing and stat is simply gone.
+            if let Ok(m) = e.metadata()
+                && m.is_file()
+            {
+                let t = m.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                out.push((path, m.len(), t));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Deletes least recently used entries until the total is within the bound, except `keep`
+    /// (the entry just stored: deleting it would only make the next start compile again), so
+    /// the directory exceeds the bound by at most one entry.
+    fn evict(&self, keep: Option<&Path>) -> std::io::Result<()> {
+        let mut entries = self.entries()?;
+        let mut total: u64 = entries.iter().map(|e| e.1).sum();
+        if total <= self.max_bytes {
+            return Ok(());
+        }
+        entries.retain(|(p, _, _)| Some(p.as_path()) != keep);
+        entries.sort_by_key(|(_, _, t)| *t);
+        for (path, len, _) in entries {
+            if total <= self.max_bytes {
+                break;
+            }
+            match fs::remove_file(&path) {
+                Ok(()) => total -= len,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => total -= len,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Number and size of the entries.
+    pub fn stats(&self) -> std::io::Result<CacheStats> {
+        let entries = self.entries()?;
+        Ok(CacheStats {
+            dir: self.dir.clone(),
+            entries: entries.len(),
+            bytes: entries.iter().map(|e| e.1).sum(),
+            max_bytes: self.max_bytes,
+        })
+    }
+
+    /// Deletes every entry and leftover temporary file; returns how many entries there were.
+    pub fn clear(&self) -> std::io::Result<usize> {
+        let entries = self.entries()?;
+        for (path, _, _) in &entries {
+            match fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        if let Ok(rd) = fs::read_dir(&self.dir) {
+            for e in rd.flatten() {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with('.') && name.ends_with(".tmp") {
+                    let _ = fs::remove_file(e.path());
+                }
+            }
+        }
+        Ok(entries.len())
+    }
+}

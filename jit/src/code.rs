@@ -1,0 +1,525 @@
+//! Our own code memory: Cranelift functions compiled to bytes, laid out in one
+//! position-independent blob, and mapped executable.
+//!
+//! ```text
+//! CodeBuilder (a cranelift_module::Module) ──finish──► CodeBlob (bytes + symbols)
+//!     ──append──► one blob per compiled module ──CodeMemory::new──► executable pages
+//!                                     └──── artifact cache (crate::cache) ────┘
+//! ```
+//!
+//! Generated code reaches everything outside itself through the runtime table it is handed as
+//! an argument ([`crate::kernel::runtime`]), so the only relocations are between functions of
+//! the same builder (a kernel taking the address of its outlined parallel loops, a function
+//! calling another); [`CodeBuilder::finish`] resolves them PC-relative inside the blob. The
+//! blob is therefore position-independent as a whole: a cold compile and a load from the cache
+//! copy the same bytes into fresh pages, and nothing is patched at load time. A relocation that
+//! would need an absolute address (a libcall, a data object, an `Abs8` from a non-PIC
+//! lowering) is refused with [`Error::Unsupported`] when the builder finishes, so such code can
+//! never reach the cache.
+//!
+//! Pages are written while mapped read-write and then switched to read-execute; they are
+//! never writable and executable at once.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cranelift_codegen::Context;
+use cranelift_codegen::binemit::Reloc;
+use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
+use cranelift_module::{
+    DataDescription, DataId, FuncId, Linkage, Module, ModuleDeclarations, ModuleError, ModuleReloc,
+    ModuleRelocTarget, ModuleResult,
+};
+
+use crate::error::{Error, Result};
+
+/// One function's machine code before layout.
+#[derive(Clone)]
+struct CompiledFunc {
+    bytes: Vec<u8>,
+    align: u64,
+    relocs: Vec<ModuleReloc>,
+}
+
+/// Collects compiled functions; a [`cranelift_module::Module`], so translators written against
+/// that trait (declare, `declare_func_in_func`, define) use it unchanged.
+///
+/// Functions declared with a name become symbols of the finished [`CodeBlob`]; anonymous ones
+/// (outlined loop bodies) are reachable only from the functions of this builder.
+pub struct CodeBuilder {
+    isa: OwnedTargetIsa,
+    declarations: ModuleDeclarations,
+    funcs: HashMap<FuncId, CompiledFunc>,
+}
+
+impl CodeBuilder {
+    /// A builder compiling for `isa`.
+    pub fn new(isa: OwnedTargetIsa) -> CodeBuilder {
+        CodeBuilder {
+            isa,
+            declarations: ModuleDeclarations::default(),
+            funcs: HashMap::new(),
+        }
+    }
+
+    /// A builder compiling for the host ([`crate::isa::host_isa`]).
+    pub fn host() -> Result<CodeBuilder> {
+        Ok(CodeBuilder::new(crate::isa::host_isa()?))
+    }
+
+    /// Lays the defined functions out in declaration order and resolves the relocations
+    /// between them. Functions declared but never defined are left out; a reference to one
+    /// is an error.
+    pub fn finish(self) -> Result<CodeBlob> {
+        let mut bytes = Vec::new();
+        let mut offsets: HashMap<FuncId, u64> = HashMap::new();
+        let mut symbols = Vec::new();
+        let mut order: Vec<FuncId> = self.funcs.keys().copied().collect();
+        order.sort();
+        for id in &order {
+            let f = &self.funcs[id];
+            let align = f.align.max(1);
+            let start = (bytes.len() as u64).div_ceil(align) * align;
+            bytes.resize(start as usize, 0);
+            bytes.extend_from_slice(&f.bytes);
+            offsets.insert(*id, start);
+            let decl = self.declarations.get_function_decl(*id);
+            if let Some(name) = &decl.name {
+                symbols.push(Symbol {
+                    name: name.clone(),
+                    offset: start,
+                });
+            }
+        }
+        for id in &order {
+            let base = offsets[id];
+            for r in &self.funcs[id].relocs {
+                let target = match &r.name {
+                    ModuleRelocTarget::User {
+                        namespace: 0,
+                        index,
+                    } => {
+                        let fid = FuncId::from_u32(*index);
+                        *offsets.get(&fid).ok_or_else(|| {
+                            Error::Module(format!(
+                                "`{}` refers to `{}`, which was declared but never defined",
+                                self.declarations.get_function_decl(*id).linkage_name(*id),
+                                self.declarations.get_function_decl(fid).linkage_name(fid)
+                            ))
+                        })?
+                    }
+                    ModuleRelocTarget::FunctionOffset(fid, off) => {
+                        offsets.get(fid).copied().ok_or_else(|| {
+                            Error::Module("relocation into an undefined function".into())
+                        })? + u64::from(*off)
+                    }
+                    other => {
+                        return Err(Error::Unsupported(format!(
+                            "code refers to `{other}`, which needs an absolute address; \
+                             generated code must call out through the runtime table"
+                        )));
+                    }
+                };
+                let at = base + u64::from(r.offset);
+                patch(&mut bytes, r.kind, at, target as i64 + r.addend)?;
+            }
+        }
+        Ok(CodeBlob { bytes, symbols })
+    }
+}
+
+/// Writes the PC-relative relocation `kind` at `at` so that it reaches `value` (an offset in
+/// the same blob, addend included).
+fn patch(bytes: &mut [u8], kind: Reloc, at: u64, value: i64) -> Result<()> {
+    let pc = at as i64;
+    let word = |bytes: &mut [u8], len: usize| -> Result<std::ops::Range<usize>> {
+        let r = at as usize..at as usize + len;
+        if r.end > bytes.len() {
+            return Err(Error::Module(format!("relocation at {at} past the code")));
+        }
+        Ok(r)
+    };
+    match kind {
+        Reloc::X86PCRel4 | Reloc::X86CallPCRel4 => {
+            let delta = i32::try_from(value - pc)
+                .map_err(|_| Error::Module("PC-relative reference beyond ±2 GiB".into()))?;
+            let r = word(bytes, 4)?;
+            bytes[r].copy_from_slice(&delta.to_le_bytes());
+        }
+        Reloc::Arm64Call => {
+            let delta = (value - pc) >> 2;
+            if !(-(1 << 25)..(1 << 25)).contains(&delta) {
+                return Err(Error::Module("call beyond ±128 MiB".into()));
+            }
+            let r = word(bytes, 4)?;
+            let old = u32::from_le_bytes(bytes[r.clone()].try_into().expect("4 bytes"));
+            let new = (old & 0xfc00_0000) | (delta as u32 & 0x03ff_ffff);
+            bytes[r].copy_from_slice(&new.to_le_bytes());
+        }
+        other => {
+            return Err(Error::Unsupported(format!(
+                "relocation kind {other:?} cannot be resolved inside position-independent code"
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl Module for CodeBuilder {
+    fn isa(&self) -> &dyn TargetIsa {
+        &*self.isa
+    }
+
+    fn declarations(&self) -> &ModuleDeclarations {
+        &self.declarations
+    }
+
+    fn declare_function(
+        &mut self,
+        name: &str,
+        linkage: Linkage,
+        signature: &cranelift_codegen::ir::Signature,
+    ) -> ModuleResult<FuncId> {
+        let (id, _) = self
+            .declarations
+            .declare_function(name, linkage, signature)?;
+        Ok(id)
+    }
+
+    fn declare_anonymous_function(
+        &mut self,
+        signature: &cranelift_codegen::ir::Signature,
+    ) -> ModuleResult<FuncId> {
+        self.declarations.declare_anonymous_function(signature)
+    }
+
+    fn declare_data(
+        &mut self,
+        name: &str,
+        _linkage: Linkage,
+        _writable: bool,
+        _tls: bool,
+    ) -> ModuleResult<DataId> {
+        Err(no_data(&format!("data object `{name}`")))
+    }
+
+    fn declare_anonymous_data(&mut self, _writable: bool, _tls: bool) -> ModuleResult<DataId> {
+        Err(no_data("data objects"))
+    }
+
+    fn define_function_with_control_plane(
+        &mut self,
+        id: FuncId,
+        ctx: &mut Context,
+        ctrl_plane: &mut ControlPlane,
+    ) -> ModuleResult<()> {
+        let decl = self.declarations.get_function_decl(id);
+        if !decl.linkage.is_definable() {
+            return Err(ModuleError::InvalidImportDefinition(
+                decl.linkage_name(id).into_owned(),
+            ));
+        }
+        if self.funcs.contains_key(&id) {
+            return Err(ModuleError::DuplicateDefinition(
+                decl.linkage_name(id).into_owned(),
+            ));
+        }
+        ctx.compile(&*self.isa, ctrl_plane)?;
+        let compiled = ctx
+            .compiled_code()
+            .expect("Context::compile succeeded, so it holds the compiled code");
+        let align = u64::from(compiled.buffer.alignment)
+            .max(u64::from(self.isa.function_alignment().minimum))
+            .max(self.isa.symbol_alignment());
+        let relocs = compiled
+            .buffer
+            .relocs()
+            .iter()
+            .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+            .collect();
+        let bytes = compiled.code_buffer().to_vec();
+        self.funcs.insert(
+            id,
+            CompiledFunc {
+                bytes,
+                align,
+                relocs,
+            },
+        );
+        Ok(())
+    }
+
+    fn define_function_bytes(
+        &mut self,
+        id: FuncId,
+        alignment: u64,
+        bytes: &[u8],
+        relocs: &[ModuleReloc],
+    ) -> ModuleResult<()> {
+        let decl = self.declarations.get_function_decl(id);
+        if self.funcs.contains_key(&id) {
+            return Err(ModuleError::DuplicateDefinition(
+                decl.linkage_name(id).into_owned(),
+            ));
+        }
+        self.funcs.insert(
+            id,
+            CompiledFunc {
+                bytes: bytes.to_vec(),
+                align: alignment.max(u64::from(self.isa.function_alignment().minimum)),
+                relocs: relocs.to_vec(),
+            },
+        );
+        Ok(())
+    }
+
+    fn define_data(&mut self, _id: DataId, _data: &DataDescription) -> ModuleResult<()> {
+        Err(no_data("data objects"))
+    }
+}
+
+/// The error for data objects, which a blob of position-independent functions cannot hold.
+fn no_data(what: &str) -> ModuleError {
+    ModuleError::Compilation(cranelift_codegen::CodegenError::Unsupported(format!(
+        "{what}: position-independent code blobs hold functions only"
+    )))
+}
+
+/// A named entry point of a blob.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    /// The name it was declared under.
+    pub name: String,
+    /// Its offset from the start of the blob.
+    pub offset: u64,
+}
+
+/// Linked, position-independent machine code and its symbols; not executable yet
+/// ([`CodeMemory::new`] maps it). This is what the artifact cache stores.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CodeBlob {
+    bytes: Vec<u8>,
+    symbols: Vec<Symbol>,
+}
+
+/// The alignment of every blob appended to another: enough for any function and its constants
+/// (Cranelift asks for at most 64 bytes), so appended code keeps the alignment it was laid out
+/// with.
+const BLOB_ALIGN: u64 = 64;
+
+impl CodeBlob {
+    /// A blob from its parts (as read back from the cache). Every symbol must lie inside the
+    /// code.
+    pub fn from_parts(bytes: Vec<u8>, symbols: Vec<Symbol>) -> Result<CodeBlob> {
+        if let Some(s) = symbols.iter().find(|s| s.offset >= bytes.len() as u64) {
+            return Err(Error::Module(format!(
+                "symbol `{}` at offset {} lies outside {} bytes of code",
+                s.name,
+                s.offset,
+                bytes.len()
+            )));
+        }
+        Ok(CodeBlob { bytes, symbols })
+    }
+
+    /// The machine code.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The named entry points, in layout order.
+    pub fn symbols(&self) -> &[Symbol] {
+        &self.symbols
+    }
+
+    /// The offset of `name`.
+    pub fn offset_of(&self, name: &str) -> Option<u64> {
+        self.symbols
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.offset)
+    }
+
+    /// Appends `other` (aligned) after this code, with its symbols. Blobs need no relocation to
+    /// move, so this is a copy.
+    pub fn append(&mut self, other: &CodeBlob) {
+        let start = (self.bytes.len() as u64).div_ceil(BLOB_ALIGN) * BLOB_ALIGN;
+        self.bytes.resize(start as usize, 0);
+        self.bytes.extend_from_slice(&other.bytes);
+        self.symbols.extend(other.symbols.iter().map(|s| Symbol {
+            name: s.name.clone(),
+            offset: start + s.offset,
+        }));
+    }
+}
+
+/// Executable pages holding one [`CodeBlob`]; freed (unmapped) on drop. Whoever holds a
+/// function pointer into it holds an `Arc<CodeMemory>` too.
+pub struct CodeMemory {
+    /// `None` for an empty blob (a zero-length mapping is not allowed).
+    map: Option<memmap2::Mmap>,
+    symbols: Vec<Symbol>,
+    by_name: HashMap<String, usize>,
+}
+
+impl std::fmt::Debug for CodeMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CodeMemory")
+            .field("bytes", &self.map.as_ref().map_or(0, |m| m.len()))
+            .field("symbols", &self.symbols.len())
+            .finish()
+    }
+}
+
+impl CodeMemory {
+    /// Copies `blob` into fresh anonymous pages and makes them read-execute.
+    ///
+    /// Copying rather than mapping a cache file executable keeps running code independent of
+    /// the file: a later `cache clear`, an eviction or a truncation by another process cannot
+    /// pull pages from under it (a shared file mapping would fault with SIGBUS).
+    pub fn new(blob: &CodeBlob) -> Result<Arc<CodeMemory>> {
+        let map = if blob.bytes.is_empty() {
+            None
+        } else {
+            let mut rw = memmap2::MmapMut::map_anon(blob.bytes.len())
+                .map_err(|e| Error::Module(format!("cannot map code memory: {e}")))?;
+            rw.copy_from_slice(&blob.bytes);
+            let rx = rw
+                .make_exec()
+                .map_err(|e| Error::Module(format!("cannot make code executable: {e}")))?;
+            Some(rx)
+        };
+        let mut by_name = HashMap::with_capacity(blob.symbols.len());
+        for s in &blob.symbols {
+            by_name.entry(s.name.clone()).or_insert(s.offset as usize);
+        }
+        Ok(Arc::new(CodeMemory {
+            map,
+            symbols: blob.symbols.clone(),
+            by_name,
+        }))
+    }
+
+    /// The address of the function declared as `name`.
+    pub fn address(&self, name: &str) -> Option<*const u8> {
+        let off = *self.by_name.get(name)?;
+        let map = self.map.as_ref()?;
+        // `from_parts` and `finish` keep every offset inside the code.
+        Some(map[off..].as_ptr())
+    }
+
+    /// The size of the code in bytes.
+    pub fn len(&self) -> usize {
+        self.map.as_ref().map_or(0, |m| m.len())
+    }
+
+    /// The blob this memory was made from (the pages are readable as well as executable).
+    pub fn to_blob(&self) -> CodeBlob {
+        CodeBlob {
+            bytes: self.map.as_ref().map_or_else(Vec::new, |m| m.to_vec()),
+            symbols: self.symbols.clone(),
+        }
+    }
+
+    /// Whether the blob was empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_codegen::ir::{AbiParam, InstBuilder, types};
+    use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+
+    /// `callee(x) = x + 1` (anonymous) and `caller(x) = callee(x) * 2` through a direct call and
+    /// through `func_addr` + `call_indirect`: both kinds of intra-blob relocation.
+    fn build() -> CodeBlob {
+        let mut b = CodeBuilder::host().unwrap();
+        let mut sig = b.make_signature();
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(types::I64));
+        let callee = b.declare_anonymous_function(&sig).unwrap();
+        let caller = b.declare_function("caller", Linkage::Export, &sig).unwrap();
+        let frontend = b.target_config();
+        let mut ctx = b.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        ctx.func.signature = sig.clone();
+        {
+            let mut f = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let e = f.create_block();
+            f.append_block_params_for_function_params(e);
+            f.switch_to_block(e);
+            let x = f.block_params(e)[0];
+            let y = f.ins().iadd_imm_s(x, 1);
+            f.ins().return_(&[y]);
+            f.seal_all_blocks();
+            f.finalize(frontend);
+        }
+        b.define_function(callee, &mut ctx).unwrap();
+        b.clear_context(&mut ctx);
+        ctx.func.signature = sig.clone();
+        {
+            let fref = b.declare_func_in_func(callee, &mut ctx.func);
+            let mut f = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let e = f.create_block();
+            f.append_block_params_for_function_params(e);
+            f.switch_to_block(e);
+            let x = f.block_params(e)[0];
+            let c = f.ins().call(fref, &[x]);
+            let a = f.inst_results(c)[0];
+            let p = f.ins().func_addr(types::I64, fref);
+            let sref = f.import_signature(sig.clone());
+            let c = f.ins().call_indirect(sref, p, &[a]);
+            let r = f.inst_results(c)[0];
+            let r = f.ins().imul_imm_s(r, 2);
+            f.ins().return_(&[r]);
+            f.seal_all_blocks();
+            f.finalize(frontend);
+        }
+        b.define_function(caller, &mut ctx).unwrap();
+        b.finish().unwrap()
+    }
+
+    fn run(mem: &CodeMemory, x: i64) -> i64 {
+        let p = mem.address("caller").unwrap();
+        // SAFETY: `caller` was defined with the signature i64 -> i64 in the host's default
+        // calling convention, and `mem` is alive for the call.
+        let f = unsafe { std::mem::transmute::<*const u8, extern "C" fn(i64) -> i64>(p) };
+        f(x)
+    }
+
+    #[test]
+    fn relocations_resolve_inside_the_blob() {
+        let blob = build();
+        assert_eq!(
+            blob.symbols().len(),
+            1,
+            "anonymous functions have no symbol"
+        );
+        let mem = CodeMemory::new(&blob).unwrap();
+        assert_eq!(run(&mem, 5), 14);
+    }
+
+    #[test]
+    fn blobs_run_anywhere_they_are_copied() {
+        let mut big = CodeBlob::default();
+        let one = build();
+        big.append(&CodeBlob::from_parts(vec![0xcc; 100], Vec::new()).unwrap());
+        big.append(&one);
+        assert!(big.offset_of("caller").unwrap() >= 100);
+        let mem = CodeMemory::new(&big).unwrap();
+        assert_eq!(run(&mem, 1), 6);
+    }
+
+    #[test]
+    fn symbols_outside_the_code_are_refused() {
+        let s = Symbol {
+            name: "f".into(),
+            offset: 4,
+        };
+        assert!(CodeBlob::from_parts(vec![0; 4], vec![s]).is_err());
+    }
+}

@@ -1,0 +1,102 @@
+//! The engine's side of the artifact cache ([`jit::cache`]): the key of a compile, and a
+//! [`CompiledModule`] turned into an entry and back.
+//!
+//! The key covers the module as canonical TVMScript (the printer's output, which parses back to
+//! the same module) with every metadata tensor's dtype, shape and bytes, the [`Config`] fields
+//! that change what is compiled (exec mode, fusion, library dispatch, the constant-folding
+//! limit) and the kernel compile options; [`jit::cache::KeyBuilder`] adds the relaxjit build
+//! and the host ISA. Fields that only shape the run (threads, allocator) are applied to the
+//! loaded module from the current configuration instead.
+
+use std::sync::Arc;
+
+use jit::cache::{ArtifactCache, Entry, Key, KeyBuilder};
+use jit::kernel::{CompileOptions, KernelLibrary};
+use relax::IRModule;
+use vm::{Executable, Library, VmConfig};
+
+use crate::engine::{CompiledModule, Config};
+
+/// The key of compiling `module` under `config`.
+pub(crate) fn key(config: &Config, module: &IRModule) -> Key {
+    let (text, metadata) = relax::script::print_module_with_metadata(module);
+    let mut k = KeyBuilder::new();
+    k.part("module", text.as_bytes());
+    config_parts(&mut k, config, &metadata);
+    k.finish()
+}
+
+/// The metadata tensors and the configuration, after the text of a key.
+fn config_parts(k: &mut KeyBuilder, config: &Config, metadata: &[vm::Tensor]) {
+    for t in metadata {
+        let d = t.dtype();
+        k.part("metadata.dtype", &[d.code, d.bits]);
+        k.part("metadata.lanes", &d.lanes.to_le_bytes());
+        let shape: Vec<u8> = t.shape().iter().flat_map(|d| d.to_le_bytes()).collect();
+        k.part("metadata.shape", &shape);
+        k.part("metadata.data", &t.to_bytes());
+    }
+    k.part("exec_mode", format!("{:?}", config.exec_mode).as_bytes());
+    k.part("fusion", &[config.fusion as u8]);
+    k.part("library", &[config.library as u8]);
+    k.part(
+        "max_fold_bytes",
+        &(config.max_fold_bytes as u64).to_le_bytes(),
+    );
+    k.part(
+        "kernel_options",
+        format!("{:?}", CompileOptions::default()).as_bytes(),
+    );
+}
+
+/// The key of compiling the TVMScript `src` with `metadata` under `config`, before parsing:
+/// an alias of [`key`] that spares a hit the parse.
+pub(crate) fn source_key(config: &Config, src: &str, metadata: &[vm::Tensor]) -> Key {
+    let mut k = KeyBuilder::new();
+    k.part("source", src.as_bytes());
+    config_parts(&mut k, config, metadata);
+    k.finish()
+}
+
+/// The entry that rebuilds `compiled`; `None` (with a warning) if its executable holds
+/// something the serialized format cannot.
+pub(crate) fn to_entry(cache: &ArtifactCache, compiled: &CompiledModule) -> Option<Entry> {
+    let executable = match compiled.executable().save_to_bytes() {
+        Ok(b) => b,
+        Err(e) => {
+            cache.warn(&format!(
+                "not cached: the executable cannot be serialized: {e}"
+            ));
+            return None;
+        }
+    };
+    let kernels = compiled.kernels();
+    Some(Entry {
+        executable,
+        code: kernels.code_blob(),
+        kernels: kernels.kernels().iter().map(|k| k.meta().clone()).collect(),
+        extra: Vec::new(),
+    })
+}
+
+/// The parts of a compiled module rebuilt from `entry`: the executable, the kernels over the
+/// entry's code, and the library linking them. The caller checks the link as after a compile.
+pub(crate) fn from_entry(
+    entry: Entry,
+) -> Result<(Arc<Executable>, KernelLibrary, Library), String> {
+    let exec = Executable::load_from_bytes(&entry.executable)
+        .map_err(|e| format!("the stored executable does not load: {e}"))?;
+    let kernels = KernelLibrary::from_code(&entry.code, entry.kernels)
+        .map_err(|e| format!("the stored code does not load: {e}"))?;
+    let mut library = Library::new();
+    kernels.add_to(&mut library);
+    Ok((Arc::new(exec), kernels, library))
+}
+
+/// The VM settings a loaded module gets: as for a compile under `config`.
+pub(crate) fn vm_config(config: &Config) -> VmConfig {
+    VmConfig {
+        allocator: config.allocator,
+        ..VmConfig::default()
+    }
+}

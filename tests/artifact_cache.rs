@@ -1,0 +1,385 @@
+//! The artifact cache through the engine: a hit after a miss runs the same code with the same
+//! results and the same errors; every kind of damaged entry (a flipped byte in the code, in the
+//! executable or in the header; truncation; another format, build or ISA) is a warned miss that
+//! recompiles and replaces the entry; two `relaxjit` processes racing on one key both succeed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use relaxjit::jit::cache::{ArtifactCache, DEFAULT_MAX_BYTES, Identity, Key, entry};
+use relaxjit::{CompiledModule, Config, Engine, Tensor, Value};
+
+/// Three kernels (matmul, bias add, relu after fusion) over a symbolic batch.
+const MODULE: &str = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 16), dtype="float32"), w: R.Tensor((16, 8), dtype="float32"), b: R.Tensor((8,), dtype="float32")) -> R.Tensor(("n", 8), dtype="float32"):
+        n = T.int64()
+        with R.dataflow():
+            h: R.Tensor((n, 8), dtype="float32") = R.matmul(x, w, out_dtype=None)
+            h1: R.Tensor((n, 8), dtype="float32") = R.add(h, b)
+            h2: R.Tensor((n, 8), dtype="float32") = R.nn.relu(h1)
+            R.output(h2)
+        return h2
+"#;
+
+/// A fresh, empty directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("artifact_cache_{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+type Warnings = Arc<Mutex<Vec<String>>>;
+
+/// Compiles parsed text: the module's own key, no alias of its source.
+fn compile(engine: &Engine, src: &str) -> relaxjit::Result<CompiledModule> {
+    engine.compile(&Engine::parse(src)?)
+}
+
+fn engine(dir: &Path) -> (Engine, Warnings) {
+    let warnings: Warnings = Arc::default();
+    let w = warnings.clone();
+    let cache = ArtifactCache::new(dir, DEFAULT_MAX_BYTES)
+        .with_warn_hook(Arc::new(move |m| w.lock().unwrap().push(m.to_string())));
+    let engine = Engine::new(Config {
+        cache: Some(cache),
+        ..Config::default()
+    })
+    .unwrap();
+    (engine, warnings)
+}
+
+fn tensor(shape: &[i64], seed: u32) -> Value {
+    let n: i64 = shape.iter().product();
+    let v: Vec<f32> = (0..n)
+        .map(|i| ((i as u32).wrapping_mul(2654435761).wrapping_add(seed) % 97) as f32 / 48.0 - 1.0)
+        .collect();
+    Value::Tensor(Tensor::from_slice(shape, &v).unwrap())
+}
+
+/// The output bytes of a good call and the message of a bad one.
+fn behaviour(m: &CompiledModule) -> (Vec<u8>, String) {
+    let args = [tensor(&[3, 16], 1), tensor(&[16, 8], 2), tensor(&[8], 3)];
+    let out = match m.run("main", &args).unwrap() {
+        Value::Tensor(t) => t.to_bytes(),
+        other => panic!("expected a tensor, got {other:?}"),
+    };
+    let bad = [tensor(&[3, 15], 1), tensor(&[16, 8], 2), tensor(&[8], 3)];
+    let err = m.run("main", &bad).unwrap_err().to_string();
+    (out, err)
+}
+
+/// The one entry file in `dir`.
+fn entry_file(dir: &Path) -> PathBuf {
+    let files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rjc"))
+        .collect();
+    assert_eq!(files.len(), 1, "one entry in {}: {files:?}", dir.display());
+    files[0].clone()
+}
+
+fn key_of(path: &Path) -> Key {
+    let hex = path.file_stem().unwrap().to_str().unwrap();
+    let mut k = [0u8; 32];
+    for (i, b) in k.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap();
+    }
+    Key(k)
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> usize {
+    haystack
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("the section is stored verbatim")
+}
+
+/// Rewrites a valid entry as another writer would have, with a valid checksum.
+fn rewrite(bytes: &[u8], path: &Path, change: impl Fn(&mut Identity)) -> Vec<u8> {
+    let key = key_of(path);
+    let mut id = Identity {
+        key: key.0,
+        version: relaxjit::jit::cache::relaxjit_version().to_string(),
+        isa: relaxjit::jit::cache::host_isa_description().to_string(),
+    };
+    let e = entry::decode(bytes, &id).unwrap();
+    change(&mut id);
+    entry::encode(&id, &e)
+}
+
+#[test]
+fn a_hit_after_a_miss_behaves_the_same() {
+    let dir = scratch("hit");
+    let (engine, warnings) = engine(&dir);
+    let cold = compile(&engine, MODULE).unwrap();
+    assert!(!cold.from_cache());
+    let hit = compile(&engine, MODULE).unwrap();
+    assert!(hit.from_cache(), "the second compile loads the entry");
+    assert_eq!(behaviour(&cold), behaviour(&hit));
+    assert_eq!(
+        cold.kernels().code_blob(),
+        hit.kernels().code_blob(),
+        "the same machine code"
+    );
+    assert_eq!(
+        cold.executable().as_text(),
+        hit.executable().as_text(),
+        "the same bytecode"
+    );
+    assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
+    let stats = engine.config().cache.as_ref().unwrap().stats().unwrap();
+    assert_eq!(stats.entries, 1);
+    assert!(stats.bytes > 0);
+}
+
+#[test]
+fn the_source_text_alias_spares_the_parse_and_survives_eviction() {
+    let dir = scratch("alias");
+    let (engine, warnings) = engine(&dir);
+    let cold = engine.compile_str(MODULE).unwrap();
+    assert!(!cold.from_cache());
+    let cache = engine.config().cache.as_ref().unwrap();
+    assert_eq!(cache.stats().unwrap().entries, 2, "the entry and the alias");
+    let hit = engine.compile_str(MODULE).unwrap();
+    assert!(hit.from_cache());
+    assert_eq!(behaviour(&cold), behaviour(&hit));
+    // The same module written differently has another alias but the same entry.
+    let respaced = MODULE.replace("(x, w, out_dtype=None)", "(x,  w, out_dtype=None)");
+    assert!(engine.compile_str(&respaced).unwrap().from_cache());
+    assert_eq!(cache.stats().unwrap().entries, 3, "one entry, two aliases");
+    // An alias whose entry is gone is a quiet miss that stores both again.
+    let canonical = cache.path_of(&relaxjit::jit::cache::Key(key_of_module(MODULE)));
+    std::fs::remove_file(canonical).unwrap();
+    assert!(!engine.compile_str(MODULE).unwrap().from_cache());
+    assert!(engine.compile_str(MODULE).unwrap().from_cache());
+    assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
+}
+
+/// The file stem of the canonical entry of `src`: the entry a parsed compile stores.
+fn key_of_module(src: &str) -> [u8; 32] {
+    let dir = scratch("key_probe");
+    let (engine, _) = engine(&dir);
+    compile(&engine, src).unwrap();
+    key_of(&entry_file(&dir)).0
+}
+
+/// A damage and the words the warning must contain.
+struct Damage {
+    name: &'static str,
+    apply: fn(&CompiledModule, &Path, Vec<u8>) -> Vec<u8>,
+    warning: &'static str,
+}
+
+const DAMAGES: &[Damage] = &[
+    Damage {
+        name: "flipped byte in the code",
+        apply: |m, _, mut b| {
+            let code = m.kernels().code_blob();
+            let at = find(&b, code.bytes()) + code.bytes().len() / 2;
+            b[at] ^= 0x40;
+            b
+        },
+        warning: "checksum mismatch",
+    },
+    Damage {
+        name: "flipped byte in the executable",
+        apply: |m, _, mut b| {
+            let exec = m.executable().save_to_bytes().unwrap();
+            let at = find(&b, &exec) + exec.len() / 2;
+            b[at] ^= 0x01;
+            b
+        },
+        warning: "checksum mismatch",
+    },
+    Damage {
+        name: "flipped byte in the header's key",
+        apply: |_, _, mut b| {
+            b[8 + 4 + 32 + 5] ^= 0x80;
+            b
+        },
+        warning: "checksum mismatch",
+    },
+    Damage {
+        name: "flipped byte in the magic",
+        apply: |_, _, mut b| {
+            b[0] ^= 0xff;
+            b
+        },
+        warning: "not a cache entry",
+    },
+    Damage {
+        name: "truncation",
+        apply: |_, _, mut b| {
+            b.truncate(b.len() * 2 / 3);
+            b
+        },
+        warning: "checksum mismatch",
+    },
+    Damage {
+        name: "truncation inside the header",
+        apply: |_, _, mut b| {
+            b.truncate(20);
+            b
+        },
+        warning: "not a cache entry",
+    },
+    Damage {
+        name: "empty file",
+        apply: |_, _, _| Vec::new(),
+        warning: "not a cache entry",
+    },
+    Damage {
+        name: "another format version",
+        apply: |_, _, mut b| {
+            b[8..12].copy_from_slice(&(entry::FORMAT_VERSION + 1).to_le_bytes());
+            b
+        },
+        warning: "entry format",
+    },
+    Damage {
+        name: "another relaxjit build",
+        apply: |_, p, b| rewrite(&b, p, |id| id.version = "relaxjit 0.0.0-other".into()),
+        warning: "another relaxjit build",
+    },
+    Damage {
+        name: "other ISA flags",
+        apply: |_, p, b| rewrite(&b, p, |id| id.isa = "x86_64 has_avx=false".into()),
+        warning: "other ISA flags",
+    },
+    Damage {
+        name: "stored under another key",
+        apply: |_, p, b| rewrite(&b, p, |id| id.key[0] ^= 1),
+        warning: "another key",
+    },
+];
+
+#[test]
+fn damaged_entries_are_warned_misses_that_get_replaced() {
+    let mut failures = Vec::new();
+    for (i, d) in DAMAGES.iter().enumerate() {
+        let dir = scratch(&format!("damage_{i}"));
+        let (engine, warnings) = engine(&dir);
+        let cold = compile(&engine, MODULE).unwrap();
+        let expected = behaviour(&cold);
+        let path = entry_file(&dir);
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, (d.apply)(&cold, &path, bytes)).unwrap();
+
+        let again = compile(&engine, MODULE).unwrap();
+        let seen = std::mem::take(&mut *warnings.lock().unwrap());
+        let mut problems = Vec::new();
+        if again.from_cache() {
+            problems.push("the damaged entry was used".to_string());
+        }
+        if !(seen.len() == 1 && seen[0].contains(d.warning)) {
+            problems.push(format!(
+                "warnings {seen:?}, expected one with `{}`",
+                d.warning
+            ));
+        }
+        if behaviour(&again) != expected {
+            problems.push("the recompiled module behaves differently".into());
+        }
+        let replaced = compile(&engine, MODULE).unwrap();
+        if !replaced.from_cache() || !warnings.lock().unwrap().is_empty() {
+            problems.push(format!(
+                "the entry was not replaced (hit: {}, warnings {:?})",
+                replaced.from_cache(),
+                warnings.lock().unwrap()
+            ));
+        } else if behaviour(&replaced) != expected {
+            problems.push("the replaced entry behaves differently".into());
+        }
+        if !problems.is_empty() {
+            failures.push(format!("{}: {}", d.name, problems.join("; ")));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_size_bound_evicts_the_least_recently_used() {
+    let dir = scratch("lru");
+    let (big, _) = engine(&dir);
+    compile(&big, MODULE).unwrap();
+    let one = big.config().cache.as_ref().unwrap().stats().unwrap().bytes;
+    // Room for one entry and a half: storing a second evicts the older.
+    let small = Engine::new(Config {
+        cache: Some(ArtifactCache::new(&dir, one * 3 / 2)),
+        ..Config::default()
+    })
+    .unwrap();
+    let first = entry_file(&dir);
+    compile(&small, &MODULE.replace("R.nn.relu(h1)", "R.add(h1, h1)")).unwrap();
+    let left = entry_file(&dir);
+    assert_ne!(first, left, "the older entry was evicted, the new one kept");
+    assert_eq!(
+        small.config().cache.as_ref().unwrap().clear().unwrap(),
+        1,
+        "clear removes what is left"
+    );
+    assert_eq!(
+        small
+            .config()
+            .cache
+            .as_ref()
+            .unwrap()
+            .stats()
+            .unwrap()
+            .entries,
+        0
+    );
+}
+
+#[test]
+fn two_processes_racing_on_one_key_both_succeed() {
+    let dir = scratch("race");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_relaxjit"))
+            .args(["run", "tests/cli/add.py"])
+            .current_dir(root)
+            .env("RELAXJIT_CACHE_DIR", &dir)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    let outputs = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+    let results: Vec<String> = outputs
+        .iter()
+        .map(|o| {
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            assert!(
+                o.status.success(),
+                "status {:?}\nstdout:\n{stdout}\nstderr:\n{}",
+                o.status,
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(
+                !String::from_utf8_lossy(&o.stderr).contains("warning"),
+                "no warning in a race: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            stdout
+                .lines()
+                .filter(|l| l.starts_with("output"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect();
+    assert!(!results[0].is_empty());
+    assert_eq!(results[0], results[1]);
+    entry_file(&dir);
+    let third = spawn().wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&third.stdout);
+    assert!(third.status.success());
+    assert!(stdout.contains("from the artifact cache"), "{stdout}");
+    assert!(stdout.contains(&results[0]), "{stdout}");
+}
