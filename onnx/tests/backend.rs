@@ -225,6 +225,7 @@ fn onnx_backend_tests() {
         {
             continue;
         }
+        let start = std::time::Instant::now();
         let result = if let Some(reason) = out_of_scope.get(&case.name) {
             match import_file(&case.model, &ImportOptions::default()) {
                 Ok(_) => Err(format!(
@@ -236,6 +237,11 @@ fn onnx_backend_tests() {
         } else {
             run_case(case, !slow.contains_key(&case.name))
         };
+        eprintln!(
+            "{:<60} {:>8.0} ms",
+            case.name,
+            start.elapsed().as_secs_f64() * 1e3
+        );
         match result {
             Ok(()) => passed += 1,
             Err(e) => failures.push(format!("{}: {e}", case.name)),

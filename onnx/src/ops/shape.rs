@@ -970,6 +970,9 @@ pub(crate) fn expand(imp: &mut Importer, node: &Node) -> Result<Val> {
             (Some(a), Some(b)) => match (a.as_int(), b.as_int()) {
                 (Some(1), _) => b,
                 (_, Some(1)) => a,
+                // A target dimension read at run time must be 1 or the input's size; the
+                // result is the input's size either way.
+                (Some(_), None) => a,
                 (Some(x), Some(y)) if x == y => a,
                 (Some(x), Some(y)) => {
                     return Err(node.invalid(format!("dimensions {x} and {y} do not broadcast")));
