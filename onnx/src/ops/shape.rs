@@ -16,6 +16,10 @@ use crate::importer::{FOLD_LIMIT, Importer, Val, constant, int_tensor};
 use crate::node::{Node, or_str};
 use crate::tensor::{tir_dtype, to_tensor};
 
+/// The largest `ConstantOfShape` result stored in the module as a constant (FoldConstant's
+/// default limit); larger ones are filled at run time.
+const CONSTANT_FILL_BYTES: usize = 16 << 20;
+
 /// The most elements a symbolic (not constant) folded value may have.
 const SYM_LIMIT: usize = 64;
 
@@ -1145,9 +1149,9 @@ pub(crate) fn constant_of_shape(imp: &mut Importer, node: &Node) -> Result<Val> 
         .collect::<Option<Vec<i64>>>()
     {
         let n: i64 = s.iter().product();
-        if (n as usize) <= FOLD_LIMIT {
+        if (n as usize).saturating_mul(value.dtype().bytes()) <= CONSTANT_FILL_BYTES {
             let bytes = value.to_bytes();
-            let all: Vec<u8> = (0..n).flat_map(|_| bytes.iter().copied()).collect();
+            let all = bytes.repeat(n as usize);
             let t = Tensor::from_bytes(&s, value.dtype(), &all).map_err(|e| node.invalid(e))?;
             return constant(t);
         }
