@@ -4,11 +4,12 @@ pub mod engine;
 pub mod error;
 pub mod npy;
 
-pub use engine::{CompiledModule, Config, Engine, ExecMode, MAX_THREADS};
+pub use engine::{CompiledModule, Config, Engine, ExecMode, MAX_THREADS, OnnxModel};
 pub use error::{Error, Result};
 pub use vm::{Tensor, Value};
 
 pub use jit;
+pub use onnx;
 pub use relax;
 pub use tir;
 pub use vm;

@@ -35,6 +35,12 @@ pub use error::{Error, Result};
 pub use ops::SUPPORTED_OPS;
 pub use tensor::decode_tensor;
 
+/// The Relax parameter name the importer gives graph input `name` (a valid identifier:
+/// `gpu_0/data_0` → `gpu_0_data_0`, `0` → `input_0`), before making duplicates unique.
+pub fn sanitize_name(name: &str) -> String {
+    importer::sanitize(name)
+}
+
 /// How a model is imported.
 #[derive(Clone, Debug)]
 pub struct ImportOptions {
