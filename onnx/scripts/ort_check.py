@@ -37,6 +37,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--relaxjit", default=os.path.join(root, "target/release/relaxjit"))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--save", metavar="DIR", help="also write each random-weight model to DIR")
     ap.add_argument("models", nargs="*")
     args = ap.parse_args()
     models = args.models or sorted(glob.glob(os.path.join(root, "onnx/tests/data/light/*.onnx")))
@@ -124,6 +125,9 @@ def main():
                     onnx.helper.make_tensor_value_info("ort_check_logits", onnx.TensorProto.FLOAT, None)
                 )
             onnx.save(m, mpath)
+            if args.save:
+                os.makedirs(args.save, exist_ok=True)
+                onnx.save(m, os.path.join(args.save, f"{name}_random.onnx"))
             sess = ort.InferenceSession(mpath, providers=["CPUExecutionProvider"])
             wants = sess.run(None, {inp.name: x})
             xpath = os.path.join(tmp, "x.npy")

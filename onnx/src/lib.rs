@@ -78,7 +78,7 @@ pub struct ImportedModel {
 /// Imports a serialized `ModelProto`. External data cannot be found without the model's
 /// folder: use [`import_file`] for such models.
 pub fn import_bytes(bytes: &[u8], options: &ImportOptions) -> Result<ImportedModel> {
-    import_with_base(bytes, None, options)
+    import_with_base(prost::bytes::Bytes::copy_from_slice(bytes), None, options)
 }
 
 /// Imports the model in file `path`; external-data files are read relative to its folder.
@@ -89,11 +89,12 @@ pub fn import_file(path: impl AsRef<Path>, options: &ImportOptions) -> Result<Im
         error,
     })?;
     let base = path.parent().unwrap_or(Path::new("."));
-    import_with_base(&bytes, Some(base), options)
+    // Owned bytes: the weights' `raw_data` are slices of this buffer, not copies.
+    import_with_base(prost::bytes::Bytes::from(bytes), Some(base), options)
 }
 
 fn import_with_base(
-    bytes: &[u8],
+    bytes: prost::bytes::Bytes,
     base_dir: Option<&Path>,
     options: &ImportOptions,
 ) -> Result<ImportedModel> {

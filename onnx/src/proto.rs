@@ -185,8 +185,10 @@ pub struct TensorProto {
     pub int64_data: Vec<i64>,
     #[prost(string, optional, tag = "8")]
     pub name: Option<String>,
-    #[prost(bytes = "vec", optional, tag = "9")]
-    pub raw_data: Option<Vec<u8>>,
+    /// Decoded from a `bytes::Bytes` buffer, this shares the buffer instead of copying the
+    /// weights.
+    #[prost(bytes = "bytes", optional, tag = "9")]
+    pub raw_data: Option<prost::bytes::Bytes>,
     #[prost(message, repeated, tag = "13")]
     pub external_data: Vec<StringStringEntryProto>,
     #[prost(int32, optional, tag = "14")]

@@ -240,7 +240,11 @@ mod tests {
         let raw = TensorProto {
             dims: vec![2],
             data_type: Some(1),
-            raw_data: Some([1.5f32.to_le_bytes(), (-2.0f32).to_le_bytes()].concat()),
+            raw_data: Some(
+                [1.5f32.to_le_bytes(), (-2.0f32).to_le_bytes()]
+                    .concat()
+                    .into(),
+            ),
             ..Default::default()
         };
         let a = to_tensor(&typed, None).unwrap();

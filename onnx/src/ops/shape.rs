@@ -1151,8 +1151,19 @@ pub(crate) fn constant_of_shape(imp: &mut Importer, node: &Node) -> Result<Val> 
         let n: i64 = s.iter().product();
         if (n as usize).saturating_mul(value.dtype().bytes()) <= CONSTANT_FILL_BYTES {
             let bytes = value.to_bytes();
-            let all = bytes.repeat(n as usize);
-            let t = Tensor::from_bytes(&s, value.dtype(), &all).map_err(|e| node.invalid(e))?;
+            let mut t = Tensor::zeros(&s, value.dtype()).map_err(|e| node.invalid(e))?;
+            if bytes.iter().any(|&b| b != 0) {
+                // Doubling copies: a few large memcpys instead of one per element.
+                let buf = t.bytes_mut().map_err(|e| node.invalid(e))?;
+                let k = bytes.len().min(buf.len());
+                buf[..k].copy_from_slice(&bytes[..k]);
+                let mut filled = k;
+                while filled < buf.len() {
+                    let n = filled.min(buf.len() - filled);
+                    buf.copy_within(..n, filled);
+                    filled += n;
+                }
+            }
             return constant(t);
         }
     }
