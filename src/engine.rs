@@ -4,6 +4,7 @@
 //! TVMScript ─parse─► IRModule ─optimize─► legalized, fused module ─lower─► lowered module
 //!   ─VMCodeGen─► vm::Executable (bytecode) + PrimFuncs ─KernelLibrary::compile─► kernels
 //!   ─► CompiledModule { Arc<Executable>, kernels, vm::Library } ─vm()─► VirtualMachine
+//! ONNX ─onnx::import_file─► IRModule (Engine::compile_onnx), then as above
 //! ```
 //!
 //! A [`CompiledModule`] is immutable and `Send + Sync`: compile once, then give each thread
@@ -308,9 +309,63 @@ impl Engine {
         Ok(compiled)
     }
 
+    /// Imports an ONNX model (see [`onnx::import_file`]): the module, the graph's input and
+    /// output names, and with `keep_params_in_input` the initializers' values.
+    pub fn import_onnx<'a>(
+        model: impl Into<OnnxModel<'a>>,
+        options: &onnx::ImportOptions,
+    ) -> Result<onnx::ImportedModel> {
+        Ok(match model.into() {
+            OnnxModel::Bytes(b) => onnx::import_bytes(b, options)?,
+            OnnxModel::Path(p) => onnx::import_file(p, options)?,
+        })
+    }
+
+    /// Imports an ONNX model and compiles it; its function is `options.func_name` (`main`),
+    /// taking the graph inputs (then the initializers, with `keep_params_in_input`).
+    pub fn compile_onnx<'a>(
+        &self,
+        model: impl Into<OnnxModel<'a>>,
+        options: &onnx::ImportOptions,
+    ) -> Result<CompiledModule> {
+        self.compile(&Engine::import_onnx(model, options)?.module)
+    }
+
     /// The one-shot case: compiles `src` with the default configuration and calls `func`.
     pub fn compile_and_run(src: &str, func: &str, args: &[Value]) -> Result<Value> {
         Engine::default().compile_str(src)?.run(func, args)
+    }
+}
+
+/// An ONNX model for [`Engine::compile_onnx`]: serialized bytes, or a file (whose folder
+/// holds its external-data files, if any).
+#[derive(Clone, Copy, Debug)]
+pub enum OnnxModel<'a> {
+    Bytes(&'a [u8]),
+    Path(&'a std::path::Path),
+}
+
+impl<'a> From<&'a [u8]> for OnnxModel<'a> {
+    fn from(b: &'a [u8]) -> OnnxModel<'a> {
+        OnnxModel::Bytes(b)
+    }
+}
+
+impl<'a> From<&'a Vec<u8>> for OnnxModel<'a> {
+    fn from(b: &'a Vec<u8>) -> OnnxModel<'a> {
+        OnnxModel::Bytes(b)
+    }
+}
+
+impl<'a> From<&'a std::path::Path> for OnnxModel<'a> {
+    fn from(p: &'a std::path::Path) -> OnnxModel<'a> {
+        OnnxModel::Path(p)
+    }
+}
+
+impl<'a> From<&'a std::path::PathBuf> for OnnxModel<'a> {
+    fn from(p: &'a std::path::PathBuf) -> OnnxModel<'a> {
+        OnnxModel::Path(p)
     }
 }
 

@@ -42,14 +42,14 @@ struct Cli {
 
 #[derive(Debug, PartialEq, Subcommand)]
 enum Command {
-    /// Compile a TVMScript module and call one of its functions
+    /// Compile a TVMScript module or an ONNX model and call one of its functions
     ///
     /// Parameters not given with --input are generated (deterministic random values) from
     /// their static shapes. Prints a summary of each output and the compile and call times.
     Run(RunArgs),
     /// Print the bytecode of a TVMScript module or of a serialized executable
     ///
-    /// FILE.py is compiled with relaxjit's pipeline; FILE.bin is a serialized Relax VM
+    /// FILE.py (or an ONNX model, FILE.onnx) is compiled with relaxjit's pipeline; FILE.bin is a serialized Relax VM
     /// executable (TVM's format). Prints the bytecode listing (TVM's as_text()) unless a
     /// format is chosen.
     Inspect(InspectArgs),
@@ -102,7 +102,7 @@ impl From<Mode> for relaxjit::ExecMode {
 
 #[derive(Debug, PartialEq, Args)]
 struct RunArgs {
-    /// The TVMScript module
+    /// The TVMScript module, or an ONNX model (FILE.onnx, whose function is `main`)
     #[arg(value_name = "FILE.py")]
     path: PathBuf,
     /// The Relax function to call
@@ -133,7 +133,7 @@ struct RunArgs {
 
 #[derive(Debug, PartialEq, Args)]
 struct InspectArgs {
-    /// A TVMScript module (FILE.py) or a serialized executable (FILE.bin)
+    /// A TVMScript module (FILE.py), an ONNX model (FILE.onnx) or a serialized executable (FILE.bin)
     #[arg(value_name = "FILE")]
     path: PathBuf,
     /// The bytecode listing (TVM's as_text()), the default
@@ -145,7 +145,7 @@ struct InspectArgs {
     /// Statistics of the executable (TVM's stats())
     #[arg(long, group = "format")]
     stats: bool,
-    /// The module after relaxjit's pipeline, as TVMScript (FILE.py only)
+    /// The module after relaxjit's pipeline, as TVMScript (FILE.py and FILE.onnx only)
     #[arg(long, group = "format")]
     lowered: bool,
 }
@@ -201,11 +201,13 @@ where
             }
         }
         Some(Command::Inspect(inspect))
-            if inspect.lowered && inspect.path.extension().is_none_or(|e| e != "py") =>
+            if inspect.lowered
+                && inspect.path.extension().is_none_or(|e| e != "py")
+                && !is_onnx(&inspect.path) =>
         {
             return invalid(
                 clap::error::ErrorKind::ArgumentConflict,
-                "--lowered needs a TVMScript module (FILE.py)".into(),
+                "--lowered needs a TVMScript module (FILE.py) or an ONNX model (FILE.onnx)".into(),
             );
         }
         _ => {}
@@ -288,9 +290,19 @@ fn is_executable(bytes: &[u8]) -> bool {
     })
 }
 
-/// Reads a TVMScript module; a serialized executable in its place gets an error saying what
-/// to do instead.
+/// Whether `path` names an ONNX model (by its extension).
+fn is_onnx(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "onnx")
+}
+
+/// Reads a module: an ONNX model (`.onnx`, imported with its external data) or a TVMScript
+/// module; a serialized executable in its place gets an error saying what to do instead.
 fn read_module(path: &Path) -> Result<relax::IRModule> {
+    if is_onnx(path) {
+        return Ok(relaxjit::Engine::import_onnx(path, &Default::default())
+            .with_context(|| format!("cannot import {}", path.display()))?
+            .module);
+    }
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     if is_executable(&bytes) {
         anyhow::bail!(
@@ -329,7 +341,7 @@ fn inspect_module(path: &Path, format: InspectFormat) -> Result<String> {
 }
 
 fn inspect(args: &InspectArgs) -> Result<String> {
-    if args.path.extension().is_some_and(|e| e == "py") {
+    if args.path.extension().is_some_and(|e| e == "py") || is_onnx(&args.path) {
         inspect_module(&args.path, args.format())
     } else {
         inspect_executable(&args.path, args.format())
@@ -372,7 +384,21 @@ fn run_module(args: &RunArgs) -> Result<String> {
             names.join(", ")
         )
     })?;
-    for (name, _) in &args.inputs {
+    // An ONNX model's inputs may be named as in the model (`gpu_0/data_0`) or as their
+    // parameters (`gpu_0_data_0`).
+    let param_name = |name: &str| -> String {
+        if is_onnx(&args.path) && !func.params.iter().any(|p| p.name() == name) {
+            relaxjit::onnx::sanitize_name(name)
+        } else {
+            name.to_string()
+        }
+    };
+    let inputs: Vec<(String, PathBuf)> = args
+        .inputs
+        .iter()
+        .map(|(n, f)| (param_name(n), f.clone()))
+        .collect();
+    for (name, _) in &inputs {
         if !func.params.iter().any(|p| p.name() == name) {
             let names: Vec<&str> = func.params.iter().map(|p| p.name()).collect();
             anyhow::bail!(
@@ -388,7 +414,7 @@ fn run_module(args: &RunArgs) -> Result<String> {
     let mut call_args = Vec::new();
     let mut input_lines = Vec::new();
     for p in &func.params {
-        let given = args.inputs.iter().find(|(n, _)| n == p.name());
+        let given = inputs.iter().find(|(n, _)| n == p.name());
         let (value, origin) = match given {
             Some((_, file)) => (
                 vm::Value::Tensor(relaxjit::npy::read_npy(file)?),
@@ -700,6 +726,10 @@ mod tests {
         ok(
             &["inspect", "m.py", "--lowered"],
             inspect("m.py", false, true),
+        );
+        ok(
+            &["inspect", "m.onnx", "--lowered"],
+            inspect("m.onnx", false, true),
         );
 
         let bad: &[(&[&str], &str)] = &[

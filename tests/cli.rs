@@ -138,6 +138,45 @@ const CASES: &[Case] = &[
         status: 0,
         expect: &["out:input x: float32[16]", "out:(generated)"],
     },
+    // ONNX models: inputs by their ONNX names (`0`) or parameter names (`input_1`); the
+    // expected output is the model's own test data (-0.60196143).
+    Case {
+        args: &[
+            "run",
+            "onnx/tests/data/pytorch-operator/test_operator_basic/model.onnx",
+            "--input",
+            "0=tests/cli/onnx_basic_input_0.npy",
+            "--input",
+            "input_1=tests/cli/onnx_basic_input_1.npy",
+        ],
+        status: 0,
+        expect: &[
+            "out:input input_0: float32[1] [0.4000]",
+            "out:output: float32[1] [-0.6020]",
+        ],
+    },
+    Case {
+        args: &[
+            "inspect",
+            "onnx/tests/data/pytorch-operator/test_operator_basic/model.onnx",
+            "--lowered",
+        ],
+        status: 0,
+        expect: &[
+            "out:@I.ir_module",
+            "out:def main(input_0: R.Tensor((1,), dtype=\"float32\")",
+        ],
+    },
+    Case {
+        args: &[
+            "run",
+            "onnx/tests/data/simple/test_sequence_model1/model.onnx",
+        ],
+        status: 1,
+        expect: &[
+            "err:unsupported: op `SequenceEmpty` (node `Seq_empty`, opset 12): operator is not supported",
+        ],
+    },
 ];
 
 #[test]
