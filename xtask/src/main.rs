@@ -4,6 +4,7 @@
 //! cargo xtask conformance --mode tvm-bytecode [--dir DIR]
 //! cargo xtask conformance --mode bytecode [--dir DIR] [--input module|legalized|both] [--no-fusion]
 //! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+//! cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE] [--save-baseline NAME] [--baseline NAME]
 //! ```
 //!
 //! `conformance` runs a corpus (default: the repository's copy, `tests/conformance`) in one
@@ -14,8 +15,10 @@
 //! * `bytecode`: our whole compiler (the `Engine`) on `module.py` and/or `legalized.py`, run by
 //!   the bytecode interpreter; also counts listings identical to TVM's `tvm_exec.txt`.
 //!
-//! `fuzz` runs the kernel differential fuzzer (see [`fuzz`]).
+//! `fuzz` runs the kernel differential fuzzer (see [`fuzz`]); `bench` the performance suite of
+//! issue 10 beside onnxruntime and numpy (see [`bench`]).
 
+mod bench;
 mod fuzz;
 
 use std::path::PathBuf;
@@ -28,7 +31,8 @@ use support::case::{Report, default_corpus_dir};
 const USAGE: &str = "usage: cargo xtask conformance --mode MODE [--dir DIR] [--input module|legalized|both] [--no-fusion]
 modes: tvm-bytecode, bytecode (--input: which file of each case bytecode mode compiles, default
 both; --no-fusion: compile without FuseOps/FuseTIR, as TVM built tvm_exec.txt)
-       cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]";
+       cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+       cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE] [--save-baseline NAME] [--baseline NAME] [--budget SECONDS] [--list]";
 
 /// An execution mode of the conformance runner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,6 +153,7 @@ fn run() -> Result<bool> {
     match args.first().map(String::as_str) {
         Some("conformance") => conformance(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("fuzz-worker") => fuzz::worker(&args[1..]),
         Some(other) => bail!("unknown task `{other}`\n{USAGE}"),
         None => bail!("{USAGE}"),
