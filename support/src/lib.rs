@@ -8,6 +8,7 @@
 pub mod bytecode_mode;
 pub mod case;
 pub mod demo;
-pub mod tvm_bytecode;
+pub mod json_tensor;
 pub mod timing;
+pub mod tvm_bytecode;
 pub mod values;

@@ -152,7 +152,10 @@ mod tests {
     #[test]
     fn quartiles_interpolate_between_ranks() {
         let s = Summary::of(&[4.0, 1.0, 3.0, 2.0, 5.0]).unwrap();
-        assert_eq!((s.min, s.q1, s.median, s.q3, s.max), (1.0, 2.0, 3.0, 4.0, 5.0));
+        assert_eq!(
+            (s.min, s.q1, s.median, s.q3, s.max),
+            (1.0, 2.0, 3.0, 4.0, 5.0)
+        );
         assert_eq!(s.spread(), 2.0 / 3.0);
         let s = Summary::of(&[1.0, 2.0]).unwrap();
         assert_eq!((s.q1, s.median, s.q3), (1.25, 1.5, 1.75));
@@ -189,7 +192,11 @@ mod tests {
             &plan,
             || {
                 n += 1;
-                if n == 2 { Err("second call failed") } else { Ok(()) }
+                if n == 2 {
+                    Err("second call failed")
+                } else {
+                    Ok(())
+                }
             },
             |_, _| {},
         );
