@@ -5,8 +5,8 @@ read from tests/models/NAME/model.onnx, and numpy where the workload is plain nu
 MLP, the add chain). Same shapes as the Rust workloads; weights are inputs, as there. Not used
 by any test.
 
-    python3 bench/peers.py [--repeat N] [--threads T] [--only ROW]   # a table
-    python3 bench/peers.py --serve                                     # for cargo xtask bench
+    python3 bench/peers.py [--budget SECONDS] [--threads T] [--only ROW]   # a table
+    python3 bench/peers.py --serve                                         # for cargo xtask bench
 
 With --serve it first prints one JSON line (versions, and which peers are missing), then reads
 requests `{"row": NAME, "budget": SECONDS}` one per line from stdin and answers each with one
@@ -38,7 +38,8 @@ def missing_packages():
 
 def sample(fn, budget, min_samples=5, max_samples=30, sample_target=0.1):
     """Per-call times of `fn`, one per sample; each sample times enough calls to last about
-    `sample_target` seconds, and the samples together about `budget` seconds."""
+    `sample_target` seconds, and the samples together about `budget` seconds (the rule of
+    support/src/timing.rs)."""
     t0 = time.perf_counter()
     fn()
     first = time.perf_counter() - t0
@@ -47,12 +48,15 @@ def sample(fn, budget, min_samples=5, max_samples=30, sample_target=0.1):
         t0 = time.perf_counter()
         fn()
         warm.append(time.perf_counter() - t0)
-    per_call = max(min(warm), 1e-9)
+    per_call = max(sum(warm) / len(warm), 1e-9)
     k = max(1, int(math.ceil(sample_target / per_call)))
     n = int(budget / (k * per_call))
     n = max(min_samples, min(max_samples, n))
     out = []
-    for _ in range(n):
+    began = time.perf_counter()
+    for i in range(n):
+        if i >= min_samples and time.perf_counter() - began >= budget:
+            break
         t0 = time.perf_counter()
         for _ in range(k):
             fn()
@@ -76,6 +80,7 @@ def ort_session(model, threads):
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.log_severity_level = 3  # errors only: the light-zoo files carry unused initializers
     data = model if isinstance(model, (bytes, str)) else model.SerializeToString()
     return ort.InferenceSession(data, so, providers=["CPUExecutionProvider"])
 
@@ -278,7 +283,6 @@ def serve(threads):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=50, help="(table mode) ignored: time-budgeted")
     ap.add_argument("--budget", type=float, default=3.0, help="seconds of samples per row and peer")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only")

@@ -85,8 +85,10 @@ pub struct Measurement {
 }
 
 /// Times `call` by `plan`: one first call, warm-up calls (at least three, or 50 ms), then
-/// samples of `k` calls each, `k` chosen from the fastest warm-up call so that a sample lasts
-/// about `plan.sample`. `progress` is told `(samples done, samples planned)` after each sample.
+/// samples of `k` calls each, `k` chosen from the warm-up calls' mean so that a sample lasts
+/// about `plan.sample`. Sampling stops once `plan.budget` has passed and `plan.min_samples`
+/// are taken, so a machine that slows down midway does not stretch the run. `progress` is
+/// told `(samples done, samples planned)` after each sample.
 pub fn sample<E>(
     plan: &Plan,
     mut call: impl FnMut() -> Result<(), E>,
@@ -95,22 +97,23 @@ pub fn sample<E>(
     let t = Instant::now();
     call()?;
     let first_call = t.elapsed();
-    let mut fastest = Duration::MAX;
-    let (mut warm, mut warm_calls) = (Duration::ZERO, 0);
+    let (mut warm, mut warm_calls) = (Duration::ZERO, 0u32);
     while warm_calls < 3 || (warm < Duration::from_millis(50) && warm_calls < 1000) {
         let t = Instant::now();
         call()?;
-        let e = t.elapsed();
-        fastest = fastest.min(e);
-        warm += e;
+        warm += t.elapsed();
         warm_calls += 1;
     }
-    let per_call = fastest.as_secs_f64().max(1e-9);
+    let per_call = (warm.as_secs_f64() / f64::from(warm_calls)).max(1e-9);
     let k = ((plan.sample.as_secs_f64() / per_call).ceil() as usize).max(1);
     let n = ((plan.budget.as_secs_f64() / (k as f64 * per_call)) as usize)
         .clamp(plan.min_samples, plan.max_samples.max(plan.min_samples));
     let mut samples = Vec::with_capacity(n);
+    let began = Instant::now();
     for i in 0..n {
+        if i >= plan.min_samples && began.elapsed() >= plan.budget {
+            break;
+        }
         let t = Instant::now();
         for _ in 0..k {
             call()?;

@@ -33,7 +33,7 @@ const USAGE: &str = "usage: cargo xtask bench [ROW…] [--peers] [--python PATH]
 rows: the suite's rows (all by default; --list names them)
 --peers: also time onnxruntime and numpy on the same workloads (through PATH, default python3;
          needs `pip install numpy onnx onnxruntime`)
---budget: seconds of timed samples per row and peer (default 3)";
+--budget: seconds of timed samples per row and peer (default 2)";
 
 /// The smallest regression threshold, relative to the baseline's median: between two runs on
 /// a shared machine, medians move by this much with nothing changed.
@@ -61,7 +61,7 @@ fn parse(args: &[String]) -> Result<Options> {
         json: None,
         save_baseline: None,
         baseline: None,
-        budget: Duration::from_secs(3),
+        budget: Duration::from_secs(2),
         list: false,
     };
     let mut it = args.iter();
@@ -601,7 +601,7 @@ pub fn run(args: &[String]) -> Result<bool> {
         }
         std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
-        println!("saved baseline {name} ({})", path.display());
+        println!("saved baseline {name}");
     }
     Ok(match (&baseline, &o.baseline) {
         (Some(b), Some(name)) => check_baseline(&rows, b, name),
