@@ -200,22 +200,26 @@ def model_row(name):
 
 
 def add_chain_row(n=100):
-    """`n` dependent adds of (1,) tensors, as workloads::add_chain (no fusion there; onnxruntime
-    may fuse what it likes, numpy runs one ufunc call per add)."""
+    """`n` dependent adds of a (1,) tensor to itself, as workloads::add_chain (no fusion there;
+    onnxruntime may fuse what it likes, numpy runs one ufunc call per add)."""
     from onnx import helper
     import numpy as np
 
-    x, b = np.array([0.5], np.float32), np.array([0.25], np.float32)
-    inputs = [("x", x), ("b", b)]
-    nodes = [helper.make_node("Add", ["x" if i == 0 else f"lv{i - 1}", "b"], [f"lv{i}"]) for i in range(n)]
+    x = np.array([1.0], np.float32)
+    inputs = [("x", x)]
+    nodes = []
+    prev = "x"
+    for i in range(n):
+        nodes.append(helper.make_node("Add", [prev, prev], [f"v{i}"]))
+        prev = f"v{i}"
 
     def np_fn():
         v = x
         for _ in range(n):
-            v = np.add(v, b)
+            v = np.add(v, v)
         return v
 
-    return inputs, graph(nodes, inputs, f"lv{n - 1}", [1]), np_fn
+    return inputs, graph(nodes, inputs, prev, [1]), np_fn
 
 
 ROWS = {

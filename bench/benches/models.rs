@@ -2,13 +2,12 @@
 //! `workloads::ROWS`): MLP 784-512-10 at batch 1 and 64, matmul 1024³, a transformer block (seq
 //! 128, hidden 256, 4 heads, FFN 1024), conv 3×3 64→64 + bias + relu + max-pool on
 //! 1×64×56×56, SqueezeNet 1.0 and ResNet-50 from `tests/models`, AlexNet (skipped with a
-//! message while relaxjit has no ONNX frontend), and the dispatch chain of 100 dependent adds
-//! compiled without fusion. Each runs through `Engine` in every exec mode the engine accepts
-//! (a mode it rejects as unsupported is skipped with a message), with the default
-//! configuration otherwise (`library`: matmul and conv2d on the native library kernels);
+//! message while relaxjit has no ONNX frontend); the suite's last row, the dispatch chain, is
+//! `benches/dispatch.rs`. Each runs through `Engine` in every exec mode the engine accepts (a
+//! mode it rejects as unsupported is skipped with a message), with the default configuration
+//! otherwise (`library`: matmul and conv2d on the native library kernels);
 //! `RELAXJIT_BENCH_TIR=1` also measures the TIR path (`library: false`), which is slow for the
-//! large rows. Matmul and conv rows count flops, so criterion's `elem/s` reads as FLOP/s; the
-//! chain counts its adds, so `elem/s` is operations per second.
+//! large rows. Rows that count flops set criterion's throughput, so `elem/s` reads as FLOP/s.
 //!
 //! `cargo xtask bench` runs the same rows as one table beside onnxruntime and numpy.
 //!
@@ -19,9 +18,10 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use relaxjit::Config;
-use relaxjit_bench::workloads::{self, Row, Workload};
+use relaxjit_bench::workloads::{self, Entry, Row};
 
-fn measure(c: &mut Criterion, w: &Workload) {
+fn measure(c: &mut Criterion, entry: &Entry) {
+    let w = &entry.workload;
     let mut configs = Vec::new();
     for (mode, exec_mode) in workloads::EXEC_MODES {
         configs.push((
@@ -49,11 +49,9 @@ fn measure(c: &mut Criterion, w: &Workload) {
         .measurement_time(Duration::from_secs(3));
     if w.flops > 0.0 {
         group.throughput(Throughput::Elements(w.flops as u64));
-    } else if w.ops > 0 {
-        group.throughput(Throughput::Elements(w.ops as u64));
     }
     for (label, config) in configs {
-        let compiled = match w.compile(&config) {
+        let compiled = match entry.compile(&config) {
             Ok(c) => c,
             Err(relaxjit::Error::Unsupported(why)) => {
                 eprintln!("{}/{label}: skipped: {why}", w.name);
@@ -76,7 +74,8 @@ fn measure(c: &mut Criterion, w: &Workload) {
 }
 
 fn models(c: &mut Criterion) {
-    for name in workloads::ROWS {
+    // The dispatch chain has its own benchmark (`benches/dispatch.rs`).
+    for name in workloads::ROWS.iter().filter(|r| **r != "add_chain") {
         match workloads::row(name).unwrap_or_else(|e| panic!("{name}: {e:#}")) {
             Row::Ready(w) => measure(c, &w),
             Row::Skipped(why) => eprintln!("{name}: skipped: {why}"),

@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release -p relaxjit-bench --example rows -- [--tir] [--profile] [--calls N] [ROW…]`
 
-use relaxjit::Config;
+use relaxjit::{Config, Engine};
 use relaxjit_bench::workloads;
 
 fn main() -> anyhow::Result<()> {
@@ -41,8 +41,9 @@ fn main() -> anyhow::Result<()> {
             continue;
         }
         for (label, config) in &configs {
+            let engine = Engine::new(config.clone())?;
             let t = std::time::Instant::now();
-            let compiled = w.compile(config)?;
+            let compiled = engine.compile_str_with_metadata(&w.script, w.metadata.clone())?;
             let compile = t.elapsed();
             let n = if *label == "tir" { calls.min(5) } else { calls };
             let times = workloads::time_calls(&compiled, &w, n)?;

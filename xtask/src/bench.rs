@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use relaxjit::{Config, ExecMode};
-use relaxjit_bench::workloads::{self, EXEC_MODES, Row, Workload};
+use relaxjit_bench::workloads::{self, EXEC_MODES, Entry, Row};
 use serde_json::{Value as Json, json};
 use support::timing::{self, Plan, Summary, format_seconds};
 
@@ -252,8 +252,8 @@ fn summary_json(s: &Summary) -> Json {
 
 /// The configurations a row is measured in: the default one, and for the dispatch chain each
 /// exec mode (the point of that row is the cost per operation of each mode).
-fn configs(w: &Workload) -> Vec<(String, Config)> {
-    let modes: Vec<(&str, ExecMode)> = if w.ops > 0 {
+fn configs(entry: &Entry) -> Vec<(String, Config)> {
+    let modes: Vec<(&str, ExecMode)> = if entry.ops > 0 {
         EXEC_MODES.to_vec()
     } else {
         vec![EXEC_MODES[0]]
@@ -261,10 +261,10 @@ fn configs(w: &Workload) -> Vec<(String, Config)> {
     modes
         .into_iter()
         .map(|(name, exec_mode)| {
-            let key = if w.ops > 0 {
-                format!("{}/{name}", w.name)
+            let key = if entry.ops > 0 {
+                format!("{}/{name}", entry.workload.name)
             } else {
-                w.name.to_string()
+                entry.workload.name.to_string()
             };
             (
                 key,
@@ -277,12 +277,14 @@ fn configs(w: &Workload) -> Vec<(String, Config)> {
         .collect()
 }
 
-/// Compiles and times `w` in `config`.
-fn measure(w: &Workload, key: &str, config: &Config, plan: &Plan) -> Result<Line> {
+/// Compiles and times `entry` in `config`.
+fn measure(entry: &Entry, key: &str, config: &Config, plan: &Plan) -> Result<Line> {
+    let w = &entry.workload;
     let mut line = Line {
         key: key.to_string(),
-        flops: w.flops,
-        ops: w.ops,
+        // The chain's `flops` counts its adds; it reads as time per operation instead.
+        flops: if entry.ops > 0 { 0.0 } else { w.flops },
+        ops: entry.ops,
         skipped: None,
         compile: None,
         first_call: None,
@@ -292,7 +294,7 @@ fn measure(w: &Workload, key: &str, config: &Config, plan: &Plan) -> Result<Line
         peers: Json::Null,
     };
     let t = Instant::now();
-    let compiled = match w.compile(config) {
+    let compiled = match entry.compile(config) {
         Ok(c) => c,
         Err(relaxjit::Error::Unsupported(why)) => {
             line.skipped = Some(why);
@@ -373,8 +375,11 @@ fn print_header() {
 
 fn print_line(line: &Line) {
     if let Some(why) = &line.skipped {
-        let ort = cell(line.peer("onnxruntime"));
-        println!("{:20} skipped: {why} (onnxruntime {ort})", line.key);
+        let ort = match line.peer("onnxruntime") {
+            Some(s) => format!(" (onnxruntime {})", format_seconds(s.median)),
+            None => String::new(),
+        };
+        println!("{:20} skipped: {why}{ort}", line.key);
         return;
     }
     let s = line.summary;
