@@ -570,9 +570,9 @@ fn bench_module(args: &BenchArgs) -> Result<String> {
     let s = timing::Summary::of(&times).context("no call was timed")?;
     writeln!(
         out,
-        "{n} calls: median {}, spread ±{:.1}% (interquartile), min {}, max {}",
+        "{n} calls: median {} ±{:.1}% (half the interquartile range), min {}, max {}",
         timing::format_seconds(s.median),
-        50.0 * s.spread(),
+        100.0 * s.spread(),
         timing::format_seconds(s.min),
         timing::format_seconds(s.max),
     )?;

@@ -42,10 +42,11 @@ impl Summary {
         })
     }
 
-    /// The interquartile range relative to the median: the run's own measure of its noise.
+    /// Half the interquartile range relative to the median (the `±` of `median ± spread`):
+    /// the run's own measure of its noise.
     pub fn spread(&self) -> f64 {
         if self.median > 0.0 {
-            (self.q3 - self.q1) / self.median
+            (self.q3 - self.q1) / 2.0 / self.median
         } else {
             0.0
         }
@@ -159,7 +160,7 @@ mod tests {
             (s.min, s.q1, s.median, s.q3, s.max),
             (1.0, 2.0, 3.0, 4.0, 5.0)
         );
-        assert_eq!(s.spread(), 2.0 / 3.0);
+        assert_eq!(s.spread(), 1.0 / 3.0);
         let s = Summary::of(&[1.0, 2.0]).unwrap();
         assert_eq!((s.q1, s.median, s.q3), (1.25, 1.5, 1.75));
         assert_eq!(Summary::of(&[]), None);

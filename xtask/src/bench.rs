@@ -339,7 +339,7 @@ fn cell(s: Option<Summary>) -> String {
 }
 
 fn pct(x: f64) -> String {
-    format!("±{:.0}%", 50.0 * x)
+    format!("±{:.0}%", 100.0 * x)
 }
 
 /// What a row's rate column says: GFLOP/s (beside numpy's) for rows that count flops, time per
