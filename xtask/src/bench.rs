@@ -170,7 +170,7 @@ impl Peers {
 
 impl Drop for Peers {
     fn drop(&mut self) {
-        // Closing stdin ends the script's request loop.
+        // The script holds no state worth a clean exit.
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -568,10 +568,19 @@ pub fn run(args: &[String]) -> Result<bool> {
             if std::io::stderr().is_terminal() {
                 eprint!("\r{name}: peers… ");
             }
-            let answer = p.measure(name, o.budget)?;
+            let answer = p.measure(name, o.budget);
             clear_progress();
-            for line in &mut row_lines {
-                line.peers = answer.clone();
+            match answer {
+                Ok(answer) => {
+                    for line in &mut row_lines {
+                        line.peers = answer.clone();
+                    }
+                }
+                // The peers are context: losing them ends their columns, not the run.
+                Err(e) => {
+                    eprintln!("peers stopped: {e:#}");
+                    peers = None;
+                }
             }
         }
         for line in &row_lines {
