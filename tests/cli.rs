@@ -1,7 +1,7 @@
 //! The `relaxjit` command line, run as a user runs it: help and version, flags checked with
 //! messages that name them, bounded `--threads`, generated inputs bounded in size (with a flag
-//! to raise the limit), and `run` of a serialized executable explained. Modules are in
-//! `tests/cli/`.
+//! to raise the limit), `run` of a serialized executable explained, `bench`'s timings, and
+//! metadata constants from a case file. Modules are in `tests/cli/`.
 
 use std::path::Path;
 use std::process::Command;
@@ -23,6 +23,7 @@ const CASES: &[Case] = &[
             "out:run",
             "out:inspect",
             "out:fmt",
+            "out:bench",
             "out:demo",
             "out:--version",
         ],
@@ -132,6 +133,38 @@ const CASES: &[Case] = &[
         expect: &[
             "err:cannot generate a value for `x`: a float32 tensor of shape [16] needs 64 bytes, over the limit of 63 bytes",
         ],
+    },
+    Case {
+        args: &["bench", "tests/cli/add.py", "--iterations", "3"],
+        status: 0,
+        expect: &[
+            "out:compiled tests/cli/add.py in",
+            "out:first call:",
+            "out:3 calls: median",
+            "out:output: float32[16]",
+        ],
+    },
+    Case {
+        args: &[
+            "bench",
+            "tests/conformance/constants_embedded/module.py",
+            "--iterations",
+            "2",
+            "--metadata",
+            "tests/conformance/constants_embedded/case.json",
+        ],
+        status: 0,
+        expect: &["out:2 calls: median"],
+    },
+    Case {
+        args: &["run", "tests/conformance/constants_embedded/module.py"],
+        status: 1,
+        expect: &["err:uses metadata constants", "err:--metadata CASE.json"],
+    },
+    Case {
+        args: &["run", "tests/cli/add.py", "--metadata", "tests/cli/add.py"],
+        status: 1,
+        expect: &["err:tests/cli/add.py is not JSON"],
     },
     Case {
         args: &["run", "tests/cli/add.py", "--max-generated", "64"],

@@ -1,7 +1,9 @@
-//! The model-level workloads of issue 10's table (matmul 1024³, MLP 784-512-10 at batch 1 and
-//! 64, a transformer block, a conv 3×3 block, SqueezeNet): each is a TVMScript module plus its
-//! inputs, so that the criterion benchmarks, `cargo xtask bench` and `bench/peers.py` (which
-//! builds the same graphs for numpy and onnxruntime) run the same thing.
+//! The workloads of issue 10's table (MLP 784-512-10 at batch 1 and 64, matmul 1024³, a
+//! transformer block, a conv 3×3 block, SqueezeNet, ResNet-50, AlexNet) and the dispatch chain
+//! (100 dependent adds): each is a TVMScript module plus its inputs, so that the criterion
+//! benchmarks, `cargo xtask bench` and `bench/peers.py` (which builds the same graphs for numpy
+//! and onnxruntime) run the same thing. [`ROWS`] names the suite's rows; [`row`] makes one, or
+//! says why it cannot run here.
 
 use std::path::{Path, PathBuf};
 
@@ -180,6 +182,39 @@ class Module:
     }
 }
 
+/// A chain of `n` dependent `R.add`s of a `(1,)` f32 tensor to itself (`x + x`, doubling each
+/// step), for the dispatch-cost benchmark: compiled with `Config::fusion` off, every add stays one
+/// kernel call, so a call of `main` runs `n` kernel calls plus their allocations and the time per
+/// call divided by `n` is the interpreter's cost per op. The result is `x * 2^n`.
+pub fn add_chain(n: usize) -> Workload {
+    use std::fmt::Write;
+    let ty = r#"R.Tensor((1,), dtype="float32")"#;
+    let mut script = format!(
+        "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: {ty}) -> {ty}:\n        with R.dataflow():\n"
+    );
+    let mut prev = "x".to_string();
+    for i in 0..n {
+        let v = format!("v{i}");
+        writeln!(script, "            {v}: {ty} = R.add({prev}, {prev})").expect("a String");
+        prev = v;
+    }
+    writeln!(
+        script,
+        "            R.output({prev})\n        return {prev}"
+    )
+    .expect("a String");
+    Workload {
+        name: "add_chain",
+        script,
+        metadata: Vec::new(),
+        func: "main".into(),
+        args: vec![Value::Tensor(
+            Tensor::from_slice(&[1], &[1.0f32]).expect("one element"),
+        )],
+        flops: n as f64,
+    }
+}
+
 /// conv 3×3 64→64 (padding 1) + bias + relu + max-pool 2×2 on 1×64×56×56.
 pub fn conv_block() -> Workload {
     let script = r#"@I.ir_module
@@ -218,31 +253,7 @@ pub fn shared_models_dir() -> PathBuf {
 /// metadata constants), with its case's input; `None` when the folder is not there.
 pub fn shared_model(name: &'static str) -> Option<anyhow::Result<Workload>> {
     let dir = shared_models_dir().join(name);
-    if !dir.join("module.py").exists() {
-        return None;
-    }
-    Some((|| {
-        let script = std::fs::read_to_string(dir.join("module.py"))?;
-        let case = Case::load(&dir).map_err(|e| anyhow::anyhow!("{}", e.0))?;
-        let metadata = case
-            .metadata
-            .get("module.py")
-            .or_else(|| case.metadata.values().next())
-            .cloned()
-            .unwrap_or_default();
-        let call = case
-            .calls
-            .first()
-            .ok_or_else(|| anyhow::anyhow!("{name}: the case has no call"))?;
-        Ok(Workload {
-            name,
-            script,
-            metadata,
-            func: call.function.clone(),
-            args: call.inputs.clone(),
-            flops: 0.0,
-        })
-    })())
+    dir.join("module.py").exists().then(|| model_in(&dir, name))
 }
 
 /// Every row of the table, SqueezeNet included when `../shared/models` holds it.
@@ -309,3 +320,141 @@ pub fn profile(
     rows.sort_by_key(|r| std::cmp::Reverse(r.1));
     Ok(rows)
 }
+
+/// The benchmark models copied into the repository (`tests/models`, see its README).
+pub fn models_dir() -> PathBuf {
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
+    bench.parent().unwrap_or(bench).join("tests").join("models")
+}
+
+/// A model of `tests/models/NAME` (TVM's import of the ONNX light-zoo model, weights as
+/// metadata constants), with its case's input.
+pub fn model(name: &'static str) -> anyhow::Result<Workload> {
+    model_in(&models_dir().join(name), name)
+}
+
+/// The model folder `dir`: `module.py`, and `case.json` with its constants and one call.
+fn model_in(dir: &Path, name: &'static str) -> anyhow::Result<Workload> {
+    let script = std::fs::read_to_string(dir.join("module.py"))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join("module.py").display()))?;
+    let case = Case::load(dir).map_err(|e| anyhow::anyhow!("{}", e.0))?;
+    let metadata = case
+        .metadata
+        .get("module.py")
+        .or_else(|| case.metadata.values().next())
+        .cloned()
+        .unwrap_or_default();
+    let call = case
+        .calls
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("{name}: the case has no call"))?;
+    Ok(Workload {
+        name,
+        script,
+        metadata,
+        func: call.function.clone(),
+        args: call.inputs.clone(),
+        flops: 0.0,
+    })
+}
+
+/// A model that relaxjit reads only through its ONNX frontend, `tests/models/NAME/model.onnx`.
+/// The frontend is not part of this build, so the row says so; wiring it in is this function
+/// (import, then a generated input of the graph's input shape).
+pub fn onnx_model(name: &'static str) -> Row {
+    // Messages name the file relative to the workspace: they end up in committed baselines.
+    let shown = format!("tests/models/{name}/model.onnx");
+    if !models_dir().join(name).join("model.onnx").exists() {
+        return Row::Skipped(format!("{shown} not found"));
+    }
+    Row::Skipped(format!(
+        "{shown} needs relaxjit's ONNX frontend (issue 13), which this build does not have"
+    ))
+}
+
+/// A workload as the suite measures it.
+pub struct Entry {
+    pub workload: Workload,
+    /// Compile with FuseOps/FuseTIR (off for the dispatch chain, whose point is one kernel call
+    /// per operation).
+    pub fusion: bool,
+    /// Operations per call, for a time per operation (the dispatch chain); 0 otherwise.
+    pub ops: usize,
+}
+
+impl Entry {
+    fn new(workload: Workload) -> Entry {
+        Entry {
+            workload,
+            fusion: true,
+            ops: 0,
+        }
+    }
+
+    /// `config` with this entry's fusion setting.
+    pub fn config(&self, config: &relaxjit::Config) -> relaxjit::Config {
+        relaxjit::Config {
+            fusion: self.fusion,
+            ..config.clone()
+        }
+    }
+
+    /// Compiles the workload with [`Entry::config`] of `config`. An exec mode the engine does
+    /// not implement is `Err(relaxjit::Error::Unsupported(_))`.
+    pub fn compile(&self, config: &relaxjit::Config) -> relaxjit::Result<relaxjit::CompiledModule> {
+        let w = &self.workload;
+        relaxjit::Engine::new(self.config(config))?
+            .compile_str_with_metadata(&w.script, w.metadata.clone())
+    }
+}
+
+/// A row of the suite: a workload, or why it cannot run here (a missing file, a frontend this
+/// build lacks).
+pub enum Row {
+    Ready(Box<Entry>),
+    Skipped(String),
+}
+
+/// The suite's rows, in the order of issue 10's table, the dispatch chain last.
+pub const ROWS: &[&str] = &[
+    "mlp_b1",
+    "mlp_b64",
+    "matmul",
+    "transformer",
+    "conv_block",
+    "squeezenet",
+    "resnet50",
+    "alexnet",
+    "add_chain",
+];
+
+/// The operations of the dispatch chain row.
+pub const CHAIN_OPS: usize = 100;
+
+/// The row called `name` (one of [`ROWS`]); an error for an unknown name or a model that is
+/// there but does not load.
+pub fn row(name: &str) -> anyhow::Result<Row> {
+    let ready = |w: Workload| Row::Ready(Box::new(Entry::new(w)));
+    Ok(match name {
+        "mlp_b1" => ready(mlp(1)),
+        "mlp_b64" => ready(mlp(64)),
+        "matmul" => ready(matmul(1024)),
+        "transformer" => ready(transformer()),
+        "conv_block" => ready(conv_block()),
+        "squeezenet" => ready(model("squeezenet")?),
+        "resnet50" => ready(model("resnet50")?),
+        "alexnet" => onnx_model("alexnet"),
+        "add_chain" => Row::Ready(Box::new(Entry {
+            workload: add_chain(CHAIN_OPS),
+            fusion: false,
+            ops: CHAIN_OPS,
+        })),
+        _ => anyhow::bail!("unknown row `{name}` (rows: {})", ROWS.join(", ")),
+    })
+}
+
+/// The exec modes of the engine, by the names `relaxjit run --mode` uses.
+pub const EXEC_MODES: [(&str, relaxjit::ExecMode); 2] = [
+    ("bytecode", relaxjit::ExecMode::Bytecode),
+    ("compiled", relaxjit::ExecMode::Compiled),
+];

@@ -4,6 +4,7 @@
 //! cargo xtask conformance --mode tvm-bytecode [--dir DIR]
 //! cargo xtask conformance --mode bytecode|compiled|both [--dir DIR] [--input module|legalized|both] [--no-fusion]
 //! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+//! cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE] [--save-baseline NAME] [--baseline NAME]
 //! ```
 //!
 //! `conformance` runs a corpus (default: the repository's copy, `tests/conformance`) in one
@@ -18,8 +19,10 @@
 //! * `both`: each call in both modes; bytecode is checked against TVM and compiled must agree
 //!   with bytecode bit for bit on every output, or fail with the same error.
 //!
-//! `fuzz` runs the kernel differential fuzzer (see [`fuzz`]).
+//! `fuzz` runs the kernel differential fuzzer (see [`fuzz`]); `bench` the performance suite of
+//! issue 10 beside onnxruntime and numpy (see [`bench`]).
 
+mod bench;
 mod fuzz;
 
 use std::path::PathBuf;
@@ -32,7 +35,8 @@ use support::case::{Report, default_corpus_dir};
 const USAGE: &str = "usage: cargo xtask conformance --mode MODE [--dir DIR] [--input module|legalized|both] [--no-fusion]
 modes: tvm-bytecode, bytecode, compiled, both (--input: which file of each case bytecode mode compiles, default
 both; --no-fusion: compile without FuseOps/FuseTIR, as TVM built tvm_exec.txt)
-       cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]";
+       cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+       cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE] [--save-baseline NAME] [--baseline NAME] [--budget SECONDS] [--list]";
 
 /// An execution mode of the conformance runner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,6 +175,7 @@ fn run() -> Result<bool> {
     match args.first().map(String::as_str) {
         Some("conformance") => conformance(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("fuzz-worker") => fuzz::worker(&args[1..]),
         Some(other) => bail!("unknown task `{other}`\n{USAGE}"),
         None => bail!("{USAGE}"),
