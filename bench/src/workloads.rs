@@ -180,6 +180,35 @@ class Module:
     }
 }
 
+/// A chain of `n` dependent `R.add`s of a `(1,)` f32 tensor to itself (`x + x`, doubling each
+/// step), for the dispatch-cost benchmark: compiled with `Config::fusion` off, every add stays one
+/// kernel call, so a call of `main` runs `n` kernel calls plus their allocations and the time per
+/// call divided by `n` is the interpreter's cost per op. The result is `x * 2^n`.
+pub fn add_chain(n: usize) -> Workload {
+    use std::fmt::Write;
+    let ty = r#"R.Tensor((1,), dtype="float32")"#;
+    let mut script = format!(
+        "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: {ty}) -> {ty}:\n        with R.dataflow():\n"
+    );
+    let mut prev = "x".to_string();
+    for i in 0..n {
+        let v = format!("v{i}");
+        writeln!(script, "            {v}: {ty} = R.add({prev}, {prev})").expect("a String");
+        prev = v;
+    }
+    writeln!(script, "            R.output({prev})\n        return {prev}").expect("a String");
+    Workload {
+        name: "add_chain",
+        script,
+        metadata: Vec::new(),
+        func: "main".into(),
+        args: vec![Value::Tensor(
+            Tensor::from_slice(&[1], &[1.0f32]).expect("one element"),
+        )],
+        flops: n as f64,
+    }
+}
+
 /// conv 3×3 64→64 (padding 1) + bias + relu + max-pool 2×2 on 1×64×56×56.
 pub fn conv_block() -> Workload {
     let script = r#"@I.ir_module
