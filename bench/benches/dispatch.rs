@@ -48,9 +48,15 @@ fn bench_chain(c: &mut Criterion, group: &str, configs: &[(&str, Config)]) {
             continue;
         };
         let vm = compiled.vm().expect("a VM");
-        let out = compiled.invoke(&vm, &w.func, &w.args).expect("the chain runs");
+        let out = compiled
+            .invoke(&vm, &w.func, &w.args)
+            .expect("the chain runs");
         let expected = 2f32.powi(N as i32);
-        let got = out.as_tensor().expect("a tensor").to_vec::<f32>().expect("f32");
+        let got = out
+            .as_tensor()
+            .expect("a tensor")
+            .to_vec::<f32>()
+            .expect("f32");
         assert_eq!(got, [expected], "{name}: the chain computes x * 2^{N}");
         g.bench_function(*name, |b| {
             b.iter(|| {
@@ -64,18 +70,21 @@ fn bench_chain(c: &mut Criterion, group: &str, configs: &[(&str, Config)]) {
 }
 
 fn exec_modes(c: &mut Criterion) {
-    let configs: Vec<(&str, Config)> = [("bytecode", ExecMode::Bytecode), ("compiled", ExecMode::Compiled)]
-        .into_iter()
-        .map(|(name, exec_mode)| {
-            (
-                name,
-                Config {
-                    exec_mode,
-                    ..Config::default()
-                },
-            )
-        })
-        .collect();
+    let configs: Vec<(&str, Config)> = [
+        ("bytecode", ExecMode::Bytecode),
+        ("compiled", ExecMode::Compiled),
+    ]
+    .into_iter()
+    .map(|(name, exec_mode)| {
+        (
+            name,
+            Config {
+                exec_mode,
+                ..Config::default()
+            },
+        )
+    })
+    .collect();
     bench_chain(c, "dispatch/add_chain", &configs);
 }
 

@@ -196,7 +196,11 @@ pub fn add_chain(n: usize) -> Workload {
         writeln!(script, "            {v}: {ty} = R.add({prev}, {prev})").expect("a String");
         prev = v;
     }
-    writeln!(script, "            R.output({prev})\n        return {prev}").expect("a String");
+    writeln!(
+        script,
+        "            R.output({prev})\n        return {prev}"
+    )
+    .expect("a String");
     Workload {
         name: "add_chain",
         script,
@@ -286,17 +290,38 @@ pub fn alexnet(width_div: i64) -> Workload {
         let wshape = [out, ch, k, k];
         let w = fresh();
         let wc = konst(&wshape, 1.0 / ((ch * k * k) as f32).sqrt());
-        writeln!(body, "            {w}: {} = R.broadcast_to({wc}, R.shape([{}]))", ty(&wshape), shape_list(&wshape)).expect("a String");
+        writeln!(
+            body,
+            "            {w}: {} = R.broadcast_to({wc}, R.shape([{}]))",
+            ty(&wshape),
+            shape_list(&wshape)
+        )
+        .expect("a String");
         hw = (hw + 2 * pad - k) / stride + 1;
         let y = fresh();
         writeln!(body, "            {y}: {} = R.nn.conv2d({x}, {w}, strides=[{stride}, {stride}], padding=[{pad}, {pad}, {pad}, {pad}], dilation=[1, 1], groups=1, data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=None)", ty(&[1, out, hw, hw])).expect("a String");
         let b = fresh();
         let bc = konst(&[out], 0.1);
-        writeln!(body, "            {b}: {} = R.reshape({bc}, R.shape([1, {out}, 1, 1]))", ty(&[1, out, 1, 1])).expect("a String");
+        writeln!(
+            body,
+            "            {b}: {} = R.reshape({bc}, R.shape([1, {out}, 1, 1]))",
+            ty(&[1, out, 1, 1])
+        )
+        .expect("a String");
         let s = fresh();
-        writeln!(body, "            {s}: {} = R.add({y}, {b})", ty(&[1, out, hw, hw])).expect("a String");
+        writeln!(
+            body,
+            "            {s}: {} = R.add({y}, {b})",
+            ty(&[1, out, hw, hw])
+        )
+        .expect("a String");
         let r = fresh();
-        writeln!(body, "            {r}: {} = R.nn.relu({s})", ty(&[1, out, hw, hw])).expect("a String");
+        writeln!(
+            body,
+            "            {r}: {} = R.nn.relu({s})",
+            ty(&[1, out, hw, hw])
+        )
+        .expect("a String");
         x = r;
         ch = out;
         if pool {
@@ -308,25 +333,51 @@ pub fn alexnet(width_div: i64) -> Workload {
     }
     let mut features = ch * hw * hw;
     let f = fresh();
-    writeln!(body, "            {f}: {} = R.reshape({x}, R.shape([1, {features}]))", ty(&[1, features])).expect("a String");
+    writeln!(
+        body,
+        "            {f}: {} = R.reshape({x}, R.shape([1, {features}]))",
+        ty(&[1, features])
+    )
+    .expect("a String");
     x = f;
     let denses = [(c(4096), true), (c(4096), true), (1000, false)];
     let mut flops = 0i64;
     for (out, relu) in denses {
         let w = fresh();
         let wc = konst(&[out, features], 1.0 / (features as f32).sqrt());
-        writeln!(body, "            {w}: {} = R.broadcast_to({wc}, R.shape([{out}, {features}]))", ty(&[out, features])).expect("a String");
+        writeln!(
+            body,
+            "            {w}: {} = R.broadcast_to({wc}, R.shape([{out}, {features}]))",
+            ty(&[out, features])
+        )
+        .expect("a String");
         let wt = fresh();
-        writeln!(body, "            {wt}: {} = R.permute_dims({w}, axes=[1, 0])", ty(&[features, out])).expect("a String");
+        writeln!(
+            body,
+            "            {wt}: {} = R.permute_dims({w}, axes=[1, 0])",
+            ty(&[features, out])
+        )
+        .expect("a String");
         let m = fresh();
-        writeln!(body, "            {m}: {} = R.matmul({x}, {wt}, out_dtype=None)", ty(&[1, out])).expect("a String");
+        writeln!(
+            body,
+            "            {m}: {} = R.matmul({x}, {wt}, out_dtype=None)",
+            ty(&[1, out])
+        )
+        .expect("a String");
         let bc = konst(&[out], 0.1);
         let a = fresh();
-        writeln!(body, "            {a}: {} = R.add({m}, {bc})", ty(&[1, out])).expect("a String");
+        writeln!(
+            body,
+            "            {a}: {} = R.add({m}, {bc})",
+            ty(&[1, out])
+        )
+        .expect("a String");
         x = a;
         if relu {
             let r = fresh();
-            writeln!(body, "            {r}: {} = R.nn.relu({x})", ty(&[1, out])).expect("a String");
+            writeln!(body, "            {r}: {} = R.nn.relu({x})", ty(&[1, out]))
+                .expect("a String");
             x = r;
         }
         flops += 2 * out * features;

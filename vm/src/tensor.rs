@@ -392,6 +392,58 @@ impl Tensor {
         out
     }
 
+    /// Whether two tensors hold the same dtype, shape and bytes, compared in place, chunk by
+    /// chunk, without copying either (constant pools compare weights of hundreds of MB).
+    pub fn content_eq(&self, other: &Tensor) -> bool {
+        if self.ptr_eq(other) {
+            return true;
+        }
+        if self.dtype() != other.dtype() || self.shape() != other.shape() {
+            return false;
+        }
+        let n = self.nbytes();
+        let (a, b) = (self.as_ptr(), other.as_ptr());
+        if a == b {
+            return true;
+        }
+        const CHUNK: usize = 1 << 13;
+        let mut start = 0;
+        while start < n {
+            let len = CHUNK.min(n - start);
+            let (mut x, mut y) = ([0u8; CHUNK], [0u8; CHUNK]);
+            // SAFETY: both pointers are valid for `n` bytes (each tensor's invariant) and
+            // `start + len <= n`; the destinations are distinct locals. Reading is subject to
+            // `as_ptr`'s rule, as for `to_bytes`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(a.add(start), x.as_mut_ptr(), len);
+                std::ptr::copy_nonoverlapping(b.add(start), y.as_mut_ptr(), len);
+            }
+            if x[..len] != y[..len] {
+                return false;
+            }
+            start += len;
+        }
+        true
+    }
+
+    /// Up to `count` bytes spread evenly over the tensor's data (all of them when it is
+    /// smaller): a fingerprint for hashing large tensors that costs the same at any size.
+    pub fn sample_bytes(&self, count: usize) -> Vec<u8> {
+        let n = self.nbytes();
+        if n <= count {
+            return self.to_bytes();
+        }
+        let p = self.as_ptr();
+        (0..count)
+            .map(|i| {
+                let at = i * (n - 1) / (count - 1).max(1);
+                // SAFETY: `at < n`, and the pointer is valid for `n` bytes; reading is subject
+                // to `as_ptr`'s rule, as for `to_bytes`.
+                unsafe { p.add(at).read() }
+            })
+            .collect()
+    }
+
     /// The elements, copied out. Errors if `T` is not the tensor's dtype.
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         self.expect_dtype(T::DTYPE)?;
