@@ -140,3 +140,103 @@ fn imported_weights_reach_the_constant_pool_without_a_copy() {
         }
     }
 }
+
+#[test]
+fn steady_state_calls_take_no_new_storage() {
+    let x = Value::Tensor(tensor(&[1, 3, 8, 8], 9));
+    for fusion in [true, false] {
+        let compiled = Engine::new(Config {
+            fusion,
+            ..Config::default()
+        })
+        .unwrap()
+        .compile_str_with_metadata(&model(false), weights())
+        .unwrap();
+        let vm = compiled.vm().unwrap();
+        let (allocator, _) = vm.core().host_allocator();
+        let first = compiled.invoke(&vm, "main", &[x.clone()]).unwrap();
+        let want = first.as_tensor().unwrap().to_vec::<f32>().unwrap();
+        drop(first);
+        let warm = allocator.system_allocations();
+        assert!(
+            warm > 0,
+            "fusion {fusion}: the first call allocates its storage"
+        );
+        for call in 2..6 {
+            let out = compiled.invoke(&vm, "main", &[x.clone()]).unwrap();
+            assert_eq!(out.as_tensor().unwrap().to_vec::<f32>().unwrap(), want);
+            assert_eq!(
+                allocator.system_allocations(),
+                warm,
+                "fusion {fusion}: call {call} took new storage from the system"
+            );
+        }
+    }
+}
+
+/// An engine-owned pool runs the kernels' parallel loops (the VM stays on the caller's
+/// thread): results equal those on the global pool, for TIR kernels with parallel loops and
+/// for library kernels, whatever the pool's size, and calls from several threads at once.
+#[test]
+fn an_engine_pool_computes_what_the_global_pool_does() {
+    let src = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((192, 160), dtype="float32"), b: R.Tensor((160, 128), dtype="float32")) -> R.Tensor((192, 128), dtype="float32"):
+        with R.dataflow():
+            c: R.Tensor((192, 128), dtype="float32") = R.matmul(a, b, out_dtype=None)
+            d: R.Tensor((192, 128), dtype="float32") = R.nn.relu(c)
+            e: R.Tensor((192, 128), dtype="float32") = R.exp(d)
+            R.output(e)
+        return e
+"#;
+    let args = [
+        Value::Tensor(tensor(&[192, 160], 5)),
+        Value::Tensor(tensor(&[160, 128], 6)),
+    ];
+    for library in [true, false] {
+        let run = |threads: Option<usize>| {
+            let compiled = Engine::new(Config {
+                threads,
+                library,
+                ..Config::default()
+            })
+            .unwrap()
+            .compile_str(src)
+            .unwrap();
+            let vm = compiled.vm().unwrap();
+            let first = compiled.invoke(&vm, "main", &args).unwrap();
+            let again = compiled.invoke(&vm, "main", &args).unwrap();
+            let v = first.as_tensor().unwrap().to_vec::<f32>().unwrap();
+            assert_eq!(v, again.as_tensor().unwrap().to_vec::<f32>().unwrap());
+            let concurrent: Vec<Vec<f32>> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..3)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let out = compiled.run("main", &args).unwrap();
+                            out.as_tensor().unwrap().to_vec::<f32>().unwrap()
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            for c in concurrent {
+                assert_eq!(
+                    c, v,
+                    "library {library}, threads {threads:?}: concurrent calls"
+                );
+            }
+            v
+        };
+        let global = run(None);
+        for threads in [1, 2, 3] {
+            let got = run(Some(threads));
+            for (g, r) in got.iter().zip(&global) {
+                assert!(
+                    (g - r).abs() <= 1e-5 * r.abs().max(1.0),
+                    "library {library}, threads {threads}: {g} vs {r}"
+                );
+            }
+        }
+    }
+}

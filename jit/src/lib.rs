@@ -5,5 +5,6 @@ pub mod isa;
 pub mod kernel;
 pub mod library;
 pub mod math;
+pub mod pool;
 
 pub use error::{Error, Result};
