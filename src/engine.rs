@@ -15,8 +15,9 @@
 //! depends on the arguments (shapes, values).
 //!
 //! Kernels run their parallel loops on rayon. With [`Config::threads`] set, the engine owns a
-//! pool of that size and [`CompiledModule::invoke`] / [`CompiledModule::run`] run calls inside
-//! it; a call made directly on the VM (`vm.invoke`) runs on rayon's global pool.
+//! pool of that size and [`CompiledModule::invoke`] / [`CompiledModule::run`] run the parallel
+//! loops of their calls in it (the VM itself stays on the caller's thread); a call made
+//! directly on the VM (`vm.invoke`) runs its loops on rayon's global pool.
 
 use std::sync::Arc;
 
@@ -449,13 +450,16 @@ impl CompiledModule {
             .map_err(|error| Error::Link { error })
     }
 
-    /// Calls `func` on `vm` inside the engine's thread pool (if it has one).
+    /// Calls `func` on `vm` with the engine's thread pool (if it has one) as the pool of the
+    /// kernels' parallel loops. The VM runs on the caller's thread; only parallel loops move
+    /// into the pool (`jit::pool`), so a call with no parallel work costs what it costs on the
+    /// global pool.
     pub fn invoke(&self, vm: &VirtualMachine, func: &str, args: &[Value]) -> Result<Value> {
-        let call = || vm.invoke(func, args);
-        Ok(match &self.pool {
-            Some(pool) => pool.install(call),
-            None => call(),
-        }?)
+        let _pool = self
+            .pool
+            .is_some()
+            .then(|| jit::pool::enter(self.pool.clone()));
+        Ok(vm.invoke(func, args)?)
     }
 
     /// Calls `func` on a fresh VM.

@@ -244,6 +244,162 @@ class Module:
     }
 }
 
+/// An AlexNet-shaped module (torchvision's layer sizes: 5 conv + 3 dense layers, 61 M f32
+/// weights, 244 MB) written the way TVM's ONNX importer prints one: every weight a metadata
+/// constant behind `R.broadcast_to` to its own shape, conv biases behind `R.reshape`, dense
+/// weights behind `R.permute_dims` (ONNX `Gemm` with `transB`). For measuring how compile time
+/// grows with the size of constants; `width_div` divides every channel and unit count (1 for
+/// the real sizes; tests use a small model of the same structure).
+pub fn alexnet(width_div: i64) -> Workload {
+    use std::fmt::Write;
+    let ty = |shape: &[i64]| {
+        let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+        let inner = if dims.len() == 1 {
+            format!("{},", dims[0])
+        } else {
+            dims.join(", ")
+        };
+        format!(r#"R.Tensor(({inner}), dtype="float32")"#)
+    };
+    let shape_list = |shape: &[i64]| {
+        let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+        dims.join(", ")
+    };
+    let c = |n: i64| (n / width_div).max(1);
+    let mut body = String::new();
+    let mut metadata = Vec::new();
+    let mut lv = 0;
+    let mut fresh = || {
+        lv += 1;
+        format!("lv{lv}")
+    };
+    let mut konst = |shape: &[i64], scale: f32| {
+        let i = metadata.len();
+        metadata.push(random_f32(shape, 100 + i as u64, scale));
+        format!(r#"metadata["ir.GenericConst"][{i}]"#)
+    };
+    let mut x = "data".to_string();
+    // (out channels, kernel, stride, pad, max-pool after)
+    let convs = [
+        (c(64), 11, 4, 2, true),
+        (c(192), 5, 1, 2, true),
+        (c(384), 3, 1, 1, false),
+        (c(256), 3, 1, 1, false),
+        (c(256), 3, 1, 1, true),
+    ];
+    let (mut ch, mut hw) = (3, 224);
+    for (out, k, stride, pad, pool) in convs {
+        let wshape = [out, ch, k, k];
+        let w = fresh();
+        let wc = konst(&wshape, 1.0 / ((ch * k * k) as f32).sqrt());
+        writeln!(
+            body,
+            "            {w}: {} = R.broadcast_to({wc}, R.shape([{}]))",
+            ty(&wshape),
+            shape_list(&wshape)
+        )
+        .expect("a String");
+        hw = (hw + 2 * pad - k) / stride + 1;
+        let y = fresh();
+        writeln!(body, "            {y}: {} = R.nn.conv2d({x}, {w}, strides=[{stride}, {stride}], padding=[{pad}, {pad}, {pad}, {pad}], dilation=[1, 1], groups=1, data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=None)", ty(&[1, out, hw, hw])).expect("a String");
+        let b = fresh();
+        let bc = konst(&[out], 0.1);
+        writeln!(
+            body,
+            "            {b}: {} = R.reshape({bc}, R.shape([1, {out}, 1, 1]))",
+            ty(&[1, out, 1, 1])
+        )
+        .expect("a String");
+        let s = fresh();
+        writeln!(
+            body,
+            "            {s}: {} = R.add({y}, {b})",
+            ty(&[1, out, hw, hw])
+        )
+        .expect("a String");
+        let r = fresh();
+        writeln!(
+            body,
+            "            {r}: {} = R.nn.relu({s})",
+            ty(&[1, out, hw, hw])
+        )
+        .expect("a String");
+        x = r;
+        ch = out;
+        if pool {
+            hw = (hw - 3) / 2 + 1;
+            let p = fresh();
+            writeln!(body, "            {p}: {} = R.nn.max_pool2d({x}, pool_size=[3, 3], strides=[2, 2], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout=\"NCHW\", out_layout=\"NCHW\")", ty(&[1, ch, hw, hw])).expect("a String");
+            x = p;
+        }
+    }
+    let mut features = ch * hw * hw;
+    let f = fresh();
+    writeln!(
+        body,
+        "            {f}: {} = R.reshape({x}, R.shape([1, {features}]))",
+        ty(&[1, features])
+    )
+    .expect("a String");
+    x = f;
+    let denses = [(c(4096), true), (c(4096), true), (1000, false)];
+    let mut flops = 0i64;
+    for (out, relu) in denses {
+        let w = fresh();
+        let wc = konst(&[out, features], 1.0 / (features as f32).sqrt());
+        writeln!(
+            body,
+            "            {w}: {} = R.broadcast_to({wc}, R.shape([{out}, {features}]))",
+            ty(&[out, features])
+        )
+        .expect("a String");
+        let wt = fresh();
+        writeln!(
+            body,
+            "            {wt}: {} = R.permute_dims({w}, axes=[1, 0])",
+            ty(&[features, out])
+        )
+        .expect("a String");
+        let m = fresh();
+        writeln!(
+            body,
+            "            {m}: {} = R.matmul({x}, {wt}, out_dtype=None)",
+            ty(&[1, out])
+        )
+        .expect("a String");
+        let bc = konst(&[out], 0.1);
+        let a = fresh();
+        writeln!(
+            body,
+            "            {a}: {} = R.add({m}, {bc})",
+            ty(&[1, out])
+        )
+        .expect("a String");
+        x = a;
+        if relu {
+            let r = fresh();
+            writeln!(body, "            {r}: {} = R.nn.relu({x})", ty(&[1, out]))
+                .expect("a String");
+            x = r;
+        }
+        flops += 2 * out * features;
+        features = out;
+    }
+    let script = format!(
+        "@I.ir_module\nclass Module:\n    @R.function\n    def main(data: {}) -> {}:\n        R.func_attr({{\"num_input\": 1}})\n        with R.dataflow():\n{body}            R.output({x})\n        return {x}\n",
+        ty(&[1, 3, 224, 224]),
+        ty(&[1, 1000]),
+    );
+    Workload {
+        name: "alexnet",
+        script,
+        metadata,
+        func: "main".into(),
+        args: vec![Value::Tensor(random_f32(&[1, 3, 224, 224], 7, 1.0))],
+        flops: flops as f64,
+    }
+}
+
 /// The team's shared model folder (`../shared/models` beside the workspace).
 pub fn shared_models_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models")

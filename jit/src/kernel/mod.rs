@@ -103,17 +103,24 @@ impl Kernel {
     /// call runs. The VM meets this for the tensors it allocates; a caller sharing an output
     /// tensor across threads does not, and that is a data race this method cannot detect.
     pub fn call(&self, args: &[Value]) -> vm::Result<()> {
-        let mut inline = [EMPTY_ARG; INLINE_ARGS];
+        // Only the slots in use are written: filling all of them first costs as much as a
+        // small kernel's whole body.
+        let mut inline = [const { std::mem::MaybeUninit::<KernelArg>::uninit() }; INLINE_ARGS];
         let mut spilled = Vec::new();
-        let slots: &mut [KernelArg] = if args.len() <= INLINE_ARGS {
+        let slots: &mut [std::mem::MaybeUninit<KernelArg>] = if args.len() <= INLINE_ARGS {
             &mut inline[..args.len()]
         } else {
-            spilled.resize(args.len(), EMPTY_ARG);
+            spilled.resize(args.len(), std::mem::MaybeUninit::new(EMPTY_ARG));
             &mut spilled
         };
         for (i, (a, slot)) in args.iter().zip(slots.iter_mut()).enumerate() {
-            *slot = self.arg_of(i, a)?;
+            *slot = std::mem::MaybeUninit::new(self.arg_of(i, a)?);
         }
+        // SAFETY: the loop wrote every slot (`slots` has exactly `args.len()` entries, one per
+        // argument, and an argument that cannot be converted returns before this point), and
+        // `MaybeUninit<KernelArg>` has the layout of `KernelArg`.
+        let slots: &[KernelArg] =
+            unsafe { std::slice::from_raw_parts(slots.as_ptr().cast::<KernelArg>(), slots.len()) };
         let mut err = KernelError::default();
         // SAFETY: every KernelArg was built from a live `Value` borrowed for this call: tensor
         // data pointers are valid for `numel * dtype.bytes()` bytes and shape pointers for

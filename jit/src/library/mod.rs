@@ -27,7 +27,7 @@ pub fn add_to(lib: &mut vm::Library) {
         let name = kernel.name();
         let err_name = name.clone();
         lib.add_fn(&name, move |args| {
-            call(kernel, args).map_err(|e| e.context(&err_name))
+            crate::pool::run(|| call(kernel, args)).map_err(|e| e.context(&err_name))
         });
     }
 }
