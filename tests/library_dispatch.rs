@@ -149,6 +149,16 @@ fn finish(
                 params.push(("res", out.clone()));
                 body.push(format!("{next} = R.add(res, t{last})"));
             }
+            // A bias over the last dimension of a 4-D output: neither per channel nor full.
+            "colbias" => {
+                params.push(("colbias", vec![*out.last().unwrap()]));
+                body.push(format!("{next} = R.add(t{last}, colbias)"));
+            }
+            // A per-channel bias written as a 3-D `(O, 1, 1)` tensor.
+            "bias3" => {
+                params.push(("bias3", vec![out[1], d(1), d(1)]));
+                body.push(format!("{next} = R.add(bias3, t{last})"));
+            }
             act => body.push(format!("{next} = R.nn.{act}(t{last})")),
         }
         last = i + 1;
@@ -371,6 +381,59 @@ fn cases() -> Vec<Case> {
             [1, 1],
             1,
             &[],
+        ),
+        // Large enough to run in parallel tiles: a plane split into tiles that cross output
+        // rows, a small plane split by output channels, strides with dilation and uneven
+        // padding, every epilogue form (per channel, full residual, other broadcasts).
+        conv(
+            [1, 16, 23, 19],
+            24,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &["bias", "res", "relu"],
+        ),
+        conv(
+            [1, 64, 6, 6],
+            128,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &["bias3", "relu"],
+        ),
+        conv(
+            [2, 8, 31, 29],
+            48,
+            [3, 3],
+            [2, 2],
+            [1, 2, 0, 1],
+            [2, 1],
+            1,
+            &["colbias", "res", "gelu_tanh"],
+        ),
+        conv(
+            [1, 96, 17, 17],
+            64,
+            [1, 1],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            2,
+            &["res", "relu"],
+        ),
+        conv(
+            [1, 32, 30, 30],
+            32,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            32,
+            &["bias", "res", "relu"],
         ),
     ]);
     c

@@ -83,21 +83,42 @@ fn run<T: Float>(
     let out_data: &mut [T] =
         unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<T>(), out.numel()) };
     let addends = &views[2..];
-    for (i, a) in addends.iter().enumerate() {
-        broadcast_into(out_data, &out_shape, a, i > 0)
-            .map_err(|e| e.context(format!("addend {i}")))?;
-    }
-    let read_dst = !addends.is_empty();
-    match kernel.op {
-        LibraryOp::Matmul { trans_b } => matmul::matmul(
-            &views[0], &views[1], trans_b, out_data, &out_shape, read_dst,
-        )?,
+    let trans_b = match kernel.op {
+        LibraryOp::Matmul { trans_b } => trans_b,
         LibraryOp::Conv2d => {
-            conv2d::conv2d(&views[0], &views[1], ints, out_data, &out_shape, read_dst)?
+            // Per-channel and full-shape addends are applied tile by tile inside the kernel;
+            // any other broadcast is written to the output first.
+            let fused: Option<Vec<_>> = addends
+                .iter()
+                .map(|a| conv2d::Addend::classify(a, &out_shape))
+                .collect();
+            let preloaded = fused.is_none();
+            if preloaded {
+                preload(out_data, &out_shape, addends)?;
+            }
+            let epi = conv2d::Epilogue {
+                addends: fused.unwrap_or_default(),
+                preloaded,
+                act: kernel.activation,
+            };
+            return conv2d::conv2d(&views[0], &views[1], ints, &epi, out_data, &out_shape);
         }
-    }
+    };
+    preload(out_data, &out_shape, addends)?;
+    let read_dst = !addends.is_empty();
+    matmul::matmul(
+        &views[0], &views[1], trans_b, out_data, &out_shape, read_dst,
+    )?;
     if let Some(act) = kernel.activation {
         activate(out_data, act);
+    }
+    Ok(())
+}
+
+/// Writes the sum of `addends`, each broadcast to `out_shape`, into `out`.
+fn preload<T: Float>(out: &mut [T], out_shape: &[usize], addends: &[View<T>]) -> Result<()> {
+    for (i, a) in addends.iter().enumerate() {
+        broadcast_into(out, out_shape, a, i > 0).map_err(|e| e.context(format!("addend {i}")))?;
     }
     Ok(())
 }
@@ -228,12 +249,17 @@ fn broadcast_into<T: Float>(
 /// Elementwise passes over fewer elements than this stay on the calling thread.
 const PARALLEL_ELEMENTS: usize = 1 << 16;
 
-fn activate<T: Float>(out: &mut [T], act: Activation) {
-    let f = |chunk: &mut [T]| match act {
+/// Applies `act` to every element of `out` on the calling thread.
+fn activate_serial<T: Float>(chunk: &mut [T], act: Activation) {
+    match act {
         Activation::Relu => chunk.iter_mut().for_each(|x| *x = x.relu()),
         Activation::Gelu => chunk.iter_mut().for_each(|x| *x = x.gelu()),
         Activation::GeluTanh => chunk.iter_mut().for_each(|x| *x = x.gelu_tanh()),
-    };
+    }
+}
+
+fn activate<T: Float>(out: &mut [T], act: Activation) {
+    let f = |chunk: &mut [T]| activate_serial(chunk, act);
     if out.len() >= PARALLEL_ELEMENTS {
         out.par_chunks_mut(PARALLEL_ELEMENTS / 4).for_each(f);
     } else {
