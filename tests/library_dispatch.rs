@@ -211,6 +211,46 @@ fn conv(
     )
 }
 
+/// `y = R.nn.max_pool2d(x)` or `avg_pool2d`; the output shape is computed as TVM's inference
+/// does (ceil mode rounds the window count up).
+#[allow(clippy::too_many_arguments)]
+fn pool(
+    kind: &str,
+    x: [i64; 4],
+    k: [i64; 2],
+    stride: [i64; 2],
+    pad: [i64; 4],
+    dil: [i64; 2],
+    ceil: bool,
+    include_pad: bool,
+) -> Case {
+    let ext = |size: i64, lo: i64, hi: i64, k: i64, s: i64, d: i64| {
+        let num = size + lo + hi - d * (k - 1) - 1 + if ceil { s - 1 } else { 0 };
+        num.div_euclid(s) + 1
+    };
+    let out = [
+        x[0],
+        x[1],
+        ext(x[2], pad[0], pad[2], k[0], stride[0], dil[0]),
+        ext(x[3], pad[1], pad[3], k[1], stride[1], dil[1]),
+    ];
+    let py = |b: bool| if b { "True" } else { "False" };
+    let body = vec![format!(
+        "y = R.nn.{kind}(x, pool_size={k:?}, strides={stride:?}, dilation={dil:?}, padding={pad:?}, ceil_mode={}, count_include_pad={}, layout=\"NCHW\", out_layout=\"NCHW\")",
+        py(ceil),
+        py(include_pad)
+    )];
+    Case {
+        name: format!(
+            "{kind} x={x:?} k={k:?} stride={stride:?} pad={pad:?} dil={dil:?} ceil={ceil} include_pad={include_pad}"
+        ),
+        dtype: "float32",
+        params: vec![("x", dims(&x))],
+        body,
+        out: dims(&out),
+    }
+}
+
 fn cases() -> Vec<Case> {
     let f32_ = "float32";
     let mut c = vec![
@@ -436,6 +476,100 @@ fn cases() -> Vec<Case> {
             &["bias", "res", "relu"],
         ),
     ]);
+    for kind in ["max_pool2d", "avg_pool2d"] {
+        c.extend([
+            pool(
+                kind,
+                [1, 64, 56, 56],
+                [2, 2],
+                [2, 2],
+                [0; 4],
+                [1, 1],
+                false,
+                false,
+            ),
+            pool(
+                kind,
+                [2, 3, 13, 11],
+                [3, 3],
+                [2, 2],
+                [1, 1, 1, 1],
+                [1, 1],
+                false,
+                false,
+            ),
+            pool(
+                kind,
+                [1, 5, 12, 9],
+                [3, 2],
+                [1, 2],
+                [1, 0, 2, 1],
+                [1, 1],
+                false,
+                true,
+            ),
+            pool(
+                kind,
+                [1, 4, 11, 13],
+                [3, 3],
+                [2, 2],
+                [0, 1, 0, 1],
+                [2, 2],
+                false,
+                false,
+            ),
+            pool(
+                kind,
+                [1, 7, 13, 13],
+                [3, 3],
+                [2, 2],
+                [0; 4],
+                [1, 1],
+                true,
+                false,
+            ),
+            pool(
+                kind,
+                [1, 3, 10, 10],
+                [3, 3],
+                [3, 3],
+                [1, 1, 1, 1],
+                [1, 1],
+                true,
+                false,
+            ),
+            pool(
+                kind,
+                [1, 16, 7, 7],
+                [7, 7],
+                [1, 1],
+                [0; 4],
+                [1, 1],
+                false,
+                false,
+            ),
+            pool(
+                kind,
+                [1, 96, 55, 55],
+                [3, 3],
+                [2, 2],
+                [1, 1, 1, 1],
+                [1, 1],
+                false,
+                false,
+            ),
+        ]);
+    }
+    c.push(pool(
+        "max_pool2d",
+        [1, 2, 9, 8],
+        [3, 3],
+        [2, 2],
+        [1, 1, 1, 1],
+        [1, 1],
+        true,
+        true,
+    ));
     c
 }
 
@@ -517,11 +651,18 @@ fn library_kernels_match_the_tir_path() {
                 continue;
             }
         };
-        let tol = if case.dtype == "float32" { 1e-4 } else { 1e-10 };
+        // Pooling folds its window in the TIR path's order: the results are identical.
+        let tol = if case.name.contains("pool2d") {
+            0.0
+        } else if case.dtype == "float32" {
+            1e-4
+        } else {
+            1e-10
+        };
         let bad = got
             .iter()
             .zip(&want)
-            .position(|(g, w)| (g - w).abs() > tol * (1.0 + w.abs()));
+            .position(|(g, w)| (g - w).abs() > tol * (1.0 + w.abs()) || g.is_nan() != w.is_nan());
         if got.len() != want.len() || bad.is_some() {
             let i = bad.unwrap_or(0);
             failures.push(format!(

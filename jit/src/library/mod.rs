@@ -14,6 +14,7 @@
 
 mod conv2d;
 mod matmul;
+mod pool;
 
 use std::cell::Cell;
 
@@ -82,9 +83,13 @@ fn run<T: Float>(
     // (destination-passing style).
     let out_data: &mut [T] =
         unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<T>(), out.numel()) };
-    let addends = &views[2..];
+    let addends = &views[kernel.op.num_operands()..];
     let trans_b = match kernel.op {
         LibraryOp::Matmul { trans_b } => trans_b,
+        LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => {
+            let is_max = kernel.op == LibraryOp::MaxPool2d;
+            return pool::pool2d(&views[0], ints, is_max, out_data, &out_shape);
+        }
         LibraryOp::Conv2d => {
             // Per-channel and full-shape addends are applied tile by tile inside the kernel;
             // any other broadcast is written to the output first.
@@ -312,12 +317,16 @@ trait Float:
     const DTYPE: DataType;
     const ZERO: Self;
     const ONE: Self;
+    /// The lowest finite value (TVM's `min_value`, the max reduction's identity).
+    const LOWEST: Self;
     fn relu(self) -> Self {
         if self > Self::ZERO { self } else { Self::ZERO }
     }
     fn gelu(self) -> Self;
     fn gelu_tanh(self) -> Self;
     fn mul(self, other: Self) -> Self;
+    fn div(self, other: Self) -> Self;
+    fn from_i64(v: i64) -> Self;
     /// A per-thread scratch buffer, taken (the slot is left empty, so a nested call on the
     /// same thread allocates its own) and given back with [`Float::put_scratch`].
     fn take_scratch() -> Vec<Self>;
@@ -333,6 +342,7 @@ impl Float for f32 {
     const DTYPE: DataType = DataType::F32;
     const ZERO: f32 = 0.0;
     const ONE: f32 = 1.0;
+    const LOWEST: f32 = f32::MIN;
     fn gelu(self) -> f32 {
         0.5 * self * (1.0 + erf_f32(self * std::f32::consts::FRAC_1_SQRT_2))
     }
@@ -341,6 +351,12 @@ impl Float for f32 {
     }
     fn mul(self, other: f32) -> f32 {
         self * other
+    }
+    fn div(self, other: f32) -> f32 {
+        self / other
+    }
+    fn from_i64(v: i64) -> f32 {
+        v as f32
     }
     fn take_scratch() -> Vec<f32> {
         SCRATCH_F32.with(Cell::take)
@@ -354,6 +370,7 @@ impl Float for f64 {
     const DTYPE: DataType = DataType::F64;
     const ZERO: f64 = 0.0;
     const ONE: f64 = 1.0;
+    const LOWEST: f64 = f64::MIN;
     fn gelu(self) -> f64 {
         0.5 * self * (1.0 + erf(self * std::f64::consts::FRAC_1_SQRT_2))
     }
@@ -363,6 +380,12 @@ impl Float for f64 {
     }
     fn mul(self, other: f64) -> f64 {
         self * other
+    }
+    fn div(self, other: f64) -> f64 {
+        self / other
+    }
+    fn from_i64(v: i64) -> f64 {
+        v as f64
     }
     fn take_scratch() -> Vec<f64> {
         SCRATCH_F64.with(Cell::take)

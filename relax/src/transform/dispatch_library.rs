@@ -1,4 +1,5 @@
-//! DispatchLibrary: hands matrix multiplies and 2-D convolutions to native library kernels, the
+//! DispatchLibrary: hands matrix multiplies, 2-D convolutions and 2-D pooling to native library
+//! kernels, the
 //! way TVM's BYOC dispatch hands them to BLAS/DNNL. Runs before LegalizeOps, on the operators a
 //! user writes.
 //!
@@ -9,7 +10,8 @@
 //! `R.permute_dims` of a 2-D right operand (read transposed, never copied), up to two
 //! `R.add`s that keep the output shape (bias, residual) and one activation (`R.nn.relu`,
 //! `R.nn.gelu` for `float32`, `R.nn.gelu_tanh`). The fused call takes the place of the last
-//! binding of its chain and keeps that binding's variable.
+//! binding of its chain and keeps that binding's variable. `R.nn.max_pool2d` and
+//! `R.nn.avg_pool2d` (NCHW) become calls of their own, without epilogues.
 //!
 //! Invariants afterwards: every dispatched call's output struct info is the chain's last
 //! variable's (a tensor of known rank, shape and dtype), its arguments are the chain's inputs
@@ -70,6 +72,26 @@ pub enum LibraryOp {
     /// dilation_h, dilation_w, groups, out)`: NCHW data, OIHW weights, the integers as
     /// `R.prim_value`s.
     Conv2d,
+    /// `(x, pool_h, pool_w, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
+    /// dilation_h, dilation_w, ceil_mode, count_include_pad, out)`: NCHW max pooling.
+    MaxPool2d,
+    /// As [`LibraryOp::MaxPool2d`], averaging.
+    AvgPool2d,
+}
+
+impl LibraryOp {
+    /// The tensors the operation itself reads (before any addends).
+    pub fn num_operands(self) -> usize {
+        match self {
+            LibraryOp::Matmul { .. } | LibraryOp::Conv2d => 2,
+            LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 1,
+        }
+    }
+
+    /// Whether addends and an activation may be fused after it.
+    pub fn takes_epilogue(self) -> bool {
+        matches!(self, LibraryOp::Matmul { .. } | LibraryOp::Conv2d)
+    }
 }
 
 /// A library kernel by what it computes: `out = act(op(inputs) + addend₀ + addend₁)`, each
@@ -97,6 +119,8 @@ impl LibraryKernel {
             LibraryOp::Matmul { trans_b: false } => "matmul",
             LibraryOp::Matmul { trans_b: true } => "matmul_tb",
             LibraryOp::Conv2d => "conv2d",
+            LibraryOp::MaxPool2d => "max_pool2d",
+            LibraryOp::AvgPool2d => "avg_pool2d",
         });
         for _ in 0..self.addends {
             s.push_str("_add");
@@ -114,13 +138,16 @@ impl LibraryKernel {
             LibraryOp::Matmul { .. } => 0,
             // stride (h, w), padding (top, left, bottom, right), dilation (h, w), groups.
             LibraryOp::Conv2d => 9,
+            // pool (h, w), stride (h, w), padding ×4, dilation (h, w), ceil_mode,
+            // count_include_pad.
+            LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 12,
         }
     }
 
-    /// The tensors the kernel takes before its integer parameters: the two operands, then
-    /// the addends.
+    /// The tensors the kernel takes before its integer parameters: the operands, then the
+    /// addends.
     pub fn num_tensors(&self) -> usize {
-        2 + self.addends
+        self.op.num_operands() + self.addends
     }
 
     /// Every kernel there is (what the `jit` crate registers).
@@ -129,6 +156,8 @@ impl LibraryKernel {
             LibraryOp::Matmul { trans_b: false },
             LibraryOp::Matmul { trans_b: true },
             LibraryOp::Conv2d,
+            LibraryOp::MaxPool2d,
+            LibraryOp::AvgPool2d,
         ];
         let acts = [None]
             .into_iter()
@@ -294,6 +323,8 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
         let anchor = match op {
             "relax.matmul" => matmul_anchor(call, var, bindings, &index, &single_use),
             "relax.nn.conv2d" => conv2d_anchor(call, var, i),
+            "relax.nn.max_pool2d" => pool2d_anchor(call, var, i, LibraryOp::MaxPool2d),
+            "relax.nn.avg_pool2d" => pool2d_anchor(call, var, i, LibraryOp::AvgPool2d),
             _ => None,
         };
         if let Some(chain) = anchor {
@@ -373,6 +404,7 @@ fn extend(
                 _ => false,
             };
             if !single_use(end)
+                || !chain.kernel.op.takes_epilogue()
                 || chain.kernel.addends >= MAX_ADDENDS
                 || chain.kernel.activation.is_some()
                 || !same_output(chain)
@@ -394,7 +426,12 @@ fn extend(
     let chain = open.get(&end.id())?;
     let f32_only =
         act == Activation::Gelu && var.struct_info().tensor_dtype() != Some(DataType::FLOAT32);
-    if !single_use(end) || chain.kernel.activation.is_some() || !same_output(chain) || f32_only {
+    if !single_use(end)
+        || !chain.kernel.op.takes_epilogue()
+        || chain.kernel.activation.is_some()
+        || !same_output(chain)
+        || f32_only
+    {
         return None;
     }
     let mut chain = open.remove(&end.id())?;
@@ -538,6 +575,77 @@ fn conv2d_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
             activation: None,
         },
         inputs: vec![x.clone(), w.clone()],
+        params,
+        members: vec![at],
+        end: var.clone(),
+    })
+}
+
+/// `R.nn.max_pool2d` / `R.nn.avg_pool2d` of a 4-D NCHW float tensor, with the padding forms
+/// LegalizeOps reads (one value, one per axis, or before/after per axis). Average pooling in
+/// ceil mode counting the padding is left to LegalizeOps (which refuses it too).
+fn pool2d_anchor(call: &Call, var: &Var, at: usize, op: LibraryOp) -> Option<Chain> {
+    let x = call.args.first()?;
+    let x_si = operand_si(x)?;
+    float_dtype(&[x_si], var.struct_info())?;
+    if x_si.ndim() != Some(4) || var.struct_info().ndim() != Some(4) {
+        return None;
+    }
+    let attr_str = |n: &str| call.attrs.get(n).and_then(AttrValue::as_str);
+    for n in ["layout", "out_layout"] {
+        if !matches!(attr_str(n), None | Some("") | Some("NCHW")) {
+            return None;
+        }
+    }
+    let ints = |n: &str| -> Option<Vec<i64>> {
+        match call.attrs.get(n) {
+            None | Some(AttrValue::None) => Some(Vec::new()),
+            Some(v) => v.as_int_list().or_else(|| v.as_int().map(|i| vec![i])),
+        }
+    };
+    let pair = |n: &str| -> Option<[i64; 2]> {
+        match ints(n)?[..] {
+            [] => Some([1, 1]),
+            [a] => Some([a, a]),
+            [a, b] => Some([a, b]),
+            _ => None,
+        }
+    };
+    let flag = |n: &str| match call.attrs.get(n) {
+        None | Some(AttrValue::None) => Some(false),
+        Some(v) => v.as_bool(),
+    };
+    let (pool, strides, dilation) = (pair("pool_size")?, pair("strides")?, pair("dilation")?);
+    let padding: [i64; 4] = match ints("padding")?[..] {
+        [] => [0; 4],
+        [p] => [p; 4],
+        [h, w] => [h, w, h, w],
+        [t, l, b, r] => [t, l, b, r],
+        _ => return None,
+    };
+    let (ceil, include_pad) = (flag("ceil_mode")?, flag("count_include_pad")?);
+    if op == LibraryOp::AvgPool2d && ceil && include_pad {
+        return None;
+    }
+    if pool.iter().chain(&strides).chain(&dilation).any(|&v| v < 1)
+        || padding.iter().any(|&p| p < 0)
+    {
+        return None;
+    }
+    let mut params = Vec::with_capacity(12);
+    params.extend(pool);
+    params.extend(strides);
+    params.extend(padding);
+    params.extend(dilation);
+    params.push(i64::from(ceil));
+    params.push(i64::from(include_pad));
+    Some(Chain {
+        kernel: LibraryKernel {
+            op,
+            addends: 0,
+            activation: None,
+        },
+        inputs: vec![x.clone()],
         params,
         members: vec![at],
         end: var.clone(),
