@@ -1,7 +1,6 @@
 //! DispatchLibrary: hands matrix multiplies, 2-D convolutions and 2-D pooling to native library
-//! kernels, the
-//! way TVM's BYOC dispatch hands them to BLAS/DNNL. Runs before LegalizeOps, on the operators a
-//! user writes.
+//! kernels, the way TVM's BYOC dispatch hands them to BLAS/DNNL. Runs before LegalizeOps, on the
+//! operators a user writes.
 //!
 //! `R.matmul` (2-D, batched, broadcast batch, matrix-vector; static or symbolic shapes) and
 //! `R.nn.conv2d` (NCHW/OIHW, any strides, padding, dilation and groups) of `float32` or
