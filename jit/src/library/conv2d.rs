@@ -135,8 +135,47 @@ impl<'a, T: Float> Addend<'a, T> {
     }
 }
 
+/// An inference batch normalization over the output channels:
+/// `((v - mean[o]) * rs[o]) * gamma[o] + beta[o]` with `rs = 1 / sqrt(var + eps)` (the TIR
+/// legalization's order of operations).
+pub(super) struct Norm<T> {
+    mean: Vec<T>,
+    rs: Vec<T>,
+    gamma: Vec<T>,
+    beta: Vec<T>,
+}
+
+impl<T: Float> Norm<T> {
+    /// From the views `[gamma, beta, mean, var]`, each of the output's channel count.
+    pub(super) fn new(stats: &[View<T>], eps: f64, out: &[usize]) -> Result<Norm<T>> {
+        let channels = out.get(1).copied().unwrap_or(0);
+        for (i, s) in stats.iter().enumerate() {
+            if s.shape != [channels] {
+                return Err(Error::value_error(format!(
+                    "batch norm statistic {i} has shape {:?}, expected [{channels}]",
+                    s.shape
+                )));
+            }
+        }
+        let [gamma, beta, mean, var] = stats else {
+            return Err(Error::value_error(format!(
+                "a batch norm takes 4 statistics, got {}",
+                stats.len()
+            )));
+        };
+        let eps = T::from_f64(eps);
+        Ok(Norm {
+            mean: mean.data.to_vec(),
+            rs: var.data.iter().map(|&v| (v + eps).rsqrt()).collect(),
+            gamma: gamma.data.to_vec(),
+            beta: beta.data.to_vec(),
+        })
+    }
+}
+
 /// The epilogue of a convolution, applied to each output tile while it is in cache.
 pub(super) struct Epilogue<'a, T> {
+    pub norm: Option<Norm<T>>,
     pub addends: Vec<Addend<'a, T>>,
     /// The output already holds the addends (of a shape that fits neither fused form).
     pub preloaded: bool,
@@ -146,18 +185,28 @@ pub(super) struct Epilogue<'a, T> {
 impl<T: Float> Epilogue<'_, T> {
     /// Whether the kernel must accumulate into the output rather than overwrite it.
     fn read_dst(&self) -> bool {
-        self.preloaded || !self.addends.is_empty()
+        self.norm.is_none() && (self.preloaded || !self.addends.is_empty())
+    }
+
+    /// Whether [`Epilogue::finish`] has work to do.
+    fn finishes(&self) -> bool {
+        self.norm.is_some() || self.act.is_some()
     }
 
     /// Seeds `dst`, the output elements at flat offsets `off..off + dst.len()` of channel `o`,
     /// with the sum of the addends (a no-op when there are none or they are preloaded).
     fn seed(&self, dst: &mut [T], o: usize, off: usize) {
-        if self.preloaded {
+        if self.preloaded || self.norm.is_some() {
             return;
         }
+        self.add(dst, o, off, true);
+    }
+
+    /// Adds the addends to `dst` (the first overwrites it when `first_sets`).
+    fn add(&self, dst: &mut [T], o: usize, off: usize, first_sets: bool) {
         let len = dst.len();
         for (i, a) in self.addends.iter().enumerate() {
-            match (*a, i) {
+            match (*a, if first_sets { i } else { 1 }) {
                 (Addend::Channel { data, step }, 0) => dst.fill(data[o * step]),
                 (Addend::Channel { data, step }, _) => {
                     let v = data[o * step];
@@ -172,7 +221,14 @@ impl<T: Float> Epilogue<'_, T> {
         }
     }
 
-    fn finish(&self, dst: &mut [T]) {
+    /// The rest of the epilogue on output elements `off..` of channel `o`: the batch norm and
+    /// the addends after it, then the activation.
+    fn finish(&self, dst: &mut [T], o: usize, off: usize) {
+        if let Some(n) = &self.norm {
+            let (m, r, g, b) = (n.mean[o], n.rs[o], n.gamma[o], n.beta[o]);
+            dst.iter_mut().for_each(|v| *v = v.sub(m).mul(r).mul(g) + b);
+            self.add(dst, o, off, false);
+        }
         if let Some(act) = self.act {
             activate_serial(dst, act);
         }
@@ -298,12 +354,12 @@ pub(super) fn conv2d<T: Float>(
                 );
             }
         }
-        if epi.act.is_some() {
+        if epi.finishes() {
             for o in r0..r1 {
                 let off = (first + o) * plane + c0;
                 // SAFETY: as above, this task's own row segment.
                 let row = unsafe { std::slice::from_raw_parts_mut(dst.get().add(off), width) };
-                epi.finish(row);
+                epi.finish(row, grp * og + o, off);
             }
         }
         if !cols.is_empty() || cols.capacity() > 0 {
@@ -410,7 +466,7 @@ fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: 
                 }
             }
         }
-        epi.finish(dst);
+        epi.finish(dst, o, p * plane);
     };
     if out.len() >= PARALLEL_ELEMENTS / 4 {
         out.par_chunks_mut(plane)

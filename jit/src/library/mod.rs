@@ -49,14 +49,20 @@ fn call(kernel: LibraryKernel, args: &[Value]) -> Result<Value> {
             .map_err(|e| e.context(format!("argument {i}")))
     };
     let inputs: Vec<&Tensor> = (0..tensors).map(tensor).collect::<Result<_>>()?;
-    let ints: Vec<i64> = args[tensors..tensors + params]
+    // The integers, then (with a batch norm) its epsilon.
+    let floats = usize::from(kernel.norm);
+    let ints: Vec<i64> = args[tensors..tensors + params - floats]
         .iter()
         .map(Value::as_int)
         .collect::<Result<_>>()?;
+    let eps = match floats {
+        0 => 0.0,
+        _ => args[tensors + params - 1].as_float()?,
+    };
     let out = tensor(args.len() - 1)?;
     match out.dtype() {
-        DataType::F32 => run::<f32>(kernel, &inputs, &ints, out),
-        DataType::F64 => run::<f64>(kernel, &inputs, &ints, out),
+        DataType::F32 => run::<f32>(kernel, &inputs, &ints, eps, out),
+        DataType::F64 => run::<f64>(kernel, &inputs, &ints, eps, out),
         dt => Err(Error::type_error(format!(
             "output of dtype {dt}; library kernels take float32 and float64"
         ))),
@@ -68,6 +74,7 @@ fn run<T: Float>(
     kernel: LibraryKernel,
     inputs: &[&Tensor],
     ints: &[i64],
+    eps: f64,
     out: &Tensor,
 ) -> Result<()> {
     let views: Vec<View<T>> = inputs
@@ -83,7 +90,8 @@ fn run<T: Float>(
     // (destination-passing style).
     let out_data: &mut [T] =
         unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<T>(), out.numel()) };
-    let addends = &views[kernel.op.num_operands()..];
+    let stats = kernel.op.num_operands()..kernel.op.num_operands() + 4 * usize::from(kernel.norm);
+    let addends = &views[stats.end..];
     let trans_b = match kernel.op {
         LibraryOp::Matmul { trans_b } => trans_b,
         LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => {
@@ -91,22 +99,40 @@ fn run<T: Float>(
             return pool::pool2d(&views[0], ints, is_max, out_data, &out_shape);
         }
         LibraryOp::Conv2d => {
+            let norm = if kernel.norm {
+                Some(conv2d::Norm::new(&views[stats], eps, &out_shape)?)
+            } else {
+                None
+            };
             // Per-channel and full-shape addends are applied tile by tile inside the kernel;
-            // any other broadcast is written to the output first.
+            // any other broadcast is written to the output first, or (after a batch norm,
+            // which must see the convolution alone) added afterwards.
             let fused: Option<Vec<_>> = addends
                 .iter()
                 .map(|a| conv2d::Addend::classify(a, &out_shape))
                 .collect();
-            let preloaded = fused.is_none();
+            let after = fused.is_none() && norm.is_some();
+            let preloaded = fused.is_none() && norm.is_none();
             if preloaded {
                 preload(out_data, &out_shape, addends)?;
             }
             let epi = conv2d::Epilogue {
+                norm,
                 addends: fused.unwrap_or_default(),
                 preloaded,
-                act: kernel.activation,
+                act: if after { None } else { kernel.activation },
             };
-            return conv2d::conv2d(&views[0], &views[1], ints, &epi, out_data, &out_shape);
+            conv2d::conv2d(&views[0], &views[1], ints, &epi, out_data, &out_shape)?;
+            if after {
+                for (i, a) in addends.iter().enumerate() {
+                    broadcast_into(out_data, &out_shape, a, true)
+                        .map_err(|e| e.context(format!("addend {i}")))?;
+                }
+                if let Some(act) = kernel.activation {
+                    activate(out_data, act);
+                }
+            }
+            return Ok(());
         }
     };
     preload(out_data, &out_shape, addends)?;
@@ -326,6 +352,10 @@ trait Float:
     fn gelu_tanh(self) -> Self;
     fn mul(self, other: Self) -> Self;
     fn div(self, other: Self) -> Self;
+    fn sub(self, other: Self) -> Self;
+    /// `1 / sqrt(self)`.
+    fn rsqrt(self) -> Self;
+    fn from_f64(v: f64) -> Self;
     fn from_i64(v: i64) -> Self;
     /// A per-thread scratch buffer, taken (the slot is left empty, so a nested call on the
     /// same thread allocates its own) and given back with [`Float::put_scratch`].
@@ -355,6 +385,15 @@ impl Float for f32 {
     fn div(self, other: f32) -> f32 {
         self / other
     }
+    fn sub(self, other: f32) -> f32 {
+        self - other
+    }
+    fn rsqrt(self) -> f32 {
+        1.0 / self.sqrt()
+    }
+    fn from_f64(v: f64) -> f32 {
+        v as f32
+    }
     fn from_i64(v: i64) -> f32 {
         v as f32
     }
@@ -383,6 +422,15 @@ impl Float for f64 {
     }
     fn div(self, other: f64) -> f64 {
         self / other
+    }
+    fn sub(self, other: f64) -> f64 {
+        self - other
+    }
+    fn rsqrt(self) -> f64 {
+        1.0 / self.sqrt()
+    }
+    fn from_f64(v: f64) -> f64 {
+        v as f64
     }
     fn from_i64(v: i64) -> f64 {
         v as f64

@@ -99,6 +99,10 @@ impl LibraryOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LibraryKernel {
     pub op: LibraryOp,
+    /// An inference batch normalization over the output channels follows the operation
+    /// (conv2d only): four more tensors (gamma, beta, moving mean, moving variance) after the
+    /// operands, and the epsilon as a float parameter after the integers.
+    pub norm: bool,
     /// 0, 1 or 2 tensors added to the output before the activation.
     pub addends: usize,
     pub activation: Option<Activation>,
@@ -121,6 +125,9 @@ impl LibraryKernel {
             LibraryOp::MaxPool2d => "max_pool2d",
             LibraryOp::AvgPool2d => "avg_pool2d",
         });
+        if self.norm {
+            s.push_str("_bn");
+        }
         for _ in 0..self.addends {
             s.push_str("_add");
         }
@@ -131,22 +138,24 @@ impl LibraryKernel {
         s
     }
 
-    /// The integer parameters the kernel takes after its tensors.
+    /// The parameters the kernel takes after its tensors: integers, then (with `norm`) the
+    /// epsilon as a float.
     pub fn num_params(&self) -> usize {
-        match self.op {
-            LibraryOp::Matmul { .. } => 0,
-            // stride (h, w), padding (top, left, bottom, right), dilation (h, w), groups.
-            LibraryOp::Conv2d => 9,
-            // pool (h, w), stride (h, w), padding ×4, dilation (h, w), ceil_mode,
-            // count_include_pad.
-            LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 12,
-        }
+        usize::from(self.norm)
+            + match self.op {
+                LibraryOp::Matmul { .. } => 0,
+                // stride (h, w), padding (top, left, bottom, right), dilation (h, w), groups.
+                LibraryOp::Conv2d => 9,
+                // pool (h, w), stride (h, w), padding ×4, dilation (h, w), ceil_mode,
+                // count_include_pad.
+                LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 12,
+            }
     }
 
     /// The tensors the kernel takes before its integer parameters: the operands, then the
     /// addends.
     pub fn num_tensors(&self) -> usize {
-        self.op.num_operands() + self.addends
+        self.op.num_operands() + 4 * usize::from(self.norm) + self.addends
     }
 
     /// Every kernel there is (what the `jit` crate registers).
@@ -163,13 +172,30 @@ impl LibraryKernel {
             .chain(Activation::ALL.into_iter().map(Some));
         let mut out = Vec::new();
         for op in ops {
-            for addends in 0..=MAX_ADDENDS {
-                for activation in acts.clone() {
-                    out.push(LibraryKernel {
-                        op,
-                        addends,
-                        activation,
-                    });
+            if !op.takes_epilogue() {
+                out.push(LibraryKernel {
+                    op,
+                    norm: false,
+                    addends: 0,
+                    activation: None,
+                });
+                continue;
+            }
+            let norms: &[bool] = if op == LibraryOp::Conv2d {
+                &[false, true]
+            } else {
+                &[false]
+            };
+            for &norm in norms {
+                for addends in 0..=MAX_ADDENDS {
+                    for activation in acts.clone() {
+                        out.push(LibraryKernel {
+                            op,
+                            norm,
+                            addends,
+                            activation,
+                        });
+                    }
                 }
             }
         }
@@ -291,6 +317,8 @@ struct Chain {
     /// The anchor's inputs (and, for conv2d, its integer parameters) then the addends.
     inputs: Vec<Expr>,
     params: Vec<i64>,
+    /// Float parameters after the integers (a batch norm's epsilon).
+    fparams: Vec<f64>,
     /// Bindings (by index in the block) that the fused call replaces, the last one last.
     members: Vec<usize>,
     /// The chain's current end: its variable and struct info.
@@ -302,6 +330,16 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
     let single_use = |v: &Var| uses.get(&v.id()).copied() == Some(1);
     // Bindings of this block by variable, for looking through a transposed right operand.
     let mut index: HashMap<VarId, usize> = HashMap::new();
+    // The `t[i]` bindings of each tuple variable: (binding index, i, variable).
+    let mut items: HashMap<VarId, Vec<(usize, usize, Var)>> = HashMap::new();
+    for (i, b) in bindings.iter().enumerate() {
+        if let Binding::Var { var, value } = b
+            && let ExprKind::TupleGetItem(t, k) = value.kind()
+            && let Some(tv) = t.as_var()
+        {
+            items.entry(tv.id()).or_default().push((i, *k, var.clone()));
+        }
+    }
     // Open chains by the id of their end variable.
     let mut open: HashMap<VarId, Chain> = HashMap::new();
     // Binding index → what replaces it: `None` removes it, `Some(chain)` emits the call.
@@ -315,6 +353,12 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
             continue;
         };
         let Some(op) = call.op() else { continue };
+        if op == "relax.nn.batch_norm"
+            && let Some(chain) = extend_norm(call, var, i, &mut open, &items, uses)
+        {
+            open.insert(chain.end.id(), chain);
+            continue;
+        }
         if let Some(chain) = extend(op, call, var, i, &mut open, &single_use) {
             open.insert(var.id(), chain);
             continue;
@@ -440,6 +484,97 @@ fn extend(
     Some(chain)
 }
 
+/// Grows an open conv2d chain (no epilogue yet) by `bn = R.nn.batch_norm(end, gamma, beta,
+/// mean, var, axis=1)` in inference mode, when the block reads only `bn[0]` (the normalized
+/// tensor; the moving statistics it passes through are unused): the chain then ends at the
+/// `bn[0]` variable, and the unused `bn[1]`, `bn[2]` bindings go with it.
+fn extend_norm(
+    call: &Call,
+    var: &Var,
+    at: usize,
+    open: &mut HashMap<VarId, Chain>,
+    items: &HashMap<VarId, Vec<(usize, usize, Var)>>,
+    uses: &HashMap<VarId, usize>,
+) -> Option<Chain> {
+    let end = call.args.first()?.as_var()?;
+    let chain = open.get(&end.id())?;
+    let count = |v: &Var| uses.get(&v.id()).copied().unwrap_or(0);
+    if chain.kernel.op != LibraryOp::Conv2d
+        || chain.kernel.norm
+        || chain.kernel.addends > 0
+        || chain.kernel.activation.is_some()
+        || count(end) != 1
+    {
+        return None;
+    }
+    let flag = |n: &str, default: bool| match call.attrs.get(n) {
+        None | Some(AttrValue::None) => Some(default),
+        Some(v) => v.as_bool(),
+    };
+    let axis = call
+        .attrs
+        .get("axis")
+        .and_then(AttrValue::as_int)
+        .unwrap_or(1);
+    if flag("training", false)? || !flag("center", true)? || !flag("scale", true)? {
+        return None;
+    }
+    if axis != 1 && axis != -3 {
+        return None;
+    }
+    let eps = match call.attrs.get("epsilon") {
+        None | Some(AttrValue::None) => 1e-5,
+        Some(v) => v.as_float()?,
+    };
+    let out_si = chain.end.struct_info();
+    let dt = out_si.tensor_dtype()?;
+    let channels = out_si.tensor_shape()?.get(1)?.clone();
+    let stats: Vec<Expr> = call.args.get(1..5)?.to_vec();
+    for e in &stats {
+        let si = operand_si(e)?;
+        let shape = si.tensor_shape()?;
+        if si.tensor_dtype() != Some(dt)
+            || shape.len() != 1
+            || !shapes_equal(shape, &[channels.clone()])
+        {
+            return None;
+        }
+    }
+    // Every use of the tuple is a `bn[i]` binding of this block; only `bn[0]` is used.
+    let gets = items.get(&var.id())?;
+    if gets.len() != count(var) {
+        return None;
+    }
+    let mut first = None;
+    for (idx, k, v) in gets {
+        match k {
+            0 if first.is_none() => first = Some((*idx, v.clone())),
+            1 | 2 if count(v) == 0 => {}
+            _ => return None,
+        }
+    }
+    let (first_at, first_var) = first?;
+    if !first_var
+        .struct_info()
+        .tensor_shape()
+        .zip(out_si.tensor_shape())
+        .is_some_and(|(a, b)| shapes_equal(a, b))
+    {
+        return None;
+    }
+    let mut chain = open.remove(&end.id())?;
+    chain.kernel.norm = true;
+    chain.inputs.extend(stats);
+    chain.fparams.push(eps);
+    chain.members.push(at);
+    chain
+        .members
+        .extend(gets.iter().filter(|g| g.1 != 0).map(|g| g.0));
+    chain.members.push(first_at);
+    chain.end = first_var;
+    Some(chain)
+}
+
 /// The dtype of a library kernel's operands: `float32` or `float64`, the same everywhere.
 fn float_dtype(exprs: &[&StructInfo], out: &StructInfo) -> Option<DataType> {
     let dt = out.tensor_dtype()?;
@@ -486,11 +621,13 @@ fn matmul_anchor(
     let mut chain = Chain {
         kernel: LibraryKernel {
             op: LibraryOp::Matmul { trans_b: false },
+            norm: false,
             addends: 0,
             activation: None,
         },
         inputs: vec![a.clone(), b.clone()],
         params: Vec::new(),
+        fparams: Vec::new(),
         members: Vec::new(),
         end: var.clone(),
     };
@@ -570,11 +707,13 @@ fn conv2d_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
     Some(Chain {
         kernel: LibraryKernel {
             op: LibraryOp::Conv2d,
+            norm: false,
             addends: 0,
             activation: None,
         },
         inputs: vec![x.clone(), w.clone()],
         params,
+        fparams: Vec::new(),
         members: vec![at],
         end: var.clone(),
     })
@@ -641,11 +780,13 @@ fn pool2d_anchor(call: &Call, var: &Var, at: usize, op: LibraryOp) -> Option<Cha
     Some(Chain {
         kernel: LibraryKernel {
             op,
+            norm: false,
             addends: 0,
             activation: None,
         },
         inputs: vec![x.clone()],
         params,
+        fparams: Vec::new(),
         members: vec![at],
         end: var.clone(),
     })
@@ -655,6 +796,12 @@ fn pool2d_anchor(call: &Call, var: &Var, at: usize, op: LibraryOp) -> Option<Cha
 fn emit(chain: Chain) -> Binding {
     let mut args = chain.inputs;
     args.extend(chain.params.iter().map(|&p| Expr::prim(PrimExpr::i64(p))));
+    args.extend(
+        chain
+            .fparams
+            .iter()
+            .map(|&p| Expr::prim(PrimExpr::float(DataType::FLOAT64, p))),
+    );
     let call = Expr::call(
         Callee::Op("relax.call_dps_packed".into()),
         vec![
