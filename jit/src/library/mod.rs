@@ -430,7 +430,7 @@ impl Float for f64 {
         1.0 / self.sqrt()
     }
     fn from_f64(v: f64) -> f64 {
-        v as f64
+        v
     }
     fn from_i64(v: i64) -> f64 {
         v as f64

@@ -535,7 +535,7 @@ fn extend_norm(
         let shape = si.tensor_shape()?;
         if si.tensor_dtype() != Some(dt)
             || shape.len() != 1
-            || !shapes_equal(shape, &[channels.clone()])
+            || !shapes_equal(shape, std::slice::from_ref(&channels))
         {
             return None;
         }
