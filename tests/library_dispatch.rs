@@ -168,6 +168,17 @@ fn finish(
                 body.push(format!("{next} = bnt[0]"));
                 body.push("bn2 = bnt[2]".to_string());
             }
+            // A residual as TVM's ONNX import writes `Sum`: both operands broadcast to their
+            // own shape, stacked, summed over the stacked axis.
+            "onnxsum" => {
+                params.push(("res", out.clone()));
+                let shape: Vec<&str> = out.iter().map(|d| d.0).collect();
+                let shape = shape.join(", ");
+                body.push(format!("ba = R.broadcast_to(res, R.shape([{shape}]))"));
+                body.push(format!("bb = R.broadcast_to(t{last}, R.shape([{shape}]))"));
+                body.push("st = R.stack((ba, bb), axis=0)".to_string());
+                body.push(format!("{next} = R.sum(st, axis=[0], keepdims=False)"));
+            }
             // A per-channel bias written as a 3-D `(O, 1, 1)` tensor.
             "bias3" => {
                 params.push(("bias3", vec![out[1], d(1), d(1)]));
@@ -520,6 +531,16 @@ fn cases() -> Vec<Case> {
             &["bn", "res", "relu"],
         ),
         conv(
+            [1, 16, 14, 14],
+            32,
+            [1, 1],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            1,
+            &["bn", "onnxsum", "relu"],
+        ),
+        conv(
             [1, 8, 10, 10],
             8,
             [3, 3],
@@ -689,6 +710,11 @@ fn library_kernels_match_the_tir_path() {
             // A batch norm after a convolution runs inside the library kernel.
             if want_library && case.name.contains(" bn") && !listing.contains("_bn") {
                 return Err(format!("the batch norm was not fused\n{listing}"));
+            }
+            if want_library && case.name.contains("onnxsum") && !listing.contains("_bn_add_relu") {
+                return Err(format!(
+                    "the stacked sum was not fused as an add\n{listing}"
+                ));
             }
             let out = m.run("main", &args).map_err(|e| format!("run: {e}"))?;
             Ok(values(&out))

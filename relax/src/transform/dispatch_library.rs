@@ -207,9 +207,10 @@ impl LibraryKernel {
 /// checks the result with [`verify`].
 pub fn dispatch_library(module: &IRModule) -> Result<IRModule> {
     let out = map_functions(module, |_, f| {
+        let simplified = simplify_idioms(&f.body);
         let mut uses: HashMap<VarId, usize> = HashMap::new();
-        count_uses(&f.body, &mut uses);
-        let body = rewrite_seq(&f.body, &uses);
+        count_uses(&simplified, &mut uses);
+        let body = rewrite_seq(&simplified, &uses);
         Ok(Function { body, ..f.clone() })
     })?;
     verify(&out)?;
@@ -273,6 +274,92 @@ pub fn verify(module: &IRModule) -> Result<()> {
             problems.join("; ")
         )))
     }
+}
+
+/// Undoes two idioms of TVM's ONNX import that hide an elementwise add from the chains:
+/// `R.broadcast_to(x, s)` to `x`'s own shape (the variable is replaced by `x`), and ONNX `Sum`
+/// as `R.sum(R.stack((a, b), axis=k), axis=[k])` (becomes `R.add(a, b)`; the sum's `0 + a + b`
+/// and `a + b` differ only in the sign of a zero sum of two negative zeros). Only dataflow
+/// variables of top-level blocks are touched, so a block's outputs keep their bindings.
+fn simplify_idioms(seq: &SeqExpr) -> SeqExpr {
+    let mut subst = crate::transform::Subst::new();
+    let mut uses: HashMap<VarId, usize> = HashMap::new();
+    count_uses(seq, &mut uses);
+    let mut blocks = Vec::with_capacity(seq.blocks.len());
+    for block in &seq.blocks {
+        // Stack variables consumed by a sum over their stacked axis: (a, b).
+        let mut stacks: HashMap<VarId, (Expr, Expr, i64)> = HashMap::new();
+        let mut out = Vec::with_capacity(block.bindings.len());
+        for b in &block.bindings {
+            let Binding::Var { var, value } = b else {
+                out.push(b.clone());
+                continue;
+            };
+            let call = value.as_call();
+            let op = call.and_then(Call::op);
+            if let (Some(call), Some("relax.broadcast_to")) = (call, op)
+                && var.is_dataflow()
+                && let Some(x) = call.args.first()
+                && let Some(xv) = x.as_var()
+                && let (Some(xs), Some(vs)) = (
+                    xv.struct_info().tensor_shape(),
+                    var.struct_info().tensor_shape(),
+                )
+                && shapes_equal(xs, vs)
+                && xv.struct_info().tensor_dtype() == var.struct_info().tensor_dtype()
+            {
+                let to = crate::transform::substitute(x, &subst);
+                subst.insert(var.id(), to);
+                continue;
+            }
+            if let (Some(call), Some("relax.stack")) = (call, op)
+                && var.is_dataflow()
+                && uses.get(&var.id()).copied() == Some(1)
+                && let Some(ExprKind::Tuple(fields)) = call.args.first().map(Expr::kind)
+                && let [fa, fb] = &fields[..]
+                && let Some(axis) = call.attrs.get("axis").and_then(AttrValue::as_int)
+            {
+                stacks.insert(var.id(), (fa.clone(), fb.clone(), axis));
+                out.push(b.clone());
+                continue;
+            }
+            if let (Some(call), Some("relax.sum")) = (call, op)
+                && let Some(sv) = call.args.first().and_then(Expr::as_var)
+                && let Some((a, b2, axis)) = stacks.get(&sv.id())
+                && call.attrs.get("axis").and_then(AttrValue::as_int_list) == Some(vec![*axis])
+                && call.attrs.get("keepdims").and_then(AttrValue::as_bool) != Some(true)
+            {
+                // The stack binding goes; the sum becomes the add.
+                if let Some(pos) = out.iter().position(|ob: &Binding| ob.var().id() == sv.id()) {
+                    out.remove(pos);
+                }
+                let add = Expr::op(
+                    "relax.add",
+                    vec![
+                        crate::transform::substitute(a, &subst),
+                        crate::transform::substitute(b2, &subst),
+                    ],
+                );
+                out.push(Binding::Var {
+                    var: var.clone(),
+                    value: add,
+                });
+                continue;
+            }
+            out.push(b.clone());
+        }
+        blocks.push(BindingBlock {
+            bindings: out,
+            dataflow: block.dataflow,
+        });
+    }
+    crate::transform::substitute_seq(
+        &SeqExpr {
+            blocks,
+            body: seq.body.clone(),
+        },
+        &subst,
+    )
 }
 
 fn visit_bindings(seq: &SeqExpr, f: &mut dyn FnMut(&Binding)) {
