@@ -144,52 +144,92 @@ pub(super) fn pool2d<T: Float>(
 }
 
 fn plane_pool<T: Float>(win: &Window, src: &[T], is_max: bool, dst: &mut [T]) {
-    let pad_value = if is_max { T::LOWEST } else { T::ZERO };
+    if is_max {
+        plane_fold::<T, true>(win, src, dst);
+    } else {
+        plane_fold::<T, false>(win, src, dst);
+        average(win, dst);
+    }
+}
+
+/// Folds every window of one plane into `dst` (max, or sum), tap by tap in the TIR order.
+/// A strided window first splits each input row into its `stride` phases (columns `p`,
+/// `p + s`, …), so that every tap reads a contiguous run and the fold vectorizes.
+fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T]) {
+    let pad_value = if MAX { T::LOWEST } else { T::ZERO };
     let fold = |cur: T, v: T| {
-        if is_max {
+        if MAX {
             if cur > v { cur } else { v }
         } else {
             cur + v
         }
     };
+    let s = win.stride[1];
+    let wp = win.w.div_ceil(s);
+    let mut phases = Vec::new();
+    if s > 1 {
+        phases = T::take_scratch();
+        phases.clear();
+        phases.resize(s * win.h * wp, T::ZERO);
+        for y in 0..win.h {
+            let in_row = &src[y * win.w..][..win.w];
+            for p in 0..s.min(win.w) {
+                let out = &mut phases[(p * win.h + y) * wp..][..wp];
+                for (o, v) in out.iter_mut().zip(in_row[p..].iter().step_by(s)) {
+                    *o = *v;
+                }
+            }
+        }
+    }
     for (oy, row) in dst.chunks_mut(win.ow).enumerate() {
         row.fill(pad_value);
         for i in 0..win.k[0] {
             let iy = (oy * win.stride[0] + i * win.dilation[0]) as isize - win.pad[0] as isize;
-            let in_row =
-                (iy >= 0 && iy < win.h as isize).then(|| &src[iy as usize * win.w..][..win.w]);
+            let valid_row = iy >= 0 && iy < win.h as isize;
             for j in 0..win.k[1] {
                 let off = (j * win.dilation[1]) as isize - win.pad[1] as isize;
-                let Some(in_row) = in_row else {
+                if !valid_row {
                     row.iter_mut().for_each(|o| *o = fold(*o, pad_value));
                     continue;
-                };
+                }
+                let iy = iy as usize;
                 let (lo, hi) = win.valid(off);
                 row[..lo].iter_mut().for_each(|o| *o = fold(*o, pad_value));
                 row[hi..].iter_mut().for_each(|o| *o = fold(*o, pad_value));
-                if win.stride[1] == 1 {
-                    let start = (lo as isize + off) as usize;
-                    for (o, v) in row[lo..hi].iter_mut().zip(&in_row[start..]) {
-                        *o = fold(*o, *v);
-                    }
+                if hi <= lo {
+                    continue;
+                }
+                // Input column of output column `lo`; the run continues every `s` columns.
+                let start = (lo * s).wrapping_add_signed(off);
+                let taps = if s == 1 {
+                    &src[iy * win.w + start..][..hi - lo]
                 } else {
-                    for (ox, o) in (lo..hi).zip(&mut row[lo..hi]) {
-                        *o = fold(*o, in_row[(ox * win.stride[1]).wrapping_add_signed(off)]);
-                    }
+                    &phases[((start % s) * win.h + iy) * wp + start / s..][..hi - lo]
+                };
+                for (o, v) in row[lo..hi].iter_mut().zip(taps) {
+                    *o = fold(*o, *v);
                 }
             }
         }
-        if !is_max {
-            let full = (win.k[0] * win.k[1]) as i64;
-            let cy = win.inside(0, oy, win.h);
-            for (ox, o) in row.iter_mut().enumerate() {
-                let count = if win.include_pad || !win.any_pad {
-                    full
-                } else {
-                    (cy * win.inside(1, ox, win.w)).max(1)
-                };
-                *o = o.div(T::from_i64(count));
-            }
+    }
+    if s > 1 {
+        T::put_scratch(phases);
+    }
+}
+
+/// Divides each window's sum by its count: the window size, or (padding excluded) TVM's count
+/// of its elements inside the data.
+fn average<T: Float>(win: &Window, dst: &mut [T]) {
+    for (oy, row) in dst.chunks_mut(win.ow).enumerate() {
+        let full = (win.k[0] * win.k[1]) as i64;
+        let cy = win.inside(0, oy, win.h);
+        for (ox, o) in row.iter_mut().enumerate() {
+            let count = if win.include_pad || !win.any_pad {
+                full
+            } else {
+                (cy * win.inside(1, ox, win.w)).max(1)
+            };
+            *o = o.div(T::from_i64(count));
         }
     }
 }
