@@ -79,6 +79,9 @@ pub const FAST_NULL_VALUE: i64 = 0;
 pub const FAST_ALLOC_TENSOR: i64 = 1;
 /// `vm.builtin.alloc_storage(%vm, shape, device_index, dtype[, scope])`.
 pub const FAST_ALLOC_STORAGE: i64 = 2;
+/// The three Calls the memory planner emits for a tensor of its own storage —
+/// `alloc_storage → %s`, `alloc_tensor(%s, …) → %t`, `null_value → %s` — as one.
+pub const FAST_ALLOC_STORAGE_TENSOR: i64 = 3;
 
 /// The `FAST_*` code of a call of packed function `name` with `nargs` arguments writing to a
 /// register, if the translator performs it directly.
@@ -310,69 +313,134 @@ unsafe extern "C" fn builtin(
     let mut generic = false;
     let status = guarded(ctx, |ctx| {
         let vm = ctx.vm;
-        let constant = |w: i64| match Arg(w).kind() {
-            Some(ArgKind::ConstIdx) => vm.constant(Arg(w).value() as usize),
-            _ => None,
-        };
-        let immediate = |w: i64| match Arg(w).kind() {
-            Some(ArgKind::Immediate) => Some(Arg(w).value()),
-            _ => None,
-        };
-        let result = match which {
-            FAST_NULL_VALUE => Value::Null,
+        // Every argument is read before anything happens, so that "generic" is decided
+        // without side effects.
+        match which {
+            FAST_NULL_VALUE => regs[dst as usize] = Value::Null,
             FAST_ALLOC_TENSOR => {
                 let storage = match Arg(args[0]).kind() {
                     Some(ArgKind::Register) => regs.get(Arg(args[0]).value() as usize),
                     _ => None,
                 };
-                let (
-                    Some(Value::Storage(storage)),
-                    Some(offset),
-                    Some(Value::Shape(shape)),
-                    Some(Value::DType(dtype)),
-                ) = (
-                    storage,
-                    immediate(args[1]),
-                    constant(args[2]),
-                    constant(args[3]),
-                )
+                let (Some(Value::Storage(storage)), Some(t)) =
+                    (storage, TensorArgs::read(vm, &args[1..]))
                 else {
                     generic = true;
                     return Ok(());
                 };
-                Value::Tensor(storage.alloc_tensor(offset, shape, *dtype)?)
+                let tensor = storage.alloc_tensor(t.offset, t.shape, t.dtype)?;
+                regs[dst as usize] = Value::Tensor(tensor);
             }
             FAST_ALLOC_STORAGE => {
-                let scope = match args.get(4).map(|&w| constant(w)) {
-                    None => None,
-                    Some(Some(Value::Str(s))) => Some(s.as_str()),
-                    Some(_) => {
-                        generic = true;
-                        return Ok(());
-                    }
+                let Some(s) = StorageArgs::read(vm, args) else {
+                    generic = true;
+                    return Ok(());
                 };
-                let (true, Some(Value::Shape(shape)), Some(device), Some(Value::DType(dtype))) = (
-                    args[0] == Arg::new(ArgKind::Register, VM_REGISTER).0,
-                    constant(args[1]),
-                    immediate(args[2]),
-                    constant(args[3]),
+                regs[dst as usize] = Value::Storage(s.alloc(vm)?);
+            }
+            FAST_ALLOC_STORAGE_TENSOR => {
+                // alloc_storage's words, then alloc_tensor's (whose first names the storage's
+                // register, emptied afterwards as the null_value that follows does).
+                let split = args.len() - 4;
+                let (Some(s), Some(t), Some(ArgKind::Register)) = (
+                    StorageArgs::read(vm, &args[..split]),
+                    TensorArgs::read(vm, &args[split + 1..]),
+                    Arg(args[split]).kind(),
                 ) else {
                     generic = true;
                     return Ok(());
                 };
-                Value::Storage(vm::builtin::alloc_storage_with(
-                    vm, shape, device, *dtype, scope,
-                )?)
+                let storage = s.alloc(vm)?;
+                let tensor = storage.alloc_tensor(t.offset, t.shape, t.dtype)?;
+                regs[dst as usize] = Value::Tensor(tensor);
+                regs[Arg(args[split]).value() as usize] = Value::Null;
             }
-            _ => {
-                generic = true;
-                return Ok(());
-            }
-        };
-        regs[dst as usize] = result;
+            _ => generic = true,
+        }
         Ok(())
     });
     if generic { STATUS_GENERIC } else { status }
+}
+
+fn constant(vm: &VmRef, w: i64) -> Option<&Value> {
+    match Arg(w).kind() {
+        Some(ArgKind::ConstIdx) => vm.constant(Arg(w).value() as usize),
+        _ => None,
+    }
+}
+
+fn immediate(w: i64) -> Option<i64> {
+    match Arg(w).kind() {
+        Some(ArgKind::Immediate) => Some(Arg(w).value()),
+        _ => None,
+    }
+}
+
+/// `alloc_storage`'s arguments in their usual kinds: `%vm`, a shape constant, an immediate
+/// device index, a dtype constant and optionally a scope string constant.
+struct StorageArgs<'a> {
+    shape: &'a [i64],
+    device: i64,
+    dtype: vm::DataType,
+    scope: Option<&'a str>,
+}
+
+impl<'a> StorageArgs<'a> {
+    fn read(vm: &'a VmRef, args: &[i64]) -> Option<StorageArgs<'a>> {
+        let scope = match args.get(4) {
+            None => None,
+            Some(&w) => match constant(vm, w)? {
+                Value::Str(s) => Some(s.as_str()),
+                _ => return None,
+            },
+        };
+        let (true, Value::Shape(shape), Some(device), Value::DType(dtype)) = (
+            args.len() >= 4 && args[0] == Arg::new(ArgKind::Register, VM_REGISTER).0,
+            constant(vm, *args.get(1)?)?,
+            immediate(*args.get(2)?),
+            constant(vm, *args.get(3)?)?,
+        ) else {
+            return None;
+        };
+        Some(StorageArgs {
+            shape,
+            device,
+            dtype: *dtype,
+            scope,
+        })
+    }
+
+    fn alloc(&self, vm: &VmRef) -> vm::Result<vm::Storage> {
+        vm::builtin::alloc_storage_with(vm, self.shape, self.device, self.dtype, self.scope)
+    }
+}
+
+/// `alloc_tensor`'s arguments after the storage, in their usual kinds: an immediate offset, a
+/// shape constant and a dtype constant.
+struct TensorArgs<'a> {
+    offset: i64,
+    shape: &'a [i64],
+    dtype: vm::DataType,
+}
+
+impl<'a> TensorArgs<'a> {
+    fn read(vm: &'a VmRef, args: &[i64]) -> Option<TensorArgs<'a>> {
+        let [offset, shape, dtype] = args else {
+            return None;
+        };
+        let (Some(offset), Value::Shape(shape), Value::DType(dtype)) = (
+            immediate(*offset),
+            constant(vm, *shape)?,
+            constant(vm, *dtype)?,
+        ) else {
+            return None;
+        };
+        Some(TensorArgs {
+            offset,
+            shape,
+            dtype: *dtype,
+        })
+    }
 }
 
 /// # Safety

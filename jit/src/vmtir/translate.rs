@@ -20,7 +20,8 @@ use vm::bytecode::{BEGIN_SPECIAL_REG, Instruction};
 use vm::{Executable, FuncKind};
 
 use super::runtime::{
-    CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS,
+    CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, FAST_ALLOC_STORAGE, FAST_ALLOC_STORAGE_TENSOR,
+    FAST_ALLOC_TENSOR, FAST_NULL_VALUE, RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS,
     RT_KERNEL_FAIL, RT_KERNEL_RT, RT_RET, STATUS_GENERIC, fast_builtin,
 };
 use crate::error::{Error, Result};
@@ -138,8 +139,42 @@ pub fn translate(
             )))
         }
     };
+    let fused = fused_allocations(exec, &insts);
     for (pc, inst) in insts.iter().enumerate() {
         e.b.switch_to_block(blocks[pc]);
+        if fused[pc] {
+            // The three Calls at once; the helper answers "generic" (before doing anything)
+            // when the arguments are not of the usual kinds, and the Calls then run one by one.
+            let (
+                Instruction::Call { args: s_args, .. },
+                Instruction::Call {
+                    dst, args: t_args, ..
+                },
+            ) = (insts[pc], insts[pc + 1])
+            else {
+                unreachable!("fused_allocations matched Calls")
+            };
+            let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
+            word_pool.extend_from_slice(s_args);
+            word_pool.extend_from_slice(t_args);
+            let n =
+                e.b.ins()
+                    .iconst(types::I64, (s_args.len() + t_args.len()) as i64);
+            let w = e.b.ins().iconst(types::I64, FAST_ALLOC_STORAGE_TENSOR);
+            let d = e.b.ins().iconst(types::I64, dst);
+            let st = e.call_rt(RT_BUILTIN, e.sigs.call, &[e.ctx, e.regs, w, d, addr, n]);
+            let unfused = e.b.create_block();
+            let not_ok = e.b.create_block();
+            e.b.set_cold_block(not_ok);
+            e.b.ins().brif(st, not_ok, &[], target(pc, 3)?, &[]);
+            e.b.switch_to_block(not_ok);
+            let is_generic =
+                e.b.ins()
+                    .icmp_imm_s(IntCC::Equal, st, STATUS_GENERIC as i64);
+            e.b.ins()
+                .brif(is_generic, unfused, &[], e.exit, &[st.into()]);
+            e.b.switch_to_block(unfused);
+        }
         match *inst {
             Instruction::Call {
                 dst,
@@ -250,6 +285,56 @@ pub fn translate(
     e.b.ins().return_(&[st]);
     e.b.seal_all_blocks();
     Ok(())
+}
+
+/// For each instruction, whether it starts an allocation triple performed as one
+/// (`FAST_ALLOC_STORAGE_TENSOR`): `alloc_storage → %s`, `alloc_tensor(%s, …) → %t` with
+/// `%t ≠ %s`, `null_value → %s`, the second and third not jumped to.
+fn fused_allocations<'a>(exec: &Executable, insts: &[Instruction<'a>]) -> Vec<bool> {
+    let mut targets = vec![false; insts.len() + 1];
+    for (pc, inst) in insts.iter().enumerate() {
+        let mut mark = |off: i64| {
+            if let Some(t) = targets.get_mut((pc as i64 + off) as usize) {
+                *t = true;
+            }
+        };
+        match *inst {
+            Instruction::Goto { pc_offset } => mark(pc_offset),
+            Instruction::If { false_offset, .. } => {
+                mark(1);
+                mark(false_offset);
+            }
+            _ => {}
+        }
+    }
+    let fast = |inst: &Instruction<'a>| -> Option<(i64, i64, &'a [i64])> {
+        match *inst {
+            Instruction::Call {
+                dst,
+                func_idx,
+                args,
+            } => fast_builtin_of(exec, func_idx, dst, args.len()).map(|w| (w, dst, args)),
+            _ => None,
+        }
+    };
+    let mut out = vec![false; insts.len()];
+    for pc in 0..insts.len().saturating_sub(2) {
+        if targets[pc + 1] || targets[pc + 2] {
+            continue;
+        }
+        if let (
+            Some((FAST_ALLOC_STORAGE, s, _)),
+            Some((FAST_ALLOC_TENSOR, t, t_args)),
+            Some((FAST_NULL_VALUE, s2, _)),
+        ) = (fast(&insts[pc]), fast(&insts[pc + 1]), fast(&insts[pc + 2]))
+            && t != s
+            && s2 == s
+            && t_args[0] == vm::bytecode::Arg::new(vm::bytecode::ArgKind::Register, s).0
+        {
+            out[pc] = true;
+        }
+    }
+    out
 }
 
 /// The `FAST_*` code of a Call the translator performs through the `builtin` helper.
