@@ -258,6 +258,27 @@ unsafe extern "C" fn kernel_args(
     // SAFETY: the caller's contract; a fresh report, so that the message of a failure reads
     // only what the kernel wrote.
     unsafe { err.write(KernelError::default()) };
+    // The usual case first, without error plumbing: tensors in registers and immediates.
+    let simple = args.iter().zip(out.iter_mut()).all(|(&w, o)| {
+        let a = Arg(w);
+        match a.kind() {
+            Some(ArgKind::Register) => match regs.get(a.value() as usize) {
+                Some(Value::Tensor(t)) => {
+                    *o = crate::kernel::tensor_arg(t);
+                    true
+                }
+                _ => false,
+            },
+            Some(ArgKind::Immediate) => {
+                *o = KernelArg::int(a.value());
+                true
+            }
+            _ => false,
+        }
+    });
+    if simple {
+        return STATUS_OK;
+    }
     guarded(ctx, |ctx| {
         let kernel = &ctx.kernel_info[slot as usize];
         for (i, (&w, o)) in args.iter().zip(out.iter_mut()).enumerate() {
