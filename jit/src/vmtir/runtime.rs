@@ -67,9 +67,10 @@ pub type KernelArgsFn = unsafe extern "C" fn(
     *mut KernelError,
     i64,
 ) -> i32;
-/// `builtin(ctx, regs, which, dst, args, nargs) -> status`: a `FAST_*` builtin performed
-/// directly, or [`STATUS_GENERIC`] if its arguments are not of the usual kinds (the generic
-/// call then gives the builtin's own answer, error included).
+/// `builtin(ctx, regs, which, 0, record, len) -> status`: a `FAST_*` builtin — the Calls of a
+/// record, `func_idx, dst, nargs, args…` each — performed directly, or, when the arguments are
+/// not of the usual kinds or an instrument is installed, the Calls performed as the interpreter
+/// does (which gives the builtin's own answer, error included).
 pub type BuiltinFn =
     unsafe extern "C" fn(*mut CallCtx, *mut Value, i64, i64, *const i64, i64) -> i32;
 
@@ -310,30 +311,85 @@ unsafe extern "C" fn kernel_args(
     })
 }
 
+/// One Call of a builtin record: function index, destination, argument words.
+type RecordCall<'a> = (i64, i64, &'a [i64]);
+
+/// The Calls of a builtin record: `func_idx, dst, nargs, args…` for each, back to back.
+fn record_calls(record: &[i64]) -> Option<[Option<RecordCall<'_>>; 3]> {
+    let mut out = [None; 3];
+    let mut i = 0;
+    for slot in out.iter_mut() {
+        if i == record.len() {
+            break;
+        }
+        let n = usize::try_from(*record.get(i + 2)?).ok()?;
+        *slot = Some((record[i], record[i + 1], record.get(i + 3..i + 3 + n)?));
+        i += 3 + n;
+    }
+    (i == record.len()).then_some(out)
+}
+
 /// # Safety
-/// As for [`call`]; `dst` is a register below `ctx.regs_len`.
+/// As for [`call`], with `args` pointing at a record of `nargs` words (see [`record_calls`]) of
+/// instructions of a validated executable.
 unsafe extern "C" fn builtin(
     ctx: *mut CallCtx,
     regs: *mut Value,
     which: i64,
-    dst: i64,
+    _reserved: i64,
     args: *const i64,
     nargs: i64,
 ) -> i32 {
     // SAFETY: the caller's contract.
-    let (ctx, regs, args) = unsafe {
+    let (ctx, regs, record) = unsafe {
         (
             &mut *ctx,
             std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
             std::slice::from_raw_parts(args, nargs as usize),
         )
     };
-    if ctx.vm.is_instrumented() {
-        return STATUS_GENERIC;
+    let Some(calls) = record_calls(record) else {
+        ctx.error = Some(vm::Error::internal("a malformed builtin record"));
+        return STATUS_ERROR;
+    };
+    if !ctx.vm.is_instrumented() {
+        let status = fast(ctx, regs, which, &calls);
+        if status != STATUS_GENERIC {
+            return status;
+        }
     }
+    // Unusual arguments or an instrument: each Call as the interpreter performs it.
+    guarded(ctx, |ctx| {
+        let mut call_args = std::mem::take(&mut ctx.call_args);
+        let mut r = Ok(());
+        for &(f, d, a) in calls.iter().flatten() {
+            r = ctx
+                .vm
+                .call_instruction(f as usize, d, a, regs, &mut call_args);
+            if r.is_err() {
+                break;
+            }
+        }
+        ctx.call_args = call_args;
+        r
+    })
+}
+
+/// The `FAST_*` builtin `which` performed directly, or [`STATUS_GENERIC`] (before doing
+/// anything) if its arguments are not of the usual kinds.
+fn fast(
+    ctx: &mut CallCtx,
+    regs: &mut [Value],
+    which: i64,
+    calls: &[Option<RecordCall<'_>>; 3],
+) -> i32 {
     let mut generic = false;
     let status = guarded(ctx, |ctx| {
         let vm = ctx.vm;
+        let Some((_, dst, args)) = calls[0] else {
+            generic = true;
+            return Ok(());
+        };
         // Every argument is read before anything happens, so that "generic" is decided
         // without side effects.
         match which {
@@ -360,21 +416,24 @@ unsafe extern "C" fn builtin(
                 regs[dst as usize] = Value::Storage(s.alloc(vm)?);
             }
             FAST_ALLOC_STORAGE_TENSOR => {
-                // alloc_storage's words, then alloc_tensor's (whose first names the storage's
-                // register, emptied afterwards as the null_value that follows does).
-                let split = args.len() - 4;
-                let (Some(s), Some(t), Some(ArgKind::Register)) = (
-                    StorageArgs::read(vm, &args[..split]),
-                    TensorArgs::read(vm, &args[split + 1..]),
-                    Arg(args[split]).kind(),
+                // alloc_storage → %s, alloc_tensor(%s, …) → %t, null_value → %s.
+                let (Some((_, t_dst, t_args)), Some((_, null_dst, _))) = (calls[1], calls[2])
+                else {
+                    generic = true;
+                    return Ok(());
+                };
+                let (Some(s), Some(t), true) = (
+                    StorageArgs::read(vm, args),
+                    TensorArgs::read(vm, &t_args[1..]),
+                    t_args[0] == Arg::new(ArgKind::Register, dst).0 && null_dst == dst,
                 ) else {
                     generic = true;
                     return Ok(());
                 };
                 let storage = s.alloc(vm)?;
                 let tensor = storage.alloc_tensor(t.offset, t.shape, t.dtype)?;
-                regs[dst as usize] = Value::Tensor(tensor);
-                regs[Arg(args[split]).value() as usize] = Value::Null;
+                regs[t_dst as usize] = Value::Tensor(tensor);
+                regs[dst as usize] = Value::Null;
             }
             _ => generic = true,
         }

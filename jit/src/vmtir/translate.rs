@@ -140,40 +140,60 @@ pub fn translate(
         }
     };
     let fused = fused_allocations(exec, &insts);
+    // A builtin record: `func_idx, dst, nargs, args…` per Call (see `runtime::builtin`).
+    let record = |pool: &mut Vec<i64>, inst: &Instruction| {
+        if let Instruction::Call {
+            dst,
+            func_idx,
+            args,
+        } = *inst
+        {
+            pool.extend_from_slice(&[func_idx, dst, args.len() as i64]);
+            pool.extend_from_slice(args);
+        }
+    };
+    let mut absorbed = vec![false; insts.len()];
     for (pc, inst) in insts.iter().enumerate() {
+        if absorbed[pc] {
+            // The second or third Call of a fused triple: no jump lands here.
+            continue;
+        }
         e.b.switch_to_block(blocks[pc]);
-        if fused[pc] {
-            // The three Calls at once; the helper answers "generic" (before doing anything)
-            // when the arguments are not of the usual kinds, and the Calls then run one by one.
-            let (
-                Instruction::Call { args: s_args, .. },
-                Instruction::Call {
-                    dst, args: t_args, ..
-                },
-            ) = (insts[pc], insts[pc + 1])
-            else {
-                unreachable!("fused_allocations matched Calls")
-            };
-            let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
-            word_pool.extend_from_slice(s_args);
-            word_pool.extend_from_slice(t_args);
+        let builtin = if fused[pc] {
+            absorbed[pc + 1] = true;
+            absorbed[pc + 2] = true;
+            Some((
+                FAST_ALLOC_STORAGE_TENSOR,
+                &insts[pc..pc + 3],
+                target(pc, 3)?,
+            ))
+        } else if let Instruction::Call {
+            dst,
+            func_idx,
+            args,
+        } = *inst
+            && let Some(which) = fast_builtin_of(exec, func_idx, dst, args.len())
+        {
+            Some((which, &insts[pc..pc + 1], target(pc, 1)?))
+        } else {
+            None
+        };
+        if let Some((which, calls, next)) = builtin {
+            // The helper performs the Calls directly, or as the interpreter would when their
+            // arguments are unusual or an instrument is installed.
+            let start = word_pool.len();
+            for inst in calls {
+                record(word_pool, inst);
+            }
+            let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
             let n =
                 e.b.ins()
-                    .iconst(types::I64, (s_args.len() + t_args.len()) as i64);
-            let w = e.b.ins().iconst(types::I64, FAST_ALLOC_STORAGE_TENSOR);
-            let d = e.b.ins().iconst(types::I64, dst);
-            let st = e.call_rt(RT_BUILTIN, e.sigs.call, &[e.ctx, e.regs, w, d, addr, n]);
-            let unfused = e.b.create_block();
-            let not_ok = e.b.create_block();
-            e.b.set_cold_block(not_ok);
-            e.b.ins().brif(st, not_ok, &[], target(pc, 3)?, &[]);
-            e.b.switch_to_block(not_ok);
-            let is_generic =
-                e.b.ins()
-                    .icmp_imm_s(IntCC::Equal, st, STATUS_GENERIC as i64);
-            e.b.ins()
-                .brif(is_generic, unfused, &[], e.exit, &[st.into()]);
-            e.b.switch_to_block(unfused);
+                    .iconst(types::I64, (word_pool.len() - start) as i64);
+            let w = e.b.ins().iconst(types::I64, which);
+            let zero = e.b.ins().iconst(types::I64, 0);
+            let st = e.call_rt(RT_BUILTIN, e.sigs.call, &[e.ctx, e.regs, w, zero, addr, n]);
+            e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
+            continue;
         }
         match *inst {
             Instruction::Call {
@@ -230,21 +250,6 @@ pub fn translate(
                         &[e.ctx, slot_v, ks, eaddr],
                     );
                     e.b.ins().jump(e.exit, &[st.into()]);
-                    e.b.switch_to_block(generic);
-                } else if let Some(which) = fast_builtin_of(exec, func_idx, dst, args.len()) {
-                    let w = e.b.ins().iconst(types::I64, which);
-                    let d = e.b.ins().iconst(types::I64, dst);
-                    let st = e.call_rt(RT_BUILTIN, e.sigs.call, &[e.ctx, e.regs, w, d, addr, n]);
-                    let generic = e.b.create_block();
-                    let not_ok = e.b.create_block();
-                    e.b.set_cold_block(not_ok);
-                    e.b.ins().brif(st, not_ok, &[], next, &[]);
-                    e.b.switch_to_block(not_ok);
-                    let is_generic =
-                        e.b.ins()
-                            .icmp_imm_s(IntCC::Equal, st, STATUS_GENERIC as i64);
-                    e.b.ins()
-                        .brif(is_generic, generic, &[], e.exit, &[st.into()]);
                     e.b.switch_to_block(generic);
                 }
                 let f = e.b.ins().iconst(types::I64, func_idx);
