@@ -24,9 +24,12 @@ pub const STATUS_OK: i32 = 0;
 pub const STATUS_ERROR: i32 = 1;
 /// A callee panicked; [`CallCtx::panic`] holds the payload.
 pub const STATUS_PANIC: i32 = 2;
-/// `kernel_args` only: the direct kernel call is not allowed now (an instrument is installed);
-/// take the generic call path.
+/// Within the `builtin` helper: the arguments are not of the usual kinds; perform the Calls as
+/// the interpreter does.
 pub const STATUS_GENERIC: i32 = 3;
+/// `kernel_args` only: an instrument is installed, so the helper performed the Call as the
+/// interpreter does instead of preparing a direct kernel call.
+pub const STATUS_DONE: i32 = 4;
 
 /// The state of one invocation of a compiled function. Generated code reads only `kernels`.
 #[repr(C)]
@@ -233,28 +236,42 @@ unsafe extern "C" fn ret(ctx: *mut CallCtx, regs: *mut Value, reg: i64, slot: i6
 }
 
 /// # Safety
-/// As for [`call`]; `out` has room for `nargs` arguments, `err` points at a `KernelError`, and
+/// As for [`call`]; `record` points at the Call's record (`func_idx, dst, nargs, args…`) of
+/// `nargs` arguments, `out` has room for `nargs` arguments, `err` points at a `KernelError`, and
 /// `slot` indexes `ctx.kernel_info`.
 unsafe extern "C" fn kernel_args(
     ctx: *mut CallCtx,
     regs: *mut Value,
-    args: *const i64,
+    record: *const i64,
     nargs: i64,
     out: *mut KernelArg,
     err: *mut KernelError,
     slot: i64,
 ) -> i32 {
     // SAFETY: the caller's contract.
-    let (ctx, regs, args, out) = unsafe {
+    let (ctx, regs, record, out) = unsafe {
         (
             &mut *ctx,
-            std::slice::from_raw_parts(regs, (*ctx).regs_len),
-            std::slice::from_raw_parts(args, nargs as usize),
+            std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
+            std::slice::from_raw_parts(record, 3 + nargs as usize),
             std::slice::from_raw_parts_mut(out, nargs as usize),
         )
     };
+    let args = &record[3..];
     if ctx.vm.is_instrumented() {
-        return STATUS_GENERIC;
+        let status = guarded(ctx, |ctx| {
+            let mut call_args = std::mem::take(&mut ctx.call_args);
+            let r =
+                ctx.vm
+                    .call_instruction(record[0] as usize, record[1], args, regs, &mut call_args);
+            ctx.call_args = call_args;
+            r
+        });
+        return if status == STATUS_OK {
+            STATUS_DONE
+        } else {
+            status
+        };
     }
     // SAFETY: the caller's contract; a fresh report, so that the message of a failure reads
     // only what the kernel wrote.

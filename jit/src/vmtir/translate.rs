@@ -22,7 +22,7 @@ use vm::{Executable, FuncKind};
 use super::runtime::{
     CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, FAST_ALLOC_STORAGE, FAST_ALLOC_STORAGE_TENSOR,
     FAST_ALLOC_TENSOR, FAST_NULL_VALUE, RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS,
-    RT_KERNEL_FAIL, RT_KERNEL_RT, RT_RET, STATUS_GENERIC, fast_builtin,
+    RT_KERNEL_FAIL, RT_KERNEL_RT, RT_RET, STATUS_DONE, fast_builtin,
 };
 use crate::error::{Error, Result};
 use crate::kernel::abi::{ARG_SIZE, KernelError};
@@ -202,8 +202,6 @@ pub fn translate(
                 args,
             } => {
                 let next = target(pc, 1)?;
-                let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
-                word_pool.extend_from_slice(args);
                 let n = e.b.ins().iconst(types::I64, args.len() as i64);
                 if let (Some(slot), true, Some(kargs), Some(kerr)) = (
                     kernel_slot(func_idx as usize),
@@ -211,7 +209,8 @@ pub fn translate(
                     kargs,
                     kerr,
                 ) {
-                    let generic = e.b.create_block();
+                    let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
+                    record(word_pool, inst);
                     let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
                     let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
                     let slot_v = e.b.ins().iconst(types::I64, slot as i64);
@@ -224,12 +223,11 @@ pub fn translate(
                     let not_ok = e.b.create_block();
                     e.b.set_cold_block(not_ok);
                     e.b.ins().brif(st, not_ok, &[], direct, &[]);
+                    // The helper performed the Call itself (an instrument is installed), or
+                    // failed.
                     e.b.switch_to_block(not_ok);
-                    let is_generic =
-                        e.b.ins()
-                            .icmp_imm_s(IntCC::Equal, st, STATUS_GENERIC as i64);
-                    e.b.ins()
-                        .brif(is_generic, generic, &[], e.exit, &[st.into()]);
+                    let done = e.b.ins().icmp_imm_s(IntCC::Equal, st, STATUS_DONE as i64);
+                    e.b.ins().brif(done, next, &[], e.exit, &[st.into()]);
 
                     e.b.switch_to_block(direct);
                     let flags = MemFlagsData::trusted().with_readonly();
@@ -250,12 +248,14 @@ pub fn translate(
                         &[e.ctx, slot_v, ks, eaddr],
                     );
                     e.b.ins().jump(e.exit, &[st.into()]);
-                    e.b.switch_to_block(generic);
+                } else {
+                    let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
+                    word_pool.extend_from_slice(args);
+                    let f = e.b.ins().iconst(types::I64, func_idx);
+                    let d = e.b.ins().iconst(types::I64, dst);
+                    let st = e.call_rt(RT_CALL, e.sigs.call, &[e.ctx, e.regs, f, d, addr, n]);
+                    e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
                 }
-                let f = e.b.ins().iconst(types::I64, func_idx);
-                let d = e.b.ins().iconst(types::I64, dst);
-                let st = e.call_rt(RT_CALL, e.sigs.call, &[e.ctx, e.regs, f, d, addr, n]);
-                e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
             }
             Instruction::Ret { result } => {
                 let r = e.b.ins().iconst(types::I64, result);
