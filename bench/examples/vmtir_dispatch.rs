@@ -3,7 +3,8 @@
 //! kernel call included), plus the compile time of compiled mode for the chain.
 //!
 //! `cargo run --release -p relaxjit-bench --example vmtir_dispatch [N_OPS]` (`LISTING=1` prints
-//! the bytecode of each mode, `MODE=compiled` or `MODE=bytecode` runs one mode).
+//! the bytecode of each mode, `MODE=compiled` or `MODE=bytecode` runs one mode,
+//! `CALLS=N` makes N calls instead of timing, for `perf stat`).
 
 use std::fmt::Write;
 use std::time::{Duration, Instant};
@@ -89,6 +90,16 @@ fn main() -> anyhow::Result<()> {
             out.as_tensor()?.to_vec::<f32>()? == vec![n as f32],
             "the chain computed {out:?}"
         );
+        if let Some(calls) = std::env::var("CALLS")
+            .ok()
+            .and_then(|s| s.parse::<u32>().ok())
+        {
+            // A fixed number of calls, for counting instructions (`perf stat`) rather than time.
+            for _ in 0..calls {
+                vm.invoke("main", &args).expect("the chain runs");
+            }
+            continue;
+        }
         let per_call = time_call(
             &mut || {
                 vm.invoke("main", &args).expect("the chain runs");

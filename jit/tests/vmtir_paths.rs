@@ -228,3 +228,50 @@ fn a_short_register_file_is_an_error() {
     let e = vm.invoke("main", &[vec4(0.0), vec4(0.0)]).unwrap_err();
     assert!(e.to_string().contains("needs"), "{e}");
 }
+
+/// `count(n) = n == 0 ? 0 : count(n - 1)`, with test functions for the arithmetic.
+fn countdown() -> (Executable, Library) {
+    let mut ib = B::new();
+    ib.emit_function("count", 1, &["n"]).unwrap();
+    ib.emit_call("t.is_zero", &[B::r(0)], B::r(1)).unwrap();
+    ib.emit_if(B::r(1), 3).unwrap();
+    ib.emit_call("vm.builtin.copy", &[B::r(0)], B::r(2))
+        .unwrap();
+    ib.emit_goto(4);
+    ib.emit_call("t.dec", &[B::r(0)], B::r(3)).unwrap();
+    ib.emit_call("count", &[B::r(3)], B::r(4)).unwrap();
+    ib.emit_call("vm.builtin.copy", &[B::r(4)], B::r(2))
+        .unwrap();
+    ib.emit_ret(B::r(2)).unwrap();
+    ib.end_function("count").unwrap();
+    let mut lib = Library::new();
+    lib.add_fn("t.is_zero", |a: &[Value]| {
+        Ok(Value::Bool(a[0].as_int()? == 0))
+    });
+    lib.add_fn("t.dec", |a: &[Value]| Ok(Value::Int(a[0].as_int()? - 1)));
+    (ib.get().unwrap(), lib)
+}
+
+/// Recursion agrees within the native nesting limit. Beyond it, compiled functions (which nest
+/// on the native stack, as TVM's do) stop with the VM's depth error where the interpreter, whose
+/// frames are on the heap, goes on up to `max_call_depth`: deep recursion is an error in
+/// compiled mode, never a stack overflow.
+#[test]
+fn recursion_depth() {
+    let (exec, lib) = countdown();
+    let compiled = vmtir::compile(&exec, &KernelLibrary::default()).unwrap();
+    let mut lib_c = lib.clone();
+    compiled.add_to(&mut lib_c);
+    let bytecode = VirtualMachine::with_library(Arc::new(exec), &lib).unwrap();
+    let native = VirtualMachine::with_library(Arc::new(compiled.executable), &lib_c).unwrap();
+    let depth = vm::VmConfig::default().max_native_depth as i64;
+    let n = [Value::Int(depth / 2)];
+    assert_eq!(
+        outcome(bytecode.invoke("count", &n)),
+        outcome(native.invoke("count", &n))
+    );
+    let n = [Value::Int(depth * 5)];
+    assert_eq!(outcome(bytecode.invoke("count", &n)), "ok 0");
+    let e = native.invoke("count", &n).unwrap_err().to_string();
+    assert!(e.contains("maximum call depth exceeded"), "{e}");
+}

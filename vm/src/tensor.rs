@@ -98,6 +98,7 @@ impl RawBuffer {
     pub fn size(&self) -> usize {
         self.size
     }
+    #[inline]
     pub fn ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
     }
@@ -154,6 +155,7 @@ impl Storage {
         }))
     }
 
+    #[inline]
     fn buffer(&self) -> &RawBuffer {
         self.0
             .buffer
@@ -325,12 +327,14 @@ impl Tensor {
         Tensor::from_slice(&[], &[value]).expect("a scalar always fits")
     }
 
+    #[inline]
     pub fn shape(&self) -> &[i64] {
         self.0.shape.as_slice()
     }
     pub fn ndim(&self) -> usize {
         self.0.shape.as_slice().len()
     }
+    #[inline]
     pub fn dtype(&self) -> DataType {
         self.0.dtype
     }
@@ -367,6 +371,7 @@ impl Tensor {
         self.data_ptr()
     }
 
+    #[inline]
     fn data_ptr(&self) -> *mut u8 {
         // SAFETY: the invariant of Tensor keeps byte_offset within the storage's allocation.
         unsafe { self.0.storage.buffer().ptr().add(self.0.byte_offset) }
@@ -383,6 +388,7 @@ impl Tensor {
     /// pointer obtained earlier; and the bytes written must be valid elements of the dtype
     /// (`0` or `1` for `bool`). Code holding unique access should use
     /// [`bytes_mut`](Self::bytes_mut) instead, which checks it.
+    #[inline]
     pub unsafe fn as_mut_ptr(&self) -> *mut u8 {
         self.data_ptr()
     }

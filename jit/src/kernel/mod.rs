@@ -84,6 +84,18 @@ fn pack_vm_dtype(d: vm::DataType) -> u32 {
     abi::pack_dtype(d.code, d.bits, d.lanes)
 }
 
+/// A tensor in the kernel ABI; its pointers borrow from `t` and are valid while it lives.
+#[inline]
+pub(crate) fn tensor_arg(t: &vm::Tensor) -> KernelArg {
+    // SAFETY: taking the pointer is harmless; the kernel writes through it into its output
+    // buffers. `as_mut_ptr`'s contract (no other thread touches those bytes meanwhile) is that
+    // of every destination-passing packed function, as in TVM: the VM hands a kernel outputs
+    // it allocated for this call, and runs one instruction at a time. It is not checked here
+    // (see `Kernel::call`'s docs).
+    let data = unsafe { t.as_mut_ptr() };
+    KernelArg::tensor(data, t.shape(), pack_vm_dtype(t.dtype()))
+}
+
 impl Kernel {
     /// The symbol the kernel is linked under.
     pub fn symbol(&self) -> &str {
@@ -149,17 +161,10 @@ impl Kernel {
     /// Argument `i` of a call in the kernel ABI: tensors by data pointer and shape, numbers as
     /// scalars; anything else is a type error naming the parameter. A tensor's pointers borrow
     /// from `a` and are valid while it lives.
+    #[inline]
     pub(crate) fn arg_of(&self, i: usize, a: &Value) -> vm::Result<KernelArg> {
         Ok(match a {
-            Value::Tensor(t) => {
-                // SAFETY: taking the pointer is harmless; the kernel writes through it into
-                // its output buffers. `as_mut_ptr`'s contract (no other thread touches those
-                // bytes meanwhile) is that of every destination-passing packed function, as
-                // in TVM: the VM hands a kernel outputs it allocated for this call, and runs
-                // one instruction at a time. It is not checked here (see `call`'s docs).
-                let data = unsafe { t.as_mut_ptr() };
-                KernelArg::tensor(data, t.shape(), pack_vm_dtype(t.dtype()))
-            }
+            Value::Tensor(t) => tensor_arg(t),
             Value::Int(v) => KernelArg::int(*v),
             Value::Bool(b) => KernelArg::int(*b as i64),
             Value::Float(v) => KernelArg::float(*v),

@@ -24,9 +24,12 @@ pub const STATUS_OK: i32 = 0;
 pub const STATUS_ERROR: i32 = 1;
 /// A callee panicked; [`CallCtx::panic`] holds the payload.
 pub const STATUS_PANIC: i32 = 2;
-/// `kernel_args` only: the direct kernel call is not allowed now (an instrument is installed);
-/// take the generic call path.
+/// Within the `builtin` helper: the arguments are not of the usual kinds; perform the Calls as
+/// the interpreter does.
 pub const STATUS_GENERIC: i32 = 3;
+/// `kernel_args` only: an instrument is installed, so the helper performed the Call as the
+/// interpreter does instead of preparing a direct kernel call.
+pub const STATUS_DONE: i32 = 4;
 
 /// The state of one invocation of a compiled function. Generated code reads only `kernels`.
 #[repr(C)]
@@ -67,9 +70,10 @@ pub type KernelArgsFn = unsafe extern "C" fn(
     *mut KernelError,
     i64,
 ) -> i32;
-/// `builtin(ctx, regs, which, dst, args, nargs) -> status`: a `FAST_*` builtin performed
-/// directly, or [`STATUS_GENERIC`] if its arguments are not of the usual kinds (the generic
-/// call then gives the builtin's own answer, error included).
+/// `builtin(ctx, regs, which, 0, record, len) -> status`: a `FAST_*` builtin — the Calls of a
+/// record, `func_idx, dst, nargs, args…` each — performed directly, or, when the arguments are
+/// not of the usual kinds or an instrument is installed, the Calls performed as the interpreter
+/// does (which gives the builtin's own answer, error included).
 pub type BuiltinFn =
     unsafe extern "C" fn(*mut CallCtx, *mut Value, i64, i64, *const i64, i64) -> i32;
 
@@ -79,6 +83,9 @@ pub const FAST_NULL_VALUE: i64 = 0;
 pub const FAST_ALLOC_TENSOR: i64 = 1;
 /// `vm.builtin.alloc_storage(%vm, shape, device_index, dtype[, scope])`.
 pub const FAST_ALLOC_STORAGE: i64 = 2;
+/// The three Calls the memory planner emits for a tensor of its own storage —
+/// `alloc_storage → %s`, `alloc_tensor(%s, …) → %t`, `null_value → %s` — as one.
+pub const FAST_ALLOC_STORAGE_TENSOR: i64 = 3;
 
 /// The `FAST_*` code of a call of packed function `name` with `nargs` arguments writing to a
 /// register, if the translator performs it directly.
@@ -229,32 +236,67 @@ unsafe extern "C" fn ret(ctx: *mut CallCtx, regs: *mut Value, reg: i64, slot: i6
 }
 
 /// # Safety
-/// As for [`call`]; `out` has room for `nargs` arguments, `err` points at a `KernelError`, and
+/// As for [`call`]; `record` points at the Call's record (`func_idx, dst, nargs, args…`) of
+/// `nargs` arguments, `out` has room for `nargs` arguments, `err` points at a `KernelError`, and
 /// `slot` indexes `ctx.kernel_info`.
 unsafe extern "C" fn kernel_args(
     ctx: *mut CallCtx,
     regs: *mut Value,
-    args: *const i64,
+    record: *const i64,
     nargs: i64,
     out: *mut KernelArg,
     err: *mut KernelError,
     slot: i64,
 ) -> i32 {
     // SAFETY: the caller's contract.
-    let (ctx, regs, args, out) = unsafe {
+    let (ctx, regs, record, out) = unsafe {
         (
             &mut *ctx,
-            std::slice::from_raw_parts(regs, (*ctx).regs_len),
-            std::slice::from_raw_parts(args, nargs as usize),
+            std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
+            std::slice::from_raw_parts(record, 3 + nargs as usize),
             std::slice::from_raw_parts_mut(out, nargs as usize),
         )
     };
+    let args = &record[3..];
     if ctx.vm.is_instrumented() {
-        return STATUS_GENERIC;
+        let status = guarded(ctx, |ctx| {
+            let mut call_args = std::mem::take(&mut ctx.call_args);
+            let r =
+                ctx.vm
+                    .call_instruction(record[0] as usize, record[1], args, regs, &mut call_args);
+            ctx.call_args = call_args;
+            r
+        });
+        return if status == STATUS_OK {
+            STATUS_DONE
+        } else {
+            status
+        };
     }
     // SAFETY: the caller's contract; a fresh report, so that the message of a failure reads
     // only what the kernel wrote.
     unsafe { err.write(KernelError::default()) };
+    // The usual case first, without error plumbing: tensors in registers and immediates.
+    let simple = args.iter().zip(out.iter_mut()).all(|(&w, o)| {
+        let a = Arg(w);
+        match a.kind() {
+            Some(ArgKind::Register) => match regs.get(a.value() as usize) {
+                Some(Value::Tensor(t)) => {
+                    *o = crate::kernel::tensor_arg(t);
+                    true
+                }
+                _ => false,
+            },
+            Some(ArgKind::Immediate) => {
+                *o = KernelArg::int(a.value());
+                true
+            }
+            _ => false,
+        }
+    });
+    if simple {
+        return STATUS_OK;
+    }
     guarded(ctx, |ctx| {
         let kernel = &ctx.kernel_info[slot as usize];
         for (i, (&w, o)) in args.iter().zip(out.iter_mut()).enumerate() {
@@ -286,93 +328,216 @@ unsafe extern "C" fn kernel_args(
     })
 }
 
+/// One Call of a builtin record: function index, destination, argument words.
+type RecordCall<'a> = (i64, i64, &'a [i64]);
+
+/// The Calls of a builtin record: `func_idx, dst, nargs, args…` for each, back to back.
+fn record_calls(record: &[i64]) -> Option<[Option<RecordCall<'_>>; 3]> {
+    let mut out = [None; 3];
+    let mut i = 0;
+    for slot in out.iter_mut() {
+        if i == record.len() {
+            break;
+        }
+        let n = usize::try_from(*record.get(i + 2)?).ok()?;
+        *slot = Some((record[i], record[i + 1], record.get(i + 3..i + 3 + n)?));
+        i += 3 + n;
+    }
+    (i == record.len()).then_some(out)
+}
+
 /// # Safety
-/// As for [`call`]; `dst` is a register below `ctx.regs_len`.
+/// As for [`call`], with `args` pointing at a record of `nargs` words (see [`record_calls`]) of
+/// instructions of a validated executable.
 unsafe extern "C" fn builtin(
     ctx: *mut CallCtx,
     regs: *mut Value,
     which: i64,
-    dst: i64,
+    _reserved: i64,
     args: *const i64,
     nargs: i64,
 ) -> i32 {
     // SAFETY: the caller's contract.
-    let (ctx, regs, args) = unsafe {
+    let (ctx, regs, record) = unsafe {
         (
             &mut *ctx,
             std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
             std::slice::from_raw_parts(args, nargs as usize),
         )
     };
-    if ctx.vm.is_instrumented() {
-        return STATUS_GENERIC;
+    let Some(calls) = record_calls(record) else {
+        ctx.error = Some(vm::Error::internal("a malformed builtin record"));
+        return STATUS_ERROR;
+    };
+    if !ctx.vm.is_instrumented() {
+        let status = fast(ctx, regs, which, &calls);
+        if status != STATUS_GENERIC {
+            return status;
+        }
     }
+    // Unusual arguments or an instrument: each Call as the interpreter performs it.
+    guarded(ctx, |ctx| {
+        let mut call_args = std::mem::take(&mut ctx.call_args);
+        let mut r = Ok(());
+        for &(f, d, a) in calls.iter().flatten() {
+            r = ctx
+                .vm
+                .call_instruction(f as usize, d, a, regs, &mut call_args);
+            if r.is_err() {
+                break;
+            }
+        }
+        ctx.call_args = call_args;
+        r
+    })
+}
+
+/// The `FAST_*` builtin `which` performed directly, or [`STATUS_GENERIC`] (before doing
+/// anything) if its arguments are not of the usual kinds.
+fn fast(
+    ctx: &mut CallCtx,
+    regs: &mut [Value],
+    which: i64,
+    calls: &[Option<RecordCall<'_>>; 3],
+) -> i32 {
     let mut generic = false;
     let status = guarded(ctx, |ctx| {
         let vm = ctx.vm;
-        let constant = |w: i64| match Arg(w).kind() {
-            Some(ArgKind::ConstIdx) => vm.constant(Arg(w).value() as usize),
-            _ => None,
+        let Some((_, dst, args)) = calls[0] else {
+            generic = true;
+            return Ok(());
         };
-        let immediate = |w: i64| match Arg(w).kind() {
-            Some(ArgKind::Immediate) => Some(Arg(w).value()),
-            _ => None,
-        };
-        let result = match which {
-            FAST_NULL_VALUE => Value::Null,
+        // Every argument is read before anything happens, so that "generic" is decided
+        // without side effects.
+        match which {
+            FAST_NULL_VALUE => regs[dst as usize] = Value::Null,
             FAST_ALLOC_TENSOR => {
                 let storage = match Arg(args[0]).kind() {
                     Some(ArgKind::Register) => regs.get(Arg(args[0]).value() as usize),
                     _ => None,
                 };
-                let (
-                    Some(Value::Storage(storage)),
-                    Some(offset),
-                    Some(Value::Shape(shape)),
-                    Some(Value::DType(dtype)),
-                ) = (
-                    storage,
-                    immediate(args[1]),
-                    constant(args[2]),
-                    constant(args[3]),
-                )
+                let (Some(Value::Storage(storage)), Some(t)) =
+                    (storage, TensorArgs::read(vm, &args[1..]))
                 else {
                     generic = true;
                     return Ok(());
                 };
-                Value::Tensor(storage.alloc_tensor(offset, shape, *dtype)?)
+                let tensor = storage.alloc_tensor(t.offset, t.shape, t.dtype)?;
+                regs[dst as usize] = Value::Tensor(tensor);
             }
             FAST_ALLOC_STORAGE => {
-                let scope = match args.get(4).map(|&w| constant(w)) {
-                    None => None,
-                    Some(Some(Value::Str(s))) => Some(s.as_str()),
-                    Some(_) => {
-                        generic = true;
-                        return Ok(());
-                    }
+                let Some(s) = StorageArgs::read(vm, args) else {
+                    generic = true;
+                    return Ok(());
                 };
-                let (true, Some(Value::Shape(shape)), Some(device), Some(Value::DType(dtype))) = (
-                    args[0] == Arg::new(ArgKind::Register, VM_REGISTER).0,
-                    constant(args[1]),
-                    immediate(args[2]),
-                    constant(args[3]),
+                regs[dst as usize] = Value::Storage(s.alloc(vm)?);
+            }
+            FAST_ALLOC_STORAGE_TENSOR => {
+                // alloc_storage → %s, alloc_tensor(%s, …) → %t, null_value → %s.
+                let (Some((_, t_dst, t_args)), Some((_, null_dst, _))) = (calls[1], calls[2])
+                else {
+                    generic = true;
+                    return Ok(());
+                };
+                let (Some(s), Some(t), true) = (
+                    StorageArgs::read(vm, args),
+                    TensorArgs::read(vm, &t_args[1..]),
+                    t_args[0] == Arg::new(ArgKind::Register, dst).0 && null_dst == dst,
                 ) else {
                     generic = true;
                     return Ok(());
                 };
-                Value::Storage(vm::builtin::alloc_storage_with(
-                    vm, shape, device, *dtype, scope,
-                )?)
+                let storage = s.alloc(vm)?;
+                let tensor = storage.alloc_tensor(t.offset, t.shape, t.dtype)?;
+                regs[t_dst as usize] = Value::Tensor(tensor);
+                regs[dst as usize] = Value::Null;
             }
-            _ => {
-                generic = true;
-                return Ok(());
-            }
-        };
-        regs[dst as usize] = result;
+            _ => generic = true,
+        }
         Ok(())
     });
     if generic { STATUS_GENERIC } else { status }
+}
+
+fn constant(vm: &VmRef, w: i64) -> Option<&Value> {
+    match Arg(w).kind() {
+        Some(ArgKind::ConstIdx) => vm.constant(Arg(w).value() as usize),
+        _ => None,
+    }
+}
+
+fn immediate(w: i64) -> Option<i64> {
+    match Arg(w).kind() {
+        Some(ArgKind::Immediate) => Some(Arg(w).value()),
+        _ => None,
+    }
+}
+
+/// `alloc_storage`'s arguments in their usual kinds: `%vm`, a shape constant, an immediate
+/// device index, a dtype constant and optionally a scope string constant.
+struct StorageArgs<'a> {
+    shape: &'a [i64],
+    device: i64,
+    dtype: vm::DataType,
+    scope: Option<&'a str>,
+}
+
+impl<'a> StorageArgs<'a> {
+    fn read(vm: &'a VmRef, args: &[i64]) -> Option<StorageArgs<'a>> {
+        let scope = match args.get(4) {
+            None => None,
+            Some(&w) => match constant(vm, w)? {
+                Value::Str(s) => Some(s.as_str()),
+                _ => return None,
+            },
+        };
+        let (true, Value::Shape(shape), Some(device), Value::DType(dtype)) = (
+            args.len() >= 4 && args[0] == Arg::new(ArgKind::Register, VM_REGISTER).0,
+            constant(vm, *args.get(1)?)?,
+            immediate(*args.get(2)?),
+            constant(vm, *args.get(3)?)?,
+        ) else {
+            return None;
+        };
+        Some(StorageArgs {
+            shape,
+            device,
+            dtype: *dtype,
+            scope,
+        })
+    }
+
+    fn alloc(&self, vm: &VmRef) -> vm::Result<vm::Storage> {
+        vm::builtin::alloc_storage_with(vm, self.shape, self.device, self.dtype, self.scope)
+    }
+}
+
+/// `alloc_tensor`'s arguments after the storage, in their usual kinds: an immediate offset, a
+/// shape constant and a dtype constant.
+struct TensorArgs<'a> {
+    offset: i64,
+    shape: &'a [i64],
+    dtype: vm::DataType,
+}
+
+impl<'a> TensorArgs<'a> {
+    fn read(vm: &'a VmRef, args: &[i64]) -> Option<TensorArgs<'a>> {
+        let [offset, shape, dtype] = args else {
+            return None;
+        };
+        let (Some(offset), Value::Shape(shape), Value::DType(dtype)) = (
+            immediate(*offset),
+            constant(vm, *shape)?,
+            constant(vm, *dtype)?,
+        ) else {
+            return None;
+        };
+        Some(TensorArgs {
+            offset,
+            shape,
+            dtype: *dtype,
+        })
+    }
 }
 
 /// # Safety

@@ -20,8 +20,9 @@ use vm::bytecode::{BEGIN_SPECIAL_REG, Instruction};
 use vm::{Executable, FuncKind};
 
 use super::runtime::{
-    CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS,
-    RT_KERNEL_FAIL, RT_KERNEL_RT, RT_RET, STATUS_GENERIC, fast_builtin,
+    CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, FAST_ALLOC_STORAGE, FAST_ALLOC_STORAGE_TENSOR,
+    FAST_ALLOC_TENSOR, FAST_NULL_VALUE, RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS,
+    RT_KERNEL_FAIL, RT_KERNEL_RT, RT_RET, STATUS_DONE, fast_builtin,
 };
 use crate::error::{Error, Result};
 use crate::kernel::abi::{ARG_SIZE, KernelError};
@@ -138,8 +139,62 @@ pub fn translate(
             )))
         }
     };
+    let fused = fused_allocations(exec, &insts);
+    // A builtin record: `func_idx, dst, nargs, args…` per Call (see `runtime::builtin`).
+    let record = |pool: &mut Vec<i64>, inst: &Instruction| {
+        if let Instruction::Call {
+            dst,
+            func_idx,
+            args,
+        } = *inst
+        {
+            pool.extend_from_slice(&[func_idx, dst, args.len() as i64]);
+            pool.extend_from_slice(args);
+        }
+    };
+    let mut absorbed = vec![false; insts.len()];
     for (pc, inst) in insts.iter().enumerate() {
+        if absorbed[pc] {
+            // The second or third Call of a fused triple: no jump lands here.
+            continue;
+        }
         e.b.switch_to_block(blocks[pc]);
+        let builtin = if fused[pc] {
+            absorbed[pc + 1] = true;
+            absorbed[pc + 2] = true;
+            Some((
+                FAST_ALLOC_STORAGE_TENSOR,
+                &insts[pc..pc + 3],
+                target(pc, 3)?,
+            ))
+        } else if let Instruction::Call {
+            dst,
+            func_idx,
+            args,
+        } = *inst
+            && let Some(which) = fast_builtin_of(exec, func_idx, dst, args.len())
+        {
+            Some((which, &insts[pc..pc + 1], target(pc, 1)?))
+        } else {
+            None
+        };
+        if let Some((which, calls, next)) = builtin {
+            // The helper performs the Calls directly, or as the interpreter would when their
+            // arguments are unusual or an instrument is installed.
+            let start = word_pool.len();
+            for inst in calls {
+                record(word_pool, inst);
+            }
+            let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
+            let n =
+                e.b.ins()
+                    .iconst(types::I64, (word_pool.len() - start) as i64);
+            let w = e.b.ins().iconst(types::I64, which);
+            let zero = e.b.ins().iconst(types::I64, 0);
+            let st = e.call_rt(RT_BUILTIN, e.sigs.call, &[e.ctx, e.regs, w, zero, addr, n]);
+            e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
+            continue;
+        }
         match *inst {
             Instruction::Call {
                 dst,
@@ -147,8 +202,6 @@ pub fn translate(
                 args,
             } => {
                 let next = target(pc, 1)?;
-                let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
-                word_pool.extend_from_slice(args);
                 let n = e.b.ins().iconst(types::I64, args.len() as i64);
                 if let (Some(slot), true, Some(kargs), Some(kerr)) = (
                     kernel_slot(func_idx as usize),
@@ -156,7 +209,8 @@ pub fn translate(
                     kargs,
                     kerr,
                 ) {
-                    let generic = e.b.create_block();
+                    let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
+                    record(word_pool, inst);
                     let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
                     let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
                     let slot_v = e.b.ins().iconst(types::I64, slot as i64);
@@ -169,12 +223,11 @@ pub fn translate(
                     let not_ok = e.b.create_block();
                     e.b.set_cold_block(not_ok);
                     e.b.ins().brif(st, not_ok, &[], direct, &[]);
+                    // The helper performed the Call itself (an instrument is installed), or
+                    // failed.
                     e.b.switch_to_block(not_ok);
-                    let is_generic =
-                        e.b.ins()
-                            .icmp_imm_s(IntCC::Equal, st, STATUS_GENERIC as i64);
-                    e.b.ins()
-                        .brif(is_generic, generic, &[], e.exit, &[st.into()]);
+                    let done = e.b.ins().icmp_imm_s(IntCC::Equal, st, STATUS_DONE as i64);
+                    e.b.ins().brif(done, next, &[], e.exit, &[st.into()]);
 
                     e.b.switch_to_block(direct);
                     let flags = MemFlagsData::trusted().with_readonly();
@@ -195,27 +248,14 @@ pub fn translate(
                         &[e.ctx, slot_v, ks, eaddr],
                     );
                     e.b.ins().jump(e.exit, &[st.into()]);
-                    e.b.switch_to_block(generic);
-                } else if let Some(which) = fast_builtin_of(exec, func_idx, dst, args.len()) {
-                    let w = e.b.ins().iconst(types::I64, which);
+                } else {
+                    let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
+                    word_pool.extend_from_slice(args);
+                    let f = e.b.ins().iconst(types::I64, func_idx);
                     let d = e.b.ins().iconst(types::I64, dst);
-                    let st = e.call_rt(RT_BUILTIN, e.sigs.call, &[e.ctx, e.regs, w, d, addr, n]);
-                    let generic = e.b.create_block();
-                    let not_ok = e.b.create_block();
-                    e.b.set_cold_block(not_ok);
-                    e.b.ins().brif(st, not_ok, &[], next, &[]);
-                    e.b.switch_to_block(not_ok);
-                    let is_generic =
-                        e.b.ins()
-                            .icmp_imm_s(IntCC::Equal, st, STATUS_GENERIC as i64);
-                    e.b.ins()
-                        .brif(is_generic, generic, &[], e.exit, &[st.into()]);
-                    e.b.switch_to_block(generic);
+                    let st = e.call_rt(RT_CALL, e.sigs.call, &[e.ctx, e.regs, f, d, addr, n]);
+                    e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
                 }
-                let f = e.b.ins().iconst(types::I64, func_idx);
-                let d = e.b.ins().iconst(types::I64, dst);
-                let st = e.call_rt(RT_CALL, e.sigs.call, &[e.ctx, e.regs, f, d, addr, n]);
-                e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
             }
             Instruction::Ret { result } => {
                 let r = e.b.ins().iconst(types::I64, result);
@@ -250,6 +290,56 @@ pub fn translate(
     e.b.ins().return_(&[st]);
     e.b.seal_all_blocks();
     Ok(())
+}
+
+/// For each instruction, whether it starts an allocation triple performed as one
+/// (`FAST_ALLOC_STORAGE_TENSOR`): `alloc_storage → %s`, `alloc_tensor(%s, …) → %t` with
+/// `%t ≠ %s`, `null_value → %s`, the second and third not jumped to.
+fn fused_allocations<'a>(exec: &Executable, insts: &[Instruction<'a>]) -> Vec<bool> {
+    let mut targets = vec![false; insts.len() + 1];
+    for (pc, inst) in insts.iter().enumerate() {
+        let mut mark = |off: i64| {
+            if let Some(t) = targets.get_mut((pc as i64 + off) as usize) {
+                *t = true;
+            }
+        };
+        match *inst {
+            Instruction::Goto { pc_offset } => mark(pc_offset),
+            Instruction::If { false_offset, .. } => {
+                mark(1);
+                mark(false_offset);
+            }
+            _ => {}
+        }
+    }
+    let fast = |inst: &Instruction<'a>| -> Option<(i64, i64, &'a [i64])> {
+        match *inst {
+            Instruction::Call {
+                dst,
+                func_idx,
+                args,
+            } => fast_builtin_of(exec, func_idx, dst, args.len()).map(|w| (w, dst, args)),
+            _ => None,
+        }
+    };
+    let mut out = vec![false; insts.len()];
+    for pc in 0..insts.len().saturating_sub(2) {
+        if targets[pc + 1] || targets[pc + 2] {
+            continue;
+        }
+        if let (
+            Some((FAST_ALLOC_STORAGE, s, _)),
+            Some((FAST_ALLOC_TENSOR, t, t_args)),
+            Some((FAST_NULL_VALUE, s2, _)),
+        ) = (fast(&insts[pc]), fast(&insts[pc + 1]), fast(&insts[pc + 2]))
+            && t != s
+            && s2 == s
+            && t_args[0] == vm::bytecode::Arg::new(vm::bytecode::ArgKind::Register, s).0
+        {
+            out[pc] = true;
+        }
+    }
+    out
 }
 
 /// The `FAST_*` code of a Call the translator performs through the `builtin` helper.
