@@ -437,6 +437,12 @@ impl KernelLibrary {
         KernelLibrary::from_code(&blob, objects.iter().map(|o| o.meta.clone()).collect())
     }
 
+    /// Whether `func` (by [`object_key`]) was compiled with `options` before in this process,
+    /// so that compiling it again reuses that code instead of calling Cranelift.
+    pub fn is_compiled_in_process(func: &PrimFunc, options: CompileOptions) -> bool {
+        OBJECTS.contains_key(&object_key(func, options))
+    }
+
     /// The library whose code is `blob` and whose kernels are described by `metas`, in order:
     /// each kernel's entry is the blob's symbol `meta.symbol`. This is how the artifact cache
     /// turns a stored entry back into the library a compile returns.
