@@ -515,6 +515,42 @@ mod tests {
     }
 
     #[test]
+    fn references_outside_the_blob_are_refused() {
+        let mut b = CodeBuilder::host().unwrap();
+        let mut sig = b.make_signature();
+        sig.returns.push(AbiParam::new(types::I64));
+        let ext = b
+            .declare_function("elsewhere", Linkage::Import, &sig)
+            .unwrap();
+        let f = b.declare_function("f", Linkage::Export, &sig).unwrap();
+        let frontend = b.target_config();
+        let mut ctx = b.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        ctx.func.signature = sig.clone();
+        {
+            let fref = b.declare_func_in_func(ext, &mut ctx.func);
+            let mut fb = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let e = fb.create_block();
+            fb.switch_to_block(e);
+            let c = fb.ins().call(fref, &[]);
+            let r = fb.inst_results(c)[0];
+            fb.ins().return_(&[r]);
+            fb.seal_all_blocks();
+            fb.finalize(frontend);
+        }
+        b.define_function(f, &mut ctx).unwrap();
+        let err = b.finish().unwrap_err().to_string();
+        assert!(err.contains("elsewhere"), "{err}");
+        assert!(
+            CodeBuilder::host()
+                .unwrap()
+                .declare_data("d", Linkage::Local, false, false)
+                .is_err(),
+            "data objects have no place in a blob"
+        );
+    }
+
+    #[test]
     fn symbols_outside_the_code_are_refused() {
         let s = Symbol {
             name: "f".into(),

@@ -316,7 +316,9 @@ fn compile_one(
     Ok(meta)
 }
 
-/// The process-wide map of compiled PrimFuncs, keyed by [`object_key`].
+/// The process-wide map of compiled PrimFuncs, keyed by [`object_key`]. It only grows: a
+/// process holds the code of every distinct PrimFunc it compiled (kilobytes each), which is
+/// what lets a module compiled again, or another module sharing its operators, skip Cranelift.
 static OBJECTS: std::sync::LazyLock<DashMap<[u8; 32], Arc<KernelObject>>> =
     std::sync::LazyLock::new(DashMap::new);
 
