@@ -307,13 +307,13 @@ impl Engine {
 /// `Send + Sync`; each caller makes its own VM with [`vm`](Self::vm).
 #[derive(Clone)]
 pub struct CompiledModule {
+    /// Loaded from the artifact cache rather than compiled.
+    from_cache: bool,
     exec: Arc<Executable>,
     kernels: KernelLibrary,
     library: Library,
     vm_config: VmConfig,
     pool: Option<Arc<rayon::ThreadPool>>,
-    /// Loaded from the artifact cache rather than compiled.
-    from_cache: bool,
 }
 
 impl std::fmt::Debug for CompiledModule {
@@ -326,6 +326,11 @@ impl std::fmt::Debug for CompiledModule {
 }
 
 impl CompiledModule {
+    /// Whether this module was loaded from the artifact cache ([`Config::cache`]).
+    pub fn from_cache(&self) -> bool {
+        self.from_cache
+    }
+
     /// The bytecode executable (`as_text()`, `as_python()`, `stats()`, serialization).
     pub fn executable(&self) -> &Arc<Executable> {
         &self.exec
@@ -334,11 +339,6 @@ impl CompiledModule {
     /// The compiled kernels (PrimFuncs and shape functions).
     pub fn kernels(&self) -> &KernelLibrary {
         &self.kernels
-    }
-
-    /// Whether this module was loaded from the artifact cache ([`Config::cache`]).
-    pub fn from_cache(&self) -> bool {
-        self.from_cache
     }
 
     /// The functions linked into every VM.

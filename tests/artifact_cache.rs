@@ -399,3 +399,40 @@ fn two_processes_racing_on_one_key_both_succeed() {
     assert!(stdout.contains("from the artifact cache"), "{stdout}");
     assert!(stdout.contains(&results[0]), "{stdout}");
 }
+
+#[test]
+fn the_command_line_uses_and_manages_the_cache() {
+    let dir = scratch("cli");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let relaxjit = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_relaxjit"))
+            .args(args)
+            .current_dir(root)
+            .env("RELAXJIT_CACHE_DIR", &dir)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            o.status.success(),
+            "{args:?}: {stdout}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        stdout
+    };
+    let run = ["run", "tests/cli/add.py"];
+    let lines: [(&[&str], &str); 6] = [
+        (&run, "(1 TIR kernel)"),
+        (&run, "(1 TIR kernel, from the artifact cache)"),
+        (&["run", "tests/cli/add.py", "--no-cache"], "(1 TIR kernel)"),
+        (&["cache", "stats"], "entries:   1\nsize:      "),
+        (&["cache", "clear"], "removed 1 entry from "),
+        (&["cache", "stats"], "entries:   0\n"),
+    ];
+    for (args, want) in lines {
+        let out = relaxjit(args);
+        assert!(
+            out.contains(want),
+            "{args:?} printed\n{out}\nwithout `{want}`"
+        );
+    }
+}

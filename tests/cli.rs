@@ -1,7 +1,7 @@
 //! The `relaxjit` command line, run as a user runs it: help and version, flags checked with
 //! messages that name them, bounded `--threads`, generated inputs bounded in size (with a flag
-//! to raise the limit), `run` of a serialized executable explained, and the artifact cache
-//! (`run` twice, `--no-cache`, `cache stats`, `cache clear`). Modules are in `tests/cli/`.
+//! to raise the limit), and `run` of a serialized executable explained. Modules are in
+//! `tests/cli/`.
 
 use std::path::Path;
 use std::process::Command;
@@ -133,42 +133,11 @@ const CASES: &[Case] = &[
         status: 0,
         expect: &["out:input x: float32[16]", "out:(generated)"],
     },
-    // The run above stored its module; the one below loads it.
-    Case {
-        args: &["run", "tests/cli/add.py"],
-        status: 0,
-        expect: &["out:(1 TIR kernel, from the artifact cache)"],
-    },
-    Case {
-        args: &["run", "tests/cli/add.py", "--no-cache"],
-        status: 0,
-        expect: &["out:(1 TIR kernel)"],
-    },
-    Case {
-        args: &["cache", "stats"],
-        status: 0,
-        expect: &[
-            "out:directory: ",
-            "out:entries:   1",
-            "out:(bound 536870912 bytes)",
-        ],
-    },
-    Case {
-        args: &["cache", "clear"],
-        status: 0,
-        expect: &["out:removed 1 entry from "],
-    },
-    Case {
-        args: &["cache", "stats"],
-        status: 0,
-        expect: &["out:entries:   0"],
-    },
 ];
 
 #[test]
 fn command_lines() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let _ = std::fs::remove_dir_all(Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_cache"));
     let mut failures = Vec::new();
     for case in CASES {
         let output = Command::new(env!("CARGO_BIN_EXE_relaxjit"))
