@@ -388,6 +388,16 @@ impl CodeMemory {
             let rx = rw
                 .make_exec()
                 .map_err(|e| Error::Module(format!("cannot make code executable: {e}")))?;
+            // SAFETY: `rx` is a live mapping of `rx.len()` bytes; clearing the instruction
+            // cache over it only discards stale lines (architectures with coherent caches do
+            // nothing). The pipeline flush then makes every thread see the new code.
+            unsafe {
+                wasmtime_jit_icache_coherence::clear_cache(rx.as_ptr().cast(), rx.len()).map_err(
+                    |e| Error::Module(format!("cannot clear the instruction cache: {e}")),
+                )?;
+            }
+            wasmtime_jit_icache_coherence::pipeline_flush_mt()
+                .map_err(|e| Error::Module(format!("cannot flush the pipeline: {e}")))?;
             Some(rx)
         };
         let mut by_name = HashMap::with_capacity(blob.symbols.len());
