@@ -1,36 +1,72 @@
 #!/usr/bin/env python3
-"""The rows of bench/benches/models.rs on the peers: onnxruntime (2 intra-op threads, all graph
-optimizations) on ONNX graphs built here with the onnx package, and numpy where the workload is
-plain numpy (matmul, MLP). Same shapes as bench/src/workloads.rs; weights are inputs, as there.
-Prints the median, min and max of N calls per row (after a warm-up). Not used by any test.
+"""The rows of `cargo xtask bench` (bench/src/workloads.rs) on the peers: onnxruntime (2
+intra-op threads, all graph optimizations) on ONNX graphs built here with the onnx package or
+read from tests/models/NAME/model.onnx, and numpy where the workload is plain numpy (matmul,
+MLP, the add chain). Same shapes as the Rust workloads; weights are inputs, as there. Not used
+by any test.
 
-    python3 bench/peers.py [--repeat N] [--threads T] [--only ROW]
+    python3 bench/peers.py [--budget SECONDS] [--threads T] [--only ROW]   # a table
+    python3 bench/peers.py --serve                                         # for cargo xtask bench
 
-Needs numpy, onnx and onnxruntime (`pip install numpy onnx onnxruntime`); SqueezeNet is read
-from ../shared/models/squeezenet/model.onnx beside the workspace and skipped when absent.
+With --serve it first prints one JSON line (versions, and which peers are missing), then reads
+requests `{"row": NAME, "budget": SECONDS}` one per line from stdin and answers each with one
+line `{"row": NAME, "peers": {PEER: {"samples": [seconds per call, ...]} | {"skipped": WHY}}}`.
+
+Needs numpy, onnx and onnxruntime (`pip install numpy onnx onnxruntime`); a peer whose package
+is missing is reported as skipped, row by row.
 """
 import argparse
+import json
+import math
 import os
+import sys
 import time
 
-import numpy as np
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = os.path.join(ROOT, "tests", "models")
 
 
-def timeit(fn, repeat, warmup=3):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
+def missing_packages():
+    out = []
+    for pkg in ("numpy", "onnx", "onnxruntime"):
+        try:
+            __import__(pkg)
+        except ImportError:
+            out.append(pkg)
+    return out
+
+
+def sample(fn, budget, min_samples=5, max_samples=30, sample_target=0.1):
+    """Per-call times of `fn`, one per sample; each sample times enough calls to last about
+    `sample_target` seconds, and the samples together about `budget` seconds (the rule of
+    support/src/timing.rs)."""
+    t0 = time.perf_counter()
+    fn()
+    first = time.perf_counter() - t0
+    warm = []
+    while len(warm) < 3 or (sum(warm) < 0.05 and len(warm) < 1000):
         t0 = time.perf_counter()
         fn()
-        times.append(time.perf_counter() - t0)
-    times.sort()
-    return times[len(times) // 2], times[0], times[-1]
+        warm.append(time.perf_counter() - t0)
+    per_call = max(sum(warm) / len(warm), 1e-9)
+    k = max(1, int(math.ceil(sample_target / per_call)))
+    n = int(budget / (k * per_call))
+    n = max(min_samples, min(max_samples, n))
+    out = []
+    began = time.perf_counter()
+    for i in range(n):
+        if i >= min_samples and time.perf_counter() - began >= budget:
+            break
+        t0 = time.perf_counter()
+        for _ in range(k):
+            fn()
+        out.append((time.perf_counter() - t0) / k)
+    return out, first
 
 
 def rnd(shape, seed):
+    import numpy as np
+
     fan_in = shape[0] if shape else 1
     return (np.random.default_rng(seed).uniform(-1, 1, size=shape) / np.sqrt(fan_in)).astype(np.float32)
 
@@ -44,6 +80,7 @@ def ort_session(model, threads):
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.log_severity_level = 3  # errors only: the light-zoo files carry unused initializers
     data = model if isinstance(model, (bytes, str)) else model.SerializeToString()
     return ort.InferenceSession(data, so, providers=["CPUExecutionProvider"])
 
@@ -65,17 +102,21 @@ def const_i64(name, values):
         value=helper.make_tensor(name + "_v", TensorProto.INT64, [len(values)], values))
 
 
+# Each row maker returns (inputs, onnx model or a path, numpy function or None).
+
 def matmul_row(n=1024):
     from onnx import helper
+    import numpy as np
 
     a, b = rnd((n, n), 1), rnd((n, n), 2)
     inputs = [("a", a), ("b", b)]
     m = graph([helper.make_node("MatMul", ["a", "b"], ["c"])], inputs, "c", [n, n])
-    return "matmul", inputs, m, (lambda: np.matmul(a, b)), 2.0 * n**3
+    return inputs, m, (lambda: np.matmul(a, b))
 
 
 def mlp_row(batch):
     from onnx import helper
+    import numpy as np
 
     x, w1, b1, w2, b2 = rnd((batch, 784), 1), rnd((784, 512), 2), rnd((512,), 3), rnd((512, 10), 4), rnd((10,), 5)
     inputs = [("x", x), ("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2)]
@@ -94,11 +135,12 @@ def mlp_row(batch):
         np.maximum(h, 0, out=h)
         return h @ w2 + b2
 
-    return f"mlp_b{batch}", inputs, m, np_fn, 2.0 * batch * (784 * 512 + 512 * 10)
+    return inputs, m, np_fn
 
 
 def transformer_row():
     from onnx import helper
+    import numpy as np
 
     s, h, nh, hd, f = 128, 256, 4, 64, 1024
     names = ["x", "wq", "wk", "wv", "wo", "g1", "b1", "w_up", "b_up", "w_down", "b_down", "g2", "b2"]
@@ -127,9 +169,7 @@ def transformer_row():
         N("Add", ["n1", "d"], ["r2"]),
         N("LayerNormalization", ["r2", "g2", "b2"], ["y"], axis=-1, epsilon=1e-5),
     ]
-    m = graph(nodes, inputs, "y", [s, h])
-    flops = 2.0 * (4 * s * h * h + 2 * s * s * h + 2 * s * h * f)
-    return "transformer", inputs, m, None, flops
+    return inputs, graph(nodes, inputs, "y", [s, h]), None
 
 
 def conv_row():
@@ -143,49 +183,129 @@ def conv_row():
         helper.make_node("Relu", ["c1"], ["c2"]),
         helper.make_node("MaxPool", ["c2"], ["y"], kernel_shape=[2, 2], strides=[2, 2]),
     ]
-    m = graph(nodes, inputs, "y", [1, 64, 28, 28])
-    return "conv_block", inputs, m, None, 2.0 * 64 * 64 * 9 * 56 * 56
+    return inputs, graph(nodes, inputs, "y", [1, 64, 28, 28]), None
 
 
-def squeezenet_row():
-    path = os.path.join(ROOT, "..", "shared", "models", "squeezenet", "model.onnx")
+def model_row(name):
+    path = os.path.join(MODELS, name, "model.onnx")
     if not os.path.exists(path):
-        print(f"squeezenet: {path} not found, row skipped")
-        return None
+        raise FileNotFoundError(f"tests/models/{name}/model.onnx not found")
     import onnx
 
     m = onnx.load(path)
     weights = {i.name for i in m.graph.initializer}
     inp = next(i for i in m.graph.input if i.name not in weights)
     dims = [d.dim_value for d in inp.type.tensor_type.shape.dim]
-    return "squeezenet", [(inp.name, rnd(tuple(dims), 1))], m, None, 0.0
+    return [(inp.name, rnd(tuple(dims), 1))], m, None
+
+
+def add_chain_row(n=100):
+    """`n` dependent adds of a (1,) tensor to itself, as workloads::add_chain (no fusion there;
+    onnxruntime may fuse what it likes, numpy runs one ufunc call per add)."""
+    from onnx import helper
+    import numpy as np
+
+    x = np.array([1.0], np.float32)
+    inputs = [("x", x)]
+    nodes = []
+    prev = "x"
+    for i in range(n):
+        nodes.append(helper.make_node("Add", [prev, prev], [f"v{i}"]))
+        prev = f"v{i}"
+
+    def np_fn():
+        v = x
+        for _ in range(n):
+            v = np.add(v, v)
+        return v
+
+    return inputs, graph(nodes, inputs, prev, [1]), np_fn
+
+
+ROWS = {
+    "mlp_b1": lambda: mlp_row(1),
+    "mlp_b64": lambda: mlp_row(64),
+    "matmul": matmul_row,
+    "transformer": transformer_row,
+    "conv_block": conv_row,
+    "squeezenet": lambda: model_row("squeezenet"),
+    "resnet50": lambda: model_row("resnet50"),
+    "alexnet": lambda: model_row("alexnet"),
+    "add_chain": add_chain_row,
+}
+
+
+def measure_row(name, budget, threads):
+    """{peer: {"samples": [...], "first": s} | {"skipped": why}} for row `name`."""
+    missing = missing_packages()
+    if name not in ROWS:
+        return {"onnxruntime": {"skipped": f"peers.py has no row `{name}`"}}
+    if "numpy" in missing or "onnx" in missing:
+        why = f"{' and '.join(missing)} missing (pip install numpy onnx onnxruntime)"
+        return {"onnxruntime": {"skipped": why}, "numpy": {"skipped": why}}
+    try:
+        inputs, model, np_fn = ROWS[name]()
+    except FileNotFoundError as e:
+        return {"onnxruntime": {"skipped": str(e)}}
+    out = {}
+    if "onnxruntime" in missing:
+        out["onnxruntime"] = {"skipped": "onnxruntime missing (pip install onnxruntime)"}
+    else:
+        sess = ort_session(model, threads)
+        feed = {n: a for n, a in inputs}
+        samples, first = sample(lambda: sess.run(None, feed), budget)
+        out["onnxruntime"] = {"samples": samples, "first": first}
+    if np_fn is not None:
+        samples, first = sample(np_fn, budget)
+        out["numpy"] = {"samples": samples, "first": first}
+    return out
+
+
+def versions():
+    out = {"python": sys.version.split()[0]}
+    for pkg in ("numpy", "onnx", "onnxruntime"):
+        try:
+            out[pkg] = __import__(pkg).__version__
+        except ImportError:
+            pass
+    return out
+
+
+def serve(threads):
+    print(json.dumps({"ready": True, "versions": versions(), "missing": missing_packages(),
+                      "threads": threads}), flush=True)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        try:
+            peers = measure_row(req["row"], float(req.get("budget", 3.0)), threads)
+        except Exception as e:  # one broken row must not end the run
+            peers = {"onnxruntime": {"skipped": f"error: {type(e).__name__}: {e}"}}
+        print(json.dumps({"row": req["row"], "peers": peers}), flush=True)
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--budget", type=float, default=3.0, help="seconds of samples per row and peer")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only")
+    ap.add_argument("--serve", action="store_true")
     args = ap.parse_args()
-    rows = [matmul_row, lambda: mlp_row(1), lambda: mlp_row(64), transformer_row, conv_row, squeezenet_row]
-    print(f"{'row':12} {'peer':12} {'median':>11} {'min':>11} {'max':>11} {'GFLOP/s':>8}")
-    for make in rows:
-        row = make()
-        if row is None:
-            continue
-        name, inputs, model, np_fn, flops = row
+    if args.serve:
+        serve(args.threads)
+        return
+    print(f"{'row':12} {'peer':12} {'median':>11} {'min':>11} {'max':>11}")
+    for name in ROWS:
         if args.only and args.only != name:
             continue
-        repeat = max(5, args.repeat // 10) if name in ("matmul", "conv_block", "squeezenet") else args.repeat
-        sess = ort_session(model, args.threads)
-        feed = {n: a for n, a in inputs}
-        peers = [("onnxruntime", lambda: sess.run(None, feed))]
-        if np_fn is not None:
-            peers.append(("numpy", np_fn))
-        for peer, fn in peers:
-            med, lo, hi = timeit(fn, repeat)
-            gf = f"{flops / med / 1e9:8.1f}" if flops else f"{'':8}"
-            print(f"{name:12} {peer:12} {med * 1e6:9.1f}us {lo * 1e6:9.1f}us {hi * 1e6:9.1f}us {gf}")
+        for peer, r in measure_row(name, args.budget, args.threads).items():
+            if "skipped" in r:
+                print(f"{name:12} {peer:12} skipped: {r['skipped']}")
+                continue
+            t = sorted(r["samples"])
+            med = t[len(t) // 2]
+            print(f"{name:12} {peer:12} {med * 1e6:9.1f}us {t[0] * 1e6:9.1f}us {t[-1] * 1e6:9.1f}us")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 //! TVMScript ─parse─► IRModule ─optimize─► legalized, fused module ─lower─► lowered module
 //!   ─VMCodeGen─► vm::Executable (bytecode) + PrimFuncs ─KernelLibrary::compile─► kernels
 //!   ─► CompiledModule { Arc<Executable>, kernels, vm::Library } ─vm()─► VirtualMachine
+//! ONNX ─onnx::import_file─► IRModule (Engine::compile_onnx), then as above
 //! ```
 //!
 //! A [`CompiledModule`] is immutable and `Send + Sync`: compile once, then give each thread
@@ -14,8 +15,9 @@
 //! depends on the arguments (shapes, values).
 //!
 //! Kernels run their parallel loops on rayon. With [`Config::threads`] set, the engine owns a
-//! pool of that size and [`CompiledModule::invoke`] / [`CompiledModule::run`] run calls inside
-//! it; a call made directly on the VM (`vm.invoke`) runs on rayon's global pool.
+//! pool of that size and [`CompiledModule::invoke`] / [`CompiledModule::run`] run the parallel
+//! loops of their calls in it (the VM itself stays on the caller's thread); a call made
+//! directly on the VM (`vm.invoke`) runs its loops on rayon's global pool.
 
 use std::sync::Arc;
 
@@ -33,8 +35,10 @@ pub enum ExecMode {
     /// The bytecode interpreter dispatches every instruction; kernels are native code.
     #[default]
     Bytecode,
-    /// Each Relax function compiled to native code (`__vmtir__<name>`). Not implemented yet:
-    /// asking for it is an error at compile time, never a silent fallback.
+    /// Each Relax function compiled to native code (`__vmtir__<name>`, `jit::vmtir`) that runs
+    /// on the register file without the dispatch loop; calls of JIT'd kernels go straight to
+    /// their native entries. A function that cannot be compiled stays bytecode, and is listed
+    /// in [`CompiledModule::fallbacks`].
     Compiled,
 }
 
@@ -180,11 +184,6 @@ impl Engine {
         {
             return Ok(hit);
         }
-        if self.config.exec_mode == ExecMode::Compiled {
-            return Err(Error::Unsupported(
-                "compiled exec mode is not implemented yet (use ExecMode::Bytecode)".into(),
-            ));
-        }
         let lowered = self.lower(module)?;
         let (exec, prim_funcs) =
             relax::codegen::codegen(&lowered).map_err(|e| Error::relax("VMCodeGen", e))?;
@@ -192,10 +191,23 @@ impl Engine {
         let kernels = KernelLibrary::compile(&funcs)?;
         let mut library = Library::new();
         kernels.add_to(&mut library);
+        let mut exec = exec;
+        let mut vmtir = None;
+        if self.config.exec_mode == ExecMode::Compiled {
+            let module =
+                jit::vmtir::compile(&exec, &kernels).map_err(|error| Error::Link { error })?;
+            module.add_to(&mut library);
+            exec = module.executable.clone();
+            vmtir = Some(VmtirInfo {
+                fallbacks: module.fallbacks,
+                compile_time: module.compile_time,
+            });
+        }
         let compiled = CompiledModule {
             exec: Arc::new(exec),
             kernels,
             library,
+            vmtir,
             vm_config: VmConfig {
                 allocator: self.config.allocator,
                 ..VmConfig::default()
@@ -250,6 +262,7 @@ impl Engine {
                 vm_config: crate::cache::vm_config(&self.config),
                 pool: self.pool.clone(),
                 from_cache: true,
+                vmtir: None,
             })
         });
         match loaded {
@@ -299,9 +312,63 @@ impl Engine {
         Ok(compiled)
     }
 
+    /// Imports an ONNX model (see [`onnx::import_file`]): the module, the graph's input and
+    /// output names, and with `keep_params_in_input` the initializers' values.
+    pub fn import_onnx<'a>(
+        model: impl Into<OnnxModel<'a>>,
+        options: &onnx::ImportOptions,
+    ) -> Result<onnx::ImportedModel> {
+        Ok(match model.into() {
+            OnnxModel::Bytes(b) => onnx::import_bytes(b, options)?,
+            OnnxModel::Path(p) => onnx::import_file(p, options)?,
+        })
+    }
+
+    /// Imports an ONNX model and compiles it; its function is `options.func_name` (`main`),
+    /// taking the graph inputs (then the initializers, with `keep_params_in_input`).
+    pub fn compile_onnx<'a>(
+        &self,
+        model: impl Into<OnnxModel<'a>>,
+        options: &onnx::ImportOptions,
+    ) -> Result<CompiledModule> {
+        self.compile(&Engine::import_onnx(model, options)?.module)
+    }
+
     /// The one-shot case: compiles `src` with the default configuration and calls `func`.
     pub fn compile_and_run(src: &str, func: &str, args: &[Value]) -> Result<Value> {
         Engine::default().compile_str(src)?.run(func, args)
+    }
+}
+
+/// An ONNX model for [`Engine::compile_onnx`]: serialized bytes, or a file (whose folder
+/// holds its external-data files, if any).
+#[derive(Clone, Copy, Debug)]
+pub enum OnnxModel<'a> {
+    Bytes(&'a [u8]),
+    Path(&'a std::path::Path),
+}
+
+impl<'a> From<&'a [u8]> for OnnxModel<'a> {
+    fn from(b: &'a [u8]) -> OnnxModel<'a> {
+        OnnxModel::Bytes(b)
+    }
+}
+
+impl<'a> From<&'a Vec<u8>> for OnnxModel<'a> {
+    fn from(b: &'a Vec<u8>) -> OnnxModel<'a> {
+        OnnxModel::Bytes(b)
+    }
+}
+
+impl<'a> From<&'a std::path::Path> for OnnxModel<'a> {
+    fn from(p: &'a std::path::Path) -> OnnxModel<'a> {
+        OnnxModel::Path(p)
+    }
+}
+
+impl<'a> From<&'a std::path::PathBuf> for OnnxModel<'a> {
+    fn from(p: &'a std::path::PathBuf) -> OnnxModel<'a> {
+        OnnxModel::Path(p)
     }
 }
 
@@ -309,13 +376,22 @@ impl Engine {
 /// `Send + Sync`; each caller makes its own VM with [`vm`](Self::vm).
 #[derive(Clone)]
 pub struct CompiledModule {
-    /// Loaded from the artifact cache rather than compiled.
-    from_cache: bool,
     exec: Arc<Executable>,
     kernels: KernelLibrary,
     library: Library,
     vm_config: VmConfig,
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// Loaded from the artifact cache rather than compiled.
+    from_cache: bool,
+    /// Compiled mode only: what `jit::vmtir` did.
+    vmtir: Option<VmtirInfo>,
+}
+
+/// What compiled mode recorded for a module.
+#[derive(Clone, Debug)]
+struct VmtirInfo {
+    fallbacks: Vec<jit::vmtir::Fallback>,
+    compile_time: std::time::Duration,
 }
 
 impl std::fmt::Debug for CompiledModule {
@@ -328,11 +404,6 @@ impl std::fmt::Debug for CompiledModule {
 }
 
 impl CompiledModule {
-    /// Whether this module was loaded from the artifact cache ([`Config::cache`]).
-    pub fn from_cache(&self) -> bool {
-        self.from_cache
-    }
-
     /// The bytecode executable (`as_text()`, `as_python()`, `stats()`, serialization).
     pub fn executable(&self) -> &Arc<Executable> {
         &self.exec
@@ -341,6 +412,33 @@ impl CompiledModule {
     /// The compiled kernels (PrimFuncs and shape functions).
     pub fn kernels(&self) -> &KernelLibrary {
         &self.kernels
+    }
+
+    /// The mode the functions run in: [`ExecMode::Compiled`] if compiled mode translated them
+    /// (even if some fell back to bytecode).
+    pub fn exec_mode(&self) -> ExecMode {
+        if self.vmtir.is_some() {
+            ExecMode::Compiled
+        } else {
+            ExecMode::Bytecode
+        }
+    }
+
+    /// Compiled mode: the functions that stay bytecode because they could not be compiled,
+    /// with the reason. Empty in bytecode mode.
+    pub fn fallbacks(&self) -> &[jit::vmtir::Fallback] {
+        self.vmtir.as_ref().map_or(&[], |v| &v.fallbacks)
+    }
+
+    /// Compiled mode: the time spent translating the functions to native code (included in
+    /// the compile time). `None` in bytecode mode.
+    pub fn vmtir_compile_time(&self) -> Option<std::time::Duration> {
+        self.vmtir.as_ref().map(|v| v.compile_time)
+    }
+
+    /// Whether this module was loaded from the artifact cache ([`Config::cache`]).
+    pub fn from_cache(&self) -> bool {
+        self.from_cache
     }
 
     /// The functions linked into every VM.
@@ -354,13 +452,16 @@ impl CompiledModule {
             .map_err(|error| Error::Link { error })
     }
 
-    /// Calls `func` on `vm` inside the engine's thread pool (if it has one).
+    /// Calls `func` on `vm` with the engine's thread pool (if it has one) as the pool of the
+    /// kernels' parallel loops. The VM runs on the caller's thread; only parallel loops move
+    /// into the pool (`jit::pool`), so a call with no parallel work costs what it costs on the
+    /// global pool.
     pub fn invoke(&self, vm: &VirtualMachine, func: &str, args: &[Value]) -> Result<Value> {
-        let call = || vm.invoke(func, args);
-        Ok(match &self.pool {
-            Some(pool) => pool.install(call),
-            None => call(),
-        }?)
+        let _pool = self
+            .pool
+            .is_some()
+            .then(|| jit::pool::enter(self.pool.clone()));
+        Ok(vm.invoke(func, args)?)
     }
 
     /// Calls `func` on a fresh VM.

@@ -18,6 +18,10 @@ pub enum Error {
         stage: String,
         error: relax::Error,
     },
+    /// An ONNX model could not be imported (a malformed file, or an operator, attribute or
+    /// data type the importer does not handle, named with its node and opset).
+    #[error("importing ONNX: {error}")]
+    Onnx { error: onnx::Error },
     /// The kernel JIT could not compile a PrimFunc.
     #[error("compiling kernels: {error}")]
     Jit { error: jit::Error },
@@ -59,6 +63,12 @@ impl Error {
 impl From<vm::Error> for Error {
     fn from(error: vm::Error) -> Error {
         Error::Runtime(error)
+    }
+}
+
+impl From<onnx::Error> for Error {
+    fn from(error: onnx::Error) -> Error {
+        Error::Onnx { error }
     }
 }
 

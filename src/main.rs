@@ -18,6 +18,12 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 #[path = "../support/src/demo.rs"]
 mod demo;
 #[allow(dead_code)]
+#[path = "../support/src/json_tensor.rs"]
+mod json_tensor;
+#[allow(dead_code)]
+#[path = "../support/src/timing.rs"]
+mod timing;
+#[allow(dead_code)]
 #[path = "../support/src/values.rs"]
 mod values;
 
@@ -42,14 +48,14 @@ struct Cli {
 
 #[derive(Debug, PartialEq, Subcommand)]
 enum Command {
-    /// Compile a TVMScript module and call one of its functions
+    /// Compile a TVMScript module or an ONNX model and call one of its functions
     ///
     /// Parameters not given with --input are generated (deterministic random values) from
     /// their static shapes. Prints a summary of each output and the compile and call times.
     Run(RunArgs),
     /// Print the bytecode of a TVMScript module or of a serialized executable
     ///
-    /// FILE.py is compiled with relaxjit's pipeline; FILE.bin is a serialized Relax VM
+    /// FILE.py (or an ONNX model, FILE.onnx) is compiled with relaxjit's pipeline; FILE.bin is a serialized Relax VM
     /// executable (TVM's format). Prints the bytecode listing (TVM's as_text()) unless a
     /// format is chosen.
     Inspect(InspectArgs),
@@ -61,6 +67,12 @@ enum Command {
         #[arg(value_name = "FILE.py")]
         file: PathBuf,
     },
+    /// Compile a TVMScript module and time calls of one of its functions
+    ///
+    /// Prints the compile time, the first call's time, and the median and spread of the
+    /// following calls (--iterations), with a progress line on stderr while they run. Inputs
+    /// as for `run`.
+    Bench(BenchArgs),
     /// Run the embedded demo (the same as no command)
     Demo,
     /// Inspect or empty the artifact cache (compiled modules kept on disk by `run`)
@@ -87,7 +99,7 @@ enum CacheAction {
 enum Mode {
     /// The bytecode interpreter, with native kernels
     Bytecode,
-    /// Each Relax function as native code (not implemented yet)
+    /// Each Relax function as native code (`__vmtir__<name>`)
     Compiled,
 }
 
@@ -102,7 +114,7 @@ impl From<Mode> for relaxjit::ExecMode {
 
 #[derive(Debug, PartialEq, Args)]
 struct RunArgs {
-    /// The TVMScript module
+    /// The TVMScript module, or an ONNX model (FILE.onnx, whose function is `main`)
     #[arg(value_name = "FILE.py")]
     path: PathBuf,
     /// The Relax function to call
@@ -129,11 +141,24 @@ struct RunArgs {
     /// The largest tensor generated for a parameter not given with --input (e.g. 4GiB)
     #[arg(long, value_name = "SIZE", default_value = "1GiB", value_parser = values::parse_bytes)]
     max_generated: u64,
+    /// The module's constants (`metadata["ir.GenericConst"][i]`) from a case file of the
+    /// conformance corpus format (its "metadata" entry for the module's file name)
+    #[arg(long, value_name = "CASE.json")]
+    metadata: Option<PathBuf>,
+}
+
+#[derive(Debug, PartialEq, Args)]
+struct BenchArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    /// Calls timed after the first one
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    iterations: u32,
 }
 
 #[derive(Debug, PartialEq, Args)]
 struct InspectArgs {
-    /// A TVMScript module (FILE.py) or a serialized executable (FILE.bin)
+    /// A TVMScript module (FILE.py), an ONNX model (FILE.onnx) or a serialized executable (FILE.bin)
     #[arg(value_name = "FILE")]
     path: PathBuf,
     /// The bytecode listing (TVM's as_text()), the default
@@ -145,7 +170,7 @@ struct InspectArgs {
     /// Statistics of the executable (TVM's stats())
     #[arg(long, group = "format")]
     stats: bool,
-    /// The module after relaxjit's pipeline, as TVMScript (FILE.py only)
+    /// The module after relaxjit's pipeline, as TVMScript (FILE.py and FILE.onnx only)
     #[arg(long, group = "format")]
     lowered: bool,
 }
@@ -190,7 +215,7 @@ where
     let cli = Cli::try_parse_from(std::iter::once(OsString::from("relaxjit")).chain(args))?;
     let invalid = |kind, msg: String| Err(Cli::command().error(kind, msg));
     match &cli.command {
-        Some(Command::Run(run)) => {
+        Some(Command::Run(run) | Command::Bench(BenchArgs { run, .. })) => {
             for (i, (name, _)) in run.inputs.iter().enumerate() {
                 if run.inputs[..i].iter().any(|(n, _)| n == name) {
                     return invalid(
@@ -201,11 +226,13 @@ where
             }
         }
         Some(Command::Inspect(inspect))
-            if inspect.lowered && inspect.path.extension().is_none_or(|e| e != "py") =>
+            if inspect.lowered
+                && inspect.path.extension().is_none_or(|e| e != "py")
+                && !is_onnx(&inspect.path) =>
         {
             return invalid(
                 clap::error::ErrorKind::ArgumentConflict,
-                "--lowered needs a TVMScript module (FILE.py)".into(),
+                "--lowered needs a TVMScript module (FILE.py) or an ONNX model (FILE.onnx)".into(),
             );
         }
         _ => {}
@@ -288,9 +315,53 @@ fn is_executable(bytes: &[u8]) -> bool {
     })
 }
 
-/// Reads a TVMScript module; a serialized executable in its place gets an error saying what
-/// to do instead.
-fn read_module(path: &Path) -> Result<relax::IRModule> {
+/// Whether `path` names an ONNX model (by its extension).
+fn is_onnx(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "onnx")
+}
+
+/// The constants of `module` (a file name) in the case file `case`: its metadata entry for that
+/// file name, or its only entry.
+fn read_metadata(case: &Path, module: &Path) -> Result<Vec<vm::Tensor>> {
+    let text =
+        std::fs::read_to_string(case).with_context(|| format!("cannot read {}", case.display()))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", case.display()))?;
+    let entries = json["metadata"].as_object().with_context(|| {
+        format!(
+            "{} has no \"metadata\" object (the corpus case.json format)",
+            case.display()
+        )
+    })?;
+    let file = module
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let key = if entries.contains_key(&file) {
+        file
+    } else if entries.len() == 1 {
+        entries.keys().next().cloned().unwrap_or_default()
+    } else {
+        let keys: Vec<&str> = entries.keys().map(String::as_str).collect();
+        anyhow::bail!(
+            "{} has no metadata for `{file}` (it has: {})",
+            case.display(),
+            keys.join(", ")
+        );
+    };
+    json_tensor::metadata_from_json(&json, &key)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", case.display()))
+}
+
+/// Reads a module: an ONNX model (`.onnx`, imported with its external data) or a TVMScript
+/// module with its constants from `metadata` (a case file) if given; a serialized executable in
+/// its place gets an error saying what to do instead.
+fn read_module(path: &Path, metadata: Option<&Path>) -> Result<relax::IRModule> {
+    if is_onnx(path) {
+        return Ok(relaxjit::Engine::import_onnx(path, &Default::default())
+            .with_context(|| format!("cannot import {}", path.display()))?
+            .module);
+    }
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     if is_executable(&bytes) {
         anyhow::bail!(
@@ -307,12 +378,22 @@ fn read_module(path: &Path) -> Result<relax::IRModule> {
             path.display()
         )
     })?;
-    relaxjit::Engine::parse(&text).with_context(|| format!("cannot read {}", path.display()))
+    let constants = match metadata {
+        Some(case) => read_metadata(case, path)?,
+        None if text.contains("metadata[\"ir.GenericConst\"]") => anyhow::bail!(
+            "{} uses metadata constants (`metadata[\"ir.GenericConst\"][i]`); give them with \
+             --metadata CASE.json",
+            path.display()
+        ),
+        None => Vec::new(),
+    };
+    relaxjit::Engine::parse_with_metadata(&text, constants)
+        .with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// `relaxjit inspect FILE.py`: compiles a module with our pipeline and prints the result.
 fn inspect_module(path: &Path, format: InspectFormat) -> Result<String> {
-    let module = read_module(path)?;
+    let module = read_module(path, None)?;
     let engine = relaxjit::Engine::default();
     let ctx = || format!("cannot compile {}", path.display());
     if format == InspectFormat::Lowered {
@@ -329,7 +410,7 @@ fn inspect_module(path: &Path, format: InspectFormat) -> Result<String> {
 }
 
 fn inspect(args: &InspectArgs) -> Result<String> {
-    if args.path.extension().is_some_and(|e| e == "py") {
+    if args.path.extension().is_some_and(|e| e == "py") || is_onnx(&args.path) {
         inspect_module(&args.path, args.format())
     } else {
         inspect_executable(&args.path, args.format())
@@ -354,14 +435,22 @@ fn leaves(v: &vm::Value, path: &mut Vec<usize>, out: &mut Vec<(Vec<usize>, vm::V
     }
 }
 
-/// `relaxjit run`: compiles a module, calls one function, summarizes (and writes) the result.
-fn run_module(args: &RunArgs) -> Result<String> {
-    use std::fmt::Write as _;
+/// A module read and its call's arguments ready, for `run` and `bench`.
+struct Prepared {
+    module: relax::IRModule,
+    call_args: Vec<vm::Value>,
+    /// One line per parameter: its value's summary and where it came from.
+    input_lines: Vec<String>,
+    parse_time: std::time::Duration,
+}
+
+/// Reads the module of `args` and makes the arguments of the call (read or generated).
+fn prepare(args: &RunArgs) -> Result<Prepared> {
     use std::time::Instant;
     use values::{InputGenerator, summarize};
 
     let start = Instant::now();
-    let module = read_module(&args.path)?;
+    let module = read_module(&args.path, args.metadata.as_deref())?;
     let parse_time = start.elapsed();
     let func = module.relax_function(&args.func).with_context(|| {
         let names: Vec<&str> = module.relax_functions().map(|(n, _)| n.as_str()).collect();
@@ -372,7 +461,21 @@ fn run_module(args: &RunArgs) -> Result<String> {
             names.join(", ")
         )
     })?;
-    for (name, _) in &args.inputs {
+    // An ONNX model's inputs may be named as in the model (`gpu_0/data_0`) or as their
+    // parameters (`gpu_0_data_0`).
+    let param_name = |name: &str| -> String {
+        if is_onnx(&args.path) && !func.params.iter().any(|p| p.name() == name) {
+            relaxjit::onnx::sanitize_name(name)
+        } else {
+            name.to_string()
+        }
+    };
+    let inputs: Vec<(String, PathBuf)> = args
+        .inputs
+        .iter()
+        .map(|(n, f)| (param_name(n), f.clone()))
+        .collect();
+    for (name, _) in &inputs {
         if !func.params.iter().any(|p| p.name() == name) {
             let names: Vec<&str> = func.params.iter().map(|p| p.name()).collect();
             anyhow::bail!(
@@ -388,7 +491,7 @@ fn run_module(args: &RunArgs) -> Result<String> {
     let mut call_args = Vec::new();
     let mut input_lines = Vec::new();
     for p in &func.params {
-        let given = args.inputs.iter().find(|(n, _)| n == p.name());
+        let given = inputs.iter().find(|(n, _)| n == p.name());
         let (value, origin) = match given {
             Some((_, file)) => (
                 vm::Value::Tensor(relaxjit::npy::read_npy(file)?),
@@ -413,7 +516,20 @@ fn run_module(args: &RunArgs) -> Result<String> {
         ));
         call_args.push(value);
     }
-    let start = Instant::now();
+    Ok(Prepared {
+        module,
+        call_args,
+        input_lines,
+        parse_time,
+    })
+}
+
+/// Compiles the prepared module as `args` asks; the time includes parsing.
+fn compile_prepared(
+    args: &RunArgs,
+    prepared: &Prepared,
+) -> Result<(relaxjit::CompiledModule, std::time::Duration)> {
+    let start = std::time::Instant::now();
     let engine = relaxjit::Engine::new(relaxjit::Config {
         exec_mode: args.mode.into(),
         fusion: !args.no_fusion,
@@ -426,10 +542,20 @@ fn run_module(args: &RunArgs) -> Result<String> {
         ..relaxjit::Config::default()
     })?;
     let compiled = engine
-        .compile(&module)
+        .compile(&prepared.module)
         .with_context(|| format!("cannot compile {}", args.path.display()))?;
-    let compile_time = parse_time + start.elapsed();
-    let mut out = String::new();
+    Ok((compiled, prepared.parse_time + start.elapsed()))
+}
+
+/// The `compiled FILE in …` line and the inputs' lines.
+fn describe_compiled(
+    out: &mut String,
+    args: &RunArgs,
+    compiled: &relaxjit::CompiledModule,
+    compile_time: std::time::Duration,
+    input_lines: &[String],
+) -> Result<()> {
+    use std::fmt::Write as _;
     writeln!(
         out,
         "compiled {} in {} ({} TIR kernel{}{})",
@@ -447,18 +573,114 @@ fn run_module(args: &RunArgs) -> Result<String> {
             ""
         }
     )?;
+    for f in compiled.fallbacks() {
+        writeln!(
+            out,
+            "compiled mode: {} stays bytecode: {}",
+            f.function, f.reason
+        )?;
+    }
     for line in input_lines {
         writeln!(out, "{line}")?;
     }
+    Ok(())
+}
+
+/// `relaxjit run`: compiles a module, calls one function, summarizes (and writes) the result.
+fn run_module(args: &RunArgs) -> Result<String> {
+    use std::fmt::Write as _;
+    use std::time::Instant;
+
+    let prepared = prepare(args)?;
+    let (compiled, compile_time) = compile_prepared(args, &prepared)?;
+    let mut out = String::new();
+    describe_compiled(
+        &mut out,
+        args,
+        &compiled,
+        compile_time,
+        &prepared.input_lines,
+    )?;
     let vm = compiled.vm()?;
     let start = Instant::now();
     let result = compiled
-        .invoke(&vm, &args.func, &call_args)
+        .invoke(&vm, &args.func, &prepared.call_args)
         .with_context(|| format!("calling {}", args.func))?;
     let call_time = start.elapsed();
     writeln!(out, "called {} in {}", args.func, millis(call_time))?;
+    describe_result(&mut out, args, &result)?;
+    Ok(out)
+}
+
+/// `relaxjit bench`: compiles a module, times its first call and `--iterations` more, and
+/// summarizes (and writes) the last result.
+fn bench_module(args: &BenchArgs) -> Result<String> {
+    use std::fmt::Write as _;
+    use std::io::IsTerminal;
+    use std::time::{Duration, Instant};
+
+    let run = &args.run;
+    let prepared = prepare(run)?;
+    let (compiled, compile_time) = compile_prepared(run, &prepared)?;
+    let mut out = String::new();
+    describe_compiled(
+        &mut out,
+        run,
+        &compiled,
+        compile_time,
+        &prepared.input_lines,
+    )?;
+    let vm = compiled.vm()?;
+    let call = || {
+        compiled
+            .invoke(&vm, &run.func, &prepared.call_args)
+            .with_context(|| format!("calling {}", run.func))
+    };
+    let start = Instant::now();
+    let mut result = call()?;
+    writeln!(out, "first call: {}", millis(start.elapsed()))?;
+    // A progress line once the calls have taken a second, refreshed at most twice a second.
+    let progress = std::io::stderr().is_terminal();
+    let began = Instant::now();
+    let mut shown = Duration::ZERO;
+    let n = args.iterations as usize;
+    let mut times = Vec::with_capacity(n);
+    for i in 0..n {
+        let t = Instant::now();
+        result = call()?;
+        times.push(t.elapsed().as_secs_f64());
+        let elapsed = began.elapsed();
+        if progress
+            && elapsed >= Duration::from_secs(1)
+            && elapsed - shown >= Duration::from_millis(500)
+        {
+            shown = elapsed;
+            eprint!("\rcall {}/{n} ({:.0} s)", i + 1, elapsed.as_secs_f64());
+        }
+    }
+    if progress && shown > Duration::ZERO {
+        eprint!("\r{:40}\r", "");
+    }
+    let s = timing::Summary::of(&times).context("no call was timed")?;
+    writeln!(
+        out,
+        "{n} calls: median {} ±{:.1}% (half the interquartile range), min {}, max {}",
+        timing::format_seconds(s.median),
+        100.0 * s.spread(),
+        timing::format_seconds(s.min),
+        timing::format_seconds(s.max),
+    )?;
+    describe_result(&mut out, run, &result)?;
+    Ok(out)
+}
+
+/// The result's tensors, summarized, and written if `--output` asks.
+fn describe_result(out: &mut String, args: &RunArgs, result: &vm::Value) -> Result<()> {
+    use std::fmt::Write as _;
+    use values::summarize;
+
     let mut outputs = Vec::new();
-    leaves(&result, &mut Vec::new(), &mut outputs);
+    leaves(result, &mut Vec::new(), &mut outputs);
     let index = |path: &[usize]| path.iter().map(|i| format!("[{i}]")).collect::<String>();
     for (path, v) in &outputs {
         writeln!(out, "output{}: {}", index(path), summarize(v))?;
@@ -483,7 +705,7 @@ fn run_module(args: &RunArgs) -> Result<String> {
             writeln!(out, "wrote {}", file.display())?;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The embedded demo.
@@ -491,6 +713,12 @@ fn run_demo() -> Result<String> {
     use std::fmt::Write as _;
 
     let report = demo::run_demo(&relaxjit::Engine::default(), 20).context("the demo failed")?;
+    let compiled_engine = relaxjit::Engine::new(relaxjit::Config {
+        exec_mode: relaxjit::ExecMode::Compiled,
+        ..relaxjit::Config::default()
+    })?;
+    let compiled =
+        demo::run_demo(&compiled_engine, 20).context("the demo failed in compiled mode")?;
     let mut out = String::new();
     writeln!(
         out,
@@ -527,9 +755,25 @@ fn run_demo() -> Result<String> {
     )?;
     writeln!(
         out,
-        "{} -> {}",
+        "compiled mode (each Relax function as native code): compile {}, first call {}, next calls {}",
+        millis(compiled.compile),
+        millis(compiled.first_call),
+        millis(compiled.steady_call),
+    )?;
+    let agree = match (&report.output, &compiled.output) {
+        (vm::Value::Tensor(a), vm::Value::Tensor(b)) => a.to_bytes() == b.to_bytes(),
+        _ => false,
+    };
+    writeln!(
+        out,
+        "{} -> {}{}",
         demo::DEMO_FUNCTION,
-        values::summarize(&report.output)
+        values::summarize(&report.output),
+        if agree {
+            " (both modes, bit for bit)"
+        } else {
+            " (the modes DISAGREE)"
+        }
     )?;
     writeln!(
         out,
@@ -542,6 +786,7 @@ fn run(command: Option<Command>) -> Result<()> {
     let output = match command {
         None | Some(Command::Demo) => run_demo()?,
         Some(Command::Run(args)) => run_module(&args)?,
+        Some(Command::Bench(args)) => bench_module(&args)?,
         Some(Command::Inspect(args)) => inspect(&args)?,
         Some(Command::Fmt { file }) => fmt(&file)?,
         Some(Command::Cache { action }) => cache(action)?,
@@ -601,6 +846,7 @@ mod tests {
             no_fusion: false,
             no_cache: false,
             max_generated: values::DEFAULT_MAX_BYTES,
+            metadata: None,
         }
     }
 
@@ -649,6 +895,33 @@ mod tests {
             }),
         );
         ok(
+            &[
+                "bench",
+                "m.py",
+                "--iterations",
+                "5",
+                "--metadata",
+                "case.json",
+                "--input",
+                "x=a.npy",
+            ],
+            Ok(Some(Command::Bench(BenchArgs {
+                run: RunArgs {
+                    inputs: vec![("x".into(), PathBuf::from("a.npy"))],
+                    metadata: Some(PathBuf::from("case.json")),
+                    ..run_args("m.py")
+                },
+                iterations: 5,
+            }))),
+        );
+        ok(
+            &["bench", "m.py"],
+            Ok(Some(Command::Bench(BenchArgs {
+                run: run_args("m.py"),
+                iterations: 20,
+            }))),
+        );
+        ok(
             &["fmt", "-"],
             Ok(Some(Command::Fmt {
                 file: PathBuf::from("-"),
@@ -671,6 +944,10 @@ mod tests {
         ok(
             &["inspect", "m.py", "--lowered"],
             inspect("m.py", false, true),
+        );
+        ok(
+            &["inspect", "m.onnx", "--lowered"],
+            inspect("m.onnx", false, true),
         );
 
         let bad: &[(&[&str], &str)] = &[
@@ -707,6 +984,15 @@ mod tests {
             ),
             (&["run", "m.py", "n.py"], "unexpected argument 'n.py'"),
             (&["run", "m.py", "-x"], "unexpected argument '-x'"),
+            (
+                &["bench", "m.py", "--iterations", "0"],
+                "invalid value '0' for '--iterations <N>'",
+            ),
+            (
+                &["bench", "m.py", "--input", "x=a.npy", "--input", "x=b.npy"],
+                "--input x=… is given more than once",
+            ),
+            (&["bench"], "<FILE.py>"),
             (&["inspect"], "<FILE>"),
             (
                 &["inspect", "a.bin", "--lowered"],

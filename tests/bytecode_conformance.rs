@@ -3,11 +3,15 @@
 //! computed — except the known failures listed below with their reasons. A case that fails and
 //! is not listed fails the test; a listed case that passes is reported so the list can shrink.
 //!
+//! The same corpus runs in both exec modes side by side (`run_corpus_both`): compiled mode must
+//! compile every function (no fallback to bytecode) and agree with bytecode mode bit for bit on
+//! every output and on every error.
+//!
 //! The number of bytecode listings identical to TVM's `tvm_exec.txt` is printed, not asserted
 //! (with fusion on, our module differs from the unfused one TVM built).
 
-use relaxjit::{Config, Engine};
-use support::bytecode_mode::{Input, run_corpus};
+use relaxjit::{Config, Engine, ExecMode};
+use support::bytecode_mode::{BytecodeReport, Input, run_corpus, run_corpus_both};
 use support::case::default_corpus_dir;
 
 /// Cases that fail from `module.py`, with the reason.
@@ -18,6 +22,29 @@ const KNOWN_LEGALIZED_FAILURES: &[(&str, &str)] = &[];
 
 fn check(engine: &Engine, input: Input, known: &[(&str, &str)]) {
     let report = run_corpus(engine, &default_corpus_dir(), input).expect("the corpus loads");
+    check_report(report, input, known);
+}
+
+fn check_both(fusion: bool, input: Input, known: &[(&str, &str)]) {
+    let engine = |exec_mode| {
+        Engine::new(Config {
+            exec_mode,
+            fusion,
+            ..Config::default()
+        })
+        .unwrap()
+    };
+    let report = run_corpus_both(
+        &engine(ExecMode::Bytecode),
+        &engine(ExecMode::Compiled),
+        &default_corpus_dir(),
+        input,
+    )
+    .expect("the corpus loads");
+    check_report(report, input, known);
+}
+
+fn check_report(report: BytecodeReport, input: Input, known: &[(&str, &str)]) {
     println!("{report}");
     let failed: Vec<&str> = report
         .report
@@ -84,4 +111,20 @@ fn every_case_from_legalized_py() {
         Input::Legalized,
         KNOWN_LEGALIZED_FAILURES,
     );
+}
+
+#[test]
+fn every_case_in_both_modes_from_module_py() {
+    check_both(true, Input::Module, KNOWN_MODULE_FAILURES);
+}
+
+/// Unfused: one kernel call per operator, so the most direct kernel calls.
+#[test]
+fn every_case_in_both_modes_from_module_py_without_fusion() {
+    check_both(false, Input::Module, KNOWN_MODULE_FAILURES);
+}
+
+#[test]
+fn every_case_in_both_modes_from_legalized_py() {
+    check_both(true, Input::Legalized, KNOWN_LEGALIZED_FAILURES);
 }

@@ -1,7 +1,7 @@
 //! The `relaxjit` command line, run as a user runs it: help and version, flags checked with
 //! messages that name them, bounded `--threads`, generated inputs bounded in size (with a flag
-//! to raise the limit), and `run` of a serialized executable explained. Modules are in
-//! `tests/cli/`.
+//! to raise the limit), `run` of a serialized executable explained, `bench`'s timings, and
+//! metadata constants from a case file. Modules are in `tests/cli/`.
 
 use std::path::Path;
 use std::process::Command;
@@ -23,6 +23,7 @@ const CASES: &[Case] = &[
             "out:run",
             "out:inspect",
             "out:fmt",
+            "out:bench",
             "out:demo",
             "out:--version",
         ],
@@ -68,6 +69,11 @@ const CASES: &[Case] = &[
     },
     Case {
         args: &["run", "tests/cli/add.py", "--threads", "2"],
+        status: 0,
+        expect: &["out:output: float32[16]"],
+    },
+    Case {
+        args: &["run", "tests/cli/add.py", "--mode", "compiled"],
         status: 0,
         expect: &["out:output: float32[16]"],
     },
@@ -129,9 +135,80 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        args: &["bench", "tests/cli/add.py", "--iterations", "3"],
+        status: 0,
+        expect: &[
+            "out:compiled tests/cli/add.py in",
+            "out:first call:",
+            "out:3 calls: median",
+            "out:output: float32[16]",
+        ],
+    },
+    Case {
+        args: &[
+            "bench",
+            "tests/conformance/constants_embedded/module.py",
+            "--iterations",
+            "2",
+            "--metadata",
+            "tests/conformance/constants_embedded/case.json",
+        ],
+        status: 0,
+        expect: &["out:2 calls: median"],
+    },
+    Case {
+        args: &["run", "tests/conformance/constants_embedded/module.py"],
+        status: 1,
+        expect: &["err:uses metadata constants", "err:--metadata CASE.json"],
+    },
+    Case {
+        args: &["run", "tests/cli/add.py", "--metadata", "tests/cli/add.py"],
+        status: 1,
+        expect: &["err:tests/cli/add.py is not JSON"],
+    },
+    Case {
         args: &["run", "tests/cli/add.py", "--max-generated", "64"],
         status: 0,
         expect: &["out:input x: float32[16]", "out:(generated)"],
+    },
+    // ONNX models: inputs by their ONNX names (`0`) or parameter names (`input_1`); the
+    // expected output is the model's own test data (-0.60196143).
+    Case {
+        args: &[
+            "run",
+            "onnx/tests/data/pytorch-operator/test_operator_basic/model.onnx",
+            "--input",
+            "0=tests/cli/onnx_basic_input_0.npy",
+            "--input",
+            "input_1=tests/cli/onnx_basic_input_1.npy",
+        ],
+        status: 0,
+        expect: &[
+            "out:input input_0: float32[1] [0.4000]",
+            "out:output: float32[1] [-0.6020]",
+        ],
+    },
+    Case {
+        args: &[
+            "inspect",
+            "onnx/tests/data/pytorch-operator/test_operator_basic/model.onnx",
+            "--lowered",
+        ],
+        status: 0,
+        expect: &[
+            "out:@I.ir_module",
+            "out:def main(input_0: R.Tensor((1,), dtype=\"float32\")",
+        ],
+    },
+    Case {
+        args: &[
+            "run",
+            "onnx/tests/data/simple/test_sequence_model1/model.onnx",
+        ],
+        status: 1,
+        expect: &[
+            "err:unsupported: op `SequenceEmpty` (node `Seq_empty`, opset 12): operator is not supported",
+        ],
     },
 ];
 

@@ -112,19 +112,30 @@ fn a_thread_count_gives_the_engine_its_own_pool() {
     assert!(matches!(zero, Err(Error::InvalidArgument(_))));
 }
 
+/// Compiled mode: every function is recorded as a VMTIRFunc (TVM's `vm_tir_func` listing), none
+/// falls back, and the result equals bytecode mode's bit for bit.
 #[test]
-fn compiled_exec_mode_is_a_loud_compile_error() {
+fn compiled_exec_mode_runs_native_functions() {
     let engine = Engine::new(Config {
         exec_mode: ExecMode::Compiled,
         ..Config::default()
     })
     .unwrap();
-    let e = engine.compile_str(ADD_MUL).unwrap_err();
+    let compiled = engine.compile_str(ADD_MUL).unwrap();
+    assert_eq!(compiled.exec_mode(), ExecMode::Compiled);
     assert!(
-        e.to_string()
-            .contains("compiled exec mode is not implemented yet"),
-        "{e}"
+        compiled.fallbacks().is_empty(),
+        "{:?}",
+        compiled.fallbacks()
     );
+    assert!(compiled.vmtir_compile_time().is_some());
+    let text = compiled.executable().as_text();
+    assert!(text.contains("@main num_inputs=2 vm_tir_func;"), "{text}");
+    let out = compiled.run("main", &inputs()).unwrap();
+    assert_eq!(as_f32(&out), WANT);
+    let bytecode = Engine::default().compile_str(ADD_MUL).unwrap();
+    assert_eq!(bytecode.exec_mode(), ExecMode::Bytecode);
+    assert!(bytecode.vmtir_compile_time().is_none());
     assert_eq!("compiled".parse::<ExecMode>().unwrap(), ExecMode::Compiled);
     assert!("jit".parse::<ExecMode>().is_err());
 }
@@ -241,8 +252,9 @@ fn npy_files_round_trip() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The demo computes the same with and without fusion and on a one-thread pool: a
-/// differential check of FuseOps/FuseTIR and of the parallel kernels on a whole model.
+/// The demo computes the same with and without fusion, on a one-thread pool and in compiled
+/// mode: a differential check of FuseOps/FuseTIR, of the parallel kernels and of the compiled
+/// Relax functions on a whole model.
 #[test]
 fn the_demo_agrees_across_configurations() {
     use support::demo::run_demo;
@@ -252,6 +264,18 @@ fn the_demo_agrees_across_configurations() {
     };
     let fused = run(Config::default());
     assert_eq!(fused.len(), 16 * 64);
+    // Compiled mode runs the same kernels on the same values: identical bits.
+    let compiled = run(Config {
+        exec_mode: ExecMode::Compiled,
+        ..Config::default()
+    });
+    assert!(
+        fused
+            .iter()
+            .zip(&compiled)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "compiled mode differs from bytecode mode"
+    );
     assert!(fused.iter().all(|v| v.is_finite()));
     for config in [
         Config {

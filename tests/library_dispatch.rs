@@ -149,6 +149,41 @@ fn finish(
                 params.push(("res", out.clone()));
                 body.push(format!("{next} = R.add(res, t{last})"));
             }
+            // A bias over the last dimension of a 4-D output: neither per channel nor full.
+            "colbias" => {
+                params.push(("colbias", vec![*out.last().unwrap()]));
+                body.push(format!("{next} = R.add(t{last}, colbias)"));
+            }
+            // An inference batch norm over the channels, as TVM's ONNX import writes it: the
+            // tuple's moving statistics bound but unused. The variance is made positive.
+            "bn" => {
+                for n in ["gamma", "beta", "mean", "var"] {
+                    params.push((n, vec![out[1]]));
+                }
+                body.push("vpos = R.abs(var)".to_string());
+                body.push(format!(
+                    "bnt = R.nn.batch_norm(t{last}, gamma, beta, mean, vpos, axis=1, epsilon=1.0000000656873453e-05, center=True, scale=True, momentum=0.90000000000000002, training=False)"
+                ));
+                body.push("bn1 = bnt[1]".to_string());
+                body.push(format!("{next} = bnt[0]"));
+                body.push("bn2 = bnt[2]".to_string());
+            }
+            // A residual as TVM's ONNX import writes `Sum`: both operands broadcast to their
+            // own shape, stacked, summed over the stacked axis.
+            "onnxsum" => {
+                params.push(("res", out.clone()));
+                let shape: Vec<&str> = out.iter().map(|d| d.0).collect();
+                let shape = shape.join(", ");
+                body.push(format!("ba = R.broadcast_to(res, R.shape([{shape}]))"));
+                body.push(format!("bb = R.broadcast_to(t{last}, R.shape([{shape}]))"));
+                body.push("st = R.stack((ba, bb), axis=0)".to_string());
+                body.push(format!("{next} = R.sum(st, axis=[0], keepdims=False)"));
+            }
+            // A per-channel bias written as a 3-D `(O, 1, 1)` tensor.
+            "bias3" => {
+                params.push(("bias3", vec![out[1], d(1), d(1)]));
+                body.push(format!("{next} = R.add(bias3, t{last})"));
+            }
             act => body.push(format!("{next} = R.nn.{act}(t{last})")),
         }
         last = i + 1;
@@ -199,6 +234,46 @@ fn conv(
         dims(&out),
         epilogue,
     )
+}
+
+/// `y = R.nn.max_pool2d(x)` or `avg_pool2d`; the output shape is computed as TVM's inference
+/// does (ceil mode rounds the window count up).
+#[allow(clippy::too_many_arguments)]
+fn pool(
+    kind: &str,
+    x: [i64; 4],
+    k: [i64; 2],
+    stride: [i64; 2],
+    pad: [i64; 4],
+    dil: [i64; 2],
+    ceil: bool,
+    include_pad: bool,
+) -> Case {
+    let ext = |size: i64, lo: i64, hi: i64, k: i64, s: i64, d: i64| {
+        let num = size + lo + hi - d * (k - 1) - 1 + if ceil { s - 1 } else { 0 };
+        num.div_euclid(s) + 1
+    };
+    let out = [
+        x[0],
+        x[1],
+        ext(x[2], pad[0], pad[2], k[0], stride[0], dil[0]),
+        ext(x[3], pad[1], pad[3], k[1], stride[1], dil[1]),
+    ];
+    let py = |b: bool| if b { "True" } else { "False" };
+    let body = vec![format!(
+        "y = R.nn.{kind}(x, pool_size={k:?}, strides={stride:?}, dilation={dil:?}, padding={pad:?}, ceil_mode={}, count_include_pad={}, layout=\"NCHW\", out_layout=\"NCHW\")",
+        py(ceil),
+        py(include_pad)
+    )];
+    Case {
+        name: format!(
+            "{kind} x={x:?} k={k:?} stride={stride:?} pad={pad:?} dil={dil:?} ceil={ceil} include_pad={include_pad}"
+        ),
+        dtype: "float32",
+        params: vec![("x", dims(&x))],
+        body,
+        out: dims(&out),
+    }
 }
 
 fn cases() -> Vec<Case> {
@@ -372,7 +447,204 @@ fn cases() -> Vec<Case> {
             1,
             &[],
         ),
+        // Large enough to run in parallel tiles: a plane split into tiles that cross output
+        // rows, a small plane split by output channels, strides with dilation and uneven
+        // padding, every epilogue form (per channel, full residual, other broadcasts).
+        conv(
+            [1, 16, 23, 19],
+            24,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &["bias", "res", "relu"],
+        ),
+        conv(
+            [1, 64, 6, 6],
+            128,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &["bias3", "relu"],
+        ),
+        conv(
+            [2, 8, 31, 29],
+            48,
+            [3, 3],
+            [2, 2],
+            [1, 2, 0, 1],
+            [2, 1],
+            1,
+            &["colbias", "res", "gelu_tanh"],
+        ),
+        conv(
+            [1, 96, 17, 17],
+            64,
+            [1, 1],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            2,
+            &["res", "relu"],
+        ),
+        conv(
+            [1, 32, 30, 30],
+            32,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            32,
+            &["bias", "res", "relu"],
+        ),
+        conv(
+            [1, 16, 23, 19],
+            24,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &["bn", "relu"],
+        ),
+        conv(
+            [2, 8, 9, 7],
+            6,
+            [1, 1],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            1,
+            &["bn"],
+        ),
+        conv(
+            [1, 64, 6, 6],
+            128,
+            [3, 3],
+            [2, 2],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &["bn", "res", "relu"],
+        ),
+        conv(
+            [1, 16, 14, 14],
+            32,
+            [1, 1],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            1,
+            &["bn", "onnxsum", "relu"],
+        ),
+        conv(
+            [1, 8, 10, 10],
+            8,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            8,
+            &["bn", "colbias", "relu"],
+        ),
     ]);
+    for kind in ["max_pool2d", "avg_pool2d"] {
+        c.extend([
+            pool(
+                kind,
+                [1, 64, 56, 56],
+                [2, 2],
+                [2, 2],
+                [0; 4],
+                [1, 1],
+                false,
+                false,
+            ),
+            pool(
+                kind,
+                [2, 3, 13, 11],
+                [3, 3],
+                [2, 2],
+                [1, 1, 1, 1],
+                [1, 1],
+                false,
+                false,
+            ),
+            pool(
+                kind,
+                [1, 5, 12, 9],
+                [3, 2],
+                [1, 2],
+                [1, 0, 2, 1],
+                [1, 1],
+                false,
+                true,
+            ),
+            pool(
+                kind,
+                [1, 4, 11, 13],
+                [3, 3],
+                [2, 2],
+                [0, 1, 0, 1],
+                [2, 2],
+                false,
+                false,
+            ),
+            pool(
+                kind,
+                [1, 7, 13, 13],
+                [3, 3],
+                [2, 2],
+                [0; 4],
+                [1, 1],
+                true,
+                false,
+            ),
+            pool(
+                kind,
+                [1, 3, 10, 10],
+                [3, 3],
+                [3, 3],
+                [1, 1, 1, 1],
+                [1, 1],
+                true,
+                false,
+            ),
+            pool(
+                kind,
+                [1, 16, 7, 7],
+                [7, 7],
+                [1, 1],
+                [0; 4],
+                [1, 1],
+                false,
+                false,
+            ),
+            pool(
+                kind,
+                [1, 96, 55, 55],
+                [3, 3],
+                [2, 2],
+                [1, 1, 1, 1],
+                [1, 1],
+                false,
+                false,
+            ),
+        ]);
+    }
+    c.push(pool(
+        "max_pool2d",
+        [1, 2, 9, 8],
+        [3, 3],
+        [2, 2],
+        [1, 1, 1, 1],
+        [1, 1],
+        true,
+        true,
+    ));
     c
 }
 
@@ -435,6 +707,15 @@ fn library_kernels_match_the_tir_path() {
                     !want_library
                 ));
             }
+            // A batch norm after a convolution runs inside the library kernel.
+            if want_library && case.name.contains(" bn") && !listing.contains("_bn") {
+                return Err(format!("the batch norm was not fused\n{listing}"));
+            }
+            if want_library && case.name.contains("onnxsum") && !listing.contains("_bn_add_relu") {
+                return Err(format!(
+                    "the stacked sum was not fused as an add\n{listing}"
+                ));
+            }
             let out = m.run("main", &args).map_err(|e| format!("run: {e}"))?;
             Ok(values(&out))
         };
@@ -454,11 +735,18 @@ fn library_kernels_match_the_tir_path() {
                 continue;
             }
         };
-        let tol = if case.dtype == "float32" { 1e-4 } else { 1e-10 };
+        // Pooling folds its window in the TIR path's order: the results are identical.
+        let tol = if case.name.contains("pool2d") {
+            0.0
+        } else if case.dtype == "float32" {
+            1e-4
+        } else {
+            1e-10
+        };
         let bad = got
             .iter()
             .zip(&want)
-            .position(|(g, w)| (g - w).abs() > tol * (1.0 + w.abs()));
+            .position(|(g, w)| (g - w).abs() > tol * (1.0 + w.abs()) || g.is_nan() != w.is_nan());
         if got.len() != want.len() || bad.is_some() {
             let i = bad.unwrap_or(0);
             failures.push(format!(

@@ -1,14 +1,15 @@
-//! Model-level benchmarks, one group per row of the performance table (issue 10): matmul
-//! 1024³, MLP 784-512-10 at batch 1 and 64, a transformer block (seq 128, hidden 256, 4 heads,
-//! FFN 1024), conv 3×3 64→64 + bias + relu + max-pool on 1×64×56×56, and SqueezeNet 1.0 from
-//! `../shared/models` (skipped with a message when that folder is absent). Each runs through
-//! `Engine` with the default configuration (`library`: matmul and conv2d on the native library
-//! kernels); `RELAXJIT_BENCH_TIR=1` also measures the TIR path (`library: false`) beside it,
-//! which is slow for the large rows. Matmul and conv rows count flops, so criterion's
-//! `elem/s` reads as FLOP/s.
+//! Model-level benchmarks, one group per row of the performance table (issue 10,
+//! `workloads::ROWS`): MLP 784-512-10 at batch 1 and 64, matmul 1024³, a transformer block (seq
+//! 128, hidden 256, 4 heads, FFN 1024), conv 3×3 64→64 + bias + relu + max-pool on
+//! 1×64×56×56, SqueezeNet 1.0 and ResNet-50 from `tests/models`, AlexNet (skipped with a
+//! message while relaxjit has no ONNX frontend); the suite's last row, the dispatch chain, is
+//! `benches/dispatch.rs`. Each runs through `Engine` in every exec mode the engine accepts (a
+//! mode it rejects as unsupported is skipped with a message), with the default configuration
+//! otherwise (`library`: matmul and conv2d on the native library kernels);
+//! `RELAXJIT_BENCH_TIR=1` also measures the TIR path (`library: false`), which is slow for the
+//! large rows. Rows that count flops set criterion's throughput, so `elem/s` reads as FLOP/s.
 //!
-//! `bench/peers.py` runs the same workloads on numpy and onnxruntime; compare figures taken in
-//! the same run of a quiet machine.
+//! `cargo xtask bench` runs the same rows as one table beside onnxruntime and numpy.
 //!
 //! `cargo bench -p relaxjit-bench --bench models [-- FILTER]`
 
@@ -16,19 +17,30 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use relaxjit::{Config, Engine};
-use relaxjit_bench::workloads::{self, Workload};
+use relaxjit::Config;
+use relaxjit_bench::workloads::{self, Entry, Row};
 
-fn measure(c: &mut Criterion, w: &Workload) {
-    let mut configs = vec![("library", Config::default())];
-    if std::env::var_os("RELAXJIT_BENCH_TIR").is_some() {
+fn measure(c: &mut Criterion, entry: &Entry) {
+    let w = &entry.workload;
+    let mut configs = Vec::new();
+    for (mode, exec_mode) in workloads::EXEC_MODES {
         configs.push((
-            "tir",
+            mode.to_string(),
             Config {
-                library: false,
+                exec_mode,
                 ..Config::default()
             },
         ));
+        if std::env::var_os("RELAXJIT_BENCH_TIR").is_some() {
+            configs.push((
+                format!("{mode}_tir"),
+                Config {
+                    exec_mode,
+                    library: false,
+                    ..Config::default()
+                },
+            ));
+        }
     }
     let mut group = c.benchmark_group(w.name);
     group
@@ -39,10 +51,14 @@ fn measure(c: &mut Criterion, w: &Workload) {
         group.throughput(Throughput::Elements(w.flops as u64));
     }
     for (label, config) in configs {
-        let engine = Engine::new(config).expect("a valid configuration");
-        let compiled = engine
-            .compile_str_with_metadata(&w.script, w.metadata.clone())
-            .unwrap_or_else(|e| panic!("{}: {e}", w.name));
+        let compiled = match entry.compile(&config) {
+            Ok(c) => c,
+            Err(relaxjit::Error::Unsupported(why)) => {
+                eprintln!("{}/{label}: skipped: {why}", w.name);
+                continue;
+            }
+            Err(e) => panic!("{}/{label}: {e}", w.name),
+        };
         let vm = compiled.vm().expect("the module links");
         group.bench_function(label, |b| {
             b.iter(|| {
@@ -57,24 +73,27 @@ fn measure(c: &mut Criterion, w: &Workload) {
     group.finish();
 }
 
+/// Whether criterion's name filter (the first free argument, a substring of the benchmark id)
+/// could select a benchmark of row `name`: rows it cannot are not even compiled (ResNet-50
+/// compiles for tens of seconds).
+fn wanted(name: &str) -> bool {
+    let filter = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .unwrap_or_default();
+    filter.is_empty() || name.contains(&filter) || filter.starts_with(&format!("{name}/"))
+}
+
 fn models(c: &mut Criterion) {
-    let mut rows = vec![
-        workloads::matmul(1024),
-        workloads::mlp(1),
-        workloads::mlp(64),
-        workloads::transformer(),
-        workloads::conv_block(),
-    ];
-    match workloads::shared_model("squeezenet") {
-        Some(Ok(w)) => rows.push(w),
-        Some(Err(e)) => panic!("squeezenet: {e}"),
-        None => eprintln!(
-            "squeezenet: {} not found, row skipped",
-            workloads::shared_models_dir().display()
-        ),
-    }
-    for w in &rows {
-        measure(c, w);
+    // The dispatch chain has its own benchmark (`benches/dispatch.rs`).
+    for name in workloads::ROWS
+        .iter()
+        .filter(|r| **r != "add_chain" && wanted(r))
+    {
+        match workloads::row(name).unwrap_or_else(|e| panic!("{name}: {e:#}")) {
+            Row::Ready(w) => measure(c, &w),
+            Row::Skipped(why) => eprintln!("{name}: skipped: {why}"),
+        }
     }
 }
 

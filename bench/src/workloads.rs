@@ -1,7 +1,9 @@
-//! The model-level workloads of issue 10's table (matmul 1024³, MLP 784-512-10 at batch 1 and
-//! 64, a transformer block, a conv 3×3 block, SqueezeNet): each is a TVMScript module plus its
-//! inputs, so that the criterion benchmarks, `cargo xtask bench` and `bench/peers.py` (which
-//! builds the same graphs for numpy and onnxruntime) run the same thing.
+//! The workloads of issue 10's table (MLP 784-512-10 at batch 1 and 64, matmul 1024³, a
+//! transformer block, a conv 3×3 block, SqueezeNet, ResNet-50, AlexNet) and the dispatch chain
+//! (100 dependent adds): each is a TVMScript module plus its inputs, so that the criterion
+//! benchmarks, `cargo xtask bench` and `bench/peers.py` (which builds the same graphs for numpy
+//! and onnxruntime) run the same thing. [`ROWS`] names the suite's rows; [`row`] makes one, or
+//! says why it cannot run here.
 
 use std::path::{Path, PathBuf};
 
@@ -180,6 +182,39 @@ class Module:
     }
 }
 
+/// A chain of `n` dependent `R.add`s of a `(1,)` f32 tensor to itself (`x + x`, doubling each
+/// step), for the dispatch-cost benchmark: compiled with `Config::fusion` off, every add stays one
+/// kernel call, so a call of `main` runs `n` kernel calls plus their allocations and the time per
+/// call divided by `n` is the interpreter's cost per op. The result is `x * 2^n`.
+pub fn add_chain(n: usize) -> Workload {
+    use std::fmt::Write;
+    let ty = r#"R.Tensor((1,), dtype="float32")"#;
+    let mut script = format!(
+        "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: {ty}) -> {ty}:\n        with R.dataflow():\n"
+    );
+    let mut prev = "x".to_string();
+    for i in 0..n {
+        let v = format!("v{i}");
+        writeln!(script, "            {v}: {ty} = R.add({prev}, {prev})").expect("a String");
+        prev = v;
+    }
+    writeln!(
+        script,
+        "            R.output({prev})\n        return {prev}"
+    )
+    .expect("a String");
+    Workload {
+        name: "add_chain",
+        script,
+        metadata: Vec::new(),
+        func: "main".into(),
+        args: vec![Value::Tensor(
+            Tensor::from_slice(&[1], &[1.0f32]).expect("one element"),
+        )],
+        flops: n as f64,
+    }
+}
+
 /// conv 3×3 64→64 (padding 1) + bias + relu + max-pool 2×2 on 1×64×56×56.
 pub fn conv_block() -> Workload {
     let script = r#"@I.ir_module
@@ -209,6 +244,162 @@ class Module:
     }
 }
 
+/// An AlexNet-shaped module (torchvision's layer sizes: 5 conv + 3 dense layers, 61 M f32
+/// weights, 244 MB) written the way TVM's ONNX importer prints one: every weight a metadata
+/// constant behind `R.broadcast_to` to its own shape, conv biases behind `R.reshape`, dense
+/// weights behind `R.permute_dims` (ONNX `Gemm` with `transB`). For measuring how compile time
+/// grows with the size of constants; `width_div` divides every channel and unit count (1 for
+/// the real sizes; tests use a small model of the same structure).
+pub fn alexnet(width_div: i64) -> Workload {
+    use std::fmt::Write;
+    let ty = |shape: &[i64]| {
+        let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+        let inner = if dims.len() == 1 {
+            format!("{},", dims[0])
+        } else {
+            dims.join(", ")
+        };
+        format!(r#"R.Tensor(({inner}), dtype="float32")"#)
+    };
+    let shape_list = |shape: &[i64]| {
+        let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+        dims.join(", ")
+    };
+    let c = |n: i64| (n / width_div).max(1);
+    let mut body = String::new();
+    let mut metadata = Vec::new();
+    let mut lv = 0;
+    let mut fresh = || {
+        lv += 1;
+        format!("lv{lv}")
+    };
+    let mut konst = |shape: &[i64], scale: f32| {
+        let i = metadata.len();
+        metadata.push(random_f32(shape, 100 + i as u64, scale));
+        format!(r#"metadata["ir.GenericConst"][{i}]"#)
+    };
+    let mut x = "data".to_string();
+    // (out channels, kernel, stride, pad, max-pool after)
+    let convs = [
+        (c(64), 11, 4, 2, true),
+        (c(192), 5, 1, 2, true),
+        (c(384), 3, 1, 1, false),
+        (c(256), 3, 1, 1, false),
+        (c(256), 3, 1, 1, true),
+    ];
+    let (mut ch, mut hw) = (3, 224);
+    for (out, k, stride, pad, pool) in convs {
+        let wshape = [out, ch, k, k];
+        let w = fresh();
+        let wc = konst(&wshape, 1.0 / ((ch * k * k) as f32).sqrt());
+        writeln!(
+            body,
+            "            {w}: {} = R.broadcast_to({wc}, R.shape([{}]))",
+            ty(&wshape),
+            shape_list(&wshape)
+        )
+        .expect("a String");
+        hw = (hw + 2 * pad - k) / stride + 1;
+        let y = fresh();
+        writeln!(body, "            {y}: {} = R.nn.conv2d({x}, {w}, strides=[{stride}, {stride}], padding=[{pad}, {pad}, {pad}, {pad}], dilation=[1, 1], groups=1, data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=None)", ty(&[1, out, hw, hw])).expect("a String");
+        let b = fresh();
+        let bc = konst(&[out], 0.1);
+        writeln!(
+            body,
+            "            {b}: {} = R.reshape({bc}, R.shape([1, {out}, 1, 1]))",
+            ty(&[1, out, 1, 1])
+        )
+        .expect("a String");
+        let s = fresh();
+        writeln!(
+            body,
+            "            {s}: {} = R.add({y}, {b})",
+            ty(&[1, out, hw, hw])
+        )
+        .expect("a String");
+        let r = fresh();
+        writeln!(
+            body,
+            "            {r}: {} = R.nn.relu({s})",
+            ty(&[1, out, hw, hw])
+        )
+        .expect("a String");
+        x = r;
+        ch = out;
+        if pool {
+            hw = (hw - 3) / 2 + 1;
+            let p = fresh();
+            writeln!(body, "            {p}: {} = R.nn.max_pool2d({x}, pool_size=[3, 3], strides=[2, 2], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout=\"NCHW\", out_layout=\"NCHW\")", ty(&[1, ch, hw, hw])).expect("a String");
+            x = p;
+        }
+    }
+    let mut features = ch * hw * hw;
+    let f = fresh();
+    writeln!(
+        body,
+        "            {f}: {} = R.reshape({x}, R.shape([1, {features}]))",
+        ty(&[1, features])
+    )
+    .expect("a String");
+    x = f;
+    let denses = [(c(4096), true), (c(4096), true), (1000, false)];
+    let mut flops = 0i64;
+    for (out, relu) in denses {
+        let w = fresh();
+        let wc = konst(&[out, features], 1.0 / (features as f32).sqrt());
+        writeln!(
+            body,
+            "            {w}: {} = R.broadcast_to({wc}, R.shape([{out}, {features}]))",
+            ty(&[out, features])
+        )
+        .expect("a String");
+        let wt = fresh();
+        writeln!(
+            body,
+            "            {wt}: {} = R.permute_dims({w}, axes=[1, 0])",
+            ty(&[features, out])
+        )
+        .expect("a String");
+        let m = fresh();
+        writeln!(
+            body,
+            "            {m}: {} = R.matmul({x}, {wt}, out_dtype=None)",
+            ty(&[1, out])
+        )
+        .expect("a String");
+        let bc = konst(&[out], 0.1);
+        let a = fresh();
+        writeln!(
+            body,
+            "            {a}: {} = R.add({m}, {bc})",
+            ty(&[1, out])
+        )
+        .expect("a String");
+        x = a;
+        if relu {
+            let r = fresh();
+            writeln!(body, "            {r}: {} = R.nn.relu({x})", ty(&[1, out]))
+                .expect("a String");
+            x = r;
+        }
+        flops += 2 * out * features;
+        features = out;
+    }
+    let script = format!(
+        "@I.ir_module\nclass Module:\n    @R.function\n    def main(data: {}) -> {}:\n        R.func_attr({{\"num_input\": 1}})\n        with R.dataflow():\n{body}            R.output({x})\n        return {x}\n",
+        ty(&[1, 3, 224, 224]),
+        ty(&[1, 1000]),
+    );
+    Workload {
+        name: "alexnet",
+        script,
+        metadata,
+        func: "main".into(),
+        args: vec![Value::Tensor(random_f32(&[1, 3, 224, 224], 7, 1.0))],
+        flops: flops as f64,
+    }
+}
+
 /// The team's shared model folder (`../shared/models` beside the workspace).
 pub fn shared_models_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models")
@@ -218,31 +409,7 @@ pub fn shared_models_dir() -> PathBuf {
 /// metadata constants), with its case's input; `None` when the folder is not there.
 pub fn shared_model(name: &'static str) -> Option<anyhow::Result<Workload>> {
     let dir = shared_models_dir().join(name);
-    if !dir.join("module.py").exists() {
-        return None;
-    }
-    Some((|| {
-        let script = std::fs::read_to_string(dir.join("module.py"))?;
-        let case = Case::load(&dir).map_err(|e| anyhow::anyhow!("{}", e.0))?;
-        let metadata = case
-            .metadata
-            .get("module.py")
-            .or_else(|| case.metadata.values().next())
-            .cloned()
-            .unwrap_or_default();
-        let call = case
-            .calls
-            .first()
-            .ok_or_else(|| anyhow::anyhow!("{name}: the case has no call"))?;
-        Ok(Workload {
-            name,
-            script,
-            metadata,
-            func: call.function.clone(),
-            args: call.inputs.clone(),
-            flops: 0.0,
-        })
-    })())
+    dir.join("module.py").exists().then(|| model_in(&dir, name))
 }
 
 /// Every row of the table, SqueezeNet included when `../shared/models` holds it.
@@ -309,3 +476,141 @@ pub fn profile(
     rows.sort_by_key(|r| std::cmp::Reverse(r.1));
     Ok(rows)
 }
+
+/// The benchmark models copied into the repository (`tests/models`, see its README).
+pub fn models_dir() -> PathBuf {
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
+    bench.parent().unwrap_or(bench).join("tests").join("models")
+}
+
+/// A model of `tests/models/NAME` (TVM's import of the ONNX light-zoo model, weights as
+/// metadata constants), with its case's input.
+pub fn model(name: &'static str) -> anyhow::Result<Workload> {
+    model_in(&models_dir().join(name), name)
+}
+
+/// The model folder `dir`: `module.py`, and `case.json` with its constants and one call.
+fn model_in(dir: &Path, name: &'static str) -> anyhow::Result<Workload> {
+    let script = std::fs::read_to_string(dir.join("module.py"))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join("module.py").display()))?;
+    let case = Case::load(dir).map_err(|e| anyhow::anyhow!("{}", e.0))?;
+    let metadata = case
+        .metadata
+        .get("module.py")
+        .or_else(|| case.metadata.values().next())
+        .cloned()
+        .unwrap_or_default();
+    let call = case
+        .calls
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("{name}: the case has no call"))?;
+    Ok(Workload {
+        name,
+        script,
+        metadata,
+        func: call.function.clone(),
+        args: call.inputs.clone(),
+        flops: 0.0,
+    })
+}
+
+/// A model that relaxjit reads only through its ONNX frontend, `tests/models/NAME/model.onnx`.
+/// The frontend is not part of this build, so the row says so; wiring it in is this function
+/// (import, then a generated input of the graph's input shape).
+pub fn onnx_model(name: &'static str) -> Row {
+    // Messages name the file relative to the workspace: they end up in committed baselines.
+    let shown = format!("tests/models/{name}/model.onnx");
+    if !models_dir().join(name).join("model.onnx").exists() {
+        return Row::Skipped(format!("{shown} not found"));
+    }
+    Row::Skipped(format!(
+        "{shown} needs relaxjit's ONNX frontend (issue 13), which this build does not have"
+    ))
+}
+
+/// A workload as the suite measures it.
+pub struct Entry {
+    pub workload: Workload,
+    /// Compile with FuseOps/FuseTIR (off for the dispatch chain, whose point is one kernel call
+    /// per operation).
+    pub fusion: bool,
+    /// Operations per call, for a time per operation (the dispatch chain); 0 otherwise.
+    pub ops: usize,
+}
+
+impl Entry {
+    fn new(workload: Workload) -> Entry {
+        Entry {
+            workload,
+            fusion: true,
+            ops: 0,
+        }
+    }
+
+    /// `config` with this entry's fusion setting.
+    pub fn config(&self, config: &relaxjit::Config) -> relaxjit::Config {
+        relaxjit::Config {
+            fusion: self.fusion,
+            ..config.clone()
+        }
+    }
+
+    /// Compiles the workload with [`Entry::config`] of `config`. An exec mode the engine does
+    /// not implement is `Err(relaxjit::Error::Unsupported(_))`.
+    pub fn compile(&self, config: &relaxjit::Config) -> relaxjit::Result<relaxjit::CompiledModule> {
+        let w = &self.workload;
+        relaxjit::Engine::new(self.config(config))?
+            .compile_str_with_metadata(&w.script, w.metadata.clone())
+    }
+}
+
+/// A row of the suite: a workload, or why it cannot run here (a missing file, a frontend this
+/// build lacks).
+pub enum Row {
+    Ready(Box<Entry>),
+    Skipped(String),
+}
+
+/// The suite's rows, in the order of issue 10's table, the dispatch chain last.
+pub const ROWS: &[&str] = &[
+    "mlp_b1",
+    "mlp_b64",
+    "matmul",
+    "transformer",
+    "conv_block",
+    "squeezenet",
+    "resnet50",
+    "alexnet",
+    "add_chain",
+];
+
+/// The operations of the dispatch chain row.
+pub const CHAIN_OPS: usize = 100;
+
+/// The row called `name` (one of [`ROWS`]); an error for an unknown name or a model that is
+/// there but does not load.
+pub fn row(name: &str) -> anyhow::Result<Row> {
+    let ready = |w: Workload| Row::Ready(Box::new(Entry::new(w)));
+    Ok(match name {
+        "mlp_b1" => ready(mlp(1)),
+        "mlp_b64" => ready(mlp(64)),
+        "matmul" => ready(matmul(1024)),
+        "transformer" => ready(transformer()),
+        "conv_block" => ready(conv_block()),
+        "squeezenet" => ready(model("squeezenet")?),
+        "resnet50" => ready(model("resnet50")?),
+        "alexnet" => onnx_model("alexnet"),
+        "add_chain" => Row::Ready(Box::new(Entry {
+            workload: add_chain(CHAIN_OPS),
+            fusion: false,
+            ops: CHAIN_OPS,
+        })),
+        _ => anyhow::bail!("unknown row `{name}` (rows: {})", ROWS.join(", ")),
+    })
+}
+
+/// The exec modes of the engine, by the names `relaxjit run --mode` uses.
+pub const EXEC_MODES: [(&str, relaxjit::ExecMode); 2] = [
+    ("bytecode", relaxjit::ExecMode::Bytecode),
+    ("compiled", relaxjit::ExecMode::Compiled),
+];

@@ -7,5 +7,7 @@ pub mod isa;
 pub mod kernel;
 pub mod library;
 pub mod math;
+pub mod pool;
+pub mod vmtir;
 
 pub use error::{Error, Result};

@@ -29,6 +29,9 @@ pub trait Allocator: Send + Sync {
     fn free(&self, buffer: RawBuffer);
     /// Bytes currently held by live storages.
     fn used_bytes(&self) -> usize;
+    /// Buffers obtained from the system so far (requests a pool served from its free lists
+    /// are not counted): in steady state, a VM calling the same function again obtains none.
+    fn system_allocations(&self) -> usize;
     /// Releases cached memory (`vm.builtin.memory_manager.clear`).
     fn clear(&self) {}
 }
@@ -75,6 +78,7 @@ pub fn clear_all() {
 #[derive(Default)]
 pub struct NaiveAllocator {
     used: AtomicUsize,
+    fresh: AtomicUsize,
 }
 
 impl Allocator for NaiveAllocator {
@@ -84,7 +88,11 @@ impl Allocator for NaiveAllocator {
     fn take(&self, size: usize) -> Result<RawBuffer> {
         let buffer = RawBuffer::zeroed(size)?;
         self.used.fetch_add(buffer.size(), Ordering::Relaxed);
+        self.fresh.fetch_add(1, Ordering::Relaxed);
         Ok(buffer)
+    }
+    fn system_allocations(&self) -> usize {
+        self.fresh.load(Ordering::Relaxed)
     }
     fn free(&self, buffer: RawBuffer) {
         self.used.fetch_sub(buffer.size(), Ordering::Relaxed);
@@ -100,6 +108,7 @@ pub const POOL_PAGE_SIZE: usize = 4096;
 pub struct PooledAllocator {
     free_lists: Mutex<HashMap<usize, Vec<RawBuffer>>>,
     used: AtomicUsize,
+    fresh: AtomicUsize,
 }
 
 impl PooledAllocator {
@@ -129,12 +138,16 @@ impl Allocator for PooledAllocator {
         };
         let buffer = match reused {
             Some(b) => b,
-            None => match RawBuffer::zeroed(rounded) {
+            None => match RawBuffer::zeroed(rounded).inspect(|_| {
+                self.fresh.fetch_add(1, Ordering::Relaxed);
+            }) {
                 Ok(b) => b,
                 Err(_) => {
                     // As TVM does: release everything cached, then try once more.
                     self.clear();
-                    RawBuffer::zeroed(rounded)?
+                    let b = RawBuffer::zeroed(rounded)?;
+                    self.fresh.fetch_add(1, Ordering::Relaxed);
+                    b
                 }
             },
         };
@@ -148,6 +161,9 @@ impl Allocator for PooledAllocator {
     }
     fn used_bytes(&self) -> usize {
         self.used.load(Ordering::Relaxed)
+    }
+    fn system_allocations(&self) -> usize {
+        self.fresh.load(Ordering::Relaxed)
     }
     fn clear(&self) {
         self.free_lists
@@ -174,6 +190,7 @@ mod tests {
         let s2 = alloc_storage(&a, 4000, Device::cpu(0)).unwrap();
         assert_eq!(s2.as_ptr(), p);
         assert_eq!(a.used_bytes(), POOL_PAGE_SIZE);
+        assert_eq!(a.system_allocations(), 1);
     }
 
     #[test]

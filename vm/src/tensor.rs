@@ -185,7 +185,7 @@ impl Storage {
             Some(end) if end <= self.size() => Ok(Tensor::from_parts(
                 self.clone(),
                 offset as usize,
-                shape.to_vec(),
+                shape,
                 dtype,
             )),
             _ => Err(Error::runtime(format!(
@@ -224,10 +224,43 @@ pub fn checked_nbytes(shape: &[i64], dtype: DataType) -> Result<usize> {
         .ok_or_else(|| Error::value_error(format!("shape {shape:?} of {dtype} is too large")))
 }
 
+/// Dimensions stored inline up to this rank, so that making a tensor of ordinary rank (the VM
+/// does it for every intermediate, every call) allocates nothing but its handle.
+const INLINE_DIMS: usize = 6;
+
+/// A tensor's shape.
+enum Dims {
+    Inline { len: u8, dims: [i64; INLINE_DIMS] },
+    Heap(Box<[i64]>),
+}
+
+impl Dims {
+    fn new(shape: &[i64]) -> Dims {
+        if shape.len() <= INLINE_DIMS {
+            let mut dims = [0; INLINE_DIMS];
+            dims[..shape.len()].copy_from_slice(shape);
+            Dims::Inline {
+                len: shape.len() as u8,
+                dims,
+            }
+        } else {
+            Dims::Heap(shape.into())
+        }
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[i64] {
+        match self {
+            Dims::Inline { len, dims } => &dims[..*len as usize],
+            Dims::Heap(dims) => dims,
+        }
+    }
+}
+
 struct TensorInner {
     storage: Storage,
     byte_offset: usize,
-    shape: Vec<i64>,
+    shape: Dims,
     dtype: DataType,
 }
 
@@ -252,16 +285,11 @@ element!(f32 => DataType::F32, f64 => DataType::F64, i8 => DataType::I8, i16 => 
     half::f16 => DataType::F16, half::bf16 => DataType::BF16);
 
 impl Tensor {
-    fn from_parts(
-        storage: Storage,
-        byte_offset: usize,
-        shape: Vec<i64>,
-        dtype: DataType,
-    ) -> Tensor {
+    fn from_parts(storage: Storage, byte_offset: usize, shape: &[i64], dtype: DataType) -> Tensor {
         Tensor(Arc::new(TensorInner {
             storage,
             byte_offset,
-            shape,
+            shape: Dims::new(shape),
             dtype,
         }))
     }
@@ -275,7 +303,7 @@ impl Tensor {
     pub fn zeros_on(shape: &[i64], dtype: DataType, device: Device) -> Result<Tensor> {
         let nbytes = checked_nbytes(shape, dtype)?;
         let storage = Storage::new(nbytes, device)?;
-        Ok(Tensor::from_parts(storage, 0, shape.to_vec(), dtype))
+        Ok(Tensor::from_parts(storage, 0, shape, dtype))
     }
 
     /// A tensor holding a copy of `data`, which must have `prod(shape)` elements.
@@ -298,10 +326,10 @@ impl Tensor {
     }
 
     pub fn shape(&self) -> &[i64] {
-        &self.0.shape
+        self.0.shape.as_slice()
     }
     pub fn ndim(&self) -> usize {
-        self.0.shape.len()
+        self.0.shape.as_slice().len()
     }
     pub fn dtype(&self) -> DataType {
         self.0.dtype
@@ -317,7 +345,12 @@ impl Tensor {
     }
     pub fn numel(&self) -> usize {
         // Validated when the tensor was made.
-        self.0.shape.iter().map(|&d| d as usize).product()
+        self.0
+            .shape
+            .as_slice()
+            .iter()
+            .map(|&d| d as usize)
+            .product()
     }
     pub fn nbytes(&self) -> usize {
         self.numel() * self.dtype().bytes()
@@ -390,6 +423,58 @@ impl Tensor {
         // SAFETY: as_ptr is valid for nbytes bytes; `out` is a fresh, distinct allocation.
         unsafe { std::ptr::copy_nonoverlapping(self.as_ptr(), out.as_mut_ptr(), out.len()) };
         out
+    }
+
+    /// Whether two tensors hold the same dtype, shape and bytes, compared in place, chunk by
+    /// chunk, without copying either (constant pools compare weights of hundreds of MB).
+    pub fn content_eq(&self, other: &Tensor) -> bool {
+        if self.ptr_eq(other) {
+            return true;
+        }
+        if self.dtype() != other.dtype() || self.shape() != other.shape() {
+            return false;
+        }
+        let n = self.nbytes();
+        let (a, b) = (self.as_ptr(), other.as_ptr());
+        if a == b {
+            return true;
+        }
+        const CHUNK: usize = 1 << 13;
+        let mut start = 0;
+        while start < n {
+            let len = CHUNK.min(n - start);
+            let (mut x, mut y) = ([0u8; CHUNK], [0u8; CHUNK]);
+            // SAFETY: both pointers are valid for `n` bytes (each tensor's invariant) and
+            // `start + len <= n`; the destinations are distinct locals. Reading is subject to
+            // `as_ptr`'s rule, as for `to_bytes`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(a.add(start), x.as_mut_ptr(), len);
+                std::ptr::copy_nonoverlapping(b.add(start), y.as_mut_ptr(), len);
+            }
+            if x[..len] != y[..len] {
+                return false;
+            }
+            start += len;
+        }
+        true
+    }
+
+    /// Up to `count` bytes spread evenly over the tensor's data (all of them when it is
+    /// smaller): a fingerprint for hashing large tensors that costs the same at any size.
+    pub fn sample_bytes(&self, count: usize) -> Vec<u8> {
+        let n = self.nbytes();
+        if n <= count {
+            return self.to_bytes();
+        }
+        let p = self.as_ptr();
+        (0..count)
+            .map(|i| {
+                let at = i * (n - 1) / (count - 1).max(1);
+                // SAFETY: `at < n`, and the pointer is valid for `n` bytes; reading is subject
+                // to `as_ptr`'s rule, as for `to_bytes`.
+                unsafe { p.add(at).read() }
+            })
+            .collect()
     }
 
     /// The elements, copied out. Errors if `T` is not the tensor's dtype.
@@ -541,7 +626,7 @@ impl Tensor {
         Ok(Tensor::from_parts(
             self.0.storage.clone(),
             self.0.byte_offset,
-            shape.to_vec(),
+            shape,
             dtype,
         ))
     }

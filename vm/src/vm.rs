@@ -23,7 +23,7 @@ use crate::bytecode::{
 };
 use crate::executable::{Executable, FuncKind};
 use crate::packed::{PackedFunc, Registry};
-use crate::tensor::Device;
+use crate::tensor::{Device, Tensor};
 use crate::value::{Closure, ClosureTarget};
 use crate::{Error, Result, Value};
 
@@ -147,6 +147,34 @@ impl Default for VmConfig {
     }
 }
 
+/// Builtins the dispatch loop runs without a packed call: they are a third of the
+/// instructions of a typical function (`alloc_tensor` and `null_value` around every kernel
+/// call), and inline they neither clone nor move their arguments. Each inline form computes what
+/// the builtin computes, with the same function (`Storage::alloc_tensor`); arguments of any
+/// other form go to the builtin itself, which reports the error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Inline {
+    None,
+    NullValue,
+    AllocTensor,
+}
+
+impl Inline {
+    fn of(f: &Value) -> Inline {
+        let (Value::Func(f), Some(known)) = (f, crate::builtin::known()) else {
+            return Inline::None;
+        };
+        let is = |k: &Option<PackedFunc>| k.as_ref().is_some_and(|k| k.ptr_eq(f));
+        if is(&known.null_value) {
+            Inline::NullValue
+        } else if is(&known.alloc_tensor) {
+            Inline::AllocTensor
+        } else {
+            Inline::None
+        }
+    }
+}
+
 /// TVM's `VMInstrumentReturnKind`: an instrument returning this from its "before" call skips
 /// the instruction.
 pub const INSTRUMENT_SKIP_RUN: i64 = 1;
@@ -170,6 +198,8 @@ pub(crate) struct VmCore {
     exec: Arc<Executable>,
     constants: Vec<Value>,
     func_pool: Vec<Value>,
+    /// Per function-pool entry, the builtin the dispatch loop runs inline, if any.
+    inline: Vec<Inline>,
     vmtir: Vec<Option<VmTirFunc>>,
     devices: Vec<Device>,
     allocators: Vec<Arc<dyn Allocator>>,
@@ -208,10 +238,12 @@ impl VmRef {
         let (func_pool, vmtir) = library.link(&exec)?;
         // Tensor constants already live on the host; nothing to convert.
         let constants = exec.constants.clone();
+        let inline = func_pool.iter().map(Inline::of).collect();
         Ok(VmRef(Arc::new(VmCore {
             exec,
             constants,
             func_pool,
+            inline,
             vmtir,
             devices: config.devices.clone(),
             allocators,
@@ -468,6 +500,45 @@ impl VmRef {
         ret
     }
 
+    /// An argument of a Call read in place: a register or a constant (`None` for the special
+    /// registers and the other kinds).
+    #[inline]
+    fn arg_ref<'a>(&'a self, regs: &'a [Value], w: i64) -> Option<&'a Value> {
+        let a = Arg(w);
+        let v = a.value();
+        match a.kind()? {
+            ArgKind::Register if v < BEGIN_SPECIAL_REG => regs.get(v as usize),
+            ArgKind::ConstIdx => self.0.constants.get(v as usize),
+            _ => None,
+        }
+    }
+
+    /// `vm.builtin.alloc_tensor(storage, offset, shape, dtype)` on arguments read in place, or
+    /// `None` when they are not of that form (the builtin then runs, and reports the error).
+    #[inline]
+    fn alloc_tensor_inline(&self, args: &[i64], regs: &[Value]) -> Option<Result<Tensor>> {
+        let [storage, offset, shape, dtype] = *args else {
+            return None;
+        };
+        let Value::Storage(storage) = self.arg_ref(regs, storage)? else {
+            return None;
+        };
+        let offset = match Arg(offset).kind()? {
+            ArgKind::Immediate => Arg(offset).value(),
+            _ => match self.arg_ref(regs, offset)? {
+                Value::Int(v) => *v,
+                _ => return None,
+            },
+        };
+        let Value::Shape(shape) = self.arg_ref(regs, shape)? else {
+            return None;
+        };
+        let Value::DType(dtype) = self.arg_ref(regs, dtype)? else {
+            return None;
+        };
+        Some(storage.alloc_tensor(offset, shape, *dtype))
+    }
+
     fn run_loop(
         &self,
         stack: &mut Vec<Frame>,
@@ -493,8 +564,26 @@ impl VmRef {
                     args,
                 } => {
                     let callee = &core.func_pool[func_idx as usize];
+                    let instrumented = core.has_instrument.load(Ordering::Relaxed);
+                    if !instrumented {
+                        match core.inline[func_idx as usize] {
+                            Inline::NullValue if args.is_empty() => {
+                                write_dst(&mut frame.regs, dst, Value::Null);
+                                pc += 1;
+                                continue;
+                            }
+                            Inline::AllocTensor => {
+                                if let Some(t) = self.alloc_tensor_inline(args, &frame.regs) {
+                                    write_dst(&mut frame.regs, dst, Value::Tensor(t?));
+                                    pc += 1;
+                                    continue;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
                     if let Value::Func(f) = callee
-                        && !core.has_instrument.load(Ordering::Relaxed)
+                        && !instrumented
                     {
                         let ret =
                             self.call_packed_moving_registers(f, args, &mut frame.regs, call_args);
@@ -585,6 +674,72 @@ impl VmRef {
                 }
             }
         }
+    }
+
+    /// Whether an instrument is installed (compiled code takes its generic call path then).
+    #[inline]
+    pub fn is_instrumented(&self) -> bool {
+        self.0.has_instrument.load(Ordering::Relaxed)
+    }
+
+    /// Performs one bytecode Call instruction — `call f[func_idx] in: args dst: dst` — on the
+    /// register file `regs`, outside the dispatch loop: what compiled functions
+    /// (`__vmtir__<name>`) run for a Call. Same semantics as the interpreter's Call: packed
+    /// functions get the register values moved in and back, instruments see the call, closures
+    /// and VM functions go through [`invoke_closure`](Self::invoke_closure), and the result is
+    /// written to `dst` unless it is `%void`/`%vm`.
+    ///
+    /// `args` are argument words of a validated executable whose register files are no larger
+    /// than `regs`; a word naming a register, constant or function out of range panics.
+    pub fn call_instruction(
+        &self,
+        func_idx: usize,
+        dst: RegName,
+        args: &[i64],
+        regs: &mut [Value],
+        call_args: &mut Vec<Value>,
+    ) -> Result<()> {
+        let core = &*self.0;
+        let callee = &core.func_pool[func_idx];
+        let instrumented = core.has_instrument.load(Ordering::Relaxed);
+        if let Value::Func(f) = callee
+            && !instrumented
+        {
+            let ret = self.call_packed_moving_registers(f, args, regs, call_args);
+            call_args.clear();
+            write_dst(regs, dst, ret?);
+            return Ok(());
+        }
+        call_args.clear();
+        for &w in args {
+            let a = Arg(w);
+            let v = a.value();
+            call_args.push(match a.kind() {
+                Some(ArgKind::Register) => self.read_register(regs, v),
+                Some(ArgKind::Immediate) => Value::Int(v),
+                Some(ArgKind::ConstIdx) => core.constants[v as usize].clone(),
+                Some(ArgKind::FuncIdx) => core.func_pool[v as usize].clone(),
+                None => {
+                    return Err(Error::internal(format!(
+                        "argument word {w:#x} has an unknown kind"
+                    )));
+                }
+            });
+        }
+        let ret = if instrumented {
+            self.call_instrumented(func_idx, call_args)
+        } else {
+            self.invoke_closure(callee, call_args)
+        };
+        call_args.clear();
+        write_dst(regs, dst, ret?);
+        Ok(())
+    }
+
+    /// Reads register `r` as the interpreter does: `%vm` is this VM, `%void` is None.
+    #[inline]
+    pub fn register_value(&self, regs: &[Value], r: RegName) -> Value {
+        self.read_register(regs, r)
     }
 
     /// TVM's instrumented Call: `instrument(func, name, before, ret, *args)` around the call;

@@ -2,8 +2,9 @@
 //!
 //! ```text
 //! cargo xtask conformance --mode tvm-bytecode [--dir DIR]
-//! cargo xtask conformance --mode bytecode [--dir DIR] [--input module|legalized|both] [--no-fusion]
+//! cargo xtask conformance --mode bytecode|compiled|both [--dir DIR] [--input module|legalized|both] [--no-fusion]
 //! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+//! cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE] [--save-baseline NAME] [--baseline NAME]
 //! ```
 //!
 //! `conformance` runs a corpus (default: the repository's copy, `tests/conformance`) in one
@@ -13,9 +14,15 @@
 //!   `tvm_lowered.py`.
 //! * `bytecode`: our whole compiler (the `Engine`) on `module.py` and/or `legalized.py`, run by
 //!   the bytecode interpreter; also counts listings identical to TVM's `tvm_exec.txt`.
+//! * `compiled`: the same with every Relax function compiled to native code
+//!   (`ExecMode::Compiled`); a function left to bytecode fails its case.
+//! * `both`: each call in both modes; bytecode is checked against TVM and compiled must agree
+//!   with bytecode bit for bit on every output, or fail with the same error.
 //!
-//! `fuzz` runs the kernel differential fuzzer (see [`fuzz`]).
+//! `fuzz` runs the kernel differential fuzzer (see [`fuzz`]); `bench` the performance suite of
+//! issue 10 beside onnxruntime and numpy (see [`bench`]).
 
+mod bench;
 mod fuzz;
 
 use std::path::PathBuf;
@@ -26,9 +33,10 @@ use support::bytecode_mode::Input;
 use support::case::{Report, default_corpus_dir};
 
 const USAGE: &str = "usage: cargo xtask conformance --mode MODE [--dir DIR] [--input module|legalized|both] [--no-fusion]
-modes: tvm-bytecode, bytecode (--input: which file of each case bytecode mode compiles, default
+modes: tvm-bytecode, bytecode, compiled, both (--input: which file of each case bytecode mode compiles, default
 both; --no-fusion: compile without FuseOps/FuseTIR, as TVM built tvm_exec.txt)
-       cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]";
+       cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+       cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE] [--save-baseline NAME] [--baseline NAME] [--budget SECONDS] [--list]";
 
 /// An execution mode of the conformance runner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +45,10 @@ enum Mode {
     TvmBytecode,
     /// Our pipeline and the bytecode interpreter, from `module.py` and/or `legalized.py`.
     Bytecode,
+    /// Our pipeline with every Relax function compiled to native code.
+    Compiled,
+    /// Bytecode and compiled side by side, differentially.
+    Both,
 }
 
 impl Mode {
@@ -44,22 +56,35 @@ impl Mode {
         match s {
             "tvm-bytecode" => Ok(Mode::TvmBytecode),
             "bytecode" => Ok(Mode::Bytecode),
+            "compiled" => Ok(Mode::Compiled),
+            "both" => Ok(Mode::Both),
             _ => bail!("unknown mode `{s}`\n{USAGE}"),
         }
     }
 
     fn run(self, dir: &std::path::Path, inputs: &[Input], fusion: bool) -> Result<Report> {
         match self {
-            Mode::Bytecode => {
-                let engine = relaxjit::Engine::new(relaxjit::Config {
-                    fusion,
-                    ..relaxjit::Config::default()
-                })?;
+            Mode::Bytecode | Mode::Compiled | Mode::Both => {
+                let engine_in = |exec_mode| {
+                    relaxjit::Engine::new(relaxjit::Config {
+                        fusion,
+                        exec_mode,
+                        ..relaxjit::Config::default()
+                    })
+                };
+                let bytecode = engine_in(relaxjit::ExecMode::Bytecode)?;
+                let compiled = engine_in(relaxjit::ExecMode::Compiled)?;
                 let mut all = Report::default();
                 for &input in inputs {
-                    let r = support::bytecode_mode::run_corpus(&engine, dir, input)
-                        .map_err(anyhow::Error::msg)
-                        .with_context(|| format!("running the corpus in {}", dir.display()))?;
+                    let r = match self {
+                        Mode::Bytecode => support::bytecode_mode::run_corpus(&bytecode, dir, input),
+                        Mode::Compiled => support::bytecode_mode::run_corpus(&compiled, dir, input),
+                        _ => support::bytecode_mode::run_corpus_both(
+                            &bytecode, &compiled, dir, input,
+                        ),
+                    }
+                    .map_err(anyhow::Error::msg)
+                    .with_context(|| format!("running the corpus in {}", dir.display()))?;
                     println!("{r}");
                     all.passed += r.report.passed;
                     all.failures.extend(
@@ -131,14 +156,15 @@ fn conformance(args: &[String]) -> Result<bool> {
     if report.passed + report.failures.len() == 0 {
         bail!("no case for this mode in {}", c.dir.display());
     }
-    if c.mode == Mode::Bytecode && c.inputs.len() > 1 {
+    let ours = matches!(c.mode, Mode::Bytecode | Mode::Compiled | Mode::Both);
+    if ours && c.inputs.len() > 1 {
         // Each input's report was printed; close with the total.
         println!(
             "total: {} passed, {} failed",
             report.passed,
             report.failures.len()
         );
-    } else if c.mode != Mode::Bytecode {
+    } else if !ours {
         println!("{report}");
     }
     Ok(report.failures.is_empty())
@@ -149,6 +175,7 @@ fn run() -> Result<bool> {
     match args.first().map(String::as_str) {
         Some("conformance") => conformance(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("fuzz-worker") => fuzz::worker(&args[1..]),
         Some(other) => bail!("unknown task `{other}`\n{USAGE}"),
         None => bail!("{USAGE}"),

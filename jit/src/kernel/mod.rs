@@ -103,43 +103,24 @@ impl Kernel {
     /// call runs. The VM meets this for the tensors it allocates; a caller sharing an output
     /// tensor across threads does not, and that is a data race this method cannot detect.
     pub fn call(&self, args: &[Value]) -> vm::Result<()> {
-        let mut inline = [EMPTY_ARG; INLINE_ARGS];
+        // Only the slots in use are written: filling all of them first costs as much as a
+        // small kernel's whole body.
+        let mut inline = [const { std::mem::MaybeUninit::<KernelArg>::uninit() }; INLINE_ARGS];
         let mut spilled = Vec::new();
-        let slots: &mut [KernelArg] = if args.len() <= INLINE_ARGS {
+        let slots: &mut [std::mem::MaybeUninit<KernelArg>] = if args.len() <= INLINE_ARGS {
             &mut inline[..args.len()]
         } else {
-            spilled.resize(args.len(), EMPTY_ARG);
+            spilled.resize(args.len(), std::mem::MaybeUninit::new(EMPTY_ARG));
             &mut spilled
         };
         for (i, (a, slot)) in args.iter().zip(slots.iter_mut()).enumerate() {
-            *slot = match a {
-                Value::Tensor(t) => {
-                    // SAFETY: taking the pointer is harmless; the kernel writes through it into
-                    // its output buffers. `as_mut_ptr`'s contract (no other thread touches those
-                    // bytes meanwhile) is that of every destination-passing packed function, as
-                    // in TVM: the VM hands a kernel outputs it allocated for this call, and runs
-                    // one instruction at a time. It is not checked here (see `call`'s docs).
-                    let data = unsafe { t.as_mut_ptr() };
-                    KernelArg::tensor(data, t.shape(), pack_vm_dtype(t.dtype()))
-                }
-                Value::Int(v) => KernelArg::int(*v),
-                Value::Bool(b) => KernelArg::int(*b as i64),
-                Value::Float(v) => KernelArg::float(*v),
-                other => {
-                    let name = self
-                        .meta
-                        .params
-                        .get(i)
-                        .map(|p| format!("`{}`", p.name))
-                        .unwrap_or_else(|| format!("#{i}"));
-                    return Err(vm::Error::type_error(format!(
-                        "{}: argument {name} must be a tensor or a number, got {}",
-                        self.meta.name,
-                        other.type_name()
-                    )));
-                }
-            };
+            *slot = std::mem::MaybeUninit::new(self.arg_of(i, a)?);
         }
+        // SAFETY: the loop wrote every slot (`slots` has exactly `args.len()` entries, one per
+        // argument, and an argument that cannot be converted returns before this point), and
+        // `MaybeUninit<KernelArg>` has the layout of `KernelArg`.
+        let slots: &[KernelArg] =
+            unsafe { std::slice::from_raw_parts(slots.as_ptr().cast::<KernelArg>(), slots.len()) };
         let mut err = KernelError::default();
         // SAFETY: every KernelArg was built from a live `Value` borrowed for this call: tensor
         // data pointers are valid for `numel * dtype.bytes()` bytes and shape pointers for
@@ -157,16 +138,59 @@ impl Kernel {
         if status == STATUS_OK {
             return Ok(());
         }
+        Err(self.failure(status, &mut err))
+    }
+
+    /// The native entry point (the [`KernelFn`] ABI); compiled Relax functions call it directly.
+    pub(crate) fn entry(&self) -> KernelFn {
+        self.f
+    }
+
+    /// Argument `i` of a call in the kernel ABI: tensors by data pointer and shape, numbers as
+    /// scalars; anything else is a type error naming the parameter. A tensor's pointers borrow
+    /// from `a` and are valid while it lives.
+    pub(crate) fn arg_of(&self, i: usize, a: &Value) -> vm::Result<KernelArg> {
+        Ok(match a {
+            Value::Tensor(t) => {
+                // SAFETY: taking the pointer is harmless; the kernel writes through it into
+                // its output buffers. `as_mut_ptr`'s contract (no other thread touches those
+                // bytes meanwhile) is that of every destination-passing packed function, as
+                // in TVM: the VM hands a kernel outputs it allocated for this call, and runs
+                // one instruction at a time. It is not checked here (see `call`'s docs).
+                let data = unsafe { t.as_mut_ptr() };
+                KernelArg::tensor(data, t.shape(), pack_vm_dtype(t.dtype()))
+            }
+            Value::Int(v) => KernelArg::int(*v),
+            Value::Bool(b) => KernelArg::int(*b as i64),
+            Value::Float(v) => KernelArg::float(*v),
+            other => {
+                let name = self
+                    .meta
+                    .params
+                    .get(i)
+                    .map(|p| format!("`{}`", p.name))
+                    .unwrap_or_else(|| format!("#{i}"));
+                return Err(vm::Error::type_error(format!(
+                    "{}: argument {name} must be a tensor or a number, got {}",
+                    self.meta.name,
+                    other.type_name()
+                )));
+            }
+        })
+    }
+
+    /// The error a call that returned `status` (not [`STATUS_OK`]) with `err` filled reports.
+    pub(crate) fn failure(&self, status: i32, err: &mut KernelError) -> vm::Error {
         err.kind = status;
-        let msg = self.meta.describe(&err);
-        Err(match status {
+        let msg = self.meta.describe(err);
+        match status {
             abi::ERR_BOUNDS => vm::Error::index(msg),
             abi::ERR_ARITY | abi::ERR_RANK | abi::ERR_DTYPE | abi::ERR_DIM | abi::ERR_STRIDE => {
                 vm::Error::value_error(msg)
             }
             abi::ERR_KIND => vm::Error::type_error(msg),
             _ => vm::Error::runtime(msg),
-        })
+        }
     }
 
     /// The kernel as a packed function returning `None` (TVM's destination-passing calls).

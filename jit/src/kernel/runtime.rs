@@ -480,9 +480,23 @@ unsafe extern "C" fn rt_parallel_for(
     rt: *const RuntimeTable,
     err: *mut KernelError,
 ) -> i32 {
+    // Raw pointers are not Send; carry them as integers into the pool the caller chose.
+    let (ctx_addr, rt_addr, err_addr) = (ctx as usize, rt as usize, err as usize);
     let run = || {
-        // SAFETY: forwarded contract.
-        unsafe { parallel_for(body, ctx, begin, end, rt, err) }
+        crate::pool::run(move || {
+            // SAFETY: forwarded contract; the pointers are the caller's, unchanged, and the
+            // caller blocks until the pool has run the loop.
+            unsafe {
+                parallel_for(
+                    body,
+                    ctx_addr as *const u8,
+                    begin,
+                    end,
+                    rt_addr as *const RuntimeTable,
+                    err_addr as *mut KernelError,
+                )
+            }
+        })
     };
     // SAFETY: by the contract, err is valid for writes.
     unsafe { helper_boundary("parallel_for", err, run) }

@@ -8,7 +8,9 @@
 use rayon::prelude::*;
 use vm::{Error, Result};
 
-use super::{Float, Mat, PARALLEL_ELEMENTS, View, gemm_into, parallelism};
+use relax::transform::dispatch_library::Activation;
+
+use super::{Float, Mat, PARALLEL_ELEMENTS, SendPtr, View, activate_serial, gemm_into};
 
 /// The geometry of one convolution, checked against the tensors.
 struct Geometry {
@@ -102,68 +104,242 @@ impl Geometry {
     }
 }
 
+/// What is added to output element `(n, o, y, x)` before the activation: a per-channel value
+/// (a bias), or a tensor of the output's shape (a residual), read at the output's offset.
+#[derive(Clone, Copy)]
+pub(super) enum Addend<'a, T> {
+    /// `data[o * step]` (`step` 0 for a single value broadcast everywhere).
+    Channel {
+        data: &'a [T],
+        step: usize,
+    },
+    Full(&'a [T]),
+}
+
+impl<'a, T: Float> Addend<'a, T> {
+    /// How `a` broadcasts to the NCHW `out` shape, if it is one of the two fused forms.
+    pub(super) fn classify(a: &View<'a, T>, out: &[usize]) -> Option<Addend<'a, T>> {
+        if a.shape.len() > out.len() || out.len() != 4 {
+            return None;
+        }
+        let mut s = vec![1usize; out.len() - a.shape.len()];
+        s.extend_from_slice(&a.shape);
+        if s == out {
+            return Some(Addend::Full(a.data));
+        }
+        if s[0] == 1 && s[2] == 1 && s[3] == 1 && (s[1] == out[1] || s[1] == 1) {
+            let step = usize::from(s[1] != 1);
+            return Some(Addend::Channel { data: a.data, step });
+        }
+        None
+    }
+}
+
+/// An inference batch normalization over the output channels:
+/// `((v - mean[o]) * rs[o]) * gamma[o] + beta[o]` with `rs = 1 / sqrt(var + eps)` (the TIR
+/// legalization's order of operations).
+pub(super) struct Norm<T> {
+    mean: Vec<T>,
+    rs: Vec<T>,
+    gamma: Vec<T>,
+    beta: Vec<T>,
+}
+
+impl<T: Float> Norm<T> {
+    /// From the views `[gamma, beta, mean, var]`, each of the output's channel count.
+    pub(super) fn new(stats: &[View<T>], eps: f64, out: &[usize]) -> Result<Norm<T>> {
+        let channels = out.get(1).copied().unwrap_or(0);
+        for (i, s) in stats.iter().enumerate() {
+            if s.shape != [channels] {
+                return Err(Error::value_error(format!(
+                    "batch norm statistic {i} has shape {:?}, expected [{channels}]",
+                    s.shape
+                )));
+            }
+        }
+        let [gamma, beta, mean, var] = stats else {
+            return Err(Error::value_error(format!(
+                "a batch norm takes 4 statistics, got {}",
+                stats.len()
+            )));
+        };
+        let eps = T::from_f64(eps);
+        Ok(Norm {
+            mean: mean.data.to_vec(),
+            rs: var.data.iter().map(|&v| (v + eps).rsqrt()).collect(),
+            gamma: gamma.data.to_vec(),
+            beta: beta.data.to_vec(),
+        })
+    }
+}
+
+/// The epilogue of a convolution, applied to each output tile while it is in cache.
+pub(super) struct Epilogue<'a, T> {
+    pub norm: Option<Norm<T>>,
+    pub addends: Vec<Addend<'a, T>>,
+    /// The output already holds the addends (of a shape that fits neither fused form).
+    pub preloaded: bool,
+    pub act: Option<Activation>,
+}
+
+impl<T: Float> Epilogue<'_, T> {
+    /// Whether the kernel must accumulate into the output rather than overwrite it.
+    fn read_dst(&self) -> bool {
+        self.norm.is_none() && (self.preloaded || !self.addends.is_empty())
+    }
+
+    /// Whether [`Epilogue::finish`] has work to do.
+    fn finishes(&self) -> bool {
+        self.norm.is_some() || self.act.is_some()
+    }
+
+    /// Seeds `dst`, the output elements at flat offsets `off..off + dst.len()` of channel `o`,
+    /// with the sum of the addends (a no-op when there are none or they are preloaded).
+    fn seed(&self, dst: &mut [T], o: usize, off: usize) {
+        if self.preloaded || self.norm.is_some() {
+            return;
+        }
+        self.add(dst, o, off, true);
+    }
+
+    /// Adds the addends to `dst` (the first overwrites it when `first_sets`).
+    fn add(&self, dst: &mut [T], o: usize, off: usize, first_sets: bool) {
+        let len = dst.len();
+        for (i, a) in self.addends.iter().enumerate() {
+            match (*a, if first_sets { i } else { 1 }) {
+                (Addend::Channel { data, step }, 0) => dst.fill(data[o * step]),
+                (Addend::Channel { data, step }, _) => {
+                    let v = data[o * step];
+                    dst.iter_mut().for_each(|d| *d += v);
+                }
+                (Addend::Full(data), 0) => dst.copy_from_slice(&data[off..off + len]),
+                (Addend::Full(data), _) => dst
+                    .iter_mut()
+                    .zip(&data[off..off + len])
+                    .for_each(|(d, v)| *d += *v),
+            }
+        }
+    }
+
+    /// The rest of the epilogue on output elements `off..` of channel `o`: the batch norm and
+    /// the addends after it, then the activation.
+    fn finish(&self, dst: &mut [T], o: usize, off: usize) {
+        if let Some(n) = &self.norm {
+            let (m, r, g, b) = (n.mean[o], n.rs[o], n.gamma[o], n.beta[o]);
+            dst.iter_mut().for_each(|v| *v = v.sub(m).mul(r).mul(g) + b);
+            self.add(dst, o, off, false);
+        }
+        if let Some(act) = self.act {
+            activate_serial(dst, act);
+        }
+    }
+}
+
+/// The im2col tile is sized to stay in a core's L2 cache (here 1 MiB) beside the packed weights
+/// and the output tile: at most this many elements.
+const TILE_ELEMENTS: usize = 1 << 16;
+/// The narrowest column tile worth a GEMM call of its own.
+const MIN_TILE: usize = 32;
+
 pub(super) fn conv2d<T: Float>(
     x: &View<T>,
     wt: &View<T>,
     params: &[i64],
+    epi: &Epilogue<T>,
     out: &mut [T],
     out_shape: &[usize],
-    read_dst: bool,
 ) -> Result<()> {
     let g = Geometry::new(&x.shape, &wt.shape, params, out_shape)?;
     if out.is_empty() {
         return Ok(());
     }
     if g.c / g.groups == 1 {
-        depthwise(&g, x.data, wt.data, out, read_dst);
+        depthwise(&g, x.data, wt.data, epi, out);
         return Ok(());
     }
     let cg = g.c / g.groups;
     let og = g.o / g.groups;
     let kdim = cg * g.kh * g.kw;
     let plane = g.oh * g.ow;
-    if kdim == 0 {
-        if !read_dst {
-            out.fill(T::ZERO);
-        }
-        return Ok(());
-    }
+    // 1×1, unstrided, unpadded: the image already is the column matrix.
     let direct = g.kh == 1
         && g.kw == 1
         && g.stride == [1, 1]
         && g.pad == [0, 0]
         && (g.oh, g.ow) == (g.h, g.w);
-    let mut cols = if direct {
-        Vec::new()
-    } else {
-        T::take_scratch()
-    };
-    if !direct {
-        cols.clear();
-        cols.resize(kdim * plane, T::ZERO);
+    // Tasks: (image, group, block of output channels, tile of output positions). Each
+    // unfolds its tile of columns, multiplies, and applies the epilogue while the tile is hot.
+    let threads = rayon::current_num_threads();
+    let work = g.n * g.o * plane * kdim.max(1);
+    let parallel = threads > 1 && work >= 1 << 20;
+    let target = if parallel { 4 * threads } else { 1 };
+    let base = g.n * g.groups;
+    let mut tw = (TILE_ELEMENTS / kdim.max(1)).max(MIN_TILE).min(plane);
+    if base * plane.div_ceil(tw) < target {
+        tw = plane
+            .div_ceil(target.div_ceil(base))
+            .max(MIN_TILE)
+            .min(plane);
     }
-    for n in 0..g.n {
-        for grp in 0..g.groups {
-            let image = &x.data[(n * g.c + grp * cg) * g.h * g.w..][..cg * g.h * g.w];
-            let rhs = if direct {
-                image.as_ptr()
-            } else {
-                im2col(&g, image, cg, &mut cols);
-                cols.as_ptr()
-            };
-            let dst = &mut out[(n * g.o + grp * og) * plane..][..og * plane];
-            let lhs = &wt.data[grp * og * kdim..][..og * kdim];
-            // SAFETY: `lhs` is `og × kdim` row-major, `rhs` `kdim × plane` row-major (the image
-            // itself when direct, since then `plane == h·w` and `kdim == cg`), `dst` a distinct
-            // `og × plane` slice.
+    let col_tiles = plane.div_ceil(tw);
+    let mut row_blocks = 1;
+    if base * col_tiles < target {
+        row_blocks = target.div_ceil(base * col_tiles).min((og / 16).max(1));
+    }
+    let rows_per = og.div_ceil(row_blocks);
+    let row_blocks = og.div_ceil(rows_per);
+    let tasks = base * row_blocks * col_tiles;
+    let dst = SendPtr(out.as_mut_ptr());
+    let one = |t: usize| {
+        let ct = t % col_tiles;
+        let rb = (t / col_tiles) % row_blocks;
+        let (n, grp) = (
+            t / (col_tiles * row_blocks) / g.groups,
+            t / (col_tiles * row_blocks) % g.groups,
+        );
+        let (c0, c1) = (ct * tw, ((ct + 1) * tw).min(plane));
+        let (r0, r1) = (rb * rows_per, ((rb + 1) * rows_per).min(og));
+        let width = c1 - c0;
+        let image = &x.data[(n * g.c + grp * cg) * g.h * g.w..][..cg * g.h * g.w];
+        let mut cols = Vec::new();
+        let rhs = if kdim == 0 {
+            std::ptr::null()
+        } else if direct {
+            // SAFETY: `c0 < plane == h·w`, inside the group's image.
+            unsafe { image.as_ptr().add(c0) }
+        } else {
+            cols = T::take_scratch();
+            cols.clear();
+            cols.resize(kdim * width, T::ZERO);
+            im2col_tile(&g, image, cg, c0, width, &mut cols);
+            cols.as_ptr()
+        };
+        let rhs_rs = if direct { plane } else { width };
+        let first = n * g.o + grp * og;
+        for o in r0..r1 {
+            let off = (first + o) * plane + c0;
+            // SAFETY: row `o` of this task's tile, columns `c0..c1` of one output plane: in
+            // bounds, and no other task's tile overlaps it (tasks partition the output).
+            let row = unsafe { std::slice::from_raw_parts_mut(dst.get().add(off), width) };
+            if kdim == 0 && !epi.read_dst() {
+                row.fill(T::ZERO);
+            }
+            epi.seed(row, grp * og + o, off);
+        }
+        if kdim > 0 {
+            let lhs = &wt.data[(grp * og + r0) * kdim..][..(r1 - r0) * kdim];
+            // SAFETY: `lhs` is `(r1-r0) × kdim` row-major; `rhs` is `kdim × width` with row
+            // stride `rhs_rs` (the tile of columns, or the image's columns `c0..c1` when
+            // direct); the destination is this task's tile, row stride `plane`, written by
+            // no one else.
             unsafe {
                 gemm_into(
-                    og,
-                    plane,
+                    r1 - r0,
+                    width,
                     kdim,
-                    dst.as_mut_ptr(),
+                    dst.get().add((first + r0) * plane + c0),
                     plane as isize,
-                    read_dst,
+                    epi.read_dst(),
                     Mat {
                         ptr: lhs.as_ptr(),
                         rs: kdim as isize,
@@ -171,73 +347,98 @@ pub(super) fn conv2d<T: Float>(
                     },
                     Mat {
                         ptr: rhs,
-                        rs: plane as isize,
+                        rs: rhs_rs as isize,
                         cs: 1,
                     },
-                    parallelism(og, plane, kdim),
+                    gemm::Parallelism::None,
                 );
             }
         }
-    }
-    if !direct {
-        T::put_scratch(cols);
+        if epi.finishes() {
+            for o in r0..r1 {
+                let off = (first + o) * plane + c0;
+                // SAFETY: as above, this task's own row segment.
+                let row = unsafe { std::slice::from_raw_parts_mut(dst.get().add(off), width) };
+                epi.finish(row, grp * og + o, off);
+            }
+        }
+        if !cols.is_empty() || cols.capacity() > 0 {
+            T::put_scratch(cols);
+        }
+    };
+    if parallel && tasks > 1 {
+        (0..tasks).into_par_iter().for_each(one);
+    } else {
+        (0..tasks).for_each(one);
     }
     Ok(())
 }
 
-/// Unfolds one group's image (`cg × h × w`) into `cols`: row `(c, i, j)` holds, for each
-/// output position, the input under kernel tap `(i, j)` of channel `c` (zero in the padding).
-fn im2col<T: Float>(g: &Geometry, image: &[T], cg: usize, cols: &mut [T]) {
-    let plane = g.oh * g.ow;
-    let fill = |r: usize, row: &mut [T]| {
-        let (c, tap) = (r / (g.kh * g.kw), r % (g.kh * g.kw));
+/// Unfolds output positions `c0..c0 + width` of one group's image (`cg × h × w`) into `cols`
+/// (`kdim × width`): row `(c, i, j)` holds, for each of those positions, the input under
+/// kernel tap `(i, j)` of channel `c` (zero in the padding).
+fn im2col_tile<T: Float>(
+    g: &Geometry,
+    image: &[T],
+    cg: usize,
+    c0: usize,
+    width: usize,
+    cols: &mut [T],
+) {
+    let taps = g.kh * g.kw;
+    for (r, row) in cols.chunks_mut(width).take(cg * taps).enumerate() {
+        let (c, tap) = (r / taps, r % taps);
         let (i, j) = (tap / g.kw, tap % g.kw);
         let src = &image[c * g.h * g.w..][..g.h * g.w];
         let off_w = (j * g.dilation[1]) as isize - g.pad[1] as isize;
         let (lo, hi) = g.valid(off_w, g.stride[1], g.w, g.ow);
-        for (oy, out_row) in row.chunks_mut(g.ow).enumerate() {
+        let mut k = 0;
+        while k < width {
+            let p = c0 + k;
+            let (oy, ox0) = (p / g.ow, p % g.ow);
+            let len = (g.ow - ox0).min(width - k);
+            let seg = &mut row[k..k + len];
+            k += len;
             let iy = (oy * g.stride[0] + i * g.dilation[0]) as isize - g.pad[0] as isize;
             if iy < 0 || iy >= g.h as isize {
-                out_row.fill(T::ZERO);
+                seg.fill(T::ZERO);
                 continue;
             }
             let in_row = &src[iy as usize * g.w..][..g.w];
-            out_row[..lo].fill(T::ZERO);
-            out_row[hi..].fill(T::ZERO);
+            // The valid columns of this segment, relative to it.
+            let (a, b) = (
+                lo.clamp(ox0, ox0 + len) - ox0,
+                hi.clamp(ox0, ox0 + len) - ox0,
+            );
+            seg[..a].fill(T::ZERO);
+            seg[b.max(a)..].fill(T::ZERO);
+            if a >= b {
+                continue;
+            }
             if g.stride[1] == 1 {
-                let start = (lo as isize + off_w) as usize;
-                out_row[lo..hi].copy_from_slice(&in_row[start..start + (hi - lo)]);
+                let start = ((ox0 + a) as isize + off_w) as usize;
+                seg[a..b].copy_from_slice(&in_row[start..start + (b - a)]);
             } else {
-                for (ox, o) in out_row[lo..hi].iter_mut().enumerate() {
-                    *o = in_row[((ox + lo) * g.stride[1]).wrapping_add_signed(off_w)];
+                for (ox, o) in (ox0 + a..ox0 + b).zip(&mut seg[a..b]) {
+                    *o = in_row[(ox * g.stride[1]).wrapping_add_signed(off_w)];
                 }
             }
         }
-    };
-    let rows = cg * g.kh * g.kw;
-    let cols = &mut cols[..rows * plane];
-    if cols.len() >= PARALLEL_ELEMENTS {
-        cols.par_chunks_mut(plane)
-            .enumerate()
-            .for_each(|(r, row)| fill(r, row));
-    } else {
-        cols.chunks_mut(plane)
-            .enumerate()
-            .for_each(|(r, row)| fill(r, row));
     }
 }
 
 /// One input channel per group: each output plane `(n, o)` accumulates its taps directly.
-fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], out: &mut [T], read_dst: bool) {
+fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: &mut [T]) {
     let plane = g.oh * g.ow;
     let og = g.o / g.groups;
     let taps = g.kh * g.kw;
     let one = |p: usize, dst: &mut [T]| {
         let (n, o) = (p / g.o, p % g.o);
         let c = o / og;
-        if !read_dst {
+        if !epi.read_dst() {
             dst.fill(T::ZERO);
         }
+        epi.seed(dst, o, p * plane);
         let src = &x[(n * g.c + c) * g.h * g.w..][..g.h * g.w];
         let k = &wt[o * taps..][..taps];
         for i in 0..g.kh {
@@ -265,6 +466,7 @@ fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], out: &mut [T], read_dst:
                 }
             }
         }
+        epi.finish(dst, o, p * plane);
     };
     if out.len() >= PARALLEL_ELEMENTS / 4 {
         out.par_chunks_mut(plane)

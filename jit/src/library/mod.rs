@@ -14,6 +14,7 @@
 
 mod conv2d;
 mod matmul;
+mod pool;
 
 use std::cell::Cell;
 
@@ -27,7 +28,7 @@ pub fn add_to(lib: &mut vm::Library) {
         let name = kernel.name();
         let err_name = name.clone();
         lib.add_fn(&name, move |args| {
-            call(kernel, args).map_err(|e| e.context(&err_name))
+            crate::pool::run(|| call(kernel, args)).map_err(|e| e.context(&err_name))
         });
     }
 }
@@ -48,14 +49,20 @@ fn call(kernel: LibraryKernel, args: &[Value]) -> Result<Value> {
             .map_err(|e| e.context(format!("argument {i}")))
     };
     let inputs: Vec<&Tensor> = (0..tensors).map(tensor).collect::<Result<_>>()?;
-    let ints: Vec<i64> = args[tensors..tensors + params]
+    // The integers, then (with a batch norm) its epsilon.
+    let floats = usize::from(kernel.norm);
+    let ints: Vec<i64> = args[tensors..tensors + params - floats]
         .iter()
         .map(Value::as_int)
         .collect::<Result<_>>()?;
+    let eps = match floats {
+        0 => 0.0,
+        _ => args[tensors + params - 1].as_float()?,
+    };
     let out = tensor(args.len() - 1)?;
     match out.dtype() {
-        DataType::F32 => run::<f32>(kernel, &inputs, &ints, out),
-        DataType::F64 => run::<f64>(kernel, &inputs, &ints, out),
+        DataType::F32 => run::<f32>(kernel, &inputs, &ints, eps, out),
+        DataType::F64 => run::<f64>(kernel, &inputs, &ints, eps, out),
         dt => Err(Error::type_error(format!(
             "output of dtype {dt}; library kernels take float32 and float64"
         ))),
@@ -67,6 +74,7 @@ fn run<T: Float>(
     kernel: LibraryKernel,
     inputs: &[&Tensor],
     ints: &[i64],
+    eps: f64,
     out: &Tensor,
 ) -> Result<()> {
     let views: Vec<View<T>> = inputs
@@ -82,22 +90,66 @@ fn run<T: Float>(
     // (destination-passing style).
     let out_data: &mut [T] =
         unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<T>(), out.numel()) };
-    let addends = &views[2..];
-    for (i, a) in addends.iter().enumerate() {
-        broadcast_into(out_data, &out_shape, a, i > 0)
-            .map_err(|e| e.context(format!("addend {i}")))?;
-    }
-    let read_dst = !addends.is_empty();
-    match kernel.op {
-        LibraryOp::Matmul { trans_b } => matmul::matmul(
-            &views[0], &views[1], trans_b, out_data, &out_shape, read_dst,
-        )?,
-        LibraryOp::Conv2d => {
-            conv2d::conv2d(&views[0], &views[1], ints, out_data, &out_shape, read_dst)?
+    let stats = kernel.op.num_operands()..kernel.op.num_operands() + 4 * usize::from(kernel.norm);
+    let addends = &views[stats.end..];
+    let trans_b = match kernel.op {
+        LibraryOp::Matmul { trans_b } => trans_b,
+        LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => {
+            let is_max = kernel.op == LibraryOp::MaxPool2d;
+            return pool::pool2d(&views[0], ints, is_max, out_data, &out_shape);
         }
-    }
+        LibraryOp::Conv2d => {
+            let norm = if kernel.norm {
+                Some(conv2d::Norm::new(&views[stats], eps, &out_shape)?)
+            } else {
+                None
+            };
+            // Per-channel and full-shape addends are applied tile by tile inside the kernel;
+            // any other broadcast is written to the output first, or (after a batch norm,
+            // which must see the convolution alone) added afterwards.
+            let fused: Option<Vec<_>> = addends
+                .iter()
+                .map(|a| conv2d::Addend::classify(a, &out_shape))
+                .collect();
+            let after = fused.is_none() && norm.is_some();
+            let preloaded = fused.is_none() && norm.is_none();
+            if preloaded {
+                preload(out_data, &out_shape, addends)?;
+            }
+            let epi = conv2d::Epilogue {
+                norm,
+                addends: fused.unwrap_or_default(),
+                preloaded,
+                act: if after { None } else { kernel.activation },
+            };
+            conv2d::conv2d(&views[0], &views[1], ints, &epi, out_data, &out_shape)?;
+            if after {
+                for (i, a) in addends.iter().enumerate() {
+                    broadcast_into(out_data, &out_shape, a, true)
+                        .map_err(|e| e.context(format!("addend {i}")))?;
+                }
+                if let Some(act) = kernel.activation {
+                    activate(out_data, act);
+                }
+            }
+            return Ok(());
+        }
+    };
+    preload(out_data, &out_shape, addends)?;
+    let read_dst = !addends.is_empty();
+    matmul::matmul(
+        &views[0], &views[1], trans_b, out_data, &out_shape, read_dst,
+    )?;
     if let Some(act) = kernel.activation {
         activate(out_data, act);
+    }
+    Ok(())
+}
+
+/// Writes the sum of `addends`, each broadcast to `out_shape`, into `out`.
+fn preload<T: Float>(out: &mut [T], out_shape: &[usize], addends: &[View<T>]) -> Result<()> {
+    for (i, a) in addends.iter().enumerate() {
+        broadcast_into(out, out_shape, a, i > 0).map_err(|e| e.context(format!("addend {i}")))?;
     }
     Ok(())
 }
@@ -228,12 +280,17 @@ fn broadcast_into<T: Float>(
 /// Elementwise passes over fewer elements than this stay on the calling thread.
 const PARALLEL_ELEMENTS: usize = 1 << 16;
 
-fn activate<T: Float>(out: &mut [T], act: Activation) {
-    let f = |chunk: &mut [T]| match act {
+/// Applies `act` to every element of `out` on the calling thread.
+fn activate_serial<T: Float>(chunk: &mut [T], act: Activation) {
+    match act {
         Activation::Relu => chunk.iter_mut().for_each(|x| *x = x.relu()),
         Activation::Gelu => chunk.iter_mut().for_each(|x| *x = x.gelu()),
         Activation::GeluTanh => chunk.iter_mut().for_each(|x| *x = x.gelu_tanh()),
-    };
+    }
+}
+
+fn activate<T: Float>(out: &mut [T], act: Activation) {
+    let f = |chunk: &mut [T]| activate_serial(chunk, act);
     if out.len() >= PARALLEL_ELEMENTS {
         out.par_chunks_mut(PARALLEL_ELEMENTS / 4).for_each(f);
     } else {
@@ -286,12 +343,20 @@ trait Float:
     const DTYPE: DataType;
     const ZERO: Self;
     const ONE: Self;
+    /// The lowest finite value (TVM's `min_value`, the max reduction's identity).
+    const LOWEST: Self;
     fn relu(self) -> Self {
         if self > Self::ZERO { self } else { Self::ZERO }
     }
     fn gelu(self) -> Self;
     fn gelu_tanh(self) -> Self;
     fn mul(self, other: Self) -> Self;
+    fn div(self, other: Self) -> Self;
+    fn sub(self, other: Self) -> Self;
+    /// `1 / sqrt(self)`.
+    fn rsqrt(self) -> Self;
+    fn from_f64(v: f64) -> Self;
+    fn from_i64(v: i64) -> Self;
     /// A per-thread scratch buffer, taken (the slot is left empty, so a nested call on the
     /// same thread allocates its own) and given back with [`Float::put_scratch`].
     fn take_scratch() -> Vec<Self>;
@@ -307,6 +372,7 @@ impl Float for f32 {
     const DTYPE: DataType = DataType::F32;
     const ZERO: f32 = 0.0;
     const ONE: f32 = 1.0;
+    const LOWEST: f32 = f32::MIN;
     fn gelu(self) -> f32 {
         0.5 * self * (1.0 + erf_f32(self * std::f32::consts::FRAC_1_SQRT_2))
     }
@@ -315,6 +381,21 @@ impl Float for f32 {
     }
     fn mul(self, other: f32) -> f32 {
         self * other
+    }
+    fn div(self, other: f32) -> f32 {
+        self / other
+    }
+    fn sub(self, other: f32) -> f32 {
+        self - other
+    }
+    fn rsqrt(self) -> f32 {
+        1.0 / self.sqrt()
+    }
+    fn from_f64(v: f64) -> f32 {
+        v as f32
+    }
+    fn from_i64(v: i64) -> f32 {
+        v as f32
     }
     fn take_scratch() -> Vec<f32> {
         SCRATCH_F32.with(Cell::take)
@@ -328,6 +409,7 @@ impl Float for f64 {
     const DTYPE: DataType = DataType::F64;
     const ZERO: f64 = 0.0;
     const ONE: f64 = 1.0;
+    const LOWEST: f64 = f64::MIN;
     fn gelu(self) -> f64 {
         0.5 * self * (1.0 + erf(self * std::f64::consts::FRAC_1_SQRT_2))
     }
@@ -337,6 +419,21 @@ impl Float for f64 {
     }
     fn mul(self, other: f64) -> f64 {
         self * other
+    }
+    fn div(self, other: f64) -> f64 {
+        self / other
+    }
+    fn sub(self, other: f64) -> f64 {
+        self - other
+    }
+    fn rsqrt(self) -> f64 {
+        1.0 / self.sqrt()
+    }
+    fn from_f64(v: f64) -> f64 {
+        v
+    }
+    fn from_i64(v: i64) -> f64 {
+        v as f64
     }
     fn take_scratch() -> Vec<f64> {
         SCRATCH_F64.with(Cell::take)

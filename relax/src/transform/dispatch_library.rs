@@ -1,6 +1,6 @@
-//! DispatchLibrary: hands matrix multiplies and 2-D convolutions to native library kernels, the
-//! way TVM's BYOC dispatch hands them to BLAS/DNNL. Runs before LegalizeOps, on the operators a
-//! user writes.
+//! DispatchLibrary: hands matrix multiplies, 2-D convolutions and 2-D pooling to native library
+//! kernels, the way TVM's BYOC dispatch hands them to BLAS/DNNL. Runs before LegalizeOps, on the
+//! operators a user writes.
 //!
 //! `R.matmul` (2-D, batched, broadcast batch, matrix-vector; static or symbolic shapes) and
 //! `R.nn.conv2d` (NCHW/OIHW, any strides, padding, dilation and groups) of `float32` or
@@ -9,7 +9,8 @@
 //! `R.permute_dims` of a 2-D right operand (read transposed, never copied), up to two
 //! `R.add`s that keep the output shape (bias, residual) and one activation (`R.nn.relu`,
 //! `R.nn.gelu` for `float32`, `R.nn.gelu_tanh`). The fused call takes the place of the last
-//! binding of its chain and keeps that binding's variable.
+//! binding of its chain and keeps that binding's variable. `R.nn.max_pool2d` and
+//! `R.nn.avg_pool2d` (NCHW) become calls of their own, without epilogues.
 //!
 //! Invariants afterwards: every dispatched call's output struct info is the chain's last
 //! variable's (a tensor of known rank, shape and dtype), its arguments are the chain's inputs
@@ -70,6 +71,26 @@ pub enum LibraryOp {
     /// dilation_h, dilation_w, groups, out)`: NCHW data, OIHW weights, the integers as
     /// `R.prim_value`s.
     Conv2d,
+    /// `(x, pool_h, pool_w, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
+    /// dilation_h, dilation_w, ceil_mode, count_include_pad, out)`: NCHW max pooling.
+    MaxPool2d,
+    /// As [`LibraryOp::MaxPool2d`], averaging.
+    AvgPool2d,
+}
+
+impl LibraryOp {
+    /// The tensors the operation itself reads (before any addends).
+    pub fn num_operands(self) -> usize {
+        match self {
+            LibraryOp::Matmul { .. } | LibraryOp::Conv2d => 2,
+            LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 1,
+        }
+    }
+
+    /// Whether addends and an activation may be fused after it.
+    pub fn takes_epilogue(self) -> bool {
+        matches!(self, LibraryOp::Matmul { .. } | LibraryOp::Conv2d)
+    }
 }
 
 /// A library kernel by what it computes: `out = act(op(inputs) + addend₀ + addend₁)`, each
@@ -78,6 +99,10 @@ pub enum LibraryOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LibraryKernel {
     pub op: LibraryOp,
+    /// An inference batch normalization over the output channels follows the operation
+    /// (conv2d only): four more tensors (gamma, beta, moving mean, moving variance) after the
+    /// operands, and the epsilon as a float parameter after the integers.
+    pub norm: bool,
     /// 0, 1 or 2 tensors added to the output before the activation.
     pub addends: usize,
     pub activation: Option<Activation>,
@@ -97,7 +122,12 @@ impl LibraryKernel {
             LibraryOp::Matmul { trans_b: false } => "matmul",
             LibraryOp::Matmul { trans_b: true } => "matmul_tb",
             LibraryOp::Conv2d => "conv2d",
+            LibraryOp::MaxPool2d => "max_pool2d",
+            LibraryOp::AvgPool2d => "avg_pool2d",
         });
+        if self.norm {
+            s.push_str("_bn");
+        }
         for _ in 0..self.addends {
             s.push_str("_add");
         }
@@ -108,19 +138,24 @@ impl LibraryKernel {
         s
     }
 
-    /// The integer parameters the kernel takes after its tensors.
+    /// The parameters the kernel takes after its tensors: integers, then (with `norm`) the
+    /// epsilon as a float.
     pub fn num_params(&self) -> usize {
-        match self.op {
-            LibraryOp::Matmul { .. } => 0,
-            // stride (h, w), padding (top, left, bottom, right), dilation (h, w), groups.
-            LibraryOp::Conv2d => 9,
-        }
+        usize::from(self.norm)
+            + match self.op {
+                LibraryOp::Matmul { .. } => 0,
+                // stride (h, w), padding (top, left, bottom, right), dilation (h, w), groups.
+                LibraryOp::Conv2d => 9,
+                // pool (h, w), stride (h, w), padding ×4, dilation (h, w), ceil_mode,
+                // count_include_pad.
+                LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 12,
+            }
     }
 
-    /// The tensors the kernel takes before its integer parameters: the two operands, then
-    /// the addends.
+    /// The tensors the kernel takes before its integer parameters: the operands, then the
+    /// addends.
     pub fn num_tensors(&self) -> usize {
-        2 + self.addends
+        self.op.num_operands() + 4 * usize::from(self.norm) + self.addends
     }
 
     /// Every kernel there is (what the `jit` crate registers).
@@ -129,19 +164,38 @@ impl LibraryKernel {
             LibraryOp::Matmul { trans_b: false },
             LibraryOp::Matmul { trans_b: true },
             LibraryOp::Conv2d,
+            LibraryOp::MaxPool2d,
+            LibraryOp::AvgPool2d,
         ];
         let acts = [None]
             .into_iter()
             .chain(Activation::ALL.into_iter().map(Some));
         let mut out = Vec::new();
         for op in ops {
-            for addends in 0..=MAX_ADDENDS {
-                for activation in acts.clone() {
-                    out.push(LibraryKernel {
-                        op,
-                        addends,
-                        activation,
-                    });
+            if !op.takes_epilogue() {
+                out.push(LibraryKernel {
+                    op,
+                    norm: false,
+                    addends: 0,
+                    activation: None,
+                });
+                continue;
+            }
+            let norms: &[bool] = if op == LibraryOp::Conv2d {
+                &[false, true]
+            } else {
+                &[false]
+            };
+            for &norm in norms {
+                for addends in 0..=MAX_ADDENDS {
+                    for activation in acts.clone() {
+                        out.push(LibraryKernel {
+                            op,
+                            norm,
+                            addends,
+                            activation,
+                        });
+                    }
                 }
             }
         }
@@ -153,9 +207,10 @@ impl LibraryKernel {
 /// checks the result with [`verify`].
 pub fn dispatch_library(module: &IRModule) -> Result<IRModule> {
     let out = map_functions(module, |_, f| {
+        let simplified = simplify_idioms(&f.body);
         let mut uses: HashMap<VarId, usize> = HashMap::new();
-        count_uses(&f.body, &mut uses);
-        let body = rewrite_seq(&f.body, &uses);
+        count_uses(&simplified, &mut uses);
+        let body = rewrite_seq(&simplified, &uses);
         Ok(Function { body, ..f.clone() })
     })?;
     verify(&out)?;
@@ -221,6 +276,92 @@ pub fn verify(module: &IRModule) -> Result<()> {
     }
 }
 
+/// Undoes two idioms of TVM's ONNX import that hide an elementwise add from the chains:
+/// `R.broadcast_to(x, s)` to `x`'s own shape (the variable is replaced by `x`), and ONNX `Sum`
+/// as `R.sum(R.stack((a, b), axis=k), axis=[k])` (becomes `R.add(a, b)`; the sum's `0 + a + b`
+/// and `a + b` differ only in the sign of a zero sum of two negative zeros). Only dataflow
+/// variables of top-level blocks are touched, so a block's outputs keep their bindings.
+fn simplify_idioms(seq: &SeqExpr) -> SeqExpr {
+    let mut subst = crate::transform::Subst::new();
+    let mut uses: HashMap<VarId, usize> = HashMap::new();
+    count_uses(seq, &mut uses);
+    let mut blocks = Vec::with_capacity(seq.blocks.len());
+    for block in &seq.blocks {
+        // Stack variables consumed by a sum over their stacked axis: (a, b).
+        let mut stacks: HashMap<VarId, (Expr, Expr, i64)> = HashMap::new();
+        let mut out = Vec::with_capacity(block.bindings.len());
+        for b in &block.bindings {
+            let Binding::Var { var, value } = b else {
+                out.push(b.clone());
+                continue;
+            };
+            let call = value.as_call();
+            let op = call.and_then(Call::op);
+            if let (Some(call), Some("relax.broadcast_to")) = (call, op)
+                && var.is_dataflow()
+                && let Some(x) = call.args.first()
+                && let Some(xv) = x.as_var()
+                && let (Some(xs), Some(vs)) = (
+                    xv.struct_info().tensor_shape(),
+                    var.struct_info().tensor_shape(),
+                )
+                && shapes_equal(xs, vs)
+                && xv.struct_info().tensor_dtype() == var.struct_info().tensor_dtype()
+            {
+                let to = crate::transform::substitute(x, &subst);
+                subst.insert(var.id(), to);
+                continue;
+            }
+            if let (Some(call), Some("relax.stack")) = (call, op)
+                && var.is_dataflow()
+                && uses.get(&var.id()).copied() == Some(1)
+                && let Some(ExprKind::Tuple(fields)) = call.args.first().map(Expr::kind)
+                && let [fa, fb] = &fields[..]
+                && let Some(axis) = call.attrs.get("axis").and_then(AttrValue::as_int)
+            {
+                stacks.insert(var.id(), (fa.clone(), fb.clone(), axis));
+                out.push(b.clone());
+                continue;
+            }
+            if let (Some(call), Some("relax.sum")) = (call, op)
+                && let Some(sv) = call.args.first().and_then(Expr::as_var)
+                && let Some((a, b2, axis)) = stacks.get(&sv.id())
+                && call.attrs.get("axis").and_then(AttrValue::as_int_list) == Some(vec![*axis])
+                && call.attrs.get("keepdims").and_then(AttrValue::as_bool) != Some(true)
+            {
+                // The stack binding goes; the sum becomes the add.
+                if let Some(pos) = out.iter().position(|ob: &Binding| ob.var().id() == sv.id()) {
+                    out.remove(pos);
+                }
+                let add = Expr::op(
+                    "relax.add",
+                    vec![
+                        crate::transform::substitute(a, &subst),
+                        crate::transform::substitute(b2, &subst),
+                    ],
+                );
+                out.push(Binding::Var {
+                    var: var.clone(),
+                    value: add,
+                });
+                continue;
+            }
+            out.push(b.clone());
+        }
+        blocks.push(BindingBlock {
+            bindings: out,
+            dataflow: block.dataflow,
+        });
+    }
+    crate::transform::substitute_seq(
+        &SeqExpr {
+            blocks,
+            body: seq.body.clone(),
+        },
+        &subst,
+    )
+}
+
 fn visit_bindings(seq: &SeqExpr, f: &mut dyn FnMut(&Binding)) {
     for block in &seq.blocks {
         for b in &block.bindings {
@@ -263,6 +404,8 @@ struct Chain {
     /// The anchor's inputs (and, for conv2d, its integer parameters) then the addends.
     inputs: Vec<Expr>,
     params: Vec<i64>,
+    /// Float parameters after the integers (a batch norm's epsilon).
+    fparams: Vec<f64>,
     /// Bindings (by index in the block) that the fused call replaces, the last one last.
     members: Vec<usize>,
     /// The chain's current end: its variable and struct info.
@@ -274,6 +417,16 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
     let single_use = |v: &Var| uses.get(&v.id()).copied() == Some(1);
     // Bindings of this block by variable, for looking through a transposed right operand.
     let mut index: HashMap<VarId, usize> = HashMap::new();
+    // The `t[i]` bindings of each tuple variable: (binding index, i, variable).
+    let mut items: HashMap<VarId, Vec<(usize, usize, Var)>> = HashMap::new();
+    for (i, b) in bindings.iter().enumerate() {
+        if let Binding::Var { var, value } = b
+            && let ExprKind::TupleGetItem(t, k) = value.kind()
+            && let Some(tv) = t.as_var()
+        {
+            items.entry(tv.id()).or_default().push((i, *k, var.clone()));
+        }
+    }
     // Open chains by the id of their end variable.
     let mut open: HashMap<VarId, Chain> = HashMap::new();
     // Binding index → what replaces it: `None` removes it, `Some(chain)` emits the call.
@@ -287,6 +440,12 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
             continue;
         };
         let Some(op) = call.op() else { continue };
+        if op == "relax.nn.batch_norm"
+            && let Some(chain) = extend_norm(call, var, i, &mut open, &items, uses)
+        {
+            open.insert(chain.end.id(), chain);
+            continue;
+        }
         if let Some(chain) = extend(op, call, var, i, &mut open, &single_use) {
             open.insert(var.id(), chain);
             continue;
@@ -294,6 +453,8 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
         let anchor = match op {
             "relax.matmul" => matmul_anchor(call, var, bindings, &index, &single_use),
             "relax.nn.conv2d" => conv2d_anchor(call, var, i),
+            "relax.nn.max_pool2d" => pool2d_anchor(call, var, i, LibraryOp::MaxPool2d),
+            "relax.nn.avg_pool2d" => pool2d_anchor(call, var, i, LibraryOp::AvgPool2d),
             _ => None,
         };
         if let Some(chain) = anchor {
@@ -373,6 +534,7 @@ fn extend(
                 _ => false,
             };
             if !single_use(end)
+                || !chain.kernel.op.takes_epilogue()
                 || chain.kernel.addends >= MAX_ADDENDS
                 || chain.kernel.activation.is_some()
                 || !same_output(chain)
@@ -394,13 +556,109 @@ fn extend(
     let chain = open.get(&end.id())?;
     let f32_only =
         act == Activation::Gelu && var.struct_info().tensor_dtype() != Some(DataType::FLOAT32);
-    if !single_use(end) || chain.kernel.activation.is_some() || !same_output(chain) || f32_only {
+    if !single_use(end)
+        || !chain.kernel.op.takes_epilogue()
+        || chain.kernel.activation.is_some()
+        || !same_output(chain)
+        || f32_only
+    {
         return None;
     }
     let mut chain = open.remove(&end.id())?;
     chain.kernel.activation = Some(act);
     chain.members.push(at);
     chain.end = var.clone();
+    Some(chain)
+}
+
+/// Grows an open conv2d chain (no epilogue yet) by `bn = R.nn.batch_norm(end, gamma, beta,
+/// mean, var, axis=1)` in inference mode, when the block reads only `bn[0]` (the normalized
+/// tensor; the moving statistics it passes through are unused): the chain then ends at the
+/// `bn[0]` variable, and the unused `bn[1]`, `bn[2]` bindings go with it.
+fn extend_norm(
+    call: &Call,
+    var: &Var,
+    at: usize,
+    open: &mut HashMap<VarId, Chain>,
+    items: &HashMap<VarId, Vec<(usize, usize, Var)>>,
+    uses: &HashMap<VarId, usize>,
+) -> Option<Chain> {
+    let end = call.args.first()?.as_var()?;
+    let chain = open.get(&end.id())?;
+    let count = |v: &Var| uses.get(&v.id()).copied().unwrap_or(0);
+    if chain.kernel.op != LibraryOp::Conv2d
+        || chain.kernel.norm
+        || chain.kernel.addends > 0
+        || chain.kernel.activation.is_some()
+        || count(end) != 1
+    {
+        return None;
+    }
+    let flag = |n: &str, default: bool| match call.attrs.get(n) {
+        None | Some(AttrValue::None) => Some(default),
+        Some(v) => v.as_bool(),
+    };
+    let axis = call
+        .attrs
+        .get("axis")
+        .and_then(AttrValue::as_int)
+        .unwrap_or(1);
+    if flag("training", false)? || !flag("center", true)? || !flag("scale", true)? {
+        return None;
+    }
+    if axis != 1 && axis != -3 {
+        return None;
+    }
+    let eps = match call.attrs.get("epsilon") {
+        None | Some(AttrValue::None) => 1e-5,
+        Some(v) => v.as_float()?,
+    };
+    let out_si = chain.end.struct_info();
+    let dt = out_si.tensor_dtype()?;
+    let channels = out_si.tensor_shape()?.get(1)?.clone();
+    let stats: Vec<Expr> = call.args.get(1..5)?.to_vec();
+    for e in &stats {
+        let si = operand_si(e)?;
+        let shape = si.tensor_shape()?;
+        if si.tensor_dtype() != Some(dt)
+            || shape.len() != 1
+            || !shapes_equal(shape, std::slice::from_ref(&channels))
+        {
+            return None;
+        }
+    }
+    // Every use of the tuple is a `bn[i]` binding of this block; only `bn[0]` is used.
+    let gets = items.get(&var.id())?;
+    if gets.len() != count(var) {
+        return None;
+    }
+    let mut first = None;
+    for (idx, k, v) in gets {
+        match k {
+            0 if first.is_none() => first = Some((*idx, v.clone())),
+            1 | 2 if count(v) == 0 => {}
+            _ => return None,
+        }
+    }
+    let (first_at, first_var) = first?;
+    if !first_var
+        .struct_info()
+        .tensor_shape()
+        .zip(out_si.tensor_shape())
+        .is_some_and(|(a, b)| shapes_equal(a, b))
+    {
+        return None;
+    }
+    let mut chain = open.remove(&end.id())?;
+    chain.kernel.norm = true;
+    chain.inputs.extend(stats);
+    chain.fparams.push(eps);
+    chain.members.push(at);
+    chain
+        .members
+        .extend(gets.iter().filter(|g| g.1 != 0).map(|g| g.0));
+    chain.members.push(first_at);
+    chain.end = first_var;
     Some(chain)
 }
 
@@ -450,11 +708,13 @@ fn matmul_anchor(
     let mut chain = Chain {
         kernel: LibraryKernel {
             op: LibraryOp::Matmul { trans_b: false },
+            norm: false,
             addends: 0,
             activation: None,
         },
         inputs: vec![a.clone(), b.clone()],
         params: Vec::new(),
+        fparams: Vec::new(),
         members: Vec::new(),
         end: var.clone(),
     };
@@ -534,11 +794,86 @@ fn conv2d_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
     Some(Chain {
         kernel: LibraryKernel {
             op: LibraryOp::Conv2d,
+            norm: false,
             addends: 0,
             activation: None,
         },
         inputs: vec![x.clone(), w.clone()],
         params,
+        fparams: Vec::new(),
+        members: vec![at],
+        end: var.clone(),
+    })
+}
+
+/// `R.nn.max_pool2d` / `R.nn.avg_pool2d` of a 4-D NCHW float tensor, with the padding forms
+/// LegalizeOps reads (one value, one per axis, or before/after per axis). Average pooling in
+/// ceil mode counting the padding is left to LegalizeOps (which refuses it too).
+fn pool2d_anchor(call: &Call, var: &Var, at: usize, op: LibraryOp) -> Option<Chain> {
+    let x = call.args.first()?;
+    let x_si = operand_si(x)?;
+    float_dtype(&[x_si], var.struct_info())?;
+    if x_si.ndim() != Some(4) || var.struct_info().ndim() != Some(4) {
+        return None;
+    }
+    let attr_str = |n: &str| call.attrs.get(n).and_then(AttrValue::as_str);
+    for n in ["layout", "out_layout"] {
+        if !matches!(attr_str(n), None | Some("") | Some("NCHW")) {
+            return None;
+        }
+    }
+    let ints = |n: &str| -> Option<Vec<i64>> {
+        match call.attrs.get(n) {
+            None | Some(AttrValue::None) => Some(Vec::new()),
+            Some(v) => v.as_int_list().or_else(|| v.as_int().map(|i| vec![i])),
+        }
+    };
+    let pair = |n: &str| -> Option<[i64; 2]> {
+        match ints(n)?[..] {
+            [] => Some([1, 1]),
+            [a] => Some([a, a]),
+            [a, b] => Some([a, b]),
+            _ => None,
+        }
+    };
+    let flag = |n: &str| match call.attrs.get(n) {
+        None | Some(AttrValue::None) => Some(false),
+        Some(v) => v.as_bool(),
+    };
+    let (pool, strides, dilation) = (pair("pool_size")?, pair("strides")?, pair("dilation")?);
+    let padding: [i64; 4] = match ints("padding")?[..] {
+        [] => [0; 4],
+        [p] => [p; 4],
+        [h, w] => [h, w, h, w],
+        [t, l, b, r] => [t, l, b, r],
+        _ => return None,
+    };
+    let (ceil, include_pad) = (flag("ceil_mode")?, flag("count_include_pad")?);
+    if op == LibraryOp::AvgPool2d && ceil && include_pad {
+        return None;
+    }
+    if pool.iter().chain(&strides).chain(&dilation).any(|&v| v < 1)
+        || padding.iter().any(|&p| p < 0)
+    {
+        return None;
+    }
+    let mut params = Vec::with_capacity(12);
+    params.extend(pool);
+    params.extend(strides);
+    params.extend(padding);
+    params.extend(dilation);
+    params.push(i64::from(ceil));
+    params.push(i64::from(include_pad));
+    Some(Chain {
+        kernel: LibraryKernel {
+            op,
+            norm: false,
+            addends: 0,
+            activation: None,
+        },
+        inputs: vec![x.clone()],
+        params,
+        fparams: Vec::new(),
         members: vec![at],
         end: var.clone(),
     })
@@ -548,6 +883,12 @@ fn conv2d_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
 fn emit(chain: Chain) -> Binding {
     let mut args = chain.inputs;
     args.extend(chain.params.iter().map(|&p| Expr::prim(PrimExpr::i64(p))));
+    args.extend(
+        chain
+            .fparams
+            .iter()
+            .map(|&p| Expr::prim(PrimExpr::float(DataType::FLOAT64, p))),
+    );
     let call = Expr::call(
         Callee::Op("relax.call_dps_packed".into()),
         vec![

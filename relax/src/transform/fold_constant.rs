@@ -9,6 +9,10 @@
 //! dropped. A call that fails in the interpreter (an out-of-bounds access, a division by zero)
 //! is left alone so that the error surfaces at run time, where TVM reports it.
 //!
+//! Operators that only relabel the bytes of a constant (`R.reshape`, `R.broadcast_to` to the
+//! same shape) are folded before legalization, without copying: the pipeline runs this pass
+//! also ahead of `DispatchLibrary` and `LegalizeOps`.
+//!
 //! Unlike TVM, folding is bounded: a call whose result (or any input) is larger than the limit
 //! ([`DEFAULT_MAX_FOLD_BYTES`] unless the pipeline says otherwise) is kept, to run at run time.
 //! The size comes from the program (`R.zeros(R.shape([100000000000]), "float32")` asks for
@@ -72,7 +76,10 @@ impl Folder<'_> {
                 let b = match b {
                     Binding::Var { var, value } => {
                         let value = match value.kind() {
-                            ExprKind::Call(c) => self.call(c).unwrap_or(value),
+                            ExprKind::Call(c) => self
+                                .data_movement(c, var.struct_info())
+                                .or_else(|| self.call(c))
+                                .unwrap_or(value),
                             ExprKind::If(i) => Expr::new(ExprKind::If(crate::ir::If {
                                 cond: i.cond.clone(),
                                 then_branch: self.seq(&i.then_branch),
@@ -102,6 +109,46 @@ impl Folder<'_> {
             blocks,
             body: substitute(&s.body, &consts),
         }
+    }
+
+    /// The constant result of an operator that only relabels its constant operand's bytes:
+    /// `R.reshape` (a view of the same bytes) and `R.broadcast_to` to the operand's own shape
+    /// (the operand itself). No bytes are copied, so no size limit applies: this is how
+    /// weights imported by TVM's ONNX frontend (`R.broadcast_to(metadata[...], shape)` of every
+    /// conv and dense weight) reach their kernels without a compile-time or run-time copy.
+    fn data_movement(&self, c: &Call, result: &StructInfo) -> Option<Expr> {
+        let op = c.op()?;
+        if op != "relax.reshape" && op != "relax.broadcast_to" {
+            return None;
+        }
+        let ExprKind::Constant(k) = c.args.first()?.kind() else {
+            return None;
+        };
+        let StructInfo::Tensor {
+            shape: Some(shape),
+            dtype: Some(_),
+            ..
+        } = result
+        else {
+            return None;
+        };
+        let shape: Vec<i64> = shape.iter().map(PrimExpr::as_int).collect::<Option<_>>()?;
+        let data = if op == "relax.broadcast_to" {
+            if k.data.shape() != shape.as_slice() {
+                return None;
+            }
+            k.data.clone()
+        } else {
+            if vm::tensor::checked_numel(&shape).ok()? != k.data.numel() {
+                return None;
+            }
+            k.data.view(&shape, k.data.dtype()).ok()?
+        };
+        Some(Expr::new(ExprKind::Constant(Constant {
+            data,
+            struct_info: result.clone(),
+            metadata_index: None,
+        })))
     }
 
     /// The constant result of `call_tir(f, (constants...), out_ty)`, if it can be computed

@@ -7,7 +7,8 @@
 use super::Args;
 use crate::allocator::{alloc_storage as alloc_from, clear_all};
 use crate::tensor::{Device, Storage, Tensor, checked_nbytes};
-use crate::{Error, Result, Value};
+use crate::vm::VmRef;
+use crate::{DataType, Error, Result, Value};
 
 fn check_scope(builtin: &str, scope: &str) -> Result<()> {
     if scope.is_empty() || scope == "global" {
@@ -33,12 +34,37 @@ pub(super) fn alloc_storage(args: &[Value]) -> Result<Value> {
     let shape = a.shape(1, "buffer_shape")?;
     let device_index = a.int(2, "device_index")?;
     let dtype = a.dtype(3, "dtype_hint")?;
-    if a.len() == 5 {
-        check_scope(a.name, a.str(4, "mem_scope")?)?;
+    let scope = if a.len() == 5 {
+        Some(a.str(4, "mem_scope")?)
+    } else {
+        None
+    };
+    Ok(Value::Storage(alloc_storage_with(
+        vm,
+        shape,
+        device_index,
+        dtype,
+        scope,
+    )?))
+}
+
+/// What `vm.builtin.alloc_storage` does once its arguments are read: checks the scope and the
+/// size and allocates. Compiled functions call it directly when the arguments have their usual
+/// kinds.
+pub fn alloc_storage_with(
+    vm: &VmRef,
+    shape: &[i64],
+    device_index: i64,
+    dtype: DataType,
+    scope: Option<&str>,
+) -> Result<Storage> {
+    const NAME: &str = "vm.builtin.alloc_storage";
+    if let Some(scope) = scope {
+        check_scope(NAME, scope)?;
     }
-    let size = checked_nbytes(shape, dtype).map_err(|e| e.context(a.name))?;
+    let size = checked_nbytes(shape, dtype).map_err(|e| e.context(NAME))?;
     let (allocator, device) = vm.allocator(device_index)?;
-    Ok(Value::Storage(alloc_from(allocator, size, device)?))
+    alloc_from(allocator, size, device)
 }
 
 /// `alloc_tensor(storage, offset: int, shape: Shape, dtype: DataType[, scope: str]) -> Tensor`:

@@ -15,12 +15,13 @@ mod data;
 mod memory;
 mod shape;
 
-use crate::packed::Registry;
+use crate::packed::{PackedFunc, Registry};
 use crate::tensor::Tensor;
 use crate::value::ShapeTuple;
 use crate::vm::VmRef;
 use crate::{DataType, Error, Result, Value};
 
+pub use memory::alloc_storage_with;
 pub use shape::{MakeShapeCode, MatchShapeCode};
 
 /// The signature every builtin has.
@@ -78,9 +79,35 @@ pub const BUILTINS: &[(&str, BuiltinFn)] = &[
 
 /// Registers every builtin in `registry`.
 pub(crate) fn register_all(registry: &Registry) {
+    let mut known = KnownBuiltins::default();
     for &(name, f) in BUILTINS {
-        registry.register_fn(name, f);
+        let packed = PackedFunc::new(name, f);
+        match name {
+            "vm.builtin.null_value" => known.null_value = Some(packed.clone()),
+            "vm.builtin.alloc_tensor" => known.alloc_tensor = Some(packed.clone()),
+            _ => {}
+        }
+        // The registry is empty when it registers its builtins: no name is taken yet.
+        let _ = registry.register(name, packed, true);
     }
+    let _ = KNOWN.set(known);
+}
+
+/// The function objects registered for the builtins the interpreter runs inline (see
+/// `vm.rs`). A function resolved from the registry is one of these unless someone replaced the
+/// builtin, in which case the interpreter calls the replacement like any packed function.
+#[derive(Default)]
+pub(crate) struct KnownBuiltins {
+    pub(crate) null_value: Option<PackedFunc>,
+    pub(crate) alloc_tensor: Option<PackedFunc>,
+}
+
+static KNOWN: std::sync::OnceLock<KnownBuiltins> = std::sync::OnceLock::new();
+
+/// The builtins as registered (after the global registry has been created).
+pub(crate) fn known() -> Option<&'static KnownBuiltins> {
+    Registry::global();
+    KNOWN.get()
 }
 
 /// The arguments of one builtin call, with accessors that turn a wrong argument into an error

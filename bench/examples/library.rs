@@ -1,0 +1,214 @@
+//! Times the library kernels alone (no VM), on the layer shapes of the conv block, SqueezeNet
+//! and ResNet-50: the minimum and median of N calls and GFLOP/s, on the global rayon pool (set
+//! `RAYON_NUM_THREADS=1` for one thread). The minimum is the figure to compare on a shared
+//! machine.
+//!
+//! `cargo run --release -p relaxjit-bench --example library -- [--calls N] [FILTER]`
+
+use relaxjit::{Tensor, Value};
+use relaxjit_bench::workloads::random_f32;
+
+/// A conv layer: input NCHW, output channels, kernel, stride, padding, groups.
+struct Conv {
+    name: &'static str,
+    x: [i64; 4],
+    o: i64,
+    k: i64,
+    stride: i64,
+    pad: i64,
+}
+
+const CONVS: &[Conv] = &[
+    Conv {
+        name: "block3x3",
+        x: [1, 64, 56, 56],
+        o: 64,
+        k: 3,
+        stride: 1,
+        pad: 1,
+    },
+    Conv {
+        name: "sq_conv1",
+        x: [1, 3, 224, 224],
+        o: 64,
+        k: 3,
+        stride: 2,
+        pad: 0,
+    },
+    Conv {
+        name: "sq_squeeze",
+        x: [1, 128, 55, 55],
+        o: 16,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "sq_expand1",
+        x: [1, 16, 55, 55],
+        o: 64,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "sq_expand3",
+        x: [1, 16, 55, 55],
+        o: 64,
+        k: 3,
+        stride: 1,
+        pad: 1,
+    },
+    Conv {
+        name: "sq_expand3b",
+        x: [1, 64, 13, 13],
+        o: 256,
+        k: 3,
+        stride: 1,
+        pad: 1,
+    },
+    Conv {
+        name: "rn_conv1",
+        x: [1, 3, 224, 224],
+        o: 64,
+        k: 7,
+        stride: 2,
+        pad: 3,
+    },
+    Conv {
+        name: "rn_1x1_256",
+        x: [1, 256, 56, 56],
+        o: 64,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "rn_1x1_64",
+        x: [1, 64, 56, 56],
+        o: 256,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "rn_3x3_128",
+        x: [1, 128, 28, 28],
+        o: 128,
+        k: 3,
+        stride: 1,
+        pad: 1,
+    },
+    Conv {
+        name: "rn_3x3_512",
+        x: [1, 512, 7, 7],
+        o: 512,
+        k: 3,
+        stride: 1,
+        pad: 1,
+    },
+    Conv {
+        name: "rn_1x1_s2",
+        x: [1, 1024, 14, 14],
+        o: 2048,
+        k: 1,
+        stride: 2,
+        pad: 0,
+    },
+];
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let calls: usize = args
+        .iter()
+        .position(|a| a == "--calls")
+        .and_then(|i| args.get(i + 1))
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(50);
+    let filter = args
+        .iter()
+        .find(|a| !a.starts_with("--") && a.parse::<usize>().is_err());
+    let mut lib = vm::Library::new();
+    jit::library::add_to(&mut lib);
+    let f = lib
+        .get_packed("relaxjit.conv2d_add_relu")
+        .ok_or_else(|| anyhow::anyhow!("no conv kernel"))?;
+    println!(
+        "{:12} {:>10} {:>10} {:>8}  ({} threads)",
+        "conv",
+        "min",
+        "median",
+        "GFLOP/s",
+        rayon::current_num_threads()
+    );
+    for c in CONVS {
+        if filter.is_some_and(|f| !c.name.contains(f.as_str())) {
+            continue;
+        }
+        let oh = (c.x[2] + 2 * c.pad - c.k) / c.stride + 1;
+        let ow = (c.x[3] + 2 * c.pad - c.k) / c.stride + 1;
+        let out = Tensor::zeros(&[c.x[0], c.o, oh, ow], vm::DataType::F32)?;
+        let mut a = vec![
+            Value::Tensor(random_f32(&c.x, 1, 1.0)),
+            Value::Tensor(random_f32(&[c.o, c.x[1], c.k, c.k], 2, 0.1)),
+            Value::Tensor(random_f32(&[1, c.o, 1, 1], 3, 0.1)),
+        ];
+        let s = c.stride;
+        let p = c.pad;
+        a.extend([s, s, p, p, p, p, 1, 1, 1].map(Value::Int));
+        a.push(Value::Tensor(out));
+        f.call(&a)?;
+        let mut times: Vec<f64> = (0..calls)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                f.call(&a).map(|_| t.elapsed().as_secs_f64())
+            })
+            .collect::<Result<_, _>>()?;
+        times.sort_by(f64::total_cmp);
+        let flops = 2.0 * (c.x[0] * c.o * oh * ow * c.x[1] * c.k * c.k) as f64;
+        println!(
+            "{:12} {:8.1}us {:8.1}us {:8.1}",
+            c.name,
+            times[0] * 1e6,
+            times[calls / 2] * 1e6,
+            flops / times[0] / 1e9
+        );
+    }
+    let pool = lib
+        .get_packed("relaxjit.max_pool2d")
+        .ok_or_else(|| anyhow::anyhow!("no pool kernel"))?;
+    // SqueezeNet's three max-pools (3×3, stride 2) and the conv block's (2×2, stride 2).
+    for (name, x, k) in [
+        ("pool_sq1", [1i64, 64, 111, 111], 3i64),
+        ("pool_sq2", [1, 128, 55, 55], 3),
+        ("pool_sq3", [1, 256, 27, 27], 3),
+        ("pool_block", [1, 64, 56, 56], 2),
+    ] {
+        if filter.is_some_and(|f| !name.contains(f.as_str())) {
+            continue;
+        }
+        let o = (x[2] - k) / 2 + 1;
+        let mut a = vec![Value::Tensor(random_f32(&x, 1, 1.0))];
+        a.extend([k, k, 2, 2, 0, 0, 0, 0, 1, 1, 0, 0].map(Value::Int));
+        a.push(Value::Tensor(Tensor::zeros(
+            &[1, x[1], o, o],
+            vm::DataType::F32,
+        )?));
+        pool.call(&a)?;
+        let mut times: Vec<f64> = (0..calls)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                pool.call(&a).map(|_| t.elapsed().as_secs_f64())
+            })
+            .collect::<Result<_, _>>()?;
+        times.sort_by(f64::total_cmp);
+        println!(
+            "{:12} {:8.1}us {:8.1}us",
+            name,
+            times[0] * 1e6,
+            times[calls / 2] * 1e6
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,417 @@
+//! What compiled Relax functions call at run time: the per-call context ([`CallCtx`]) and the
+//! table of `extern "C"` helpers ([`VmtirRuntime`]) that do the work involving `vm::Value`s.
+//!
+//! Generated code knows no Rust layout except [`CallCtx::kernels`] and [`CallCtx::words`]
+//! (offsets `CTX_*`) and the table's
+//! function pointers (offsets `RT_*`); everything else it passes through untouched. Every helper
+//! returns a status: [`STATUS_OK`], [`STATUS_ERROR`] (an error is in the context) or
+//! [`STATUS_PANIC`] (a callee panicked; the payload is in the context and the caller of the
+//! native function resumes unwinding), so no panic crosses the native frames.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use vm::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG, VM_REGISTER};
+use vm::{Error, Value, VmRef};
+
+use crate::kernel::Kernel;
+use crate::kernel::abi::{KernelArg, KernelError, KernelFn};
+use crate::kernel::runtime::RuntimeTable;
+
+/// The helper (or native function) finished.
+pub const STATUS_OK: i32 = 0;
+/// It failed; [`CallCtx::error`] holds the error.
+pub const STATUS_ERROR: i32 = 1;
+/// A callee panicked; [`CallCtx::panic`] holds the payload.
+pub const STATUS_PANIC: i32 = 2;
+/// `kernel_args` only: the direct kernel call is not allowed now (an instrument is installed);
+/// take the generic call path.
+pub const STATUS_GENERIC: i32 = 3;
+
+/// The state of one invocation of a compiled function. Generated code reads only `kernels`.
+#[repr(C)]
+pub struct CallCtx<'a> {
+    /// Native entries of the kernels this function calls directly, by slot.
+    pub kernels: *const KernelFn,
+    /// The module's argument-word pool: each Call's words, at offsets fixed at compile time.
+    pub words: *const i64,
+    pub kernel_info: &'a [Kernel],
+    pub vm: &'a VmRef,
+    /// The register file's length (generated code only passes the pointer along).
+    pub regs_len: usize,
+    /// Argument buffer of generic calls, reused across the invocation.
+    pub call_args: Vec<Value>,
+    pub error: Option<Error>,
+    pub panic: Option<Box<dyn Any + Send>>,
+}
+
+/// Byte offset of [`CallCtx::kernels`].
+pub const CTX_KERNELS_OFFSET: i32 = 0;
+/// Byte offset of [`CallCtx::words`].
+pub const CTX_WORDS_OFFSET: i32 = 8;
+
+/// `call(ctx, regs, func_idx, dst, args, nargs) -> status`: one Call instruction, generically.
+pub type CallFn = unsafe extern "C" fn(*mut CallCtx, *mut Value, i64, i64, *const i64, i64) -> i32;
+/// `cond(ctx, regs, reg) -> 0 | 1 | -1`: an If's condition; −1 is an error (status in the ctx).
+pub type CondFn = unsafe extern "C" fn(*mut CallCtx, *mut Value, i64) -> i64;
+/// `ret(ctx, regs, reg, slot) -> status`: moves the result into register `slot`.
+pub type RetFn = unsafe extern "C" fn(*mut CallCtx, *mut Value, i64, i64) -> i32;
+/// `kernel_args(ctx, regs, args, nargs, out, err, slot) -> status`: a direct kernel call's
+/// arguments in the kernel ABI.
+pub type KernelArgsFn = unsafe extern "C" fn(
+    *mut CallCtx,
+    *mut Value,
+    *const i64,
+    i64,
+    *mut KernelArg,
+    *mut KernelError,
+    i64,
+) -> i32;
+/// `builtin(ctx, regs, which, dst, args, nargs) -> status`: a `FAST_*` builtin performed
+/// directly, or [`STATUS_GENERIC`] if its arguments are not of the usual kinds (the generic
+/// call then gives the builtin's own answer, error included).
+pub type BuiltinFn =
+    unsafe extern "C" fn(*mut CallCtx, *mut Value, i64, i64, *const i64, i64) -> i32;
+
+/// `vm.builtin.null_value()` into a register (VMCodeGen's `kill_object`).
+pub const FAST_NULL_VALUE: i64 = 0;
+/// `vm.builtin.alloc_tensor(storage, offset, shape, dtype)`.
+pub const FAST_ALLOC_TENSOR: i64 = 1;
+/// `vm.builtin.alloc_storage(%vm, shape, device_index, dtype[, scope])`.
+pub const FAST_ALLOC_STORAGE: i64 = 2;
+
+/// The `FAST_*` code of a call of packed function `name` with `nargs` arguments writing to a
+/// register, if the translator performs it directly.
+pub fn fast_builtin(name: &str, nargs: usize) -> Option<i64> {
+    match (name, nargs) {
+        ("vm.builtin.null_value", 0) => Some(FAST_NULL_VALUE),
+        ("vm.builtin.alloc_tensor", 4) => Some(FAST_ALLOC_TENSOR),
+        ("vm.builtin.alloc_storage", 4 | 5) => Some(FAST_ALLOC_STORAGE),
+        _ => None,
+    }
+}
+
+/// `kernel_fail(ctx, slot, status, err) -> STATUS_ERROR`: the error a failed kernel reports.
+pub type KernelFailFn = unsafe extern "C" fn(*mut CallCtx, i64, i32, *mut KernelError) -> i32;
+
+/// The helpers, handed to every compiled function as its third argument.
+#[repr(C)]
+pub struct VmtirRuntime {
+    pub call: CallFn,
+    pub cond: CondFn,
+    pub ret: RetFn,
+    pub kernel_args: KernelArgsFn,
+    pub kernel_fail: KernelFailFn,
+    pub builtin: BuiltinFn,
+    /// The kernels' own runtime table, passed to every direct kernel call.
+    pub kernel_rt: *const RuntimeTable,
+}
+
+// SAFETY: the table holds function pointers and a pointer to the immutable, 'static kernel
+// runtime table; sharing it between threads shares nothing mutable.
+unsafe impl Sync for VmtirRuntime {}
+// SAFETY: as above.
+unsafe impl Send for VmtirRuntime {}
+
+pub const RT_CALL: i32 = 0;
+pub const RT_COND: i32 = 8;
+pub const RT_RET: i32 = 16;
+pub const RT_KERNEL_ARGS: i32 = 24;
+pub const RT_KERNEL_FAIL: i32 = 32;
+pub const RT_BUILTIN: i32 = 40;
+pub const RT_KERNEL_RT: i32 = 48;
+
+impl VmtirRuntime {
+    /// The process-wide table.
+    pub fn get() -> &'static VmtirRuntime {
+        static TABLE: std::sync::OnceLock<VmtirRuntime> = std::sync::OnceLock::new();
+        TABLE.get_or_init(|| VmtirRuntime {
+            call,
+            cond,
+            ret,
+            kernel_args,
+            kernel_fail,
+            builtin,
+            kernel_rt: RuntimeTable::get(),
+        })
+    }
+}
+
+/// Runs `f`, turning an error or a panic into a status recorded in `ctx`.
+fn guarded(ctx: &mut CallCtx, f: impl FnOnce(&mut CallCtx) -> vm::Result<()>) -> i32 {
+    match catch_unwind(AssertUnwindSafe(|| f(ctx))) {
+        Ok(Ok(())) => STATUS_OK,
+        Ok(Err(e)) => {
+            ctx.error = Some(e);
+            STATUS_ERROR
+        }
+        Err(payload) => {
+            ctx.panic = Some(payload);
+            STATUS_PANIC
+        }
+    }
+}
+
+/// # Safety
+/// `ctx` is the live context of the running invocation and `regs` its register file of
+/// `ctx.regs_len` values; `args` points at `nargs` argument words.
+unsafe extern "C" fn call(
+    ctx: *mut CallCtx,
+    regs: *mut Value,
+    func_idx: i64,
+    dst: i64,
+    args: *const i64,
+    nargs: i64,
+) -> i32 {
+    // SAFETY: the caller's contract; the context and the register file are distinct objects,
+    // and generated code holds no other reference to either while the helper runs.
+    let (ctx, regs, args) = unsafe {
+        (
+            &mut *ctx,
+            std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
+            std::slice::from_raw_parts(args, nargs as usize),
+        )
+    };
+    guarded(ctx, |ctx| {
+        let mut call_args = std::mem::take(&mut ctx.call_args);
+        let r = ctx
+            .vm
+            .call_instruction(func_idx as usize, dst, args, regs, &mut call_args);
+        ctx.call_args = call_args;
+        r
+    })
+}
+
+/// # Safety
+/// As for [`call`].
+unsafe extern "C" fn cond(ctx: *mut CallCtx, regs: *mut Value, reg: i64) -> i64 {
+    // SAFETY: the caller's contract.
+    let (ctx, regs) = unsafe { (&mut *ctx, std::slice::from_raw_parts(regs, (*ctx).regs_len)) };
+    let mut taken = 0;
+    let status = guarded(ctx, |ctx| {
+        let c = ctx.vm.register_value(regs, reg);
+        let c = c.as_int().map_err(|_| {
+            Error::type_error(format!(
+                "If condition must be an int or bool, but got {}",
+                c.type_name()
+            ))
+        })?;
+        taken = (c != 0) as i64;
+        Ok(())
+    });
+    if status == STATUS_OK {
+        taken
+    } else {
+        -(status as i64)
+    }
+}
+
+/// # Safety
+/// As for [`call`]; `slot` is below `ctx.regs_len`.
+unsafe extern "C" fn ret(ctx: *mut CallCtx, regs: *mut Value, reg: i64, slot: i64) -> i32 {
+    // SAFETY: the caller's contract.
+    let (ctx, regs) = unsafe {
+        (
+            &mut *ctx,
+            std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
+        )
+    };
+    guarded(ctx, |ctx| {
+        // Nothing reads the register file after Ret, so the result is moved, not cloned.
+        let v = if reg < BEGIN_SPECIAL_REG {
+            std::mem::take(&mut regs[reg as usize])
+        } else {
+            ctx.vm.register_value(regs, reg)
+        };
+        regs[slot as usize] = v;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As for [`call`]; `out` has room for `nargs` arguments, `err` points at a `KernelError`, and
+/// `slot` indexes `ctx.kernel_info`.
+unsafe extern "C" fn kernel_args(
+    ctx: *mut CallCtx,
+    regs: *mut Value,
+    args: *const i64,
+    nargs: i64,
+    out: *mut KernelArg,
+    err: *mut KernelError,
+    slot: i64,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    let (ctx, regs, args, out) = unsafe {
+        (
+            &mut *ctx,
+            std::slice::from_raw_parts(regs, (*ctx).regs_len),
+            std::slice::from_raw_parts(args, nargs as usize),
+            std::slice::from_raw_parts_mut(out, nargs as usize),
+        )
+    };
+    if ctx.vm.is_instrumented() {
+        return STATUS_GENERIC;
+    }
+    // SAFETY: the caller's contract; a fresh report, so that the message of a failure reads
+    // only what the kernel wrote.
+    unsafe { err.write(KernelError::default()) };
+    guarded(ctx, |ctx| {
+        let kernel = &ctx.kernel_info[slot as usize];
+        for (i, (&w, o)) in args.iter().zip(out.iter_mut()).enumerate() {
+            let a = Arg(w);
+            let v = a.value();
+            *o = match a.kind() {
+                Some(ArgKind::Register) if v < BEGIN_SPECIAL_REG => {
+                    kernel.arg_of(i, &regs[v as usize])?
+                }
+                Some(ArgKind::Immediate) => KernelArg::int(v),
+                Some(ArgKind::ConstIdx) => {
+                    let c = ctx.vm.constant(v as usize).ok_or_else(|| {
+                        Error::internal(format!("constant c[{v}] is out of range"))
+                    })?;
+                    kernel.arg_of(i, c)?
+                }
+                // `%vm`, `%void` and functions are not kernel arguments; the kernel's own
+                // message says so.
+                Some(ArgKind::Register) | Some(ArgKind::FuncIdx) | None => {
+                    let value = match a.kind() {
+                        Some(ArgKind::FuncIdx) => ctx.vm.func_pool(v as usize).cloned(),
+                        _ => Some(ctx.vm.register_value(regs, v)),
+                    };
+                    kernel.arg_of(i, &value.unwrap_or_default())?
+                }
+            };
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As for [`call`]; `dst` is a register below `ctx.regs_len`.
+unsafe extern "C" fn builtin(
+    ctx: *mut CallCtx,
+    regs: *mut Value,
+    which: i64,
+    dst: i64,
+    args: *const i64,
+    nargs: i64,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    let (ctx, regs, args) = unsafe {
+        (
+            &mut *ctx,
+            std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
+            std::slice::from_raw_parts(args, nargs as usize),
+        )
+    };
+    if ctx.vm.is_instrumented() {
+        return STATUS_GENERIC;
+    }
+    let mut generic = false;
+    let status = guarded(ctx, |ctx| {
+        let vm = ctx.vm;
+        let constant = |w: i64| match Arg(w).kind() {
+            Some(ArgKind::ConstIdx) => vm.constant(Arg(w).value() as usize),
+            _ => None,
+        };
+        let immediate = |w: i64| match Arg(w).kind() {
+            Some(ArgKind::Immediate) => Some(Arg(w).value()),
+            _ => None,
+        };
+        let result = match which {
+            FAST_NULL_VALUE => Value::Null,
+            FAST_ALLOC_TENSOR => {
+                let storage = match Arg(args[0]).kind() {
+                    Some(ArgKind::Register) => regs.get(Arg(args[0]).value() as usize),
+                    _ => None,
+                };
+                let (
+                    Some(Value::Storage(storage)),
+                    Some(offset),
+                    Some(Value::Shape(shape)),
+                    Some(Value::DType(dtype)),
+                ) = (
+                    storage,
+                    immediate(args[1]),
+                    constant(args[2]),
+                    constant(args[3]),
+                )
+                else {
+                    generic = true;
+                    return Ok(());
+                };
+                Value::Tensor(storage.alloc_tensor(offset, shape, *dtype)?)
+            }
+            FAST_ALLOC_STORAGE => {
+                let scope = match args.get(4).map(|&w| constant(w)) {
+                    None => None,
+                    Some(Some(Value::Str(s))) => Some(s.as_str()),
+                    Some(_) => {
+                        generic = true;
+                        return Ok(());
+                    }
+                };
+                let (true, Some(Value::Shape(shape)), Some(device), Some(Value::DType(dtype))) = (
+                    args[0] == Arg::new(ArgKind::Register, VM_REGISTER).0,
+                    constant(args[1]),
+                    immediate(args[2]),
+                    constant(args[3]),
+                ) else {
+                    generic = true;
+                    return Ok(());
+                };
+                Value::Storage(vm::builtin::alloc_storage_with(
+                    vm, shape, device, *dtype, scope,
+                )?)
+            }
+            _ => {
+                generic = true;
+                return Ok(());
+            }
+        };
+        regs[dst as usize] = result;
+        Ok(())
+    });
+    if generic { STATUS_GENERIC } else { status }
+}
+
+/// # Safety
+/// `ctx` is the live context, `slot` indexes `ctx.kernel_info`, `err` is what the kernel filled.
+unsafe extern "C" fn kernel_fail(
+    ctx: *mut CallCtx,
+    slot: i64,
+    status: i32,
+    err: *mut KernelError,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    let (ctx, err) = unsafe { (&mut *ctx, &mut *err) };
+    guarded(ctx, |ctx| {
+        Err(ctx.kernel_info[slot as usize].failure(status, err))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    /// Generated code reads these fields at fixed offsets.
+    #[test]
+    fn offsets_match_the_rust_layout() {
+        assert_eq!(offset_of!(CallCtx, kernels), CTX_KERNELS_OFFSET as usize);
+        assert_eq!(offset_of!(CallCtx, words), CTX_WORDS_OFFSET as usize);
+        assert_eq!(offset_of!(VmtirRuntime, call), RT_CALL as usize);
+        assert_eq!(offset_of!(VmtirRuntime, cond), RT_COND as usize);
+        assert_eq!(offset_of!(VmtirRuntime, ret), RT_RET as usize);
+        assert_eq!(
+            offset_of!(VmtirRuntime, kernel_args),
+            RT_KERNEL_ARGS as usize
+        );
+        assert_eq!(
+            offset_of!(VmtirRuntime, kernel_fail),
+            RT_KERNEL_FAIL as usize
+        );
+        assert_eq!(offset_of!(VmtirRuntime, builtin), RT_BUILTIN as usize);
+        assert_eq!(offset_of!(VmtirRuntime, kernel_rt), RT_KERNEL_RT as usize);
+    }
+}

@@ -1,0 +1,294 @@
+//! The translator: the bytecode of one VM function, instruction by instruction, to a Cranelift
+//! function with the [`NativeFn`](super::code::NativeFn) ABI.
+//!
+//! Each instruction becomes a block, so control flow is native: Goto is a jump, If a branch on
+//! the value its helper returns, Ret a return. A Call passes a pointer to its argument words (in
+//! the module's word pool, reached through the call context) to the `call` helper, which
+//! performs it exactly as the interpreter would. A Call of a
+//! JIT'd kernel whose result is discarded instead has the `kernel_args` helper convert its
+//! arguments (no boxing, no name lookup) and then calls the kernel's native entry directly; the
+//! kernel checks its arguments as always, and a failure is described by the `kernel_fail`
+//! helper with the kernel's own message.
+
+use cranelift_codegen::ir::{
+    AbiParam, Block, InstBuilder, MemFlagsData, SigRef, Signature, StackSlotData, StackSlotKind,
+    Value, condcodes::IntCC, types,
+};
+use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::FunctionBuilder;
+use vm::bytecode::{BEGIN_SPECIAL_REG, Instruction};
+use vm::{Executable, FuncKind};
+
+use super::runtime::{
+    CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS,
+    RT_KERNEL_FAIL, RT_KERNEL_RT, RT_RET, STATUS_GENERIC, fast_builtin,
+};
+use crate::error::{Error, Result};
+use crate::kernel::abi::{ARG_SIZE, KernelError};
+
+/// How the translator reaches the kernels: the slot (in the call context's kernel table) of the
+/// JIT'd kernel a function-table entry names, if it is one.
+pub type KernelSlots<'a> = &'a dyn Fn(usize) -> Option<usize>;
+
+/// Translates bytecode function `fi` of `exec` into `func` (whose signature is set).
+/// The result goes to register `ret_slot`.
+pub fn translate(
+    b: &mut FunctionBuilder,
+    call_conv: CallConv,
+    exec: &Executable,
+    fi: usize,
+    ret_slot: i64,
+    kernel_slot: KernelSlots,
+    word_pool: &mut Vec<i64>,
+) -> Result<()> {
+    let info = &exec.func_table[fi];
+    let (start, end) = (info.start_instr as usize, info.end_instr as usize);
+    let mut insts = Vec::with_capacity(end - start);
+    for pc in start..end {
+        insts.push(exec.instruction(pc).ok_or_else(|| {
+            Error::Unsupported(format!("instruction {pc} of {} does not decode", info.name))
+        })?);
+    }
+    let mut max_kernel_args = 0;
+    for inst in &insts {
+        if let Instruction::Call {
+            func_idx,
+            args,
+            dst,
+        } = inst
+            && *dst >= BEGIN_SPECIAL_REG
+            && kernel_slot(*func_idx as usize).is_some()
+        {
+            max_kernel_args = max_kernel_args.max(args.len());
+        }
+    }
+
+    let sig_of = |params: usize, ret: types::Type| {
+        let mut s = Signature::new(call_conv);
+        s.params
+            .extend(std::iter::repeat_n(AbiParam::new(types::I64), params));
+        s.returns.push(AbiParam::new(ret));
+        s
+    };
+    let sigs = Sigs {
+        call: b.import_signature(sig_of(6, types::I32)),
+        cond: b.import_signature(sig_of(3, types::I64)),
+        ret: b.import_signature(sig_of(4, types::I32)),
+        kernel_args: b.import_signature(sig_of(7, types::I32)),
+        kernel_fail: b.import_signature({
+            let mut s = sig_of(2, types::I32);
+            s.params.push(AbiParam::new(types::I32));
+            s.params.push(AbiParam::new(types::I64));
+            s
+        }),
+        kernel: b.import_signature(sig_of(4, types::I32)),
+    };
+
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    let blocks: Vec<Block> = (0..insts.len()).map(|_| b.create_block()).collect();
+    let exit = b.create_block();
+    b.append_block_param(exit, types::I32);
+    b.set_cold_block(exit);
+
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let (ctx, regs, rt) = (params[0], params[1], params[2]);
+    let words = b.ins().load(
+        types::I64,
+        MemFlagsData::trusted().with_readonly(),
+        ctx,
+        CTX_WORDS_OFFSET,
+    );
+    let (kargs, kerr) = if max_kernel_args > 0 {
+        (
+            Some(b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                (ARG_SIZE as usize * max_kernel_args) as u32,
+                3,
+            ))),
+            Some(b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                size_of::<KernelError>() as u32,
+                3,
+            ))),
+        )
+    } else {
+        (None, None)
+    };
+    b.ins().jump(blocks[0], &[]);
+
+    let mut e = Emit {
+        b,
+        sigs,
+        ctx,
+        regs,
+        rt,
+        exit,
+    };
+    let target = |pc: usize, off: i64| -> Result<Block> {
+        let t = pc as i64 + off;
+        if (0..insts.len() as i64).contains(&t) {
+            Ok(blocks[t as usize])
+        } else {
+            Err(Error::Unsupported(format!(
+                "a jump from instruction {} leaves {}",
+                start + pc,
+                info.name
+            )))
+        }
+    };
+    for (pc, inst) in insts.iter().enumerate() {
+        e.b.switch_to_block(blocks[pc]);
+        match *inst {
+            Instruction::Call {
+                dst,
+                func_idx,
+                args,
+            } => {
+                let next = target(pc, 1)?;
+                let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
+                word_pool.extend_from_slice(args);
+                let n = e.b.ins().iconst(types::I64, args.len() as i64);
+                if let (Some(slot), true, Some(kargs), Some(kerr)) = (
+                    kernel_slot(func_idx as usize),
+                    dst >= BEGIN_SPECIAL_REG,
+                    kargs,
+                    kerr,
+                ) {
+                    let generic = e.b.create_block();
+                    let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
+                    let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
+                    let slot_v = e.b.ins().iconst(types::I64, slot as i64);
+                    let st = e.call_rt(
+                        RT_KERNEL_ARGS,
+                        e.sigs.kernel_args,
+                        &[e.ctx, e.regs, addr, n, kaddr, eaddr, slot_v],
+                    );
+                    let direct = e.b.create_block();
+                    let not_ok = e.b.create_block();
+                    e.b.set_cold_block(not_ok);
+                    e.b.ins().brif(st, not_ok, &[], direct, &[]);
+                    e.b.switch_to_block(not_ok);
+                    let is_generic =
+                        e.b.ins()
+                            .icmp_imm_s(IntCC::Equal, st, STATUS_GENERIC as i64);
+                    e.b.ins()
+                        .brif(is_generic, generic, &[], e.exit, &[st.into()]);
+
+                    e.b.switch_to_block(direct);
+                    let flags = MemFlagsData::trusted().with_readonly();
+                    let table = e.b.ins().load(types::I64, flags, e.ctx, CTX_KERNELS_OFFSET);
+                    let fp = e.b.ins().load(types::I64, flags, table, (8 * slot) as i32);
+                    let krt = e.b.ins().load(types::I64, flags, e.rt, RT_KERNEL_RT);
+                    let call =
+                        e.b.ins()
+                            .call_indirect(e.sigs.kernel, fp, &[kaddr, n, krt, eaddr]);
+                    let ks = e.b.inst_results(call)[0];
+                    let failed = e.b.create_block();
+                    e.b.set_cold_block(failed);
+                    e.b.ins().brif(ks, failed, &[], next, &[]);
+                    e.b.switch_to_block(failed);
+                    let st = e.call_rt(
+                        RT_KERNEL_FAIL,
+                        e.sigs.kernel_fail,
+                        &[e.ctx, slot_v, ks, eaddr],
+                    );
+                    e.b.ins().jump(e.exit, &[st.into()]);
+                    e.b.switch_to_block(generic);
+                } else if let Some(which) = fast_builtin_of(exec, func_idx, dst, args.len()) {
+                    let w = e.b.ins().iconst(types::I64, which);
+                    let d = e.b.ins().iconst(types::I64, dst);
+                    let st = e.call_rt(RT_BUILTIN, e.sigs.call, &[e.ctx, e.regs, w, d, addr, n]);
+                    let generic = e.b.create_block();
+                    let not_ok = e.b.create_block();
+                    e.b.set_cold_block(not_ok);
+                    e.b.ins().brif(st, not_ok, &[], next, &[]);
+                    e.b.switch_to_block(not_ok);
+                    let is_generic =
+                        e.b.ins()
+                            .icmp_imm_s(IntCC::Equal, st, STATUS_GENERIC as i64);
+                    e.b.ins()
+                        .brif(is_generic, generic, &[], e.exit, &[st.into()]);
+                    e.b.switch_to_block(generic);
+                }
+                let f = e.b.ins().iconst(types::I64, func_idx);
+                let d = e.b.ins().iconst(types::I64, dst);
+                let st = e.call_rt(RT_CALL, e.sigs.call, &[e.ctx, e.regs, f, d, addr, n]);
+                e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
+            }
+            Instruction::Ret { result } => {
+                let r = e.b.ins().iconst(types::I64, result);
+                let s = e.b.ins().iconst(types::I64, ret_slot);
+                let st = e.call_rt(RT_RET, e.sigs.ret, &[e.ctx, e.regs, r, s]);
+                e.b.ins().return_(&[st]);
+            }
+            Instruction::Goto { pc_offset } => {
+                let t = target(pc, pc_offset)?;
+                e.b.ins().jump(t, &[]);
+            }
+            Instruction::If { cond, false_offset } => {
+                let (then_b, else_b) = (target(pc, 1)?, target(pc, false_offset)?);
+                let r = e.b.ins().iconst(types::I64, cond);
+                let c = e.call_rt(RT_COND, e.sigs.cond, &[e.ctx, e.regs, r]);
+                let decided = e.b.create_block();
+                let failed = e.b.create_block();
+                e.b.set_cold_block(failed);
+                let bad = e.b.ins().icmp_imm_s(IntCC::SignedLessThan, c, 0);
+                e.b.ins().brif(bad, failed, &[], decided, &[]);
+                e.b.switch_to_block(failed);
+                let neg = e.b.ins().ineg(c);
+                let st = e.b.ins().ireduce(types::I32, neg);
+                e.b.ins().jump(e.exit, &[st.into()]);
+                e.b.switch_to_block(decided);
+                e.b.ins().brif(c, then_b, &[], else_b, &[]);
+            }
+        }
+    }
+    e.b.switch_to_block(e.exit);
+    let st = e.b.block_params(e.exit)[0];
+    e.b.ins().return_(&[st]);
+    e.b.seal_all_blocks();
+    Ok(())
+}
+
+/// The `FAST_*` code of a Call the translator performs through the `builtin` helper.
+fn fast_builtin_of(exec: &Executable, func_idx: i64, dst: i64, nargs: usize) -> Option<i64> {
+    let f = exec.func_table.get(func_idx as usize)?;
+    if f.kind != FuncKind::PackedFunc || dst >= BEGIN_SPECIAL_REG {
+        return None;
+    }
+    fast_builtin(&f.name, nargs)
+}
+
+struct Sigs {
+    call: SigRef,
+    cond: SigRef,
+    ret: SigRef,
+    kernel_args: SigRef,
+    kernel_fail: SigRef,
+    kernel: SigRef,
+}
+
+struct Emit<'a, 'b> {
+    b: &'a mut FunctionBuilder<'b>,
+    sigs: Sigs,
+    ctx: Value,
+    regs: Value,
+    rt: Value,
+    exit: Block,
+}
+
+impl Emit<'_, '_> {
+    /// Calls the helper at byte `offset` of the runtime table; returns its one result.
+    fn call_rt(&mut self, offset: i32, sig: SigRef, args: &[Value]) -> Value {
+        let f = self.b.ins().load(
+            types::I64,
+            MemFlagsData::trusted().with_readonly(),
+            self.rt,
+            offset,
+        );
+        let call = self.b.ins().call_indirect(sig, f, args);
+        self.b.inst_results(call)[0]
+    }
+}

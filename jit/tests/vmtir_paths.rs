@@ -1,0 +1,230 @@
+//! Compiled mode's direct paths — builtins performed by a helper, kernels called at their native
+//! entry — against the interpreter, on the cases where they must give way or fail: arguments of
+//! unusual kinds (the generic call answers), failing allocations and kernels (same message), an
+//! instrument (which must see every call in both modes), and a compiled function linked into a
+//! VM with too small a register file.
+//!
+//! Each case is a small bytecode program (built with the `ExecBuilder`) and its arguments; the
+//! runner compares the outcome of `main` in both modes, and the instrument's log.
+
+use std::sync::{Arc, Mutex};
+
+use relaxjit_jit::kernel::KernelLibrary;
+use relaxjit_jit::vmtir;
+use vm::{
+    DataType, ExecBuilder, Executable, Library, PackedFunc, Result, Tensor, Value, VirtualMachine,
+};
+
+type B = ExecBuilder;
+
+/// A kernel adding two float32 vectors of length 4 (destination-passing).
+const ADD_KERNEL: &str = r#"
+@T.prim_func
+def add4(a: T.Buffer((4,), "float32"), b: T.Buffer((4,), "float32"), c: T.Buffer((4,), "float32")):
+    T.func_attr({"global_symbol": "add4", "tir.noalias": True})
+    for i in range(4):
+        with T.sblock("c"):
+            vi = T.axis.spatial(4, i)
+            c[vi] = a[vi] + b[vi]
+"#;
+
+fn kernels() -> KernelLibrary {
+    let funcs = tir::parse_module_prim_funcs(ADD_KERNEL).expect("the kernel parses");
+    KernelLibrary::compile(&funcs).expect("the kernel compiles")
+}
+
+/// `main(a, b)`: allocates `c` (storage + tensor, as the memory planner emits them) and calls
+/// `add4(a, b, c)`; `shape` and `size` are the constants used for the tensor and the storage.
+fn alloc_and_add(shape: &[i64], size: &[i64], offset: i64, kernel_dst_void: bool) -> Executable {
+    let mut ib = B::new();
+    let f32 = ib.convert_constant(DataType::F32).unwrap();
+    let shape = ib.convert_constant(Value::shape(shape.to_vec())).unwrap();
+    let size = ib.convert_constant(Value::shape(size.to_vec())).unwrap();
+    let scope = ib.convert_constant("global").unwrap();
+    ib.emit_function("main", 2, &["a", "b"]).unwrap();
+    ib.emit_call(
+        "vm.builtin.alloc_storage",
+        &[B::vm(), size, B::imm(0), f32, scope],
+        B::r(2),
+    )
+    .unwrap();
+    ib.emit_call(
+        "vm.builtin.alloc_tensor",
+        &[B::r(2), B::imm(offset), shape, f32],
+        B::r(3),
+    )
+    .unwrap();
+    ib.emit_call("vm.builtin.null_value", &[], B::r(2)).unwrap();
+    let dst = if kernel_dst_void { B::void() } else { B::r(4) };
+    ib.emit_call("add4", &[B::r(0), B::r(1), B::r(3)], dst)
+        .unwrap();
+    ib.emit_ret(B::r(3)).unwrap();
+    ib.end_function("main").unwrap();
+    ib.get().unwrap()
+}
+
+/// `main(a, b)`: the builtins with arguments in registers instead of constants, and a kernel
+/// handed a string.
+fn unusual_kinds(bad_kernel_arg: bool) -> Executable {
+    let mut ib = B::new();
+    let f32 = ib.convert_constant(DataType::F32).unwrap();
+    let shape = ib.convert_constant(Value::shape(vec![4])).unwrap();
+    let text = ib.convert_constant("not a tensor").unwrap();
+    ib.emit_function("main", 2, &["a", "b"]).unwrap();
+    ib.emit_call("vm.builtin.copy", &[shape], B::r(2)).unwrap();
+    ib.emit_call("vm.builtin.copy", &[f32], B::r(3)).unwrap();
+    ib.emit_call(
+        "vm.builtin.alloc_storage",
+        &[B::vm(), B::r(2), B::imm(0), B::r(3)],
+        B::r(4),
+    )
+    .unwrap();
+    ib.emit_call(
+        "vm.builtin.alloc_tensor",
+        &[B::r(4), B::imm(0), B::r(2), B::r(3)],
+        B::r(5),
+    )
+    .unwrap();
+    let third = if bad_kernel_arg { text } else { B::r(5) };
+    ib.emit_call("add4", &[B::r(0), B::r(1), third], B::void())
+        .unwrap();
+    ib.emit_ret(B::r(5)).unwrap();
+    ib.end_function("main").unwrap();
+    ib.get().unwrap()
+}
+
+fn vec4(v: f32) -> Value {
+    Value::Tensor(Tensor::from_slice(&[4], &[v, v + 1.0, v + 2.0, v + 3.0]).unwrap())
+}
+
+fn outcome(r: Result<Value>) -> String {
+    match r {
+        Ok(Value::Tensor(t)) => format!("ok {:?}", t.to_vec::<f32>()),
+        Ok(v) => format!("ok {v:?}"),
+        Err(e) => format!("error {e}"),
+    }
+}
+
+/// Runs `main` in both modes (optionally instrumented); returns both outcomes and logs.
+fn run_both(exec: &Executable, args: &[Value], instrument: bool) -> [(String, Vec<String>); 2] {
+    let kernels = kernels();
+    let mut lib = Library::new();
+    kernels.add_to(&mut lib);
+    let compiled = vmtir::compile(exec, &kernels).unwrap();
+    assert!(compiled.fallbacks.is_empty(), "{:?}", compiled.fallbacks);
+    let mut lib_c = lib.clone();
+    compiled.add_to(&mut lib_c);
+    let run = |exec: Executable, lib: &Library| {
+        let vm = VirtualMachine::with_library(Arc::new(exec), lib).unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        if instrument {
+            let log = log.clone();
+            vm.set_instrument(Some(PackedFunc::new("log", move |a: &[Value]| {
+                let name = a[1].as_str()?.to_string();
+                let before = a[2].as_bool()?;
+                log.lock().unwrap().push(format!("{name} {before}"));
+                Ok(Value::Null)
+            })));
+        }
+        let r = outcome(vm.invoke("main", args));
+        let log = log.lock().unwrap().clone();
+        (r, log)
+    };
+    [
+        run(exec.clone(), &lib),
+        run(compiled.executable.clone(), &lib_c),
+    ]
+}
+
+#[test]
+fn direct_paths_agree_with_the_interpreter() {
+    let good = [vec4(1.0), vec4(10.0)];
+    let cases: Vec<(&str, Executable, Vec<Value>, &str)> = vec![
+        (
+            "planned allocation and kernel",
+            alloc_and_add(&[4], &[4], 0, true),
+            good.to_vec(),
+            "ok Ok([11.0, 13.0, 15.0, 17.0])",
+        ),
+        (
+            "kernel result kept in a register",
+            alloc_and_add(&[4], &[4], 0, false),
+            good.to_vec(),
+            "ok Ok([11.0, 13.0, 15.0, 17.0])",
+        ),
+        (
+            "tensor larger than its storage",
+            alloc_and_add(&[1 << 20], &[2], 0, true),
+            good.to_vec(),
+            "error",
+        ),
+        (
+            "tensor at an offset past the storage",
+            alloc_and_add(&[4], &[4], 1 << 20, true),
+            good.to_vec(),
+            "error",
+        ),
+        (
+            "storage of negative size",
+            alloc_and_add(&[4], &[-4], 0, true),
+            good.to_vec(),
+            "error",
+        ),
+        (
+            "kernel given a tensor of the wrong shape",
+            alloc_and_add(&[2, 2], &[4], 0, true),
+            good.to_vec(),
+            "error",
+        ),
+        (
+            "kernel given an int",
+            alloc_and_add(&[4], &[4], 0, true),
+            vec![Value::Int(1), vec4(0.0)],
+            "error",
+        ),
+        (
+            "builtin arguments in registers",
+            unusual_kinds(false),
+            good.to_vec(),
+            "ok Ok([11.0, 13.0, 15.0, 17.0])",
+        ),
+        (
+            "kernel given a string",
+            unusual_kinds(true),
+            good.to_vec(),
+            "error",
+        ),
+    ];
+    for (name, exec, args, want) in cases {
+        for instrument in [false, true] {
+            let [bytecode, compiled] = run_both(&exec, &args, instrument);
+            assert_eq!(bytecode, compiled, "{name} (instrumented: {instrument})");
+            assert!(
+                bytecode.0.starts_with(want),
+                "{name}: expected {want}, got {}",
+                bytecode.0
+            );
+            if instrument {
+                // Every Call, before and after, in both modes.
+                assert!(!bytecode.1.is_empty(), "{name}: the instrument saw nothing");
+            }
+        }
+    }
+}
+
+/// A compiled function needs the register file its bytecode was compiled for; a VM handing it
+/// a smaller one gets an error, not an out-of-bounds access.
+#[test]
+fn a_short_register_file_is_an_error() {
+    let exec = alloc_and_add(&[4], &[4], 0, true);
+    let kernels = kernels();
+    let compiled = vmtir::compile(&exec, &kernels).unwrap();
+    let mut lib = Library::new();
+    kernels.add_to(&mut lib);
+    compiled.add_to(&mut lib);
+    let mut shrunk = compiled.executable.clone();
+    shrunk.func_table[0].register_file_size = 3;
+    let vm = VirtualMachine::with_library(Arc::new(shrunk), &lib).unwrap();
+    let e = vm.invoke("main", &[vec4(0.0), vec4(0.0)]).unwrap_err();
+    assert!(e.to_string().contains("needs"), "{e}");
+}

@@ -1,0 +1,240 @@
+//! Operator conversion: one function per ONNX operator (or family), dispatched by name.
+//! Families: [`math`] (elementwise, reductions, matrix products), [`nn`] (convolutions,
+//! pooling, normalizations, activations with parameters), [`shape`] (shape computation and
+//! data movement, with the import-time folding of shape subgraphs).
+
+mod math;
+mod nn;
+mod shape;
+
+use relax::ir::{AttrValue, Attrs};
+use tir::PrimExpr;
+
+use crate::error::Result;
+use crate::importer::{Importer, Val};
+use crate::node::Node;
+
+/// Every ONNX operator (default domain) the importer converts.
+pub const SUPPORTED_OPS: &[&str] = &[
+    "Abs",
+    "Acos",
+    "Acosh",
+    "Add",
+    "And",
+    "ArgMax",
+    "ArgMin",
+    "Asin",
+    "Asinh",
+    "Atan",
+    "Atanh",
+    "AveragePool",
+    "BatchNormalization",
+    "Cast",
+    "CastLike",
+    "Ceil",
+    "Celu",
+    "Clip",
+    "Concat",
+    "Constant",
+    "ConstantOfShape",
+    "Conv",
+    "ConvTranspose",
+    "Cos",
+    "Cosh",
+    "CumSum",
+    "Div",
+    "Dropout",
+    "Einsum",
+    "Elu",
+    "Equal",
+    "Erf",
+    "Exp",
+    "Expand",
+    "Flatten",
+    "Floor",
+    "Gather",
+    "GatherElements",
+    "Gelu",
+    "Gemm",
+    "GlobalAveragePool",
+    "GlobalMaxPool",
+    "Greater",
+    "GreaterOrEqual",
+    "HardSigmoid",
+    "HardSwish",
+    "Identity",
+    "InstanceNormalization",
+    "IsInf",
+    "IsNaN",
+    "LRN",
+    "LayerNormalization",
+    "LeakyRelu",
+    "Less",
+    "LessOrEqual",
+    "Log",
+    "LogSoftmax",
+    "MatMul",
+    "Max",
+    "MaxPool",
+    "Mean",
+    "Min",
+    "Mish",
+    "Mod",
+    "Mul",
+    "Neg",
+    "Not",
+    "Or",
+    "PRelu",
+    "Pad",
+    "Pow",
+    "Range",
+    "Reciprocal",
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceLogSumExp",
+    "ReduceMax",
+    "ReduceMean",
+    "ReduceMin",
+    "ReduceProd",
+    "ReduceSum",
+    "ReduceSumSquare",
+    "Relu",
+    "Reshape",
+    "Round",
+    "Selu",
+    "Shape",
+    "Shrink",
+    "Sigmoid",
+    "Sign",
+    "Sin",
+    "Sinh",
+    "Size",
+    "Slice",
+    "Softmax",
+    "Softplus",
+    "Softsign",
+    "Split",
+    "Sqrt",
+    "Squeeze",
+    "Sub",
+    "Sum",
+    "Tan",
+    "Tanh",
+    "ThresholdedRelu",
+    "Tile",
+    "TopK",
+    "Transpose",
+    "Trilu",
+    "Unsqueeze",
+    "Where",
+    "Xor",
+];
+
+/// Converts `node`, returning its outputs in order (optional trailing outputs may be left
+/// out).
+pub(crate) fn convert(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
+    if let Some(outs) = shape::fold(imp, node)? {
+        return Ok(outs);
+    }
+    let one = |v: Val| Ok(vec![v]);
+    match node.op {
+        "Identity" => one(node.input(0)?.clone()),
+        "Dropout" => nn::dropout(node),
+        "Constant" => one(shape::constant_node(node)?),
+        "Relu" | "Sigmoid" | "Tanh" | "Exp" | "Log" | "Sqrt" | "Neg" | "Abs" | "Floor" | "Ceil"
+        | "Round" | "Erf" | "Sign" | "Sin" | "Cos" | "Tan" | "Asin" | "Acos" | "Atan" | "Sinh"
+        | "Cosh" | "Asinh" | "Acosh" | "Atanh" | "Not" | "IsNaN" => one(math::unary(imp, node)?),
+        "Reciprocal" | "Softsign" | "Softplus" | "Elu" | "Selu" | "Celu" | "LeakyRelu"
+        | "HardSigmoid" | "HardSwish" | "ThresholdedRelu" | "Gelu" | "Mish" | "Shrink"
+        | "IsInf" => one(math::activation(imp, node)?),
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Equal" | "Less" | "Greater" | "LessOrEqual"
+        | "GreaterOrEqual" | "And" | "Or" | "Xor" | "Mod" => one(math::binary(imp, node)?),
+        "Sum" | "Max" | "Min" | "Mean" => one(math::variadic(imp, node)?),
+        "PRelu" => one(math::prelu(imp, node)?),
+        "Clip" => one(math::clip(imp, node)?),
+        "Where" => one(math::where_(imp, node)?),
+        "Cast" | "CastLike" => one(math::cast(imp, node)?),
+        "MatMul" => one(math::matmul(imp, node)?),
+        "Gemm" => one(math::gemm(imp, node)?),
+        "Einsum" => one(math::einsum(imp, node)?),
+        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
+        | "ReduceL2" | "ReduceSumSquare" | "ReduceLogSumExp" => one(math::reduce(imp, node)?),
+        "ArgMax" | "ArgMin" => one(math::argmax(imp, node)?),
+        "CumSum" => one(math::cumsum(imp, node)?),
+        "TopK" => math::topk(imp, node),
+        "Softmax" | "LogSoftmax" => one(nn::softmax(imp, node)?),
+        "Conv" => one(nn::conv(imp, node)?),
+        "ConvTranspose" => one(nn::conv_transpose(imp, node)?),
+        "MaxPool" | "AveragePool" => one(nn::pool(imp, node)?),
+        "GlobalAveragePool" | "GlobalMaxPool" => one(nn::global_pool(imp, node)?),
+        "BatchNormalization" => nn::batch_norm(imp, node),
+        "InstanceNormalization" => one(nn::instance_norm(imp, node)?),
+        "LayerNormalization" => nn::layer_norm(imp, node),
+        "LRN" => one(nn::lrn(imp, node)?),
+        "Reshape" => one(shape::reshape(imp, node)?),
+        "Flatten" => one(shape::flatten(imp, node)?),
+        "Transpose" => one(shape::transpose(imp, node)?),
+        "Squeeze" => one(shape::squeeze(imp, node)?),
+        "Unsqueeze" => one(shape::unsqueeze(imp, node)?),
+        "Concat" => one(shape::concat(imp, node)?),
+        "Split" => shape::split(imp, node),
+        "Slice" => one(shape::slice(imp, node)?),
+        "Gather" => one(shape::gather(imp, node)?),
+        "GatherElements" => one(shape::gather_elements(imp, node)?),
+        "Expand" => one(shape::expand(imp, node)?),
+        "Tile" => one(shape::tile(imp, node)?),
+        "Pad" => one(shape::pad(imp, node)?),
+        "Shape" => one(shape::shape(imp, node)?),
+        "Size" => one(shape::size(imp, node)?),
+        "ConstantOfShape" => one(shape::constant_of_shape(imp, node)?),
+        "Range" => one(shape::range(imp, node)?),
+        "Trilu" => one(shape::trilu(imp, node)?),
+        _ => Err(node.unsupported("operator is not supported")),
+    }
+}
+
+/// `AttrValue::List` of ints.
+pub(crate) fn ints(v: &[i64]) -> AttrValue {
+    AttrValue::List(v.iter().map(|&i| AttrValue::Int(i)).collect())
+}
+
+/// Attributes from pairs.
+pub(crate) fn attrs(pairs: &[(&str, AttrValue)]) -> Attrs {
+    let mut a = Attrs::new();
+    for (k, v) in pairs {
+        a.set(k, v.clone());
+    }
+    a
+}
+
+/// A normalized axis in `[0, ndim)`.
+pub(crate) fn norm_axis(node: &Node, axis: i64, ndim: usize) -> Result<usize> {
+    let n = ndim as i64;
+    if axis < -n || axis >= n {
+        return Err(node.invalid(format!("axis {axis} is out of range for rank {ndim}")));
+    }
+    Ok(if axis < 0 { axis + n } else { axis } as usize)
+}
+
+/// The rank of input `i`, which must be known.
+pub(crate) fn rank(node: &Node, v: &Val) -> Result<usize> {
+    v.ndim()
+        .ok_or_else(|| node.unsupported("an input of unknown rank"))
+}
+
+/// The shape of `v`, which must have a known rank.
+pub(crate) fn shape_of(node: &Node, v: &Val) -> Result<Vec<PrimExpr>> {
+    v.shape()
+        .ok_or_else(|| node.unsupported("an input of unknown shape"))
+}
+
+/// The data type of `v`, which must be known.
+pub(crate) fn dtype_of(node: &Node, v: &Val) -> Result<tir::DataType> {
+    v.dtype()
+        .ok_or_else(|| node.unsupported("an input of unknown data type"))
+}
+
+/// `Expr::shape` of dims.
+pub(crate) fn shape_expr(dims: Vec<PrimExpr>) -> relax::Expr {
+    relax::Expr::shape(dims)
+}

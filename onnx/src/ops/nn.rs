@@ -1,0 +1,517 @@
+//! Convolutions, pooling, normalizations, softmax and dropout.
+
+use relax::ir::{AttrValue, Attrs};
+use tir::PrimExpr;
+
+use super::{attrs, dtype_of, ints, norm_axis, rank, shape_expr, shape_of};
+use crate::error::Result;
+use crate::importer::{Importer, Val, scalar};
+use crate::node::{Node, or_str};
+
+pub(crate) fn dropout(node: &Node) -> Result<Vec<Val>> {
+    // Inference: the identity. The ratio and seed only matter in training.
+    node.ignore(&["ratio", "seed", "is_test", "consumed_inputs"]);
+    if let Some(t) = node.opt_input(2) {
+        match t.ints() {
+            Some(v) if v.iter().all(|&b| b == 0) => {}
+            _ => return Err(node.unsupported("training_mode other than a constant false")),
+        }
+    }
+    Ok(vec![node.input(0)?.clone()])
+}
+
+/// `x` reshaped to 2-D around `axis`: `(prod(dims[..axis]), prod(dims[axis..]))`.
+pub(crate) fn flatten2d(imp: &mut Importer, node: &Node, x: &Val, axis: usize) -> Result<Val> {
+    let s = shape_of(node, x)?;
+    let prod = |d: &[PrimExpr]| {
+        tir::arith::simplify(&d.iter().fold(PrimExpr::i64(1), |a, b| {
+            PrimExpr::binary(tir::BinaryOp::Mul, a, b.clone())
+        }))
+    };
+    let dims = vec![prod(&s[..axis]), prod(&s[axis..])];
+    imp.op(
+        "relax.reshape",
+        vec![x.expr.clone(), shape_expr(dims)],
+        Attrs::new(),
+    )
+}
+
+pub(crate) fn softmax(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let r = rank(node, x)?;
+    let op = if node.op == "Softmax" {
+        "relax.nn.softmax"
+    } else {
+        "relax.nn.log_softmax"
+    };
+    if node.opset >= 13 {
+        let axis = norm_axis(node, node.attr_i("axis", -1)?, r)?;
+        return imp.op(
+            op,
+            vec![x.expr.clone()],
+            attrs(&[("axis", AttrValue::Int(axis as i64))]),
+        );
+    }
+    // Before opset 13 the input is coerced to 2-D at `axis` and normalized over the second
+    // dimension.
+    let axis = norm_axis(node, node.attr_i("axis", 1)?, r.max(1))?;
+    if axis + 1 == r {
+        return imp.op(
+            op,
+            vec![x.expr.clone()],
+            attrs(&[("axis", AttrValue::Int(axis as i64))]),
+        );
+    }
+    let flat = flatten2d(imp, node, x, axis)?;
+    let y = imp.op(
+        op,
+        vec![flat.expr.clone()],
+        attrs(&[("axis", AttrValue::Int(1))]),
+    )?;
+    imp.op(
+        "relax.reshape",
+        vec![y.expr.clone(), shape_expr(shape_of(node, x)?)],
+        Attrs::new(),
+    )
+}
+
+/// Spatial attributes shared by Conv, ConvTranspose and the pools.
+struct Window {
+    kernel: Vec<i64>,
+    strides: Vec<i64>,
+    dilations: Vec<i64>,
+    /// Relax order: all begins, then all ends (the same as ONNX's `pads`).
+    pads: Vec<i64>,
+}
+
+fn list_or(node: &Node, name: &str, n: usize, default: i64) -> Result<Vec<i64>> {
+    match node.attr_ints(name)? {
+        Some(v) if v.len() == n => Ok(v),
+        Some(v) if v.is_empty() => Ok(vec![default; n]),
+        Some(v) => Err(node.invalid(format!(
+            "attribute `{name}` has {} values for {n} spatial dimensions",
+            v.len()
+        ))),
+        None => Ok(vec![default; n]),
+    }
+}
+
+/// Reads kernel, strides, dilations and pads (resolving `auto_pad` against the input's
+/// static spatial dims) for `n` spatial dimensions.
+fn window(
+    node: &Node,
+    x: &Val,
+    kernel: Vec<i64>,
+    n: usize,
+    with_dilations: bool,
+) -> Result<Window> {
+    let strides = list_or(node, "strides", n, 1)?;
+    let dilations = if with_dilations {
+        list_or(node, "dilations", n, 1)?
+    } else {
+        vec![1; n]
+    };
+    let auto_pad = or_str(node.attr_s("auto_pad")?, "NOTSET");
+    let pads = match auto_pad.as_str() {
+        "NOTSET" => list_or(node, "pads", 2 * n, 0)?,
+        "VALID" => {
+            node.attr_ints("pads")?;
+            vec![0; 2 * n]
+        }
+        "SAME_UPPER" | "SAME_LOWER" => {
+            node.attr_ints("pads")?;
+            let s = x
+                .static_shape()
+                .ok_or_else(|| node.unsupported("auto_pad SAME with a symbolic input shape"))?;
+            let mut begin = Vec::new();
+            let mut end = Vec::new();
+            for i in 0..n {
+                let input = s[2 + i];
+                let out = (input + strides[i] - 1) / strides[i];
+                let total =
+                    ((out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - input).max(0);
+                let small = total / 2;
+                let (b, e) = if auto_pad == "SAME_UPPER" {
+                    (small, total - small)
+                } else {
+                    (total - small, small)
+                };
+                begin.push(b);
+                end.push(e);
+            }
+            begin.extend(end);
+            begin
+        }
+        other => return Err(node.unsupported(format!("auto_pad = \"{other}\""))),
+    };
+    Ok(Window {
+        kernel,
+        strides,
+        dilations,
+        pads,
+    })
+}
+
+/// A bias `(C,)` added to an `(N, C, ...)` result of rank `r`.
+fn add_bias(imp: &mut Importer, y: &Val, bias: &Val, r: usize) -> Result<Val> {
+    let mut dims = vec![PrimExpr::i64(1), PrimExpr::i64(-1)];
+    dims.extend(vec![PrimExpr::i64(1); r - 2]);
+    let b = match bias.static_shape() {
+        Some(s) if s.len() == 1 => {
+            dims[1] = PrimExpr::i64(s[0]);
+            imp.op(
+                "relax.reshape",
+                vec![bias.expr.clone(), shape_expr(dims)],
+                Attrs::new(),
+            )?
+        }
+        _ => {
+            let e = imp.op(
+                "relax.expand_dims",
+                vec![bias.expr.clone()],
+                attrs(&[("axis", ints(&(1..r as i64 - 1).collect::<Vec<_>>()))]),
+            )?;
+            e
+        }
+    };
+    imp.op0("relax.add", &[y, &b])
+}
+
+pub(crate) fn conv(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let w = node.input(1)?;
+    let r = rank(node, x)?;
+    let n = r
+        .checked_sub(2)
+        .filter(|n| (1..=3).contains(n))
+        .ok_or_else(|| node.unsupported(format!("a convolution of rank {r}")))?;
+    let ws = w
+        .static_shape()
+        .ok_or_else(|| node.unsupported("a weight of symbolic shape"))?;
+    let kernel = match node.attr_ints("kernel_shape")? {
+        Some(k) => k,
+        None => ws[2..].to_vec(),
+    };
+    let win = window(node, x, kernel, n, true)?;
+    let group = node.attr_i("group", 1)?;
+    let op = ["relax.nn.conv1d", "relax.nn.conv2d", "relax.nn.conv3d"][n - 1];
+    let y = imp.op(
+        op,
+        vec![x.expr.clone(), w.expr.clone()],
+        attrs(&[
+            ("strides", ints(&win.strides)),
+            ("padding", ints(&win.pads)),
+            ("dilation", ints(&win.dilations)),
+            ("groups", AttrValue::Int(group)),
+        ]),
+    )?;
+    match node.opt_input(2) {
+        Some(b) => add_bias(imp, &y, b, r),
+        None => Ok(y),
+    }
+}
+
+pub(crate) fn conv_transpose(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let w = node.input(1)?;
+    let r = rank(node, x)?;
+    let n = r
+        .checked_sub(2)
+        .filter(|n| (1..=2).contains(n))
+        .ok_or_else(|| node.unsupported(format!("a transposed convolution of rank {r}")))?;
+    let ws = w
+        .static_shape()
+        .ok_or_else(|| node.unsupported("a weight of symbolic shape"))?;
+    let kernel = match node.attr_ints("kernel_shape")? {
+        Some(k) => k,
+        None => ws[2..].to_vec(),
+    };
+    let strides = list_or(node, "strides", n, 1)?;
+    let dilations = list_or(node, "dilations", n, 1)?;
+    let mut output_padding = list_or(node, "output_padding", n, 0)?;
+    let group = node.attr_i("group", 1)?;
+    let auto_pad = or_str(node.attr_s("auto_pad")?, "NOTSET");
+    let output_shape = node.attr_ints("output_shape")?;
+    let mut pads = list_or(node, "pads", 2 * n, 0)?;
+    if output_shape.is_some() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER" {
+        let s = x
+            .static_shape()
+            .ok_or_else(|| node.unsupported("output_shape/auto_pad with a symbolic input"))?;
+        let out: Vec<i64> = match &output_shape {
+            Some(o) => o[o.len() - n..].to_vec(),
+            None => (0..n).map(|i| s[2 + i] * strides[i]).collect(),
+        };
+        for i in 0..n {
+            let full = strides[i] * (s[2 + i] - 1)
+                + output_padding[i]
+                + (kernel[i] - 1) * dilations[i]
+                + 1;
+            let total = full - out[i];
+            if total < 0 {
+                // The requested output is larger than the full result: extend with
+                // output padding on the far side.
+                output_padding[i] -= total;
+                pads[i] = 0;
+                pads[n + i] = 0;
+                continue;
+            }
+            let (b, e) = if auto_pad == "SAME_UPPER" {
+                (total / 2, total - total / 2)
+            } else {
+                (total - total / 2, total / 2)
+            };
+            pads[i] = b;
+            pads[n + i] = e;
+        }
+    } else if auto_pad == "VALID" {
+        pads = vec![0; 2 * n];
+    } else if auto_pad != "NOTSET" {
+        return Err(node.unsupported(format!("auto_pad = \"{auto_pad}\"")));
+    }
+    let op = ["relax.nn.conv1d_transpose", "relax.nn.conv2d_transpose"][n - 1];
+    let y = imp.op(
+        op,
+        vec![x.expr.clone(), w.expr.clone()],
+        attrs(&[
+            ("strides", ints(&strides)),
+            ("padding", ints(&pads)),
+            ("output_padding", ints(&output_padding)),
+            ("dilation", ints(&dilations)),
+            ("groups", AttrValue::Int(group)),
+        ]),
+    )?;
+    match node.opt_input(2) {
+        Some(b) => add_bias(imp, &y, b, r),
+        None => Ok(y),
+    }
+}
+
+pub(crate) fn pool(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let r = rank(node, x)?;
+    let n = r
+        .checked_sub(2)
+        .filter(|n| (1..=3).contains(n))
+        .ok_or_else(|| node.unsupported(format!("pooling of rank {r}")))?;
+    let kernel = node
+        .attr_ints("kernel_shape")?
+        .ok_or_else(|| node.invalid("attribute `kernel_shape` is missing"))?;
+    if kernel.len() != n {
+        return Err(node.invalid("kernel_shape does not match the input's rank"));
+    }
+    let max = node.op == "MaxPool";
+    let with_dilations = (max && node.opset >= 10) || (!max && node.opset >= 19);
+    let win = window(node, x, kernel, n, with_dilations)?;
+    let ceil = node.opset >= 10 && node.attr_i("ceil_mode", 0)? != 0;
+    let mut a = vec![
+        ("pool_size", ints(&win.kernel)),
+        ("strides", ints(&win.strides)),
+        ("dilation", ints(&win.dilations)),
+        ("padding", ints(&win.pads)),
+        ("ceil_mode", AttrValue::Bool(ceil)),
+    ];
+    let op = if max {
+        if node.attr_i("storage_order", 0)? != 0 {
+            return Err(node.unsupported("storage_order = 1"));
+        }
+        [
+            "relax.nn.max_pool1d",
+            "relax.nn.max_pool2d",
+            "relax.nn.max_pool3d",
+        ][n - 1]
+    } else {
+        let include = node.attr_i("count_include_pad", 0)? != 0;
+        a.push(("count_include_pad", AttrValue::Bool(include)));
+        [
+            "relax.nn.avg_pool1d",
+            "relax.nn.avg_pool2d",
+            "relax.nn.avg_pool3d",
+        ][n - 1]
+    };
+    imp.op(op, vec![x.expr.clone()], attrs(&a))
+}
+
+pub(crate) fn global_pool(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let r = rank(node, x)?;
+    let axes: Vec<i64> = (2..r as i64).collect();
+    let op = if node.op == "GlobalAveragePool" {
+        "relax.mean"
+    } else {
+        "relax.max"
+    };
+    imp.op(
+        op,
+        vec![x.expr.clone()],
+        attrs(&[("axis", ints(&axes)), ("keepdims", AttrValue::Bool(true))]),
+    )
+}
+
+/// A per-channel `(C,)` parameter reshaped to broadcast over an `(N, C, ...)` input.
+fn per_channel(imp: &mut Importer, node: &Node, p: &Val, r: usize) -> Result<Val> {
+    let c = shape_of(node, p)?;
+    if c.len() != 1 {
+        return Err(node.invalid("per-channel parameters must be vectors"));
+    }
+    let mut dims = vec![PrimExpr::i64(1), c[0].clone()];
+    dims.extend(vec![PrimExpr::i64(1); r.saturating_sub(2)]);
+    imp.op(
+        "relax.reshape",
+        vec![p.expr.clone(), shape_expr(dims)],
+        Attrs::new(),
+    )
+}
+
+pub(crate) fn batch_norm(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
+    let x = node.input(0)?;
+    let r = rank(node, x)?;
+    let eps = node.attr_f("epsilon", 1e-5)? as f64;
+    node.ignore(&["momentum", "is_test", "consumed_inputs"]);
+    if node.opset < 9 && node.attr_i("spatial", 1)? != 1 {
+        return Err(node.unsupported("spatial = 0"));
+    }
+    if node.attr_i("training_mode", 0)? != 0 {
+        return Err(node.unsupported("training_mode = 1"));
+    }
+    let (scale, bias, mean, var) = (
+        node.input(1)?,
+        node.input(2)?,
+        node.input(3)?,
+        node.input(4)?,
+    );
+    // y = x * a + b with a = scale / sqrt(var + eps), b = bias - mean * a: the per-channel
+    // part folds to constants when the statistics are constants.
+    let dt = dtype_of(node, x)?;
+    let e = scalar(eps, dt)?;
+    let ve = imp.op0("relax.add", &[var, &e])?;
+    let sd = imp.op0("relax.sqrt", &[&ve])?;
+    let a = imp.op0("relax.divide", &[scale, &sd])?;
+    let ma = imp.op0("relax.multiply", &[mean, &a])?;
+    let b = imp.op0("relax.subtract", &[bias, &ma])?;
+    let a = per_channel(imp, node, &a, r)?;
+    let b = per_channel(imp, node, &b, r)?;
+    let xa = imp.op0("relax.multiply", &[x, &a])?;
+    Ok(vec![imp.op0("relax.add", &[&xa, &b])?])
+}
+
+pub(crate) fn instance_norm(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let r = rank(node, x)?;
+    let eps = node.attr_f("epsilon", 1e-5)? as f64;
+    node.ignore(&["consumed_inputs"]);
+    let axes: Vec<i64> = (2..r as i64).collect();
+    imp.op(
+        "relax.nn.instance_norm",
+        vec![
+            x.expr.clone(),
+            node.input(1)?.expr.clone(),
+            node.input(2)?.expr.clone(),
+        ],
+        attrs(&[
+            ("channel_axis", AttrValue::Int(1)),
+            ("axes", ints(&axes)),
+            ("epsilon", AttrValue::Float(eps)),
+        ]),
+    )
+}
+
+pub(crate) fn layer_norm(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
+    let x = node.input(0)?;
+    let r = rank(node, x)?;
+    let axis = norm_axis(node, node.attr_i("axis", -1)?, r)?;
+    let eps = node.attr_f("epsilon", 1e-5)? as f64;
+    // The statistics' precision: computing in the input's type is what Relax does.
+    node.ignore(&["stash_type"]);
+    let s = shape_of(node, x)?;
+    let norm_shape = shape_expr(s[axis..].to_vec());
+    let fit = |imp: &mut Importer, p: &Val| -> Result<Val> {
+        if p.shape().is_some_and(|ps| ps.len() == r - axis) {
+            return Ok(p.clone());
+        }
+        imp.op(
+            "relax.broadcast_to",
+            vec![p.expr.clone(), norm_shape.clone()],
+            Attrs::new(),
+        )
+    };
+    let gamma = fit(imp, node.input(1)?)?;
+    let beta = match node.opt_input(2) {
+        Some(b) => fit(imp, b)?,
+        None => imp.op(
+            "relax.zeros",
+            vec![norm_shape.clone()],
+            attrs(&[("dtype", AttrValue::DType(dtype_of(node, x)?))]),
+        )?,
+    };
+    let axes: Vec<i64> = (axis as i64..r as i64).collect();
+    let y = imp.op(
+        "relax.nn.layer_norm",
+        vec![x.expr.clone(), gamma.expr, beta.expr],
+        attrs(&[("axes", ints(&axes)), ("epsilon", AttrValue::Float(eps))]),
+    )?;
+    Ok(vec![y])
+}
+
+/// Local response normalization across channels: `x / (bias + alpha / size * sum of
+/// squares over the window of `size` channels)^beta`, the sum as an average pool over the
+/// channel axis (count_include_pad) with the spec's asymmetric padding.
+pub(crate) fn lrn(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let r = rank(node, x)?;
+    let size = node
+        .opt_i("size")?
+        .ok_or_else(|| node.invalid("attribute `size` is missing"))?;
+    let alpha = node.attr_f("alpha", 1e-4)? as f64;
+    let beta = node.attr_f("beta", 0.75)? as f64;
+    let bias = node.attr_f("bias", 1.0)? as f64;
+    if !(3..=4).contains(&r) {
+        return Err(node.unsupported(format!("LRN of a rank-{r} input")));
+    }
+    let sq = imp.op0("relax.multiply", &[x, x])?;
+    let e = imp.op(
+        "relax.expand_dims",
+        vec![sq.expr.clone()],
+        attrs(&[("axis", ints(&[1]))]),
+    )?;
+    let before = (size - 1) / 2;
+    let after = size - 1 - before;
+    let (op, pool, strides, pads) = if r == 3 {
+        (
+            "relax.nn.avg_pool2d",
+            vec![size, 1],
+            vec![1, 1],
+            vec![before, 0, after, 0],
+        )
+    } else {
+        (
+            "relax.nn.avg_pool3d",
+            vec![size, 1, 1],
+            vec![1, 1, 1],
+            vec![before, 0, 0, after, 0, 0],
+        )
+    };
+    let dil = vec![1; pool.len()];
+    let avg = imp.op(
+        op,
+        vec![e.expr.clone()],
+        attrs(&[
+            ("pool_size", ints(&pool)),
+            ("strides", ints(&strides)),
+            ("dilation", ints(&dil)),
+            ("padding", ints(&pads)),
+            ("ceil_mode", AttrValue::Bool(false)),
+            ("count_include_pad", AttrValue::Bool(true)),
+        ]),
+    )?;
+    let avg = imp.op(
+        "relax.squeeze",
+        vec![avg.expr.clone()],
+        attrs(&[("axis", ints(&[1]))]),
+    )?;
+    let dt = dtype_of(node, x)?;
+    let (a, b, be) = (scalar(alpha, dt)?, scalar(bias, dt)?, scalar(beta, dt)?);
+    let scaled = imp.op0("relax.multiply", &[&avg, &a])?;
+    let base = imp.op0("relax.add", &[&scaled, &b])?;
+    let den = imp.op0("relax.power", &[&base, &be])?;
+    imp.op0("relax.divide", &[x, &den])
+}
