@@ -17,13 +17,21 @@ use vm::{Executable, Library, VmConfig};
 
 use crate::engine::{CompiledModule, Config};
 
-/// The key of compiling `module` under `config`.
-pub(crate) fn key(config: &Config, module: &IRModule) -> Key {
+/// The key of compiling `module` under `config`; `None` if the module's text does not stand
+/// for it (it does not parse back to a structurally equal module — which a module built in
+/// Rust that the printer cannot express fully could do), so that two modules printing alike
+/// can never share an entry.
+pub(crate) fn key(config: &Config, module: &IRModule) -> Option<Key> {
     let (text, metadata) = relax::script::print_module_with_metadata(module);
+    let options = relax::script::ReadOptions::with_metadata(metadata.clone());
+    let reparsed = relax::script::parse_module_with(&text, &options).ok()?;
+    if !relax::structural_equal(&reparsed, module) {
+        return None;
+    }
     let mut k = KeyBuilder::new();
     k.part("module", text.as_bytes());
     config_parts(&mut k, config, &metadata);
-    k.finish()
+    Some(k.finish())
 }
 
 /// The metadata tensors and the configuration, after the text of a key.

@@ -236,7 +236,7 @@ impl Engine {
     /// The cache and the key of compiling `module`, if this compile uses the cache.
     fn cache_key(&self, module: &IRModule) -> Option<(&ArtifactCache, jit::cache::Key)> {
         let cache = self.cache_key_parts()?;
-        Some((cache, crate::cache::key(&self.config, module)))
+        Some((cache, crate::cache::key(&self.config, module)?))
     }
 
     /// The cache, if compiles of this engine use it.
@@ -304,8 +304,10 @@ impl Engine {
         }
         let module = Engine::parse_with_metadata(src, metadata)?;
         let compiled = self.compile(&module)?;
-        if let Some((cache, akey)) = &alias {
-            cache.store_alias(akey, &crate::cache::key(&self.config, &module));
+        if let Some((cache, akey)) = &alias
+            && let Some(target) = crate::cache::key(&self.config, &module)
+        {
+            cache.store_alias(akey, &target);
         }
         Ok(compiled)
     }

@@ -162,7 +162,9 @@ fn the_source_text_alias_spares_the_parse_and_survives_eviction() {
 
 /// The file stem of the canonical entry of `src`: the entry a parsed compile stores.
 fn key_of_module(src: &str) -> [u8; 32] {
-    let dir = scratch("key_probe");
+    static PROBES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = PROBES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = scratch(&format!("key_probe_{n}"));
     let (engine, _) = engine(&dir);
     compile(&engine, src).unwrap();
     key_of(&entry_file(&dir)).0
@@ -302,38 +304,52 @@ fn damaged_entries_are_warned_misses_that_get_replaced() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Three modules that compile to entries of about the same size.
+const VARIANTS: [(&str, &str); 3] = [
+    ("R.nn.relu(h1)", "R.nn.relu(h1)"),
+    ("R.nn.relu(h1)", "R.add(h1, h1)"),
+    ("R.nn.relu(h1)", "R.multiply(h1, h1)"),
+];
+
+fn variant(i: usize) -> String {
+    MODULE.replace(VARIANTS[i].0, VARIANTS[i].1)
+}
+
+fn set_mtime(path: &Path, secs: u64) {
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+        .unwrap();
+}
+
 #[test]
 fn the_size_bound_evicts_the_least_recently_used() {
     let dir = scratch("lru");
     let (big, _) = engine(&dir);
-    compile(&big, MODULE).unwrap();
-    let one = big.config().cache.as_ref().unwrap().stats().unwrap().bytes;
-    // Room for one entry and a half: storing a second evicts the older.
+    let cache = big.config().cache.clone().unwrap();
+    let path = |i: usize| cache.path_of(&Key(key_of_module(&variant(i))));
+    compile(&big, &variant(0)).unwrap();
+    compile(&big, &variant(1)).unwrap();
+    let two = cache.stats().unwrap().bytes;
+    // Variant 0 was stored first, but a hit makes it the most recently used.
+    set_mtime(&path(0), 1_000);
+    set_mtime(&path(1), 2_000);
+    assert!(compile(&big, &variant(0)).unwrap().from_cache());
+    // Room for two entries and a bit: storing a third evicts the least recently used.
     let small = Engine::new(Config {
-        cache: Some(ArtifactCache::new(&dir, one * 3 / 2)),
+        cache: Some(ArtifactCache::new(&dir, two + two / 4)),
         ..Config::default()
     })
     .unwrap();
-    let first = entry_file(&dir);
-    compile(&small, &MODULE.replace("R.nn.relu(h1)", "R.add(h1, h1)")).unwrap();
-    let left = entry_file(&dir);
-    assert_ne!(first, left, "the older entry was evicted, the new one kept");
+    compile(&small, &variant(2)).unwrap();
+    let left: Vec<bool> = (0..3).map(|i| path(i).exists()).collect();
     assert_eq!(
-        small.config().cache.as_ref().unwrap().clear().unwrap(),
-        1,
-        "clear removes what is left"
+        left,
+        [true, false, true],
+        "variant 1 was the least recently used"
     );
-    assert_eq!(
-        small
-            .config()
-            .cache
-            .as_ref()
-            .unwrap()
-            .stats()
-            .unwrap()
-            .entries,
-        0
-    );
+    let cache = small.config().cache.as_ref().unwrap();
+    assert_eq!(cache.clear().unwrap(), 2, "clear removes what is left");
+    assert_eq!(cache.stats().unwrap().entries, 0);
 }
 
 #[test]
@@ -382,4 +398,41 @@ fn two_processes_racing_on_one_key_both_succeed() {
     assert!(third.status.success());
     assert!(stdout.contains("from the artifact cache"), "{stdout}");
     assert!(stdout.contains(&results[0]), "{stdout}");
+}
+
+#[test]
+fn the_command_line_uses_and_manages_the_cache() {
+    let dir = scratch("cli");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let relaxjit = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_relaxjit"))
+            .args(args)
+            .current_dir(root)
+            .env("RELAXJIT_CACHE_DIR", &dir)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            o.status.success(),
+            "{args:?}: {stdout}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        stdout
+    };
+    let run = ["run", "tests/cli/add.py"];
+    let lines: [(&[&str], &str); 6] = [
+        (&run, "(1 TIR kernel)"),
+        (&run, "(1 TIR kernel, from the artifact cache)"),
+        (&["run", "tests/cli/add.py", "--no-cache"], "(1 TIR kernel)"),
+        (&["cache", "stats"], "entries:   1\nsize:      "),
+        (&["cache", "clear"], "removed 1 entry from "),
+        (&["cache", "stats"], "entries:   0\n"),
+    ];
+    for (args, want) in lines {
+        let out = relaxjit(args);
+        assert!(
+            out.contains(want),
+            "{args:?} printed\n{out}\nwithout `{want}`"
+        );
+    }
 }

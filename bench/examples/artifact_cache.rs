@@ -2,6 +2,9 @@
 //! median over `--runs` fresh processes of `Engine::compile_str_with_metadata` (parse, key,
 //! load, link on a hit; the whole pipeline and Cranelift, plus the store, on a miss), and the
 //! ratio. The first process after emptying the cache is the cold compile; the others hit.
+//! `hit` is `compile_str` (the source text's alias: no parse); `hit, IRModule` is
+//! `Engine::compile` of a module the caller parsed (not timed), which prints it, checks that
+//! the text parses back to it, and hashes it — what `relaxjit run` does.
 //!
 //! `cargo run --release -p relaxjit-bench --example artifact_cache -- [--runs N] [ROW…]`
 //! (rows: `mlp_b1`, `mlp_b64`, `transformer`, …; default `mlp_b1 transformer`).
@@ -13,7 +16,7 @@ use relaxjit::{ArtifactCache, Config, Engine};
 use relaxjit_bench::workloads;
 
 /// One compile in this process: prints `<microseconds> <hit|miss>`.
-fn child(dir: &str, row: &str) -> anyhow::Result<()> {
+fn child(dir: &str, row: &str, parsed: bool) -> anyhow::Result<()> {
     let w = workloads::all()?
         .into_iter()
         .find(|w| w.name == row)
@@ -25,9 +28,16 @@ fn child(dir: &str, row: &str) -> anyhow::Result<()> {
         )),
         ..Config::default()
     })?;
-    let t = Instant::now();
-    let compiled = engine.compile_str_with_metadata(&w.script, w.metadata.clone())?;
-    let us = t.elapsed().as_secs_f64() * 1e6;
+    let (compiled, us) = if parsed {
+        let module = Engine::parse_with_metadata(&w.script, w.metadata.clone())?;
+        let t = Instant::now();
+        let compiled = engine.compile(&module)?;
+        (compiled, t.elapsed().as_secs_f64() * 1e6)
+    } else {
+        let t = Instant::now();
+        let compiled = engine.compile_str_with_metadata(&w.script, w.metadata.clone())?;
+        (compiled, t.elapsed().as_secs_f64() * 1e6)
+    };
     // The loaded module must run: a hit that cannot is no hit.
     workloads::time_calls(&compiled, &w, 1)?;
     println!(
@@ -37,9 +47,13 @@ fn child(dir: &str, row: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn run_child(dir: &std::path::Path, row: &str) -> anyhow::Result<(f64, bool)> {
+fn run_child(dir: &std::path::Path, row: &str, parsed: bool) -> anyhow::Result<(f64, bool)> {
     let out = Command::new(std::env::current_exe()?)
-        .args(["--child", &dir.display().to_string(), row])
+        .args([
+            if parsed { "--child-parsed" } else { "--child" },
+            &dir.display().to_string(),
+            row,
+        ])
         .output()?;
     anyhow::ensure!(
         out.status.success(),
@@ -59,8 +73,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--child") {
-        return child(&args[1], &args[2]);
+    match args.first().map(String::as_str) {
+        Some("--child") => return child(&args[1], &args[2], false),
+        Some("--child-parsed") => return child(&args[1], &args[2], true),
+        _ => {}
     }
     let runs: usize = args
         .iter()
@@ -79,26 +95,30 @@ fn main() -> anyhow::Result<()> {
     }
     let dir = std::env::temp_dir().join(format!("relaxjit-cache-bench-{}", std::process::id()));
     println!(
-        "{:12} {:>12} {:>12} {:>8}   (median of {runs} new processes each)",
-        "row", "cold", "hit", "ratio"
+        "{:12} {:>10} {:>10} {:>7} {:>14}   (median of {runs} new processes each)",
+        "row", "cold", "hit", "ratio", "hit, IRModule"
     );
     for row in rows {
-        let (mut cold, mut hit) = (Vec::new(), Vec::new());
+        let (mut cold, mut hit, mut hit_module) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
             let _ = std::fs::remove_dir_all(&dir);
-            let (us, was_hit) = run_child(&dir, row)?;
+            let (us, was_hit) = run_child(&dir, row, false)?;
             anyhow::ensure!(!was_hit, "an empty cache hit");
             cold.push(us);
-            let (us, was_hit) = run_child(&dir, row)?;
+            let (us, was_hit) = run_child(&dir, row, false)?;
             anyhow::ensure!(was_hit, "the second process missed");
             hit.push(us);
+            let (us, was_hit) = run_child(&dir, row, true)?;
+            anyhow::ensure!(was_hit, "the parsed module missed");
+            hit_module.push(us);
         }
-        let (c, h) = (median(cold), median(hit));
+        let (c, h, hm) = (median(cold), median(hit), median(hit_module));
         println!(
-            "{row:12} {:>10.2}ms {:>10.3}ms {:>7.0}x",
+            "{row:12} {:>8.2}ms {:>8.3}ms {:>6.0}x {:>12.3}ms",
             c / 1e3,
             h / 1e3,
-            c / h
+            c / h,
+            hm / 1e3
         );
     }
     let _ = std::fs::remove_dir_all(&dir);

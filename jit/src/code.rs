@@ -157,6 +157,26 @@ fn patch(bytes: &mut [u8], kind: Reloc, at: u64, value: i64) -> Result<()> {
             let new = (old & 0xfc00_0000) | (delta as u32 & 0x03ff_ffff);
             bytes[r].copy_from_slice(&new.to_le_bytes());
         }
+        // `adrp` + `add` (aarch64 `func_addr` of a colocated function). `adrp` counts 4 KiB
+        // pages from the page of the instruction, which stays position-independent because
+        // code memory starts on a page boundary, so offsets keep their page offsets.
+        Reloc::Aarch64AdrPrelPgHi21 => {
+            let pages = ((value & !0xfff) - (pc & !0xfff)) >> 12;
+            if !(-(1 << 20)..(1 << 20)).contains(&pages) {
+                return Err(Error::Module("adrp beyond ±4 GiB".into()));
+            }
+            let r = word(bytes, 4)?;
+            let old = u32::from_le_bytes(bytes[r.clone()].try_into().expect("4 bytes"));
+            let (lo, hi) = ((pages as u32) & 0b11, ((pages as u32) >> 2) & 0x7_ffff);
+            let new = (old & !((0b11 << 29) | (0x7_ffff << 5))) | (lo << 29) | (hi << 5);
+            bytes[r].copy_from_slice(&new.to_le_bytes());
+        }
+        Reloc::Aarch64AddAbsLo12Nc => {
+            let r = word(bytes, 4)?;
+            let old = u32::from_le_bytes(bytes[r.clone()].try_into().expect("4 bytes"));
+            let new = (old & !(0xfff << 10)) | (((value as u32) & 0xfff) << 10);
+            bytes[r].copy_from_slice(&new.to_le_bytes());
+        }
         other => {
             return Err(Error::Unsupported(format!(
                 "relocation kind {other:?} cannot be resolved inside position-independent code"
@@ -305,8 +325,13 @@ pub struct CodeBlob {
 
 /// The alignment of every blob appended to another: enough for any function and its constants
 /// (Cranelift asks for at most 64 bytes), so appended code keeps the alignment it was laid out
-/// with.
-const BLOB_ALIGN: u64 = 64;
+/// with — and on aarch64 a whole 4 KiB page, because `adrp` resolved inside a blob counts pages
+/// and holds only while the blob keeps its offset within a page.
+const BLOB_ALIGN: u64 = if cfg!(target_arch = "aarch64") {
+    4096
+} else {
+    64
+};
 
 impl CodeBlob {
     /// A blob from its parts (as read back from the cache). Every symbol must lie inside the
@@ -388,6 +413,16 @@ impl CodeMemory {
             let rx = rw
                 .make_exec()
                 .map_err(|e| Error::Module(format!("cannot make code executable: {e}")))?;
+            // SAFETY: `rx` is a live mapping of `rx.len()` bytes; clearing the instruction
+            // cache over it only discards stale lines (architectures with coherent caches do
+            // nothing). The pipeline flush then makes every thread see the new code.
+            unsafe {
+                wasmtime_jit_icache_coherence::clear_cache(rx.as_ptr().cast(), rx.len()).map_err(
+                    |e| Error::Module(format!("cannot clear the instruction cache: {e}")),
+                )?;
+            }
+            wasmtime_jit_icache_coherence::pipeline_flush_mt()
+                .map_err(|e| Error::Module(format!("cannot flush the pipeline: {e}")))?;
             Some(rx)
         };
         let mut by_name = HashMap::with_capacity(blob.symbols.len());
@@ -512,6 +547,69 @@ mod tests {
         assert!(big.offset_of("caller").unwrap() >= 100);
         let mem = CodeMemory::new(&big).unwrap();
         assert_eq!(run(&mem, 1), 6);
+    }
+
+    #[test]
+    fn references_outside_the_blob_are_refused() {
+        let mut b = CodeBuilder::host().unwrap();
+        let mut sig = b.make_signature();
+        sig.returns.push(AbiParam::new(types::I64));
+        let ext = b
+            .declare_function("elsewhere", Linkage::Import, &sig)
+            .unwrap();
+        let f = b.declare_function("f", Linkage::Export, &sig).unwrap();
+        let frontend = b.target_config();
+        let mut ctx = b.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        ctx.func.signature = sig.clone();
+        {
+            let fref = b.declare_func_in_func(ext, &mut ctx.func);
+            let mut fb = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let e = fb.create_block();
+            fb.switch_to_block(e);
+            let c = fb.ins().call(fref, &[]);
+            let r = fb.inst_results(c)[0];
+            fb.ins().return_(&[r]);
+            fb.seal_all_blocks();
+            fb.finalize(frontend);
+        }
+        b.define_function(f, &mut ctx).unwrap();
+        let err = b.finish().unwrap_err().to_string();
+        assert!(err.contains("elsewhere"), "{err}");
+        assert!(
+            CodeBuilder::host()
+                .unwrap()
+                .declare_data("d", Linkage::Local, false, false)
+                .is_err(),
+            "data objects have no place in a blob"
+        );
+    }
+
+    /// The aarch64 patches, checked on the instruction words (this host may not run them).
+    #[test]
+    fn aarch64_relocations_encode_their_fields() {
+        // adrp x0, <page +2>; add x0, x0, #0x10; bl <+0x100>
+        let mut code = [0x9000_0000u32, 0x9100_0000, 0x9400_0000]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>();
+        code.resize(0x3100, 0);
+        patch(&mut code, Reloc::Aarch64AdrPrelPgHi21, 0, 0x2010).unwrap();
+        patch(&mut code, Reloc::Aarch64AddAbsLo12Nc, 4, 0x2010).unwrap();
+        patch(&mut code, Reloc::Arm64Call, 8, 0x108).unwrap();
+        let word = |i: usize| u32::from_le_bytes(code[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!(
+            word(0),
+            0x9000_0000 | (2 << 29),
+            "adrp: two pages, immlo = 2"
+        );
+        assert_eq!(word(1), 0x9100_0000 | (0x10 << 10), "add: low 12 bits");
+        assert_eq!(word(2), 0x9400_0000 | (0x100 >> 2), "bl: words forward");
+        patch(&mut code, Reloc::Aarch64AdrPrelPgHi21, 0x3000, 0).unwrap();
+        let back = u32::from_le_bytes(code[0x3000..0x3004].try_into().unwrap());
+        let imm = ((back >> 29) & 0b11) | (((back >> 5) & 0x7_ffff) << 2);
+        assert_eq!(imm, (-3i32 as u32) & 0x1f_ffff, "adrp: three pages back");
+        assert!(patch(&mut code, Reloc::Abs8, 0, 0).is_err());
     }
 
     #[test]

@@ -345,9 +345,28 @@ fn compile_one(
     Ok(meta)
 }
 
-/// The process-wide map of compiled PrimFuncs, keyed by [`object_key`].
+/// The process-wide map of compiled PrimFuncs, keyed by [`object_key`]: what lets a module
+/// compiled again, or another module sharing its operators, skip Cranelift.
 static OBJECTS: std::sync::LazyLock<DashMap<[u8; 32], Arc<KernelObject>>> =
     std::sync::LazyLock::new(DashMap::new);
+
+/// The code bytes [`OBJECTS`] holds, approximately (racing inserts may count twice).
+static OBJECT_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Past this much code the map starts over, so that a process compiling endless distinct
+/// functions (a fuzzer) stays bounded. Libraries already built keep their own code.
+const MAX_OBJECT_BYTES: usize = 64 << 20;
+
+/// Remembers `object` under `key` (or returns the one another thread stored first).
+fn remember(key: [u8; 32], object: Arc<KernelObject>) -> Arc<KernelObject> {
+    use std::sync::atomic::Ordering;
+    let size = object.blob.bytes().len();
+    if OBJECT_BYTES.fetch_add(size, Ordering::Relaxed) + size > MAX_OBJECT_BYTES {
+        OBJECTS.clear();
+        OBJECT_BYTES.store(size, Ordering::Relaxed);
+    }
+    OBJECTS.entry(key).or_insert(object).clone()
+}
 
 /// The structural hash of a PrimFunc under `options`: SHA-256 of its TVMScript text (the printer
 /// is canonical — names made unique, floats with round-trip precision — and its output parses
@@ -452,10 +471,7 @@ impl KernelLibrary {
             let key = object_key(func, options);
             let object = match OBJECTS.get(&key) {
                 Some(o) => o.clone(),
-                None => {
-                    let o = Arc::new(compile_object(&isa, func, options)?);
-                    OBJECTS.entry(key).or_insert(o).clone()
-                }
+                None => remember(key, Arc::new(compile_object(&isa, func, options)?)),
             };
             objects.push(object);
         }
@@ -464,6 +480,12 @@ impl KernelLibrary {
             blob.append(&o.blob);
         }
         KernelLibrary::from_code(&blob, objects.iter().map(|o| o.meta.clone()).collect())
+    }
+
+    /// Whether `func` (by [`object_key`]) was compiled with `options` before in this process,
+    /// so that compiling it again reuses that code instead of calling Cranelift.
+    pub fn is_compiled_in_process(func: &PrimFunc, options: CompileOptions) -> bool {
+        OBJECTS.contains_key(&object_key(func, options))
     }
 
     /// The library whose code is `blob` and whose kernels are described by `metas`, in order:
