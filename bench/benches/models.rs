@@ -1,8 +1,8 @@
 //! Model-level benchmarks, one group per row of the performance table (issue 10,
 //! `workloads::ROWS`): MLP 784-512-10 at batch 1 and 64, matmul 1024³, a transformer block (seq
 //! 128, hidden 256, 4 heads, FFN 1024), conv 3×3 64→64 + bias + relu + max-pool on
-//! 1×64×56×56, SqueezeNet 1.0 and ResNet-50 from `tests/models`, AlexNet (skipped with a
-//! message while relaxjit has no ONNX frontend); the suite's last row, the dispatch chain, is
+//! 1×64×56×56, SqueezeNet 1.0 and ResNet-50 from `tests/models`, AlexNet (its `model.onnx`
+//! through the ONNX frontend); the suite's last row, the dispatch chain, is
 //! `benches/dispatch.rs`. Each runs through `Engine` in every exec mode the engine accepts (a
 //! mode it rejects as unsupported is skipped with a message), with the default configuration
 //! otherwise (`library`: matmul and conv2d on the native library kernels);
