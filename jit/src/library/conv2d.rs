@@ -235,9 +235,10 @@ impl<T: Float> Epilogue<'_, T> {
     }
 }
 
-/// The im2col tile is sized to stay in a core's L2 cache (here 1 MiB) beside the packed weights
-/// and the output tile: at most this many elements.
-const TILE_ELEMENTS: usize = 1 << 16;
+/// The im2col tile is sized to about a core's L2 cache (1 MiB of f32 here; the GEMM packs it
+/// in smaller blocks): at most this many elements. Measured on one thread, 2^18 ran the
+/// ResNet-50 and SqueezeNet layers 3–12% faster than 2^16.
+const TILE_ELEMENTS: usize = 1 << 18;
 /// The narrowest column tile worth a GEMM call of its own.
 const MIN_TILE: usize = 32;
 
