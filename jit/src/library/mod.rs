@@ -12,6 +12,7 @@
 //! dtypes, ranks and shapes (an error names the argument, never an out-of-bounds access) and
 //! that the output does not overlap an input.
 
+mod concat;
 mod conv2d;
 mod matmul;
 mod pool;
@@ -94,6 +95,9 @@ fn run<T: Float>(
     let addends = &views[stats.end..];
     let trans_b = match kernel.op {
         LibraryOp::Matmul { trans_b } => trans_b,
+        LibraryOp::Concat => {
+            return concat::concat(&views[0], &views[1], ints, out_data, &out_shape);
+        }
         LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => {
             let is_max = kernel.op == LibraryOp::MaxPool2d;
             return pool::pool2d(&views[0], ints, is_max, out_data, &out_shape);
