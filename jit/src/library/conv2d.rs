@@ -1,9 +1,12 @@
-//! `relaxjit.conv2d*`: NCHW/OIHW 2-D convolution with strides, padding, dilation and groups.
+//! `relaxjit.conv2d*`: NCHW/OIHW 2-D convolution with strides, padding, dilation and groups,
+//! and its epilogue (an inference batch norm, bias and residual addends, an activation).
 //! Groups of more than one input channel run as GEMMs — the weights `(O/g) × (C/g·KH·KW)` times
-//! the image unfolded into columns (im2col, in a reused per-thread buffer, skipped for a 1×1
-//! unstrided, unpadded kernel whose image already is that matrix). Groups of one input
-//! channel (depthwise) run a direct kernel, one output plane per task, the inner loop over
-//! contiguous output columns.
+//! the image unfolded into columns — cut into tasks over (image, group, block of output
+//! channels, tile of output positions) spread over the pool. Each task unfolds its tile of
+//! columns into a per-thread buffer of about L2 size (im2col; a 1×1 unstrided, unpadded kernel
+//! reads the image directly), multiplies on its thread, and applies the epilogue to its output
+//! tile while it is still in cache. Groups of one input channel (depthwise) run a direct
+//! kernel, one output plane per task, the inner loop over contiguous output columns.
 
 use rayon::prelude::*;
 use vm::{Error, Result};

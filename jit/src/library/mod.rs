@@ -1,6 +1,7 @@
 //! Native library kernels that `relax::transform::dispatch_library` dispatches to: matrix
-//! multiply and 2-D convolution over the `gemm` crate's packed micro-kernels, with their bias,
-//! residual and activation epilogues — TVM's BLAS/DNNL offload, in process.
+//! multiply and 2-D convolution over the `gemm` crate's packed micro-kernels, with their batch
+//! norm, bias, residual and activation epilogues — TVM's BLAS/DNNL offload, in process — and
+//! 2-D pooling and two-input concat, parallel over the pool.
 //!
 //! The GEMM crate was chosen by measurement on a 2-core AVX-512 machine (f32, median of many
 //! calls): `gemm` 0.19 reached 159 GFLOP/s on 1024³ with two threads against
