@@ -313,9 +313,11 @@ pub(super) fn conv2d<T: Float>(
             unsafe { image.as_ptr().add(c0) }
         } else {
             cols = T::take_scratch();
-            cols.clear();
-            cols.resize(kdim * width, T::ZERO);
-            im2col_tile(&g, image, cg, c0, width, &mut cols);
+            // `im2col_tile` writes every element of the tile: only grow the buffer.
+            if cols.len() < kdim * width {
+                cols.resize(kdim * width, T::ZERO);
+            }
+            im2col_tile(&g, image, cg, c0, width, &mut cols[..kdim * width]);
             cols.as_ptr()
         };
         let rhs_rs = if direct { plane } else { width };
