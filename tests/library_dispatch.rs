@@ -276,6 +276,21 @@ fn pool(
     }
 }
 
+/// `y = R.concat((a, b), axis)`.
+fn concat(a: &[i64], b: &[i64], axis: i64) -> Case {
+    let nd = a.len() as i64;
+    let ax = if axis < 0 { axis + nd } else { axis } as usize;
+    let mut out = a.to_vec();
+    out[ax] += b[ax];
+    Case {
+        name: format!("concat {a:?} {b:?} axis={axis}"),
+        dtype: "float32",
+        params: vec![("a", dims(a)), ("b", dims(b))],
+        body: vec![format!("y = R.concat((a, b), axis={axis})")],
+        out: dims(&out),
+    }
+}
+
 fn cases() -> Vec<Case> {
     let f32_ = "float32";
     let mut c = vec![
@@ -635,6 +650,13 @@ fn cases() -> Vec<Case> {
             ),
         ]);
     }
+    c.extend([
+        concat(&[2, 3, 5], &[2, 7, 5], 1),
+        concat(&[4, 3], &[1, 3], 0),
+        concat(&[3, 2, 5], &[3, 2, 1], -1),
+        concat(&[1, 64, 55, 55], &[1, 64, 55, 55], 1),
+        concat(&[3, 40, 33, 7], &[3, 24, 33, 7], 1),
+    ]);
     c.push(pool(
         "max_pool2d",
         [1, 2, 9, 8],
@@ -735,8 +757,9 @@ fn library_kernels_match_the_tir_path() {
                 continue;
             }
         };
-        // Pooling folds its window in the TIR path's order: the results are identical.
-        let tol = if case.name.contains("pool2d") {
+        // Pooling folds its window in the TIR path's order and concat copies: the results
+        // are identical.
+        let tol = if case.name.contains("pool2d") || case.name.starts_with("concat") {
             0.0
         } else if case.dtype == "float32" {
             1e-4

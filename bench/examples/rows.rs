@@ -4,6 +4,9 @@
 //! for onnxruntime and numpy on the same workloads.
 //!
 //! `cargo run --release -p relaxjit-bench --example rows -- [--tir] [--profile] [--calls N] [ROW…]`
+//!
+//! `resnet50` (from `../shared/models`) runs only when named; `ROWS_TOP=N` prints N callees of
+//! each profile (8 by default).
 
 use relaxjit::{Config, Engine};
 use relaxjit_bench::workloads;

@@ -1,9 +1,12 @@
-//! `relaxjit.conv2d*`: NCHW/OIHW 2-D convolution with strides, padding, dilation and groups.
+//! `relaxjit.conv2d*`: NCHW/OIHW 2-D convolution with strides, padding, dilation and groups,
+//! and its epilogue (an inference batch norm, bias and residual addends, an activation).
 //! Groups of more than one input channel run as GEMMs — the weights `(O/g) × (C/g·KH·KW)` times
-//! the image unfolded into columns (im2col, in a reused per-thread buffer, skipped for a 1×1
-//! unstrided, unpadded kernel whose image already is that matrix). Groups of one input
-//! channel (depthwise) run a direct kernel, one output plane per task, the inner loop over
-//! contiguous output columns.
+//! the image unfolded into columns — cut into tasks over (image, group, block of output
+//! channels, tile of output positions) spread over the pool. Each task unfolds its tile of
+//! columns into a per-thread buffer of about L2 size (im2col; a 1×1 unstrided, unpadded kernel
+//! reads the image directly), multiplies on its thread, and applies the epilogue to its output
+//! tile while it is still in cache. Groups of one input channel (depthwise) run a direct
+//! kernel, one output plane per task, the inner loop over contiguous output columns.
 
 use rayon::prelude::*;
 use vm::{Error, Result};
@@ -235,9 +238,10 @@ impl<T: Float> Epilogue<'_, T> {
     }
 }
 
-/// The im2col tile is sized to stay in a core's L2 cache (here 1 MiB) beside the packed weights
-/// and the output tile: at most this many elements.
-const TILE_ELEMENTS: usize = 1 << 16;
+/// The im2col tile is sized to about a core's L2 cache (1 MiB of f32 here; the GEMM packs it
+/// in smaller blocks): at most this many elements. Measured on one thread, 2^18 ran the
+/// ResNet-50 and SqueezeNet layers 3–12% faster than 2^16.
+const TILE_ELEMENTS: usize = 1 << 18;
 /// The narrowest column tile worth a GEMM call of its own.
 const MIN_TILE: usize = 32;
 
@@ -309,9 +313,11 @@ pub(super) fn conv2d<T: Float>(
             unsafe { image.as_ptr().add(c0) }
         } else {
             cols = T::take_scratch();
-            cols.clear();
-            cols.resize(kdim * width, T::ZERO);
-            im2col_tile(&g, image, cg, c0, width, &mut cols);
+            // `im2col_tile` writes every element of the tile: only grow the buffer.
+            if cols.len() < kdim * width {
+                cols.resize(kdim * width, T::ZERO);
+            }
+            im2col_tile(&g, image, cg, c0, width, &mut cols[..kdim * width]);
             cols.as_ptr()
         };
         let rhs_rs = if direct { plane } else { width };

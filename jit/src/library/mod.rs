@@ -1,6 +1,7 @@
 //! Native library kernels that `relax::transform::dispatch_library` dispatches to: matrix
-//! multiply and 2-D convolution over the `gemm` crate's packed micro-kernels, with their bias,
-//! residual and activation epilogues — TVM's BLAS/DNNL offload, in process.
+//! multiply and 2-D convolution over the `gemm` crate's packed micro-kernels, with their batch
+//! norm, bias, residual and activation epilogues — TVM's BLAS/DNNL offload, in process — and
+//! 2-D pooling and two-input concat, parallel over the pool.
 //!
 //! The GEMM crate was chosen by measurement on a 2-core AVX-512 machine (f32, median of many
 //! calls): `gemm` 0.19 reached 159 GFLOP/s on 1024³ with two threads against
@@ -12,6 +13,7 @@
 //! dtypes, ranks and shapes (an error names the argument, never an out-of-bounds access) and
 //! that the output does not overlap an input.
 
+mod concat;
 mod conv2d;
 mod matmul;
 mod pool;
@@ -94,6 +96,9 @@ fn run<T: Float>(
     let addends = &views[stats.end..];
     let trans_b = match kernel.op {
         LibraryOp::Matmul { trans_b } => trans_b,
+        LibraryOp::Concat => {
+            return concat::concat(&views[0], &views[1], ints, out_data, &out_shape);
+        }
         LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => {
             let is_max = kernel.op == LibraryOp::MaxPool2d;
             return pool::pool2d(&views[0], ints, is_max, out_data, &out_shape);
@@ -280,8 +285,31 @@ fn broadcast_into<T: Float>(
 /// Elementwise passes over fewer elements than this stay on the calling thread.
 const PARALLEL_ELEMENTS: usize = 1 << 16;
 
-/// Applies `act` to every element of `out` on the calling thread.
+/// Applies `act` to every element of `out` on the calling thread. The crate is built for the
+/// baseline x86-64 (128-bit vectors); on a CPU with AVX-512 the same loop runs compiled for
+/// it (no FMA contraction either way, so the results are the same).
 fn activate_serial<T: Float>(chunk: &mut [T], act: Activation) {
+    #[cfg(target_arch = "x86_64")]
+    if act != Activation::Relu && std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F, checked just above.
+        unsafe { activate_avx512(chunk, act) };
+        return;
+    }
+    activate_loop(chunk, act);
+}
+
+/// [`activate_loop`] compiled for AVX-512.
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn activate_avx512<T: Float>(chunk: &mut [T], act: Activation) {
+    activate_loop(chunk, act);
+}
+
+#[inline(always)]
+fn activate_loop<T: Float>(chunk: &mut [T], act: Activation) {
     match act {
         Activation::Relu => chunk.iter_mut().for_each(|x| *x = x.relu()),
         Activation::Gelu => chunk.iter_mut().for_each(|x| *x = x.gelu()),
@@ -300,6 +328,7 @@ fn activate<T: Float>(out: &mut [T], act: Activation) {
 
 /// `erf(x)` to about 3e-7 absolute in `f32` arithmetic: Abramowitz & Stegun 7.1.26 with
 /// [`exp_neg_f32`], branch-free so that a loop over a slice vectorizes.
+#[inline(always)]
 fn erf_f32(x: f32) -> f32 {
     let a = x.abs();
     let t = 1.0 / (1.0 + 0.327_591_1 * a);
@@ -312,6 +341,7 @@ fn erf_f32(x: f32) -> f32 {
 /// `exp(-v)` for `v >= 0` (underflowing to 0 past 87), to a few ulp: `2^n · p(r)` with a
 /// degree-6 polynomial on `|r| <= ln 2 / 2`, the rounding done by the 1.5·2^23 trick rather
 /// than a libm call, so that it vectorizes.
+#[inline(always)]
 fn exp_neg_f32(v: f32) -> f32 {
     let x = (-v).max(-87.0);
     const MAGIC: f32 = 12_582_912.0;
@@ -373,6 +403,7 @@ impl Float for f32 {
     const ZERO: f32 = 0.0;
     const ONE: f32 = 1.0;
     const LOWEST: f32 = f32::MIN;
+    #[inline(always)]
     fn gelu(self) -> f32 {
         0.5 * self * (1.0 + erf_f32(self * std::f32::consts::FRAC_1_SQRT_2))
     }

@@ -169,10 +169,27 @@ fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T])
     let mut phases = Vec::new();
     if s > 1 {
         phases = T::take_scratch();
-        phases.clear();
-        phases.resize(s * win.h * wp, T::ZERO);
+        // Only grown: a tap reads only columns inside the row, which the split writes.
+        if phases.len() < s * win.h * wp {
+            phases.resize(s * win.h * wp, T::ZERO);
+        }
         for y in 0..win.h {
             let in_row = &src[y * win.w..][..win.w];
+            if s == 2 {
+                // The common stride, written as pairs so that the split vectorizes.
+                let (even, odd) = phases.split_at_mut(win.h * wp);
+                let even = &mut even[y * wp..][..wp];
+                let odd = &mut odd[y * wp..][..wp];
+                let pairs = in_row.chunks_exact(2);
+                if let [last] = pairs.remainder() {
+                    even[win.w / 2] = *last;
+                }
+                for ((pair, e), o) in pairs.zip(even.iter_mut()).zip(odd.iter_mut()) {
+                    *e = pair[0];
+                    *o = pair[1];
+                }
+                continue;
+            }
             for p in 0..s.min(win.w) {
                 let out = &mut phases[(p * win.h + y) * wp..][..wp];
                 for (o, v) in out.iter_mut().zip(in_row[p..].iter().step_by(s)) {
@@ -181,19 +198,25 @@ fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T])
             }
         }
     }
+    // Per column tap: its offset and the output columns it finds inside the row.
+    let taps_w: Vec<(isize, usize, usize)> = (0..win.k[1])
+        .map(|j| {
+            let off = (j * win.dilation[1]) as isize - win.pad[1] as isize;
+            let (lo, hi) = win.valid(off);
+            (off, lo, hi)
+        })
+        .collect();
     for (oy, row) in dst.chunks_mut(win.ow).enumerate() {
         row.fill(pad_value);
         for i in 0..win.k[0] {
             let iy = (oy * win.stride[0] + i * win.dilation[0]) as isize - win.pad[0] as isize;
             let valid_row = iy >= 0 && iy < win.h as isize;
-            for j in 0..win.k[1] {
-                let off = (j * win.dilation[1]) as isize - win.pad[1] as isize;
+            for &(off, lo, hi) in &taps_w {
                 if !valid_row {
                     row.iter_mut().for_each(|o| *o = fold(*o, pad_value));
                     continue;
                 }
                 let iy = iy as usize;
-                let (lo, hi) = win.valid(off);
                 row[..lo].iter_mut().for_each(|o| *o = fold(*o, pad_value));
                 row[hi..].iter_mut().for_each(|o| *o = fold(*o, pad_value));
                 if hi <= lo {

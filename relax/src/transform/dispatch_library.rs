@@ -10,7 +10,8 @@
 //! `R.add`s that keep the output shape (bias, residual) and one activation (`R.nn.relu`,
 //! `R.nn.gelu` for `float32`, `R.nn.gelu_tanh`). The fused call takes the place of the last
 //! binding of its chain and keeps that binding's variable. `R.nn.max_pool2d` and
-//! `R.nn.avg_pool2d` (NCHW) become calls of their own, without epilogues.
+//! `R.nn.avg_pool2d` (NCHW) and `R.concat` of two tensors become calls of their own, without
+//! epilogues.
 //!
 //! Invariants afterwards: every dispatched call's output struct info is the chain's last
 //! variable's (a tensor of known rank, shape and dtype), its arguments are the chain's inputs
@@ -76,19 +77,22 @@ pub enum LibraryOp {
     MaxPool2d,
     /// As [`LibraryOp::MaxPool2d`], averaging.
     AvgPool2d,
+    /// `(a, b, axis, out)`: `R.concat((a, b), axis)`, the axis non-negative.
+    Concat,
 }
 
 impl LibraryOp {
     /// The tensors the operation itself reads (before any addends).
     pub fn num_operands(self) -> usize {
         match self {
-            LibraryOp::Matmul { .. } | LibraryOp::Conv2d => 2,
+            LibraryOp::Matmul { .. } | LibraryOp::Conv2d | LibraryOp::Concat => 2,
             LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 1,
         }
     }
 
     /// Whether addends and an activation may be fused after it.
     pub fn takes_epilogue(self) -> bool {
+        // Concat and pooling have nothing to fuse after them.
         matches!(self, LibraryOp::Matmul { .. } | LibraryOp::Conv2d)
     }
 }
@@ -124,6 +128,7 @@ impl LibraryKernel {
             LibraryOp::Conv2d => "conv2d",
             LibraryOp::MaxPool2d => "max_pool2d",
             LibraryOp::AvgPool2d => "avg_pool2d",
+            LibraryOp::Concat => "concat",
         });
         if self.norm {
             s.push_str("_bn");
@@ -149,6 +154,7 @@ impl LibraryKernel {
                 // pool (h, w), stride (h, w), padding ×4, dilation (h, w), ceil_mode,
                 // count_include_pad.
                 LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 12,
+                LibraryOp::Concat => 1,
             }
     }
 
@@ -166,6 +172,7 @@ impl LibraryKernel {
             LibraryOp::Conv2d,
             LibraryOp::MaxPool2d,
             LibraryOp::AvgPool2d,
+            LibraryOp::Concat,
         ];
         let acts = [None]
             .into_iter()
@@ -455,6 +462,7 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
             "relax.nn.conv2d" => conv2d_anchor(call, var, i),
             "relax.nn.max_pool2d" => pool2d_anchor(call, var, i, LibraryOp::MaxPool2d),
             "relax.nn.avg_pool2d" => pool2d_anchor(call, var, i, LibraryOp::AvgPool2d),
+            "relax.concat" => concat_anchor(call, var, i),
             _ => None,
         };
         if let Some(chain) = anchor {
@@ -873,6 +881,38 @@ fn pool2d_anchor(call: &Call, var: &Var, at: usize, op: LibraryOp) -> Option<Cha
         },
         inputs: vec![x.clone()],
         params,
+        fparams: Vec::new(),
+        members: vec![at],
+        end: var.clone(),
+    })
+}
+
+/// `R.concat((a, b), axis)` of two float tensors of known rank (more inputs stay on TIR).
+fn concat_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
+    let ExprKind::Tuple(fields) = call.args.first()?.kind() else {
+        return None;
+    };
+    let [a, b] = &fields[..] else { return None };
+    let (a_si, b_si) = (operand_si(a)?, operand_si(b)?);
+    float_dtype(&[a_si, b_si], var.struct_info())?;
+    let nd = var.struct_info().ndim()?;
+    let axis = match call.attrs.get("axis") {
+        None | Some(AttrValue::None) => 0,
+        Some(v) => v.as_int()?,
+    };
+    let axis = if axis < 0 { axis + nd as i64 } else { axis };
+    if !(0..nd as i64).contains(&axis) || a_si.ndim() != Some(nd) || b_si.ndim() != Some(nd) {
+        return None;
+    }
+    Some(Chain {
+        kernel: LibraryKernel {
+            op: LibraryOp::Concat,
+            norm: false,
+            addends: 0,
+            activation: None,
+        },
+        inputs: vec![a.clone(), b.clone()],
+        params: vec![axis],
         fparams: Vec::new(),
         members: vec![at],
         end: var.clone(),
