@@ -74,11 +74,11 @@ fn weights() -> Vec<Tensor> {
 
 #[test]
 fn imported_weights_reach_the_constant_pool_without_a_copy() {
-    let x = Value::Tensor(tensor(&[1, 3, 8, 8], 9));
+    let x = [Value::Tensor(tensor(&[1, 3, 8, 8], 9))];
     let w = weights();
     let reference = {
         let compiled = Engine::default().compile_str(&model(true)).unwrap();
-        let mut args = vec![x.clone()];
+        let mut args = x.to_vec();
         args.extend(w.iter().cloned().map(Value::Tensor));
         compiled.run("main", &args).unwrap()
     };
@@ -127,7 +127,7 @@ fn imported_weights_reach_the_constant_pool_without_a_copy() {
                 }
             }
         }
-        let out = compiled.run("main", &[x.clone()]).unwrap();
+        let out = compiled.run("main", &x).unwrap();
         let (got, want) = (
             out.as_tensor().unwrap().to_vec::<f32>().unwrap(),
             reference.as_tensor().unwrap().to_vec::<f32>().unwrap(),
@@ -143,7 +143,7 @@ fn imported_weights_reach_the_constant_pool_without_a_copy() {
 
 #[test]
 fn steady_state_calls_take_no_new_storage() {
-    let x = Value::Tensor(tensor(&[1, 3, 8, 8], 9));
+    let x = [Value::Tensor(tensor(&[1, 3, 8, 8], 9))];
     for fusion in [true, false] {
         let compiled = Engine::new(Config {
             fusion,
@@ -154,7 +154,7 @@ fn steady_state_calls_take_no_new_storage() {
         .unwrap();
         let vm = compiled.vm().unwrap();
         let (allocator, _) = vm.core().host_allocator();
-        let first = compiled.invoke(&vm, "main", &[x.clone()]).unwrap();
+        let first = compiled.invoke(&vm, "main", &x).unwrap();
         let want = first.as_tensor().unwrap().to_vec::<f32>().unwrap();
         drop(first);
         let warm = allocator.system_allocations();
@@ -163,7 +163,7 @@ fn steady_state_calls_take_no_new_storage() {
             "fusion {fusion}: the first call allocates its storage"
         );
         for call in 2..6 {
-            let out = compiled.invoke(&vm, "main", &[x.clone()]).unwrap();
+            let out = compiled.invoke(&vm, "main", &x).unwrap();
             assert_eq!(out.as_tensor().unwrap().to_vec::<f32>().unwrap(), want);
             assert_eq!(
                 allocator.system_allocations(),
