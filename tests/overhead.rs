@@ -74,11 +74,11 @@ fn weights() -> Vec<Tensor> {
 
 #[test]
 fn imported_weights_reach_the_constant_pool_without_a_copy() {
-    let x = Value::Tensor(tensor(&[1, 3, 8, 8], 9));
+    let x = [Value::Tensor(tensor(&[1, 3, 8, 8], 9))];
     let w = weights();
     let reference = {
         let compiled = Engine::default().compile_str(&model(true)).unwrap();
-        let mut args = vec![x.clone()];
+        let mut args = x.to_vec();
         args.extend(w.iter().cloned().map(Value::Tensor));
         compiled.run("main", &args).unwrap()
     };
@@ -127,7 +127,7 @@ fn imported_weights_reach_the_constant_pool_without_a_copy() {
                 }
             }
         }
-        let out = compiled.run("main", &[x.clone()]).unwrap();
+        let out = compiled.run("main", &x).unwrap();
         let (got, want) = (
             out.as_tensor().unwrap().to_vec::<f32>().unwrap(),
             reference.as_tensor().unwrap().to_vec::<f32>().unwrap(),
@@ -143,7 +143,7 @@ fn imported_weights_reach_the_constant_pool_without_a_copy() {
 
 #[test]
 fn steady_state_calls_take_no_new_storage() {
-    let x = Value::Tensor(tensor(&[1, 3, 8, 8], 9));
+    let x = [Value::Tensor(tensor(&[1, 3, 8, 8], 9))];
     for fusion in [true, false] {
         let compiled = Engine::new(Config {
             fusion,
@@ -154,7 +154,7 @@ fn steady_state_calls_take_no_new_storage() {
         .unwrap();
         let vm = compiled.vm().unwrap();
         let (allocator, _) = vm.core().host_allocator();
-        let first = compiled.invoke(&vm, "main", &[x.clone()]).unwrap();
+        let first = compiled.invoke(&vm, "main", &x).unwrap();
         let want = first.as_tensor().unwrap().to_vec::<f32>().unwrap();
         drop(first);
         let warm = allocator.system_allocations();
@@ -163,7 +163,7 @@ fn steady_state_calls_take_no_new_storage() {
             "fusion {fusion}: the first call allocates its storage"
         );
         for call in 2..6 {
-            let out = compiled.invoke(&vm, "main", &[x.clone()]).unwrap();
+            let out = compiled.invoke(&vm, "main", &x).unwrap();
             assert_eq!(out.as_tensor().unwrap().to_vec::<f32>().unwrap(), want);
             assert_eq!(
                 allocator.system_allocations(),
@@ -238,5 +238,50 @@ class Module:
                 );
             }
         }
+    }
+}
+
+/// A real broadcast of a constant (the ONNX light zoo's one-element weights, and a general
+/// right-aligned broadcast) is folded natively; the result equals numpy's broadcast.
+#[test]
+fn broadcasts_of_constants_fold_to_numpy_broadcasts() {
+    let src = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4, 2, 5, 3), dtype="float32")) -> R.Tensor((4, 2, 5, 3), dtype="float32"):
+        with R.dataflow():
+            a: R.Tensor((4, 2, 5, 3), dtype="float32") = R.broadcast_to(metadata["ir.GenericConst"][0], R.shape([4, 2, 5, 3]))
+            b: R.Tensor((4, 2, 5, 3), dtype="float32") = R.broadcast_to(metadata["ir.GenericConst"][1], R.shape([4, 2, 5, 3]))
+            c: R.Tensor((4, 2, 5, 3), dtype="float32") = R.add(a, b)
+            d: R.Tensor((4, 2, 5, 3), dtype="float32") = R.add(x, c)
+            R.output(d)
+        return d
+"#;
+    let one = Tensor::from_slice(&[1], &[0.25f32]).unwrap();
+    let general = tensor(&[2, 1, 3], 11);
+    let g = general.to_vec::<f32>().unwrap();
+    let x = tensor(&[4, 2, 5, 3], 12);
+    let xv = x.to_vec::<f32>().unwrap();
+    let mut want = Vec::new();
+    for i in 0..4 {
+        for j in 0..2 {
+            for k in 0..5 {
+                for l in 0..3 {
+                    let xi = ((i * 2 + j) * 5 + k) * 3 + l;
+                    want.push(xv[xi] + (0.25 + g[j * 3 + l]));
+                }
+            }
+        }
+    }
+    for fusion in [true, false] {
+        let compiled = Engine::new(Config {
+            fusion,
+            ..Config::default()
+        })
+        .unwrap()
+        .compile_str_with_metadata(src, vec![one.clone(), general.clone()])
+        .unwrap();
+        let out = compiled.run("main", &[Value::Tensor(x.clone())]).unwrap();
+        assert_eq!(out.as_tensor().unwrap().to_vec::<f32>().unwrap(), want);
     }
 }

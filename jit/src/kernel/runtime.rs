@@ -480,6 +480,16 @@ unsafe extern "C" fn rt_parallel_for(
     rt: *const RuntimeTable,
     err: *mut KernelError,
 ) -> i32 {
+    // A range of at most one iteration has nothing to share: it runs here, on the caller's
+    // thread, without crossing into the pool.
+    if end <= begin || end.wrapping_sub(begin) as u64 == 1 {
+        let run = || {
+            // SAFETY: forwarded contract.
+            unsafe { parallel_for(body, ctx, begin, end, rt, err) }
+        };
+        // SAFETY: by the contract, err is valid for writes.
+        return unsafe { helper_boundary("parallel_for", err, run) };
+    }
     // Raw pointers are not Send; carry them as integers into the pool the caller chose.
     let (ctx_addr, rt_addr, err_addr) = (ctx as usize, rt as usize, err as usize);
     let run = || {

@@ -9,9 +9,10 @@
 //! dropped. A call that fails in the interpreter (an out-of-bounds access, a division by zero)
 //! is left alone so that the error surfaces at run time, where TVM reports it.
 //!
-//! Operators that only relabel the bytes of a constant (`R.reshape`, `R.broadcast_to` to the
-//! same shape) are folded before legalization, without copying: the pipeline runs this pass
-//! also ahead of `DispatchLibrary` and `LegalizeOps`.
+//! Data movement on a constant (`R.reshape`, `R.broadcast_to`) is folded natively before
+//! legalization, without copying where the bytes are only relabelled (a reshape, a broadcast to
+//! the same shape): the pipeline runs this pass also ahead of `DispatchLibrary` and
+//! `LegalizeOps`.
 //!
 //! Unlike TVM, folding is bounded: a call whose result (or any input) is larger than the limit
 //! ([`DEFAULT_MAX_FOLD_BYTES`] unless the pipeline says otherwise) is kept, to run at run time.
@@ -111,11 +112,12 @@ impl Folder<'_> {
         }
     }
 
-    /// The constant result of an operator that only relabels its constant operand's bytes:
+    /// The constant result of a data-movement operator on a constant, computed natively:
     /// `R.reshape` (a view of the same bytes) and `R.broadcast_to` to the operand's own shape
-    /// (the operand itself). No bytes are copied, so no size limit applies: this is how
-    /// weights imported by TVM's ONNX frontend (`R.broadcast_to(metadata[...], shape)` of every
-    /// conv and dense weight) reach their kernels without a compile-time or run-time copy.
+    /// (the operand itself) copy nothing, so no size limit applies: this is how weights
+    /// imported by TVM's ONNX frontend (`R.broadcast_to(metadata[...], shape)` of every conv
+    /// and dense weight) reach their kernels without a compile-time or run-time copy. A real
+    /// `R.broadcast_to` is copied once, within the size limit.
     fn data_movement(&self, c: &Call, result: &StructInfo) -> Option<Expr> {
         let op = c.op()?;
         if op != "relax.reshape" && op != "relax.broadcast_to" {
@@ -134,10 +136,11 @@ impl Folder<'_> {
         };
         let shape: Vec<i64> = shape.iter().map(PrimExpr::as_int).collect::<Option<_>>()?;
         let data = if op == "relax.broadcast_to" {
-            if k.data.shape() != shape.as_slice() {
-                return None;
+            if k.data.shape() == shape.as_slice() {
+                k.data.clone()
+            } else {
+                self.broadcast(&k.data, &shape)?
             }
-            k.data.clone()
         } else {
             if vm::tensor::checked_numel(&shape).ok()? != k.data.numel() {
                 return None;
@@ -149,6 +152,53 @@ impl Folder<'_> {
             struct_info: result.clone(),
             metadata_index: None,
         })))
+    }
+
+    /// `t` broadcast to `shape` (numpy rules, dimensions aligned on the right), copied once
+    /// natively: the result of `R.broadcast_to` of a constant. `None` if the shapes do not
+    /// broadcast or the result is over the size limit.
+    fn broadcast(&self, t: &vm::Tensor, shape: &[i64]) -> Option<vm::Tensor> {
+        let src = t.shape();
+        if src.len() > shape.len() {
+            return None;
+        }
+        let lead = shape.len() - src.len();
+        // Element strides of the source for each output dimension; 0 where it is broadcast.
+        let mut strides = vec![0usize; shape.len()];
+        let mut stride = 1usize;
+        for i in (0..src.len()).rev() {
+            let (s, o) = (src[i], shape[lead + i]);
+            if s == o {
+                strides[lead + i] = stride;
+            } else if s != 1 {
+                return None;
+            }
+            stride = stride.checked_mul(usize::try_from(s).ok()?)?;
+        }
+        let dtype = t.dtype();
+        if vm::tensor::checked_nbytes(shape, dtype).ok()? > self.max_bytes {
+            return None;
+        }
+        let es = dtype.bytes();
+        let from = t.to_bytes();
+        let mut out = vm::Tensor::zeros(shape, dtype).ok()?;
+        let bytes = out.bytes_mut().ok()?;
+        let mut index = vec![0i64; shape.len()];
+        let mut at = 0usize;
+        for chunk in bytes.chunks_exact_mut(es) {
+            chunk.copy_from_slice(&from[at * es..(at + 1) * es]);
+            // Advance the output index (row-major) and the source offset with it.
+            for d in (0..shape.len()).rev() {
+                index[d] += 1;
+                at += strides[d];
+                if index[d] < shape[d] {
+                    break;
+                }
+                at -= strides[d] * shape[d] as usize;
+                index[d] = 0;
+            }
+        }
+        Some(out)
     }
 
     /// The constant result of `call_tir(f, (constants...), out_ty)`, if it can be computed
