@@ -219,7 +219,6 @@ fn passes_through(op: &str) -> bool {
                 | "relax.hint_on_device"
                 | "relax.to_vdevice"
                 | "relax.tensor_to_shape"
-                | "relax.shape_to_tensor"
                 | "relax.stop_lift_params"
         )
 }
