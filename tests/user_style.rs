@@ -1,13 +1,13 @@
 //! The user-style corpus (`tests/user_style/`, see its README): TVMScript as people write it,
 //! each case with the outputs and the printed text of real TVM. Every case must compute what
-//! TVM computed (compiled by our pipeline from `module.py`, run by the bytecode interpreter),
-//! and `relaxjit fmt` of `module.py` (parse, then print) must be exactly TVM's `mod.script()`
-//! of it (`tvm_printed.py`).
+//! TVM computed (compiled by our pipeline from `module.py`, run by the bytecode interpreter
+//! and in compiled mode), and `relaxjit fmt` of `module.py` (parse, then print) must be
+//! exactly TVM's `mod.script()` of it (`tvm_printed.py`).
 
 use std::path::{Path, PathBuf};
 
-use relaxjit::Engine;
-use support::bytecode_mode::{Input, run_corpus};
+use relaxjit::{Config, Engine, ExecMode};
+use support::bytecode_mode::{Input, run_corpus_both};
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/user_style")
@@ -25,8 +25,13 @@ fn case_dirs() -> Vec<PathBuf> {
 
 #[test]
 fn every_user_style_case_computes_what_tvm_computed() {
-    let report =
-        run_corpus(&Engine::default(), &corpus_dir(), Input::Module).expect("the corpus loads");
+    let compiled = Engine::new(Config {
+        exec_mode: ExecMode::Compiled,
+        ..Config::default()
+    })
+    .expect("an engine");
+    let report = run_corpus_both(&Engine::default(), &compiled, &corpus_dir(), Input::Module)
+        .expect("the corpus loads");
     println!("{report}");
     assert!(
         report.report.passed >= 30,

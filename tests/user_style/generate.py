@@ -105,6 +105,17 @@ CASES = {
                         [("main", [(F32, (3,)), ("bool", ())]), ("main", [(F32, (3,)), ("bool", ())])], []),
     "closure_captures": ("an inner function capturing a parameter, called nested", ["closure"],
                          [("main", [(F32, (3,)), (F32, (3,))])], ["LambdaLift"]),
+    "topk_int64_indices": ("topk with int64 indices", ["sort", "dtype"],
+                           [("main", [(F32, (3, 5))])], []),
+    "shape_to_tensor_dynamic": ("shape_to_tensor of symbolic, unknown and computed shapes",
+                                ["shape_value", "dynamic_shape"],
+                                [("main", [(F32, (4, 3)), (F32, (2, 5))])], []),
+    "broadcast_compound_dim": ("broadcast_to a T.max(n, 3) dimension no input binds",
+                               ["dynamic_shape", "shape"],
+                               [("main", [(F32, (3,)), (F32, (3,))]),
+                                ("main", [(F32, (3,)), (F32, (1,))])], []),
+    "where_const_fused": ("where with a constant branch, fused with its neighbours", ["fusion", "constant"],
+                          [("main", [(F32, (2, 4))])], []),
 }
 
 

@@ -20,12 +20,6 @@ fn scalar_with(imp: &mut Importer, node: &Node, op: &str, c: f64, x: &Val) -> Re
     imp.op0(op, &[&s, x])
 }
 
-/// Zeros of `x`'s shape, for the branch of a `where`. (A rank-0 constant there would be a
-/// constant operand of a fused kernel, which FuseTIR does not take.)
-fn zeros_like(imp: &mut Importer, x: &Val) -> Result<Val> {
-    imp.op("relax.zeros_like", vec![x.expr.clone()], Attrs::new())
-}
-
 pub(crate) fn unary(imp: &mut Importer, node: &Node) -> Result<Val> {
     let x = node.input(0)?;
     let op = match node.op {
@@ -139,7 +133,7 @@ pub(crate) fn activation(imp: &mut Importer, node: &Node) -> Result<Val> {
         "ThresholdedRelu" => {
             let alpha = node.attr_f("alpha", 1.0)? as f64;
             let c = with_scalar(imp, node, "relax.greater", x, alpha)?;
-            let z = zeros_like(imp, x)?;
+            let z = scalar(0.0, dtype_of(node, x)?)?;
             imp.op0("relax.where", &[&c, x, &z])
         }
         "Gelu" => {
@@ -170,7 +164,7 @@ pub(crate) fn activation(imp: &mut Importer, node: &Node) -> Result<Val> {
             let hi = with_scalar(imp, node, "relax.greater", x, lambd)?;
             let xp = with_scalar(imp, node, "relax.add", x, bias)?;
             let xm = with_scalar(imp, node, "relax.subtract", x, bias)?;
-            let z = zeros_like(imp, x)?;
+            let z = scalar(0.0, dtype_of(node, x)?)?;
             let inner = imp.op0("relax.where", &[&hi, &xm, &z])?;
             imp.op0("relax.where", &[&lo, &xp, &inner])
         }

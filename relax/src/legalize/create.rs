@@ -1,5 +1,5 @@
-//! Creation operators: `full`, `zeros`, `ones` (a `T_full` block), their `_like` forms, and
-//! `arange` (`T_arange`).
+//! Creation operators: `full`, `zeros`, `ones` (a `T_full` block), their `_like` forms,
+//! `arange` (`T_arange`), and `shape_to_tensor` (the runtime's `relax.run.shape_to_tensor`).
 
 use tir::PrimExpr;
 
@@ -18,9 +18,29 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "arange" => arange,
         "eye" => |c| eye(c, "eye", 2),
         "eye_like" => |c| eye(c, "eye_like", 1),
+        "shape_to_tensor" => shape_to_tensor,
         _ => return None,
     };
     Some(r)
+}
+
+/// `R.call_pure_packed("relax.run.shape_to_tensor", s)`: the shape value's dimensions as a
+/// 1-D int64 tensor, read at run time. TVM emits this call when the shape's values are unknown;
+/// for known values it builds a small kernel, but the packed call computes the same tensor
+/// for both without compiling one.
+fn shape_to_tensor(c: &OpCall) -> Result<Lowered> {
+    let Some(s) = c.call.args.first() else {
+        return unsupported("shape_to_tensor without an argument");
+    };
+    Ok(Lowered::Expr(crate::ir::Expr::call(
+        crate::ir::Callee::Op("relax.call_pure_packed".to_string()),
+        vec![
+            crate::ir::Expr::new(ExprKind::ExternFunc("relax.run.shape_to_tensor".into())),
+            s.clone(),
+        ],
+        crate::ir::Attrs::new(),
+        vec![c.out.clone()],
+    )))
 }
 
 /// A tensor of the result's shape filled with `value` (a constant) or with the rank-0 tensor

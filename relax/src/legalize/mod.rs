@@ -154,17 +154,9 @@ impl Legalizer<'_> {
             }
         };
         match lowered {
-            Lowered::CallTir {
-                func,
-                args,
-                out,
-                tir_vars,
-            } => {
+            Lowered::CallTir { func, args, out } => {
                 let name = self.add_func(func);
-                let mut call_args = vec![Expr::new(ExprKind::GlobalVar(name)), Expr::tuple(args)];
-                if let Some(tv) = tir_vars {
-                    call_args.push(Expr::shape(tv));
-                }
+                let call_args = vec![Expr::new(ExprKind::GlobalVar(name)), Expr::tuple(args)];
                 Ok(Expr::call(
                     Callee::Op("relax.call_tir".to_string()),
                     call_args,
@@ -219,7 +211,6 @@ fn passes_through(op: &str) -> bool {
                 | "relax.hint_on_device"
                 | "relax.to_vdevice"
                 | "relax.tensor_to_shape"
-                | "relax.shape_to_tensor"
                 | "relax.stop_lift_params"
         )
 }
@@ -233,7 +224,6 @@ pub(crate) enum Lowered {
         func: PrimFunc,
         args: Vec<Expr>,
         out: StructInfo,
-        tir_vars: Option<Vec<PrimExpr>>,
     },
     /// A Relax expression that replaces the call without a PrimFunc (`R.size` of a tensor of
     /// known shape is a prim value).
@@ -359,33 +349,35 @@ impl OpCall<'_> {
     ) -> Result<Lowered> {
         let mut params: Vec<tir::Buffer> = inputs.iter().map(|a| a.buf.clone()).collect();
         params.extend(outputs.iter().cloned());
-        let func = te.build(name, &params);
-        let tir_vars = extra_vars(&func, &params);
+        let mut func = te.build(name, &params);
+        let mut args: Vec<Expr> = inputs.iter().map(|a| a.expr.clone()).collect();
+        // Unbound variables become scalar parameters after the inputs, passed as prim values,
+        // as TVM's `call_te` does (`T.max(n, 3)` as an output dimension binds no `n`).
+        for (k, v) in extra_vars(&func, &params).into_iter().enumerate() {
+            func.params.insert(inputs.len() + k, v.clone());
+            args.push(Expr::prim(PrimExpr::from(&v)));
+        }
         Ok(Lowered::CallTir {
             func,
-            args: inputs.iter().map(|a| a.expr.clone()).collect(),
+            args,
             out: self.out.clone(),
-            tir_vars,
         })
     }
 }
 
 /// Symbolic variables of the kernel that no parameter buffer's shape binds (as a dimension
-/// of its own): TVM passes them as `tir_vars` (extra scalar parameters). A variable that is a
-/// whole dimension of an input or an output (`reshape` to an `R.Shape([a, b])` parameter) is
-/// bound from the tensor's shape at the call, as TVM's `call_te` does.
-fn extra_vars(func: &PrimFunc, params: &[tir::Buffer]) -> Option<Vec<PrimExpr>> {
-    let free = func.free_vars();
+/// of its own), in first-use order. A variable that is a whole dimension of an input or an
+/// output (`reshape` to an `R.Shape([a, b])` parameter) is bound from the tensor's shape at
+/// the call, as TVM's `call_te` does.
+fn extra_vars(func: &PrimFunc, params: &[tir::Buffer]) -> Vec<tir::Var> {
     let bound: Vec<tir::Var> = params
         .iter()
         .flat_map(|b| b.shape.iter().filter_map(|d| d.as_var().cloned()))
         .collect();
-    let missing: Vec<PrimExpr> = free
+    func.free_vars()
         .into_iter()
         .filter(|v| !bound.contains(v))
-        .map(PrimExpr::from)
-        .collect();
-    (!missing.is_empty()).then_some(missing)
+        .collect()
 }
 
 /// The value of a rank-0 tensor as a literal of `dt`.

@@ -40,11 +40,9 @@ fn make_array(b: &Buffer, int64_dims: bool) -> PrimExpr {
         })
         .collect();
     let shape = PrimExpr::call(DataType::HANDLE, "tvm_stack_make_shape", dims);
-    let witness = if b.dtype.is_float() {
-        PrimExpr::float(b.dtype, 0.0)
-    } else {
-        PrimExpr::i32(0)
-    };
+    // The witness carries the element dtype the runtime reads the array as (an int64
+    // indices buffer must not be described as int32).
+    let witness = te::zero(b.dtype);
     let offset = if int64_dims {
         te::i64c(0)
     } else {

@@ -12,9 +12,9 @@
 //! reduction consumers, injective ops (phase 1) fuse into injective consumers.
 //!
 //! Invariants: only dataflow blocks change; a group's function takes the values it uses from
-//! outside as parameters, in first-use order (tensor constants become `param_<k>`, rank-0
-//! constants stay inline, a `TupleGetItem` of an outside tuple becomes the parameter
-//! `<tuple>_<index>`); groups that FuseTIR could not merge (non-tensor or unknown-shape
+//! outside as parameters, in first-use order (tensor constants, rank 0 included, become
+//! `param_<k>` as in TVM, so that FuseTIR sees only variables; a `TupleGetItem` of an outside
+//! tuple becomes the parameter `<tuple>_<index>`); groups that FuseTIR could not merge (non-tensor or unknown-shape
 //! parameters, `call_tir` with `tir_vars`, non-`call_tir` calls) are left unfused;
 //! structurally equal group functions are shared.
 
@@ -415,9 +415,6 @@ impl Creator {
                     .push(Var::new(v.name(), v.struct_info().clone()));
             }
             ExprKind::Constant(c) => {
-                if c.data.shape().is_empty() {
-                    return;
-                }
                 self.unsupported |= !fusable_param(&c.struct_info);
                 self.arguments.push(e.clone());
                 self.params.push(Var::new(

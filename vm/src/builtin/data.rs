@@ -1,5 +1,6 @@
 //! Data-structure and tensor-metadata builtins: register moves (`copy`, `null_value`), tuples,
-//! `read_if_cond`, and the no-copy tensor operations `shape_of`, `reshape`, `tensor_to_shape`.
+//! `read_if_cond`, the no-copy tensor operations `shape_of`, `reshape`, `tensor_to_shape`, and
+//! `shape_to_tensor` (TVM's `relax.run.shape_to_tensor`, a new 1-D int64 tensor).
 
 use super::Args;
 use crate::{DataType, Error, Result, TypeCode, Value};
@@ -141,6 +142,16 @@ pub(super) fn reshape(args: &[Value]) -> Result<Value> {
     Ok(Value::Tensor(
         t.view(shape, t.dtype()).map_err(|e| e.context(a.name))?,
     ))
+}
+
+/// `shape_to_tensor(shape) -> Tensor`: the dimensions as a new 1-D int64 tensor.
+pub(super) fn shape_to_tensor(args: &[Value]) -> Result<Value> {
+    let a = Args::new("relax.run.shape_to_tensor", args);
+    a.expect_len(1, 1, "(shape: Shape)")?;
+    let dims = a.shape(0, "shape")?;
+    let t = crate::Tensor::from_slice(&[dims.len() as i64], dims.dims())
+        .map_err(|e| e.context(a.name))?;
+    Ok(Value::Tensor(t))
 }
 
 /// `tensor_to_shape(tensor) -> Shape`: the elements of a 1-D int16/int32/int64 tensor.

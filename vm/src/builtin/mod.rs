@@ -75,6 +75,7 @@ pub const BUILTINS: &[(&str, BuiltinFn)] = &[
     ("vm.builtin.shape_of", data::shape_of),
     ("vm.builtin.reshape", data::reshape),
     ("vm.builtin.tensor_to_shape", data::tensor_to_shape),
+    ("relax.run.shape_to_tensor", data::shape_to_tensor),
 ];
 
 /// Registers every builtin in `registry`.
