@@ -83,22 +83,56 @@ pub(crate) fn to_entry(cache: &ArtifactCache, compiled: &CompiledModule) -> Opti
         executable,
         code: kernels.code_blob(),
         kernels: kernels.kernels().iter().map(|k| k.meta().clone()).collect(),
-        extra: Vec::new(),
+        extra: compiled
+            .vmtir_module()
+            .map(|m| {
+                vec![(
+                    jit::vmtir::SECTION.to_string(),
+                    jit::vmtir::VmtirModule::to_section(m),
+                )]
+            })
+            .unwrap_or_default(),
     })
 }
 
 /// The parts of a compiled module rebuilt from `entry`: the executable, the kernels over the
-/// entry's code, and the library linking them. The caller checks the link as after a compile.
-pub(crate) fn from_entry(
-    entry: Entry,
-) -> Result<(Arc<Executable>, KernelLibrary, Library), String> {
+/// entry's code, the library linking them, and in compiled exec mode (`compiled`) the compiled
+/// functions over the code of the entry's [`jit::vmtir::SECTION`]. The caller checks the link
+/// as after a compile.
+pub(crate) type Loaded = (
+    Arc<Executable>,
+    KernelLibrary,
+    Library,
+    Option<jit::vmtir::VmtirModule>,
+);
+
+pub(crate) fn from_entry(entry: Entry, compiled: bool) -> Result<Loaded, String> {
     let exec = Executable::load_from_bytes(&entry.executable)
         .map_err(|e| format!("the stored executable does not load: {e}"))?;
     let kernels = KernelLibrary::from_code(&entry.code, entry.kernels)
         .map_err(|e| format!("the stored code does not load: {e}"))?;
     let mut library = Library::new();
     kernels.add_to(&mut library);
-    Ok((Arc::new(exec), kernels, library))
+    let section = match entry.extra.as_slice() {
+        [] => None,
+        [(name, bytes)] if name == jit::vmtir::SECTION => Some(bytes),
+        other => {
+            let names: Vec<&str> = other.iter().map(|(n, _)| n.as_str()).collect();
+            return Err(format!("unexpected sections {names:?}"));
+        }
+    };
+    let vmtir = match (compiled, section) {
+        (false, None) => None,
+        (true, Some(section)) => {
+            let m = jit::vmtir::load(&exec, &kernels, section)
+                .map_err(|e| format!("the stored compiled functions do not load: {e}"))?;
+            m.add_to(&mut library);
+            Some(m)
+        }
+        (true, None) => return Err("no compiled functions in a compiled-mode entry".into()),
+        (false, Some(_)) => return Err("compiled functions in a bytecode-mode entry".into()),
+    };
+    Ok((Arc::new(exec), kernels, library, vmtir))
 }
 
 /// The VM settings a loaded module gets: as for a compile under `config`.

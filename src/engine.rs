@@ -78,8 +78,7 @@ pub struct Config {
     /// The artifact cache ([`jit::cache`]): a compile whose key is stored loads the module
     /// instead of compiling it, and a compile stores what it produced. Off (`None`) by default;
     /// [`ArtifactCache::at_default_dir`] gives the cache in `$RELAXJIT_CACHE_DIR` or the user's
-    /// cache directory. Not used in compiled exec mode yet (its native functions are not in the
-    /// stored code).
+    /// cache directory. In compiled exec mode the entry holds the compiled functions' code too.
     pub cache: Option<ArtifactCache>,
 }
 
@@ -198,10 +197,7 @@ impl Engine {
                 jit::vmtir::compile(&exec, &kernels).map_err(|error| Error::Link { error })?;
             module.add_to(&mut library);
             exec = module.executable.clone();
-            vmtir = Some(VmtirInfo {
-                fallbacks: module.fallbacks,
-                compile_time: module.compile_time,
-            });
+            vmtir = Some(VmtirInfo { module });
         }
         let compiled = CompiledModule {
             exec: Arc::new(exec),
@@ -241,18 +237,16 @@ impl Engine {
 
     /// The cache, if compiles of this engine use it.
     fn cache_key_parts(&self) -> Option<&ArtifactCache> {
-        let cache = self.config.cache.as_ref()?;
-        if self.config.exec_mode == ExecMode::Compiled {
-            return None;
-        }
-        Some(cache)
+        self.config.cache.as_ref()
     }
 
     /// The module stored under `key`, linked and checked as a compile checks it; `None` (a
     /// miss, with a warning if an entry was there but unusable) otherwise.
     fn load_cached(&self, cache: &ArtifactCache, key: &jit::cache::Key) -> Option<CompiledModule> {
         let entry = cache.load(key)?;
-        let loaded = crate::cache::from_entry(entry).and_then(|(exec, kernels, library)| {
+        let compiled = self.config.exec_mode == ExecMode::Compiled;
+        let loaded = crate::cache::from_entry(entry, compiled).and_then(|loaded| {
+            let (exec, kernels, library, vmtir) = loaded;
             exec.validate().map_err(|e| e.to_string())?;
             library.link(&exec).map_err(|e| e.to_string())?;
             Ok(CompiledModule {
@@ -262,7 +256,7 @@ impl Engine {
                 vm_config: crate::cache::vm_config(&self.config),
                 pool: self.pool.clone(),
                 from_cache: true,
-                vmtir: None,
+                vmtir: vmtir.map(|module| VmtirInfo { module }),
             })
         });
         match loaded {
@@ -390,8 +384,7 @@ pub struct CompiledModule {
 /// What compiled mode recorded for a module.
 #[derive(Clone, Debug)]
 struct VmtirInfo {
-    fallbacks: Vec<jit::vmtir::Fallback>,
-    compile_time: std::time::Duration,
+    module: jit::vmtir::VmtirModule,
 }
 
 impl std::fmt::Debug for CompiledModule {
@@ -427,13 +420,19 @@ impl CompiledModule {
     /// Compiled mode: the functions that stay bytecode because they could not be compiled,
     /// with the reason. Empty in bytecode mode.
     pub fn fallbacks(&self) -> &[jit::vmtir::Fallback] {
-        self.vmtir.as_ref().map_or(&[], |v| &v.fallbacks)
+        self.vmtir.as_ref().map_or(&[], |v| &v.module.fallbacks)
     }
 
     /// Compiled mode: the time spent translating the functions to native code (included in
-    /// the compile time). `None` in bytecode mode.
+    /// the compile time), or for a module from the artifact cache the time spent mapping their
+    /// stored code. `None` in bytecode mode.
     pub fn vmtir_compile_time(&self) -> Option<std::time::Duration> {
-        self.vmtir.as_ref().map(|v| v.compile_time)
+        self.vmtir.as_ref().map(|v| v.module.compile_time)
+    }
+
+    /// Compiled mode: the compiled functions (what the artifact cache stores of them).
+    pub(crate) fn vmtir_module(&self) -> Option<&jit::vmtir::VmtirModule> {
+        self.vmtir.as_ref().map(|v| &v.module)
     }
 
     /// Whether this module was loaded from the artifact cache ([`Config::cache`]).

@@ -1,5 +1,5 @@
-//! The artifact cache through the engine: a hit after a miss runs the same code with the same
-//! results and the same errors; every kind of damaged entry (a flipped byte in the code, in the
+//! The artifact cache through the engine, in both exec modes: a hit after a miss runs the same
+//! code with the same results and the same errors; every kind of damaged entry (a flipped byte in the code, in the
 //! executable or in the header; truncation; another format, build or ISA) is a warned miss that
 //! recompiles and replaces the entry; two `relaxjit` processes racing on one key both succeed.
 
@@ -8,7 +8,9 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use relaxjit::jit::cache::{ArtifactCache, DEFAULT_MAX_BYTES, Identity, Key, entry};
-use relaxjit::{CompiledModule, Config, Engine, Tensor, Value};
+use relaxjit::{CompiledModule, Config, Engine, ExecMode, Tensor, Value};
+
+const MODES: [ExecMode; 2] = [ExecMode::Bytecode, ExecMode::Compiled];
 
 /// Three kernels (matmul, bias add, relu after fusion) over a symbolic batch.
 const MODULE: &str = r#"@I.ir_module
@@ -40,12 +42,17 @@ fn compile(engine: &Engine, src: &str) -> relaxjit::Result<CompiledModule> {
 }
 
 fn engine(dir: &Path) -> (Engine, Warnings) {
+    engine_in(dir, ExecMode::Bytecode)
+}
+
+fn engine_in(dir: &Path, exec_mode: ExecMode) -> (Engine, Warnings) {
     let warnings: Warnings = Arc::default();
     let w = warnings.clone();
     let cache = ArtifactCache::new(dir, DEFAULT_MAX_BYTES)
         .with_warn_hook(Arc::new(move |m| w.lock().unwrap().push(m.to_string())));
     let engine = Engine::new(Config {
         cache: Some(cache),
+        exec_mode,
         ..Config::default()
     })
     .unwrap();
@@ -101,26 +108,70 @@ fn find(haystack: &[u8], needle: &[u8]) -> usize {
 
 /// Rewrites a valid entry as another writer would have, with a valid checksum.
 fn rewrite(bytes: &[u8], path: &Path, change: impl Fn(&mut Identity)) -> Vec<u8> {
-    let key = key_of(path);
-    let mut id = Identity {
-        key: key.0,
+    rewrite_entry(bytes, path, |id, _| change(id))
+}
+
+/// The identity the host expects of the entry file at `path`.
+fn identity(path: &Path) -> Identity {
+    Identity {
+        key: key_of(path).0,
         version: relaxjit::jit::cache::relaxjit_version().to_string(),
         isa: relaxjit::jit::cache::host_isa_description().to_string(),
-    };
-    let e = entry::decode(bytes, &id).unwrap();
-    change(&mut id);
+    }
+}
+
+/// Rewrites a valid entry with another identity or payload, with a valid checksum.
+fn rewrite_entry(
+    bytes: &[u8],
+    path: &Path,
+    change: impl Fn(&mut Identity, &mut entry::Entry),
+) -> Vec<u8> {
+    let mut id = identity(path);
+    let mut e = entry::decode(bytes, &id).unwrap();
+    change(&mut id, &mut e);
     entry::encode(&id, &e)
+}
+
+/// The compiled-mode section of a valid entry.
+fn vmtir_section(bytes: &[u8], path: &Path) -> Vec<u8> {
+    let e = entry::decode(bytes, &identity(path)).unwrap();
+    let [(name, section)] = e.extra.as_slice() else {
+        panic!("one extra section, got {:?}", e.extra.len());
+    };
+    assert_eq!(name, relaxjit::jit::vmtir::SECTION);
+    section.clone()
 }
 
 #[test]
 fn a_hit_after_a_miss_behaves_the_same() {
-    let dir = scratch("hit");
-    let (engine, warnings) = engine(&dir);
+    for mode in MODES {
+        hit_after_miss(mode);
+    }
+}
+
+fn hit_after_miss(mode: ExecMode) {
+    let dir = scratch(&format!("hit_{mode:?}"));
+    let (engine, warnings) = engine_in(&dir, mode);
     let cold = compile(&engine, MODULE).unwrap();
     assert!(!cold.from_cache());
     let hit = compile(&engine, MODULE).unwrap();
-    assert!(hit.from_cache(), "the second compile loads the entry");
-    assert_eq!(behaviour(&cold), behaviour(&hit));
+    assert!(
+        hit.from_cache(),
+        "{mode:?}: the second compile loads the entry"
+    );
+    assert_eq!(behaviour(&cold), behaviour(&hit), "{mode:?}");
+    assert_eq!(hit.exec_mode(), mode);
+    assert_eq!(cold.fallbacks(), hit.fallbacks());
+    if mode == ExecMode::Compiled {
+        assert!(cold.fallbacks().is_empty(), "{:?}", cold.fallbacks());
+        assert!(
+            hit.executable().as_text().contains("vm_tir_func"),
+            "the loaded functions run compiled:\n{}",
+            hit.executable().as_text()
+        );
+        // The compiled function is linked from the entry, not from the interpreter.
+        assert!(hit.library().link(hit.executable()).is_ok());
+    }
     assert_eq!(
         cold.kernels().code_blob(),
         hit.kernels().code_blob(),
@@ -135,6 +186,26 @@ fn a_hit_after_a_miss_behaves_the_same() {
     let stats = engine.config().cache.as_ref().unwrap().stats().unwrap();
     assert_eq!(stats.entries, 1);
     assert!(stats.bytes > 0);
+}
+
+#[test]
+fn the_exec_modes_keep_separate_entries() {
+    let dir = scratch("modes");
+    let (bytecode, _) = engine_in(&dir, ExecMode::Bytecode);
+    let (compiled, warnings) = engine_in(&dir, ExecMode::Compiled);
+    let b = compile(&bytecode, MODULE).unwrap();
+    let c = compile(&compiled, MODULE).unwrap();
+    assert!(
+        !c.from_cache(),
+        "a bytecode entry is not a compiled-mode hit"
+    );
+    assert_eq!(c.exec_mode(), ExecMode::Compiled);
+    assert!(compile(&compiled, MODULE).unwrap().from_cache());
+    assert!(compile(&bytecode, MODULE).unwrap().from_cache());
+    assert_eq!(behaviour(&b), behaviour(&c));
+    let cache = bytecode.config().cache.as_ref().unwrap();
+    assert_eq!(cache.stats().unwrap().entries, 2);
+    assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
 }
 
 #[test]
@@ -175,6 +246,8 @@ struct Damage {
     name: &'static str,
     apply: fn(&CompiledModule, &Path, Vec<u8>) -> Vec<u8>,
     warning: &'static str,
+    /// The damage is to the compiled functions, which only compiled-mode entries hold.
+    compiled_only: bool,
 }
 
 const DAMAGES: &[Damage] = &[
@@ -187,6 +260,7 @@ const DAMAGES: &[Damage] = &[
             b
         },
         warning: "checksum mismatch",
+        compiled_only: false,
     },
     Damage {
         name: "flipped byte in the executable",
@@ -197,6 +271,7 @@ const DAMAGES: &[Damage] = &[
             b
         },
         warning: "checksum mismatch",
+        compiled_only: false,
     },
     Damage {
         name: "flipped byte in the header's key",
@@ -205,6 +280,7 @@ const DAMAGES: &[Damage] = &[
             b
         },
         warning: "checksum mismatch",
+        compiled_only: false,
     },
     Damage {
         name: "flipped byte in the magic",
@@ -213,6 +289,7 @@ const DAMAGES: &[Damage] = &[
             b
         },
         warning: "not a cache entry",
+        compiled_only: false,
     },
     Damage {
         name: "truncation",
@@ -221,6 +298,7 @@ const DAMAGES: &[Damage] = &[
             b
         },
         warning: "checksum mismatch",
+        compiled_only: false,
     },
     Damage {
         name: "truncation inside the header",
@@ -229,11 +307,13 @@ const DAMAGES: &[Damage] = &[
             b
         },
         warning: "not a cache entry",
+        compiled_only: false,
     },
     Damage {
         name: "empty file",
         apply: |_, _, _| Vec::new(),
         warning: "not a cache entry",
+        compiled_only: false,
     },
     Damage {
         name: "another format version",
@@ -242,30 +322,69 @@ const DAMAGES: &[Damage] = &[
             b
         },
         warning: "entry format",
+        compiled_only: false,
     },
     Damage {
         name: "another relaxjit build",
         apply: |_, p, b| rewrite(&b, p, |id| id.version = "relaxjit 0.0.0-other".into()),
         warning: "another relaxjit build",
+        compiled_only: false,
     },
     Damage {
         name: "other ISA flags",
         apply: |_, p, b| rewrite(&b, p, |id| id.isa = "x86_64 has_avx=false".into()),
         warning: "other ISA flags",
+        compiled_only: false,
     },
     Damage {
         name: "stored under another key",
         apply: |_, p, b| rewrite(&b, p, |id| id.key[0] ^= 1),
         warning: "another key",
+        compiled_only: false,
+    },
+    Damage {
+        name: "flipped byte in the compiled functions' code",
+        apply: |_, p, mut b| {
+            let section = vmtir_section(&b, p);
+            let at = find(&b, &section) + 8 + 16;
+            b[at] ^= 0x10;
+            b
+        },
+        warning: "checksum mismatch",
+        compiled_only: true,
+    },
+    Damage {
+        name: "compiled-mode section cut short, checksum valid",
+        apply: |_, p, b| {
+            rewrite_entry(&b, p, |_, e| {
+                let section = &mut e.extra[0].1;
+                section.truncate(section.len() - 3);
+            })
+        },
+        warning: "the stored compiled functions do not load",
+        compiled_only: true,
+    },
+    Damage {
+        name: "compiled-mode section missing, checksum valid",
+        apply: |_, p, b| rewrite_entry(&b, p, |_, e| e.extra.clear()),
+        warning: "no compiled functions",
+        compiled_only: true,
     },
 ];
 
 #[test]
 fn damaged_entries_are_warned_misses_that_get_replaced() {
     let mut failures = Vec::new();
-    for (i, d) in DAMAGES.iter().enumerate() {
-        let dir = scratch(&format!("damage_{i}"));
-        let (engine, warnings) = engine(&dir);
+    let cases = MODES.iter().flat_map(|&m| {
+        DAMAGES
+            .iter()
+            .enumerate()
+            .filter(move |(_, d)| m == ExecMode::Compiled || !d.compiled_only)
+            .map(move |(i, d)| (m, i, d))
+    });
+    for (mode, i, d) in cases {
+        let dir = scratch(&format!("damage_{mode:?}_{i}"));
+        let (engine, warnings) = engine_in(&dir, mode);
         let cold = compile(&engine, MODULE).unwrap();
         let expected = behaviour(&cold);
         let path = entry_file(&dir);
@@ -297,8 +416,11 @@ fn damaged_entries_are_warned_misses_that_get_replaced() {
         } else if behaviour(&replaced) != expected {
             problems.push("the replaced entry behaves differently".into());
         }
+        if again.exec_mode() != mode || replaced.exec_mode() != mode {
+            problems.push("the exec mode changed".into());
+        }
         if !problems.is_empty() {
-            failures.push(format!("{}: {}", d.name, problems.join("; ")));
+            failures.push(format!("{mode:?}, {}: {}", d.name, problems.join("; ")));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -6,8 +6,9 @@
 //! `Engine::compile` of a module the caller parsed (not timed), which prints it, checks that
 //! the text parses back to it, and hashes it — what `relaxjit run` does.
 //!
-//! `cargo run --release -p relaxjit-bench --example artifact_cache -- [--runs N] [ROW…]`
-//! (rows: `mlp_b1`, `mlp_b64`, `transformer`, …; default `mlp_b1 transformer`).
+//! `cargo run --release -p relaxjit-bench --example artifact_cache -- [--runs N]
+//! [--exec-mode bytecode|compiled] [ROW…]` (rows: `mlp_b1`, `mlp_b64`, `transformer`, …;
+//! default `mlp_b1 transformer`).
 
 use std::process::Command;
 use std::time::Instant;
@@ -16,7 +17,7 @@ use relaxjit::{ArtifactCache, Config, Engine};
 use relaxjit_bench::workloads;
 
 /// One compile in this process: prints `<microseconds> <hit|miss>`.
-fn child(dir: &str, row: &str, parsed: bool) -> anyhow::Result<()> {
+fn child(dir: &str, row: &str, parsed: bool, exec_mode: &str) -> anyhow::Result<()> {
     let w = workloads::all()?
         .into_iter()
         .find(|w| w.name == row)
@@ -26,6 +27,7 @@ fn child(dir: &str, row: &str, parsed: bool) -> anyhow::Result<()> {
             dir,
             relaxjit::jit::cache::DEFAULT_MAX_BYTES,
         )),
+        exec_mode: exec_mode.parse()?,
         ..Config::default()
     })?;
     let (compiled, us) = if parsed {
@@ -47,12 +49,18 @@ fn child(dir: &str, row: &str, parsed: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn run_child(dir: &std::path::Path, row: &str, parsed: bool) -> anyhow::Result<(f64, bool)> {
+fn run_child(
+    dir: &std::path::Path,
+    row: &str,
+    parsed: bool,
+    exec_mode: &str,
+) -> anyhow::Result<(f64, bool)> {
     let out = Command::new(std::env::current_exe()?)
         .args([
             if parsed { "--child-parsed" } else { "--child" },
             &dir.display().to_string(),
             row,
+            exec_mode,
         ])
         .output()?;
     anyhow::ensure!(
@@ -74,41 +82,46 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("--child") => return child(&args[1], &args[2], false),
-        Some("--child-parsed") => return child(&args[1], &args[2], true),
+        Some("--child") => return child(&args[1], &args[2], false, &args[3]),
+        Some("--child-parsed") => return child(&args[1], &args[2], true, &args[3]),
         _ => {}
     }
-    let runs: usize = args
-        .iter()
-        .position(|a| a == "--runs")
-        .and_then(|i| args.get(i + 1))
+    let value = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+    };
+    let runs: usize = value("--runs")
         .map(|s| s.parse())
         .transpose()?
         .unwrap_or(11);
+    let exec_mode = value("--exec-mode").map_or("bytecode", String::as_str);
+    exec_mode.parse::<relaxjit::ExecMode>()?;
     let mut rows: Vec<&str> = args
         .iter()
-        .filter(|a| !a.starts_with("--") && a.parse::<usize>().is_err())
-        .map(String::as_str)
+        .enumerate()
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
+        .map(|(_, a)| a.as_str())
         .collect();
     if rows.is_empty() {
         rows = vec!["mlp_b1", "transformer"];
     }
     let dir = std::env::temp_dir().join(format!("relaxjit-cache-bench-{}", std::process::id()));
     println!(
-        "{:12} {:>10} {:>10} {:>7} {:>14}   (median of {runs} new processes each)",
+        "{:12} {:>10} {:>10} {:>7} {:>14}   (median of {runs} new processes each, {exec_mode} mode)",
         "row", "cold", "hit", "ratio", "hit, IRModule"
     );
     for row in rows {
         let (mut cold, mut hit, mut hit_module) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
             let _ = std::fs::remove_dir_all(&dir);
-            let (us, was_hit) = run_child(&dir, row, false)?;
+            let (us, was_hit) = run_child(&dir, row, false, exec_mode)?;
             anyhow::ensure!(!was_hit, "an empty cache hit");
             cold.push(us);
-            let (us, was_hit) = run_child(&dir, row, false)?;
+            let (us, was_hit) = run_child(&dir, row, false, exec_mode)?;
             anyhow::ensure!(was_hit, "the second process missed");
             hit.push(us);
-            let (us, was_hit) = run_child(&dir, row, true)?;
+            let (us, was_hit) = run_child(&dir, row, true, exec_mode)?;
             anyhow::ensure!(was_hit, "the parsed module missed");
             hit_module.push(us);
         }

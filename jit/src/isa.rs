@@ -68,8 +68,13 @@ impl HostFeatures {
 /// `is_pic` is off: on x64 it would route even module-local function addresses through a GOT;
 /// off, they are RIP-relative, which `crate::code` resolves inside the blob.
 pub fn host_isa() -> Result<OwnedTargetIsa> {
+    host_isa_with(&[("opt_level", "speed")])
+}
+
+/// [`host_isa`] with other shared settings (`(name, value)`, applied last), for code that
+/// wants another optimization trade-off on the same host flags and the same code model.
+pub fn host_isa_with(settings_: &[(&str, &str)]) -> Result<OwnedTargetIsa> {
     let mut flags = settings::builder();
-    flags.set("opt_level", "speed")?;
     flags.set(
         "enable_verifier",
         if cfg!(debug_assertions) {
@@ -80,6 +85,9 @@ pub fn host_isa() -> Result<OwnedTargetIsa> {
     )?;
     flags.set("is_pic", "false")?;
     flags.set("use_colocated_libcalls", "false")?;
+    for (name, value) in settings_ {
+        flags.set(name, value)?;
+    }
     let isa_builder = cranelift_native::builder().map_err(|msg| Error::Unsupported(msg.into()))?;
     Ok(isa_builder.finish(settings::Flags::new(flags))?)
 }

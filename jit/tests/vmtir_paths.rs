@@ -275,3 +275,40 @@ fn recursion_depth() {
     let e = native.invoke("count", &n).unwrap_err().to_string();
     assert!(e.contains("maximum call depth exceeded"), "{e}");
 }
+
+/// A compiled module carried through its stored form ([`vmtir::VmtirModule::to_section`],
+/// [`vmtir::load`]) runs as compiled; a section cut anywhere is an error, never a panic.
+#[test]
+fn a_stored_module_loads_and_runs_the_same() {
+    let exec = alloc_and_add(&[4], &[4], 0, true);
+    let kernels = kernels();
+    let compiled = vmtir::compile(&exec, &kernels).unwrap();
+    let section = compiled.to_section();
+    let loaded = vmtir::load(&compiled.executable, &kernels, &section).unwrap();
+    assert_eq!(
+        loaded.compiled().collect::<Vec<_>>(),
+        compiled.compiled().collect::<Vec<_>>()
+    );
+    assert_eq!(loaded.to_section(), section, "a load stores what it loaded");
+    let run = |m: &vmtir::VmtirModule| {
+        let mut lib = Library::new();
+        kernels.add_to(&mut lib);
+        m.add_to(&mut lib);
+        let vm = VirtualMachine::with_library(Arc::new(m.executable.clone()), &lib).unwrap();
+        outcome(vm.invoke("main", &[vec4(1.0), vec4(10.0)]))
+    };
+    assert_eq!(run(&loaded), "ok Ok([11.0, 13.0, 15.0, 17.0])");
+    assert_eq!(run(&loaded), run(&compiled));
+    for len in 0..section.len() {
+        assert!(
+            vmtir::load(&compiled.executable, &kernels, &section[..len]).is_err(),
+            "a section cut to {len} of {} bytes loaded",
+            section.len()
+        );
+    }
+    // The bytecode executable names no compiled function, so the code has no place.
+    let err = vmtir::load(&exec, &kernels, &section)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("compiled functions"), "{err}");
+}

@@ -178,16 +178,16 @@ fn decode_payload(r: &mut Reader<'_>) -> Result<Entry, String> {
     })
 }
 
-fn put_u64(out: &mut Vec<u8>, v: u64) {
+pub(crate) fn put_u64(out: &mut Vec<u8>, v: u64) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub(crate) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     put_u64(out, b.len() as u64);
     out.extend_from_slice(b);
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
     put_bytes(out, s.as_bytes());
 }
 
@@ -268,12 +268,13 @@ fn put_meta(out: &mut Vec<u8>, m: &KernelMeta) {
 }
 
 /// A bounds-checked cursor over the payload.
-struct Reader<'a> {
-    b: &'a [u8],
+/// Reads what the `put_*` functions wrote, checking every length against what is left.
+pub(crate) struct Reader<'a> {
+    pub(crate) b: &'a [u8],
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         if n > self.b.len() {
             return Err(format!("{n} bytes wanted, {} left", self.b.len()));
         }
@@ -286,19 +287,19 @@ impl<'a> Reader<'a> {
         Ok(self.take(1)?[0])
     }
 
-    fn u64(&mut self) -> Result<u64, String> {
+    pub(crate) fn u64(&mut self) -> Result<u64, String> {
         Ok(u64::from_le_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
         ))
     }
 
-    fn usize(&mut self) -> Result<usize, String> {
+    pub(crate) fn usize(&mut self) -> Result<usize, String> {
         usize::try_from(self.u64()?).map_err(|_| "a count beyond the address space".to_string())
     }
 
     /// A count of items that take at least `min_bytes` each: never more than the bytes left
     /// could hold, so a corrupted count cannot make us allocate without bound.
-    fn count(&mut self, min_bytes: usize) -> Result<usize, String> {
+    pub(crate) fn count(&mut self, min_bytes: usize) -> Result<usize, String> {
         let n = self.usize()?;
         if n.saturating_mul(min_bytes) > self.b.len() {
             return Err(format!("{n} items cannot fit in {} bytes", self.b.len()));
@@ -306,12 +307,12 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
-    fn bytes(&mut self) -> Result<&'a [u8], String> {
+    pub(crate) fn bytes(&mut self) -> Result<&'a [u8], String> {
         let n = self.usize()?;
         self.take(n)
     }
 
-    fn str(&mut self) -> Result<String, String> {
+    pub(crate) fn str(&mut self) -> Result<String, String> {
         let b = self.bytes()?;
         String::from_utf8(b.to_vec()).map_err(|_| "a string is not UTF-8".to_string())
     }

@@ -1,60 +1,54 @@
-//! The one place compiled Relax functions meet a Cranelift module: declaring, defining and
-//! finalizing their native code, and keeping that memory alive while any function uses it.
+//! The one place compiled Relax functions meet Cranelift: declaring and defining their native
+//! code in a [`crate::code::CodeBuilder`], and keeping the resulting [`CodeMemory`] alive while
+//! any function uses it.
 //!
 //! Generated code calls out only through pointers it is handed (the helper table, the kernel
-//! entries in the call context), never through relocations to absolute addresses, so this
-//! holder can be replaced by a position-independent code blob without touching the translator.
+//! entries in the call context), never through relocations to absolute addresses, so the
+//! functions of a module form one position-independent [`CodeBlob`]: what the artifact cache
+//! stores, and what [`CompiledCode::from_blob`] maps again without compiling.
+
+use std::sync::Arc;
 
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{AbiParam, Signature, types};
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilderContext;
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{FuncId, Module, default_libcall_names};
+use cranelift_module::{FuncId, Linkage, Module};
 
+use crate::code::{CodeBlob, CodeMemory};
 use crate::error::{Error, Result};
 use crate::vmtir::runtime::{CallCtx, VmtirRuntime};
-use cranelift_codegen::isa::OwnedTargetIsa;
-use cranelift_codegen::settings::{self, Configurable};
 
 /// The native ABI of a compiled Relax function:
 /// `extern "C" fn(ctx: *mut CallCtx, regs: *mut Value, rt: *const VmtirRuntime) -> i32`,
 /// returning a `runtime::STATUS_*` code.
 pub type NativeFn = unsafe extern "C" fn(*mut CallCtx, *mut vm::Value, *const VmtirRuntime) -> i32;
 
-/// The host ISA for compiled Relax functions. Their code is a sequence of calls and branches
-/// with nothing to optimize, so Cranelift's optimizer is off: it would only add compile time.
-fn vmtir_isa() -> Result<OwnedTargetIsa> {
-    let mut flags = settings::builder();
-    flags.set("opt_level", "none")?;
-    flags.set("regalloc_algorithm", "single_pass")?;
-    flags.set(
-        "enable_verifier",
-        if cfg!(debug_assertions) {
-            "true"
-        } else {
-            "false"
-        },
-    )?;
-    flags.set("is_pic", "false")?;
-    flags.set("use_colocated_libcalls", "false")?;
-    let isa_builder = cranelift_native::builder().map_err(|msg| Error::Unsupported(msg.into()))?;
-    Ok(isa_builder.finish(settings::Flags::new(flags))?)
+/// The symbol of the compiled Relax function `name` (TVM's `__vmtir__` prefix).
+pub fn symbol(name: &str) -> String {
+    format!("__vmtir__{name}")
 }
 
 /// A module being built: functions are declared and defined, then [`CodeBuilder::finish`]
-/// makes them executable.
+/// lays them out in one blob and makes it executable.
 pub struct CodeBuilder {
-    module: JITModule,
+    module: crate::code::CodeBuilder,
     pub ctx: Context,
     pub fctx: FunctionBuilderContext,
-    pending: Vec<FuncId>,
+    /// Defined functions: symbol and id.
+    pending: Vec<(String, FuncId)>,
 }
 
 impl CodeBuilder {
+    /// A builder for the host. The code of compiled functions is a sequence of calls and
+    /// branches with nothing to optimize, so Cranelift's optimizer is off: it would only add
+    /// compile time.
     pub fn new() -> Result<CodeBuilder> {
-        let isa = vmtir_isa()?;
-        let module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+        let isa = crate::isa::host_isa_with(&[
+            ("opt_level", "none"),
+            ("regalloc_algorithm", "single_pass"),
+        ])?;
+        let module = crate::code::CodeBuilder::new(isa);
         let ctx = module.make_context();
         Ok(CodeBuilder {
             module,
@@ -80,11 +74,13 @@ impl CodeBuilder {
         sig
     }
 
-    /// Defines the function now in `self.ctx`; returns its index for [`CompiledCode::get`].
-    /// The context is cleared whether or not Cranelift accepts the function.
-    pub fn define(&mut self) -> Result<usize> {
+    /// Defines the function now in `self.ctx` as the compiled Relax function `name`
+    /// ([`symbol`]); returns its index for [`CompiledCode::get`]. The context is cleared
+    /// whether or not Cranelift accepts the function.
+    pub fn define(&mut self, name: &str) -> Result<usize> {
         let sig = self.ctx.func.signature.clone();
-        let id = self.module.declare_anonymous_function(&sig);
+        let symbol = symbol(name);
+        let id = self.module.declare_function(&symbol, Linkage::Export, &sig);
         let defined = id.map_err(Error::from).and_then(|id| {
             self.module
                 .define_function(id, &mut self.ctx)
@@ -92,7 +88,7 @@ impl CodeBuilder {
                 .map_err(|e| Error::Codegen(format!("{e:?}")))
         });
         self.module.clear_context(&mut self.ctx);
-        self.pending.push(defined?);
+        self.pending.push((symbol, defined?));
         Ok(self.pending.len() - 1)
     }
 
@@ -101,52 +97,49 @@ impl CodeBuilder {
         self.module.clear_context(&mut self.ctx);
     }
 
-    /// Finalizes every defined function.
-    pub fn finish(mut self) -> Result<CompiledCode> {
-        self.module.finalize_definitions()?;
-        let entries = self
-            .pending
-            .iter()
-            .map(|&id| {
-                let p = self.module.get_finalized_function(id);
-                // SAFETY: every pending function was defined with `native_signature`, the ABI
-                // of `NativeFn` in the ISA's default calling convention; the memory lives as
-                // long as the returned `CompiledCode`, which owns the module.
-                unsafe { std::mem::transmute::<*const u8, NativeFn>(p) }
-            })
-            .collect();
-        Ok(CompiledCode {
-            entries,
-            module: Some(self.module),
-        })
+    /// Lays out every defined function and maps the code executable.
+    pub fn finish(self) -> Result<CompiledCode> {
+        let blob = self.module.finish()?;
+        let symbols: Vec<String> = self.pending.into_iter().map(|(s, _)| s).collect();
+        CompiledCode::from_blob(&blob, &symbols)
     }
 }
 
-/// Finalized native code of compiled Relax functions; freed on drop.
+/// Native code of compiled Relax functions; unmapped when the last user drops it.
 pub struct CompiledCode {
     entries: Vec<NativeFn>,
-    module: Option<JITModule>,
+    memory: Arc<CodeMemory>,
 }
 
-// SAFETY: after finalization the module is never mutated again; it only keeps the executable
-// memory alive until drop. The code is immutable and reentrant.
-unsafe impl Send for CompiledCode {}
-// SAFETY: as above; shared references give access to the entry points only.
-unsafe impl Sync for CompiledCode {}
-
 impl CompiledCode {
+    /// Maps `blob` and looks up `symbols` (each one a function defined by a
+    /// [`CodeBuilder`] for this host and this relaxjit build, as a cache entry checked against
+    /// both holds); entry `i` of the result is `symbols[i]`.
+    pub fn from_blob(blob: &CodeBlob, symbols: &[String]) -> Result<CompiledCode> {
+        let memory = CodeMemory::new(blob)?;
+        let entries = symbols
+            .iter()
+            .map(|s| {
+                let p = memory
+                    .address(s)
+                    .ok_or_else(|| Error::Module(format!("no code for `{s}`")))?;
+                // SAFETY: every symbol of a compiled-mode blob is a function that
+                // `CodeBuilder::define` defined with `native_signature`, the ABI of `NativeFn`
+                // in the ISA's default calling convention; the memory lives as long as `self`,
+                // which holds it.
+                Ok(unsafe { std::mem::transmute::<*const u8, NativeFn>(p) })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(CompiledCode { entries, memory })
+    }
+
     /// The entry of the function defined as `index`.
     pub fn get(&self, index: usize) -> NativeFn {
         self.entries[index]
     }
-}
 
-impl Drop for CompiledCode {
-    fn drop(&mut self) {
-        if let Some(m) = self.module.take() {
-            // SAFETY: entry points are used only through an `Arc<CompiledCode>` held by each
-            // linked function; we are the last owner, so no pointer is used again.
-            unsafe { m.free_memory() };
-        }
+    /// The code as a blob, with a symbol per function (what the artifact cache stores).
+    pub fn blob(&self) -> CodeBlob {
+        self.memory.to_blob()
     }
 }

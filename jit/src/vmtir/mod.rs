@@ -10,7 +10,9 @@
 //! * [`translate`]: bytecode to CLIF, one block per instruction; Calls go through helpers,
 //!   calls of JIT'd kernels straight to the kernel's entry.
 //! * [`runtime`]: the helpers and the per-invocation context.
-//! * [`code`]: the Cranelift module, kept in one place.
+//! * [`code`]: the Cranelift module, kept in one place; a module's functions are one
+//!   position-independent blob, which [`VmtirModule::to_section`] and [`load`] carry through
+//!   the artifact cache.
 //!
 //! A function the translator cannot compile stays bytecode (`VMFunc`) and is listed in
 //! [`VmtirModule::fallbacks`]; compiling never fails because of one function.
@@ -27,7 +29,9 @@ use std::time::{Duration, Instant};
 use cranelift_frontend::FunctionBuilder;
 use vm::{Executable, FuncKind, Library, Value, VmRef, VmTirFunc};
 
-use crate::error::Result;
+use crate::cache::entry::{Reader, put_bytes, put_str, put_u64};
+use crate::code::{CodeBlob, Symbol};
+use crate::error::{Error, Result};
 use crate::kernel::abi::KernelFn;
 use crate::kernel::{Kernel, KernelLibrary};
 use code::{CodeBuilder, CompiledCode, NativeFn};
@@ -49,8 +53,11 @@ pub struct VmtirModule {
     functions: Vec<(String, VmTirFunc)>,
     /// Functions that stay bytecode.
     pub fallbacks: Vec<Fallback>,
-    /// Translation and code generation, all functions together.
+    /// Translation and code generation, all functions together; for a module from [`load`],
+    /// the time it took to map its code.
     pub compile_time: Duration,
+    /// The code all compiled functions share; `None` if none was compiled.
+    shared: Option<Arc<Shared>>,
 }
 
 impl std::fmt::Debug for VmtirModule {
@@ -78,6 +85,116 @@ impl VmtirModule {
             lib.add_vmtir(name, f.clone());
         }
     }
+
+    /// What [`load`] needs besides the executable and the kernels: the functions' code with
+    /// their symbols, the argument-word pool, and the fallbacks.
+    ///
+    /// ```text
+    /// code (bytes) · symbols (count, then name and offset each) · words (count, then i64 each)
+    /// · fallbacks (count, then function and reason each)
+    /// ```
+    pub fn to_section(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let (blob, words) = match &self.shared {
+            Some(s) => (s.code.blob(), s.words.as_slice()),
+            None => (CodeBlob::default(), &[][..]),
+        };
+        put_bytes(&mut out, blob.bytes());
+        put_u64(&mut out, blob.symbols().len() as u64);
+        for s in blob.symbols() {
+            put_str(&mut out, &s.name);
+            put_u64(&mut out, s.offset);
+        }
+        put_u64(&mut out, words.len() as u64);
+        for w in words {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        put_u64(&mut out, self.fallbacks.len() as u64);
+        for f in &self.fallbacks {
+            put_str(&mut out, &f.function);
+            put_str(&mut out, &f.reason);
+        }
+        out
+    }
+}
+
+/// The name of the artifact cache's extra section holding [`VmtirModule::to_section`].
+pub const SECTION: &str = "vmtir";
+
+/// The compiled module that [`compile`] returned for `exec`'s bytecode, rebuilt without
+/// compiling from its executable (`VmtirModule::executable`), the kernels it was compiled
+/// against, and [`VmtirModule::to_section`]. The section must come from a compile by this
+/// relaxjit build for this host (the artifact cache checks both before handing it over); a
+/// section that does not parse, or lacks the code of a compiled function, is an error.
+pub fn load(exec: &Executable, kernels: &KernelLibrary, section: &[u8]) -> Result<VmtirModule> {
+    let start = Instant::now();
+    let malformed = |m: String| Error::Module(format!("compiled-mode section: {m}"));
+    let mut r = Reader { b: section };
+    let (blob, words, fallbacks) = (|| {
+        let code = r.bytes()?.to_vec();
+        let n = r.count(16)?;
+        let mut symbols = Vec::with_capacity(n);
+        for _ in 0..n {
+            symbols.push(Symbol {
+                name: r.str()?,
+                offset: r.u64()?,
+            });
+        }
+        let blob = CodeBlob::from_parts(code, symbols).map_err(|e| e.to_string())?;
+        let n = r.count(8)?;
+        let words = (0..n)
+            .map(|_| r.u64().map(|w| w as i64))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let n = r.count(16)?;
+        let mut fallbacks = Vec::with_capacity(n);
+        for _ in 0..n {
+            fallbacks.push(Fallback {
+                function: r.str()?,
+                reason: r.str()?,
+            });
+        }
+        if !r.b.is_empty() {
+            return Err(format!("{} bytes after the fallbacks", r.b.len()));
+        }
+        Ok((blob, words, fallbacks))
+    })()
+    .map_err(malformed)?;
+    exec.validate()
+        .map_err(|e| Error::Module(format!("the executable does not validate: {e}")))?;
+    let compiled: Vec<usize> = exec
+        .func_table
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.kind == FuncKind::VMTIRFunc)
+        .map(|(i, _)| i)
+        .collect();
+    if blob.symbols().len() != compiled.len() {
+        return Err(malformed(format!(
+            "{} functions of code for {} compiled functions",
+            blob.symbols().len(),
+            compiled.len()
+        )));
+    }
+    let mut functions = Vec::new();
+    let mut shared = None;
+    if !compiled.is_empty() {
+        let symbols: Vec<String> = compiled
+            .iter()
+            .map(|&fi| code::symbol(&exec.func_table[fi].name))
+            .collect();
+        let code = CompiledCode::from_blob(&blob, &symbols)?;
+        let (_, used) = kernel_slots(exec, kernels);
+        let s = Arc::new(Shared::new(code, used, words));
+        functions = link(exec, &s, compiled.iter().copied().zip(0..));
+        shared = Some(s);
+    }
+    Ok(VmtirModule {
+        executable: exec.clone(),
+        functions,
+        fallbacks,
+        compile_time: start.elapsed(),
+        shared,
+    })
 }
 
 /// What every compiled function of one module shares.
@@ -87,6 +204,59 @@ struct Shared {
     entries: Vec<KernelFn>,
     /// Argument words of every Call, addressed by generated code through `CallCtx::words`.
     words: Vec<i64>,
+}
+
+impl Shared {
+    fn new(code: CompiledCode, kernels: Vec<Kernel>, words: Vec<i64>) -> Shared {
+        let entries = kernels.iter().map(Kernel::entry).collect();
+        Shared {
+            code,
+            kernels,
+            entries,
+            words,
+        }
+    }
+}
+
+/// The `VmTirFunc` of every compiled function `(function-table index, code index)` of `exec`
+/// (whose table already records them as `VMTIRFunc`, with their register file sizes).
+fn link(
+    exec: &Executable,
+    shared: &Arc<Shared>,
+    done: impl IntoIterator<Item = (usize, usize)>,
+) -> Vec<(String, VmTirFunc)> {
+    done.into_iter()
+        .map(|(fi, index)| {
+            let info = &exec.func_table[fi];
+            let native = shared.code.get(index);
+            (
+                info.name.clone(),
+                vmtir_func(shared.clone(), native, info.register_file_size as usize),
+            )
+        })
+        .collect()
+}
+
+/// The kernel slots of `exec`'s calls: for each `PackedFunc` that is one of `kernels`, its
+/// slot, handed out in order of function-table index; and the kernels by slot. A load computes
+/// the same slots as the compile that generated the code, from the same executable and kernels.
+fn kernel_slots(
+    exec: &Executable,
+    kernels: &KernelLibrary,
+) -> (HashMap<usize, usize>, Vec<Kernel>) {
+    let by_symbol: HashMap<&str, &Kernel> =
+        kernels.kernels().iter().map(|k| (k.symbol(), k)).collect();
+    let mut slot_of_func: HashMap<usize, usize> = HashMap::new();
+    let mut used: Vec<Kernel> = Vec::new();
+    for (i, f) in exec.func_table.iter().enumerate() {
+        if f.kind == FuncKind::PackedFunc
+            && let Some(k) = by_symbol.get(f.name.as_str())
+        {
+            slot_of_func.insert(i, used.len());
+            used.push((*k).clone());
+        }
+    }
+    (slot_of_func, used)
 }
 
 // SAFETY: `entries` are entry points of kernels whose code `kernels` keeps alive; they are
@@ -112,20 +282,18 @@ pub fn compile(exec: &Executable, kernels: &KernelLibrary) -> vm::Result<VmtirMo
         .collect();
     let mut fallbacks = Vec::new();
     let mut functions = Vec::new();
+    let mut kept = None;
     match compile_functions(exec, kernels, &candidates) {
         Ok((shared, done, failed)) => {
             let shared = Arc::new(shared);
-            for (fi, index) in done {
+            for &(fi, _) in &done {
                 let info = &mut out.func_table[fi];
                 info.kind = FuncKind::VMTIRFunc;
                 info.register_file_size = info.register_file_size.max(info.num_args + 1);
-                let native = shared.code.get(index);
-                functions.push((
-                    info.name.clone(),
-                    vmtir_func(shared.clone(), native, info.register_file_size as usize),
-                ));
             }
+            functions = link(&out, &shared, done);
             fallbacks.extend(failed);
+            kept = Some(shared);
         }
         Err(e) => fallbacks.extend(candidates.iter().map(|&fi| Fallback {
             function: exec.func_table[fi].name.clone(),
@@ -137,6 +305,7 @@ pub fn compile(exec: &Executable, kernels: &KernelLibrary) -> vm::Result<VmtirMo
         functions,
         fallbacks,
         compile_time: start.elapsed(),
+        shared: kept,
     })
 }
 
@@ -151,19 +320,7 @@ fn compile_functions(
     let call_conv = cb.call_conv();
     let sig = cb.native_signature();
     let frontend = cb.target_config();
-    // Kernel slots are handed out in order of first use, per function-table index.
-    let by_symbol: HashMap<&str, &Kernel> =
-        kernels.kernels().iter().map(|k| (k.symbol(), k)).collect();
-    let mut slot_of_func: HashMap<usize, usize> = HashMap::new();
-    let mut used: Vec<Kernel> = Vec::new();
-    for (i, f) in exec.func_table.iter().enumerate() {
-        if f.kind == FuncKind::PackedFunc
-            && let Some(k) = by_symbol.get(f.name.as_str())
-        {
-            slot_of_func.insert(i, used.len());
-            used.push((*k).clone());
-        }
-    }
+    let (slot_of_func, used) = kernel_slots(exec, kernels);
     let slots = |fi: usize| slot_of_func.get(&fi).copied();
     let mut done = Vec::new();
     let mut failed = Vec::new();
@@ -186,7 +343,7 @@ fn compile_functions(
             }
             r
         };
-        let defined = translated.and_then(|()| cb.define());
+        let defined = translated.and_then(|()| cb.define(&exec.func_table[fi].name));
         match defined {
             Ok(index) => done.push((fi, index)),
             Err(e) => {
@@ -199,17 +356,7 @@ fn compile_functions(
         }
     }
     let code = cb.finish()?;
-    let entries = used.iter().map(Kernel::entry).collect();
-    Ok((
-        Shared {
-            code,
-            kernels: used,
-            entries,
-            words,
-        },
-        done,
-        failed,
-    ))
+    Ok((Shared::new(code, used, words), done, failed))
 }
 
 /// The `VmTirFunc` running `native` on a register file of at least `regs_needed` values.
