@@ -1177,8 +1177,9 @@ impl Translator<'_, '_> {
             return unsupported(format!("`{}` is not a buffer", data_var.name()));
         };
         // The helper reads and writes elements of the described dtype: a wider one than the
-        // buffer's would reach past its end even with the element count checked. (A narrower
-        // one is what TVM's lowering writes for index outputs, `0` for an int64 buffer.)
+        // buffer's would reach past its end even with the element count checked. A narrower one
+        // stays inside the buffer, so it is allowed (the helper then fills only part of each
+        // element: a description that differs from the buffer is the lowering's bug, not unsafe).
         if mem_bytes(proto.dtype()) > mem_bytes(elem) {
             return unsupported(format!(
                 "tvm_stack_make_array of `{}` ({elem}) described as {}",
