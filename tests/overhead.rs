@@ -6,17 +6,12 @@
 use relaxjit::vm::{Tensor, Value};
 use relaxjit::{Config, Engine};
 
-/// Deterministic f32 values in [-0.5, 0.5).
+/// Deterministic f32 values in [-0.5, 0.5] (the test harness's seeded generator).
 fn tensor(shape: &[i64], seed: u64) -> Tensor {
     let n: i64 = shape.iter().product();
-    let mut s = seed;
+    let mut rng = support::values::Rng::new(seed);
     let v: Vec<f32> = (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-        })
+        .map(|_| rng.next_signed_unit() as f32 * 0.5)
         .collect();
     Tensor::from_slice(shape, &v).unwrap()
 }

@@ -20,17 +20,12 @@ pub struct Workload {
     pub flops: f64,
 }
 
-/// Deterministic f32 values in [-scale, scale).
+/// Deterministic f32 values in [-scale, scale] (the test harness's seeded generator).
 pub fn random_f32(shape: &[i64], seed: u64, scale: f32) -> Tensor {
     let n: i64 = shape.iter().product();
-    let mut s = seed;
+    let mut rng = support::values::Rng::new(seed);
     let v: Vec<f32> = (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0) * scale
-        })
+        .map(|_| rng.next_signed_unit() as f32 * scale)
         .collect();
     Tensor::from_slice(shape, &v).expect("the shape matches the data")
 }
