@@ -1247,17 +1247,25 @@ impl Translator<'_, '_> {
         let Some(extent) = buffer.shape.first() else {
             return unsupported(format!("buffer `{}` without an extent", buffer.name));
         };
-        let idx = self.expr(index)?;
-        let idx = self.int_to_i64(idx, index.dtype());
         let proven = self.proven_in_bounds(index, extent);
-        if !proven {
+        let idx = if proven {
+            let idx = self.expr(index)?;
+            self.int_to_i64(idx, index.dtype())
+        } else {
+            let (idx, overflow) = self.index_with_overflow(index)?;
+            let idx = self.int_to_i64(idx, index.dtype());
             let site = self.meta.sites.len() as i64;
             self.meta.sites.push(buffer.name.clone());
             let ext = self.expr(extent)?;
             let ext = self.int_to_i64(ext, extent.dtype());
-            let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, idx, ext);
+            let mut ok = self.b.ins().icmp(IntCC::UnsignedLessThan, idx, ext);
+            if let Some(overflow) = overflow {
+                let fits = self.b.ins().icmp_imm_s(IntCC::Equal, overflow, 0);
+                ok = self.b.ins().band(ok, fits);
+            }
             self.guard(ok, |t| t.fail(ERR_BOUNDS, site, 0, ext, idx));
-        }
+            idx
+        };
         let dv = self.var_of(&buffer.data)?;
         let ptr = self.b.use_var(dv);
         let off = self.b.ins().imul_imm_s(idx, mem_bytes(buffer.dtype));
@@ -1306,6 +1314,38 @@ impl Translator<'_, '_> {
         } else {
             v
         }
+    }
+
+    /// An unproven flat index, with a flag (`i8`, nonzero = set) raised when the `int64`
+    /// additions and multiplications at its top wrap. Flattening turns `A[i, j]` into
+    /// `i * n + j`; a wrapped sum can land back inside the buffer (`A[2^63 - 1, 4]` of a (7, 4)
+    /// buffer is flat index 0), where the interpreter, which checks each dimension, reports out
+    /// of bounds. Narrower indices wrap as TVM's LLVM code does (the interpreter agrees), and
+    /// operands below any other operation are plain values.
+    fn index_with_overflow(&mut self, e: &PrimExpr) -> Result<(Value, Option<Value>)> {
+        let dt = e.dtype();
+        let ExprKind::Binary { op, a, b } = e.kind() else {
+            return Ok((self.expr(e)?, None));
+        };
+        if !(dt.is_int() && dt.bits == 64 && dt.lanes == 1)
+            || !matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul)
+        {
+            return Ok((self.expr(e)?, None));
+        }
+        let (x, fx) = self.index_with_overflow(a)?;
+        let (y, fy) = self.index_with_overflow(b)?;
+        let x = self.int_to_i64(x, a.dtype());
+        let y = self.int_to_i64(y, b.dtype());
+        let (r, f) = match op {
+            BinaryOp::Add => self.b.ins().sadd_overflow(x, y),
+            BinaryOp::Sub => self.b.ins().ssub_overflow(x, y),
+            _ => self.b.ins().smul_overflow(x, y),
+        };
+        let flag = [fx, fy]
+            .into_iter()
+            .flatten()
+            .fold(f, |acc, g| self.b.ins().bor(acc, g));
+        Ok((r, Some(flag)))
     }
 
     /// Whether `0 <= index < extent` in every iteration of the enclosing loops: from constant
