@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use diff::{Ending, Mismatch, Skip, Verdict, check};
-pub use program::{Case, Options, generate, generate_with};
+pub use program::{Case, generate};
 
 /// Counts of verdicts over a run of seeds.
 #[derive(Clone, Debug, Default)]
@@ -62,15 +62,11 @@ impl fmt::Display for Summary {
 }
 
 /// Checks the programs of `seeds`, calling `progress` before each.
-pub fn run_seeds(
-    seeds: impl IntoIterator<Item = u64>,
-    options: Options,
-    mut progress: impl FnMut(u64),
-) -> Summary {
+pub fn run_seeds(seeds: impl IntoIterator<Item = u64>, mut progress: impl FnMut(u64)) -> Summary {
     let mut summary = Summary::default();
     for seed in seeds {
         progress(seed);
-        summary.add(seed, check(&generate_with(seed, options)));
+        summary.add(seed, check(&generate(seed)));
     }
     summary
 }

@@ -74,19 +74,6 @@ const HUGE_EXTENTS_I64: [i64; 6] = [
     1 << 31,
 ];
 
-/// Huge extents that stay clear of the open parallel-for chunking overflow (see
-/// [`Options::avoid_open`]).
-const HUGE_EXTENTS_I64_AVOIDING: [i64; 2] = [(1 << 32) + 1, 1 << 31];
-
-/// What the generator leaves out.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Options {
-    /// Leave out the bug classes that are known and being fixed elsewhere, so that a run
-    /// finds new ones (and the bounded test passes meanwhile). Each class is named where it is
-    /// avoided; a class is taken off once its fix lands.
-    pub avoid_open: bool,
-}
-
 /// The most iterations a nest of ordinary loops runs.
 const MAX_ITERATIONS: i64 = 4096;
 
@@ -98,7 +85,6 @@ struct BufInfo {
 
 struct Gen {
     rng: Rng,
-    options: Options,
     /// Whether this program may use the edge constructs.
     edge: bool,
     bufs: Vec<BufInfo>,
@@ -114,17 +100,11 @@ struct Gen {
 
 /// The program of `seed`, with every construct.
 pub fn generate(seed: u64) -> Case {
-    generate_with(seed, Options::default())
-}
-
-/// The program of `seed` under `options`.
-pub fn generate_with(seed: u64, options: Options) -> Case {
     let mut rng = Rng::new(seed);
     let edge = rng.percent(25);
     let input_seed = rng.next_u64();
     let mut g = Gen {
         rng,
-        options,
         edge,
         bufs: Vec::new(),
         syms: Vec::new(),
@@ -235,11 +215,6 @@ impl Gen {
 
     /// `e` converted to `dt`.
     fn convert(&mut self, dt: DataType, e: PrimExpr) -> PrimExpr {
-        if self.options.avoid_open && e.dtype().is_float() && !dt.is_float() && dt.bits < 32 {
-            // Open: the JIT converts a float to a narrow integer through `int32` and wraps;
-            // the interpreter saturates to the narrow type (TVM's `fptosi` is poison there).
-            return cast_to(dt, cast_to(DataType::INT32, e));
-        }
         cast_to(dt, e)
     }
 
@@ -280,20 +255,15 @@ impl Gen {
         let var = self.new_loop_var();
         let dt = var.dtype();
         if self.edge && self.rng.percent(25) && self.iterations <= 64 {
-            let extent = if dt == DataType::INT64 && self.options.avoid_open {
-                // Open: the parallel-for helper computes its chunks with wrapping arithmetic;
-                // near 2^63 it runs nothing or hands out ~2^63 tasks (issue 8, owned by the
-                // runtime work).
-                *self.rng.pick(&HUGE_EXTENTS_I64_AVOIDING)
-            } else if dt == DataType::INT64 {
+            let extent = if dt == DataType::INT64 {
                 *self.rng.pick(&HUGE_EXTENTS_I64)
             } else {
                 i64::from(i32::MAX) - self.rng.range(0, 2)
             };
             if let Some(body) = self.huge_body(&var) {
-                // Open: the parallel-for helper does not stop handing out chunks after the
-                // first error, so a huge parallel loop runs for ever (runtime work).
-                let kind = if self.rng.percent(30) && !self.options.avoid_open {
+                // Parallel too: the parallel-for helper must stop handing out chunks after
+                // the first error, or a huge loop runs for ever.
+                let kind = if self.rng.percent(30) {
                     ForKind::Parallel
                 } else {
                     ForKind::Serial
@@ -472,27 +442,7 @@ impl Gen {
         } else {
             self.rng.range(-3, 12)
         };
-        let v = self.avoid_open_wraparound(v, dt);
         PrimExpr::int(dt, inputs::int_bits(v, dt) as i64).wrapped()
-    }
-
-    /// `v`, or a smaller constant when avoiding the open index-overflow classes.
-    fn avoid_open_wraparound(&self, v: i64, dt: DataType) -> i64 {
-        if !self.options.avoid_open {
-            return v;
-        }
-        // Open (bounds work): int64 index arithmetic that overflows — the bound of `i * c` or
-        // of a flat offset `i0 * stride + i1` wraps, so an access counts as proven or its
-        // checked offset lands back inside the buffer (a silent wrong element, or SIGSEGV).
-        if dt == DataType::INT64 && v.unsigned_abs() > 1 << 32 {
-            return v >> 31;
-        }
-        // Open (bounds work): int32 index wraparound — the proof works in int64, finds
-        // `i * 1073741825 // 268435456` in bounds and drops the check of the wrapped index.
-        if dt == DataType::INT32 && v.unsigned_abs() > 1 << 16 {
-            return v >> 16;
-        }
-        v
     }
 
     /// A loaded element of an integer buffer (a gather index), if there is such a buffer.
@@ -591,7 +541,6 @@ impl Gen {
             } else {
                 self.rng.range(1, 8)
             };
-            let v = self.avoid_open_wraparound(v, dt);
             PrimExpr::int(dt, inputs::int_bits(v, dt) as i64).wrapped()
         } else if dt.is_float() {
             self.value(dt, depth)
@@ -616,13 +565,6 @@ impl Gen {
         } else {
             let dt = *self.rng.pick(&[DataType::FLOAT32, DataType::FLOAT64]);
             (self.value(dt, depth), self.value(dt, depth))
-        };
-        // Open: `NaN != x` is false in TVM (LLVM `fcmp one`) and in the JIT, true in the
-        // interpreter (`tir::arith::scalar::float_cmp`).
-        let op = if self.options.avoid_open && op == CmpOp::Ne && a.dtype().is_float() {
-            CmpOp::Eq
-        } else {
-            op
         };
         PrimExpr::cmp(op, a, b)
     }
@@ -673,14 +615,8 @@ impl Gen {
         }
         match self.rng.below(12) {
             0 => {
-                // Open: the JIT's `T.round` rounds half away from zero; TVM's (and the
-                // interpreter's) rounds half to even (`llvm.nearbyint`).
-                let ops: &[&str] = if self.options.avoid_open {
-                    &["fabs", "floor", "ceil", "trunc", "sqrt"]
-                } else {
-                    &["fabs", "floor", "ceil", "trunc", "round", "sqrt"]
-                };
-                let op = *self.rng.pick(ops);
+                let ops = ["fabs", "floor", "ceil", "trunc", "round", "sqrt"];
+                let op = *self.rng.pick(&ops);
                 let a = self.value(dt, depth - 1);
                 PrimExpr::call(dt, op, vec![a])
             }

@@ -44,6 +44,17 @@ pub fn shrink(case: &Case, budget: usize, mut fails: impl FnMut(&Case) -> bool) 
     current
 }
 
+/// Whether `s` has a loop longer than [`LONG_LOOP`] (such a loop ends only at a fault).
+pub fn has_long_loop(s: &Stmt) -> bool {
+    let mut found = false;
+    s.visit(&mut |x| {
+        if let StmtKind::For(f) = x.kind() {
+            found |= f.extent.as_int().is_some_and(|n| n > LONG_LOOP);
+        }
+    });
+    found
+}
+
 /// Whether every loop longer than [`LONG_LOOP`] has a single store with a moving index.
 pub fn terminates(s: &Stmt) -> bool {
     let mut ok = true;

@@ -1,12 +1,10 @@
 //! `cargo xtask fuzz`: the kernel differential fuzzer (`kernel_fuzz`) for a while.
 //!
 //! ```text
-//! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T] [--all]
+//! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
 //! ```
 //!
-//! Checks seeds S, S+1, … for N seconds (default 60) or C seeds. The programs leave out the
-//! known bug classes that are being fixed elsewhere (`kernel_fuzz::Options::avoid_open`)
-//! unless `--all` is given. A kernel that crashes or
+//! Checks seeds S, S+1, … for N seconds (default 60) or C seeds. A kernel that crashes or
 //! hangs would take the fuzzer down with it, so the cases run in a child process (this
 //! program, re-run as `xtask fuzz-worker`) that reports each seed on its standard output: a
 //! child that dies is a crash at the seed it was on, one silent for T seconds (default 20) is a
@@ -22,7 +20,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 const USAGE: &str =
-    "usage: cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T] [--all]";
+    "usage: cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]";
 
 /// Candidate runs the worker spends shrinking one mismatch.
 const SHRINK_BUDGET: usize = 400;
@@ -32,7 +30,6 @@ struct FuzzArgs {
     seed: u64,
     count: Option<u64>,
     stall: u64,
-    all: bool,
 }
 
 fn parse(args: &[String]) -> Result<FuzzArgs> {
@@ -41,7 +38,6 @@ fn parse(args: &[String]) -> Result<FuzzArgs> {
         seed: 0,
         count: None,
         stall: 20,
-        all: false,
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -56,7 +52,6 @@ fn parse(args: &[String]) -> Result<FuzzArgs> {
             "--seed" => a.seed = value()?,
             "--count" => a.count = Some(value()?),
             "--stall-seconds" => a.stall = value()?.max(1),
-            "--all" => a.all = true,
             "-h" | "--help" => bail!("{USAGE}"),
             other => bail!("unexpected argument `{other}`\n{USAGE}"),
         }
@@ -64,14 +59,8 @@ fn parse(args: &[String]) -> Result<FuzzArgs> {
     Ok(a)
 }
 
-fn options(all: bool) -> kernel_fuzz::Options {
-    kernel_fuzz::Options { avoid_open: !all }
-}
-
-/// The child: checks seeds from `args[0]` on (with every construct if `args[1]` is `all`), one
-/// report line per seed.
+/// The child: checks seeds from `args[0]` on, one report line per seed.
 pub fn worker(args: &[String]) -> Result<bool> {
-    let options = options(args.get(1).is_some_and(|a| a == "all"));
     let mut seed: u64 = args
         .first()
         .context("fuzz-worker needs a seed")?
@@ -80,7 +69,7 @@ pub fn worker(args: &[String]) -> Result<bool> {
     let out = std::io::stdout();
     loop {
         writeln!(out.lock(), "start {seed}")?;
-        let case = kernel_fuzz::generate_with(seed, options);
+        let case = kernel_fuzz::generate(seed);
         let line = match kernel_fuzz::check(&case) {
             kernel_fuzz::Verdict::Agree(e) => format!("agree {seed} {}", e.class()),
             kernel_fuzz::Verdict::Skipped(s) => format!("skip {seed} {s:?}"),
@@ -125,14 +114,10 @@ struct Worker {
     lines: mpsc::Receiver<String>,
 }
 
-fn spawn(seed: u64, all: bool) -> Result<Worker> {
+fn spawn(seed: u64) -> Result<Worker> {
     let exe = std::env::current_exe().context("locating the xtask executable")?;
     let mut child = Command::new(exe)
-        .args([
-            "fuzz-worker",
-            &seed.to_string(),
-            if all { "all" } else { "avoid" },
-        ])
+        .args(["fuzz-worker", &seed.to_string()])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -160,7 +145,7 @@ pub fn run(args: &[String]) -> Result<bool> {
     let mut counts: std::collections::BTreeMap<String, u64> = Default::default();
     let mut findings: Vec<(u64, String)> = Vec::new();
     let mut next = a.seed;
-    let mut worker = spawn(next, a.all)?;
+    let mut worker = spawn(next)?;
     let mut current: Option<u64> = None;
     let mut shrinking = false;
     while Instant::now() < deadline && end.is_none_or(|e| next < e || current.is_some()) {
@@ -202,7 +187,7 @@ pub fn run(args: &[String]) -> Result<bool> {
                     executed += 1;
                     let kind = if dead { "crash" } else { "hang" };
                     *counts.entry(kind.into()).or_default() += 1;
-                    let case = kernel_fuzz::generate_with(seed, options(a.all));
+                    let case = kernel_fuzz::generate(seed);
                     let how = if dead {
                         format!("the worker died ({status:?})")
                     } else {
@@ -218,7 +203,7 @@ pub fn run(args: &[String]) -> Result<bool> {
                 }
                 current = None;
                 shrinking = false;
-                worker = spawn(next, a.all)?;
+                worker = spawn(next)?;
             }
         }
     }
