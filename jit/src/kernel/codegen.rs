@@ -1327,9 +1327,11 @@ impl Translator<'_, '_> {
         let ExprKind::Binary { op, a, b } = e.kind() else {
             return Ok((self.expr(e)?, None));
         };
-        if !(dt.is_int() && dt.bits == 64 && dt.lanes == 1)
-            || !matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul)
-        {
+        let wraps_checked = dt.is_int()
+            && dt.bits == 64
+            && dt.lanes == 1
+            && matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul);
+        if !wraps_checked {
             return Ok((self.expr(e)?, None));
         }
         let (x, fx) = self.index_with_overflow(a)?;
