@@ -15,6 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::ir::visit::Visitor;
 use crate::ir::{
     Attrs, BaseFunc, Binding, BindingBlock, Callee, Expr, ExprKind, Function, IRModule, If,
     SeqExpr, StructInfo, Var, VarId,
@@ -154,9 +155,7 @@ impl Lifter<'_> {
     /// Lifts `inner` (bound to `var`); returns the new global's name and the captured
     /// variables, in order of first use.
     fn lift(&mut self, inner: &Function, var: &Var) -> Result<(String, Vec<Var>)> {
-        let mut bound: HashSet<VarId> = inner.params.iter().map(Var::id).collect();
-        let mut free = Vec::new();
-        free_vars_seq(&inner.body, &mut bound, &mut free);
+        let free = free_vars(inner);
         if free.iter().any(|v| v == var) {
             return Err(Error::Unsupported(format!(
                 "lifting the recursive local function `{}` in function `{}`",
@@ -202,41 +201,27 @@ impl Lifter<'_> {
     }
 }
 
-fn free_vars_seq(s: &SeqExpr, bound: &mut HashSet<VarId>, free: &mut Vec<Var>) {
-    for block in &s.blocks {
-        for b in &block.bindings {
-            free_vars(b.value(), bound, free);
-            bound.insert(b.var().id());
+/// The variables `f` reads without binding them (its parameters, its bindings' variables and
+/// those of functions inside it are bound), in order of first use.
+fn free_vars(f: &Function) -> Vec<Var> {
+    struct Free {
+        bound: HashSet<VarId>,
+        free: Vec<Var>,
+    }
+    impl Visitor for Free {
+        fn visit_var_def(&mut self, v: &Var) {
+            self.bound.insert(v.id());
+        }
+        fn visit_var_use(&mut self, v: &Var) {
+            if !self.bound.contains(&v.id()) && !self.free.contains(v) {
+                self.free.push(v.clone());
+            }
         }
     }
-    free_vars(&s.body, bound, free);
-}
-
-fn free_vars(e: &Expr, bound: &mut HashSet<VarId>, free: &mut Vec<Var>) {
-    match e.kind() {
-        ExprKind::Var(v) if !bound.contains(&v.id()) && !free.contains(v) => {
-            free.push(v.clone());
-        }
-        ExprKind::Tuple(items) => items.iter().for_each(|i| free_vars(i, bound, free)),
-        ExprKind::TupleGetItem(t, _) => free_vars(t, bound, free),
-        ExprKind::Call(c) => {
-            if let Callee::Expr(f) = &c.callee {
-                free_vars(f, bound, free);
-            }
-            c.args.iter().for_each(|a| free_vars(a, bound, free));
-        }
-        ExprKind::If(i) => {
-            free_vars(&i.cond, bound, free);
-            free_vars_seq(&i.then_branch, bound, free);
-            free_vars_seq(&i.else_branch, bound, free);
-        }
-        ExprKind::Seq(s) => free_vars_seq(s, bound, free),
-        ExprKind::Function(f) => {
-            for p in &f.params {
-                bound.insert(p.id());
-            }
-            free_vars_seq(&f.body, bound, free);
-        }
-        _ => {}
-    }
+    let mut walker = Free {
+        bound: HashSet::new(),
+        free: Vec::new(),
+    };
+    walker.visit_function(f);
+    walker.free
 }

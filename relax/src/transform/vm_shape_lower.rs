@@ -22,6 +22,7 @@ use std::collections::HashMap;
 
 use tir::{DataType, PrimExpr};
 
+use crate::ir::visit::{Visitor, walk_expr};
 use crate::ir::{
     Attrs, BaseFunc, Binding, BindingBlock, Callee, Expr, ExprKind, Function, IRModule, SeqExpr,
     StructInfo, Var,
@@ -100,6 +101,34 @@ fn collect_vars(e: &PrimExpr, out: &mut Vec<tir::Var>) {
     });
 }
 
+/// Gives a slot to every symbolic value of a function body, in evaluation order: the shape and
+/// prim values its expressions build and the struct info its `match_cast`s check.
+struct SlotCollector<'l, 'a> {
+    lower: &'l mut Lower<'a>,
+    /// The first nested function met (LambdaLift should have lifted it).
+    nested: Option<String>,
+}
+
+impl Visitor for SlotCollector<'_, '_> {
+    fn visit_expr(&mut self, e: &Expr) {
+        match e.kind() {
+            ExprKind::ShapeExpr(dims) => dims.iter().for_each(|d| self.lower.visit_prim(d)),
+            ExprKind::PrimValue(p) => self.lower.visit_prim(p),
+            ExprKind::Function(f) => {
+                self.nested.get_or_insert_with(|| f.name.clone());
+            }
+            _ => walk_expr(self, e),
+        }
+    }
+
+    fn visit_binding(&mut self, b: &Binding) {
+        match b {
+            Binding::MatchCast { struct_info, .. } => self.lower.visit_si(struct_info),
+            Binding::Var { value, .. } => self.visit_expr(value),
+        }
+    }
+}
+
 impl Lower<'_> {
     fn unsupported(&self, what: impl std::fmt::Display) -> Error {
         Error::Unsupported(format!("{what} in function `{}`", self.func_name))
@@ -154,53 +183,6 @@ impl Lower<'_> {
         }
     }
 
-    fn visit_expr(&mut self, e: &Expr) -> Result<()> {
-        match e.kind() {
-            ExprKind::ShapeExpr(dims) => dims.iter().for_each(|d| self.visit_prim(d)),
-            ExprKind::PrimValue(p) => self.visit_prim(p),
-            ExprKind::Tuple(items) => {
-                for i in items {
-                    self.visit_expr(i)?;
-                }
-            }
-            ExprKind::TupleGetItem(t, _) => self.visit_expr(t)?,
-            ExprKind::Call(c) => {
-                if let Callee::Expr(f) = &c.callee {
-                    self.visit_expr(f)?;
-                }
-                for a in &c.args {
-                    self.visit_expr(a)?;
-                }
-            }
-            ExprKind::If(i) => {
-                self.visit_expr(&i.cond)?;
-                self.visit_seq(&i.then_branch)?;
-                self.visit_seq(&i.else_branch)?;
-            }
-            ExprKind::Seq(s) => self.visit_seq(s)?,
-            ExprKind::Function(f) => {
-                return Err(self.unsupported(format_args!(
-                    "the nested function `{}` (apply LambdaLift before VMShapeLower)",
-                    f.name
-                )));
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    fn visit_seq(&mut self, s: &SeqExpr) -> Result<()> {
-        for block in &s.blocks {
-            for b in &block.bindings {
-                match b {
-                    Binding::MatchCast { struct_info, .. } => self.visit_si(struct_info),
-                    Binding::Var { value, .. } => self.visit_expr(value)?,
-                }
-            }
-        }
-        self.visit_expr(&s.body)
-    }
-
     // ----- emission -----
 
     fn emit(&mut self, name: &str, value: Expr, si: StructInfo) -> Var {
@@ -227,7 +209,16 @@ impl Lower<'_> {
         for p in &func.params {
             self.visit_si(p.struct_info());
         }
-        self.visit_seq(&func.body)?;
+        let mut slots = SlotCollector {
+            lower: self,
+            nested: None,
+        };
+        slots.visit_seq(&func.body);
+        if let Some(name) = slots.nested {
+            return Err(self.unsupported(format_args!(
+                "the nested function `{name}` (apply LambdaLift before VMShapeLower)"
+            )));
+        }
         self.visit_si(&func.ret_struct_info);
 
         let heap_value = if self.slots.is_empty() {
