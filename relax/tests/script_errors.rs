@@ -35,6 +35,20 @@ const CASES: &[(&str, &str, u32, u32, &str)] = &[
         "",
     ),
     (
+        "numpy call that is not a constant",
+        "        c = R.const(np.random.rand(3))\n        return x",
+        16,
+        21,
+        "`np.random.rand` is not read in `R.const`",
+    ),
+    (
+        "numpy constant too large to write",
+        "        c = R.const(np.zeros((1099511627776,), \"float32\"))\n        return x",
+        16,
+        30,
+        "too large to write in the source",
+    ),
+    (
         "unknown operator",
         "        gv: R.Tensor((n,), dtype=\"float32\") = R.no_such_op(x)\n        return gv",
         16,

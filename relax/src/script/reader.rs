@@ -1996,54 +1996,235 @@ pub(crate) fn constant_of(
     })
 }
 
-/// A scalar or nested-list literal for `R.const(value, dtype)`.
-fn const_literal(value: &ast::Expr, dtype: Option<DataType>) -> PResult<Constant> {
-    #[derive(Clone, Copy)]
-    enum Lit {
-        Int(i128),
-        Float(f64),
-        Bool(bool),
+#[derive(Clone, Copy)]
+enum Lit {
+    Int(i128),
+    Float(f64),
+    Bool(bool),
+}
+
+/// A literal array: its shape, its elements in row-major order, and (for numpy values) its
+/// data type.
+type LiteralArray = (Vec<i64>, Vec<Lit>, DataType);
+
+/// The most elements a constant written in the source may have: a bigger one belongs in a
+/// parameter or the metadata section, and this keeps `np.zeros((1 << 40,))` from aborting.
+const MAX_LITERAL_ELEMENTS: i64 = 1 << 24;
+
+/// The shape and elements of a scalar or a nested list / tuple of numbers.
+fn collect_literal(
+    e: &ast::Expr,
+    depth: usize,
+    shape: &mut Vec<i64>,
+    out: &mut Vec<Lit>,
+) -> PResult<()> {
+    if let A::List(items) | A::Tuple(items) = &e.kind {
+        if depth > 32 {
+            return err(e.span, "constant nested too deeply");
+        }
+        if shape.len() == depth {
+            shape.push(items.len() as i64);
+        } else if shape.get(depth) != Some(&(items.len() as i64)) {
+            return err(e.span, "ragged constant: rows of different lengths");
+        }
+        for i in items {
+            collect_literal(i, depth + 1, shape, out)?;
+        }
+        return Ok(());
     }
-    fn collect(
-        e: &ast::Expr,
-        depth: usize,
-        shape: &mut Vec<i64>,
-        out: &mut Vec<Lit>,
-    ) -> PResult<()> {
-        if let A::List(items) | A::Tuple(items) = &e.kind {
-            if depth > 32 {
-                return err(e.span, "constant nested too deeply");
-            }
-            if shape.len() == depth {
-                shape.push(items.len() as i64);
-            } else if shape.get(depth) != Some(&(items.len() as i64)) {
-                return err(e.span, "ragged constant: rows of different lengths");
-            }
-            for i in items {
-                collect(i, depth + 1, shape, out)?;
-            }
-            return Ok(());
+    if depth != shape.len() {
+        return err(e.span, "ragged constant: rows of different depths");
+    }
+    out.push(number_literal(e)?);
+    Ok(())
+}
+
+fn number_literal(e: &ast::Expr) -> PResult<Lit> {
+    Ok(if let Some(v) = int_of(e) {
+        Lit::Int(v)
+    } else if let Some(v) = float_of(e) {
+        Lit::Float(v)
+    } else if let A::Bool(b) = e.kind {
+        Lit::Bool(b)
+    } else {
+        return err(e.span, format!("expected a number, found {}", e.describe()));
+    })
+}
+
+/// A numpy data type argument: `"float32"`, `np.float32`, or Python's `float` / `int` / `bool`
+/// (numpy's `float64` / `int64` / `bool`).
+fn numpy_dtype(e: &ast::Expr) -> PResult<DataType> {
+    if let A::Str(s) = &e.kind {
+        return parse_dtype(s, e.span);
+    }
+    match e.dotted_name().as_deref() {
+        Some("float") => Ok(DataType::FLOAT64),
+        Some("int") => Ok(DataType::INT64),
+        Some("bool") => Ok(DataType::BOOL),
+        Some(n) => match n.strip_prefix("np.").or_else(|| n.strip_prefix("numpy.")) {
+            Some("bool_") => Ok(DataType::BOOL),
+            Some(t) => parse_dtype(t, e.span),
+            None => err(e.span, format!("expected a numpy data type, found `{n}`")),
+        },
+        None => err(
+            e.span,
+            format!("expected a numpy data type, found {}", e.describe()),
+        ),
+    }
+}
+
+/// The value of a numpy call, with numpy's data type: `np.array(x, dtype)` / `np.asarray` of a
+/// nested list, `np.zeros` / `np.ones(shape, dtype)`, `np.full(shape, fill, dtype)`, and scalar
+/// constructors such as `np.float32(x)`. `None` when `e` is not a call of numpy.
+fn numpy_literal(e: &ast::Expr) -> PResult<Option<LiteralArray>> {
+    let A::Call {
+        func,
+        args,
+        keywords,
+    } = &e.kind
+    else {
+        return Ok(None);
+    };
+    let Some(name) = func.dotted_name() else {
+        return Ok(None);
+    };
+    let Some(f) = name
+        .strip_prefix("np.")
+        .or_else(|| name.strip_prefix("numpy."))
+    else {
+        return Ok(None);
+    };
+    let arg = |i: usize, key: &str| {
+        args.get(i)
+            .or_else(|| keywords.iter().find(|k| k.name == key).map(|k| &k.value))
+    };
+    let allowed: &[&str] = match f {
+        "array" | "asarray" => &["dtype"],
+        "zeros" | "ones" => &["shape", "dtype"],
+        "full" => &["shape", "fill_value", "dtype"],
+        _ => &[],
+    };
+    if let Some(k) = keywords
+        .iter()
+        .find(|k| !allowed.contains(&k.name.as_str()))
+    {
+        return err(k.span, format!("`{name}` with `{}=` is not read", k.name));
+    }
+    let positional = match f {
+        "array" | "asarray" | "zeros" | "ones" => 2,
+        "full" => 3,
+        _ => 1,
+    };
+    if args.len() > positional {
+        return err(
+            e.span,
+            format!("`{name}` takes at most {positional} arguments here"),
+        );
+    }
+    let dtype_at = |i: usize| arg(i, "dtype").map(numpy_dtype).transpose();
+    let filled = |shape_arg: Option<&ast::Expr>, fill: Lit| -> PResult<(Vec<i64>, Vec<Lit>)> {
+        let Some(shape_arg) = shape_arg else {
+            return err(e.span, format!("`{name}` needs a shape"));
+        };
+        let dims: Vec<&ast::Expr> = match &shape_arg.kind {
+            A::List(items) | A::Tuple(items) => items.iter().collect(),
+            _ => vec![shape_arg],
+        };
+        let mut shape = Vec::new();
+        let mut numel: i64 = 1;
+        for d in dims {
+            let n = int_of(d)
+                .and_then(|v| i64::try_from(v).ok())
+                .filter(|&v| v >= 0);
+            let Some(n) = n else {
+                return err(d.span, "expected a non-negative integer dimension");
+            };
+            numel = numel.saturating_mul(n);
+            shape.push(n);
         }
-        if depth != shape.len() {
-            return err(e.span, "ragged constant: rows of different depths");
+        if numel > MAX_LITERAL_ELEMENTS {
+            return err(
+                shape_arg.span,
+                format!(
+                    "a constant of {numel} elements is too large to write in the source (at most {MAX_LITERAL_ELEMENTS})"
+                ),
+            );
         }
-        out.push(if let Some(v) = int_of(e) {
-            Lit::Int(v)
-        } else if let Some(v) = float_of(e) {
-            Lit::Float(v)
-        } else if let A::Bool(b) = e.kind {
-            Lit::Bool(b)
+        Ok((shape, vec![fill; numel as usize]))
+    };
+    let natural = |lits: &[Lit]| {
+        if lits.iter().any(|l| matches!(l, Lit::Float(_))) || lits.is_empty() {
+            DataType::FLOAT64
+        } else if lits.iter().all(|l| matches!(l, Lit::Bool(_))) {
+            DataType::BOOL
         } else {
-            return err(e.span, format!("expected a number, found {}", e.describe()));
-        });
-        Ok(())
+            DataType::INT64
+        }
+    };
+    Ok(Some(match f {
+        "array" | "asarray" => {
+            let Some(v) = arg(0, "object") else {
+                return err(e.span, format!("`{name}` needs a value"));
+            };
+            let mut shape = Vec::new();
+            let mut lits = Vec::new();
+            collect_literal(v, 0, &mut shape, &mut lits)?;
+            let dtype = dtype_at(1)?.unwrap_or_else(|| natural(&lits));
+            (shape, lits, dtype)
+        }
+        "zeros" | "ones" => {
+            let (shape, lits) = filled(arg(0, "shape"), Lit::Int(i128::from(f == "ones")))?;
+            (shape, lits, dtype_at(1)?.unwrap_or(DataType::FLOAT64))
+        }
+        "full" => {
+            let Some(fill) = arg(1, "fill_value") else {
+                return err(e.span, format!("`{name}` needs a fill value"));
+            };
+            let fill = number_literal(fill)?;
+            let (shape, lits) = filled(arg(0, "shape"), fill)?;
+            let dtype = dtype_at(2)?.unwrap_or_else(|| natural(&[fill]));
+            (shape, lits, dtype)
+        }
+        _ => {
+            let dtype = numpy_dtype(func).map_err(|_| {
+                ParseError::new(
+                    e.span,
+                    format!("`{name}` is not read in `R.const` (numpy: array, asarray, zeros, ones, full and scalar types)"),
+                )
+            })?;
+            let [v] = args.as_slice() else {
+                return err(e.span, format!("`{name}` takes one value"));
+            };
+            (Vec::new(), vec![number_literal(v)?], dtype)
+        }
+    }))
+}
+
+/// A scalar, nested-list or numpy literal for `R.const(value, dtype)`.
+fn const_literal(value: &ast::Expr, dtype: Option<DataType>) -> PResult<Constant> {
+    let (shape, lits, array_dtype) = match numpy_literal(value)? {
+        Some((shape, lits, dt)) => (shape, lits, Some(dt)),
+        None => {
+            let mut shape = Vec::new();
+            let mut lits = Vec::new();
+            collect_literal(value, 0, &mut shape, &mut lits)?;
+            (shape, lits, None)
+        }
+    };
+    if shape
+        .iter()
+        .try_fold(1i64, |n, &d| n.checked_mul(d))
+        .is_none_or(|n| n > MAX_LITERAL_ELEMENTS)
+    {
+        return err(value.span, "constant too large to write in the source");
     }
-    let mut shape = Vec::new();
-    let mut lits = Vec::new();
-    collect(value, 0, &mut shape, &mut lits)?;
-    let dtype = match dtype {
-        Some(d) => d,
-        None => match lits.first() {
+    let dtype = match (dtype, array_dtype) {
+        (Some(d), _) => d,
+        // TVM's `relax.const` narrows numpy's 64-bit defaults when no dtype is given.
+        (None, Some(DataType::INT64)) => DataType::INT32,
+        (None, Some(DataType::FLOAT64)) => DataType::FLOAT32,
+        (None, Some(d)) => d,
+        (None, None) => match lits.first() {
             Some(Lit::Float(_)) => DataType::FLOAT32,
             Some(Lit::Bool(_)) => DataType::BOOL,
             _ => DataType::INT32,

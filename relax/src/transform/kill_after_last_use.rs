@@ -4,7 +4,8 @@
 //! `R.memory.alloc_storage`), then `R.vm.kill_object` for other objects, each group in binding
 //! order (TVM's order).
 //!
-//! Never killed: parameters, prim values, the result of a function or of an `If` branch, and
+//! Never killed: parameters, prim values, variables bound to constants (they name an entry of
+//! the constant pool, not a register), the result of a function or of an `If` branch, and
 //! variables an `If` reads from an enclosing scope (its condition included), whose last use
 //! depends on the branch taken.
 
@@ -69,6 +70,9 @@ impl Collect {
                 let var = b.var();
                 self.bound.insert(var.id());
                 self.order.insert(var.id(), pos);
+                if matches!(b.value().kind(), ExprKind::Constant(_)) {
+                    self.never.insert(var.id());
+                }
                 if let Some(call) = b.value().as_call()
                     && call.op() == Some("relax.memory.alloc_storage")
                 {
