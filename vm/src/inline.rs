@@ -87,7 +87,7 @@ impl VmRef {
     /// An argument of a Call read in place: a register or a constant (`None` for the special
     /// registers, the other kinds and indices out of range).
     #[inline]
-    fn arg_ref<'a>(&'a self, regs: &'a [Value], w: i64) -> Option<&'a Value> {
+    pub(crate) fn arg_ref<'a>(&'a self, regs: &'a [Value], w: i64) -> Option<&'a Value> {
         let a = Arg(w);
         let v = a.value();
         match a.kind()? {

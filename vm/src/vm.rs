@@ -436,6 +436,11 @@ impl VmRef {
         call_args: &mut Vec<Value>,
     ) -> Result<Value> {
         let core = &*self.0;
+        if f.is_borrowing()
+            && let Some(ret) = self.call_borrowing(f, args, regs)
+        {
+            return ret;
+        }
         // Bit i set: argument i was moved out of its register (the first 64 arguments only;
         // later ones are cloned, which is merely slower).
         let mut moved: u64 = 0;
@@ -474,6 +479,29 @@ impl VmRef {
         // the register's handle is shared, and a kill of it could not reuse it (`Spare`).
         call_args.clear();
         ret
+    }
+
+    /// Calls a borrowing packed function (a kernel) on the arguments of a Call read in place —
+    /// registers and constants, nothing moved or cloned — or `None` when an argument is of
+    /// another kind (an immediate, a special register, a function) or there are too many.
+    #[inline]
+    fn call_borrowing(
+        &self,
+        f: &PackedFunc,
+        args: &[i64],
+        regs: &[Value],
+    ) -> Option<Result<Value>> {
+        const MAX: usize = 8;
+        let (&first, _) = args.split_first()?;
+        if args.len() > MAX {
+            return None;
+        }
+        let first = self.arg_ref(regs, first)?;
+        let mut refs = [first; MAX];
+        for (r, &w) in refs.iter_mut().zip(args).skip(1) {
+            *r = self.arg_ref(regs, w)?;
+        }
+        Some(f.call_borrowed(&refs[..args.len()]))
     }
 
     fn run_loop(
