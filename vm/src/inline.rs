@@ -12,7 +12,7 @@
 
 use crate::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG, VM_REGISTER};
 use crate::packed::PackedFunc;
-use crate::tensor::{Storage, Tensor};
+use crate::tensor::{SpareTensor, Storage};
 use crate::vm::VmRef;
 use crate::{DataType, Result, Value};
 
@@ -180,12 +180,12 @@ impl VmRef {
 /// handle after its first few.
 ///
 /// A handle is kept only when nothing else holds it and its storage is held elsewhere too
-/// ([`Tensor::into_spare`]). Whoever holds a `Spare` calls [`clear`](Self::clear) before every
+/// ([`Tensor::into_spare`](crate::Tensor::into_spare)). Whoever holds a `Spare` calls [`clear`](Self::clear) before every
 /// Call that is not an inline `null_value` or `alloc_tensor`, so a kept handle never outlives the
 /// run of such Calls it was released in: no packed function, kernel, allocator or caller can
 /// observe that it was kept (a storage it holds is released before anything else runs).
 #[derive(Default)]
-pub struct Spare(Option<Tensor>);
+pub struct Spare(Option<SpareTensor>);
 
 impl Spare {
     /// `null_value` into `slot`: the register's value is released, or kept if it is a tensor
@@ -201,7 +201,7 @@ impl Spare {
 
     /// `alloc_tensor` on `a`, in the kept handle if there is one.
     #[inline]
-    pub fn alloc_tensor(&mut self, a: &AllocTensorArgs) -> Result<Tensor> {
+    pub fn alloc_tensor(&mut self, a: &AllocTensorArgs) -> Result<crate::Tensor> {
         a.storage
             .alloc_tensor_reusing(self.0.take(), a.offset, a.shape, a.dtype)
     }

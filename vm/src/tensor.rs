@@ -182,13 +182,13 @@ impl Storage {
         self.alloc_tensor_reusing(None, offset, shape, dtype)
     }
 
-    /// [`alloc_tensor`](Self::alloc_tensor), made in the handle of `spare` when this is its
-    /// only handle (see [`Tensor::into_spare`]) instead of a fresh allocation. Either way the
-    /// result is a new tensor object no one else holds; `spare` is released if it is not used.
+    /// [`alloc_tensor`](Self::alloc_tensor), made in the handle of `spare` (see
+    /// [`Tensor::into_spare`]) instead of a fresh allocation. Either way the result is a
+    /// tensor object no one else holds; `spare` is released if the allocation fails.
     #[inline]
     pub fn alloc_tensor_reusing(
         &self,
-        spare: Option<Tensor>,
+        spare: Option<SpareTensor>,
         offset: i64,
         shape: &[i64],
         dtype: DataType,
@@ -199,9 +199,13 @@ impl Storage {
             .and_then(|o| o.checked_add(nbytes));
         match end {
             Some(end) if end <= self.size() => {
-                if let Some(mut t) = spare
-                    && let Some(inner) = Arc::get_mut(&mut t.0)
-                {
+                if let Some(SpareTensor(t)) = spare {
+                    // SAFETY: a `SpareTensor` is the only handle to its tensor object, strong
+                    // or weak: `into_spare` checked it with `Arc::get_mut`, and a
+                    // `SpareTensor` lends out no reference through which a clone or a `Weak`
+                    // could be made since. So nothing else reads or writes the object while
+                    // it is changed here.
+                    let inner = unsafe { &mut *Arc::as_ptr(&t.0).cast_mut() };
                     if !inner.storage.ptr_eq(self) {
                         inner.storage = self.clone();
                     }
@@ -330,6 +334,11 @@ struct TensorInner {
 #[derive(Clone)]
 pub struct Tensor(Arc<TensorInner>);
 
+/// A tensor handle that is the only handle, strong or weak, to its tensor object, kept to be
+/// made into another tensor without allocating ([`Tensor::into_spare`],
+/// [`Storage::alloc_tensor_reusing`]). It lends out nothing, so it stays the only one.
+pub struct SpareTensor(Tensor);
+
 /// Rust scalar types that can be tensor elements.
 pub trait Element: Copy + Send + Sync + 'static {
     const DTYPE: DataType;
@@ -421,9 +430,9 @@ impl Tensor {
     /// exists); otherwise `None`, and the handle is released here as a drop would. The second
     /// condition means keeping a spare never keeps a storage alive by itself.
     #[inline]
-    pub fn into_spare(mut self) -> Option<Tensor> {
+    pub fn into_spare(mut self) -> Option<SpareTensor> {
         let inner = Arc::get_mut(&mut self.0)?;
-        (Arc::strong_count(&inner.storage.0) > 1).then_some(self)
+        (Arc::strong_count(&inner.storage.0) > 1).then_some(SpareTensor(self))
     }
 
     /// Whether two handles are the same tensor object.
@@ -902,6 +911,10 @@ mod tests {
             .alloc_tensor_reusing(Some(spare), 8, &[2, 3], DataType::I16)
             .unwrap();
         assert_eq!(Arc::as_ptr(&u.0), handle, "the handle is reused");
+        assert!(
+            u.clone().into_spare().is_none(),
+            "a reused handle is an ordinary one"
+        );
         assert!(u.storage().ptr_eq(&b));
         assert_eq!(
             (u.byte_offset(), u.shape(), u.dtype()),
