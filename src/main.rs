@@ -173,6 +173,9 @@ struct InspectArgs {
     /// The module after relaxjit's pipeline, as TVMScript (FILE.py and FILE.onnx only)
     #[arg(long, group = "format")]
     lowered: bool,
+    /// Compile without FuseOps/FuseTIR
+    #[arg(long)]
+    no_fusion: bool,
 }
 
 /// What `inspect` prints.
@@ -392,9 +395,12 @@ fn read_module(path: &Path, metadata: Option<&Path>) -> Result<relax::IRModule> 
 }
 
 /// `relaxjit inspect FILE.py`: compiles a module with our pipeline and prints the result.
-fn inspect_module(path: &Path, format: InspectFormat) -> Result<String> {
+fn inspect_module(path: &Path, format: InspectFormat, fusion: bool) -> Result<String> {
     let module = read_module(path, None)?;
-    let engine = relaxjit::Engine::default();
+    let engine = relaxjit::Engine::new(relaxjit::Config {
+        fusion,
+        ..relaxjit::Config::default()
+    })?;
     let ctx = || format!("cannot compile {}", path.display());
     if format == InspectFormat::Lowered {
         let lowered = engine.lower(&module).with_context(ctx)?;
@@ -411,7 +417,7 @@ fn inspect_module(path: &Path, format: InspectFormat) -> Result<String> {
 
 fn inspect(args: &InspectArgs) -> Result<String> {
     if args.path.extension().is_some_and(|e| e == "py") || is_onnx(&args.path) {
-        inspect_module(&args.path, args.format())
+        inspect_module(&args.path, args.format(), !args.no_fusion)
     } else {
         inspect_executable(&args.path, args.format())
     }
@@ -934,6 +940,7 @@ mod tests {
                 python,
                 stats: false,
                 lowered,
+                no_fusion: false,
             })))
         };
         ok(&["inspect", "a.bin"], inspect("a.bin", false, false));

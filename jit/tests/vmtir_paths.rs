@@ -212,6 +212,113 @@ fn direct_paths_agree_with_the_interpreter() {
     }
 }
 
+/// `main(a, b)`: `c = a + b` in a planned storage, then `c` killed and a `(2, 2)` tensor
+/// allocated in the same storage — the kill and allocation whose tensor handle the VM reuses —
+/// returning `(kept, d)` where `kept` is `(c,)` when `keep` (so the killed register's handle is
+/// still held by a tuple and must not be reused) and None otherwise.
+fn kill_then_alloc(keep: bool) -> Executable {
+    let mut ib = B::new();
+    let f32 = ib.convert_constant(DataType::F32).unwrap();
+    let shape = ib.convert_constant(Value::shape(vec![4])).unwrap();
+    let square = ib.convert_constant(Value::shape(vec![2, 2])).unwrap();
+    ib.emit_function("main", 2, &["a", "b"]).unwrap();
+    ib.emit_call(
+        "vm.builtin.alloc_storage",
+        &[B::vm(), shape, B::imm(0), f32],
+        B::r(2),
+    )
+    .unwrap();
+    ib.emit_call(
+        "vm.builtin.alloc_tensor",
+        &[B::r(2), B::imm(0), shape, f32],
+        B::r(3),
+    )
+    .unwrap();
+    ib.emit_call("add4", &[B::r(0), B::r(1), B::r(3)], B::void())
+        .unwrap();
+    if keep {
+        ib.emit_call("vm.builtin.make_tuple", &[B::r(3)], B::r(4))
+            .unwrap();
+    } else {
+        ib.emit_call("vm.builtin.null_value", &[], B::r(4)).unwrap();
+    }
+    ib.emit_call("vm.builtin.null_value", &[], B::r(3)).unwrap();
+    ib.emit_call(
+        "vm.builtin.alloc_tensor",
+        &[B::r(2), B::imm(0), square, f32],
+        B::r(5),
+    )
+    .unwrap();
+    ib.emit_call("vm.builtin.null_value", &[], B::r(2)).unwrap();
+    ib.emit_call("vm.builtin.make_tuple", &[B::r(4), B::r(5)], B::r(6))
+        .unwrap();
+    ib.emit_ret(B::r(6)).unwrap();
+    ib.end_function("main").unwrap();
+    ib.get().unwrap()
+}
+
+/// A tensor killed right before an allocation lends its handle to the new tensor only when
+/// nothing else holds it: a tuple holding the killed tensor still sees it whole, in both modes.
+#[test]
+fn a_killed_tensor_still_held_elsewhere_is_not_reused() {
+    for keep in [false, true] {
+        let [bytecode, compiled] =
+            run_both(&kill_then_alloc(keep), &[vec4(1.0), vec4(10.0)], false);
+        assert_eq!(bytecode, compiled, "keep: {keep}");
+        let want = if keep {
+            "ok [[Tensor(shape=[4], dtype=float32, data=[11, 13, 15, 17])], Tensor(shape=[2, 2], dtype=float32, data=[11, 13, 15, 17])]"
+        } else {
+            "ok [None, Tensor(shape=[2, 2], dtype=float32, data=[11, 13, 15, 17])]"
+        };
+        assert_eq!(bytecode.0, want, "keep: {keep}");
+    }
+}
+
+/// A builtin the VM performs inline, replaced by the user (a library function under its name),
+/// is called like any packed function in both modes: both consult the function object linked
+/// for the Call, not its name.
+#[test]
+fn replaced_builtins_are_called_in_both_modes() {
+    let exec = alloc_and_add(&[4], &[4], 0, true);
+    let kernels = kernels();
+    let compiled = vmtir::compile(&exec, &kernels).unwrap();
+    for (exec, is_compiled) in [(exec, false), (compiled.executable.clone(), true)] {
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let mut lib = Library::new();
+        kernels.add_to(&mut lib);
+        if is_compiled {
+            compiled.add_to(&mut lib);
+        }
+        for name in [
+            "vm.builtin.alloc_storage",
+            "vm.builtin.alloc_tensor",
+            "vm.builtin.null_value",
+        ] {
+            let calls = calls.clone();
+            let builtin = vm::Registry::global().get(name).unwrap();
+            lib.add_fn(name, move |a: &[Value]| {
+                calls.lock().unwrap().push(name);
+                builtin.call(a)
+            });
+        }
+        let vm = VirtualMachine::with_library(Arc::new(exec), &lib).unwrap();
+        let r = outcome(vm.invoke("main", &[vec4(1.0), vec4(10.0)]));
+        assert_eq!(
+            r, "ok Ok([11.0, 13.0, 15.0, 17.0])",
+            "compiled: {is_compiled}"
+        );
+        assert_eq!(
+            *calls.lock().unwrap(),
+            [
+                "vm.builtin.alloc_storage",
+                "vm.builtin.alloc_tensor",
+                "vm.builtin.null_value"
+            ],
+            "compiled: {is_compiled}"
+        );
+    }
+}
+
 /// A compiled function needs the register file its bytecode was compiled for; a VM handing it
 /// a smaller one gets an error, not an out-of-bounds access.
 #[test]

@@ -11,6 +11,7 @@ mod dtype;
 mod error;
 pub mod exec_builder;
 pub mod executable;
+pub mod inline;
 pub mod packed;
 pub mod serialize;
 pub mod tensor;
@@ -24,6 +25,7 @@ pub use error::{Error, ErrorKind, Result};
 
 pub use exec_builder::ExecBuilder;
 pub use executable::{Executable, FuncInfo, FuncKind};
+pub use inline::{InlineBuiltin, Spare};
 pub use packed::{PackedFunc, Registry};
 pub use tensor::{Device, Element, Storage, Tensor};
 pub use value::{Closure, ClosureTarget, Object, ShapeTuple, Str, Tuple, Value};

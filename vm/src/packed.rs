@@ -8,11 +8,20 @@ use std::sync::{Arc, OnceLock, RwLock};
 use crate::{Error, Result, Value};
 
 type Callable = dyn Fn(&[Value]) -> Result<Value> + Send + Sync;
+type BorrowingCallable = dyn Fn(&[&Value]) -> Result<Value> + Send + Sync;
+
+enum Body {
+    Values(Box<Callable>),
+    Borrowing(Box<BorrowingCallable>),
+}
 
 struct PackedInner {
     name: String,
-    f: Box<Callable>,
+    f: Body,
 }
+
+/// Arguments up to this many are gathered on the stack for a borrowing function.
+const INLINE_REFS: usize = 8;
 
 /// A callable taking positional [`Value`]s (TVM's `ffi::Function`). Cheap to clone.
 #[derive(Clone)]
@@ -26,13 +35,55 @@ impl PackedFunc {
     ) -> PackedFunc {
         PackedFunc(Arc::new(PackedInner {
             name: name.into(),
-            f: Box::new(f),
+            f: Body::Values(Box::new(f)),
+        }))
+    }
+
+    /// Wraps a closure that takes its arguments as references, so that a caller whose values
+    /// live elsewhere (the VM's registers) hands them over without moving or cloning them
+    /// ([`call_borrowed`](Self::call_borrowed)), as TVM passes borrowed views.
+    pub fn new_borrowing(
+        name: impl Into<String>,
+        f: impl Fn(&[&Value]) -> Result<Value> + Send + Sync + 'static,
+    ) -> PackedFunc {
+        PackedFunc(Arc::new(PackedInner {
+            name: name.into(),
+            f: Body::Borrowing(Box::new(f)),
         }))
     }
 
     #[inline]
     pub fn call(&self, args: &[Value]) -> Result<Value> {
-        (self.0.f)(args)
+        match &self.0.f {
+            Body::Values(f) => f(args),
+            Body::Borrowing(f) => match args {
+                [] => f(&[]),
+                [first, ..] if args.len() <= INLINE_REFS => {
+                    let mut refs = [first; INLINE_REFS];
+                    for (r, a) in refs.iter_mut().zip(args) {
+                        *r = a;
+                    }
+                    f(&refs[..args.len()])
+                }
+                _ => f(&args.iter().collect::<Vec<_>>()),
+            },
+        }
+    }
+
+    /// Whether the function takes its arguments as references ([`new_borrowing`](Self::new_borrowing)).
+    #[inline]
+    pub fn is_borrowing(&self) -> bool {
+        matches!(self.0.f, Body::Borrowing(_))
+    }
+
+    /// Calls the function on borrowed arguments: directly for a borrowing function, through
+    /// clones for the others.
+    #[inline]
+    pub fn call_borrowed(&self, args: &[&Value]) -> Result<Value> {
+        match &self.0.f {
+            Body::Borrowing(f) => f(args),
+            Body::Values(f) => f(&args.iter().map(|&v| v.clone()).collect::<Vec<_>>()),
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -119,5 +170,40 @@ impl Registry {
             .collect();
         names.sort();
         names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both kinds of function answer both kinds of call with the same arguments, in order, for
+    /// any count (the borrowing kind gathers up to `INLINE_REFS` on the stack, more on the heap).
+    #[test]
+    fn borrowing_and_value_functions_take_both_calls() {
+        let sum = |args: &mut dyn Iterator<Item = &Value>| -> Result<Value> {
+            let mut s = 0;
+            for (i, a) in args.enumerate() {
+                s += a.as_int()? * (i as i64 + 1);
+            }
+            Ok(Value::Int(s))
+        };
+        let by_value = PackedFunc::new("v", move |a: &[Value]| sum(&mut a.iter()));
+        let borrowing =
+            PackedFunc::new_borrowing("b", move |a: &[&Value]| sum(&mut a.iter().copied()));
+        assert!(borrowing.is_borrowing() && !by_value.is_borrowing());
+        for n in [0, 1, 3, INLINE_REFS, INLINE_REFS + 3] {
+            let args: Vec<Value> = (0..n as i64).map(|i| Value::Int(10 + i)).collect();
+            let refs: Vec<&Value> = args.iter().collect();
+            let want: i64 = (0..n as i64).map(|i| (10 + i) * (i + 1)).sum();
+            for f in [&by_value, &borrowing] {
+                assert_eq!(f.call(&args).unwrap().as_int().unwrap(), want, "{n}");
+                assert_eq!(
+                    f.call_borrowed(&refs).unwrap().as_int().unwrap(),
+                    want,
+                    "{n}"
+                );
+            }
+        }
     }
 }

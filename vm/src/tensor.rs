@@ -179,23 +179,59 @@ impl Storage {
 
     /// A tensor at `offset` bytes into this storage (`vm.builtin.alloc_tensor`).
     pub fn alloc_tensor(&self, offset: i64, shape: &[i64], dtype: DataType) -> Result<Tensor> {
+        self.alloc_tensor_reusing(None, offset, shape, dtype)
+    }
+
+    /// [`alloc_tensor`](Self::alloc_tensor), made in the handle of `spare` (see
+    /// [`Tensor::into_spare`]) instead of a fresh allocation. Either way the result is a
+    /// tensor object no one else holds; `spare` is released if the allocation fails.
+    #[inline]
+    pub fn alloc_tensor_reusing(
+        &self,
+        spare: Option<SpareTensor>,
+        offset: i64,
+        shape: &[i64],
+        dtype: DataType,
+    ) -> Result<Tensor> {
         let nbytes = checked_nbytes(shape, dtype)?;
         let end = usize::try_from(offset)
             .ok()
             .and_then(|o| o.checked_add(nbytes));
         match end {
-            Some(end) if end <= self.size() => Ok(Tensor::from_parts(
-                self.clone(),
-                offset as usize,
-                shape,
-                dtype,
-            )),
-            _ => Err(Error::runtime(format!(
-                "Check failed: offset + needed_size <= this->buffer.size ({offset} + {nbytes} vs. {}): storage allocation failure, attempted to allocate {nbytes} at offset {offset} in region that is {} bytes",
-                self.size(),
-                self.size()
-            ))),
+            Some(end) if end <= self.size() => {
+                if let Some(SpareTensor(t)) = spare {
+                    // SAFETY: a `SpareTensor` is the only handle to its tensor object, strong
+                    // or weak: `into_spare` checked it with `Arc::get_mut`, and a
+                    // `SpareTensor` lends out no reference through which a clone or a `Weak`
+                    // could be made since. So nothing else reads or writes the object while
+                    // it is changed here.
+                    let inner = unsafe { &mut *Arc::as_ptr(&t.0).cast_mut() };
+                    if !inner.storage.ptr_eq(self) {
+                        inner.storage = self.clone();
+                    }
+                    inner.byte_offset = offset as usize;
+                    inner.shape.set(shape);
+                    inner.dtype = dtype;
+                    return Ok(t);
+                }
+                Ok(Tensor::from_parts(
+                    self.clone(),
+                    offset as usize,
+                    shape,
+                    dtype,
+                ))
+            }
+            _ => Err(self.out_of_bounds(offset, nbytes)),
         }
+    }
+
+    #[cold]
+    fn out_of_bounds(&self, offset: i64, nbytes: usize) -> Error {
+        Error::runtime(format!(
+            "Check failed: offset + needed_size <= this->buffer.size ({offset} + {nbytes} vs. {}): storage allocation failure, attempted to allocate {nbytes} at offset {offset} in region that is {} bytes",
+            self.size(),
+            self.size()
+        ))
     }
 }
 
@@ -206,24 +242,37 @@ impl fmt::Debug for Storage {
 }
 
 /// Number of elements of a shape, or an error if a dimension is negative or the product overflows.
+#[inline]
 pub fn checked_numel(shape: &[i64]) -> Result<usize> {
     let mut n: usize = 1;
     for &d in shape {
-        let d = usize::try_from(d).map_err(|_| {
-            Error::value_error(format!("negative dimension {d} in shape {shape:?}"))
-        })?;
-        n = n
-            .checked_mul(d)
-            .ok_or_else(|| Error::value_error(format!("shape {shape:?} is too large")))?;
+        let Ok(d) = usize::try_from(d) else {
+            return Err(Error::value_error(format!(
+                "negative dimension {d} in shape {shape:?}"
+            )));
+        };
+        let Some(m) = n.checked_mul(d) else {
+            return Err(too_large(shape, None));
+        };
+        n = m;
     }
     Ok(n)
 }
 
+#[cold]
+fn too_large(shape: &[i64], dtype: Option<DataType>) -> Error {
+    match dtype {
+        Some(dtype) => Error::value_error(format!("shape {shape:?} of {dtype} is too large")),
+        None => Error::value_error(format!("shape {shape:?} is too large")),
+    }
+}
+
 /// Bytes a contiguous tensor of this shape and dtype occupies.
+#[inline]
 pub fn checked_nbytes(shape: &[i64], dtype: DataType) -> Result<usize> {
     checked_numel(shape)?
         .checked_mul(dtype.bytes())
-        .ok_or_else(|| Error::value_error(format!("shape {shape:?} of {dtype} is too large")))
+        .ok_or_else(|| too_large(shape, Some(dtype)))
 }
 
 /// Dimensions stored inline up to this rank, so that making a tensor of ordinary rank (the VM
@@ -250,6 +299,18 @@ impl Dims {
         }
     }
 
+    /// Makes these dimensions `shape`, keeping an inline array inline.
+    #[inline]
+    fn set(&mut self, shape: &[i64]) {
+        match self {
+            Dims::Inline { len, dims } if shape.len() <= INLINE_DIMS => {
+                dims[..shape.len()].copy_from_slice(shape);
+                *len = shape.len() as u8;
+            }
+            _ => *self = Dims::new(shape),
+        }
+    }
+
     #[inline]
     fn as_slice(&self) -> &[i64] {
         match self {
@@ -272,6 +333,11 @@ struct TensorInner {
 /// within the storage, so every element is addressable.
 #[derive(Clone)]
 pub struct Tensor(Arc<TensorInner>);
+
+/// A tensor handle that is the only handle, strong or weak, to its tensor object, kept to be
+/// made into another tensor without allocating ([`Tensor::into_spare`],
+/// [`Storage::alloc_tensor_reusing`]). It lends out nothing, so it stays the only one.
+pub struct SpareTensor(Tensor);
 
 /// Rust scalar types that can be tensor elements.
 pub trait Element: Copy + Send + Sync + 'static {
@@ -359,6 +425,16 @@ impl Tensor {
     pub fn nbytes(&self) -> usize {
         self.numel() * self.dtype().bytes()
     }
+    /// This handle, kept for [`Storage::alloc_tensor_reusing`], if it is the only handle to its
+    /// tensor object and its storage stays alive without it (another handle to the storage
+    /// exists); otherwise `None`, and the handle is released here as a drop would. The second
+    /// condition means keeping a spare never keeps a storage alive by itself.
+    #[inline]
+    pub fn into_spare(mut self) -> Option<SpareTensor> {
+        let inner = Arc::get_mut(&mut self.0)?;
+        (Arc::strong_count(&inner.storage.0) > 1).then_some(SpareTensor(self))
+    }
+
     /// Whether two handles are the same tensor object.
     pub fn ptr_eq(&self, other: &Tensor) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
@@ -819,5 +895,44 @@ mod tests {
         let mut t = Tensor::zeros(&[2], DataType::F32).unwrap();
         assert!(t.to_vec::<i32>().is_err());
         assert!(t.copy_from_slice(&[1.0f32]).is_err());
+    }
+
+    /// A handle kept by `into_spare` becomes the next tensor of `alloc_tensor_reusing`, with
+    /// the new storage, offset, shape and dtype; a shared handle, or one whose storage nothing
+    /// else holds, is not kept.
+    #[test]
+    fn spare_handles_are_reused_only_when_unshared() {
+        let a = Storage::new(64, Device::cpu(0)).unwrap();
+        let b = Storage::new(64, Device::cpu(0)).unwrap();
+        let t = a.alloc_tensor(0, &[4], DataType::F32).unwrap();
+        let handle = Arc::as_ptr(&t.0);
+        let spare = t.into_spare().expect("unshared, and `a` holds the storage");
+        let u = b
+            .alloc_tensor_reusing(Some(spare), 8, &[2, 3], DataType::I16)
+            .unwrap();
+        assert_eq!(Arc::as_ptr(&u.0), handle, "the handle is reused");
+        assert!(
+            u.clone().into_spare().is_none(),
+            "a reused handle is an ordinary one"
+        );
+        assert!(u.storage().ptr_eq(&b));
+        assert_eq!(
+            (u.byte_offset(), u.shape(), u.dtype()),
+            (8, &[2, 3][..], DataType::I16)
+        );
+        // A handle with a clone is released, not kept.
+        let shared = u.clone();
+        assert!(u.into_spare().is_none());
+        assert_eq!(shared.shape(), [2, 3]);
+        // A handle that alone keeps its storage alive is released.
+        let lone = Tensor::zeros(&[4], DataType::F32).unwrap();
+        assert!(lone.into_spare().is_none());
+        // A spare is released when the allocation fails.
+        let t = a.alloc_tensor(0, &[4], DataType::F32).unwrap();
+        let spare = t.into_spare();
+        assert!(
+            a.alloc_tensor_reusing(spare, 0, &[100], DataType::F32)
+                .is_err()
+        );
     }
 }

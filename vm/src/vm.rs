@@ -22,8 +22,9 @@ use crate::bytecode::{
     Arg, ArgKind, BEGIN_SPECIAL_REG, Instruction, RegName, VM_REGISTER, VOID_REGISTER,
 };
 use crate::executable::{Executable, FuncKind};
+use crate::inline::{InlineBuiltin, Spare};
 use crate::packed::{PackedFunc, Registry};
-use crate::tensor::{Device, Tensor};
+use crate::tensor::Device;
 use crate::value::{Closure, ClosureTarget};
 use crate::{Error, Result, Value};
 
@@ -147,34 +148,6 @@ impl Default for VmConfig {
     }
 }
 
-/// Builtins the dispatch loop runs without a packed call: they are a third of the
-/// instructions of a typical function (`alloc_tensor` and `null_value` around every kernel
-/// call), and inline they neither clone nor move their arguments. Each inline form computes what
-/// the builtin computes, with the same function (`Storage::alloc_tensor`); arguments of any
-/// other form go to the builtin itself, which reports the error.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Inline {
-    None,
-    NullValue,
-    AllocTensor,
-}
-
-impl Inline {
-    fn of(f: &Value) -> Inline {
-        let (Value::Func(f), Some(known)) = (f, crate::builtin::known()) else {
-            return Inline::None;
-        };
-        let is = |k: &Option<PackedFunc>| k.as_ref().is_some_and(|k| k.ptr_eq(f));
-        if is(&known.null_value) {
-            Inline::NullValue
-        } else if is(&known.alloc_tensor) {
-            Inline::AllocTensor
-        } else {
-            Inline::None
-        }
-    }
-}
-
 /// TVM's `VMInstrumentReturnKind`: an instrument returning this from its "before" call skips
 /// the instruction.
 pub const INSTRUMENT_SKIP_RUN: i64 = 1;
@@ -196,10 +169,10 @@ struct Scratch {
 
 pub(crate) struct VmCore {
     exec: Arc<Executable>,
-    constants: Vec<Value>,
+    pub(crate) constants: Vec<Value>,
     func_pool: Vec<Value>,
-    /// Per function-pool entry, the builtin the dispatch loop runs inline, if any.
-    inline: Vec<Inline>,
+    /// Per function-pool entry, the builtin performed inline, if any (see `inline.rs`).
+    pub(crate) inline: Vec<Option<InlineBuiltin>>,
     vmtir: Vec<Option<VmTirFunc>>,
     devices: Vec<Device>,
     allocators: Vec<Arc<dyn Allocator>>,
@@ -238,7 +211,7 @@ impl VmRef {
         let (func_pool, vmtir) = library.link(&exec)?;
         // Tensor constants already live on the host; nothing to convert.
         let constants = exec.constants.clone();
-        let inline = func_pool.iter().map(Inline::of).collect();
+        let inline = func_pool.iter().map(InlineBuiltin::of).collect();
         Ok(VmRef(Arc::new(VmCore {
             exec,
             constants,
@@ -463,6 +436,11 @@ impl VmRef {
         call_args: &mut Vec<Value>,
     ) -> Result<Value> {
         let core = &*self.0;
+        if f.is_borrowing()
+            && let Some(ret) = self.call_borrowing(f, args, regs)
+        {
+            return ret;
+        }
         // Bit i set: argument i was moved out of its register (the first 64 arguments only;
         // later ones are cloned, which is merely slower).
         let mut moved: u64 = 0;
@@ -497,46 +475,33 @@ impl VmRef {
             // there is nothing to drop.
             std::mem::swap(&mut regs[Arg(args[i]).value() as usize], &mut call_args[i]);
         }
+        // The clones of registers named twice go now, not at the next call: until they do,
+        // the register's handle is shared, and a kill of it could not reuse it (`Spare`).
+        call_args.clear();
         ret
     }
 
-    /// An argument of a Call read in place: a register or a constant (`None` for the special
-    /// registers and the other kinds).
+    /// Calls a borrowing packed function (a kernel) on the arguments of a Call read in place —
+    /// registers and constants, nothing moved or cloned — or `None` when an argument is of
+    /// another kind (an immediate, a special register, a function) or there are too many.
     #[inline]
-    fn arg_ref<'a>(&'a self, regs: &'a [Value], w: i64) -> Option<&'a Value> {
-        let a = Arg(w);
-        let v = a.value();
-        match a.kind()? {
-            ArgKind::Register if v < BEGIN_SPECIAL_REG => regs.get(v as usize),
-            ArgKind::ConstIdx => self.0.constants.get(v as usize),
-            _ => None,
+    fn call_borrowing(
+        &self,
+        f: &PackedFunc,
+        args: &[i64],
+        regs: &[Value],
+    ) -> Option<Result<Value>> {
+        const MAX: usize = 8;
+        let (&first, _) = args.split_first()?;
+        if args.len() > MAX {
+            return None;
         }
-    }
-
-    /// `vm.builtin.alloc_tensor(storage, offset, shape, dtype)` on arguments read in place, or
-    /// `None` when they are not of that form (the builtin then runs, and reports the error).
-    #[inline]
-    fn alloc_tensor_inline(&self, args: &[i64], regs: &[Value]) -> Option<Result<Tensor>> {
-        let [storage, offset, shape, dtype] = *args else {
-            return None;
-        };
-        let Value::Storage(storage) = self.arg_ref(regs, storage)? else {
-            return None;
-        };
-        let offset = match Arg(offset).kind()? {
-            ArgKind::Immediate => Arg(offset).value(),
-            _ => match self.arg_ref(regs, offset)? {
-                Value::Int(v) => *v,
-                _ => return None,
-            },
-        };
-        let Value::Shape(shape) = self.arg_ref(regs, shape)? else {
-            return None;
-        };
-        let Value::DType(dtype) = self.arg_ref(regs, dtype)? else {
-            return None;
-        };
-        Some(storage.alloc_tensor(offset, shape, *dtype))
+        let first = self.arg_ref(regs, first)?;
+        let mut refs = [first; MAX];
+        for (r, &w) in refs.iter_mut().zip(args).skip(1) {
+            *r = self.arg_ref(regs, w)?;
+        }
+        Some(f.call_borrowed(&refs[..args.len()]))
     }
 
     fn run_loop(
@@ -549,6 +514,7 @@ impl VmRef {
         let core = &*self.0;
         let exec = &*core.exec;
         let mut pc = exec.func_table[stack[0].func_idx].start_instr as usize;
+        let mut spare = Spare::default();
         loop {
             let frame = stack
                 .last_mut()
@@ -565,16 +531,26 @@ impl VmRef {
                 } => {
                     let callee = &core.func_pool[func_idx as usize];
                     let instrumented = core.has_instrument.load(Ordering::Relaxed);
-                    if !instrumented {
+                    if !instrumented && dst < BEGIN_SPECIAL_REG {
                         match core.inline[func_idx as usize] {
-                            Inline::NullValue if args.is_empty() => {
-                                write_dst(&mut frame.regs, dst, Value::Null);
+                            Some(InlineBuiltin::NullValue) if args.is_empty() => {
+                                spare.kill(&mut frame.regs[dst as usize]);
                                 pc += 1;
                                 continue;
                             }
-                            Inline::AllocTensor => {
-                                if let Some(t) = self.alloc_tensor_inline(args, &frame.regs) {
-                                    write_dst(&mut frame.regs, dst, Value::Tensor(t?));
+                            Some(InlineBuiltin::AllocTensor) => {
+                                if let Some(a) = self.alloc_tensor_args(args, &frame.regs) {
+                                    let t = spare.alloc_tensor(&a)?;
+                                    frame.regs[dst as usize] = Value::Tensor(t);
+                                    pc += 1;
+                                    continue;
+                                }
+                            }
+                            Some(InlineBuiltin::AllocStorage) => {
+                                if let Some(a) = self.alloc_storage_args(args, &frame.regs) {
+                                    spare.clear();
+                                    let s = a.alloc(self)?;
+                                    frame.regs[dst as usize] = Value::Storage(s);
                                     pc += 1;
                                     continue;
                                 }
@@ -582,6 +558,7 @@ impl VmRef {
                             _ => {}
                         }
                     }
+                    spare.clear();
                     if let Value::Func(f) = callee
                         && !instrumented
                     {

@@ -115,22 +115,45 @@ impl Kernel {
     /// call runs. The VM meets this for the tensors it allocates; a caller sharing an output
     /// tensor across threads does not, and that is a data race this method cannot detect.
     pub fn call(&self, args: &[Value]) -> vm::Result<()> {
+        self.call_iter(args.iter(), args.len())
+    }
+
+    /// [`call`](Self::call) on arguments borrowed from wherever they live.
+    pub fn call_borrowed(&self, args: &[&Value]) -> vm::Result<()> {
+        self.call_iter(args.iter().copied(), args.len())
+    }
+
+    #[inline]
+    fn call_iter<'a>(&self, args: impl Iterator<Item = &'a Value>, nargs: usize) -> vm::Result<()> {
         // Only the slots in use are written: filling all of them first costs as much as a
         // small kernel's whole body.
         let mut inline = [const { std::mem::MaybeUninit::<KernelArg>::uninit() }; INLINE_ARGS];
         let mut spilled = Vec::new();
-        let slots: &mut [std::mem::MaybeUninit<KernelArg>] = if args.len() <= INLINE_ARGS {
-            &mut inline[..args.len()]
+        let slots: &mut [std::mem::MaybeUninit<KernelArg>] = if nargs <= INLINE_ARGS {
+            &mut inline[..nargs]
         } else {
-            spilled.resize(args.len(), std::mem::MaybeUninit::new(EMPTY_ARG));
+            spilled.resize(nargs, std::mem::MaybeUninit::new(EMPTY_ARG));
             &mut spilled
         };
-        for (i, (a, slot)) in args.iter().zip(slots.iter_mut()).enumerate() {
-            *slot = std::mem::MaybeUninit::new(self.arg_of(i, a)?);
+        let mut written = 0;
+        for (i, (a, slot)) in args.zip(slots.iter_mut()).enumerate() {
+            // Tensors, the usual case, without the out-of-line conversion.
+            let arg = match a {
+                Value::Tensor(t) => tensor_arg(t),
+                _ => self.arg_of(i, a)?,
+            };
+            *slot = std::mem::MaybeUninit::new(arg);
+            written += 1;
         }
-        // SAFETY: the loop wrote every slot (`slots` has exactly `args.len()` entries, one per
-        // argument, and an argument that cannot be converted returns before this point), and
-        // `MaybeUninit<KernelArg>` has the layout of `KernelArg`.
+        if written != nargs {
+            return Err(vm::Error::internal(format!(
+                "{}: {nargs} arguments announced, {written} given",
+                self.meta.name
+            )));
+        }
+        // SAFETY: the loop wrote every slot (`slots` has exactly `nargs` entries and `written`
+        // counts the ones written, and an argument that cannot be converted returns before
+        // this point), and `MaybeUninit<KernelArg>` has the layout of `KernelArg`.
         let slots: &[KernelArg] =
             unsafe { std::slice::from_raw_parts(slots.as_ptr().cast::<KernelArg>(), slots.len()) };
         let mut err = KernelError::default();
@@ -201,8 +224,8 @@ impl Kernel {
     /// The kernel as a packed function returning `None` (TVM's destination-passing calls).
     pub fn packed(&self) -> PackedFunc {
         let k = self.clone();
-        PackedFunc::new(self.meta.symbol.clone(), move |args| {
-            k.call(args)?;
+        PackedFunc::new_borrowing(self.meta.symbol.clone(), move |args| {
+            k.call_borrowed(args)?;
             Ok(Value::Null)
         })
     }

@@ -375,6 +375,7 @@ fn vmtir_func(shared: Arc<Shared>, native: NativeFn, regs_needed: usize) -> VmTi
             vm: vmref,
             regs_len: regs.len(),
             call_args: Vec::new(),
+            spare: vm::Spare::default(),
             error: None,
             panic: None,
         };

@@ -11,8 +11,8 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use vm::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG, VM_REGISTER};
-use vm::{Error, Value, VmRef};
+use vm::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG};
+use vm::{Error, InlineBuiltin, Spare, Value, VmRef};
 
 use crate::kernel::Kernel;
 use crate::kernel::abi::{KernelArg, KernelError, KernelFn};
@@ -24,12 +24,9 @@ pub const STATUS_OK: i32 = 0;
 pub const STATUS_ERROR: i32 = 1;
 /// A callee panicked; [`CallCtx::panic`] holds the payload.
 pub const STATUS_PANIC: i32 = 2;
-/// Within the `builtin` helper: the arguments are not of the usual kinds; perform the Calls as
-/// the interpreter does.
-pub const STATUS_GENERIC: i32 = 3;
 /// `kernel_args` only: an instrument is installed, so the helper performed the Call as the
 /// interpreter does instead of preparing a direct kernel call.
-pub const STATUS_DONE: i32 = 4;
+pub const STATUS_DONE: i32 = 3;
 
 /// The state of one invocation of a compiled function. Generated code reads only `kernels`.
 #[repr(C)]
@@ -44,6 +41,9 @@ pub struct CallCtx<'a> {
     pub regs_len: usize,
     /// Argument buffer of generic calls, reused across the invocation.
     pub call_args: Vec<Value>,
+    /// The tensor handle kept between a kill and the next allocation; cleared before every
+    /// other Call, as the interpreter does (see `vm::Spare`).
+    pub spare: Spare,
     pub error: Option<Error>,
     pub panic: Option<Box<dyn Any + Send>>,
 }
@@ -70,32 +70,22 @@ pub type KernelArgsFn = unsafe extern "C" fn(
     *mut KernelError,
     i64,
 ) -> i32;
-/// `builtin(ctx, regs, which, 0, record, len) -> status`: a `FAST_*` builtin — the Calls of a
-/// record, `func_idx, dst, nargs, args…` each — performed directly, or, when the arguments are
-/// not of the usual kinds or an instrument is installed, the Calls performed as the interpreter
-/// does (which gives the builtin's own answer, error included).
-pub type BuiltinFn =
-    unsafe extern "C" fn(*mut CallCtx, *mut Value, i64, i64, *const i64, i64) -> i32;
+/// `builtin(ctx, regs, record, len) -> status`: the Calls of a record of inline builtins
+/// (`func_idx, dst, nargs, args…` each), each performed as the interpreter performs it: inline
+/// when the callee is the registered builtin, its arguments have the usual kinds and no
+/// instrument is installed, otherwise as a packed call (which gives the builtin's own answer,
+/// error included, or a replacement's).
+pub type BuiltinFn = unsafe extern "C" fn(*mut CallCtx, *mut Value, *const i64, i64) -> i32;
 
-/// `vm.builtin.null_value()` into a register (VMCodeGen's `kill_object`).
-pub const FAST_NULL_VALUE: i64 = 0;
-/// `vm.builtin.alloc_tensor(storage, offset, shape, dtype)`.
-pub const FAST_ALLOC_TENSOR: i64 = 1;
-/// `vm.builtin.alloc_storage(%vm, shape, device_index, dtype[, scope])`.
-pub const FAST_ALLOC_STORAGE: i64 = 2;
-/// The three Calls the memory planner emits for a tensor of its own storage —
-/// `alloc_storage → %s`, `alloc_tensor(%s, …) → %t`, `null_value → %s` — as one.
-pub const FAST_ALLOC_STORAGE_TENSOR: i64 = 3;
-
-/// The `FAST_*` code of a call of packed function `name` with `nargs` arguments writing to a
-/// register, if the translator performs it directly.
-pub fn fast_builtin(name: &str, nargs: usize) -> Option<i64> {
-    match (name, nargs) {
-        ("vm.builtin.null_value", 0) => Some(FAST_NULL_VALUE),
-        ("vm.builtin.alloc_tensor", 4) => Some(FAST_ALLOC_TENSOR),
-        ("vm.builtin.alloc_storage", 4 | 5) => Some(FAST_ALLOC_STORAGE),
-        _ => None,
-    }
+/// Whether a Call of packed function `name` with `nargs` arguments is one the `builtin` helper
+/// may perform inline (it checks at run time that the callee is the registered builtin).
+pub fn is_inline_builtin(name: &str, nargs: usize) -> bool {
+    matches!(
+        (name, nargs),
+        ("vm.builtin.null_value", 0)
+            | ("vm.builtin.alloc_tensor", 4)
+            | ("vm.builtin.alloc_storage", 4 | 5)
+    )
 }
 
 /// `kernel_fail(ctx, slot, status, err) -> STATUS_ERROR`: the error a failed kernel reports.
@@ -180,6 +170,7 @@ unsafe extern "C" fn call(
         )
     };
     guarded(ctx, |ctx| {
+        ctx.spare.clear();
         let mut call_args = std::mem::take(&mut ctx.call_args);
         let r = ctx
             .vm
@@ -258,6 +249,7 @@ unsafe extern "C" fn kernel_args(
         )
     };
     let args = &record[3..];
+    ctx.spare.clear();
     if ctx.vm.is_instrumented() {
         let status = guarded(ctx, |ctx| {
             let mut call_args = std::mem::take(&mut ctx.call_args);
@@ -328,216 +320,78 @@ unsafe extern "C" fn kernel_args(
     })
 }
 
-/// One Call of a builtin record: function index, destination, argument words.
-type RecordCall<'a> = (i64, i64, &'a [i64]);
-
-/// The Calls of a builtin record: `func_idx, dst, nargs, args…` for each, back to back.
-fn record_calls(record: &[i64]) -> Option<[Option<RecordCall<'_>>; 3]> {
-    let mut out = [None; 3];
-    let mut i = 0;
-    for slot in out.iter_mut() {
-        if i == record.len() {
-            break;
-        }
-        let n = usize::try_from(*record.get(i + 2)?).ok()?;
-        *slot = Some((record[i], record[i + 1], record.get(i + 3..i + 3 + n)?));
-        i += 3 + n;
-    }
-    (i == record.len()).then_some(out)
-}
-
 /// # Safety
-/// As for [`call`], with `args` pointing at a record of `nargs` words (see [`record_calls`]) of
-/// instructions of a validated executable.
+/// As for [`call`], with `record` pointing at `len` words: Calls of instructions of a validated
+/// executable, `func_idx, dst, nargs, args…` each.
 unsafe extern "C" fn builtin(
     ctx: *mut CallCtx,
     regs: *mut Value,
-    which: i64,
-    _reserved: i64,
-    args: *const i64,
-    nargs: i64,
+    record: *const i64,
+    len: i64,
 ) -> i32 {
     // SAFETY: the caller's contract.
-    let (ctx, regs, record) = unsafe {
+    let (ctx, regs, mut record) = unsafe {
         (
             &mut *ctx,
             std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
-            std::slice::from_raw_parts(args, nargs as usize),
+            std::slice::from_raw_parts(record, len as usize),
         )
     };
-    let Some(calls) = record_calls(record) else {
-        ctx.error = Some(vm::Error::internal("a malformed builtin record"));
-        return STATUS_ERROR;
-    };
-    if !ctx.vm.is_instrumented() {
-        let status = fast(ctx, regs, which, &calls);
-        if status != STATUS_GENERIC {
-            return status;
-        }
-    }
-    // Unusual arguments or an instrument: each Call as the interpreter performs it.
     guarded(ctx, |ctx| {
-        let mut call_args = std::mem::take(&mut ctx.call_args);
-        let mut r = Ok(());
-        for &(f, d, a) in calls.iter().flatten() {
-            r = ctx
-                .vm
-                .call_instruction(f as usize, d, a, regs, &mut call_args);
-            if r.is_err() {
+        while let [func_idx, dst, nargs, rest @ ..] = record {
+            let Some(args) = usize::try_from(*nargs).ok().and_then(|n| rest.get(..n)) else {
                 break;
-            }
+            };
+            record = &rest[args.len()..];
+            builtin_call(ctx, regs, *func_idx, *dst, args)?;
         }
-        ctx.call_args = call_args;
-        r
+        if record.is_empty() {
+            Ok(())
+        } else {
+            Err(vm::Error::internal("a malformed builtin record"))
+        }
     })
 }
 
-/// The `FAST_*` builtin `which` performed directly, or [`STATUS_GENERIC`] (before doing
-/// anything) if its arguments are not of the usual kinds.
-fn fast(
+/// One Call of a builtin record, inline when the interpreter would perform it inline.
+#[inline]
+fn builtin_call(
     ctx: &mut CallCtx,
     regs: &mut [Value],
-    which: i64,
-    calls: &[Option<RecordCall<'_>>; 3],
-) -> i32 {
-    let mut generic = false;
-    let status = guarded(ctx, |ctx| {
-        let vm = ctx.vm;
-        let Some((_, dst, args)) = calls[0] else {
-            generic = true;
-            return Ok(());
-        };
-        // Every argument is read before anything happens, so that "generic" is decided
-        // without side effects.
-        match which {
-            FAST_NULL_VALUE => regs[dst as usize] = Value::Null,
-            FAST_ALLOC_TENSOR => {
-                let storage = match Arg(args[0]).kind() {
-                    Some(ArgKind::Register) => regs.get(Arg(args[0]).value() as usize),
-                    _ => None,
-                };
-                let (Some(Value::Storage(storage)), Some(t)) =
-                    (storage, TensorArgs::read(vm, &args[1..]))
-                else {
-                    generic = true;
-                    return Ok(());
-                };
-                let tensor = storage.alloc_tensor(t.offset, t.shape, t.dtype)?;
-                regs[dst as usize] = Value::Tensor(tensor);
+    f: i64,
+    dst: i64,
+    args: &[i64],
+) -> vm::Result<()> {
+    let vm = ctx.vm;
+    if dst < BEGIN_SPECIAL_REG && (dst as usize) < regs.len() && !vm.is_instrumented() {
+        match vm.inline_builtin(f as usize) {
+            Some(InlineBuiltin::NullValue) if args.is_empty() => {
+                ctx.spare.kill(&mut regs[dst as usize]);
+                return Ok(());
             }
-            FAST_ALLOC_STORAGE => {
-                let Some(s) = StorageArgs::read(vm, args) else {
-                    generic = true;
+            Some(InlineBuiltin::AllocTensor) => {
+                if let Some(a) = vm.alloc_tensor_args(args, regs) {
+                    let t = ctx.spare.alloc_tensor(&a)?;
+                    regs[dst as usize] = Value::Tensor(t);
                     return Ok(());
-                };
-                regs[dst as usize] = Value::Storage(s.alloc(vm)?);
+                }
             }
-            FAST_ALLOC_STORAGE_TENSOR => {
-                // alloc_storage → %s, alloc_tensor(%s, …) → %t, null_value → %s.
-                let (Some((_, t_dst, t_args)), Some((_, null_dst, _))) = (calls[1], calls[2])
-                else {
-                    generic = true;
+            Some(InlineBuiltin::AllocStorage) => {
+                if let Some(a) = vm.alloc_storage_args(args, regs) {
+                    ctx.spare.clear();
+                    let s = a.alloc(vm)?;
+                    regs[dst as usize] = Value::Storage(s);
                     return Ok(());
-                };
-                let (Some(s), Some(t), true) = (
-                    StorageArgs::read(vm, args),
-                    TensorArgs::read(vm, &t_args[1..]),
-                    t_args[0] == Arg::new(ArgKind::Register, dst).0 && null_dst == dst,
-                ) else {
-                    generic = true;
-                    return Ok(());
-                };
-                let storage = s.alloc(vm)?;
-                let tensor = storage.alloc_tensor(t.offset, t.shape, t.dtype)?;
-                regs[t_dst as usize] = Value::Tensor(tensor);
-                regs[dst as usize] = Value::Null;
+                }
             }
-            _ => generic = true,
+            _ => {}
         }
-        Ok(())
-    });
-    if generic { STATUS_GENERIC } else { status }
-}
-
-fn constant(vm: &VmRef, w: i64) -> Option<&Value> {
-    match Arg(w).kind() {
-        Some(ArgKind::ConstIdx) => vm.constant(Arg(w).value() as usize),
-        _ => None,
     }
-}
-
-fn immediate(w: i64) -> Option<i64> {
-    match Arg(w).kind() {
-        Some(ArgKind::Immediate) => Some(Arg(w).value()),
-        _ => None,
-    }
-}
-
-/// `alloc_storage`'s arguments in their usual kinds: `%vm`, a shape constant, an immediate
-/// device index, a dtype constant and optionally a scope string constant.
-struct StorageArgs<'a> {
-    shape: &'a [i64],
-    device: i64,
-    dtype: vm::DataType,
-    scope: Option<&'a str>,
-}
-
-impl<'a> StorageArgs<'a> {
-    fn read(vm: &'a VmRef, args: &[i64]) -> Option<StorageArgs<'a>> {
-        let scope = match args.get(4) {
-            None => None,
-            Some(&w) => match constant(vm, w)? {
-                Value::Str(s) => Some(s.as_str()),
-                _ => return None,
-            },
-        };
-        let (true, Value::Shape(shape), Some(device), Value::DType(dtype)) = (
-            args.len() >= 4 && args[0] == Arg::new(ArgKind::Register, VM_REGISTER).0,
-            constant(vm, *args.get(1)?)?,
-            immediate(*args.get(2)?),
-            constant(vm, *args.get(3)?)?,
-        ) else {
-            return None;
-        };
-        Some(StorageArgs {
-            shape,
-            device,
-            dtype: *dtype,
-            scope,
-        })
-    }
-
-    fn alloc(&self, vm: &VmRef) -> vm::Result<vm::Storage> {
-        vm::builtin::alloc_storage_with(vm, self.shape, self.device, self.dtype, self.scope)
-    }
-}
-
-/// `alloc_tensor`'s arguments after the storage, in their usual kinds: an immediate offset, a
-/// shape constant and a dtype constant.
-struct TensorArgs<'a> {
-    offset: i64,
-    shape: &'a [i64],
-    dtype: vm::DataType,
-}
-
-impl<'a> TensorArgs<'a> {
-    fn read(vm: &'a VmRef, args: &[i64]) -> Option<TensorArgs<'a>> {
-        let [offset, shape, dtype] = args else {
-            return None;
-        };
-        let (Some(offset), Value::Shape(shape), Value::DType(dtype)) = (
-            immediate(*offset),
-            constant(vm, *shape)?,
-            constant(vm, *dtype)?,
-        ) else {
-            return None;
-        };
-        Some(TensorArgs {
-            offset,
-            shape,
-            dtype: *dtype,
-        })
-    }
+    ctx.spare.clear();
+    let mut call_args = std::mem::take(&mut ctx.call_args);
+    let r = vm.call_instruction(f as usize, dst, args, regs, &mut call_args);
+    ctx.call_args = call_args;
+    r
 }
 
 /// # Safety

@@ -20,9 +20,8 @@ use vm::bytecode::{BEGIN_SPECIAL_REG, Instruction};
 use vm::{Executable, FuncKind};
 
 use super::runtime::{
-    CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, FAST_ALLOC_STORAGE, FAST_ALLOC_STORAGE_TENSOR,
-    FAST_ALLOC_TENSOR, FAST_NULL_VALUE, RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS,
-    RT_KERNEL_FAIL, RT_KERNEL_RT, RT_RET, STATUS_DONE, fast_builtin,
+    CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS,
+    RT_KERNEL_FAIL, RT_KERNEL_RT, RT_RET, STATUS_DONE, is_inline_builtin,
 };
 use crate::error::{Error, Result};
 use crate::kernel::abi::{ARG_SIZE, KernelError};
@@ -73,6 +72,7 @@ pub fn translate(
     };
     let sigs = Sigs {
         call: b.import_signature(sig_of(6, types::I32)),
+        builtin: b.import_signature(sig_of(4, types::I32)),
         cond: b.import_signature(sig_of(3, types::I64)),
         ret: b.import_signature(sig_of(4, types::I32)),
         kernel_args: b.import_signature(sig_of(7, types::I32)),
@@ -139,7 +139,15 @@ pub fn translate(
             )))
         }
     };
-    let fused = fused_allocations(exec, &insts);
+    let targets = jump_targets(&insts);
+    let inline = |inst: &Instruction| match *inst {
+        Instruction::Call {
+            dst,
+            func_idx,
+            args,
+        } => inline_builtin_of(exec, func_idx, dst, args.len()),
+        _ => false,
+    };
     // A builtin record: `func_idx, dst, nargs, args…` per Call (see `runtime::builtin`).
     let record = |pool: &mut Vec<i64>, inst: &Instruction| {
         if let Instruction::Call {
@@ -155,43 +163,28 @@ pub fn translate(
     let mut absorbed = vec![false; insts.len()];
     for (pc, inst) in insts.iter().enumerate() {
         if absorbed[pc] {
-            // The second or third Call of a fused triple: no jump lands here.
+            // A later Call of a run of inline builtins: no jump lands here.
             continue;
         }
         e.b.switch_to_block(blocks[pc]);
-        let builtin = if fused[pc] {
-            absorbed[pc + 1] = true;
-            absorbed[pc + 2] = true;
-            Some((
-                FAST_ALLOC_STORAGE_TENSOR,
-                &insts[pc..pc + 3],
-                target(pc, 3)?,
-            ))
-        } else if let Instruction::Call {
-            dst,
-            func_idx,
-            args,
-        } = *inst
-            && let Some(which) = fast_builtin_of(exec, func_idx, dst, args.len())
-        {
-            Some((which, &insts[pc..pc + 1], target(pc, 1)?))
-        } else {
-            None
-        };
-        if let Some((which, calls, next)) = builtin {
-            // The helper performs the Calls directly, or as the interpreter would when their
-            // arguments are unusual or an instrument is installed.
+        if inline(inst) {
+            // The run of inline builtins starting here (no jump lands inside it) is one call
+            // of the helper, which performs each Call as the interpreter would.
+            let mut end = pc + 1;
+            while end < insts.len() && !targets[end] && inline(&insts[end]) {
+                absorbed[end] = true;
+                end += 1;
+            }
+            let next = target(pc, (end - pc) as i64)?;
             let start = word_pool.len();
-            for inst in calls {
+            for inst in &insts[pc..end] {
                 record(word_pool, inst);
             }
             let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
             let n =
                 e.b.ins()
                     .iconst(types::I64, (word_pool.len() - start) as i64);
-            let w = e.b.ins().iconst(types::I64, which);
-            let zero = e.b.ins().iconst(types::I64, 0);
-            let st = e.call_rt(RT_BUILTIN, e.sigs.call, &[e.ctx, e.regs, w, zero, addr, n]);
+            let st = e.call_rt(RT_BUILTIN, e.sigs.builtin, &[e.ctx, e.regs, addr, n]);
             e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
             continue;
         }
@@ -292,10 +285,8 @@ pub fn translate(
     Ok(())
 }
 
-/// For each instruction, whether it starts an allocation triple performed as one
-/// (`FAST_ALLOC_STORAGE_TENSOR`): `alloc_storage → %s`, `alloc_tensor(%s, …) → %t` with
-/// `%t ≠ %s`, `null_value → %s`, the second and third not jumped to.
-fn fused_allocations<'a>(exec: &Executable, insts: &[Instruction<'a>]) -> Vec<bool> {
+/// For each instruction (and the end), whether a Goto or If jumps to it.
+fn jump_targets(insts: &[Instruction]) -> Vec<bool> {
     let mut targets = vec![false; insts.len() + 1];
     for (pc, inst) in insts.iter().enumerate() {
         let mut mark = |off: i64| {
@@ -312,47 +303,22 @@ fn fused_allocations<'a>(exec: &Executable, insts: &[Instruction<'a>]) -> Vec<bo
             _ => {}
         }
     }
-    let fast = |inst: &Instruction<'a>| -> Option<(i64, i64, &'a [i64])> {
-        match *inst {
-            Instruction::Call {
-                dst,
-                func_idx,
-                args,
-            } => fast_builtin_of(exec, func_idx, dst, args.len()).map(|w| (w, dst, args)),
-            _ => None,
-        }
-    };
-    let mut out = vec![false; insts.len()];
-    for pc in 0..insts.len().saturating_sub(2) {
-        if targets[pc + 1] || targets[pc + 2] {
-            continue;
-        }
-        if let (
-            Some((FAST_ALLOC_STORAGE, s, _)),
-            Some((FAST_ALLOC_TENSOR, t, t_args)),
-            Some((FAST_NULL_VALUE, s2, _)),
-        ) = (fast(&insts[pc]), fast(&insts[pc + 1]), fast(&insts[pc + 2]))
-            && t != s
-            && s2 == s
-            && t_args[0] == vm::bytecode::Arg::new(vm::bytecode::ArgKind::Register, s).0
-        {
-            out[pc] = true;
-        }
-    }
-    out
+    targets
 }
 
-/// The `FAST_*` code of a Call the translator performs through the `builtin` helper.
-fn fast_builtin_of(exec: &Executable, func_idx: i64, dst: i64, nargs: usize) -> Option<i64> {
-    let f = exec.func_table.get(func_idx as usize)?;
-    if f.kind != FuncKind::PackedFunc || dst >= BEGIN_SPECIAL_REG {
-        return None;
-    }
-    fast_builtin(&f.name, nargs)
+/// Whether a Call goes through the `builtin` helper: a packed function named as an inline
+/// builtin, writing to a register.
+fn inline_builtin_of(exec: &Executable, func_idx: i64, dst: i64, nargs: usize) -> bool {
+    exec.func_table.get(func_idx as usize).is_some_and(|f| {
+        f.kind == FuncKind::PackedFunc
+            && dst < BEGIN_SPECIAL_REG
+            && is_inline_builtin(&f.name, nargs)
+    })
 }
 
 struct Sigs {
     call: SigRef,
+    builtin: SigRef,
     cond: SigRef,
     ret: SigRef,
     kernel_args: SigRef,

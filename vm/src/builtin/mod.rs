@@ -86,6 +86,7 @@ pub(crate) fn register_all(registry: &Registry) {
         match name {
             "vm.builtin.null_value" => known.null_value = Some(packed.clone()),
             "vm.builtin.alloc_tensor" => known.alloc_tensor = Some(packed.clone()),
+            "vm.builtin.alloc_storage" => known.alloc_storage = Some(packed.clone()),
             _ => {}
         }
         // The registry is empty when it registers its builtins: no name is taken yet.
@@ -95,12 +96,13 @@ pub(crate) fn register_all(registry: &Registry) {
 }
 
 /// The function objects registered for the builtins the interpreter runs inline (see
-/// `vm.rs`). A function resolved from the registry is one of these unless someone replaced the
+/// `inline.rs`). A function resolved from the registry is one of these unless someone replaced the
 /// builtin, in which case the interpreter calls the replacement like any packed function.
 #[derive(Default)]
 pub(crate) struct KnownBuiltins {
     pub(crate) null_value: Option<PackedFunc>,
     pub(crate) alloc_tensor: Option<PackedFunc>,
+    pub(crate) alloc_storage: Option<PackedFunc>,
 }
 
 static KNOWN: std::sync::OnceLock<KnownBuiltins> = std::sync::OnceLock::new();

@@ -1,0 +1,216 @@
+//! The builtins that the dispatch loop and compiled functions (`__vmtir__<name>`) perform
+//! without a packed call — `null_value`, `alloc_tensor`, `alloc_storage`, the instructions the
+//! memory planner puts around every kernel call — in one place for both exec modes: which
+//! function-pool entries they are, how their argument words decode in place, and the reuse of
+//! tensor handles between a kill and the next allocation ([`Spare`]).
+//!
+//! A Call is performed inline only when its callee is the builtin's registered function object
+//! (a user who registers a replacement under the builtin's name gets the replacement called like
+//! any packed function) and its arguments have the kinds the decoders accept; any other Call goes
+//! to the builtin itself, which computes the same thing with the same functions
+//! (`Storage::alloc_tensor_reusing`, `alloc_storage_with`) or reports the error.
+
+use crate::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG, VM_REGISTER};
+use crate::packed::PackedFunc;
+use crate::tensor::{SpareTensor, Storage};
+use crate::vm::VmRef;
+use crate::{DataType, Result, Value};
+
+/// A builtin performed without a packed call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InlineBuiltin {
+    /// `vm.builtin.null_value()` (VMCodeGen's `kill_object`).
+    NullValue,
+    /// `vm.builtin.alloc_tensor(storage, offset, shape, dtype)`.
+    AllocTensor,
+    /// `vm.builtin.alloc_storage(%vm, shape, device_index, dtype[, scope])`.
+    AllocStorage,
+}
+
+impl InlineBuiltin {
+    /// Which builtin the function-pool entry `f` is, by identity with the registered objects.
+    pub(crate) fn of(f: &Value) -> Option<InlineBuiltin> {
+        let (Value::Func(f), Some(known)) = (f, crate::builtin::known()) else {
+            return None;
+        };
+        let is = |k: &Option<PackedFunc>| k.as_ref().is_some_and(|k| k.ptr_eq(f));
+        if is(&known.null_value) {
+            Some(InlineBuiltin::NullValue)
+        } else if is(&known.alloc_tensor) {
+            Some(InlineBuiltin::AllocTensor)
+        } else if is(&known.alloc_storage) {
+            Some(InlineBuiltin::AllocStorage)
+        } else {
+            None
+        }
+    }
+}
+
+/// `alloc_tensor`'s arguments, read in place.
+pub struct AllocTensorArgs<'a> {
+    pub storage: &'a Storage,
+    pub offset: i64,
+    pub shape: &'a [i64],
+    pub dtype: DataType,
+}
+
+/// `alloc_storage`'s arguments after `%vm`, read in place.
+pub struct AllocStorageArgs<'a> {
+    pub shape: &'a [i64],
+    pub device_index: i64,
+    pub dtype: DataType,
+    pub scope: Option<&'a str>,
+}
+
+impl AllocStorageArgs<'_> {
+    /// What the builtin returns for these arguments.
+    #[inline]
+    pub fn alloc(&self, vm: &VmRef) -> Result<Storage> {
+        crate::builtin::alloc_storage_with(
+            vm,
+            self.shape,
+            self.device_index,
+            self.dtype,
+            self.scope,
+        )
+    }
+}
+
+impl VmRef {
+    /// The builtin that function-pool entry `func_idx` is, if Calls of it may be performed
+    /// inline (`None` also for an index out of range).
+    #[inline]
+    pub fn inline_builtin(&self, func_idx: usize) -> Option<InlineBuiltin> {
+        self.0.inline.get(func_idx).copied().flatten()
+    }
+
+    /// An argument of a Call read in place: a register or a constant (`None` for the special
+    /// registers, the other kinds and indices out of range).
+    #[inline]
+    pub(crate) fn arg_ref<'a>(&'a self, regs: &'a [Value], w: i64) -> Option<&'a Value> {
+        let a = Arg(w);
+        let v = a.value();
+        match a.kind()? {
+            ArgKind::Register if v < BEGIN_SPECIAL_REG => regs.get(v as usize),
+            ArgKind::ConstIdx => self.0.constants.get(v as usize),
+            _ => None,
+        }
+    }
+
+    /// An integer argument: an immediate, or a register or constant holding an int.
+    #[inline]
+    fn int_arg(&self, regs: &[Value], w: i64) -> Option<i64> {
+        match Arg(w).kind()? {
+            ArgKind::Immediate => Some(Arg(w).value()),
+            _ => match self.arg_ref(regs, w)? {
+                Value::Int(v) => Some(*v),
+                _ => None,
+            },
+        }
+    }
+
+    /// The arguments of an `alloc_tensor` Call, if they have the usual kinds: a storage, an
+    /// integer offset, a shape and a dtype (four arguments; a fifth, the scope, is left to the
+    /// builtin).
+    #[inline]
+    pub fn alloc_tensor_args<'a>(
+        &'a self,
+        args: &[i64],
+        regs: &'a [Value],
+    ) -> Option<AllocTensorArgs<'a>> {
+        let [storage, offset, shape, dtype] = *args else {
+            return None;
+        };
+        let (Value::Storage(storage), Some(offset), Value::Shape(shape), Value::DType(dtype)) = (
+            self.arg_ref(regs, storage)?,
+            self.int_arg(regs, offset),
+            self.arg_ref(regs, shape)?,
+            self.arg_ref(regs, dtype)?,
+        ) else {
+            return None;
+        };
+        Some(AllocTensorArgs {
+            storage,
+            offset,
+            shape,
+            dtype: *dtype,
+        })
+    }
+
+    /// The arguments of an `alloc_storage` Call, if they have the usual kinds: `%vm`, a shape,
+    /// an integer device index, a dtype and optionally a scope string.
+    #[inline]
+    pub fn alloc_storage_args<'a>(
+        &'a self,
+        args: &[i64],
+        regs: &'a [Value],
+    ) -> Option<AllocStorageArgs<'a>> {
+        let (vm, shape, device, dtype, scope) = match *args {
+            [vm, shape, device, dtype] => (vm, shape, device, dtype, None),
+            [vm, shape, device, dtype, scope] => (vm, shape, device, dtype, Some(scope)),
+            _ => return None,
+        };
+        let scope = match scope {
+            None => None,
+            Some(w) => match self.arg_ref(regs, w)? {
+                Value::Str(s) => Some(s.as_str()),
+                _ => return None,
+            },
+        };
+        let (true, Value::Shape(shape), Some(device_index), Value::DType(dtype)) = (
+            vm == Arg::new(ArgKind::Register, VM_REGISTER).0,
+            self.arg_ref(regs, shape)?,
+            self.int_arg(regs, device),
+            self.arg_ref(regs, dtype)?,
+        ) else {
+            return None;
+        };
+        Some(AllocStorageArgs {
+            shape,
+            device_index,
+            dtype: *dtype,
+            scope,
+        })
+    }
+}
+
+/// A tensor handle released by a `null_value` Call, kept so that the next `alloc_tensor` makes
+/// its tensor in it instead of allocating a handle: the memory planner's code kills the previous
+/// intermediate right before allocating the next one, so a chain of kernel calls allocates no
+/// handle after its first few.
+///
+/// A handle is kept only when nothing else holds it and its storage is held elsewhere too
+/// ([`Tensor::into_spare`](crate::Tensor::into_spare)). Whoever holds a `Spare` calls [`clear`](Self::clear) before every
+/// Call that is not an inline `null_value` or `alloc_tensor`, so a kept handle never outlives the
+/// run of such Calls it was released in: no packed function, kernel, allocator or caller can
+/// observe that it was kept (a storage it holds is released before anything else runs).
+#[derive(Default)]
+pub struct Spare(Option<SpareTensor>);
+
+impl Spare {
+    /// `null_value` into `slot`: the register's value is released, or kept if it is a tensor
+    /// handle worth reusing.
+    #[inline]
+    pub fn kill(&mut self, slot: &mut Value) {
+        if let Value::Tensor(t) = std::mem::take(slot) {
+            if let Some(t) = t.into_spare() {
+                self.0 = Some(t);
+            }
+        }
+    }
+
+    /// `alloc_tensor` on `a`, in the kept handle if there is one.
+    #[inline]
+    pub fn alloc_tensor(&mut self, a: &AllocTensorArgs) -> Result<crate::Tensor> {
+        a.storage
+            .alloc_tensor_reusing(self.0.take(), a.offset, a.shape, a.dtype)
+    }
+
+    /// Releases the kept handle, if any.
+    #[inline]
+    pub fn clear(&mut self) {
+        if self.0.is_some() {
+            self.0 = None;
+        }
+    }
+}
