@@ -4,7 +4,7 @@
 //! The key covers the module as canonical TVMScript (the printer's output, which parses back to
 //! the same module) with every metadata tensor's dtype, shape and bytes, the [`Config`] fields
 //! that change what is compiled (exec mode, fusion, library dispatch, the constant-folding
-//! limit) and the kernel compile options; [`jit::cache::KeyBuilder`] adds the relaxjit build
+//! limit) and the kernel compile options; [`ArtifactCache::key_builder`] adds the relaxjit build
 //! and the host ISA. Fields that only shape the run (threads, allocator) are applied to the
 //! loaded module from the current configuration instead.
 
@@ -21,14 +21,14 @@ use crate::engine::{CompiledModule, Config};
 /// for it (it does not parse back to a structurally equal module — which a module built in
 /// Rust that the printer cannot express fully could do), so that two modules printing alike
 /// can never share an entry.
-pub(crate) fn key(config: &Config, module: &IRModule) -> Option<Key> {
+pub(crate) fn key(cache: &ArtifactCache, config: &Config, module: &IRModule) -> Option<Key> {
     let (text, metadata) = relax::script::print_module_with_metadata(module);
     let options = relax::script::ReadOptions::with_metadata(metadata.clone());
     let reparsed = relax::script::parse_module_with(&text, &options).ok()?;
     if !relax::structural_equal(&reparsed, module) {
         return None;
     }
-    let mut k = KeyBuilder::new();
+    let mut k = cache.key_builder();
     k.part("module", text.as_bytes());
     config_parts(&mut k, config, &metadata);
     Some(k.finish())
@@ -59,8 +59,13 @@ fn config_parts(k: &mut KeyBuilder, config: &Config, metadata: &[vm::Tensor]) {
 
 /// The key of compiling the TVMScript `src` with `metadata` under `config`, before parsing:
 /// an alias of [`key`] that spares a hit the parse.
-pub(crate) fn source_key(config: &Config, src: &str, metadata: &[vm::Tensor]) -> Key {
-    let mut k = KeyBuilder::new();
+pub(crate) fn source_key(
+    cache: &ArtifactCache,
+    config: &Config,
+    src: &str,
+    metadata: &[vm::Tensor],
+) -> Key {
+    let mut k = cache.key_builder();
     k.part("source", src.as_bytes());
     config_parts(&mut k, config, metadata);
     k.finish()
@@ -112,7 +117,7 @@ pub(crate) fn from_entry(entry: Entry, compiled: bool) -> Result<Loaded, String>
     let kernels = KernelLibrary::from_code(&entry.code, entry.kernels)
         .map_err(|e| format!("the stored code does not load: {e}"))?;
     let mut library = Library::new();
-    kernels.add_to(&mut library);
+    kernels.add_for(&mut library, &exec);
     let section = match entry.extra.as_slice() {
         [] => None,
         [(name, bytes)] if name == jit::vmtir::SECTION => Some(bytes),

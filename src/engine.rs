@@ -103,6 +103,11 @@ impl Default for Config {
     }
 }
 
+/// The identity of this build of relaxjit: the version and a fingerprint of the sources,
+/// dependencies, compiler and profile that compile modules (made by the build script). The
+/// artifact cache keys entries by it, so no other build ever loads them.
+pub const BUILD: &str = env!("RELAXJIT_BUILD");
+
 /// Compiles Relax modules according to a [`Config`].
 #[derive(Clone, Debug, Default)]
 pub struct Engine {
@@ -111,8 +116,10 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// An engine with `config`; builds its thread pool if `config.threads` is set.
-    pub fn new(config: Config) -> Result<Engine> {
+    /// An engine with `config`; builds its thread pool if `config.threads` is set. Its cache
+    /// (if any) keys entries by this build of relaxjit ([`BUILD`]).
+    pub fn new(mut config: Config) -> Result<Engine> {
+        config.cache = config.cache.map(|c| c.with_build(BUILD));
         let pool = match config.threads {
             None => None,
             Some(0) => {
@@ -189,7 +196,7 @@ impl Engine {
         let funcs: Vec<tir::PrimFunc> = prim_funcs.prim_funcs().map(|(_, f)| f.clone()).collect();
         let kernels = KernelLibrary::compile(&funcs)?;
         let mut library = Library::new();
-        kernels.add_to(&mut library);
+        kernels.add_for(&mut library, &exec);
         let mut exec = exec;
         let mut vmtir = None;
         if self.config.exec_mode == ExecMode::Compiled {
@@ -232,7 +239,7 @@ impl Engine {
     /// The cache and the key of compiling `module`, if this compile uses the cache.
     fn cache_key(&self, module: &IRModule) -> Option<(&ArtifactCache, jit::cache::Key)> {
         let cache = self.cache_key_parts()?;
-        Some((cache, crate::cache::key(&self.config, module)?))
+        Some((cache, crate::cache::key(cache, &self.config, module)?))
     }
 
     /// The cache, if compiles of this engine use it.
@@ -287,7 +294,7 @@ impl Engine {
         let alias = self.cache_key_parts().map(|cache| {
             (
                 cache,
-                crate::cache::source_key(&self.config, src, &metadata),
+                crate::cache::source_key(cache, &self.config, src, &metadata),
             )
         });
         if let Some((cache, akey)) = &alias
@@ -299,7 +306,7 @@ impl Engine {
         let module = Engine::parse_with_metadata(src, metadata)?;
         let compiled = self.compile(&module)?;
         if let Some((cache, akey)) = &alias
-            && let Some(target) = crate::cache::key(&self.config, &module)
+            && let Some(target) = crate::cache::key(cache, &self.config, &module)
         {
             cache.store_alias(akey, &target);
         }

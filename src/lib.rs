@@ -5,7 +5,7 @@ pub mod engine;
 pub mod error;
 pub mod npy;
 
-pub use engine::{CompiledModule, Config, Engine, ExecMode, MAX_THREADS, OnnxModel};
+pub use engine::{BUILD, CompiledModule, Config, Engine, ExecMode, MAX_THREADS, OnnxModel};
 pub use error::{Error, Result};
 pub use jit::cache::ArtifactCache;
 pub use vm::{Tensor, Value};

@@ -115,7 +115,7 @@ fn rewrite(bytes: &[u8], path: &Path, change: impl Fn(&mut Identity)) -> Vec<u8>
 fn identity(path: &Path) -> Identity {
     Identity {
         key: key_of(path).0,
-        version: relaxjit::jit::cache::relaxjit_version().to_string(),
+        version: relaxjit::BUILD.to_string(),
         isa: relaxjit::jit::cache::host_isa_description().to_string(),
     }
 }

@@ -158,7 +158,7 @@ impl Executable {
             data: bytes,
             pos: 0,
         };
-        let magic = r.u64("magic number")?;
+        let magic = r.u64(&"magic number")?;
         let has_memory_scopes = match magic {
             MAGIC_V2 => true,
             MAGIC_V1 => false,
@@ -170,7 +170,7 @@ impl Executable {
             }
         };
         let at = r.pos;
-        let version = r.string("version string")?;
+        let version = r.string(&"version string")?;
         if version != VM_VERSION {
             return Err(Error::load(format!(
                 "bytecode version {version:?} at byte {at} is not supported (expected {VM_VERSION:?})"
@@ -179,7 +179,7 @@ impl Executable {
 
         let mut exec = Executable::default();
         // The smallest function entry: kind, an empty name, four i64s and an empty name vector.
-        let nfuncs = r.count("function table", 4 + 8 + 4 * 8 + 8)?;
+        let nfuncs = r.count(&"function table", 4 + 8 + 4 * 8 + 8)?;
         exec.func_table.reserve(nfuncs);
         for fi in 0..nfuncs {
             exec.func_table.push(r.func_info(fi)?);
@@ -187,26 +187,26 @@ impl Executable {
         exec.rebuild_func_map();
 
         if has_memory_scopes {
-            let n = r.count("memory scope table", 8 + 8)?;
+            let n = r.count(&"memory scope table", 8 + 8)?;
             exec.memory_scopes.reserve(n);
             for i in 0..n {
-                let idx = r.i64(&format!("constant index of memory scope {i}"))?;
-                let scope = r.string(&format!("memory scope {i}"))?;
+                let idx = r.i64(&format_args!("constant index of memory scope {i}"))?;
+                let scope = r.string(&format_args!("memory scope {i}"))?;
                 exec.memory_scopes.push((idx, scope));
             }
         }
 
         // The smallest constant is a type index and a DataType (4 bytes).
-        let nconsts = r.count("constant pool", 4 + 4)?;
+        let nconsts = r.count(&"constant pool", 4 + 4)?;
         exec.constants.reserve(nconsts);
         for i in 0..nconsts {
             exec.constants.push(r.constant(i)?);
         }
 
-        let n = r.count("instruction offsets", 8)?;
-        exec.instr_offset = r.i64_array(n, "instruction offsets")?;
-        let n = r.count("instruction data", 8)?;
-        exec.instr_data = r.i64_array(n, "instruction data")?;
+        let n = r.count(&"instruction offsets", 8)?;
+        exec.instr_offset = r.i64_array(n, &"instruction offsets")?;
+        let n = r.count(&"instruction data", 8)?;
+        exec.instr_data = r.i64_array(n, &"instruction data")?;
         if r.remaining() != 0 {
             return Err(Error::load(format!(
                 "{} unexpected bytes after the code section at byte {}",
@@ -291,7 +291,7 @@ impl<'a> Reader<'a> {
         self.data.len() - self.pos
     }
 
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+    fn take(&mut self, n: usize, what: &dyn std::fmt::Display) -> Result<&'a [u8]> {
         if n > self.remaining() {
             return Err(Error::load(format!(
                 "truncated input: {what} at byte {} needs {n} bytes, but only {} remain",
@@ -304,33 +304,33 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
-    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
+    fn array<const N: usize>(&mut self, what: &dyn std::fmt::Display) -> Result<[u8; N]> {
         let s = self.take(N, what)?;
         let mut a = [0u8; N];
         a.copy_from_slice(s);
         Ok(a)
     }
-    fn u8(&mut self, what: &str) -> Result<u8> {
+    fn u8(&mut self, what: &dyn std::fmt::Display) -> Result<u8> {
         Ok(self.array::<1>(what)?[0])
     }
-    fn u16(&mut self, what: &str) -> Result<u16> {
+    fn u16(&mut self, what: &dyn std::fmt::Display) -> Result<u16> {
         Ok(u16::from_le_bytes(self.array(what)?))
     }
-    fn i32(&mut self, what: &str) -> Result<i32> {
+    fn i32(&mut self, what: &dyn std::fmt::Display) -> Result<i32> {
         Ok(i32::from_le_bytes(self.array(what)?))
     }
-    fn u64(&mut self, what: &str) -> Result<u64> {
+    fn u64(&mut self, what: &dyn std::fmt::Display) -> Result<u64> {
         Ok(u64::from_le_bytes(self.array(what)?))
     }
-    fn i64(&mut self, what: &str) -> Result<i64> {
+    fn i64(&mut self, what: &dyn std::fmt::Display) -> Result<i64> {
         Ok(i64::from_le_bytes(self.array(what)?))
     }
 
     /// A `u64` element count, checked against the remaining bytes given the smallest encoded
     /// size of one element, so that a corrupt count cannot make us allocate.
-    fn count(&mut self, what: &str, min_elem_size: usize) -> Result<usize> {
+    fn count(&mut self, what: &dyn std::fmt::Display, min_elem_size: usize) -> Result<usize> {
         let at = self.pos;
-        let n = self.u64(&format!("{what} length"))?;
+        let n = self.u64(&format_args!("{what} length"))?;
         let fits = usize::try_from(n)
             .ok()
             .and_then(|n| n.checked_mul(min_elem_size))
@@ -344,7 +344,7 @@ impl<'a> Reader<'a> {
         Ok(n as usize)
     }
 
-    fn string(&mut self, what: &str) -> Result<String> {
+    fn string(&mut self, what: &dyn std::fmt::Display) -> Result<String> {
         let n = self.count(what, 1)?;
         let at = self.pos;
         let bytes = self.take(n, what)?;
@@ -356,7 +356,7 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn i64_array(&mut self, n: usize, what: &str) -> Result<Vec<i64>> {
+    fn i64_array(&mut self, n: usize, what: &dyn std::fmt::Display) -> Result<Vec<i64>> {
         let bytes = self.take(n * 8, what)?;
         Ok(bytes
             .chunks_exact(8)
@@ -364,7 +364,7 @@ impl<'a> Reader<'a> {
             .collect())
     }
 
-    fn dtype(&mut self, what: &str) -> Result<DataType> {
+    fn dtype(&mut self, what: &dyn std::fmt::Display) -> Result<DataType> {
         let code = self.u8(what)?;
         let bits = self.u8(what)?;
         let lanes = self.u16(what)?;
@@ -373,23 +373,28 @@ impl<'a> Reader<'a> {
 
     fn func_info(&mut self, fi: usize) -> Result<FuncInfo> {
         let at = self.pos;
-        let kind_word = self.i32(&format!("kind of function {fi}"))?;
+        let kind_word = self.i32(&format_args!("kind of function {fi}"))?;
         let kind = FuncKind::from_i32(kind_word).ok_or_else(|| {
             Error::load(format!(
                 "function {fi} at byte {at} has unknown kind {kind_word} (expected 0 packed, 1 VM, 2 VM TIR)"
             ))
         })?;
-        let name = self.string(&format!("name of function {fi}"))?;
-        let ctx = |field: &str| format!("{field} of function {fi} `{name}`");
-        let start_instr = self.i64(&ctx("start_instr"))?;
-        let end_instr = self.i64(&ctx("end_instr"))?;
-        let num_args = self.i64(&ctx("num_args"))?;
-        let register_file_size = self.i64(&ctx("register_file_size"))?;
-        let n = self.count(&ctx("parameter name list"), 8)?;
+        let name = self.string(&format_args!("name of function {fi}"))?;
+        let start_instr = self.i64(&format_args!("start_instr of function {fi} `{name}`"))?;
+        let end_instr = self.i64(&format_args!("end_instr of function {fi} `{name}`"))?;
+        let num_args = self.i64(&format_args!("num_args of function {fi} `{name}`"))?;
+        let register_file_size = self.i64(&format_args!(
+            "register_file_size of function {fi} `{name}`"
+        ))?;
+        let n = self.count(
+            &format_args!("parameter name list of function {fi} `{name}`"),
+            8,
+        )?;
         let mut param_names = Vec::with_capacity(n);
         for p in 0..n {
-            param_names
-                .push(self.string(&format!("parameter {p} name of function {fi} `{name}`"))?);
+            param_names.push(self.string(&format_args!(
+                "parameter {p} name of function {fi} `{name}`"
+            ))?);
         }
         Ok(FuncInfo {
             kind,
@@ -405,7 +410,7 @@ impl<'a> Reader<'a> {
     fn constant(&mut self, i: usize) -> Result<Value> {
         let at = self.pos;
         let what = format!("constant {i}");
-        let tag = self.i32(&format!("type index of {what}"))?;
+        let tag = self.i32(&format_args!("type index of {what}"))?;
         let tag = ConstTag::from_i32(tag).ok_or_else(|| {
             Error::load(format!(
                 "{what} at byte {at} has type index {tag}; the constant pool can only contain \
@@ -418,7 +423,7 @@ impl<'a> Reader<'a> {
             ConstTag::DataType => Value::DType(self.dtype(&what)?),
             ConstTag::Str => Value::Str(Str::new(self.string(&what)?)),
             ConstTag::Shape => {
-                let n = self.count(&format!("{what} (shape) rank"), 8)?;
+                let n = self.count(&format_args!("{what} (shape) rank"), 8)?;
                 Value::Shape(ShapeTuple::new(self.i64_array(n, &what)?))
             }
             ConstTag::Tensor => Value::Tensor(self.tensor(&what)?),
@@ -426,25 +431,25 @@ impl<'a> Reader<'a> {
     }
 
     /// TVM's `Tensor::Load`.
-    fn tensor(&mut self, what: &str) -> Result<Tensor> {
+    fn tensor(&mut self, what: &dyn std::fmt::Display) -> Result<Tensor> {
         let at = self.pos;
-        let magic = self.u64(&format!("{what} tensor magic"))?;
+        let magic = self.u64(&format_args!("{what} tensor magic"))?;
         if magic != TENSOR_MAGIC {
             return Err(Error::load(format!(
                 "{what}: bad tensor magic {magic:#018x} at byte {at} (expected {TENSOR_MAGIC:#018x})"
             )));
         }
-        self.u64(&format!("{what} reserved word"))?;
+        self.u64(&format_args!("{what} reserved word"))?;
         let at = self.pos;
-        let device_type = self.i32(&format!("{what} device type"))?;
-        let _device_id = self.i32(&format!("{what} device id"))?;
+        let device_type = self.i32(&format_args!("{what} device type"))?;
+        let _device_id = self.i32(&format_args!("{what} device id"))?;
         if device_type != Device::CPU_TYPE {
             return Err(Error::load(format!(
                 "{what}: tensor device type {device_type} at byte {at} is not CPU (1)"
             )));
         }
         let at = self.pos;
-        let ndim = self.i32(&format!("{what} ndim"))?;
+        let ndim = self.i32(&format_args!("{what} ndim"))?;
         let ndim = usize::try_from(ndim)
             .ok()
             .filter(|&n| n.checked_mul(8).is_some_and(|b| b <= self.remaining()))
@@ -454,7 +459,7 @@ impl<'a> Reader<'a> {
                 ))
             })?;
         let at = self.pos;
-        let dtype = self.dtype(&format!("{what} dtype"))?;
+        let dtype = self.dtype(&format_args!("{what} dtype"))?;
         if dtype.bits == 0 || dtype.lanes != 1 {
             return Err(Error::load(format!(
                 "{what}: tensor dtype {dtype} (code {}, bits {}, lanes {}) at byte {at} is not supported",
@@ -462,7 +467,7 @@ impl<'a> Reader<'a> {
             )));
         }
         let at = self.pos;
-        let shape = self.i64_array(ndim, &format!("{what} shape"))?;
+        let shape = self.i64_array(ndim, &format_args!("{what} shape"))?;
         let nbytes = crate::tensor::checked_nbytes(&shape, dtype).map_err(|e| {
             Error::load(format!(
                 "{what}: bad tensor shape at byte {at}: {}",
@@ -470,14 +475,14 @@ impl<'a> Reader<'a> {
             ))
         })?;
         let at = self.pos;
-        let size = self.i64(&format!("{what} data size"))?;
+        let size = self.i64(&format_args!("{what} data size"))?;
         if u64::try_from(size).ok() != Some(nbytes as u64) {
             return Err(Error::load(format!(
                 "{what}: tensor data size {size} at byte {at} does not match shape {shape:?} of \
                  {dtype} ({nbytes} bytes)"
             )));
         }
-        let data = self.take(nbytes, &format!("{what} data"))?;
+        let data = self.take(nbytes, &format_args!("{what} data"))?;
         Tensor::from_bytes(&shape, dtype, data).map_err(|e| e.context(what))
     }
 }

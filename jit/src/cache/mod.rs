@@ -3,7 +3,7 @@
 //!
 //! * Key ([`KeyBuilder`]): SHA-256 over what the caller says determines the output (the
 //!   canonical module text, pipeline options, exec mode), plus the format version, the relaxjit
-//!   build ([`relaxjit_version`]) and the host ISA Cranelift compiles for
+//!   build ([`ArtifactCache::build`]) and the host ISA Cranelift compiles for
 //!   ([`host_isa_description`]), each part length-prefixed so that no two part lists collide.
 //! * Entry: one file `<hex key>.rjc` per key ([`entry`] has the layout), whose header repeats the
 //!   key, the build and the ISA and checksums the rest.
@@ -66,18 +66,13 @@ pub struct KeyBuilder {
     h: Sha256,
 }
 
-impl Default for KeyBuilder {
-    fn default() -> Self {
-        KeyBuilder::new()
-    }
-}
-
 impl KeyBuilder {
-    /// A builder that already holds the format version, the relaxjit build and the host ISA.
-    pub fn new() -> KeyBuilder {
+    /// A builder that already holds the format version, the relaxjit build `build` and the
+    /// host ISA; [`ArtifactCache::key_builder`] gives one with the cache's build.
+    pub fn new(build: &str) -> KeyBuilder {
         let mut b = KeyBuilder { h: Sha256::new() };
         b.part("format", &entry::FORMAT_VERSION.to_le_bytes());
-        b.part("version", relaxjit_version().as_bytes());
+        b.part("version", build.as_bytes());
         b.part("isa", host_isa_description().as_bytes());
         b
     }
@@ -97,9 +92,10 @@ impl KeyBuilder {
     }
 }
 
-/// The relaxjit build: the crate version, and for the executable running it its size and
-/// modification time, so that a rebuilt binary (whose codegen may differ at the same version,
-/// as during development) never loads code another build wrote — Wasmtime's rule too.
+/// The build identity of a cache without one of its own ([`ArtifactCache::with_build`]): the
+/// crate version, and for the executable running it its size and modification time, so that a
+/// rebuilt binary (whose codegen may differ at the same version, as during development) never
+/// loads code another build wrote — Wasmtime's rule too.
 pub fn relaxjit_version() -> &'static str {
     static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     V.get_or_init(|| {
@@ -119,19 +115,12 @@ pub fn relaxjit_version() -> &'static str {
     })
 }
 
-/// The target Cranelift compiles for: triple, shared flags and ISA flags, as text.
+/// The target Cranelift compiles for ([`crate::isa::host_isa_description`]), computed once.
 pub fn host_isa_description() -> &'static str {
     static D: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    D.get_or_init(|| match crate::isa::host_isa() {
-        Ok(isa) => {
-            let mut s = format!("{} ", isa.triple());
-            for f in isa.flags().iter().chain(isa.isa_flags()) {
-                s.push_str(&format!("{}={} ", f.name, f.value_string()));
-            }
-            s.trim_end().to_string()
-        }
+    D.get_or_init(|| {
         // No ISA means no compiling either; the description only has to differ from any real one.
-        Err(e) => format!("no host isa: {e}"),
+        crate::isa::host_isa_description().unwrap_or_else(|e| format!("no host isa: {e}"))
     })
 }
 
@@ -154,6 +143,7 @@ pub struct ArtifactCache {
     dir: PathBuf,
     max_bytes: u64,
     warn: WarnHook,
+    build: Option<&'static str>,
 }
 
 impl std::fmt::Debug for ArtifactCache {
@@ -175,7 +165,28 @@ impl ArtifactCache {
             dir: dir.into(),
             max_bytes,
             warn: Arc::new(|msg| eprintln!("relaxjit: warning: artifact cache: {msg}")),
+            build: None,
         }
+    }
+
+    /// Keys and checks entries with the build identity `build` instead of
+    /// [`relaxjit_version`]'s: an identity fixed when the code that compiles was built, which
+    /// must change whenever that code (or its compiler, or its dependencies) does. The engine
+    /// gives its own (`relaxjit`'s build script makes it).
+    pub fn with_build(mut self, build: &'static str) -> ArtifactCache {
+        self.build = Some(build);
+        self
+    }
+
+    /// The build identity that keys and checks entries.
+    pub fn build(&self) -> &'static str {
+        self.build.unwrap_or_else(relaxjit_version)
+    }
+
+    /// A key builder that already holds the format version, this cache's build identity and
+    /// the host ISA.
+    pub fn key_builder(&self) -> KeyBuilder {
+        KeyBuilder::new(self.build())
     }
 
     /// Sends warnings to `hook` instead of stderr.
@@ -230,10 +241,10 @@ impl ArtifactCache {
         self.dir.join(format!("{}.{EXTENSION}", key.hex()))
     }
 
-    fn identity(key: &Key) -> Identity {
+    fn identity(&self, key: &Key) -> Identity {
         Identity {
             key: key.0,
-            version: relaxjit_version().to_string(),
+            version: self.build().to_string(),
             isa: host_isa_description().to_string(),
         }
     }
@@ -266,7 +277,7 @@ impl ArtifactCache {
             // copies). A foreign process truncating the file under us is outside that
             // contract, as for every mapped file.
             match unsafe { memmap2::Mmap::map(&file) } {
-                Ok(map) => entry::decode(&map, &ArtifactCache::identity(key)),
+                Ok(map) => entry::decode(&map, &self.identity(key)),
                 Err(e) => {
                     self.warn(&format!("cannot map {}: {e}; recompiling", path.display()));
                     return None;
@@ -319,7 +330,7 @@ impl ArtifactCache {
     /// Stores `entry` under `key`, replacing any entry there, then evicts down to the size
     /// bound. Failures are warnings: the compile that produced the entry has succeeded anyway.
     pub fn store(&self, key: &Key, entry: &Entry) {
-        let bytes = entry::encode(&ArtifactCache::identity(key), entry);
+        let bytes = entry::encode(&self.identity(key), entry);
         if let Err(e) = self.write_atomic(&self.path_of(key), &bytes) {
             self.warn(&format!(
                 "cannot store {}: {e}",

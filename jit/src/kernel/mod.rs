@@ -564,4 +564,19 @@ impl KernelLibrary {
         }
         crate::library::add_to(lib);
     }
+
+    /// Adds every kernel to `lib`, and the library kernels that `exec` calls: what a VM
+    /// running `exec` needs, without a function for every library kernel variant.
+    pub fn add_for(&self, lib: &mut vm::Library, exec: &vm::Executable) {
+        for k in &self.kernels {
+            lib.add_packed(k.symbol(), k.packed());
+        }
+        crate::library::add_named(
+            lib,
+            exec.func_table
+                .iter()
+                .filter(|f| f.kind == vm::FuncKind::PackedFunc)
+                .map(|f| f.name.as_str()),
+        );
+    }
 }

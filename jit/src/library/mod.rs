@@ -27,12 +27,33 @@ use vm::{DataType, Error, Result, Tensor, Value};
 /// Adds every library kernel to `lib` under its name.
 pub fn add_to(lib: &mut vm::Library) {
     for kernel in LibraryKernel::all() {
-        let name = kernel.name();
-        let err_name = name.clone();
-        lib.add_fn(&name, move |args| {
-            crate::pool::run(|| call(kernel, args)).map_err(|e| e.context(&err_name))
-        });
+        add_kernel(lib, kernel, kernel.name());
     }
+}
+
+/// Adds the library kernels among `names` to `lib`, skipping every other name: only what an
+/// executable calls, so that linking it (a cache hit above all) does not build a function for
+/// every kernel variant.
+pub fn add_named<'a>(lib: &mut vm::Library, names: impl IntoIterator<Item = &'a str>) {
+    let wanted: Vec<&str> = names
+        .into_iter()
+        .filter(|n| n.starts_with(relax::transform::dispatch_library::PREFIX))
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    for kernel in LibraryKernel::all() {
+        let name = kernel.name();
+        if wanted.contains(&name.as_str()) {
+            add_kernel(lib, kernel, name);
+        }
+    }
+}
+
+fn add_kernel(lib: &mut vm::Library, kernel: LibraryKernel, name: String) {
+    lib.add_fn(&name.clone(), move |args| {
+        crate::pool::run(|| call(kernel, args)).map_err(|e| e.context(&name))
+    });
 }
 
 fn call(kernel: LibraryKernel, args: &[Value]) -> Result<Value> {
