@@ -5,7 +5,10 @@
 //! channels, tile of output positions) spread over the pool. Each task unfolds its tile of
 //! columns into a per-thread buffer of about L2 size (im2col; a 1×1 unstrided, unpadded kernel
 //! reads the image directly), multiplies on its thread, and applies the epilogue to its output
-//! tile while it is still in cache. Groups of one input channel (depthwise) run a direct
+//! tile while it is still in cache. When the plane is too small to give every thread a tile of
+//! its own (ResNet's 14×14 and 7×7 stages), blocks of output channels share tiles, and the
+//! plane is unfolded once, in parallel, before the tasks start rather than once per block.
+//! Groups of one input channel (depthwise) run a direct
 //! kernel, one output plane per task, the inner loop over contiguous output columns.
 
 use rayon::prelude::*;
@@ -244,6 +247,52 @@ impl<T: Float> Epilogue<'_, T> {
 const TILE_ELEMENTS: usize = 1 << 18;
 /// The narrowest column tile worth a GEMM call of its own.
 const MIN_TILE: usize = 32;
+/// The narrowest column tile that the plane is cut into to give every thread work; below it,
+/// blocks of output channels are split instead (the GEMM's packing costs more per column on
+/// narrow tiles).
+const SPLIT_MIN: usize = 128;
+
+/// How one convolution's GEMMs, one per (image, group), are cut into tasks: `col_tiles` tiles
+/// of `tw` output positions (the last may be narrower) times `row_blocks` blocks of
+/// `rows_per` output channels.
+struct Split {
+    col_tiles: usize,
+    tw: usize,
+    row_blocks: usize,
+    rows_per: usize,
+}
+
+impl Split {
+    /// For `gemms` GEMMs of `og` output channels, `plane` output positions and inner
+    /// dimension `kdim`, on `threads` threads: tiles of about L2 size, and when those are too
+    /// few to keep every thread busy (four tasks per thread, so that a thread delayed by
+    /// another process does not hold up the rest), equal narrower tiles, then blocks of
+    /// output channels.
+    fn new(gemms: usize, og: usize, plane: usize, kdim: usize, threads: usize) -> Split {
+        let by_cache = plane.div_ceil((TILE_ELEMENTS / kdim.max(1)).max(MIN_TILE));
+        let target = if threads > 1 { 4 * threads } else { 1 };
+        let want = target.div_ceil(gemms).min(plane / SPLIT_MIN).max(1);
+        let col_tiles = by_cache.max(want).clamp(1, plane.max(1));
+        // Equal tiles of whole 16-element vectors: no sliver of a tile at the end.
+        let tw = plane
+            .div_ceil(col_tiles)
+            .next_multiple_of(16)
+            .min(plane)
+            .max(1);
+        let col_tiles = plane.div_ceil(tw);
+        let mut row_blocks = 1;
+        if gemms * col_tiles < target {
+            row_blocks = target.div_ceil(gemms * col_tiles).min((og / 16).max(1));
+        }
+        let rows_per = og.div_ceil(row_blocks).max(1);
+        Split {
+            col_tiles,
+            tw,
+            row_blocks: og.div_ceil(rows_per).max(1),
+            rows_per,
+        }
+    }
+}
 
 pub(super) fn conv2d<T: Float>(
     x: &View<T>,
@@ -276,23 +325,50 @@ pub(super) fn conv2d<T: Float>(
     let threads = rayon::current_num_threads();
     let work = g.n * g.o * plane * kdim.max(1);
     let parallel = threads > 1 && work >= 1 << 20;
-    let target = if parallel { 4 * threads } else { 1 };
-    let base = g.n * g.groups;
-    let mut tw = (TILE_ELEMENTS / kdim.max(1)).max(MIN_TILE).min(plane);
-    if base * plane.div_ceil(tw) < target {
-        tw = plane
-            .div_ceil(target.div_ceil(base))
-            .max(MIN_TILE)
-            .min(plane);
+    let split = Split::new(
+        g.n * g.groups,
+        og,
+        plane,
+        kdim,
+        if parallel { threads } else { 1 },
+    );
+    let Split {
+        col_tiles,
+        tw,
+        row_blocks,
+        rows_per,
+    } = split;
+    let tasks = g.n * g.groups * row_blocks * col_tiles;
+    // Blocks of output channels that share a tile of columns would each unfold it again: then
+    // the whole plane is unfolded once, in parallel, and every task reads its columns from it.
+    let shared = !direct && kdim > 0 && row_blocks > 1;
+    let mut unfolded = Vec::new();
+    if shared {
+        unfolded = T::take_scratch();
+        let per_image = kdim * plane;
+        if unfolded.len() < g.n * g.groups * per_image {
+            unfolded.resize(g.n * g.groups * per_image, T::ZERO);
+        }
+        let rows_per_job = (TILE_ELEMENTS / plane).clamp(1, kdim);
+        let jobs_per_image = kdim.div_ceil(rows_per_job);
+        let job = |(j, rows): (usize, &mut [T])| {
+            let (img, r0) = (j / jobs_per_image, (j % jobs_per_image) * rows_per_job);
+            let (n, grp) = (img / g.groups, img % g.groups);
+            let image = &x.data[(n * g.c + grp * cg) * g.h * g.w..][..cg * g.h * g.w];
+            im2col_rows(&g, image, r0, 0, plane, rows);
+        };
+        // Chunks never straddle two images: each image's rows start a new chunk.
+        let chunks = unfolded[..g.n * g.groups * per_image]
+            .chunks_mut(per_image)
+            .flat_map(|img| img.chunks_mut(rows_per_job * plane))
+            .enumerate();
+        if parallel {
+            chunks.collect::<Vec<_>>().into_par_iter().for_each(job);
+        } else {
+            chunks.for_each(job);
+        }
     }
-    let col_tiles = plane.div_ceil(tw);
-    let mut row_blocks = 1;
-    if base * col_tiles < target {
-        row_blocks = target.div_ceil(base * col_tiles).min((og / 16).max(1));
-    }
-    let rows_per = og.div_ceil(row_blocks);
-    let row_blocks = og.div_ceil(rows_per);
-    let tasks = base * row_blocks * col_tiles;
+    let unfolded_ref = &unfolded;
     let dst = SendPtr(out.as_mut_ptr());
     let one = |t: usize| {
         let ct = t % col_tiles;
@@ -308,19 +384,22 @@ pub(super) fn conv2d<T: Float>(
         let mut cols = Vec::new();
         let rhs = if kdim == 0 {
             std::ptr::null()
+        } else if shared {
+            let img = n * g.groups + grp;
+            unfolded_ref[img * kdim * plane + c0..].as_ptr()
         } else if direct {
             // SAFETY: `c0 < plane == h·w`, inside the group's image.
             unsafe { image.as_ptr().add(c0) }
         } else {
             cols = T::take_scratch();
-            // `im2col_tile` writes every element of the tile: only grow the buffer.
+            // `im2col_rows` writes every element of the tile: only grow the buffer.
             if cols.len() < kdim * width {
                 cols.resize(kdim * width, T::ZERO);
             }
-            im2col_tile(&g, image, cg, c0, width, &mut cols[..kdim * width]);
+            im2col_rows(&g, image, 0, c0, width, &mut cols[..kdim * width]);
             cols.as_ptr()
         };
-        let rhs_rs = if direct { plane } else { width };
+        let rhs_rs = if direct || shared { plane } else { width };
         let first = n * g.o + grp * og;
         for o in r0..r1 {
             let off = (first + o) * plane + c0;
@@ -335,8 +414,8 @@ pub(super) fn conv2d<T: Float>(
         if kdim > 0 {
             let lhs = &wt.data[(grp * og + r0) * kdim..][..(r1 - r0) * kdim];
             // SAFETY: `lhs` is `(r1-r0) × kdim` row-major; `rhs` is `kdim × width` with row
-            // stride `rhs_rs` (the tile of columns, or the image's columns `c0..c1` when
-            // direct); the destination is this task's tile, row stride `plane`, written by
+            // stride `rhs_rs` (the tile of columns, or columns `c0..c1` of the unfolded
+            // plane when shared, of the image when direct); the destination is this task's tile, row stride `plane`, written by
             // no one else.
             unsafe {
                 gemm_into(
@@ -377,22 +456,26 @@ pub(super) fn conv2d<T: Float>(
     } else {
         (0..tasks).for_each(one);
     }
+    if shared {
+        T::put_scratch(unfolded);
+    }
     Ok(())
 }
 
-/// Unfolds output positions `c0..c0 + width` of one group's image (`cg × h × w`) into `cols`
-/// (`kdim × width`): row `(c, i, j)` holds, for each of those positions, the input under
-/// kernel tap `(i, j)` of channel `c` (zero in the padding).
-fn im2col_tile<T: Float>(
+/// Unfolds output positions `c0..c0 + width` of one group's image (`cg × h × w`) into `cols`,
+/// rows `r0..` of the column matrix (`kdim × width`, `cols` holding whole rows): row
+/// `(c, i, j)` holds, for each of those positions, the input under kernel tap `(i, j)` of
+/// channel `c` (zero in the padding).
+fn im2col_rows<T: Float>(
     g: &Geometry,
     image: &[T],
-    cg: usize,
+    r0: usize,
     c0: usize,
     width: usize,
     cols: &mut [T],
 ) {
     let taps = g.kh * g.kw;
-    for (r, row) in cols.chunks_mut(width).take(cg * taps).enumerate() {
+    for (r, row) in (r0..).zip(cols.chunks_mut(width)) {
         let (c, tap) = (r / taps, r % taps);
         let (i, j) = (tap / g.kw, tap % g.kw);
         let src = &image[c * g.h * g.w..][..g.h * g.w];
