@@ -369,6 +369,10 @@ pub(super) fn conv2d<T: Float>(
         }
     }
     let unfolded_ref = &unfolded;
+    // f32 with a small inner dimension on AVX-512: the fused kernel, epilogue in registers.
+    #[cfg(target_arch = "x86_64")]
+    let fused =
+        T::DTYPE == vm::DataType::F32 && kdim > 0 && kdim <= small_k::MAX_K && small_k::available();
     let dst = SendPtr(out.as_mut_ptr());
     let one = |t: usize| {
         let ct = t % col_tiles;
@@ -401,6 +405,42 @@ pub(super) fn conv2d<T: Float>(
         };
         let rhs_rs = if direct || shared { plane } else { width };
         let first = n * g.o + grp * og;
+        #[cfg(target_arch = "x86_64")]
+        if fused {
+            // SAFETY: `T` is f32 (`fused` checked the dtype, and only f32 has it), so these
+            // are the same slices and epilogue retyped.
+            let epi32 = unsafe { &*(epi as *const Epilogue<T>).cast::<Epilogue<f32>>() };
+            // SAFETY: the CPU has AVX-512F (`fused`); the operands are as for the GEMM
+            // below: weights rows `r0..r1` (`kdim` each), `kdim` rows of `width` columns at
+            // row stride `rhs_rs`, and this task's own output tile at row stride `plane`.
+            unsafe {
+                small_k::run(
+                    r1 - r0,
+                    width,
+                    kdim,
+                    wt.data[(grp * og + r0) * kdim..].as_ptr().cast::<f32>(),
+                    rhs.cast::<f32>(),
+                    rhs_rs,
+                    dst.get().add((first + r0) * plane + c0).cast::<f32>(),
+                    plane,
+                    epi32,
+                    grp * og + r0,
+                    (first + r0) * plane + c0,
+                );
+            }
+            if let Some(act) = epi.act.filter(|&a| a != Activation::Relu) {
+                for o in r0..r1 {
+                    let off = (first + o) * plane + c0;
+                    // SAFETY: this task's own row segment.
+                    let row = unsafe { std::slice::from_raw_parts_mut(dst.get().add(off), width) };
+                    activate_serial(row, act);
+                }
+            }
+            if cols.capacity() > 0 {
+                T::put_scratch(cols);
+            }
+            return;
+        }
         for o in r0..r1 {
             let off = (first + o) * plane + c0;
             // SAFETY: row `o` of this task's tile, columns `c0..c1` of one output plane: in
@@ -565,5 +605,164 @@ fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: 
         out.chunks_mut(plane)
             .enumerate()
             .for_each(|(p, dst)| one(p, dst));
+    }
+}
+
+/// The f32 convolution kernel for a small inner dimension (SqueezeNet's and ResNet's first
+/// layers, the 1×1 expands): no packing — the weights are broadcast from their rows and the
+/// columns read in place — and the whole epilogue applied in registers before the one store,
+/// where the GEMM path writes the output tile three times (addends, product, epilogue).
+#[cfg(target_arch = "x86_64")]
+mod small_k {
+    use std::arch::x86_64::*;
+
+    use relax::transform::dispatch_library::Activation;
+
+    use super::{Addend, Epilogue};
+
+    /// The largest inner dimension it takes: a 32-column panel of the columns (`MAX_K × 32`
+    /// f32, 20 KiB) stays in L1 while every block of output channels passes over it.
+    pub(super) const MAX_K: usize = 160;
+    /// Output channels per register tile.
+    const MR: usize = 8;
+    /// Output positions per register tile (two 16-lane vectors).
+    const NR: usize = 32;
+
+    pub(super) fn available() -> bool {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+
+    /// `c = epilogue(a @ b)` for output channels `o0..o0 + m` and `n` output positions:
+    /// `a` is `m × k` row-major (row stride `k`), `b` is `k × n` with row stride `ldb`, `c`
+    /// is `m × n` with row stride `ldc`, at flat offset `off0` of the output (where a
+    /// full-shape addend is read). A ReLU is applied here; any other activation is left to
+    /// the caller.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F; every addressed element must be inside its allocation;
+    /// `c`'s elements must be written by no one else during the call.
+    #[target_feature(enable = "avx512f")]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn run(
+        m: usize,
+        n: usize,
+        k: usize,
+        a: *const f32,
+        b: *const f32,
+        ldb: usize,
+        c: *mut f32,
+        ldc: usize,
+        epi: &Epilogue<f32>,
+        o0: usize,
+        off0: usize,
+    ) {
+        // Column panels outside, blocks of channels inside: the panel stays in L1.
+        for j in (0..n).step_by(NR) {
+            let cols = (n - j).min(NR);
+            let masks = [mask(cols.min(16)), mask(cols.saturating_sub(16))];
+            for i in (0..m).step_by(MR) {
+                // SAFETY: rows `i..` of `a` and `c`, columns `j..j + cols` of `b` and `c`:
+                // inside the caller's bounds; the masks keep every access below `n`.
+                unsafe {
+                    let t = Tile {
+                        k,
+                        a: a.add(i * k),
+                        b: b.add(j),
+                        ldb,
+                        c: c.add(i * ldc + j),
+                        ldc,
+                        masks,
+                        o: o0 + i,
+                        off: off0 + i * ldc + j,
+                    };
+                    match m - i {
+                        1 => tile::<1>(&t, epi),
+                        2 => tile::<2>(&t, epi),
+                        3 => tile::<3>(&t, epi),
+                        4 => tile::<4>(&t, epi),
+                        5 => tile::<5>(&t, epi),
+                        6 => tile::<6>(&t, epi),
+                        7 => tile::<7>(&t, epi),
+                        _ => tile::<MR>(&t, epi),
+                    }
+                }
+            }
+        }
+    }
+
+    fn mask(lanes: usize) -> __mmask16 {
+        ((1u32 << lanes) - 1) as __mmask16
+    }
+
+    /// One register tile's operands: `R` rows from `a` and `c`, up to 32 columns (`masks`).
+    struct Tile {
+        k: usize,
+        a: *const f32,
+        b: *const f32,
+        ldb: usize,
+        c: *mut f32,
+        ldc: usize,
+        masks: [__mmask16; 2],
+        /// The output channel of the first row.
+        o: usize,
+        /// The flat output offset of the first element.
+        off: usize,
+    }
+
+    /// # Safety
+    /// As [`run`]'s, for the tile's `R` rows and masked columns.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn tile<const R: usize>(t: &Tile, epi: &Epilogue<f32>) {
+        let mut acc = [[_mm512_setzero_ps(); 2]; R];
+        for p in 0..t.k {
+            // SAFETY: row `p` of `b`, the masked columns only; rows `0..R` of `a`.
+            unsafe {
+                let row = t.b.add(p * t.ldb);
+                let b0 = _mm512_maskz_loadu_ps(t.masks[0], row);
+                let b1 = _mm512_maskz_loadu_ps(t.masks[1], row.add(16));
+                for (r, acc) in acc.iter_mut().enumerate() {
+                    let av = _mm512_set1_ps(*t.a.add(r * t.k + p));
+                    acc[0] = _mm512_fmadd_ps(av, b0, acc[0]);
+                    acc[1] = _mm512_fmadd_ps(av, b1, acc[1]);
+                }
+            }
+        }
+        let relu = epi.act == Some(Activation::Relu);
+        for (r, mut v) in acc.into_iter().enumerate() {
+            let (o, off) = (t.o + r, t.off + r * t.ldc);
+            // SAFETY: row `r` of `c`, the masked columns only.
+            let dst = unsafe { t.c.add(r * t.ldc) };
+            for (h, v) in v.iter_mut().enumerate() {
+                let mk = t.masks[h];
+                // SAFETY: the masked columns of row `r` of `c`, and of a full-shape addend
+                // at the same offsets (it has the output's shape).
+                unsafe {
+                    if let Some(nm) = &epi.norm {
+                        // The TIR legalization's order: ((v - mean) · rs) · gamma + beta.
+                        let d = _mm512_sub_ps(*v, _mm512_set1_ps(nm.mean[o]));
+                        let d = _mm512_mul_ps(d, _mm512_set1_ps(nm.rs[o]));
+                        let d = _mm512_mul_ps(d, _mm512_set1_ps(nm.gamma[o]));
+                        *v = _mm512_add_ps(d, _mm512_set1_ps(nm.beta[o]));
+                    } else if epi.preloaded {
+                        *v = _mm512_add_ps(*v, _mm512_maskz_loadu_ps(mk, dst.add(16 * h)));
+                    }
+                    for a in &epi.addends {
+                        let add = match *a {
+                            Addend::Channel { data, step } => _mm512_set1_ps(data[o * step]),
+                            Addend::Full(data) => {
+                                _mm512_maskz_loadu_ps(mk, data.as_ptr().add(off + 16 * h))
+                            }
+                        };
+                        *v = _mm512_add_ps(*v, add);
+                    }
+                    if relu {
+                        // `max` returns its second operand for a NaN, as `relu` gives 0.
+                        *v = _mm512_max_ps(*v, _mm512_setzero_ps());
+                    }
+                    _mm512_mask_storeu_ps(dst.add(16 * h), mk, *v);
+                }
+            }
+        }
     }
 }
