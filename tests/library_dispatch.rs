@@ -565,6 +565,28 @@ fn cases() -> Vec<Case> {
             8,
             &["bn", "colbias", "relu"],
         ),
+        // Small planes split by output channels over a plane unfolded once: two images of two
+        // groups, strided, dilated, unevenly padded; and a strided 1×1 over many channels.
+        conv(
+            [2, 96, 13, 13],
+            96,
+            [3, 3],
+            [2, 2],
+            [1, 0, 2, 1],
+            [1, 2],
+            2,
+            &["bn", "res", "relu"],
+        ),
+        conv(
+            [1, 256, 11, 11],
+            160,
+            [1, 1],
+            [2, 2],
+            [0, 0, 0, 0],
+            [1, 1],
+            1,
+            &["bias", "relu"],
+        ),
     ]);
     for kind in ["max_pool2d", "avg_pool2d"] {
         c.extend([

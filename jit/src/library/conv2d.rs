@@ -5,7 +5,10 @@
 //! channels, tile of output positions) spread over the pool. Each task unfolds its tile of
 //! columns into a per-thread buffer of about L2 size (im2col; a 1×1 unstrided, unpadded kernel
 //! reads the image directly), multiplies on its thread, and applies the epilogue to its output
-//! tile while it is still in cache. Groups of one input channel (depthwise) run a direct
+//! tile while it is still in cache. When the plane is too small to give every thread a tile of
+//! its own (ResNet's 14×14 and 7×7 stages), blocks of output channels share tiles, and the
+//! plane is unfolded once, in parallel, before the tasks start rather than once per block.
+//! Groups of one input channel (depthwise) run a direct
 //! kernel, one output plane per task, the inner loop over contiguous output columns.
 
 use rayon::prelude::*;
@@ -244,6 +247,52 @@ impl<T: Float> Epilogue<'_, T> {
 const TILE_ELEMENTS: usize = 1 << 18;
 /// The narrowest column tile worth a GEMM call of its own.
 const MIN_TILE: usize = 32;
+/// The narrowest column tile that the plane is cut into to give every thread work; below it,
+/// blocks of output channels are split instead (the GEMM's packing costs more per column on
+/// narrow tiles).
+const SPLIT_MIN: usize = 128;
+
+/// How one convolution's GEMMs, one per (image, group), are cut into tasks: `col_tiles` tiles
+/// of `tw` output positions (the last may be narrower) times `row_blocks` blocks of
+/// `rows_per` output channels.
+struct Split {
+    col_tiles: usize,
+    tw: usize,
+    row_blocks: usize,
+    rows_per: usize,
+}
+
+impl Split {
+    /// For `gemms` GEMMs of `og` output channels, `plane` output positions and inner
+    /// dimension `kdim`, on `threads` threads: tiles of about L2 size, and when those are too
+    /// few to keep every thread busy (four tasks per thread, so that a thread delayed by
+    /// another process does not hold up the rest), equal narrower tiles, then blocks of
+    /// output channels.
+    fn new(gemms: usize, og: usize, plane: usize, kdim: usize, threads: usize) -> Split {
+        let by_cache = plane.div_ceil((TILE_ELEMENTS / kdim.max(1)).max(MIN_TILE));
+        let target = if threads > 1 { 4 * threads } else { 1 };
+        let want = target.div_ceil(gemms).min(plane / SPLIT_MIN).max(1);
+        let col_tiles = by_cache.max(want).clamp(1, plane.max(1));
+        // Equal tiles of whole 16-element vectors: no sliver of a tile at the end.
+        let tw = plane
+            .div_ceil(col_tiles)
+            .next_multiple_of(16)
+            .min(plane)
+            .max(1);
+        let col_tiles = plane.div_ceil(tw);
+        let mut row_blocks = 1;
+        if gemms * col_tiles < target {
+            row_blocks = target.div_ceil(gemms * col_tiles).min((og / 16).max(1));
+        }
+        let rows_per = og.div_ceil(row_blocks).max(1);
+        Split {
+            col_tiles,
+            tw,
+            row_blocks: og.div_ceil(rows_per).max(1),
+            rows_per,
+        }
+    }
+}
 
 pub(super) fn conv2d<T: Float>(
     x: &View<T>,
@@ -276,23 +325,54 @@ pub(super) fn conv2d<T: Float>(
     let threads = rayon::current_num_threads();
     let work = g.n * g.o * plane * kdim.max(1);
     let parallel = threads > 1 && work >= 1 << 20;
-    let target = if parallel { 4 * threads } else { 1 };
-    let base = g.n * g.groups;
-    let mut tw = (TILE_ELEMENTS / kdim.max(1)).max(MIN_TILE).min(plane);
-    if base * plane.div_ceil(tw) < target {
-        tw = plane
-            .div_ceil(target.div_ceil(base))
-            .max(MIN_TILE)
-            .min(plane);
+    let split = Split::new(
+        g.n * g.groups,
+        og,
+        plane,
+        kdim,
+        if parallel { threads } else { 1 },
+    );
+    let Split {
+        col_tiles,
+        tw,
+        row_blocks,
+        rows_per,
+    } = split;
+    let tasks = g.n * g.groups * row_blocks * col_tiles;
+    // Blocks of output channels that share a tile of columns would each unfold it again: then
+    // the whole plane is unfolded once, in parallel, and every task reads its columns from it.
+    let shared = !direct && kdim > 0 && row_blocks > 1;
+    let mut unfolded = Vec::new();
+    if shared {
+        unfolded = T::take_scratch();
+        let per_image = kdim * plane;
+        if unfolded.len() < g.n * g.groups * per_image {
+            unfolded.resize(g.n * g.groups * per_image, T::ZERO);
+        }
+        let rows_per_job = (TILE_ELEMENTS / plane).clamp(1, kdim);
+        let jobs_per_image = kdim.div_ceil(rows_per_job);
+        let job = |(j, rows): (usize, &mut [T])| {
+            let (img, r0) = (j / jobs_per_image, (j % jobs_per_image) * rows_per_job);
+            let (n, grp) = (img / g.groups, img % g.groups);
+            let image = &x.data[(n * g.c + grp * cg) * g.h * g.w..][..cg * g.h * g.w];
+            im2col_rows(&g, image, r0, 0, plane, rows);
+        };
+        // Chunks never straddle two images: each image's rows start a new chunk.
+        let chunks = unfolded[..g.n * g.groups * per_image]
+            .chunks_mut(per_image)
+            .flat_map(|img| img.chunks_mut(rows_per_job * plane))
+            .enumerate();
+        if parallel {
+            chunks.collect::<Vec<_>>().into_par_iter().for_each(job);
+        } else {
+            chunks.for_each(job);
+        }
     }
-    let col_tiles = plane.div_ceil(tw);
-    let mut row_blocks = 1;
-    if base * col_tiles < target {
-        row_blocks = target.div_ceil(base * col_tiles).min((og / 16).max(1));
-    }
-    let rows_per = og.div_ceil(row_blocks);
-    let row_blocks = og.div_ceil(rows_per);
-    let tasks = base * row_blocks * col_tiles;
+    let unfolded_ref = &unfolded;
+    // f32 with a small inner dimension on AVX-512: the fused kernel, epilogue in registers.
+    #[cfg(target_arch = "x86_64")]
+    let fused =
+        T::DTYPE == vm::DataType::F32 && kdim > 0 && kdim <= small_k::MAX_K && small_k::available();
     let dst = SendPtr(out.as_mut_ptr());
     let one = |t: usize| {
         let ct = t % col_tiles;
@@ -308,20 +388,59 @@ pub(super) fn conv2d<T: Float>(
         let mut cols = Vec::new();
         let rhs = if kdim == 0 {
             std::ptr::null()
+        } else if shared {
+            let img = n * g.groups + grp;
+            unfolded_ref[img * kdim * plane + c0..].as_ptr()
         } else if direct {
             // SAFETY: `c0 < plane == h·w`, inside the group's image.
             unsafe { image.as_ptr().add(c0) }
         } else {
             cols = T::take_scratch();
-            // `im2col_tile` writes every element of the tile: only grow the buffer.
+            // `im2col_rows` writes every element of the tile: only grow the buffer.
             if cols.len() < kdim * width {
                 cols.resize(kdim * width, T::ZERO);
             }
-            im2col_tile(&g, image, cg, c0, width, &mut cols[..kdim * width]);
+            im2col_rows(&g, image, 0, c0, width, &mut cols[..kdim * width]);
             cols.as_ptr()
         };
-        let rhs_rs = if direct { plane } else { width };
+        let rhs_rs = if direct || shared { plane } else { width };
         let first = n * g.o + grp * og;
+        #[cfg(target_arch = "x86_64")]
+        if fused {
+            // SAFETY: `T` is f32 (`fused` checked the dtype, and only f32 has it), so these
+            // are the same slices and epilogue retyped.
+            let epi32 = unsafe { &*(epi as *const Epilogue<T>).cast::<Epilogue<f32>>() };
+            // SAFETY: the CPU has AVX-512F (`fused`); the operands are as for the GEMM
+            // below: weights rows `r0..r1` (`kdim` each), `kdim` rows of `width` columns at
+            // row stride `rhs_rs`, and this task's own output tile at row stride `plane`.
+            unsafe {
+                small_k::run(
+                    r1 - r0,
+                    width,
+                    kdim,
+                    wt.data[(grp * og + r0) * kdim..].as_ptr().cast::<f32>(),
+                    rhs.cast::<f32>(),
+                    rhs_rs,
+                    dst.get().add((first + r0) * plane + c0).cast::<f32>(),
+                    plane,
+                    epi32,
+                    grp * og + r0,
+                    (first + r0) * plane + c0,
+                );
+            }
+            if let Some(act) = epi.act.filter(|&a| a != Activation::Relu) {
+                for o in r0..r1 {
+                    let off = (first + o) * plane + c0;
+                    // SAFETY: this task's own row segment.
+                    let row = unsafe { std::slice::from_raw_parts_mut(dst.get().add(off), width) };
+                    activate_serial(row, act);
+                }
+            }
+            if cols.capacity() > 0 {
+                T::put_scratch(cols);
+            }
+            return;
+        }
         for o in r0..r1 {
             let off = (first + o) * plane + c0;
             // SAFETY: row `o` of this task's tile, columns `c0..c1` of one output plane: in
@@ -335,8 +454,8 @@ pub(super) fn conv2d<T: Float>(
         if kdim > 0 {
             let lhs = &wt.data[(grp * og + r0) * kdim..][..(r1 - r0) * kdim];
             // SAFETY: `lhs` is `(r1-r0) × kdim` row-major; `rhs` is `kdim × width` with row
-            // stride `rhs_rs` (the tile of columns, or the image's columns `c0..c1` when
-            // direct); the destination is this task's tile, row stride `plane`, written by
+            // stride `rhs_rs` (the tile of columns, or columns `c0..c1` of the unfolded
+            // plane when shared, of the image when direct); the destination is this task's tile, row stride `plane`, written by
             // no one else.
             unsafe {
                 gemm_into(
@@ -377,22 +496,26 @@ pub(super) fn conv2d<T: Float>(
     } else {
         (0..tasks).for_each(one);
     }
+    if shared {
+        T::put_scratch(unfolded);
+    }
     Ok(())
 }
 
-/// Unfolds output positions `c0..c0 + width` of one group's image (`cg × h × w`) into `cols`
-/// (`kdim × width`): row `(c, i, j)` holds, for each of those positions, the input under
-/// kernel tap `(i, j)` of channel `c` (zero in the padding).
-fn im2col_tile<T: Float>(
+/// Unfolds output positions `c0..c0 + width` of one group's image (`cg × h × w`) into `cols`,
+/// rows `r0..` of the column matrix (`kdim × width`, `cols` holding whole rows): row
+/// `(c, i, j)` holds, for each of those positions, the input under kernel tap `(i, j)` of
+/// channel `c` (zero in the padding).
+fn im2col_rows<T: Float>(
     g: &Geometry,
     image: &[T],
-    cg: usize,
+    r0: usize,
     c0: usize,
     width: usize,
     cols: &mut [T],
 ) {
     let taps = g.kh * g.kw;
-    for (r, row) in cols.chunks_mut(width).take(cg * taps).enumerate() {
+    for (r, row) in (r0..).zip(cols.chunks_mut(width)) {
         let (c, tap) = (r / taps, r % taps);
         let (i, j) = (tap / g.kw, tap % g.kw);
         let src = &image[c * g.h * g.w..][..g.h * g.w];
@@ -482,5 +605,164 @@ fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: 
         out.chunks_mut(plane)
             .enumerate()
             .for_each(|(p, dst)| one(p, dst));
+    }
+}
+
+/// The f32 convolution kernel for a small inner dimension (SqueezeNet's and ResNet's first
+/// layers, the 1×1 expands): no packing — the weights are broadcast from their rows and the
+/// columns read in place — and the whole epilogue applied in registers before the one store,
+/// where the GEMM path writes the output tile three times (addends, product, epilogue).
+#[cfg(target_arch = "x86_64")]
+mod small_k {
+    use std::arch::x86_64::*;
+
+    use relax::transform::dispatch_library::Activation;
+
+    use super::{Addend, Epilogue};
+
+    /// The largest inner dimension it takes: a 32-column panel of the columns (`MAX_K × 32`
+    /// f32, 20 KiB) stays in L1 while every block of output channels passes over it.
+    pub(super) const MAX_K: usize = 160;
+    /// Output channels per register tile.
+    const MR: usize = 8;
+    /// Output positions per register tile (two 16-lane vectors).
+    const NR: usize = 32;
+
+    pub(super) fn available() -> bool {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+
+    /// `c = epilogue(a @ b)` for output channels `o0..o0 + m` and `n` output positions:
+    /// `a` is `m × k` row-major (row stride `k`), `b` is `k × n` with row stride `ldb`, `c`
+    /// is `m × n` with row stride `ldc`, at flat offset `off0` of the output (where a
+    /// full-shape addend is read). A ReLU is applied here; any other activation is left to
+    /// the caller.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F; every addressed element must be inside its allocation;
+    /// `c`'s elements must be written by no one else during the call.
+    #[target_feature(enable = "avx512f")]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn run(
+        m: usize,
+        n: usize,
+        k: usize,
+        a: *const f32,
+        b: *const f32,
+        ldb: usize,
+        c: *mut f32,
+        ldc: usize,
+        epi: &Epilogue<f32>,
+        o0: usize,
+        off0: usize,
+    ) {
+        // Column panels outside, blocks of channels inside: the panel stays in L1.
+        for j in (0..n).step_by(NR) {
+            let cols = (n - j).min(NR);
+            let masks = [mask(cols.min(16)), mask(cols.saturating_sub(16))];
+            for i in (0..m).step_by(MR) {
+                // SAFETY: rows `i..` of `a` and `c`, columns `j..j + cols` of `b` and `c`:
+                // inside the caller's bounds; the masks keep every access below `n`.
+                unsafe {
+                    let t = Tile {
+                        k,
+                        a: a.add(i * k),
+                        b: b.add(j),
+                        ldb,
+                        c: c.add(i * ldc + j),
+                        ldc,
+                        masks,
+                        o: o0 + i,
+                        off: off0 + i * ldc + j,
+                    };
+                    match m - i {
+                        1 => tile::<1>(&t, epi),
+                        2 => tile::<2>(&t, epi),
+                        3 => tile::<3>(&t, epi),
+                        4 => tile::<4>(&t, epi),
+                        5 => tile::<5>(&t, epi),
+                        6 => tile::<6>(&t, epi),
+                        7 => tile::<7>(&t, epi),
+                        _ => tile::<MR>(&t, epi),
+                    }
+                }
+            }
+        }
+    }
+
+    fn mask(lanes: usize) -> __mmask16 {
+        ((1u32 << lanes) - 1) as __mmask16
+    }
+
+    /// One register tile's operands: `R` rows from `a` and `c`, up to 32 columns (`masks`).
+    struct Tile {
+        k: usize,
+        a: *const f32,
+        b: *const f32,
+        ldb: usize,
+        c: *mut f32,
+        ldc: usize,
+        masks: [__mmask16; 2],
+        /// The output channel of the first row.
+        o: usize,
+        /// The flat output offset of the first element.
+        off: usize,
+    }
+
+    /// # Safety
+    /// As [`run`]'s, for the tile's `R` rows and masked columns.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn tile<const R: usize>(t: &Tile, epi: &Epilogue<f32>) {
+        let mut acc = [[_mm512_setzero_ps(); 2]; R];
+        for p in 0..t.k {
+            // SAFETY: row `p` of `b`, the masked columns only; rows `0..R` of `a`.
+            unsafe {
+                let row = t.b.add(p * t.ldb);
+                let b0 = _mm512_maskz_loadu_ps(t.masks[0], row);
+                let b1 = _mm512_maskz_loadu_ps(t.masks[1], row.add(16));
+                for (r, acc) in acc.iter_mut().enumerate() {
+                    let av = _mm512_set1_ps(*t.a.add(r * t.k + p));
+                    acc[0] = _mm512_fmadd_ps(av, b0, acc[0]);
+                    acc[1] = _mm512_fmadd_ps(av, b1, acc[1]);
+                }
+            }
+        }
+        let relu = epi.act == Some(Activation::Relu);
+        for (r, mut v) in acc.into_iter().enumerate() {
+            let (o, off) = (t.o + r, t.off + r * t.ldc);
+            // SAFETY: row `r` of `c`, the masked columns only.
+            let dst = unsafe { t.c.add(r * t.ldc) };
+            for (h, v) in v.iter_mut().enumerate() {
+                let mk = t.masks[h];
+                // SAFETY: the masked columns of row `r` of `c`, and of a full-shape addend
+                // at the same offsets (it has the output's shape).
+                unsafe {
+                    if let Some(nm) = &epi.norm {
+                        // The TIR legalization's order: ((v - mean) · rs) · gamma + beta.
+                        let d = _mm512_sub_ps(*v, _mm512_set1_ps(nm.mean[o]));
+                        let d = _mm512_mul_ps(d, _mm512_set1_ps(nm.rs[o]));
+                        let d = _mm512_mul_ps(d, _mm512_set1_ps(nm.gamma[o]));
+                        *v = _mm512_add_ps(d, _mm512_set1_ps(nm.beta[o]));
+                    } else if epi.preloaded {
+                        *v = _mm512_add_ps(*v, _mm512_maskz_loadu_ps(mk, dst.add(16 * h)));
+                    }
+                    for a in &epi.addends {
+                        let add = match *a {
+                            Addend::Channel { data, step } => _mm512_set1_ps(data[o * step]),
+                            Addend::Full(data) => {
+                                _mm512_maskz_loadu_ps(mk, data.as_ptr().add(off + 16 * h))
+                            }
+                        };
+                        *v = _mm512_add_ps(*v, add);
+                    }
+                    if relu {
+                        // `max` returns its second operand for a NaN, as `relu` gives 0.
+                        *v = _mm512_max_ps(*v, _mm512_setzero_ps());
+                    }
+                    _mm512_mask_storeu_ps(dst.add(16 * h), mk, *v);
+                }
+            }
+        }
     }
 }
