@@ -11,7 +11,8 @@
 //! `R.nn.gelu` for `float32`, `R.nn.gelu_tanh`). The fused call takes the place of the last
 //! binding of its chain and keeps that binding's variable. `R.nn.max_pool2d` and
 //! `R.nn.avg_pool2d` (NCHW) and `R.concat` of two tensors become calls of their own, without
-//! epilogues.
+//! epilogues, and so does the eight-binding lowering of ONNX `LRN` (squares, a channel-window
+//! `R.nn.avg_pool3d`, scale, bias, power, divide).
 //!
 //! Invariants afterwards: every dispatched call's output struct info is the chain's last
 //! variable's (a tensor of known rank, shape and dtype), its arguments are the chain's inputs
@@ -79,6 +80,11 @@ pub enum LibraryOp {
     AvgPool2d,
     /// `(a, b, axis, out)`: `R.concat((a, b), axis)`, the axis non-negative.
     Concat,
+    /// `(x, size, before, alpha, beta, bias, out)`: ONNX's local response normalization across
+    /// the channels (axis 1) of an `(N, C, …)` tensor, `x / (bias + alpha · avg)^beta` where
+    /// `avg` is the mean of the squares over the `size` channels from `c - before`, counting
+    /// the channels past either end as zeros.
+    Lrn,
 }
 
 impl LibraryOp {
@@ -86,7 +92,7 @@ impl LibraryOp {
     pub fn num_operands(self) -> usize {
         match self {
             LibraryOp::Matmul { .. } | LibraryOp::Conv2d | LibraryOp::Concat => 2,
-            LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 1,
+            LibraryOp::MaxPool2d | LibraryOp::AvgPool2d | LibraryOp::Lrn => 1,
         }
     }
 
@@ -129,6 +135,7 @@ impl LibraryKernel {
             LibraryOp::MaxPool2d => "max_pool2d",
             LibraryOp::AvgPool2d => "avg_pool2d",
             LibraryOp::Concat => "concat",
+            LibraryOp::Lrn => "lrn",
         });
         if self.norm {
             s.push_str("_bn");
@@ -146,7 +153,7 @@ impl LibraryKernel {
     /// The parameters the kernel takes after its tensors: integers, then (with `norm`) the
     /// epsilon as a float.
     pub fn num_params(&self) -> usize {
-        usize::from(self.norm)
+        self.num_fparams()
             + match self.op {
                 LibraryOp::Matmul { .. } => 0,
                 // stride (h, w), padding (top, left, bottom, right), dilation (h, w), groups.
@@ -155,7 +162,15 @@ impl LibraryKernel {
                 // count_include_pad.
                 LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 12,
                 LibraryOp::Concat => 1,
+                // size, before.
+                LibraryOp::Lrn => 2,
             }
+    }
+
+    /// How many of [`LibraryKernel::num_params`] are floats (the last ones): a batch norm's
+    /// epsilon, LRN's alpha, beta and bias.
+    pub fn num_fparams(&self) -> usize {
+        usize::from(self.norm) + if self.op == LibraryOp::Lrn { 3 } else { 0 }
     }
 
     /// The tensors the kernel takes before its integer parameters: the operands, then the
@@ -173,6 +188,7 @@ impl LibraryKernel {
             LibraryOp::MaxPool2d,
             LibraryOp::AvgPool2d,
             LibraryOp::Concat,
+            LibraryOp::Lrn,
         ];
         let acts = [None]
             .into_iter()
@@ -463,6 +479,7 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
             "relax.nn.max_pool2d" => pool2d_anchor(call, var, i, LibraryOp::MaxPool2d),
             "relax.nn.avg_pool2d" => pool2d_anchor(call, var, i, LibraryOp::AvgPool2d),
             "relax.concat" => concat_anchor(call, var, i),
+            "relax.divide" => lrn_anchor(call, var, bindings, &index, &single_use),
             _ => None,
         };
         if let Some(chain) = anchor {
@@ -915,6 +932,137 @@ fn concat_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
         params: vec![axis],
         fparams: Vec::new(),
         members: vec![at],
+        end: var.clone(),
+    })
+}
+
+/// The value of a one-element constant.
+fn scalar_const(e: &Expr) -> Option<f64> {
+    match e.kind() {
+        ExprKind::Constant(c) if c.data.numel() == 1 => c.data.get_f64(0),
+        _ => None,
+    }
+}
+
+/// ONNX `LRN` of a 4-D tensor as TVM's ONNX frontend (and ours) lowers it, ending at this
+/// `R.divide`: `sq = x * x`, `e = expand_dims(sq, [1])`, `p = avg_pool3d(e, pool (size, 1, 1),
+/// stride 1, padding (before, 0, 0, after, 0, 0), count_include_pad)`, `a = squeeze(p, [1])`,
+/// `s = a * alpha`, `b = s + bias`, `d = b ** beta`, `y = x / d`, every intermediate used
+/// once, in this block, the three scalars constants.
+fn lrn_anchor(
+    call: &Call,
+    var: &Var,
+    bindings: &[Binding],
+    index: &HashMap<VarId, usize>,
+    single_use: &dyn Fn(&Var) -> bool,
+) -> Option<Chain> {
+    // The call that defines `e` (a single-use variable of this block) if it is `op`.
+    let def = |e: &Expr, op: &str| -> Option<(usize, Call)> {
+        let v = e.as_var()?;
+        if !single_use(v) {
+            return None;
+        }
+        let &i = index.get(&v.id())?;
+        let c = bindings[i].value().as_call()?;
+        (c.op() == Some(op)).then(|| (i, c.clone()))
+    };
+    // `op(v, constant)` or `op(constant, v)`: (v, the constant's value).
+    let with_scalar = |c: &Call| -> Option<(Expr, f64)> {
+        let (a, b) = (c.args.first()?, c.args.get(1)?);
+        match (scalar_const(a), scalar_const(b)) {
+            (None, Some(k)) => Some((a.clone(), k)),
+            (Some(k), None) => Some((b.clone(), k)),
+            _ => None,
+        }
+    };
+    let axis_is_1 = |c: &Call| {
+        c.attrs
+            .get("axis")
+            .and_then(|a| a.as_int_list().or_else(|| a.as_int().map(|i| vec![i])))
+            == Some(vec![1])
+    };
+    let (x, den) = (call.args.first()?, call.args.get(1)?);
+    let xv = x.as_var()?;
+    let dt = float_dtype(&[xv.struct_info()], var.struct_info())?;
+    if xv.struct_info().ndim() != Some(4)
+        || !matches!((xv.struct_info().tensor_shape(), var.struct_info().tensor_shape()),
+            (Some(a), Some(b)) if shapes_equal(a, b))
+    {
+        return None;
+    }
+    let (i_den, pow) = def(den, "relax.power")?;
+    let (base, beta) = match (pow.args.first(), pow.args.get(1).and_then(scalar_const)) {
+        (Some(b), Some(k)) => (b.clone(), k),
+        _ => return None,
+    };
+    let (i_base, add) = def(&base, "relax.add")?;
+    let (scaled, bias) = with_scalar(&add)?;
+    let (i_scaled, mul) = def(&scaled, "relax.multiply")?;
+    let (avg, alpha) = with_scalar(&mul)?;
+    let (i_avg, squeeze) = def(&avg, "relax.squeeze")?;
+    let (i_pool, pool) = def(squeeze.args.first()?, "relax.nn.avg_pool3d")?;
+    let (i_e, expand) = def(pool.args.first()?, "relax.expand_dims")?;
+    let (i_sq, sq) = def(expand.args.first()?, "relax.multiply")?;
+    let same_x = |e: Option<&Expr>| e.and_then(Expr::as_var).is_some_and(|v| v.id() == xv.id());
+    if !axis_is_1(&squeeze)
+        || !axis_is_1(&expand)
+        || !same_x(sq.args.first())
+        || !same_x(sq.args.get(1))
+    {
+        return None;
+    }
+    for e in [&base, &scaled, &avg] {
+        if operand_si(e)?.tensor_dtype() != Some(dt) {
+            return None;
+        }
+    }
+    let ints = |n: &str| pool.attrs.get(n).and_then(AttrValue::as_int_list);
+    let flag = |n: &str| pool.attrs.get(n).and_then(AttrValue::as_bool);
+    let size = match ints("pool_size")?[..] {
+        [s, 1, 1] if s >= 1 => s,
+        _ => return None,
+    };
+    let (before, after) = match ints("padding")?[..] {
+        [b, 0, 0, a, 0, 0] => (b, a),
+        _ => return None,
+    };
+    let layout_ok = ["layout", "out_layout"].iter().all(|n| {
+        matches!(
+            pool.attrs.get(*n).and_then(AttrValue::as_str),
+            None | Some("") | Some("NCDHW")
+        )
+    });
+    if ints("strides")? != [1, 1, 1]
+        || ints("dilation").unwrap_or_else(|| vec![1, 1, 1]) != [1, 1, 1]
+        || flag("ceil_mode") != Some(false)
+        || flag("count_include_pad") != Some(true)
+        || before < 0
+        || after < 0
+        || before + after != size - 1
+        || !layout_ok
+    {
+        return None;
+    }
+    Some(Chain {
+        kernel: LibraryKernel {
+            op: LibraryOp::Lrn,
+            norm: false,
+            addends: 0,
+            activation: None,
+        },
+        inputs: vec![x.clone()],
+        params: vec![size, before],
+        fparams: vec![alpha, beta, bias],
+        members: vec![
+            i_sq,
+            i_e,
+            i_pool,
+            i_avg,
+            i_scaled,
+            i_base,
+            i_den,
+            index[&var.id()],
+        ],
         end: var.clone(),
     })
 }
