@@ -344,6 +344,23 @@ fn cases() -> Vec<Case> {
         matmul(dims(&[4, 8]), dims(&[8]), false, &[], f32_),
         matmul(dims(&[3, 4, 8]), dims(&[8]), false, &[], f32_),
         matmul(dims(&[8]), dims(&[8]), false, &[], f32_),
+        // Batch-1 layers with a weight of over 4 MiB: the matrix-vector product split over
+        // the pool in column blocks (the last one partial).
+        matmul(
+            dims(&[1, 1031]),
+            dims(&[1031, 1029]),
+            true,
+            &["bias", "relu"],
+            f32_,
+        ),
+        matmul(dims(&[1031]), dims(&[1031, 1029]), false, &[], f32_),
+        matmul(
+            dims(&[1, 1, 1031]),
+            dims(&[1031, 1029]),
+            false,
+            &["bias"],
+            f32_,
+        ),
         matmul(
             dims(&[5, 12]),
             dims(&[12, 7]),
