@@ -5,7 +5,8 @@
 //! within the dtype's tolerance. The cases cover the edges: k, m or n of 1, sizes that are not
 //! multiples of any tile, batch broadcast, matrix-vector, a transposed weight, symbolic batch,
 //! every epilogue, groups, depthwise, strides, padding and dilation, and the lowering of ONNX
-//! `LRN` (window sizes odd and even, wider than the channels, every power form).
+//! `LRN` (window sizes odd and even, wider than the channels, every power form), softmax and
+//! layer norm over the last axis (rows of 1, odd lengths, enough rows to run in parallel).
 
 use relaxjit::{Config, Engine, Tensor, Value};
 
@@ -319,6 +320,30 @@ fn lrn(x: [i64; 4], size: i64, alpha: f64, beta: f64, bias: f64, dtype: &'static
         params: vec![("x", dims(&x))],
         body,
         out: dims(&x),
+    }
+}
+
+/// `R.nn.softmax(x, axis=-1)`, or with `ln`, `R.nn.layer_norm(x, g, b, axes=[-1])`.
+fn last_axis(ln: bool, x: &[i64], dtype: &'static str) -> Case {
+    let n = *x.last().expect("a 1-D or larger shape");
+    let (mut params, line) = (vec![("x", dims(x))], String::new());
+    let line = if ln {
+        params.push(("g", dims(&[n])));
+        params.push(("b", dims(&[n])));
+        "y = R.nn.layer_norm(x, g, b, axes=[-1], epsilon=1.0000000000000001e-05, center=True, scale=True)"
+            .to_string()
+    } else {
+        line + "y = R.nn.softmax(x, axis=-1)"
+    };
+    Case {
+        name: format!(
+            "{} x={x:?} {dtype}",
+            if ln { "layer_norm" } else { "softmax" }
+        ),
+        dtype,
+        params,
+        body: vec![line],
+        out: dims(x),
     }
 }
 
@@ -705,6 +730,15 @@ fn cases() -> Vec<Case> {
         concat(&[1, 64, 55, 55], &[1, 64, 55, 55], 1),
         concat(&[3, 40, 33, 7], &[3, 24, 33, 7], 1),
     ]);
+    for ln in [false, true] {
+        c.extend([
+            last_axis(ln, &[4, 128, 128], "float32"),
+            last_axis(ln, &[3, 5, 37], "float32"),
+            last_axis(ln, &[7, 1], "float32"),
+            last_axis(ln, &[9], "float32"),
+            last_axis(ln, &[130, 257], "float64"),
+        ]);
+    }
     c.extend([
         lrn([1, 96, 55, 55], 5, 1e-4, 0.75, 1.0, "float32"),
         lrn([2, 7, 3, 5], 4, 0.5, 0.75, 2.0, "float32"),

@@ -17,6 +17,7 @@ mod concat;
 mod conv2d;
 mod lrn;
 mod matmul;
+mod norm;
 mod pool;
 
 use std::cell::Cell;
@@ -100,6 +101,12 @@ fn run<T: Float>(
         LibraryOp::Matmul { trans_b } => trans_b,
         LibraryOp::Concat => {
             return concat::concat(&views[0], &views[1], ints, out_data, &out_shape);
+        }
+        LibraryOp::Softmax => {
+            return norm::softmax(&views[0], out_data, &out_shape);
+        }
+        LibraryOp::LayerNorm => {
+            return norm::layer_norm(&views[0], &views[1], &views[2], eps, out_data, &out_shape);
         }
         LibraryOp::Lrn => {
             return lrn::lrn(&views[0], ints, fparams, out_data, &out_shape);
@@ -391,6 +398,8 @@ trait Float:
     /// `1 / sqrt(self)`.
     fn rsqrt(self) -> Self;
     fn sqrt(self) -> Self;
+    /// `exp(-self)` for `self >= 0`.
+    fn exp_neg(self) -> Self;
     fn powf(self, e: Self) -> Self;
     fn from_f64(v: f64) -> Self;
     fn from_i64(v: i64) -> Self;
@@ -432,6 +441,12 @@ impl Float for f32 {
     #[inline(always)]
     fn sqrt(self) -> f32 {
         f32::sqrt(self)
+    }
+    #[inline(always)]
+    fn exp_neg(self) -> f32 {
+        // Exactly 0 past the clamp of `exp_neg_f32`, as libm's `exp` gives (a softmax row of
+        // `-inf` is then `0 / 0`, as on the TIR path).
+        if self > 87.0 { 0.0 } else { exp_neg_f32(self) }
     }
     fn powf(self, e: f32) -> f32 {
         f32::powf(self, e)
@@ -477,6 +492,9 @@ impl Float for f64 {
     #[inline(always)]
     fn sqrt(self) -> f64 {
         f64::sqrt(self)
+    }
+    fn exp_neg(self) -> f64 {
+        (-self).exp()
     }
     fn powf(self, e: f64) -> f64 {
         f64::powf(self, e)

@@ -10,8 +10,8 @@
 //! `R.add`s that keep the output shape (bias, residual) and one activation (`R.nn.relu`,
 //! `R.nn.gelu` for `float32`, `R.nn.gelu_tanh`). The fused call takes the place of the last
 //! binding of its chain and keeps that binding's variable. `R.nn.max_pool2d` and
-//! `R.nn.avg_pool2d` (NCHW) and `R.concat` of two tensors become calls of their own, without
-//! epilogues, and so does the eight-binding lowering of ONNX `LRN` (squares, a channel-window
+//! `R.nn.avg_pool2d` (NCHW), `R.concat` of two tensors, and `R.nn.softmax` and
+//! `R.nn.layer_norm` over the last axis become calls of their own, without epilogues, and so does the eight-binding lowering of ONNX `LRN` (squares, a channel-window
 //! `R.nn.avg_pool3d`, scale, bias, power, divide).
 //!
 //! Invariants afterwards: every dispatched call's output struct info is the chain's last
@@ -85,6 +85,11 @@ pub enum LibraryOp {
     /// `avg` is the mean of the squares over the `size` channels from `c - before`, counting
     /// the channels past either end as zeros.
     Lrn,
+    /// `(x, out)`: `R.nn.softmax` over the last axis.
+    Softmax,
+    /// `(x, gamma, beta, epsilon, out)`: `R.nn.layer_norm` over the last axis, centered and
+    /// scaled by 1-D `gamma` and `beta`.
+    LayerNorm,
 }
 
 impl LibraryOp {
@@ -92,7 +97,8 @@ impl LibraryOp {
     pub fn num_operands(self) -> usize {
         match self {
             LibraryOp::Matmul { .. } | LibraryOp::Conv2d | LibraryOp::Concat => 2,
-            LibraryOp::MaxPool2d | LibraryOp::AvgPool2d | LibraryOp::Lrn => 1,
+            LibraryOp::MaxPool2d | LibraryOp::AvgPool2d | LibraryOp::Lrn | LibraryOp::Softmax => 1,
+            LibraryOp::LayerNorm => 3,
         }
     }
 
@@ -136,6 +142,8 @@ impl LibraryKernel {
             LibraryOp::AvgPool2d => "avg_pool2d",
             LibraryOp::Concat => "concat",
             LibraryOp::Lrn => "lrn",
+            LibraryOp::Softmax => "softmax",
+            LibraryOp::LayerNorm => "layer_norm",
         });
         if self.norm {
             s.push_str("_bn");
@@ -164,13 +172,19 @@ impl LibraryKernel {
                 LibraryOp::Concat => 1,
                 // size, before.
                 LibraryOp::Lrn => 2,
+                LibraryOp::Softmax | LibraryOp::LayerNorm => 0,
             }
     }
 
     /// How many of [`LibraryKernel::num_params`] are floats (the last ones): a batch norm's
     /// epsilon, LRN's alpha, beta and bias.
     pub fn num_fparams(&self) -> usize {
-        usize::from(self.norm) + if self.op == LibraryOp::Lrn { 3 } else { 0 }
+        usize::from(self.norm)
+            + match self.op {
+                LibraryOp::Lrn => 3,
+                LibraryOp::LayerNorm => 1,
+                _ => 0,
+            }
     }
 
     /// The tensors the kernel takes before its integer parameters: the operands, then the
@@ -189,6 +203,8 @@ impl LibraryKernel {
             LibraryOp::AvgPool2d,
             LibraryOp::Concat,
             LibraryOp::Lrn,
+            LibraryOp::Softmax,
+            LibraryOp::LayerNorm,
         ];
         let acts = [None]
             .into_iter()
@@ -480,6 +496,7 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
             "relax.nn.avg_pool2d" => pool2d_anchor(call, var, i, LibraryOp::AvgPool2d),
             "relax.concat" => concat_anchor(call, var, i),
             "relax.divide" => lrn_anchor(call, var, bindings, &index, &single_use),
+            "relax.nn.softmax" | "relax.nn.layer_norm" => last_axis_anchor(op, call, var, i),
             _ => None,
         };
         if let Some(chain) = anchor {
@@ -931,6 +948,69 @@ fn concat_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
         inputs: vec![a.clone(), b.clone()],
         params: vec![axis],
         fparams: Vec::new(),
+        members: vec![at],
+        end: var.clone(),
+    })
+}
+
+/// `R.nn.softmax(x, axis)` and `R.nn.layer_norm(x, gamma, beta, axes, epsilon)` (centered
+/// and scaled, `gamma` and `beta` 1-D) over the last axis of a float tensor of known rank.
+fn last_axis_anchor(op: &str, call: &Call, var: &Var, at: usize) -> Option<Chain> {
+    let x = call.args.first()?;
+    let x_si = operand_si(x)?;
+    let dt = float_dtype(&[x_si], var.struct_info())?;
+    let nd = x_si.ndim()? as i64;
+    let last = |a: i64| nd >= 1 && (a == -1 || a == nd - 1);
+    let (kernel_op, inputs, fparams) = if op == "relax.nn.softmax" {
+        let axis = match call.attrs.get("axis") {
+            None | Some(AttrValue::None) => -1,
+            Some(v) => v.as_int()?,
+        };
+        if !last(axis) {
+            return None;
+        }
+        (LibraryOp::Softmax, vec![x.clone()], Vec::new())
+    } else {
+        let axes = match call.attrs.get("axes") {
+            None | Some(AttrValue::None) => vec![-1],
+            Some(v) => v.as_int_list()?,
+        };
+        let flag = |n: &str| match call.attrs.get(n) {
+            None | Some(AttrValue::None) => Some(true),
+            Some(v) => v.as_bool(),
+        };
+        let eps = match call.attrs.get("epsilon") {
+            None | Some(AttrValue::None) => 1e-5,
+            Some(v) => v.as_float()?,
+        };
+        let len = x_si.tensor_shape()?.last()?.clone();
+        let (g, b) = (call.args.get(1)?, call.args.get(2)?);
+        for e in [g, b] {
+            let si = operand_si(e)?;
+            let shape = si.tensor_shape()?;
+            if si.tensor_dtype() != Some(dt) || !shapes_equal(shape, std::slice::from_ref(&len)) {
+                return None;
+            }
+        }
+        if !matches!(axes[..], [a] if last(a)) || !flag("center")? || !flag("scale")? {
+            return None;
+        }
+        (
+            LibraryOp::LayerNorm,
+            vec![x.clone(), g.clone(), b.clone()],
+            vec![eps],
+        )
+    };
+    Some(Chain {
+        kernel: LibraryKernel {
+            op: kernel_op,
+            norm: false,
+            addends: 0,
+            activation: None,
+        },
+        inputs,
+        params: Vec::new(),
+        fparams,
         members: vec![at],
         end: var.clone(),
     })
