@@ -4,7 +4,9 @@
 //! TIR legalization path, the reference), run on the same random inputs; the results must agree
 //! within the dtype's tolerance. The cases cover the edges: k, m or n of 1, sizes that are not
 //! multiples of any tile, batch broadcast, matrix-vector, a transposed weight, symbolic batch,
-//! every epilogue, groups, depthwise, strides, padding and dilation.
+//! every epilogue, groups, depthwise, strides, padding and dilation, and the lowering of ONNX
+//! `LRN` (window sizes odd and even, wider than the channels, every power form), softmax and
+//! layer norm over the last axis (rows of 1, odd lengths, enough rows to run in parallel).
 
 use relaxjit::{Config, Engine, Tensor, Value};
 
@@ -291,6 +293,60 @@ fn concat(a: &[i64], b: &[i64], axis: i64) -> Case {
     }
 }
 
+/// ONNX `LRN` over the channels of `x` as the ONNX frontends lower it (squares, a
+/// channel-window `avg_pool3d` counting the padding, scale, bias, power, divide).
+fn lrn(x: [i64; 4], size: i64, alpha: f64, beta: f64, bias: f64, dtype: &'static str) -> Case {
+    let before = (size - 1) / 2;
+    let after = size - 1 - before;
+    let t = |s: &[i64]| format!("R.Tensor({}, dtype=\"{dtype}\")", shape_text(&dims(s)));
+    let x5 = [x[0], 1, x[1], x[2], x[3]];
+    let c = |v: f64| format!("R.const({v:?}, \"{dtype}\")");
+    let body = vec![
+        format!("sq: {} = R.multiply(x, x)", t(&x)),
+        format!("e: {} = R.expand_dims(sq, axis=[1])", t(&x5)),
+        format!(
+            "p: {} = R.nn.avg_pool3d(e, pool_size=[{size}, 1, 1], strides=[1, 1, 1], dilation=[1, 1, 1], padding=[{before}, 0, 0, {after}, 0, 0], ceil_mode=False, count_include_pad=True, layout=\"NCDHW\", out_layout=\"NCDHW\")",
+            t(&x5)
+        ),
+        format!("a: {} = R.squeeze(p, axis=[1])", t(&x)),
+        format!("s: {} = R.multiply(a, {})", t(&x), c(alpha)),
+        format!("b: {} = R.add(s, {})", t(&x), c(bias)),
+        format!("d: {} = R.power(b, {})", t(&x), c(beta)),
+        format!("y: {} = R.divide(x, d)", t(&x)),
+    ];
+    Case {
+        name: format!("lrn x={x:?} size={size} alpha={alpha} beta={beta} bias={bias} {dtype}"),
+        dtype,
+        params: vec![("x", dims(&x))],
+        body,
+        out: dims(&x),
+    }
+}
+
+/// `R.nn.softmax(x, axis=-1)`, or with `ln`, `R.nn.layer_norm(x, g, b, axes=[-1])`.
+fn last_axis(ln: bool, x: &[i64], dtype: &'static str) -> Case {
+    let n = *x.last().expect("a 1-D or larger shape");
+    let (mut params, line) = (vec![("x", dims(x))], String::new());
+    let line = if ln {
+        params.push(("g", dims(&[n])));
+        params.push(("b", dims(&[n])));
+        "y = R.nn.layer_norm(x, g, b, axes=[-1], epsilon=1.0000000000000001e-05, center=True, scale=True)"
+            .to_string()
+    } else {
+        line + "y = R.nn.softmax(x, axis=-1)"
+    };
+    Case {
+        name: format!(
+            "{} x={x:?} {dtype}",
+            if ln { "layer_norm" } else { "softmax" }
+        ),
+        dtype,
+        params,
+        body: vec![line],
+        out: dims(x),
+    }
+}
+
 fn cases() -> Vec<Case> {
     let f32_ = "float32";
     let mut c = vec![
@@ -313,6 +369,23 @@ fn cases() -> Vec<Case> {
         matmul(dims(&[4, 8]), dims(&[8]), false, &[], f32_),
         matmul(dims(&[3, 4, 8]), dims(&[8]), false, &[], f32_),
         matmul(dims(&[8]), dims(&[8]), false, &[], f32_),
+        // Batch-1 layers with a weight of over 4 MiB: the matrix-vector product split over
+        // the pool in column blocks (the last one partial).
+        matmul(
+            dims(&[1, 1031]),
+            dims(&[1031, 1029]),
+            true,
+            &["bias", "relu"],
+            f32_,
+        ),
+        matmul(dims(&[1031]), dims(&[1031, 1029]), false, &[], f32_),
+        matmul(
+            dims(&[1, 1, 1031]),
+            dims(&[1031, 1029]),
+            false,
+            &["bias"],
+            f32_,
+        ),
         matmul(
             dims(&[5, 12]),
             dims(&[12, 7]),
@@ -678,6 +751,22 @@ fn cases() -> Vec<Case> {
         concat(&[3, 2, 5], &[3, 2, 1], -1),
         concat(&[1, 64, 55, 55], &[1, 64, 55, 55], 1),
         concat(&[3, 40, 33, 7], &[3, 24, 33, 7], 1),
+    ]);
+    for ln in [false, true] {
+        c.extend([
+            last_axis(ln, &[4, 128, 128], "float32"),
+            last_axis(ln, &[3, 5, 37], "float32"),
+            last_axis(ln, &[7, 1], "float32"),
+            last_axis(ln, &[9], "float32"),
+            last_axis(ln, &[130, 257], "float64"),
+        ]);
+    }
+    c.extend([
+        lrn([1, 96, 55, 55], 5, 1e-4, 0.75, 1.0, "float32"),
+        lrn([2, 7, 3, 5], 4, 0.5, 0.75, 2.0, "float32"),
+        lrn([1, 3, 1, 1], 5, 2.0, 0.6, 1.5, "float32"),
+        lrn([1, 6, 4, 3], 1, 0.3, 0.5, 1.0, "float64"),
+        lrn([1, 9, 2, 2], 3, 1.0, 1.0, 0.5, "float64"),
     ]);
     c.push(pool(
         "max_pool2d",

@@ -5,10 +5,10 @@
 //!
 //! `cargo run --release -p relaxjit-bench --example rows -- [--tir] [--profile] [--calls N] [ROW…]`
 //!
-//! `resnet50` (from `../shared/models`) runs only when named; `ROWS_TOP=N` prints N callees of
+//! Rows are `workloads::ROWS` (the ONNX AlexNet included); `resnet50` runs only when named; `ROWS_TOP=N` prints N callees of
 //! each profile (8 by default).
 
-use relaxjit::{Config, Engine};
+use relaxjit::Config;
 use relaxjit_bench::workloads;
 
 fn main() -> anyhow::Result<()> {
@@ -39,24 +39,31 @@ fn main() -> anyhow::Result<()> {
         "{:12} {:8} {:>11} {:>11} {:>9} {:>10}",
         "row", "path", "median", "min", "GFLOP/s", "compile"
     );
-    let mut rows = workloads::all()?;
-    // ResNet-50 is not in the fixed suite (it compiles and runs for seconds); name it to run it.
-    if only.iter().any(|o| *o == "resnet50")
-        && let Some(w) = workloads::shared_model("resnet50")
-    {
-        rows.push(w?);
-    }
-    for w in rows {
-        if !only.is_empty() && !only.iter().any(|o| *o == w.name) {
-            continue;
-        }
+    // ResNet-50 is not in the default list (it compiles and runs for seconds); name it to run it.
+    let names: Vec<&str> = if only.is_empty() {
+        workloads::ROWS
+            .iter()
+            .copied()
+            .filter(|r| *r != "resnet50")
+            .collect()
+    } else {
+        only.iter().map(|s| s.as_str()).collect()
+    };
+    for name in names {
+        let entry = match workloads::row(name)? {
+            workloads::Row::Ready(e) => e,
+            workloads::Row::Skipped(why) => {
+                println!("{name:12} skipped: {why}");
+                continue;
+            }
+        };
+        let w = &entry.workload;
         for (label, config) in &configs {
-            let engine = Engine::new(config.clone())?;
             let t = std::time::Instant::now();
-            let compiled = engine.compile_str_with_metadata(&w.script, w.metadata.clone())?;
+            let compiled = entry.compile(config)?;
             let compile = t.elapsed();
             let n = if *label == "tir" { calls.min(5) } else { calls };
-            let times = workloads::time_calls(&compiled, &w, n)?;
+            let times = workloads::time_calls(&compiled, w, n)?;
             let med = times[times.len() / 2];
             let gflops = if w.flops > 0.0 {
                 format!("{:9.1}", w.flops / med.as_secs_f64() / 1e9)
@@ -73,7 +80,7 @@ fn main() -> anyhow::Result<()> {
                 compile.as_secs_f64() * 1e3
             );
             if flag("--profile") {
-                let prof = workloads::profile(&compiled, &w, n)?;
+                let prof = workloads::profile(&compiled, w, n)?;
                 let total: f64 = prof.iter().map(|p| p.1.as_secs_f64()).sum();
                 for (name, t, count) in prof.iter().take(
                     std::env::var("ROWS_TOP")

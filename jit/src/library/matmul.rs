@@ -8,6 +8,19 @@ use vm::{Error, Result};
 
 use super::{Float, Mat, SendPtr, View, gemm_into, parallelism};
 
+/// Blocks of output columns per pool thread in a split matrix-vector product (more than one,
+/// so that a thread slowed by other work hands the rest to the others).
+const GEMV_BLOCKS_PER_THREAD: usize = 4;
+
+/// Whether a matrix-vector product with a `k × n` weight is split over the pool: weights that
+/// stay in one core's cache (an MLP's 784×512) gain less than the synchronisation costs.
+fn split_gemv<T>(k: usize, n: usize) -> bool {
+    const MIN_WEIGHT_BYTES: usize = 4 << 20;
+    rayon::current_num_threads() > 1
+        && n >= 32
+        && k.saturating_mul(n).saturating_mul(std::mem::size_of::<T>()) >= MIN_WEIGHT_BYTES
+}
+
 /// `out (+)= a @ b` (`b` holding the transpose of the right operand when `trans_b`); with
 /// `read_dst`, `out` already holds the addends.
 pub(super) fn matmul<T: Float>(
@@ -93,6 +106,46 @@ pub(super) fn matmul<T: Float>(
     if b_plain && a_batch.iter().product::<usize>() == batches {
         // One GEMM with the batch folded into the rows.
         let rows = batches * m;
+        if rows == 1 && split_gemv::<T>(k, n) {
+            // A batch-1 layer streams the whole weight once and is bound by memory bandwidth;
+            // the GEMM crate's matrix-vector path runs on one thread, so the output columns
+            // (and the weight behind them) are cut into blocks spread over the pool.
+            let threads = rayon::current_num_threads();
+            let chunk = n
+                .div_ceil(threads * GEMV_BLOCKS_PER_THREAD)
+                .next_multiple_of(16);
+            let dst = SendPtr(out.as_mut_ptr());
+            let b_ptr = SendPtr(b.data.as_ptr().cast_mut());
+            (0..n.div_ceil(chunk)).into_par_iter().for_each(|c| {
+                let j0 = c * chunk;
+                let width = chunk.min(n - j0);
+                // SAFETY: block `c` reads all of `a` (`k` elements) and the columns
+                // `j0..j0 + width` of `b` (in range: `j0 + width <= n`, column `j` starting at
+                // `j * b_cs`), and writes `out[j0..j0 + width]`, which no other block writes.
+                unsafe {
+                    gemm_into(
+                        1,
+                        width,
+                        k,
+                        dst.get().add(j0),
+                        n as isize,
+                        read_dst,
+                        Mat {
+                            ptr: a.data.as_ptr(),
+                            rs: k as isize,
+                            cs: 1,
+                        },
+                        Mat {
+                            ptr: b_ptr.get().add(j0 * b_cs as usize).cast_const(),
+                            rs: b_rs,
+                            cs: b_cs,
+                        },
+                        gemm::Parallelism::None,
+                    );
+                }
+            });
+            return Ok(());
+        }
         // SAFETY: `a` holds `rows × k` row-major elements, `b` `k × n` through the strides
         // computed from its shape, `out` `rows × n`; the output is a distinct `&mut` slice.
         unsafe {

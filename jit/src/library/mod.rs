@@ -15,7 +15,9 @@
 
 mod concat;
 mod conv2d;
+mod lrn;
 mod matmul;
+mod norm;
 mod pool;
 
 use std::cell::Cell;
@@ -72,20 +74,20 @@ fn call(kernel: LibraryKernel, args: &[Value]) -> Result<Value> {
             .map_err(|e| e.context(format!("argument {i}")))
     };
     let inputs: Vec<&Tensor> = (0..tensors).map(tensor).collect::<Result<_>>()?;
-    // The integers, then (with a batch norm) its epsilon.
-    let floats = usize::from(kernel.norm);
+    // The integers, then the floats (a batch norm's epsilon, LRN's alpha, beta and bias).
+    let floats = kernel.num_fparams();
     let ints: Vec<i64> = args[tensors..tensors + params - floats]
         .iter()
         .map(Value::as_int)
         .collect::<Result<_>>()?;
-    let eps = match floats {
-        0 => 0.0,
-        _ => args[tensors + params - 1].as_float()?,
-    };
+    let fparams: Vec<f64> = args[tensors + params - floats..tensors + params]
+        .iter()
+        .map(Value::as_float)
+        .collect::<Result<_>>()?;
     let out = tensor(args.len() - 1)?;
     match out.dtype() {
-        DataType::F32 => run::<f32>(kernel, &inputs, &ints, eps, out),
-        DataType::F64 => run::<f64>(kernel, &inputs, &ints, eps, out),
+        DataType::F32 => run::<f32>(kernel, &inputs, &ints, &fparams, out),
+        DataType::F64 => run::<f64>(kernel, &inputs, &ints, &fparams, out),
         dt => Err(Error::type_error(format!(
             "output of dtype {dt}; library kernels take float32 and float64"
         ))),
@@ -97,9 +99,10 @@ fn run<T: Float>(
     kernel: LibraryKernel,
     inputs: &[&Tensor],
     ints: &[i64],
-    eps: f64,
+    fparams: &[f64],
     out: &Tensor,
 ) -> Result<()> {
+    let eps = fparams.first().copied().unwrap_or(0.0);
     let views: Vec<View<T>> = inputs
         .iter()
         .enumerate()
@@ -119,6 +122,15 @@ fn run<T: Float>(
         LibraryOp::Matmul { trans_b } => trans_b,
         LibraryOp::Concat => {
             return concat::concat(&views[0], &views[1], ints, out_data, &out_shape);
+        }
+        LibraryOp::Softmax => {
+            return norm::softmax(&views[0], out_data, &out_shape);
+        }
+        LibraryOp::LayerNorm => {
+            return norm::layer_norm(&views[0], &views[1], &views[2], eps, out_data, &out_shape);
+        }
+        LibraryOp::Lrn => {
+            return lrn::lrn(&views[0], ints, fparams, out_data, &out_shape);
         }
         LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => {
             let is_max = kernel.op == LibraryOp::MaxPool2d;
@@ -406,6 +418,10 @@ trait Float:
     fn sub(self, other: Self) -> Self;
     /// `1 / sqrt(self)`.
     fn rsqrt(self) -> Self;
+    fn sqrt(self) -> Self;
+    /// `exp(-self)` for `self >= 0`.
+    fn exp_neg(self) -> Self;
+    fn powf(self, e: Self) -> Self;
     fn from_f64(v: f64) -> Self;
     fn from_i64(v: i64) -> Self;
     /// A per-thread scratch buffer, taken (the slot is left empty, so a nested call on the
@@ -442,6 +458,19 @@ impl Float for f32 {
     }
     fn rsqrt(self) -> f32 {
         1.0 / self.sqrt()
+    }
+    #[inline(always)]
+    fn sqrt(self) -> f32 {
+        f32::sqrt(self)
+    }
+    #[inline(always)]
+    fn exp_neg(self) -> f32 {
+        // Exactly 0 past the clamp of `exp_neg_f32`, as libm's `exp` gives (a softmax row of
+        // `-inf` is then `0 / 0`, as on the TIR path).
+        if self > 87.0 { 0.0 } else { exp_neg_f32(self) }
+    }
+    fn powf(self, e: f32) -> f32 {
+        f32::powf(self, e)
     }
     fn from_f64(v: f64) -> f32 {
         v as f32
@@ -480,6 +509,16 @@ impl Float for f64 {
     }
     fn rsqrt(self) -> f64 {
         1.0 / self.sqrt()
+    }
+    #[inline(always)]
+    fn sqrt(self) -> f64 {
+        f64::sqrt(self)
+    }
+    fn exp_neg(self) -> f64 {
+        (-self).exp()
+    }
+    fn powf(self, e: f64) -> f64 {
+        f64::powf(self, e)
     }
     fn from_f64(v: f64) -> f64 {
         v

@@ -16,9 +16,12 @@ use crate::importer::{FOLD_LIMIT, Importer, Val, constant, int_tensor};
 use crate::node::{Node, or_str};
 use crate::tensor::{tir_dtype, to_tensor};
 
-/// The largest `ConstantOfShape` result stored in the module as a constant (FoldConstant's
-/// default limit); larger ones are filled at run time.
-const CONSTANT_FILL_BYTES: usize = 16 << 20;
+/// The largest `ConstantOfShape` result of constant shape stored in the module as a constant;
+/// larger ones are filled at run time. Such a result is a weight (onnxruntime folds it into an
+/// initializer once): filling and faulting in AlexNet's 218 MB of dense weights on every call
+/// cost more than the layers that read them, while filling them once at import takes tens of
+/// milliseconds.
+const CONSTANT_FILL_BYTES: usize = 1 << 30;
 
 /// The most elements a symbolic (not constant) folded value may have.
 const SYM_LIMIT: usize = 64;

@@ -10,8 +10,9 @@
 //! `R.add`s that keep the output shape (bias, residual) and one activation (`R.nn.relu`,
 //! `R.nn.gelu` for `float32`, `R.nn.gelu_tanh`). The fused call takes the place of the last
 //! binding of its chain and keeps that binding's variable. `R.nn.max_pool2d` and
-//! `R.nn.avg_pool2d` (NCHW) and `R.concat` of two tensors become calls of their own, without
-//! epilogues.
+//! `R.nn.avg_pool2d` (NCHW), `R.concat` of two tensors, and `R.nn.softmax` and
+//! `R.nn.layer_norm` over the last axis become calls of their own, without epilogues, and so does the eight-binding lowering of ONNX `LRN` (squares, a channel-window
+//! `R.nn.avg_pool3d`, scale, bias, power, divide).
 //!
 //! Invariants afterwards: every dispatched call's output struct info is the chain's last
 //! variable's (a tensor of known rank, shape and dtype), its arguments are the chain's inputs
@@ -79,6 +80,16 @@ pub enum LibraryOp {
     AvgPool2d,
     /// `(a, b, axis, out)`: `R.concat((a, b), axis)`, the axis non-negative.
     Concat,
+    /// `(x, size, before, alpha, beta, bias, out)`: ONNX's local response normalization across
+    /// the channels (axis 1) of an `(N, C, …)` tensor, `x / (bias + alpha · avg)^beta` where
+    /// `avg` is the mean of the squares over the `size` channels from `c - before`, counting
+    /// the channels past either end as zeros.
+    Lrn,
+    /// `(x, out)`: `R.nn.softmax` over the last axis.
+    Softmax,
+    /// `(x, gamma, beta, epsilon, out)`: `R.nn.layer_norm` over the last axis, centered and
+    /// scaled by 1-D `gamma` and `beta`.
+    LayerNorm,
 }
 
 impl LibraryOp {
@@ -86,7 +97,8 @@ impl LibraryOp {
     pub fn num_operands(self) -> usize {
         match self {
             LibraryOp::Matmul { .. } | LibraryOp::Conv2d | LibraryOp::Concat => 2,
-            LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 1,
+            LibraryOp::MaxPool2d | LibraryOp::AvgPool2d | LibraryOp::Lrn | LibraryOp::Softmax => 1,
+            LibraryOp::LayerNorm => 3,
         }
     }
 
@@ -129,6 +141,9 @@ impl LibraryKernel {
             LibraryOp::MaxPool2d => "max_pool2d",
             LibraryOp::AvgPool2d => "avg_pool2d",
             LibraryOp::Concat => "concat",
+            LibraryOp::Lrn => "lrn",
+            LibraryOp::Softmax => "softmax",
+            LibraryOp::LayerNorm => "layer_norm",
         });
         if self.norm {
             s.push_str("_bn");
@@ -146,7 +161,7 @@ impl LibraryKernel {
     /// The parameters the kernel takes after its tensors: integers, then (with `norm`) the
     /// epsilon as a float.
     pub fn num_params(&self) -> usize {
-        usize::from(self.norm)
+        self.num_fparams()
             + match self.op {
                 LibraryOp::Matmul { .. } => 0,
                 // stride (h, w), padding (top, left, bottom, right), dilation (h, w), groups.
@@ -155,6 +170,20 @@ impl LibraryKernel {
                 // count_include_pad.
                 LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 12,
                 LibraryOp::Concat => 1,
+                // size, before.
+                LibraryOp::Lrn => 2,
+                LibraryOp::Softmax | LibraryOp::LayerNorm => 0,
+            }
+    }
+
+    /// How many of [`LibraryKernel::num_params`] are floats (the last ones): a batch norm's
+    /// epsilon, LRN's alpha, beta and bias.
+    pub fn num_fparams(&self) -> usize {
+        usize::from(self.norm)
+            + match self.op {
+                LibraryOp::Lrn => 3,
+                LibraryOp::LayerNorm => 1,
+                _ => 0,
             }
     }
 
@@ -173,6 +202,9 @@ impl LibraryKernel {
             LibraryOp::MaxPool2d,
             LibraryOp::AvgPool2d,
             LibraryOp::Concat,
+            LibraryOp::Lrn,
+            LibraryOp::Softmax,
+            LibraryOp::LayerNorm,
         ];
         let acts = [None]
             .into_iter()
@@ -463,6 +495,8 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
             "relax.nn.max_pool2d" => pool2d_anchor(call, var, i, LibraryOp::MaxPool2d),
             "relax.nn.avg_pool2d" => pool2d_anchor(call, var, i, LibraryOp::AvgPool2d),
             "relax.concat" => concat_anchor(call, var, i),
+            "relax.divide" => lrn_anchor(call, var, bindings, &index, &single_use),
+            "relax.nn.softmax" | "relax.nn.layer_norm" => last_axis_anchor(op, call, var, i),
             _ => None,
         };
         if let Some(chain) = anchor {
@@ -915,6 +949,200 @@ fn concat_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
         params: vec![axis],
         fparams: Vec::new(),
         members: vec![at],
+        end: var.clone(),
+    })
+}
+
+/// `R.nn.softmax(x, axis)` and `R.nn.layer_norm(x, gamma, beta, axes, epsilon)` (centered
+/// and scaled, `gamma` and `beta` 1-D) over the last axis of a float tensor of known rank.
+fn last_axis_anchor(op: &str, call: &Call, var: &Var, at: usize) -> Option<Chain> {
+    let x = call.args.first()?;
+    let x_si = operand_si(x)?;
+    let dt = float_dtype(&[x_si], var.struct_info())?;
+    let nd = x_si.ndim()? as i64;
+    let last = |a: i64| nd >= 1 && (a == -1 || a == nd - 1);
+    let (kernel_op, inputs, fparams) = if op == "relax.nn.softmax" {
+        let axis = match call.attrs.get("axis") {
+            None | Some(AttrValue::None) => -1,
+            Some(v) => v.as_int()?,
+        };
+        if !last(axis) {
+            return None;
+        }
+        (LibraryOp::Softmax, vec![x.clone()], Vec::new())
+    } else {
+        let axes = match call.attrs.get("axes") {
+            None | Some(AttrValue::None) => vec![-1],
+            Some(v) => v.as_int_list()?,
+        };
+        let flag = |n: &str| match call.attrs.get(n) {
+            None | Some(AttrValue::None) => Some(true),
+            Some(v) => v.as_bool(),
+        };
+        let eps = match call.attrs.get("epsilon") {
+            None | Some(AttrValue::None) => 1e-5,
+            Some(v) => v.as_float()?,
+        };
+        let len = x_si.tensor_shape()?.last()?.clone();
+        let (g, b) = (call.args.get(1)?, call.args.get(2)?);
+        for e in [g, b] {
+            let si = operand_si(e)?;
+            let shape = si.tensor_shape()?;
+            if si.tensor_dtype() != Some(dt) || !shapes_equal(shape, std::slice::from_ref(&len)) {
+                return None;
+            }
+        }
+        if !matches!(axes[..], [a] if last(a)) || !flag("center")? || !flag("scale")? {
+            return None;
+        }
+        (
+            LibraryOp::LayerNorm,
+            vec![x.clone(), g.clone(), b.clone()],
+            vec![eps],
+        )
+    };
+    Some(Chain {
+        kernel: LibraryKernel {
+            op: kernel_op,
+            norm: false,
+            addends: 0,
+            activation: None,
+        },
+        inputs,
+        params: Vec::new(),
+        fparams,
+        members: vec![at],
+        end: var.clone(),
+    })
+}
+
+/// The value of a one-element constant.
+fn scalar_const(e: &Expr) -> Option<f64> {
+    match e.kind() {
+        ExprKind::Constant(c) if c.data.numel() == 1 => c.data.get_f64(0),
+        _ => None,
+    }
+}
+
+/// ONNX `LRN` of a 4-D tensor as TVM's ONNX frontend (and ours) lowers it, ending at this
+/// `R.divide`: `sq = x * x`, `e = expand_dims(sq, [1])`, `p = avg_pool3d(e, pool (size, 1, 1),
+/// stride 1, padding (before, 0, 0, after, 0, 0), count_include_pad)`, `a = squeeze(p, [1])`,
+/// `s = a * alpha`, `b = s + bias`, `d = b ** beta`, `y = x / d`, every intermediate used
+/// once, in this block, the three scalars constants.
+fn lrn_anchor(
+    call: &Call,
+    var: &Var,
+    bindings: &[Binding],
+    index: &HashMap<VarId, usize>,
+    single_use: &dyn Fn(&Var) -> bool,
+) -> Option<Chain> {
+    // The call that defines `e` (a single-use variable of this block) if it is `op`.
+    let def = |e: &Expr, op: &str| -> Option<(usize, Call)> {
+        let v = e.as_var()?;
+        if !single_use(v) {
+            return None;
+        }
+        let &i = index.get(&v.id())?;
+        let c = bindings[i].value().as_call()?;
+        (c.op() == Some(op)).then(|| (i, c.clone()))
+    };
+    // `op(v, constant)` or `op(constant, v)`: (v, the constant's value).
+    let with_scalar = |c: &Call| -> Option<(Expr, f64)> {
+        let (a, b) = (c.args.first()?, c.args.get(1)?);
+        match (scalar_const(a), scalar_const(b)) {
+            (None, Some(k)) => Some((a.clone(), k)),
+            (Some(k), None) => Some((b.clone(), k)),
+            _ => None,
+        }
+    };
+    let axis_is_1 = |c: &Call| {
+        c.attrs
+            .get("axis")
+            .and_then(|a| a.as_int_list().or_else(|| a.as_int().map(|i| vec![i])))
+            == Some(vec![1])
+    };
+    let (x, den) = (call.args.first()?, call.args.get(1)?);
+    let xv = x.as_var()?;
+    let dt = float_dtype(&[xv.struct_info()], var.struct_info())?;
+    if xv.struct_info().ndim() != Some(4)
+        || !matches!((xv.struct_info().tensor_shape(), var.struct_info().tensor_shape()),
+            (Some(a), Some(b)) if shapes_equal(a, b))
+    {
+        return None;
+    }
+    let (i_den, pow) = def(den, "relax.power")?;
+    let (base, beta) = match (pow.args.first(), pow.args.get(1).and_then(scalar_const)) {
+        (Some(b), Some(k)) => (b.clone(), k),
+        _ => return None,
+    };
+    let (i_base, add) = def(&base, "relax.add")?;
+    let (scaled, bias) = with_scalar(&add)?;
+    let (i_scaled, mul) = def(&scaled, "relax.multiply")?;
+    let (avg, alpha) = with_scalar(&mul)?;
+    let (i_avg, squeeze) = def(&avg, "relax.squeeze")?;
+    let (i_pool, pool) = def(squeeze.args.first()?, "relax.nn.avg_pool3d")?;
+    let (i_e, expand) = def(pool.args.first()?, "relax.expand_dims")?;
+    let (i_sq, sq) = def(expand.args.first()?, "relax.multiply")?;
+    let same_x = |e: Option<&Expr>| e.and_then(Expr::as_var).is_some_and(|v| v.id() == xv.id());
+    if !axis_is_1(&squeeze)
+        || !axis_is_1(&expand)
+        || !same_x(sq.args.first())
+        || !same_x(sq.args.get(1))
+    {
+        return None;
+    }
+    for e in [&base, &scaled, &avg] {
+        if operand_si(e)?.tensor_dtype() != Some(dt) {
+            return None;
+        }
+    }
+    let ints = |n: &str| pool.attrs.get(n).and_then(AttrValue::as_int_list);
+    let flag = |n: &str| pool.attrs.get(n).and_then(AttrValue::as_bool);
+    let size = match ints("pool_size")?[..] {
+        [s, 1, 1] if s >= 1 => s,
+        _ => return None,
+    };
+    let (before, after) = match ints("padding")?[..] {
+        [b, 0, 0, a, 0, 0] => (b, a),
+        _ => return None,
+    };
+    let layout_ok = ["layout", "out_layout"].iter().all(|n| {
+        matches!(
+            pool.attrs.get(*n).and_then(AttrValue::as_str),
+            None | Some("") | Some("NCDHW")
+        )
+    });
+    if ints("strides")? != [1, 1, 1]
+        || ints("dilation").unwrap_or_else(|| vec![1, 1, 1]) != [1, 1, 1]
+        || flag("ceil_mode") != Some(false)
+        || flag("count_include_pad") != Some(true)
+        || before < 0
+        || after < 0
+        || before + after != size - 1
+        || !layout_ok
+    {
+        return None;
+    }
+    Some(Chain {
+        kernel: LibraryKernel {
+            op: LibraryOp::Lrn,
+            norm: false,
+            addends: 0,
+            activation: None,
+        },
+        inputs: vec![x.clone()],
+        params: vec![size, before],
+        fparams: vec![alpha, beta, bias],
+        members: vec![
+            i_sq,
+            i_e,
+            i_pool,
+            i_avg,
+            i_scaled,
+            i_base,
+            i_den,
+            index[&var.id()],
+        ],
         end: var.clone(),
     })
 }
