@@ -516,4 +516,40 @@ mod tests {
         }
         let _ = fs::remove_dir_all(&dir);
     }
+
+    /// Another build keys entries differently, and an entry of another build put under this
+    /// build's key is rejected by its header.
+    #[test]
+    fn builds_never_share_entries() {
+        let dir = std::env::temp_dir().join(format!("relaxjit-cache-build-{}", std::process::id()));
+        let ours = ArtifactCache::new(&dir, u64::MAX).with_build("build a");
+        let theirs = ArtifactCache::new(&dir, u64::MAX).with_build("build b");
+        assert_eq!(ours.build(), "build a");
+        let key = |c: &ArtifactCache| {
+            let mut k = c.key_builder();
+            k.part("module", b"same module");
+            k.finish()
+        };
+        let (k_ours, k_theirs) = (key(&ours), key(&theirs));
+        assert_ne!(k_ours, k_theirs);
+        theirs.store(&k_theirs, &entry(16));
+        fs::rename(theirs.path_of(&k_theirs), ours.path_of(&k_ours)).unwrap();
+        let bytes = fs::read(ours.path_of(&k_ours)).unwrap();
+        let id = ours.identity(&k_ours);
+        let mut id_theirs = id.clone();
+        id_theirs.key = k_theirs.0;
+        assert_eq!(
+            entry::decode(&bytes, &id),
+            Err(Reject::Key),
+            "the key is checked before the build"
+        );
+        id_theirs.version = "build b".into();
+        assert!(entry::decode(&bytes, &id_theirs).is_ok());
+        id_theirs.version = "build a".into();
+        assert_eq!(
+            entry::decode(&bytes, &id_theirs),
+            Err(Reject::Version("build b".into()))
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
 }
