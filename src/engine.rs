@@ -254,7 +254,7 @@ impl Engine {
         let compiled = self.config.exec_mode == ExecMode::Compiled;
         let loaded = crate::cache::from_entry(entry, compiled).and_then(|loaded| {
             let (exec, kernels, library, vmtir) = loaded;
-            exec.validate().map_err(|e| e.to_string())?;
+            // `Executable::load_from_bytes` has validated the executable.
             library.link(&exec).map_err(|e| e.to_string())?;
             Ok(CompiledModule {
                 exec,

@@ -558,3 +558,25 @@ fn the_command_line_uses_and_manages_the_cache() {
         );
     }
 }
+
+/// The engine keys its entries by this build's identity, fixed when relaxjit was built.
+#[test]
+fn entries_are_keyed_by_the_build_identity() {
+    let parts: Vec<&str> = relaxjit::BUILD.split(' ').collect();
+    assert_eq!(parts.len(), 3, "{}", relaxjit::BUILD);
+    assert_eq!(parts[0], "relaxjit");
+    assert_eq!(parts[1], env!("CARGO_PKG_VERSION"));
+    assert_eq!(parts[2].len(), 32);
+    assert!(parts[2].bytes().all(|b| b.is_ascii_hexdigit()));
+    let dir = scratch("build_identity");
+    let cache = ArtifactCache::new(&dir, DEFAULT_MAX_BYTES).with_build("some other build");
+    let engine = Engine::new(Config {
+        cache: Some(cache),
+        ..Config::default()
+    })
+    .unwrap();
+    assert_eq!(
+        engine.config().cache.as_ref().unwrap().build(),
+        relaxjit::BUILD
+    );
+}

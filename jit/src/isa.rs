@@ -121,13 +121,22 @@ pub fn host_isa_description() -> Result<String> {
     }
     let mut isa = Recorder(Vec::new());
     cranelift_native::infer_native_flags(&mut isa).map_err(|m| Error::Unsupported(m.into()))?;
-    let mut s = format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS);
+    fn push(s: &mut String, name: &str, value: &str) {
+        s.push(' ');
+        s.push_str(name);
+        s.push('=');
+        s.push_str(value);
+    }
+    let mut s = String::with_capacity(512);
+    s.push_str(std::env::consts::ARCH);
+    s.push('-');
+    s.push_str(std::env::consts::OS);
     for (name, value) in base_settings().iter().chain(HOST_SETTINGS) {
-        s.push_str(&format!(" {name}={value}"));
+        push(&mut s, name, value);
     }
     s.push_str(" isa:");
     for (name, value) in &isa.0 {
-        s.push_str(&format!(" {name}={value}"));
+        push(&mut s, name, value);
     }
     Ok(s)
 }

@@ -7,7 +7,8 @@
 //!   ([`host_isa_description`]), each part length-prefixed so that no two part lists collide.
 //! * Entry: one file `<hex key>.rjc` per key ([`entry`] has the layout), whose header repeats the
 //!   key, the build and the ISA and checksums the rest.
-//! * Load ([`ArtifactCache::load`]): map the file, check the header and checksum, decode. The
+//! * Load ([`ArtifactCache::load`]): map the file (read it if it is smaller than
+//!   [`MAP_AT_BYTES`]), check the header and checksum, decode. The
 //!   code is then copied into fresh executable pages by [`crate::code::CodeMemory`], so the file
 //!   is not needed once loaded.
 //! * Safety: writes go to a temporary file in the same directory that is renamed over the entry,
@@ -25,7 +26,7 @@
 pub mod entry;
 
 use std::fs;
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,6 +38,11 @@ pub use entry::{Entry, Identity, Reject};
 
 /// The file name extension of entries.
 const EXTENSION: &str = "rjc";
+
+/// Entries smaller than this are read, larger ones mapped. For a small entry one `read` costs
+/// less than setting up a mapping, faulting its pages in and unmapping it — which was most of
+/// the system time of a small module's cache hit; a large entry is not copied twice.
+pub const MAP_AT_BYTES: u64 = 256 << 10;
 
 /// The name of the one extra section of an alias entry.
 const ALIAS: &str = "alias";
@@ -57,7 +63,13 @@ pub struct Key(pub [u8; 32]);
 impl Key {
     /// The key in hexadecimal (the entry's file stem).
     pub fn hex(&self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut s = String::with_capacity(64);
+        for b in self.0 {
+            s.push(char::from(DIGITS[usize::from(b >> 4)]));
+            s.push(char::from(DIGITS[usize::from(b & 15)]));
+        }
+        s
     }
 }
 
@@ -269,6 +281,13 @@ impl ArtifactCache {
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let decoded = if len == 0 {
             Err(Reject::NotAnEntry)
+        } else if len < MAP_AT_BYTES {
+            let mut bytes = vec![0; len as usize];
+            if let Err(e) = (&file).read_exact(&mut bytes) {
+                self.warn(&format!("cannot read {}: {e}; recompiling", path.display()));
+                return None;
+            }
+            entry::decode(&bytes, &self.identity(key))
         } else {
             // SAFETY: relaxjit never writes an entry file in place — entries are written to a
             // temporary file and renamed over the old one, which leaves this mapping on the old
@@ -445,5 +464,92 @@ impl ArtifactCache {
             }
         }
         Ok(entries.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::{CodeBlob, Symbol};
+
+    /// An entry whose code has `len` bytes.
+    fn entry(len: usize) -> Entry {
+        Entry {
+            executable: vec![1, 2, 3],
+            code: CodeBlob::from_parts(
+                vec![0xc3; len],
+                vec![Symbol {
+                    name: "f".into(),
+                    offset: 0,
+                }],
+            )
+            .unwrap(),
+            ..Entry::default()
+        }
+    }
+
+    /// Both ways of reading an entry (read below [`MAP_AT_BYTES`], mapped above) give back
+    /// what was stored, and both catch a flipped byte.
+    #[test]
+    fn small_and_large_entries_load_and_are_checked() {
+        let dir = std::env::temp_dir().join(format!("relaxjit-cache-unit-{}", std::process::id()));
+        let warnings = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let w = warnings.clone();
+        let cache = ArtifactCache::new(&dir, u64::MAX)
+            .with_build("unit test build")
+            .with_warn_hook(Arc::new(move |m| w.lock().unwrap().push(m.to_string())));
+        for (i, len) in [100, MAP_AT_BYTES as usize + 4096].into_iter().enumerate() {
+            let mut k = cache.key_builder();
+            k.part("case", &[i as u8]);
+            let key = k.finish();
+            let e = entry(len);
+            cache.store(&key, &e);
+            assert_eq!(cache.load(&key), Some(e), "{len} bytes");
+            let path = cache.path_of(&key);
+            let mut bytes = fs::read(&path).unwrap();
+            let last = bytes.len() - 100;
+            bytes[last] ^= 1;
+            fs::write(&path, &bytes).unwrap();
+            assert_eq!(cache.load(&key), None, "{len} bytes, flipped");
+            let w = warnings.lock().unwrap().pop().unwrap();
+            assert!(w.contains("checksum mismatch"), "{w}");
+        }
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// Another build keys entries differently, and an entry of another build put under this
+    /// build's key is rejected by its header.
+    #[test]
+    fn builds_never_share_entries() {
+        let dir = std::env::temp_dir().join(format!("relaxjit-cache-build-{}", std::process::id()));
+        let ours = ArtifactCache::new(&dir, u64::MAX).with_build("build a");
+        let theirs = ArtifactCache::new(&dir, u64::MAX).with_build("build b");
+        assert_eq!(ours.build(), "build a");
+        let key = |c: &ArtifactCache| {
+            let mut k = c.key_builder();
+            k.part("module", b"same module");
+            k.finish()
+        };
+        let (k_ours, k_theirs) = (key(&ours), key(&theirs));
+        assert_ne!(k_ours, k_theirs);
+        theirs.store(&k_theirs, &entry(16));
+        fs::rename(theirs.path_of(&k_theirs), ours.path_of(&k_ours)).unwrap();
+        let bytes = fs::read(ours.path_of(&k_ours)).unwrap();
+        let id = ours.identity(&k_ours);
+        let mut id_theirs = id.clone();
+        id_theirs.key = k_theirs.0;
+        assert_eq!(
+            entry::decode(&bytes, &id),
+            Err(Reject::Key),
+            "the key is checked before the build"
+        );
+        id_theirs.version = "build b".into();
+        assert!(entry::decode(&bytes, &id_theirs).is_ok());
+        id_theirs.version = "build a".into();
+        assert_eq!(
+            entry::decode(&bytes, &id_theirs),
+            Err(Reject::Version("build b".into()))
+        );
+        let _ = fs::remove_dir_all(&dir);
     }
 }
