@@ -1110,7 +1110,7 @@ fn lrn_anchor(
     };
     let layout_ok = ["layout", "out_layout"].iter().all(|n| {
         matches!(
-            pool.attrs.get(*n).and_then(AttrValue::as_str),
+            pool.attrs.get(n).and_then(AttrValue::as_str),
             None | Some("") | Some("NCDHW")
         )
     });
