@@ -761,6 +761,25 @@ fn cases() -> Vec<Case> {
             last_axis(ln, &[130, 257], "float64"),
         ]);
     }
+    // A layer norm's output (itself a library call) as the residual of a matmul chain.
+    c.push(Case {
+        name: "layer_norm then matmul + bias + residual => relaxjit.matmul_add_add".into(),
+        dtype: f32_,
+        params: vec![
+            ("x", dims(&[6, 10])),
+            ("g", dims(&[10])),
+            ("b", dims(&[10])),
+            ("w", dims(&[10, 10])),
+            ("c", dims(&[10])),
+        ],
+        body: vec![
+            "n = R.nn.layer_norm(x, g, b, axes=[-1], epsilon=1.0000000000000001e-05, center=True, scale=True)".into(),
+            "t0 = R.matmul(n, w, out_dtype=None)".into(),
+            "t1 = R.add(t0, c)".into(),
+            "y = R.add(n, t1)".into(),
+        ],
+        out: dims(&[6, 10]),
+    });
     c.extend([
         lrn([1, 96, 55, 55], 5, 1e-4, 0.75, 1.0, "float32"),
         lrn([2, 7, 3, 5], 4, 0.5, 0.75, 2.0, "float32"),
@@ -843,6 +862,15 @@ fn library_kernels_match_the_tir_path() {
             // A batch norm after a convolution runs inside the library kernel.
             if want_library && case.name.contains(" bn") && !listing.contains("_bn") {
                 return Err(format!("the batch norm was not fused\n{listing}"));
+            }
+            // A name ending in `=> KERNEL` says which kernel the chain must become.
+            if let Some((_, k)) = case.name.split_once("=> ")
+                && want_library
+                && !listing.contains(&format!("\"{k}\""))
+                && !listing.contains(&format!(" {k} "))
+                && !listing.contains(&format!("{k},"))
+            {
+                return Err(format!("`{k}` is not called\n{listing}"));
             }
             if want_library && case.name.contains("onnxsum") && !listing.contains("_bn_add_relu") {
                 return Err(format!(

@@ -378,14 +378,18 @@ fn erf_f32(x: f32) -> f32 {
 fn exp_neg_f32(v: f32) -> f32 {
     let x = (-v).max(-87.0);
     const MAGIC: f32 = 12_582_912.0;
-    let n = (x * std::f32::consts::LOG2_E + MAGIC) - MAGIC;
+    let t = x * std::f32::consts::LOG2_E + MAGIC;
+    let n = t - MAGIC;
     let r = x - n * 0.693_145_75 - n * 1.428_606_8e-6;
     let p = 1.0
         + r * (1.0
             + r * (0.5
                 + r * (0.166_666_67
                     + r * (0.041_666_668 + r * (0.008_333_334 + r * 0.001_388_889)))));
-    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+    // `t`'s low mantissa bits hold `n` (an integer in -126..=0) over MAGIC's: the biased
+    // exponent comes from integer arithmetic, which vectorizes (a saturating `n as i32` does
+    // not).
+    p * f32::from_bits(t.to_bits().wrapping_sub(MAGIC.to_bits() - 127) << 23)
 }
 
 /// `erf(x)` to about 1e-7 absolute (Abramowitz & Stegun 7.1.26).

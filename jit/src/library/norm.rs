@@ -102,14 +102,20 @@ fn max<T: Float>(a: T, b: T) -> T {
 /// Softmax over the last axis of `x`.
 pub(super) fn softmax<T: Float>(x: &View<T>, out: &mut [T], out_shape: &[usize]) -> Result<()> {
     let len = row_len(x, out_shape)?;
-    for_rows(x.data, out, len, |xs, o| {
-        let m = fold(xs, T::LOWEST, max, max);
-        o.iter_mut()
-            .zip(xs)
-            .for_each(|(o, &v)| *o = m.sub(v).exp_neg());
-        let s = fold(o, T::ZERO, add, add);
-        o.iter_mut().for_each(|o| *o = o.div(s));
-    });
+    for_rows(
+        x.data,
+        out,
+        len,
+        #[inline(always)]
+        |xs, o| {
+            let m = fold(xs, T::LOWEST, max, max);
+            o.iter_mut()
+                .zip(xs)
+                .for_each(|(o, &v)| *o = m.sub(v).exp_neg());
+            let s = fold(o, T::ZERO, add, add);
+            o.iter_mut().for_each(|o| *o = o.div(s));
+        },
+    );
     Ok(())
 }
 
@@ -134,15 +140,21 @@ pub(super) fn layer_norm<T: Float>(
     let n = T::from_i64(len as i64);
     let eps = T::from_f64(eps);
     let (g, b) = (gamma.data, beta.data);
-    for_rows(x.data, out, len, |xs, o| {
-        let mean = fold(xs, T::ZERO, add, add).div(n);
-        // The centered values, kept in the output for the variance and the result.
-        o.iter_mut().zip(xs).for_each(|(o, &v)| *o = v.sub(mean));
-        let var = fold(o, T::ZERO, |a, d| a + d.mul(d), add).div(n);
-        let rs = (var + eps).rsqrt();
-        for ((o, &g), &b) in o.iter_mut().zip(g).zip(b) {
-            *o = o.mul(rs).mul(g) + b;
-        }
-    });
+    for_rows(
+        x.data,
+        out,
+        len,
+        #[inline(always)]
+        |xs, o| {
+            let mean = fold(xs, T::ZERO, add, add).div(n);
+            // The centered values, kept in the output for the variance and the result.
+            o.iter_mut().zip(xs).for_each(|(o, &v)| *o = v.sub(mean));
+            let var = fold(o, T::ZERO, |a, d| a + d.mul(d), add).div(n);
+            let rs = (var + eps).rsqrt();
+            for ((o, &g), &b) in o.iter_mut().zip(g).zip(b) {
+                *o = o.mul(rs).mul(g) + b;
+            }
+        },
+    );
     Ok(())
 }

@@ -561,7 +561,9 @@ fn extend(
     if op == "relax.add" {
         for (mine, other) in [(0, 1), (1, 0)] {
             let Some(end) = arg_var(mine) else { continue };
-            let Some(chain) = open.get(&end.id()) else {
+            // The other operand may end a chain that takes the add instead (a layer norm's
+            // output added to a matmul's).
+            let Some(chain) = open.get(&end.id()).filter(|c| c.kernel.op.takes_epilogue()) else {
                 continue;
             };
             let other = call.args.get(other)?;
@@ -1108,7 +1110,7 @@ fn lrn_anchor(
     };
     let layout_ok = ["layout", "out_layout"].iter().all(|n| {
         matches!(
-            pool.attrs.get(*n).and_then(AttrValue::as_str),
+            pool.attrs.get(n).and_then(AttrValue::as_str),
             None | Some("") | Some("NCDHW")
         )
     });
