@@ -113,6 +113,8 @@ pub(crate) struct Importer {
     dims: HashMap<String, tir::Var>,
     /// What node is being converted, for error messages from Relax.
     pub context: String,
+    /// What is left of [`crate::ImportOptions::constant_fill_budget`].
+    pub constant_fill_budget: usize,
 }
 
 impl Importer {
@@ -291,6 +293,7 @@ pub(crate) fn import_model(
         bb: BlockBuilder::new(),
         dims: HashMap::new(),
         context: String::new(),
+        constant_fill_budget: options.constant_fill_budget,
     };
     let mut values: HashMap<String, Val> = HashMap::new();
     let mut used_names = HashSet::new();

@@ -49,6 +49,10 @@ pub struct ImportOptions {
     pub keep_params_in_input: bool,
     /// The name of the Relax function.
     pub func_name: String,
+    /// The most bytes, over the whole model, that `ConstantOfShape` nodes of constant shape may
+    /// fill at import into constants (weights written as fills, such as the light zoo's);
+    /// beyond it they are filled at run time, so a model cannot make the import hold more.
+    pub constant_fill_budget: usize,
 }
 
 impl Default for ImportOptions {
@@ -56,6 +60,7 @@ impl Default for ImportOptions {
         ImportOptions {
             keep_params_in_input: false,
             func_name: "main".into(),
+            constant_fill_budget: 2 << 30,
         }
     }
 }

@@ -1153,7 +1153,9 @@ pub(crate) fn constant_of_shape(imp: &mut Importer, node: &Node) -> Result<Val> 
         .collect::<Option<Vec<i64>>>()
     {
         let n: i64 = s.iter().product();
-        if (n as usize).saturating_mul(value.dtype().bytes()) <= CONSTANT_FILL_BYTES {
+        let nbytes = (n as usize).saturating_mul(value.dtype().bytes());
+        if nbytes <= CONSTANT_FILL_BYTES && nbytes <= imp.constant_fill_budget {
+            imp.constant_fill_budget -= nbytes;
             let bytes = value.to_bytes();
             let mut t = Tensor::zeros(&s, value.dtype()).map_err(|e| node.invalid(e))?;
             if bytes.iter().any(|&b| b != 0) {
