@@ -165,14 +165,11 @@ fn add_bias(imp: &mut Importer, y: &Val, bias: &Val, r: usize) -> Result<Val> {
                 Attrs::new(),
             )?
         }
-        _ => {
-            let e = imp.op(
-                "relax.expand_dims",
-                vec![bias.expr.clone()],
-                attrs(&[("axis", ints(&(1..r as i64 - 1).collect::<Vec<_>>()))]),
-            )?;
-            e
-        }
+        _ => imp.op(
+            "relax.expand_dims",
+            vec![bias.expr.clone()],
+            attrs(&[("axis", ints(&(1..r as i64 - 1).collect::<Vec<_>>()))]),
+        )?,
     };
     imp.op0("relax.add", &[y, &b])
 }

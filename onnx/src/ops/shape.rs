@@ -683,7 +683,7 @@ fn shape_operand(imp: &mut Importer, node: &Node, v: &Val) -> Result<Vec<PrimExp
 pub(crate) fn reshape(imp: &mut Importer, node: &Node) -> Result<Val> {
     let x = node.input(0)?;
     let dims = shape_of(node, x)?;
-    let input = node.opt_input(1).and_then(|v| known(v));
+    let input = node.opt_input(1).and_then(known);
     let target = match reshape_target(node, input)? {
         Some(t) => t,
         None => {
@@ -804,7 +804,10 @@ pub(crate) fn split(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
 }
 
 /// Normalized `(axis, begin, end, step)` of each sliced axis, against static `dims`.
-fn slice_params(node: &Node, dims: &[i64]) -> Result<Option<Vec<(usize, i64, i64, i64)>>> {
+/// A sliced axis: `(axis, begin, end, step)`, normalized.
+type SliceAxis = (usize, i64, i64, i64);
+
+fn slice_params(node: &Node, dims: &[i64]) -> Result<Option<Vec<SliceAxis>>> {
     let r = dims.len();
     let (starts, ends, axes, steps) = if node.opset < 10 {
         let s = node
@@ -1043,10 +1046,8 @@ pub(crate) fn pad(imp: &mut Importer, node: &Node) -> Result<Val> {
     match mode.as_str() {
         "constant" => {
             let pw: Vec<i64> = (0..r).flat_map(|i| [before[i], after[i]]).collect();
-            if dt.is_int() || dt.is_uint() {
-                if value != 0.0 {
-                    return Err(node.unsupported("a non-zero pad value for an integer tensor"));
-                }
+            if (dt.is_int() || dt.is_uint()) && value != 0.0 {
+                return Err(node.unsupported("a non-zero pad value for an integer tensor"));
             }
             imp.op(
                 "relax.nn.pad",
