@@ -241,6 +241,26 @@ def main():
          [helper.make_node("Shape", ["x"], ["s"], start=1),
           helper.make_node("Size", ["x"], ["n"])],
          [("x", F, [2, 3, 4])], [("s", I64), ("n", I64)], [rand(2, 3, 4)], 15)
+    x = rand(1, 2, 4, 5)
+    for name, attrs, opset, scales, sizes in [
+        ("nearest_half_pixel", dict(mode="nearest"), 13, [1, 1, 2.0, 1.5], None),
+        ("nearest_asymmetric_floor", dict(mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor"), 13, [1, 1, 0.5, 2.0], None),
+        ("linear_half_pixel", dict(mode="linear"), 13, [1, 1, 2.0, 1.6], None),
+        ("linear_align_corners_sizes", dict(mode="linear", coordinate_transformation_mode="align_corners"), 13, None, [1, 2, 7, 3]),
+        ("linear_pytorch_half_pixel", dict(mode="linear", coordinate_transformation_mode="pytorch_half_pixel"), 13, [1, 1, 0.6, 2.0], None),
+        ("nearest_ceil_sizes_18_axes", dict(mode="nearest", nearest_mode="ceil", axes=[2, 3]), 18, None, [6, 8]),
+    ]:
+        inputs = ["x", "roi", "scales" if scales else ""] + (["sizes"] if sizes else [])
+        inits = [("roi", np.array([], np.float32))]
+        if scales:
+            inits.append(("scales", np.array(scales, np.float32)))
+        if sizes:
+            inits.append(("sizes", np.array(sizes, np.int64)))
+        case(f"test_op_resize_{name}", [helper.make_node("Resize", inputs, ["y"], **attrs)],
+             [("x", F, [1, 2, 4, 5])], [("y", F)], [x], opset, inits=inits)
+    case("test_op_upsample_9", [helper.make_node("Upsample", ["x", "s"], ["y"], mode="nearest")],
+         [("x", F, [1, 2, 3, 3])], [("y", F)], [rand(1, 2, 3, 3)], 9,
+         inits=[("s", np.array([1, 1, 2, 3], np.float32))])
     print(f"wrote {len(os.listdir(ROOT))} tests to {os.path.normpath(ROOT)}")
 
 

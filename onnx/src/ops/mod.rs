@@ -100,6 +100,7 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "ReduceSumSquare",
     "Relu",
     "Reshape",
+    "Resize",
     "Round",
     "Selu",
     "Shape",
@@ -126,6 +127,7 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "Transpose",
     "Trilu",
     "Unsqueeze",
+    "Upsample",
     "Where",
     "Xor",
 ];
@@ -189,6 +191,7 @@ pub(crate) fn convert(imp: &mut Importer, node: &mut Node) -> Result<Vec<Val>> {
         "InstanceNormalization" => one(nn::instance_norm(imp, node)?),
         "LayerNormalization" => nn::layer_norm(imp, node),
         "LRN" => one(nn::lrn(imp, node)?),
+        "Resize" | "Upsample" => one(nn::resize(imp, node)?),
         "Reshape" => one(shape::reshape(imp, node)?),
         "Flatten" => one(shape::flatten(imp, node)?),
         "Transpose" => one(shape::transpose(imp, node)?),
