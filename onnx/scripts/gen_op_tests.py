@@ -69,6 +69,59 @@ def unary(op, x=None, opset=18, **attrs):
     )
 
 
+def transformer_layer():
+    """A BERT-style encoder layer as exporters write it, with symbolic batch and sequence:
+    heads split and merged by Reshapes whose shapes come from Shape/Gather/Concat, GELU
+    through Erf, layer norms through ReduceMean, an additive attention mask."""
+    h, nh = 16, 2
+    hd = h // nh
+    n = helper.make_node
+    c = lambda name, v: (name, np.array(v, np.int64))
+    inits = [
+        ("wq", rand(h, h) * 0.3), ("wk", rand(h, h) * 0.3), ("wv", rand(h, h) * 0.3),
+        ("wo", rand(h, h) * 0.3), ("bq", rand(h) * 0.1), ("w1", rand(h, 4 * h) * 0.3),
+        ("w2", rand(4 * h, h) * 0.3), ("g", rand(h)), ("beta", rand(h)),
+        ("scale", np.array(1 / np.sqrt(hd), np.float32)), ("half", np.array(0.5, np.float32)),
+        ("one", np.array(1.0, np.float32)), ("rsqrt2", np.array(1 / np.sqrt(2), np.float32)),
+        ("eps", np.array(1e-5, np.float32)), ("neg", np.array(-1e4, np.float32)),
+        c("i0", 0), c("i1", 1), c("ax0", [0]), c("heads", [nh]), c("hd", [hd]), c("hid", [h]),
+    ]
+    nodes = [
+        n("Shape", ["x"], ["s"]),
+        n("Gather", ["s", "i0"], ["b"]), n("Gather", ["s", "i1"], ["t"]),
+        n("Unsqueeze", ["b", "ax0"], ["b1"]), n("Unsqueeze", ["t", "ax0"], ["t1"]),
+        n("Concat", ["b1", "t1", "heads", "hd"], ["split_shape"], axis=0),
+        n("Concat", ["b1", "t1", "hid"], ["merge_shape"], axis=0),
+        n("MatMul", ["x", "wq"], ["q0"]), n("Add", ["q0", "bq"], ["q1"]),
+        n("MatMul", ["x", "wk"], ["k0"]), n("MatMul", ["x", "wv"], ["v0"]),
+        n("Reshape", ["q1", "split_shape"], ["q2"]), n("Transpose", ["q2"], ["q"], perm=[0, 2, 1, 3]),
+        n("Reshape", ["k0", "split_shape"], ["k2"]), n("Transpose", ["k2"], ["k"], perm=[0, 2, 3, 1]),
+        n("Reshape", ["v0", "split_shape"], ["v2"]), n("Transpose", ["v2"], ["v"], perm=[0, 2, 1, 3]),
+        n("MatMul", ["q", "k"], ["qk"]), n("Mul", ["qk", "scale"], ["qks"]),
+        # mask (B, S) of 0/1 -> additive (B, 1, 1, S)
+        n("Sub", ["one", "mask"], ["inv"]), n("Mul", ["inv", "neg"], ["madd"]),
+        n("Unsqueeze", ["madd", "m_axes"], ["m4"]), n("Add", ["qks", "m4"], ["sc"]),
+        n("Softmax", ["sc"], ["p"], axis=-1),
+        n("MatMul", ["p", "v"], ["ctx0"]), n("Transpose", ["ctx0"], ["ctx1"], perm=[0, 2, 1, 3]),
+        n("Reshape", ["ctx1", "merge_shape"], ["ctx"]), n("MatMul", ["ctx", "wo"], ["att"]),
+        n("Add", ["x", "att"], ["r1"]),
+        n("ReduceMean", ["r1", "last"], ["mu"]), n("Sub", ["r1", "mu"], ["d"]),
+        n("Mul", ["d", "d"], ["d2"]), n("ReduceMean", ["d2", "last"], ["var"]),
+        n("Add", ["var", "eps"], ["ve"]), n("Sqrt", ["ve"], ["sd"]), n("Div", ["d", "sd"], ["nrm"]),
+        n("Mul", ["nrm", "g"], ["ng"]), n("Add", ["ng", "beta"], ["ln"]),
+        n("MatMul", ["ln", "w1"], ["f1"]), n("Mul", ["f1", "rsqrt2"], ["f1s"]), n("Erf", ["f1s"], ["e"]),
+        n("Add", ["e", "one"], ["e1"]), n("Mul", ["f1", "e1"], ["f2"]), n("Mul", ["f2", "half"], ["gelu"]),
+        n("MatMul", ["gelu", "w2"], ["f3"]), n("Add", ["ln", "f3"], ["y"]),
+    ]
+    inits += [c("m_axes", [1, 2]), c("last", [-1])]
+    inits = [(k, v.astype(np.float32) if v.dtype == np.float64 else v) for k, v in inits]
+    mask = np.ones((2, 5), np.float32)
+    mask[1, 3:] = 0
+    case("test_op_transformer_layer_symbolic", nodes,
+         [("x", F, ["batch", "seq", h]), ("mask", F, ["batch", "seq"])], [("y", F)],
+         [rand(2, 5, h), mask], 18, inits=inits)
+
+
 def main():
     if os.path.exists(ROOT):
         shutil.rmtree(ROOT)
@@ -261,6 +314,7 @@ def main():
     case("test_op_upsample_9", [helper.make_node("Upsample", ["x", "s"], ["y"], mode="nearest")],
          [("x", F, [1, 2, 3, 3])], [("y", F)], [rand(1, 2, 3, 3)], 9,
          inits=[("s", np.array([1, 1, 2, 3], np.float32))])
+    transformer_layer()
     print(f"wrote {len(os.listdir(ROOT))} tests to {os.path.normpath(ROOT)}")
 
 
