@@ -39,6 +39,9 @@ pub(crate) struct Val {
     /// For a rank-0 or rank-1 integer tensor computed from shapes: its elements, in the
     /// (int64) arithmetic of shape expressions. Constant elements are `IntImm`s.
     pub sym: Option<Vec<PrimExpr>>,
+    /// A symbolic shape value not yet bound in Relax: `expr` is only its `R.shape` and
+    /// [`Importer::materialize`] builds the tensor when an operator needs it at run time.
+    pub pending: bool,
 }
 
 impl Val {
@@ -48,6 +51,7 @@ impl Val {
             si,
             data: None,
             sym: None,
+            pending: false,
         }
     }
 
@@ -147,6 +151,40 @@ impl Importer {
         )
     }
 
+    /// `v` as a Relax tensor: a pending symbolic shape value becomes
+    /// `R.shape_to_tensor(R.shape([...]))` (reshaped to rank 0 for a scalar).
+    pub fn materialize(&mut self, v: &Val) -> Result<Val> {
+        if !v.pending {
+            return Ok(v.clone());
+        }
+        let elems = v.sym.clone().unwrap_or_default();
+        let t = self.op(
+            "relax.shape_to_tensor",
+            vec![Expr::shape(elems.clone())],
+            Attrs::new(),
+        )?;
+        let mut out = if v.ndim() == Some(0) {
+            self.op(
+                "relax.reshape",
+                vec![t.expr.clone(), Expr::shape(Vec::new())],
+                Attrs::new(),
+            )?
+        } else {
+            t
+        };
+        if let Some(dt) = v.dtype()
+            && dt != tir::DataType::INT64
+        {
+            out = self.op(
+                "relax.astype",
+                vec![out.expr.clone()],
+                relax::ir::Attrs::new().with("dtype", relax::ir::AttrValue::DType(dt)),
+            )?;
+        }
+        out.sym = v.sym.clone();
+        Ok(out)
+    }
+
     /// A fresh symbolic dimension.
     pub fn fresh_dim(&mut self, hint: &str) -> tir::Var {
         let n = self.dims.len();
@@ -180,6 +218,7 @@ pub(crate) fn constant(t: Tensor) -> Result<Val> {
         si,
         data: Some(t),
         sym: None,
+        pending: false,
     })
 }
 
@@ -355,13 +394,13 @@ pub(crate) fn import_model(
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        let n = Node::new(node, opset, ins);
+        let mut n = Node::new(node, opset, ins);
         if !(domain.is_empty() || domain == "ai.onnx") {
             return Err(n.unsupported(format!("operator domain `{domain}`")));
         }
         n.reject_graph_attrs()?;
         imp.context = n.what();
-        let outs = crate::ops::convert(&mut imp, &n)?;
+        let outs = crate::ops::convert(&mut imp, &mut n)?;
         n.check_all_read()?;
         for (k, out_name) in node.output.iter().enumerate() {
             if out_name.is_empty() {
@@ -384,11 +423,12 @@ pub(crate) fn import_model(
     let mut results = Vec::new();
     for o in &graph.output {
         let name = o.name.clone().unwrap_or_default();
-        let v = values.get(&name).ok_or_else(|| {
+        let v = values.get(&name).cloned().ok_or_else(|| {
             Error::Unsupported(format!(
                 "graph output `{name}` is not computed (an optional output the importer does not produce, or an undefined value)"
             ))
         })?;
+        let v = imp.materialize(&v)?;
         let var = imp
             .bb
             .emit_output(v.expr.clone())

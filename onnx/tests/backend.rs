@@ -1,5 +1,6 @@
 //! ONNX backend test data (onnx 1.23's `light`, `pytorch-converted`, `pytorch-operator` and
-//! `simple` sets, copied under `tests/data/`), run by one data-driven runner: every model is
+//! `simple` sets, copied under `tests/data/`, and `ops/`, small models at recent opsets with
+//! onnxruntime's outputs, written by `scripts/gen_op_tests.py`), run by one data-driven runner: every model is
 //! imported, compiled and run on its test inputs, and its outputs must match the expected
 //! ones within rtol 1e-4, atol 1e-5.
 //!
@@ -87,7 +88,7 @@ fn dummy_input(shape: &[i64]) -> Tensor {
 
 fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
-    for set in ["pytorch-converted", "pytorch-operator", "simple"] {
+    for set in ["pytorch-converted", "pytorch-operator", "simple", "ops"] {
         let mut dirs: Vec<PathBuf> = std::fs::read_dir(data_dir().join(set))
             .unwrap()
             .map(|e| e.unwrap().path())

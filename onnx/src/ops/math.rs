@@ -594,10 +594,16 @@ pub(crate) fn topk(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
             ("axis", AttrValue::Int(axis)),
             ("ret_type", AttrValue::Str("both".into())),
             ("largest", AttrValue::Bool(largest)),
-            ("dtype", AttrValue::DType(tir::DataType::INT64)),
+            // int32 indices widened below: the topk kernel writes 32-bit indices.
+            ("dtype", AttrValue::DType(tir::DataType::INT32)),
         ]),
     )?;
     let values = imp.emit(Expr::new(ExprKind::TupleGetItem(t.expr.clone(), 0)))?;
     let indices = imp.emit(Expr::new(ExprKind::TupleGetItem(t.expr, 1)))?;
+    let indices = imp.op(
+        "relax.astype",
+        vec![indices.expr.clone()],
+        attrs(&[("dtype", AttrValue::DType(tir::DataType::INT64))]),
+    )?;
     Ok(vec![values, indices])
 }

@@ -100,6 +100,7 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "ReduceSumSquare",
     "Relu",
     "Reshape",
+    "Resize",
     "Round",
     "Selu",
     "Shape",
@@ -126,16 +127,35 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "Transpose",
     "Trilu",
     "Unsqueeze",
+    "Upsample",
     "Where",
     "Xor",
 ];
 
 /// Converts `node`, returning its outputs in order (optional trailing outputs may be left
 /// out).
-pub(crate) fn convert(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
+pub(crate) fn convert(imp: &mut Importer, node: &mut Node) -> Result<Vec<Val>> {
     if let Some(outs) = shape::fold(imp, node)? {
         return Ok(outs);
     }
+    // Symbolic shape values become tensors only where an operator reads them at run time,
+    // not where a converter reads their elements (a Reshape's target, a Slice's bounds…).
+    let elems_only = |i: usize| match node.op {
+        "ConstantOfShape" | "Range" => true,
+        "Reshape" | "Expand" | "Tile" | "Slice" | "Squeeze" | "Unsqueeze" | "Split" | "Pad"
+        | "TopK" | "CumSum" | "Trilu" | "Dropout" => i >= 1,
+        op => op.starts_with("Reduce") && i >= 1,
+    };
+    for i in 0..node.inputs.len() {
+        if let Some(v) = &node.inputs[i]
+            && v.pending
+            && !elems_only(i)
+        {
+            let m = imp.materialize(v)?;
+            node.inputs[i] = Some(m);
+        }
+    }
+    let node = &*node;
     let one = |v: Val| Ok(vec![v]);
     match node.op {
         "Identity" => one(node.input(0)?.clone()),
@@ -171,6 +191,7 @@ pub(crate) fn convert(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
         "InstanceNormalization" => one(nn::instance_norm(imp, node)?),
         "LayerNormalization" => nn::layer_norm(imp, node),
         "LRN" => one(nn::lrn(imp, node)?),
+        "Resize" | "Upsample" => one(nn::resize(imp, node)?),
         "Reshape" => one(shape::reshape(imp, node)?),
         "Flatten" => one(shape::flatten(imp, node)?),
         "Transpose" => one(shape::transpose(imp, node)?),

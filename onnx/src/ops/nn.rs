@@ -512,3 +512,208 @@ pub(crate) fn lrn(imp: &mut Importer, node: &Node) -> Result<Val> {
     let den = imp.op0("relax.power", &[&base, &be])?;
     imp.op0("relax.divide", &[x, &den])
 }
+
+/// Resize (opset 10+) and Upsample (opset 7–9), modes `nearest` and `linear`, on static
+/// shapes: each resized axis is a gather of precomputed source indices (`nearest`), or two
+/// gathers blended with precomputed weights (`linear`, which ONNX defines as separable).
+pub(crate) fn resize(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let s = x
+        .static_shape()
+        .ok_or_else(|| node.unsupported("resizing a tensor of symbolic shape"))?;
+    let r = s.len();
+    let dt = dtype_of(node, x)?;
+    let mode = or_str(node.attr_s("mode")?, "nearest");
+    let upsample = node.op == "Upsample";
+    let (transform, nearest_mode) = if upsample || node.opset < 11 {
+        ("asymmetric".to_string(), "floor".to_string())
+    } else {
+        (
+            or_str(node.attr_s("coordinate_transformation_mode")?, "half_pixel"),
+            or_str(node.attr_s("nearest_mode")?, "round_prefer_floor"),
+        )
+    };
+    if node.attr_i("antialias", 0)? != 0 {
+        return Err(node.unsupported("antialias = 1"));
+    }
+    if or_str(node.attr_s("keep_aspect_ratio_policy")?, "stretch") != "stretch" {
+        return Err(node.unsupported("keep_aspect_ratio_policy other than stretch"));
+    }
+    if node.attr_i("exclude_outside", 0)? != 0 {
+        return Err(node.unsupported("exclude_outside = 1"));
+    }
+    // Only used by cubic and tf_crop_and_resize, both rejected below.
+    node.ignore(&["cubic_coeff_a", "extrapolation_value"]);
+    let axes: Vec<usize> = match node.attr_ints("axes")? {
+        Some(a) => a
+            .iter()
+            .map(|&a| norm_axis(node, a, r))
+            .collect::<Result<_>>()?,
+        None => (0..r).collect(),
+    };
+    let floats = |v: &Val, what: &str| {
+        v.floats()
+            .ok_or_else(|| node.unsupported(format!("{what} computed at run time")))
+    };
+    // Scales and output sizes per axis.
+    let (scales, sizes): (Vec<f64>, Vec<i64>) = {
+        let (scale_in, size_in) = if upsample {
+            if node.opset < 9 {
+                let sc = node
+                    .attr_floats("scales")?
+                    .ok_or_else(|| node.invalid("attribute `scales` is missing"))?;
+                (Some(sc.iter().map(|&v| v as f64).collect::<Vec<_>>()), None)
+            } else {
+                (Some(floats(node.input(1)?, "scales")?), None)
+            }
+        } else if node.opset < 11 {
+            (Some(floats(node.input(1)?, "scales")?), None)
+        } else {
+            let sc = match node.opt_input(2) {
+                Some(v)
+                    if v.static_shape()
+                        .is_some_and(|s| s.iter().product::<i64>() > 0) =>
+                {
+                    Some(floats(v, "scales")?)
+                }
+                _ => None,
+            };
+            let sz = match node.opt_input(3) {
+                Some(v) => Some(
+                    v.ints()
+                        .ok_or_else(|| node.unsupported("sizes computed at run time"))?,
+                ),
+                None => None,
+            };
+            (sc, sz)
+        };
+        let mut scales = vec![1.0; r];
+        let mut sizes = s.clone();
+        match (scale_in, size_in) {
+            (Some(sc), _) => {
+                if sc.len() != axes.len() {
+                    return Err(node.invalid("scales do not match the axes"));
+                }
+                for (k, &a) in axes.iter().enumerate() {
+                    scales[a] = sc[k];
+                    sizes[a] = (s[a] as f64 * sc[k]).floor() as i64;
+                }
+            }
+            (None, Some(sz)) => {
+                if sz.len() != axes.len() {
+                    return Err(node.invalid("sizes do not match the axes"));
+                }
+                for (k, &a) in axes.iter().enumerate() {
+                    sizes[a] = sz[k];
+                    scales[a] = sz[k] as f64 / s[a] as f64;
+                }
+            }
+            (None, None) => return Err(node.invalid("neither scales nor sizes")),
+        }
+        (scales, sizes)
+    };
+    let source = |out: i64, a: usize| -> Result<f64> {
+        let (o, len_in, len_out, sc) = (out as f64, s[a] as f64, sizes[a] as f64, scales[a]);
+        Ok(match transform.as_str() {
+            "half_pixel" => (o + 0.5) / sc - 0.5,
+            "pytorch_half_pixel" => {
+                if len_out > 1.0 {
+                    (o + 0.5) / sc - 0.5
+                } else {
+                    0.0
+                }
+            }
+            "align_corners" => {
+                if len_out > 1.0 {
+                    o * (len_in - 1.0) / (len_out - 1.0)
+                } else {
+                    0.0
+                }
+            }
+            "asymmetric" => o / sc,
+            "tf_half_pixel_for_nearest" => (o + 0.5) / sc,
+            "half_pixel_symmetric" => {
+                let adj = len_out / (sc * len_in);
+                let center = len_in / 2.0;
+                center * (1.0 - adj) + (o + 0.5) / sc - 0.5
+            }
+            other => {
+                return Err(
+                    node.unsupported(format!("coordinate_transformation_mode = \"{other}\""))
+                );
+            }
+        })
+    };
+    let take = |imp: &mut Importer, v: &Val, idx: Vec<i64>, a: usize| -> Result<Val> {
+        let t = crate::importer::int_tensor(&[idx.len() as i64], &idx)?;
+        imp.op(
+            "relax.take",
+            vec![v.expr.clone(), t.expr],
+            attrs(&[
+                ("axis", AttrValue::Int(a as i64)),
+                ("mode", AttrValue::Str("fast".into())),
+            ]),
+        )
+    };
+    let mut y = x.clone();
+    for a in 0..r {
+        if sizes[a] == s[a] && scales[a] == 1.0 {
+            continue;
+        }
+        let last = s[a] - 1;
+        match mode.as_str() {
+            "nearest" => {
+                let mut idx = Vec::new();
+                for o in 0..sizes[a] {
+                    let f = source(o, a)?;
+                    let i = match nearest_mode.as_str() {
+                        "round_prefer_floor" => {
+                            if f.fract() == 0.5 {
+                                f.floor()
+                            } else {
+                                f.round()
+                            }
+                        }
+                        "round_prefer_ceil" => f.round(),
+                        "floor" => f.floor(),
+                        "ceil" => f.ceil(),
+                        other => {
+                            return Err(node.unsupported(format!("nearest_mode = \"{other}\"")));
+                        }
+                    };
+                    idx.push((i as i64).clamp(0, last));
+                }
+                y = take(imp, &y, idx, a)?;
+            }
+            "linear" => {
+                let (mut i0, mut i1, mut w1) = (Vec::new(), Vec::new(), Vec::new());
+                for o in 0..sizes[a] {
+                    let f = source(o, a)?.clamp(0.0, last as f64);
+                    let lo = f.floor();
+                    i0.push(lo as i64);
+                    i1.push((lo as i64 + 1).min(last));
+                    w1.push(f - lo);
+                }
+                let lo = take(imp, &y, i0, a)?;
+                let hi = take(imp, &y, i1, a)?;
+                let mut wshape = vec![1i64; r];
+                wshape[a] = sizes[a];
+                let w1t: Vec<f32> = w1.iter().map(|&w| w as f32).collect();
+                let w0t: Vec<f32> = w1.iter().map(|&w| (1.0 - w) as f32).collect();
+                let mk = |v: &[f32]| -> Result<Val> {
+                    let t = vm::Tensor::from_slice(&wshape, v).map_err(|e| node.invalid(e))?;
+                    crate::importer::constant(t)
+                };
+                let (w0, w1) = (mk(&w0t)?, mk(&w1t)?);
+                if dt != tir::DataType::FLOAT32 {
+                    return Err(node.unsupported(format!("linear resize of {dt}")));
+                }
+                let a0 = imp.op0("relax.multiply", &[&lo, &w0])?;
+                let a1 = imp.op0("relax.multiply", &[&hi, &w1])?;
+                y = imp.op0("relax.add", &[&a0, &a1])?;
+            }
+            other => return Err(node.unsupported(format!("mode = \"{other}\""))),
+        }
+    }
+    Ok(y)
+}

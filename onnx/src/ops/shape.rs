@@ -76,29 +76,15 @@ pub(crate) fn from_elems(
             shape.len()
         )));
     }
-    let t = imp.op(
-        "relax.shape_to_tensor",
-        vec![Expr::shape(elems.clone())],
-        Attrs::new(),
-    )?;
-    let mut v = if shape.is_empty() {
-        imp.op(
-            "relax.reshape",
-            vec![t.expr.clone(), Expr::shape(Vec::new())],
-            Attrs::new(),
-        )?
-    } else {
-        t
-    };
-    if dtype != tir::DataType::INT64 {
-        v = imp.op(
-            "relax.astype",
-            vec![v.expr.clone()],
-            attrs(&[("dtype", AttrValue::DType(dtype))]),
-        )?;
-    }
-    v.sym = Some(elems);
-    Ok(v)
+    let _ = imp;
+    let dims = shape.iter().map(|&d| PrimExpr::i64(d)).collect();
+    Ok(Val {
+        expr: Expr::shape(elems.clone()),
+        si: StructInfo::tensor(dims, dtype),
+        data: None,
+        sym: Some(elems),
+        pending: true,
+    })
 }
 
 /// The static shape and elements of an input known at import time.

@@ -1,0 +1,235 @@
+//! The import API on models built here: symbolic input dimensions, `keep_params_in_input`,
+//! external data, and the errors for unsupported operators and attributes.
+
+use prost::Message;
+use relaxjit::{Engine, Tensor, Value};
+use relaxjit_onnx::proto::{
+    AttributeProto, Dimension, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
+    StringStringEntryProto, TensorProto, TensorShapeProto, TypeProto, TypeProtoTensor,
+    ValueInfoProto, attribute_type,
+};
+use relaxjit_onnx::{ImportOptions, import_bytes, import_file};
+
+fn value_info(name: &str, dims: &[Result<i64, &str>]) -> ValueInfoProto {
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            tensor_type: Some(TypeProtoTensor {
+                elem_type: Some(1),
+                shape: Some(TensorShapeProto {
+                    dim: dims
+                        .iter()
+                        .map(|d| match d {
+                            Ok(v) => Dimension {
+                                dim_value: Some(*v),
+                                dim_param: None,
+                            },
+                            Err(p) => Dimension {
+                                dim_value: None,
+                                dim_param: Some((*p).into()),
+                            },
+                        })
+                        .collect(),
+                }),
+            }),
+            ..Default::default()
+        }),
+    }
+}
+
+fn node(op: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
+    NodeProto {
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: outputs.iter().map(|s| s.to_string()).collect(),
+        name: Some(name.into()),
+        op_type: Some(op.into()),
+        ..Default::default()
+    }
+}
+
+fn float_tensor(name: &str, dims: &[i64], data: &[f32]) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        dims: dims.to_vec(),
+        data_type: Some(1),
+        float_data: data.to_vec(),
+        ..Default::default()
+    }
+}
+
+fn model(graph: GraphProto, opset: i64) -> Vec<u8> {
+    ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(opset),
+        }],
+        graph: Some(graph),
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+/// `y = relu(x + b)` with `x: (N, 3)` and initializer `b`.
+fn add_relu() -> GraphProto {
+    GraphProto {
+        node: vec![
+            node("Add", "add", &["x", "b"], &["s"]),
+            node("Relu", "relu", &["s"], &["y"]),
+        ],
+        initializer: vec![float_tensor("b", &[3], &[1.0, -1.0, 0.5])],
+        input: vec![value_info("x", &[Err("N"), Ok(3)])],
+        output: vec![value_info("y", &[Err("N"), Ok(3)])],
+        ..Default::default()
+    }
+}
+
+fn run(module: &relaxjit::relax::IRModule, args: Vec<Value>) -> Vec<f32> {
+    let out = Engine::default()
+        .compile(module)
+        .unwrap()
+        .run("main", &args)
+        .unwrap();
+    out.as_tensor().unwrap().to_vec().unwrap()
+}
+
+#[test]
+fn dim_params_become_one_symbolic_dimension() {
+    let m = import_bytes(&model(add_relu(), 13), &ImportOptions::default()).unwrap();
+    let text = relaxjit::relax::print_module(&m.module);
+    assert!(
+        text.contains("def main(x: R.Tensor((N, 3), dtype=\"float32\")) -> R.Tensor((N, 3), dtype=\"float32\")"),
+        "{text}"
+    );
+    assert_eq!(m.inputs, vec![("x".to_string(), "x".to_string())]);
+    assert_eq!(m.outputs, vec!["y".to_string()]);
+    // The same compiled function runs at two batch sizes.
+    for n in [1, 4] {
+        let x: Vec<f32> = (0..3 * n).map(|i| i as f32 - 2.0).collect();
+        let y = run(
+            &m.module,
+            vec![Tensor::from_slice(&[n, 3], &x).unwrap().into()],
+        );
+        let want: Vec<f32> = x
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v + [1.0, -1.0, 0.5][i % 3]).max(0.0))
+            .collect();
+        assert_eq!(y, want);
+    }
+}
+
+#[test]
+fn keep_params_in_input_makes_initializers_parameters() {
+    let options = ImportOptions {
+        keep_params_in_input: true,
+        ..ImportOptions::default()
+    };
+    let m = import_bytes(&model(add_relu(), 13), &options).unwrap();
+    let main = m.module.relax_function("main").unwrap();
+    let names: Vec<&str> = main.params.iter().map(|p| p.name()).collect();
+    assert_eq!(names, ["x", "b"]);
+    assert_eq!(m.params.len(), 1);
+    assert_eq!(m.params[0].0, "b");
+    let x = Tensor::from_slice(&[1, 3], &[0.0f32, 0.0, 0.0]).unwrap();
+    let y = run(&m.module, vec![x.into(), m.params[0].1.clone().into()]);
+    assert_eq!(y, [1.0, 0.0, 0.5]);
+}
+
+#[test]
+fn external_data_is_read_beside_the_model() {
+    let dir = std::env::temp_dir().join(format!("relaxjit-onnx-import-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes: Vec<u8> = [1.0f32, -1.0, 0.5]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    std::fs::write(dir.join("weights.bin"), &bytes).unwrap();
+    let mut g = add_relu();
+    g.initializer = vec![TensorProto {
+        name: Some("b".into()),
+        dims: vec![3],
+        data_type: Some(1),
+        data_location: Some(1),
+        external_data: vec![StringStringEntryProto {
+            key: Some("location".into()),
+            value: Some("weights.bin".into()),
+        }],
+        ..Default::default()
+    }];
+    let path = dir.join("model.onnx");
+    std::fs::write(&path, model(g.clone(), 13)).unwrap();
+    let m = import_file(&path, &ImportOptions::default()).unwrap();
+    let x = Tensor::from_slice(&[1, 3], &[0.0f32, 0.0, 0.0]).unwrap();
+    assert_eq!(run(&m.module, vec![x.into()]), [1.0, 0.0, 0.5]);
+    // From bytes, the folder is unknown: the error says how to import instead.
+    let e = import_bytes(&model(g, 13), &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("weights.bin") && e.contains("from its path"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn errors_name_the_operator_node_and_opset() {
+    let mut g = add_relu();
+    g.node[1] = node("NonMaxSuppression", "nms_1", &["s"], &["y"]);
+    let e = import_bytes(&model(g, 13), &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "unsupported: op `NonMaxSuppression` (node `nms_1`, opset 13): operator is not supported"
+    );
+
+    // An attribute no converter reads is an error, not silently ignored.
+    let mut g = add_relu();
+    g.node[1].attribute.push(AttributeProto {
+        name: Some("frobnicate".into()),
+        r#type: Some(attribute_type::INT),
+        i: Some(1),
+        ..Default::default()
+    });
+    let e = import_bytes(&model(g, 13), &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "unsupported: op `Relu` (node `relu`, opset 13): attribute `frobnicate` is not supported"
+    );
+
+    let e = import_bytes(&model(add_relu(), 22), &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("opset 22"), "{e}");
+
+    let e = import_bytes(b"\xff\xff\xff", &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("cannot decode ModelProto"), "{e}");
+}
+
+#[test]
+fn engine_compiles_onnx_from_bytes_and_paths() {
+    let bytes = model(add_relu(), 13);
+    let compiled = Engine::default()
+        .compile_onnx(&bytes, &ImportOptions::default())
+        .unwrap();
+    let x = Tensor::from_slice(&[1, 3], &[1.0f32, 1.0, 1.0]).unwrap();
+    let y = compiled.run("main", &[x.into()]).unwrap();
+    assert_eq!(
+        y.as_tensor().unwrap().to_vec::<f32>().unwrap(),
+        [2.0, 0.0, 1.5]
+    );
+    let e = Engine::default()
+        .compile_onnx(
+            std::path::Path::new("no/such/model.onnx"),
+            &ImportOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no/such/model.onnx"), "{e}");
+}
