@@ -233,3 +233,61 @@ fn engine_compiles_onnx_from_bytes_and_paths() {
         .to_string();
     assert!(e.contains("no/such/model.onnx"), "{e}");
 }
+
+/// `y = x + fill(1.5) + fill(2.0)`, each fill a `ConstantOfShape` of a constant (2, 3) shape.
+fn two_fills() -> GraphProto {
+    let fill = |name: &str, out: &str, v: f32| NodeProto {
+        attribute: vec![AttributeProto {
+            name: Some("value".into()),
+            r#type: Some(attribute_type::TENSOR),
+            t: Some(float_tensor("v", &[1], &[v])),
+            ..Default::default()
+        }],
+        ..node("ConstantOfShape", name, &["shape"], &[out])
+    };
+    GraphProto {
+        node: vec![
+            fill("fill_a", "a", 1.5),
+            fill("fill_b", "b", 2.0),
+            node("Add", "add_a", &["x", "a"], &["s"]),
+            node("Add", "add_b", &["s", "b"], &["y"]),
+        ],
+        initializer: vec![TensorProto {
+            name: Some("shape".into()),
+            dims: vec![2],
+            data_type: Some(7),
+            int64_data: vec![2, 3],
+            ..Default::default()
+        }],
+        input: vec![value_info("x", &[Ok(2), Ok(3)])],
+        output: vec![value_info("y", &[Ok(2), Ok(3)])],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn constant_fills_stay_within_the_import_budget() {
+    let bytes = model(two_fills(), 13);
+    let x: Vec<f32> = (0..6).map(|i| i as f32).collect();
+    let want: Vec<f32> = x.iter().map(|v| v + 3.5).collect();
+    // Each fill is 24 bytes: a budget of 24 folds the first into a constant, and the second is
+    // filled at run time; the answer is the same either way.
+    for (budget, run_time_fills) in [(usize::MAX, 0), (24, 1), (0, 2)] {
+        let options = ImportOptions {
+            constant_fill_budget: budget,
+            ..ImportOptions::default()
+        };
+        let m = import_bytes(&bytes, &options).unwrap();
+        let text = relaxjit::relax::print_module(&m.module);
+        assert_eq!(
+            text.matches("R.full(").count(),
+            run_time_fills,
+            "budget {budget}:\n{text}"
+        );
+        let y = run(
+            &m.module,
+            vec![Tensor::from_slice(&[2, 3], &x).unwrap().into()],
+        );
+        assert_eq!(y, want, "budget {budget}");
+    }
+}
