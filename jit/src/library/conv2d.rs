@@ -547,6 +547,17 @@ fn im2col_rows<T: Float>(
             if g.stride[1] == 1 {
                 let start = ((ox0 + a) as isize + off_w) as usize;
                 seg[a..b].copy_from_slice(&in_row[start..start + (b - a)]);
+            } else if g.stride[1] == 2 {
+                // The common stride, read as pairs so that the gather vectorizes; the last
+                // element alone, as its pair may end past the row.
+                let start = ((ox0 + a) * 2).wrapping_add_signed(off_w);
+                let len = b - a;
+                let run = &in_row[start..start + 2 * len - 1];
+                let (body, last) = seg[a..b].split_at_mut(len - 1);
+                for (o, pair) in body.iter_mut().zip(run.chunks_exact(2)) {
+                    *o = pair[0];
+                }
+                last[0] = run[2 * (len - 1)];
             } else {
                 for (ox, o) in (ox0 + a..ox0 + b).zip(&mut seg[a..b]) {
                     *o = in_row[(ox * g.stride[1]).wrapping_add_signed(off_w)];
