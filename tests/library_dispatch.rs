@@ -660,6 +660,27 @@ fn cases() -> Vec<Case> {
             1,
             &["bias", "relu"],
         ),
+        // Tiles wide enough for the fused kernel at a larger inner dimension (216, 192).
+        conv(
+            [1, 24, 64, 64],
+            32,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &["bn", "res", "relu"],
+        ),
+        conv(
+            [1, 192, 64, 64],
+            16,
+            [1, 1],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            1,
+            &["bias", "relu"],
+        ),
     ]);
     for kind in ["max_pool2d", "avg_pool2d"] {
         c.extend([

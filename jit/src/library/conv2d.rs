@@ -8,8 +8,10 @@
 //! tile while it is still in cache. When the plane is too small to give every thread a tile of
 //! its own (ResNet's 14×14 and 7×7 stages), blocks of output channels share tiles, and the
 //! plane is unfolded once, in parallel, before the tasks start rather than once per block.
-//! Groups of one input channel (depthwise) run a direct
-//! kernel, one output plane per task, the inner loop over contiguous output columns.
+//! On AVX-512, f32 convolutions with a small inner dimension run our own kernel instead of the
+//! GEMM (module `small_k`), the epilogue applied in registers. Groups of one input channel
+//! (depthwise) run a direct kernel, one output plane per task, the inner loop over contiguous
+//! output columns.
 
 use rayon::prelude::*;
 use vm::{Error, Result};
@@ -369,10 +371,10 @@ pub(super) fn conv2d<T: Float>(
         }
     }
     let unfolded_ref = &unfolded;
-    // f32 with a small inner dimension on AVX-512: the fused kernel, epilogue in registers.
+    // f32 on AVX-512: the fused kernel, epilogue in registers, for the inner dimensions and
+    // tile widths where it measures faster than the GEMM (see `small_k::takes`).
     #[cfg(target_arch = "x86_64")]
-    let fused =
-        T::DTYPE == vm::DataType::F32 && kdim > 0 && kdim <= small_k::MAX_K && small_k::available();
+    let fused = T::DTYPE == vm::DataType::F32 && kdim > 0 && small_k::available();
     let dst = SendPtr(out.as_mut_ptr());
     let one = |t: usize| {
         let ct = t % col_tiles;
@@ -406,7 +408,7 @@ pub(super) fn conv2d<T: Float>(
         let rhs_rs = if direct || shared { plane } else { width };
         let first = n * g.o + grp * og;
         #[cfg(target_arch = "x86_64")]
-        if fused {
+        if fused && small_k::takes(kdim, width) {
             // SAFETY: `T` is f32 (`fused` checked the dtype, and only f32 has it), so these
             // are the same slices and epilogue retyped.
             let epi32 = unsafe { &*(epi as *const Epilogue<T>).cast::<Epilogue<f32>>() };
@@ -547,6 +549,17 @@ fn im2col_rows<T: Float>(
             if g.stride[1] == 1 {
                 let start = ((ox0 + a) as isize + off_w) as usize;
                 seg[a..b].copy_from_slice(&in_row[start..start + (b - a)]);
+            } else if g.stride[1] == 2 {
+                // The common stride, read as pairs so that the gather vectorizes; the last
+                // element alone, as its pair may end past the row.
+                let start = ((ox0 + a) * 2).wrapping_add_signed(off_w);
+                let len = b - a;
+                let run = &in_row[start..start + 2 * len - 1];
+                let (body, last) = seg[a..b].split_at_mut(len - 1);
+                for (o, pair) in body.iter_mut().zip(run.chunks_exact(2)) {
+                    *o = pair[0];
+                }
+                last[0] = run[2 * (len - 1)];
             } else {
                 for (ox, o) in (ox0 + a..ox0 + b).zip(&mut seg[a..b]) {
                     *o = in_row[(ox * g.stride[1]).wrapping_add_signed(off_w)];
@@ -609,7 +622,7 @@ fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: 
 }
 
 /// The f32 convolution kernel for a small inner dimension (SqueezeNet's and ResNet's first
-/// layers, the 1×1 expands): no packing — the weights are broadcast from their rows and the
+/// layers, the 1×1 expands; moderate ones on wide tiles, see [`small_k::takes`]): no packing — the weights are broadcast from their rows and the
 /// columns read in place — and the whole epilogue applied in registers before the one store,
 /// where the GEMM path writes the output tile three times (addends, product, epilogue).
 #[cfg(target_arch = "x86_64")]
@@ -620,9 +633,15 @@ mod small_k {
 
     use super::{Addend, Epilogue};
 
-    /// The largest inner dimension it takes: a 32-column panel of the columns (`MAX_K × 32`
-    /// f32, 20 KiB) stays in L1 while every block of output channels passes over it.
-    pub(super) const MAX_K: usize = 160;
+    /// Whether it beats the GEMM for this inner dimension and tile width (measured on one
+    /// thread with `bench/examples/library.rs`): always up to `k = 160`, where a 32-column
+    /// panel of the columns (`160 × 32` f32, 20 KiB) stays in L1 and the GEMM's three passes
+    /// over the output dominate; up to `k = 640` on tiles wide enough that the last, partly
+    /// masked panel costs little (+6% on a 3×3 over 64 channels at 56×56, −6% on one at
+    /// 13×13); beyond, the GEMM's packing and cache blocking win.
+    pub(super) fn takes(k: usize, width: usize) -> bool {
+        k <= 160 || (k <= 640 && width >= 384)
+    }
     /// Output channels per register tile.
     const MR: usize = 8;
     /// Output positions per register tile (two 16-lane vectors).
