@@ -192,10 +192,10 @@ impl Spare {
     /// handle worth reusing.
     #[inline]
     pub fn kill(&mut self, slot: &mut Value) {
-        if let Value::Tensor(t) = std::mem::take(slot) {
-            if let Some(t) = t.into_spare() {
-                self.0 = Some(t);
-            }
+        if let Value::Tensor(t) = std::mem::take(slot)
+            && let Some(t) = t.into_spare()
+        {
+            self.0 = Some(t);
         }
     }
 
