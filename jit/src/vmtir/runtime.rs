@@ -71,7 +71,8 @@ pub type KernelArgsFn = unsafe extern "C" fn(
     i64,
 ) -> i32;
 /// `builtin(ctx, regs, record, len) -> status`: the Calls of a record of inline builtins
-/// (`func_idx, dst, nargs, args…` each), each performed as the interpreter performs it: inline
+/// (`func_idx, dst, nargs, args…, npre, pre…` each, `pre` being the arguments decoded at
+/// compile time, see `vm::inline::predecode_alloc_tensor`, or empty), each performed as the interpreter performs it: inline
 /// when the callee is the registered builtin, its arguments have the usual kinds and no
 /// instrument is installed, otherwise as a packed call (which gives the builtin's own answer,
 /// error included, or a replacement's).
@@ -342,8 +343,14 @@ unsafe extern "C" fn builtin(
             let Some(args) = usize::try_from(*nargs).ok().and_then(|n| rest.get(..n)) else {
                 break;
             };
-            record = &rest[args.len()..];
-            builtin_call(ctx, regs, *func_idx, *dst, args)?;
+            let Some((npre, rest)) = rest[args.len()..].split_first() else {
+                break;
+            };
+            let Some(pre) = usize::try_from(*npre).ok().and_then(|n| rest.get(..n)) else {
+                break;
+            };
+            record = &rest[pre.len()..];
+            builtin_call(ctx, regs, *func_idx, *dst, args, pre)?;
         }
         if record.is_empty() {
             Ok(())
@@ -361,6 +368,7 @@ fn builtin_call(
     f: i64,
     dst: i64,
     args: &[i64],
+    pre: &[i64],
 ) -> vm::Result<()> {
     let vm = ctx.vm;
     if dst < BEGIN_SPECIAL_REG && (dst as usize) < regs.len() && !vm.is_instrumented() {
@@ -370,7 +378,12 @@ fn builtin_call(
                 return Ok(());
             }
             Some(InlineBuiltin::AllocTensor) => {
-                if let Some(a) = vm.alloc_tensor_args(args, regs) {
+                let a = if pre.is_empty() {
+                    vm.alloc_tensor_args(args, regs)
+                } else {
+                    vm::inline::predecoded_alloc_tensor_args(pre, regs)
+                };
+                if let Some(a) = a {
                     let t = ctx.spare.alloc_tensor(&a)?;
                     regs[dst as usize] = Value::Tensor(t);
                     return Ok(());

@@ -148,7 +148,7 @@ pub fn translate(
         } => inline_builtin_of(exec, func_idx, dst, args.len()),
         _ => false,
     };
-    // A builtin record: `func_idx, dst, nargs, args…` per Call (see `runtime::builtin`).
+    // A kernel call's record: `func_idx, dst, nargs, args…`.
     let record = |pool: &mut Vec<i64>, inst: &Instruction| {
         if let Instruction::Call {
             dst,
@@ -159,6 +159,24 @@ pub fn translate(
             pool.extend_from_slice(&[func_idx, dst, args.len() as i64]);
             pool.extend_from_slice(args);
         }
+    };
+    // A builtin record: a kernel call's, then `npre, pre…`, the arguments decoded now (see
+    // `runtime::builtin`).
+    let builtin_record = |pool: &mut Vec<i64>, inst: &Instruction| {
+        record(pool, inst);
+        let pre = match *inst {
+            Instruction::Call { func_idx, args, .. }
+                if exec
+                    .func_table
+                    .get(func_idx as usize)
+                    .is_some_and(|f| f.name == "vm.builtin.alloc_tensor") =>
+            {
+                vm::inline::predecode_alloc_tensor(&exec.constants, args).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        pool.push(pre.len() as i64);
+        pool.extend_from_slice(&pre);
     };
     let mut absorbed = vec![false; insts.len()];
     for (pc, inst) in insts.iter().enumerate() {
@@ -178,7 +196,7 @@ pub fn translate(
             let next = target(pc, (end - pc) as i64)?;
             let start = word_pool.len();
             for inst in &insts[pc..end] {
-                record(word_pool, inst);
+                builtin_record(word_pool, inst);
             }
             let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
             let n =
