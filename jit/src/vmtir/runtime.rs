@@ -391,13 +391,14 @@ unsafe extern "C" fn builtin(
     };
     guarded(ctx, |ctx| {
         while let [func_idx, dst, nargs, rest @ ..] = record {
-            let Some(args) = usize::try_from(*nargs).ok().and_then(|n| rest.get(..n)) else {
+            // A negative count is a huge `usize`, out of range like any other bad count.
+            let Some(args) = rest.get(..*nargs as usize) else {
                 break;
             };
             let Some((npre, rest)) = rest[args.len()..].split_first() else {
                 break;
             };
-            let Some(pre) = usize::try_from(*npre).ok().and_then(|n| rest.get(..n)) else {
+            let Some(pre) = rest.get(..*npre as usize) else {
                 break;
             };
             record = &rest[pre.len()..];
