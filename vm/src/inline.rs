@@ -174,6 +174,66 @@ impl VmRef {
     }
 }
 
+/// An `alloc_tensor` Call's arguments decoded ahead of time, for compiled code that keeps them
+/// beside the Call: `storage register, offset, dtype, dims…` (the dtype packed as
+/// `code | bits << 8 | lanes << 16`). Only the storage is read at run time; the rest are the
+/// values the Call's constants and immediates hold, so
+/// [`predecoded_alloc_tensor_args`] gives what [`VmRef::alloc_tensor_args`] gives.
+///
+/// `None` when the arguments are not the usual ones (a storage register, an immediate offset,
+/// shape and dtype constants of those kinds): such a Call is decoded at run time as ever.
+pub fn predecode_alloc_tensor(constants: &[Value], args: &[i64]) -> Option<Vec<i64>> {
+    let [storage, offset, shape, dtype] = *args else {
+        return None;
+    };
+    let constant = |w: i64| match (Arg(w).kind()?, Arg(w).value()) {
+        (ArgKind::ConstIdx, v) => constants.get(usize::try_from(v).ok()?),
+        _ => None,
+    };
+    let (Some(ArgKind::Register), Some(ArgKind::Immediate)) =
+        (Arg(storage).kind(), Arg(offset).kind())
+    else {
+        return None;
+    };
+    let storage = Arg(storage).value();
+    let (true, Value::Shape(shape), Value::DType(dtype)) = (
+        storage < BEGIN_SPECIAL_REG,
+        constant(shape)?,
+        constant(dtype)?,
+    ) else {
+        return None;
+    };
+    let dtype = i64::from(dtype.code) | i64::from(dtype.bits) << 8 | i64::from(dtype.lanes) << 16;
+    let mut pre = vec![storage, Arg(offset).value(), dtype];
+    pre.extend_from_slice(shape);
+    Some(pre)
+}
+
+/// The arguments of an `alloc_tensor` Call from its [`predecode_alloc_tensor`] words, if the
+/// storage register holds a storage (`None` also for malformed words).
+#[inline]
+pub fn predecoded_alloc_tensor_args<'a>(
+    pre: &'a [i64],
+    regs: &'a [Value],
+) -> Option<AllocTensorArgs<'a>> {
+    let [storage, offset, dtype, ref shape @ ..] = *pre else {
+        return None;
+    };
+    let Value::Storage(storage) = regs.get(usize::try_from(storage).ok()?)? else {
+        return None;
+    };
+    Some(AllocTensorArgs {
+        storage,
+        offset,
+        shape,
+        dtype: DataType {
+            code: dtype as u8,
+            bits: (dtype >> 8) as u8,
+            lanes: (dtype >> 16) as u16,
+        },
+    })
+}
+
 /// A tensor handle released by a `null_value` Call, kept so that the next `alloc_tensor` makes
 /// its tensor in it instead of allocating a handle: the memory planner's code kills the previous
 /// intermediate right before allocating the next one, so a chain of kernel calls allocates no
@@ -192,10 +252,10 @@ impl Spare {
     /// handle worth reusing.
     #[inline]
     pub fn kill(&mut self, slot: &mut Value) {
-        if let Value::Tensor(t) = std::mem::take(slot) {
-            if let Some(t) = t.into_spare() {
-                self.0 = Some(t);
-            }
+        if let Value::Tensor(t) = std::mem::take(slot)
+            && let Some(t) = t.into_spare()
+        {
+            self.0 = Some(t);
         }
     }
 
@@ -211,6 +271,94 @@ impl Spare {
     pub fn clear(&mut self) {
         if self.0.is_some() {
             self.0 = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Device, ShapeTuple};
+
+    fn words(args: &[(ArgKind, i64)]) -> Vec<i64> {
+        args.iter().map(|&(k, v)| Arg::new(k, v).0).collect()
+    }
+
+    /// The pre-decoded words give the arguments the run-time decoder reads from the constants.
+    #[test]
+    fn predecoded_alloc_tensor_args_are_the_constants() {
+        let constants = [
+            Value::Shape(ShapeTuple::new(vec![2, 3])),
+            Value::DType(DataType::F32),
+        ];
+        let args = words(&[
+            (ArgKind::Register, 1),
+            (ArgKind::Immediate, 8),
+            (ArgKind::ConstIdx, 0),
+            (ArgKind::ConstIdx, 1),
+        ]);
+        let pre = predecode_alloc_tensor(&constants, &args).expect("the usual arguments");
+        let storage = Storage::new(64, Device::cpu(0)).expect("64 bytes");
+        let mut regs = vec![Value::Int(0), Value::Storage(storage)];
+        let a = predecoded_alloc_tensor_args(&pre, &regs).expect("a storage in %1");
+        assert_eq!(
+            (a.offset, a.shape, a.dtype),
+            (8, &[2i64, 3][..], DataType::F32)
+        );
+        // The storage is read at run time.
+        regs[1] = Value::Int(3);
+        assert!(predecoded_alloc_tensor_args(&pre, &regs).is_none());
+        assert!(predecoded_alloc_tensor_args(&pre[..2], &regs).is_none());
+    }
+
+    /// Arguments of other kinds are left to the run-time decoder.
+    #[test]
+    fn unusual_alloc_tensor_args_are_not_predecoded() {
+        let constants = [
+            Value::Shape(ShapeTuple::new(vec![4])),
+            Value::DType(DataType::F32),
+        ];
+        let cases = [
+            // The shape in a register.
+            words(&[
+                (ArgKind::Register, 1),
+                (ArgKind::Immediate, 0),
+                (ArgKind::Register, 2),
+                (ArgKind::ConstIdx, 1),
+            ]),
+            // Shape and dtype swapped.
+            words(&[
+                (ArgKind::Register, 1),
+                (ArgKind::Immediate, 0),
+                (ArgKind::ConstIdx, 1),
+                (ArgKind::ConstIdx, 0),
+            ]),
+            // A constant out of range.
+            words(&[
+                (ArgKind::Register, 1),
+                (ArgKind::Immediate, 0),
+                (ArgKind::ConstIdx, 0),
+                (ArgKind::ConstIdx, 7),
+            ]),
+            // The storage in a special register.
+            words(&[
+                (ArgKind::Register, VM_REGISTER),
+                (ArgKind::Immediate, 0),
+                (ArgKind::ConstIdx, 0),
+                (ArgKind::ConstIdx, 1),
+            ]),
+            // Three arguments.
+            words(&[
+                (ArgKind::Register, 1),
+                (ArgKind::Immediate, 0),
+                (ArgKind::ConstIdx, 0),
+            ]),
+        ];
+        for args in cases {
+            assert!(
+                predecode_alloc_tensor(&constants, &args).is_none(),
+                "{args:?}"
+            );
         }
     }
 }

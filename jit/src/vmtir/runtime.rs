@@ -71,7 +71,8 @@ pub type KernelArgsFn = unsafe extern "C" fn(
     i64,
 ) -> i32;
 /// `builtin(ctx, regs, record, len) -> status`: the Calls of a record of inline builtins
-/// (`func_idx, dst, nargs, args…` each), each performed as the interpreter performs it: inline
+/// (`func_idx, dst, nargs, args…, npre, pre…` each, `pre` being the arguments decoded at
+/// compile time, see `vm::inline::predecode_alloc_tensor`, or empty), each performed as the interpreter performs it: inline
 /// when the callee is the registered builtin, its arguments have the usual kinds and no
 /// instrument is installed, otherwise as a packed call (which gives the builtin's own answer,
 /// error included, or a replacement's).
@@ -102,6 +103,7 @@ pub struct VmtirRuntime {
     pub builtin: BuiltinFn,
     /// The kernels' own runtime table, passed to every direct kernel call.
     pub kernel_rt: *const RuntimeTable,
+    pub kernel_tensors: KernelArgsFn,
 }
 
 // SAFETY: the table holds function pointers and a pointer to the immutable, 'static kernel
@@ -117,6 +119,7 @@ pub const RT_KERNEL_ARGS: i32 = 24;
 pub const RT_KERNEL_FAIL: i32 = 32;
 pub const RT_BUILTIN: i32 = 40;
 pub const RT_KERNEL_RT: i32 = 48;
+pub const RT_KERNEL_TENSORS: i32 = 56;
 
 impl VmtirRuntime {
     /// The process-wide table.
@@ -130,6 +133,7 @@ impl VmtirRuntime {
             kernel_fail,
             builtin,
             kernel_rt: RuntimeTable::get(),
+            kernel_tensors,
         })
     }
 }
@@ -320,6 +324,54 @@ unsafe extern "C" fn kernel_args(
     })
 }
 
+/// `kernel_args` for a Call whose arguments are all registers (below the special ones): the
+/// record is followed by the `nargs` register indices, decoded at compile time. When each
+/// register holds a tensor and no instrument is installed, the kernel arguments are made
+/// straight from the tensors; otherwise `kernel_args` does the work, with its messages.
+///
+/// # Safety
+/// As for [`kernel_args`], with `record` followed by `nargs` more words.
+unsafe extern "C" fn kernel_tensors(
+    ctx: *mut CallCtx,
+    regs: *mut Value,
+    record: *const i64,
+    nargs: i64,
+    out: *mut KernelArg,
+    err: *mut KernelError,
+    slot: i64,
+) -> i32 {
+    let n = nargs as usize;
+    {
+        // SAFETY: the caller's contract; these borrows end before `kernel_args` is called.
+        let (c, all_regs, idx, out) = unsafe {
+            (
+                &mut *ctx,
+                std::slice::from_raw_parts(regs, (*ctx).regs_len),
+                std::slice::from_raw_parts(record.add(3 + n), n),
+                std::slice::from_raw_parts_mut(out, n),
+            )
+        };
+        if !c.vm.is_instrumented() {
+            let mut done = 0;
+            for (&r, o) in idx.iter().zip(out.iter_mut()) {
+                let Some(Value::Tensor(t)) = all_regs.get(r as usize) else {
+                    break;
+                };
+                *o = crate::kernel::tensor_arg(t);
+                done += 1;
+            }
+            if done == n {
+                c.spare.clear();
+                // SAFETY: the caller's contract; a fresh report, as in `kernel_args`.
+                unsafe { err.write(KernelError::default()) };
+                return STATUS_OK;
+            }
+        }
+    }
+    // SAFETY: the caller's contract is `kernel_args`'s.
+    unsafe { kernel_args(ctx, regs, record, nargs, out, err, slot) }
+}
+
 /// # Safety
 /// As for [`call`], with `record` pointing at `len` words: Calls of instructions of a validated
 /// executable, `func_idx, dst, nargs, args…` each.
@@ -339,11 +391,18 @@ unsafe extern "C" fn builtin(
     };
     guarded(ctx, |ctx| {
         while let [func_idx, dst, nargs, rest @ ..] = record {
-            let Some(args) = usize::try_from(*nargs).ok().and_then(|n| rest.get(..n)) else {
+            // A negative count is a huge `usize`, out of range like any other bad count.
+            let Some(args) = rest.get(..*nargs as usize) else {
                 break;
             };
-            record = &rest[args.len()..];
-            builtin_call(ctx, regs, *func_idx, *dst, args)?;
+            let Some((npre, rest)) = rest[args.len()..].split_first() else {
+                break;
+            };
+            let Some(pre) = rest.get(..*npre as usize) else {
+                break;
+            };
+            record = &rest[pre.len()..];
+            builtin_call(ctx, regs, *func_idx, *dst, args, pre)?;
         }
         if record.is_empty() {
             Ok(())
@@ -361,6 +420,7 @@ fn builtin_call(
     f: i64,
     dst: i64,
     args: &[i64],
+    pre: &[i64],
 ) -> vm::Result<()> {
     let vm = ctx.vm;
     if dst < BEGIN_SPECIAL_REG && (dst as usize) < regs.len() && !vm.is_instrumented() {
@@ -370,7 +430,12 @@ fn builtin_call(
                 return Ok(());
             }
             Some(InlineBuiltin::AllocTensor) => {
-                if let Some(a) = vm.alloc_tensor_args(args, regs) {
+                let a = if pre.is_empty() {
+                    vm.alloc_tensor_args(args, regs)
+                } else {
+                    vm::inline::predecoded_alloc_tensor_args(pre, regs)
+                };
+                if let Some(a) = a {
                     let t = ctx.spare.alloc_tensor(&a)?;
                     regs[dst as usize] = Value::Tensor(t);
                     return Ok(());
@@ -432,5 +497,9 @@ mod tests {
         );
         assert_eq!(offset_of!(VmtirRuntime, builtin), RT_BUILTIN as usize);
         assert_eq!(offset_of!(VmtirRuntime, kernel_rt), RT_KERNEL_RT as usize);
+        assert_eq!(
+            offset_of!(VmtirRuntime, kernel_tensors),
+            RT_KERNEL_TENSORS as usize
+        );
     }
 }

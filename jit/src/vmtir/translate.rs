@@ -6,9 +6,11 @@
 //! the module's word pool, reached through the call context) to the `call` helper, which
 //! performs it exactly as the interpreter would. A Call of a
 //! JIT'd kernel whose result is discarded instead has the `kernel_args` helper convert its
-//! arguments (no boxing, no name lookup) and then calls the kernel's native entry directly; the
+//! arguments (no boxing, no name lookup; `kernel_tensors` when every argument is a register,
+//! whose index is decoded here) and then calls the kernel's native entry directly; the
 //! kernel checks its arguments as always, and a failure is described by the `kernel_fail`
-//! helper with the kernel's own message.
+//! helper with the kernel's own message. Runs of inline builtins go to the `builtin` helper,
+//! with `alloc_tensor`'s constant arguments decoded here.
 
 use cranelift_codegen::ir::{
     AbiParam, Block, InstBuilder, MemFlagsData, SigRef, Signature, StackSlotData, StackSlotKind,
@@ -16,12 +18,12 @@ use cranelift_codegen::ir::{
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
-use vm::bytecode::{BEGIN_SPECIAL_REG, Instruction};
+use vm::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG, Instruction};
 use vm::{Executable, FuncKind};
 
 use super::runtime::{
     CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS,
-    RT_KERNEL_FAIL, RT_KERNEL_RT, RT_RET, STATUS_DONE, is_inline_builtin,
+    RT_KERNEL_FAIL, RT_KERNEL_RT, RT_KERNEL_TENSORS, RT_RET, STATUS_DONE, is_inline_builtin,
 };
 use crate::error::{Error, Result};
 use crate::kernel::abi::{ARG_SIZE, KernelError};
@@ -148,7 +150,7 @@ pub fn translate(
         } => inline_builtin_of(exec, func_idx, dst, args.len()),
         _ => false,
     };
-    // A builtin record: `func_idx, dst, nargs, args…` per Call (see `runtime::builtin`).
+    // A kernel call's record: `func_idx, dst, nargs, args…`.
     let record = |pool: &mut Vec<i64>, inst: &Instruction| {
         if let Instruction::Call {
             dst,
@@ -159,6 +161,24 @@ pub fn translate(
             pool.extend_from_slice(&[func_idx, dst, args.len() as i64]);
             pool.extend_from_slice(args);
         }
+    };
+    // A builtin record: a kernel call's, then `npre, pre…`, the arguments decoded now (see
+    // `runtime::builtin`).
+    let builtin_record = |pool: &mut Vec<i64>, inst: &Instruction| {
+        record(pool, inst);
+        let pre = match *inst {
+            Instruction::Call { func_idx, args, .. }
+                if exec
+                    .func_table
+                    .get(func_idx as usize)
+                    .is_some_and(|f| f.name == "vm.builtin.alloc_tensor") =>
+            {
+                vm::inline::predecode_alloc_tensor(&exec.constants, args).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        pool.push(pre.len() as i64);
+        pool.extend_from_slice(&pre);
     };
     let mut absorbed = vec![false; insts.len()];
     for (pc, inst) in insts.iter().enumerate() {
@@ -178,7 +198,7 @@ pub fn translate(
             let next = target(pc, (end - pc) as i64)?;
             let start = word_pool.len();
             for inst in &insts[pc..end] {
-                record(word_pool, inst);
+                builtin_record(word_pool, inst);
             }
             let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
             let n =
@@ -204,11 +224,26 @@ pub fn translate(
                 ) {
                     let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
                     record(word_pool, inst);
+                    // All arguments registers: their indices follow, for `kernel_tensors`.
+                    let registers: Option<Vec<i64>> = args
+                        .iter()
+                        .map(|&w| match (Arg(w).kind(), Arg(w).value()) {
+                            (Some(ArgKind::Register), r) if r < BEGIN_SPECIAL_REG => Some(r),
+                            _ => None,
+                        })
+                        .collect();
+                    let helper = match registers {
+                        Some(r) => {
+                            word_pool.extend_from_slice(&r);
+                            RT_KERNEL_TENSORS
+                        }
+                        None => RT_KERNEL_ARGS,
+                    };
                     let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
                     let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
                     let slot_v = e.b.ins().iconst(types::I64, slot as i64);
                     let st = e.call_rt(
-                        RT_KERNEL_ARGS,
+                        helper,
                         e.sigs.kernel_args,
                         &[e.ctx, e.regs, addr, n, kaddr, eaddr, slot_v],
                     );
