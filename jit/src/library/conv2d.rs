@@ -18,7 +18,9 @@ use vm::{Error, Result};
 
 use relax::transform::dispatch_library::Activation;
 
-use super::{Float, Mat, PARALLEL_ELEMENTS, SendPtr, View, activate_serial, gemm_into};
+use super::{
+    Float, Mat, PARALLEL_ELEMENTS, SendPtr, View, activate_serial, for_each_chunk, gemm_into,
+};
 
 /// The geometry of one convolution, checked against the tensors.
 struct Geometry {
@@ -610,15 +612,8 @@ fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: 
         }
         epi.finish(dst, o, p * plane);
     };
-    if out.len() >= PARALLEL_ELEMENTS / 4 {
-        out.par_chunks_mut(plane)
-            .enumerate()
-            .for_each(|(p, dst)| one(p, dst));
-    } else {
-        out.chunks_mut(plane)
-            .enumerate()
-            .for_each(|(p, dst)| one(p, dst));
-    }
+    let spread = (out.len() >= PARALLEL_ELEMENTS / 4).then_some(1);
+    for_each_chunk(out, plane, spread, one);
 }
 
 /// The f32 convolution kernel for a small inner dimension (SqueezeNet's and ResNet's first

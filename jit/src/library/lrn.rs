@@ -3,10 +3,9 @@
 //! times alpha, plus bias, to the power beta, dividing the input), one `(batch, channel)`
 //! plane per task.
 
-use rayon::prelude::*;
 use vm::{Error, Result};
 
-use super::{Float, PARALLEL_ELEMENTS, View};
+use super::{Float, PARALLEL_ELEMENTS, View, for_each_chunk};
 
 /// `out = x / (bias + alpha · mean(x², channel window))^beta`; `ints` are the window size and
 /// the channels it reaches before the output's, `f` alpha, beta and bias.
@@ -74,16 +73,8 @@ pub(super) fn lrn<T: Float>(
             normalize(o, xs, |s| base(s).powf(beta_t));
         }
     };
-    if out.len() >= PARALLEL_ELEMENTS {
-        out.par_chunks_mut(plane)
-            .with_min_len((4096 / plane).max(1))
-            .enumerate()
-            .for_each(|(r, o)| row(r, o));
-    } else {
-        out.chunks_mut(plane)
-            .enumerate()
-            .for_each(|(r, o)| row(r, o));
-    }
+    let spread = (out.len() >= PARALLEL_ELEMENTS).then_some((4096 / plane).max(1));
+    for_each_chunk(out, plane, spread, row);
     Ok(())
 }
 

@@ -303,20 +303,35 @@ fn broadcast_into<T: Float>(
                 .for_each(|(o, s)| *o += *s),
         }
     };
-    if out.len() >= PARALLEL_ELEMENTS {
-        out.par_chunks_mut(inner)
-            .enumerate()
-            .for_each(|(r, row)| fill_row(r, row));
-    } else {
-        out.chunks_mut(inner)
-            .enumerate()
-            .for_each(|(r, row)| fill_row(r, row));
-    }
+    let spread = (out.len() >= PARALLEL_ELEMENTS).then_some(1);
+    for_each_chunk(out, inner, spread, fill_row);
     Ok(())
 }
 
 /// Elementwise passes over fewer elements than this stay on the calling thread.
 const PARALLEL_ELEMENTS: usize = 1 << 16;
+
+/// Calls `f(i, chunk)` for the `i`-th `len`-element chunk of `out` (the last may be shorter).
+/// With `spread = Some(n)` the chunks are spread over the pool, at least `n` to a task;
+/// with `None` they run in order on the calling thread.
+fn for_each_chunk<T: Send>(
+    out: &mut [T],
+    len: usize,
+    spread: Option<usize>,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
+    match spread {
+        Some(min_len) => out
+            .par_chunks_mut(len)
+            .with_min_len(min_len)
+            .enumerate()
+            .for_each(|(i, chunk)| f(i, chunk)),
+        None => out
+            .chunks_mut(len)
+            .enumerate()
+            .for_each(|(i, chunk)| f(i, chunk)),
+    }
+}
 
 /// Applies `act` to every element of `out` on the calling thread. The crate is built for the
 /// baseline x86-64 (128-bit vectors); on a CPU with AVX-512 the same loop runs compiled for

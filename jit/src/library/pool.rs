@@ -8,10 +8,9 @@
 //! (the lowest finite value for max, zero for sums), the same `cur > v ? cur : v` max, and
 //! TVM's count of elements inside the data for averages that exclude the padding.
 
-use rayon::prelude::*;
 use vm::{Error, Result};
 
-use super::{Float, PARALLEL_ELEMENTS, View};
+use super::{Float, PARALLEL_ELEMENTS, View, for_each_chunk};
 
 /// The pooling window's geometry, checked against the tensors.
 struct Window {
@@ -131,15 +130,8 @@ pub(super) fn pool2d<T: Float>(
         plane_pool(&win, src, is_max, dst);
     };
     let work = out.len() * win.k[0] * win.k[1];
-    if work >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1 {
-        out.par_chunks_mut(plane)
-            .enumerate()
-            .for_each(|(p, dst)| one(p, dst));
-    } else {
-        out.chunks_mut(plane)
-            .enumerate()
-            .for_each(|(p, dst)| one(p, dst));
-    }
+    let spread = (work >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1).then_some(1);
+    for_each_chunk(out, plane, spread, one);
     Ok(())
 }
 
