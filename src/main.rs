@@ -176,6 +176,10 @@ struct InspectArgs {
     /// Compile without FuseOps/FuseTIR
     #[arg(long)]
     no_fusion: bool,
+    /// The module's constants (`metadata["ir.GenericConst"][i]`) from a case file of the
+    /// conformance corpus format, as for `run`
+    #[arg(long, value_name = "CASE.json")]
+    metadata: Option<PathBuf>,
 }
 
 /// What `inspect` prints.
@@ -395,8 +399,13 @@ fn read_module(path: &Path, metadata: Option<&Path>) -> Result<relax::IRModule> 
 }
 
 /// `relaxjit inspect FILE.py`: compiles a module with our pipeline and prints the result.
-fn inspect_module(path: &Path, format: InspectFormat, fusion: bool) -> Result<String> {
-    let module = read_module(path, None)?;
+fn inspect_module(
+    path: &Path,
+    metadata: Option<&Path>,
+    format: InspectFormat,
+    fusion: bool,
+) -> Result<String> {
+    let module = read_module(path, metadata)?;
     let engine = relaxjit::Engine::new(relaxjit::Config {
         fusion,
         ..relaxjit::Config::default()
@@ -417,8 +426,18 @@ fn inspect_module(path: &Path, format: InspectFormat, fusion: bool) -> Result<St
 
 fn inspect(args: &InspectArgs) -> Result<String> {
     if args.path.extension().is_some_and(|e| e == "py") || is_onnx(&args.path) {
-        inspect_module(&args.path, args.format(), !args.no_fusion)
+        inspect_module(
+            &args.path,
+            args.metadata.as_deref(),
+            args.format(),
+            !args.no_fusion,
+        )
     } else {
+        anyhow::ensure!(
+            args.metadata.is_none(),
+            "--metadata gives the constants of a TVMScript module; {} is an executable, which holds its own",
+            args.path.display()
+        );
         inspect_executable(&args.path, args.format())
     }
 }
@@ -941,6 +960,7 @@ mod tests {
                 stats: false,
                 lowered,
                 no_fusion: false,
+                metadata: None,
             })))
         };
         ok(&["inspect", "a.bin"], inspect("a.bin", false, false));

@@ -162,6 +162,25 @@ const CASES: &[Case] = &[
         expect: &["err:uses metadata constants", "err:--metadata CASE.json"],
     },
     Case {
+        args: &[
+            "inspect",
+            "--lowered",
+            "tests/conformance/constants_embedded/module.py",
+            "--metadata",
+            "tests/conformance/constants_embedded/case.json",
+        ],
+        status: 0,
+        expect: &[
+            "out:@I.ir_module",
+            "out:def main(x: R.Tensor((2, 4), dtype=\"float32\")",
+        ],
+    },
+    Case {
+        args: &["inspect", "tests/conformance/constants_embedded/module.py"],
+        status: 1,
+        expect: &["err:uses metadata constants", "err:--metadata CASE.json"],
+    },
+    Case {
         args: &["run", "tests/cli/add.py", "--metadata", "tests/cli/add.py"],
         status: 1,
         expect: &["err:tests/cli/add.py is not JSON"],
