@@ -3,7 +3,7 @@
 //! description of how each parameter is checked and which symbolic variables it binds.
 //!
 //! [`lower`] runs the pipeline: [`lower_sblocks`] → [`hoist_reduction_init`] → flattening
-//! ([`Flatten`]). The result, a [`LoweredFunc`], guarantees:
+//! ([`Flatten`]) → [`drop_unit_loops`]. The result, a [`LoweredFunc`], guarantees:
 //! * no `SBlockRealize` remains;
 //! * every `BufferLoad`/`BufferStore` has exactly one `int64` index into a one-dimensional
 //!   buffer whose `data` variable is a parameter's or an `Allocate`'s, and whose single shape
@@ -25,7 +25,7 @@ pub use flatten::{Flatten, add, mul, numel, to_i64};
 pub use interchange::{affine_coef, has_load, interchange_reductions};
 pub use lower_sblocks::{flatten_seq, hoist_reduction_init, lower_sblocks};
 
-use crate::ir::{Buffer, DataType, ExprKind, PrimExpr, PrimFunc, Stmt, Var, VarId};
+use crate::ir::{Buffer, DataType, ExprKind, PrimExpr, PrimFunc, Stmt, StmtKind, Var, VarId};
 use crate::transform::mutator::Mutator;
 
 /// Why a function cannot be lowered.
@@ -200,6 +200,7 @@ pub fn lower(func: &PrimFunc) -> Result<LoweredFunc, LowerError> {
     let body = hoist_reduction_init(&body);
     let body = flatten.stmt(&body);
     let body = mutator::substitute_stmt(&body, &fixed);
+    let body = drop_unit_loops(&body);
     Ok(LoweredFunc {
         name: func.name.clone(),
         symbol: func.global_symbol().unwrap_or(&func.name).to_string(),
@@ -208,4 +209,55 @@ pub fn lower(func: &PrimFunc) -> Result<LoweredFunc, LowerError> {
         is_host_func: func.is_host_func(),
         no_alias: func.no_alias(),
     })
+}
+
+/// `for v in range(m, m + 1): body` becomes `body` with `v` replaced by `m`. A batch axis of
+/// extent 1 (`T.grid(1, 1000, 13, 13)`) would otherwise be the outermost loop, the only one
+/// code generation considers for running in parallel (TVM leaves such loops to LLVM, which
+/// removes them). Iteration order and values are unchanged.
+pub fn drop_unit_loops(s: &Stmt) -> Stmt {
+    struct Drop;
+    impl Mutator for Drop {
+        fn stmt(&mut self, s: &Stmt) -> Stmt {
+            if let StmtKind::For(f) = s.kind()
+                && f.extent.as_int() == Some(1)
+                && f.thread_binding.is_none()
+            {
+                let body = self.stmt(&f.body);
+                let at = HashMap::from([(f.loop_var.id(), f.min.clone())]);
+                return mutator::substitute_stmt(&body, &at);
+            }
+            mutator::walk_stmt(self, s)
+        }
+    }
+    Drop.stmt(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_unit_batch_loop_leaves_the_channel_loop_outermost() {
+        let src = r#"
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def add_one(a: T.Buffer((T.int64(1), T.int64(8), T.int64(3)), "float32"), b: T.Buffer((T.int64(1), T.int64(8), T.int64(3)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for n, c, w in T.grid(T.int64(1), T.int64(8), T.int64(3)):
+            with T.sblock("b"):
+                v_n, v_c, v_w = T.axis.remap("SSS", [n, c, w])
+                b[v_n, v_c, v_w] = a[v_n, v_c, v_w] + T.float32(1.0)
+"#;
+        let funcs = crate::script::parse_module_prim_funcs(src).unwrap();
+        let lowered = lower(&funcs[0]).unwrap();
+        let mut extents = Vec::new();
+        lowered.body.visit(&mut |s| {
+            if let StmtKind::For(f) = s.kind() {
+                extents.push(f.extent.as_int());
+            }
+        });
+        assert_eq!(extents, [Some(8), Some(3)], "{:?}", lowered.body);
+    }
 }
