@@ -153,6 +153,16 @@ fn guarded(ctx: &mut CallCtx, f: impl FnOnce(&mut CallCtx) -> vm::Result<()>) ->
     }
 }
 
+/// Runs a helper's body so that no panic unwinds into generated code: a panic is kept in the
+/// context (as [`guarded`] does) and reported as `STATUS_PANIC`.
+fn no_unwind(ctx: *mut CallCtx, f: impl FnOnce() -> i32) -> i32 {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        // SAFETY: `ctx` is the live context; the body's borrows of it ended with the unwind.
+        unsafe { (*ctx).panic = Some(payload) };
+        STATUS_PANIC
+    })
+}
+
 /// # Safety
 /// `ctx` is the live context of the running invocation and `regs` its register file of
 /// `ctx.regs_len` values; `args` points at `nargs` argument words.
@@ -235,6 +245,25 @@ unsafe extern "C" fn ret(ctx: *mut CallCtx, regs: *mut Value, reg: i64, slot: i6
 /// `nargs` arguments, `out` has room for `nargs` arguments, `err` points at a `KernelError`, and
 /// `slot` indexes `ctx.kernel_info`.
 unsafe extern "C" fn kernel_args(
+    ctx: *mut CallCtx,
+    regs: *mut Value,
+    record: *const i64,
+    nargs: i64,
+    out: *mut KernelArg,
+    err: *mut KernelError,
+    slot: i64,
+) -> i32 {
+    // SAFETY: the caller's contract, passed on.
+    no_unwind(ctx, || unsafe {
+        kernel_args_body(ctx, regs, record, nargs, out, err, slot)
+    })
+}
+
+/// [`kernel_args`] without its unwind guard.
+///
+/// # Safety
+/// As for [`kernel_args`].
+unsafe fn kernel_args_body(
     ctx: *mut CallCtx,
     regs: *mut Value,
     record: *const i64,
@@ -340,6 +369,25 @@ unsafe extern "C" fn kernel_tensors(
     err: *mut KernelError,
     slot: i64,
 ) -> i32 {
+    // SAFETY: the caller's contract, passed on.
+    no_unwind(ctx, || unsafe {
+        kernel_tensors_body(ctx, regs, record, nargs, out, err, slot)
+    })
+}
+
+/// [`kernel_tensors`] without its unwind guard.
+///
+/// # Safety
+/// As for [`kernel_tensors`].
+unsafe fn kernel_tensors_body(
+    ctx: *mut CallCtx,
+    regs: *mut Value,
+    record: *const i64,
+    nargs: i64,
+    out: *mut KernelArg,
+    err: *mut KernelError,
+    slot: i64,
+) -> i32 {
     let n = nargs as usize;
     {
         // SAFETY: the caller's contract; these borrows end before `kernel_args` is called.
@@ -369,7 +417,7 @@ unsafe extern "C" fn kernel_tensors(
         }
     }
     // SAFETY: the caller's contract is `kernel_args`'s.
-    unsafe { kernel_args(ctx, regs, record, nargs, out, err, slot) }
+    unsafe { kernel_args_body(ctx, regs, record, nargs, out, err, slot) }
 }
 
 /// # Safety
