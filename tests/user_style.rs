@@ -72,3 +72,59 @@ fn fmt_of_every_user_style_case_is_what_tvm_prints() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// Our bytecode listing of every case (its `module.py` through our whole pipeline, without
+/// fusion and the native library, as `relax.build` ran) against TVM's `tvm_exec.txt`. Identity is a goal, reported for
+/// every case; `listing_identical.txt` names the cases identical today and may only grow.
+#[test]
+fn listings_of_user_style_cases_against_tvm() {
+    let engine = Engine::new(Config {
+        library: false,
+        fusion: false,
+        ..Config::default()
+    })
+    .expect("an engine");
+    let mut identical = Vec::new();
+    let mut diffs = Vec::new();
+    let dirs = case_dirs();
+    for dir in &dirs {
+        let name = dir.file_name().unwrap_or_default().to_string_lossy();
+        let Ok(want) = std::fs::read_to_string(dir.join("tvm_exec.txt")) else {
+            continue;
+        };
+        let case = support::case::Case::load(dir).expect("case.json");
+        let compiled = support::bytecode_mode::compile_case(&engine, &case, Input::Module)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got = compiled.executable().as_text();
+        if got == want {
+            identical.push(name.to_string());
+        } else {
+            let line = got
+                .lines()
+                .zip(want.lines())
+                .position(|(g, w)| g != w)
+                .unwrap_or(got.lines().count().min(want.lines().count()));
+            diffs.push(format!(
+                "{name}: line {}: ours {:?}, TVM's {:?}",
+                line + 1,
+                got.lines().nth(line).unwrap_or(""),
+                want.lines().nth(line).unwrap_or("")
+            ));
+        }
+    }
+    println!(
+        "{} of {} listings identical to TVM's",
+        identical.len(),
+        dirs.len()
+    );
+    for d in &diffs {
+        println!("  differs: {d}");
+    }
+    let regressed: Vec<&str> = include_str!("user_style/listing_identical.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter(|n| !identical.iter().any(|i| i == n))
+        .collect();
+    assert!(regressed.is_empty(), "no longer identical: {regressed:?}");
+}

@@ -7,7 +7,8 @@ files, with real Apache TVM (0.27) as the oracle.
 For each case folder holding a `module.py` written as a person writes TVMScript (import lines,
 nested calls, unannotated bindings, string dimensions), it imports the file as Python (so TVM's
 own parser reads it), writes `tvm_printed.py` (exactly `mod.script()` plus one newline), builds
-the module with `relax.build(..., target="llvm", exec_mode="bytecode")` and writes `case.json` in
+the module with `relax.build(..., target="llvm", exec_mode="bytecode")`, writes its listing
+(`tvm_exec.txt`, `as_text()`) and `case.json` in
 the format of the conformance corpus (see tests/conformance/README.md) with the inputs below and
 the outputs TVM's VM returned. Inputs are drawn from numpy's default_rng seeded with the CRC32 of
 the case name, so runs are reproducible.
@@ -196,6 +197,8 @@ def generate(name):
     for p in pre_passes:
         built = getattr(relax.transform, p)()(built)
     ex = relax.build(built, target="llvm", exec_mode="bytecode")
+    with open(os.path.join(folder, "tvm_exec.txt"), "w") as f:
+        f.write(ex.as_text())
     vm = relax.VirtualMachine(ex, tvm.cpu())
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     out_calls = []

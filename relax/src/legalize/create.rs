@@ -1,5 +1,6 @@
 //! Creation operators: `full`, `zeros`, `ones` (a `T_full` block), their `_like` forms,
-//! `arange` (`T_arange`), and `shape_to_tensor` (the runtime's `relax.run.shape_to_tensor`).
+//! `arange` (`T_arange`), and `shape_to_tensor` (a small kernel when the shape's values are
+//! known, else the runtime's `relax.run.shape_to_tensor`).
 
 use tir::PrimExpr;
 
@@ -24,23 +25,45 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
     Some(r)
 }
 
-/// `R.call_pure_packed("relax.run.shape_to_tensor", s)`: the shape value's dimensions as a
-/// 1-D int64 tensor, read at run time. TVM emits this call when the shape's values are unknown;
-/// for known values it builds a small kernel, but the packed call computes the same tensor
-/// for both without compiling one.
+/// `shape_to_tensor(s)`: the shape's dimensions as a 1-D int64 tensor. As in TVM, a shape whose
+/// values are known (a literal, or a variable whose struct info lists them) becomes a small
+/// kernel `shape_to_tensor` (an `if_then_else` chain over the index, its symbolic dimensions
+/// passed as prim values); a shape of unknown values stays a call of the runtime's
+/// `relax.run.shape_to_tensor`.
 fn shape_to_tensor(c: &OpCall) -> Result<Lowered> {
     let Some(s) = c.call.args.first() else {
         return unsupported("shape_to_tensor without an argument");
     };
-    Ok(Lowered::Expr(crate::ir::Expr::call(
-        crate::ir::Callee::Op("relax.call_pure_packed".to_string()),
-        vec![
-            crate::ir::Expr::new(ExprKind::ExternFunc("relax.run.shape_to_tensor".into())),
-            s.clone(),
-        ],
-        crate::ir::Attrs::new(),
-        vec![c.out.clone()],
-    )))
+    let values = match (s.kind(), c.sinfo.first()) {
+        (ExprKind::ShapeExpr(d), _) => Some(d.clone()),
+        (_, Some(crate::ir::StructInfo::Shape { values, .. })) => values.clone(),
+        _ => None,
+    };
+    let Some(values) = values else {
+        return Ok(Lowered::Expr(crate::ir::Expr::call(
+            crate::ir::Callee::Op("relax.call_pure_packed".to_string()),
+            vec![
+                crate::ir::Expr::new(ExprKind::ExternFunc("relax.run.shape_to_tensor".into())),
+                s.clone(),
+            ],
+            crate::ir::Attrs::new(),
+            vec![c.out.clone()],
+        )));
+    };
+    let n = values.len() as i64;
+    let mut te = Te::new();
+    let out = te.compute("shape_to_tensor", "i", &[te::i64c(n)], |i| {
+        let i = &i[0];
+        values
+            .iter()
+            .enumerate()
+            .rev()
+            .fold(te::i64c(0), |rest, (k, v)| {
+                let at = te::cmp(tir::CmpOp::Eq, i.clone(), te::i64c(k as i64));
+                te::if_then_else(at, te::cast(tir::DataType::INT64, v.clone()), rest)
+            })
+    });
+    c.finish("shape_to_tensor", te, &[], &[out])
 }
 
 /// A tensor of the result's shape filled with `value` (a constant) or with the rank-0 tensor

@@ -27,7 +27,13 @@ pub fn kill_after_last_use(module: &IRModule) -> Result<IRModule> {
             if c.never.contains(v) || !c.bound.contains(v) {
                 continue;
             }
-            if matches!(var.struct_info(), StructInfo::Prim { .. }) || var.struct_info().is_void() {
+            // As in TVM, only what lives in a VM register is killed: never a shape, a prim value
+            // or a function (the VM keeps those elsewhere, or they are cheap to hold).
+            if matches!(
+                var.struct_info(),
+                StructInfo::Prim { .. } | StructInfo::Shape { .. } | StructInfo::Func { .. }
+            ) || var.struct_info().is_void()
+            {
                 continue;
             }
             kills.entry(*pos).or_default().push(var.clone());
