@@ -199,19 +199,13 @@ impl Storage {
             .and_then(|o| o.checked_add(nbytes));
         match end {
             Some(end) if end <= self.size() => {
-                if let Some(SpareTensor(t)) = spare {
-                    // SAFETY: a `SpareTensor` is the only handle to its tensor object, strong
-                    // or weak: `into_spare` checked it with `Arc::get_mut`, and a
-                    // `SpareTensor` lends out no reference through which a clone or a `Weak`
-                    // could be made since. So nothing else reads or writes the object while
-                    // it is changed here.
-                    let inner = unsafe { &mut *Arc::as_ptr(&t.0).cast_mut() };
-                    if !inner.storage.ptr_eq(self) {
-                        inner.storage = self.clone();
-                    }
-                    inner.byte_offset = offset as usize;
-                    inner.shape.set(shape);
-                    inner.dtype = dtype;
+                // A `SpareTensor` is the only handle to its tensor object, strong or weak:
+                // `into_spare` checked it, and it lends out no reference through which a clone
+                // could be made since; `get_mut` checks it again.
+                if let Some(SpareTensor(mut t)) = spare
+                    && let Some(inner) = t.0.get_mut()
+                {
+                    inner.set(self, offset as usize, shape, dtype);
                     return Ok(t);
                 }
                 Ok(Tensor::from_parts(
@@ -277,54 +271,183 @@ pub fn checked_nbytes(shape: &[i64], dtype: DataType) -> Result<usize> {
 
 /// Dimensions stored inline up to this rank, so that making a tensor of ordinary rank (the VM
 /// does it for every intermediate, every call) allocates nothing but its handle.
-const INLINE_DIMS: usize = 6;
+pub const INLINE_DIMS: usize = 6;
 
-/// A tensor's shape.
-enum Dims {
-    Inline { len: u8, dims: [i64; INLINE_DIMS] },
-    Heap(Box<[i64]>),
+/// Where compiled code (`__vmtir__<name>`) finds a tensor's kernel-call description: a
+/// `Value::Tensor`'s payload (see [`crate::value::layout`]) is the address of the tensor object,
+/// and these are byte offsets into it.
+pub mod layout {
+    /// `*mut u8`: the first element (the storage's buffer plus the byte offset).
+    pub const DATA: i32 = 0;
+    /// `u32`: the rank.
+    pub const NDIM: i32 = 8;
+    /// `u32`: the dtype packed as `code | bits << 8 | lanes << 16` (a `repr(C)` `DataType`).
+    pub const DTYPE: i32 = 12;
+    /// `[i64; INLINE_DIMS]`: the dimensions, when the rank is at most
+    /// [`INLINE_DIMS`](super::INLINE_DIMS) (larger shapes live elsewhere).
+    pub const DIMS: i32 = 16;
 }
 
-impl Dims {
-    fn new(shape: &[i64]) -> Dims {
-        if shape.len() <= INLINE_DIMS {
-            let mut dims = [0; INLINE_DIMS];
-            dims[..shape.len()].copy_from_slice(shape);
-            Dims::Inline {
-                len: shape.len() as u8,
-                dims,
-            }
-        } else {
-            Dims::Heap(shape.into())
-        }
-    }
-
-    /// Makes these dimensions `shape`, keeping an inline array inline.
-    #[inline]
-    fn set(&mut self, shape: &[i64]) {
-        match self {
-            Dims::Inline { len, dims } if shape.len() <= INLINE_DIMS => {
-                dims[..shape.len()].copy_from_slice(shape);
-                *len = shape.len() as u8;
-            }
-            _ => *self = Dims::new(shape),
-        }
-    }
-
-    #[inline]
-    fn as_slice(&self) -> &[i64] {
-        match self {
-            Dims::Inline { len, dims } => &dims[..*len as usize],
-            Dims::Heap(dims) => dims,
-        }
-    }
-}
-
+/// The tensor object. `repr(C)`, and its first fields are a description of the tensor that
+/// compiled code reads in place ([`layout`]); `data` is derived from `storage` and
+/// `byte_offset`, and `ndim`, `dims` and `heap_dims` hold the shape, so every writer goes
+/// through [`TensorInner::new`] or [`TensorInner::set`], which keep them consistent.
+#[repr(C)]
 struct TensorInner {
+    data: *mut u8,
+    ndim: u32,
+    dtype: DataType,
+    /// The dimensions when `ndim <= INLINE_DIMS`.
+    dims: [i64; INLINE_DIMS],
+    /// The dimensions when `ndim > INLINE_DIMS`.
+    heap_dims: Option<Box<[i64]>>,
     storage: Storage,
     byte_offset: usize,
-    shape: Dims,
-    dtype: DataType,
+}
+
+// SAFETY: `data` points into `storage`'s buffer, which the object keeps alive and which is
+// `Send` and `Sync`; the pointer is only a cached address of those bytes, and every access to
+// the bytes through it is governed by `Tensor::as_mut_ptr`'s contract, as through `storage`.
+unsafe impl Send for TensorInner {}
+// SAFETY: as above.
+unsafe impl Sync for TensorInner {}
+
+impl TensorInner {
+    /// `byte_offset + nbytes` must lie within `storage` (the invariant of `Tensor`).
+    fn new(storage: Storage, byte_offset: usize, shape: &[i64], dtype: DataType) -> TensorInner {
+        let mut inner = TensorInner {
+            data: std::ptr::null_mut(),
+            ndim: 0,
+            dtype,
+            dims: [0; INLINE_DIMS],
+            heap_dims: None,
+            storage,
+            byte_offset,
+        };
+        inner.set_shape(shape);
+        inner.data = inner.data_ptr();
+        inner
+    }
+
+    /// Makes this object the tensor at `byte_offset` of `storage` with `shape` and `dtype`,
+    /// keeping its dimensions inline when they fit. The same precondition as [`Self::new`].
+    #[inline(always)]
+    fn set(&mut self, storage: &Storage, byte_offset: usize, shape: &[i64], dtype: DataType) {
+        if !self.storage.ptr_eq(storage) {
+            self.storage = storage.clone();
+        }
+        self.byte_offset = byte_offset;
+        self.dtype = dtype;
+        self.set_shape(shape);
+        self.data = self.data_ptr();
+    }
+
+    #[inline(always)]
+    fn set_shape(&mut self, shape: &[i64]) {
+        if shape.len() <= INLINE_DIMS {
+            // Element by element: shapes are short, and a `memcpy` call costs more.
+            for (d, &s) in self.dims.iter_mut().zip(shape) {
+                *d = s;
+            }
+            if self.heap_dims.is_some() {
+                self.heap_dims = None;
+            }
+        } else {
+            self.heap_dims = Some(shape.into());
+        }
+        self.ndim = shape.len() as u32;
+    }
+
+    #[inline]
+    fn shape(&self) -> &[i64] {
+        match &self.heap_dims {
+            Some(dims) => dims,
+            None => &self.dims[..self.ndim as usize],
+        }
+    }
+
+    #[inline]
+    fn data_ptr(&self) -> *mut u8 {
+        // SAFETY: the invariant of Tensor keeps byte_offset within the storage's allocation.
+        unsafe { self.storage.buffer().ptr().add(self.byte_offset) }
+    }
+}
+
+/// A counted reference to a tensor object: an `Arc<TensorInner>` held as the pointer
+/// `Arc::into_raw` returns, so that its bits are the object's address (which compiled code
+/// reads, see [`layout`]) by `Arc`'s documented contract rather than by its private layout.
+#[repr(transparent)]
+struct TensorRc(NonNull<TensorInner>);
+
+// SAFETY: a `TensorRc` is an `Arc<TensorInner>`, which is `Send` and `Sync` because
+// `TensorInner` is.
+unsafe impl Send for TensorRc {}
+// SAFETY: as above.
+unsafe impl Sync for TensorRc {}
+
+impl TensorRc {
+    fn new(inner: TensorInner) -> TensorRc {
+        let p = Arc::into_raw(Arc::new(inner)).cast_mut();
+        // SAFETY: `Arc::into_raw` never returns null.
+        TensorRc(unsafe { NonNull::new_unchecked(p) })
+    }
+
+    /// The `Arc` this reference is, lent without changing the counts.
+    #[inline]
+    fn arc(&self) -> std::mem::ManuallyDrop<Arc<TensorInner>> {
+        // SAFETY: the pointer came from `Arc::into_raw` and this reference owns one strong
+        // count, which `ManuallyDrop` keeps from being released.
+        std::mem::ManuallyDrop::new(unsafe { Arc::from_raw(self.0.as_ptr()) })
+    }
+
+    /// The object, mutable, if this is the only reference to it, strong or weak (what
+    /// `Arc::get_mut` checks).
+    #[inline]
+    fn get_mut(&mut self) -> Option<&mut TensorInner> {
+        let mut arc = self.arc();
+        if Arc::get_mut(&mut arc).is_some() {
+            // SAFETY: no other reference to the object exists (just checked), and the `&mut`
+            // borrow of the only one keeps it so for the result's lifetime.
+            Some(unsafe { &mut *self.0.as_ptr() })
+        } else {
+            None
+        }
+    }
+
+    fn ptr_eq(&self, other: &TensorRc) -> bool {
+        self.0 == other.0
+    }
+
+    fn as_ptr(&self) -> *const TensorInner {
+        self.0.as_ptr()
+    }
+}
+
+impl std::ops::Deref for TensorRc {
+    type Target = TensorInner;
+    #[inline]
+    fn deref(&self) -> &TensorInner {
+        // SAFETY: the object lives while this strong reference does.
+        unsafe { self.0.as_ref() }
+    }
+}
+
+impl Clone for TensorRc {
+    #[inline]
+    fn clone(&self) -> TensorRc {
+        // SAFETY: the pointer came from `Arc::into_raw` and its `Arc` is alive (we hold it).
+        unsafe { Arc::increment_strong_count(self.0.as_ptr()) };
+        TensorRc(self.0)
+    }
+}
+
+impl Drop for TensorRc {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from `Arc::into_raw`; this reference owns one strong count,
+        // released here exactly once.
+        unsafe { Arc::decrement_strong_count(self.0.as_ptr()) };
+    }
 }
 
 /// A contiguous row-major n-dimensional array on the host: a view into a [`Storage`].
@@ -332,7 +455,8 @@ struct TensorInner {
 /// Cloning is cheap (a reference count). Invariant: `byte_offset + numel * dtype.bytes()` lies
 /// within the storage, so every element is addressable.
 #[derive(Clone)]
-pub struct Tensor(Arc<TensorInner>);
+#[repr(transparent)]
+pub struct Tensor(TensorRc);
 
 /// A tensor handle that is the only handle, strong or weak, to its tensor object, kept to be
 /// made into another tensor without allocating ([`Tensor::into_spare`],
@@ -354,12 +478,12 @@ element!(f32 => DataType::F32, f64 => DataType::F64, i8 => DataType::I8, i16 => 
 
 impl Tensor {
     fn from_parts(storage: Storage, byte_offset: usize, shape: &[i64], dtype: DataType) -> Tensor {
-        Tensor(Arc::new(TensorInner {
+        Tensor(TensorRc::new(TensorInner::new(
             storage,
             byte_offset,
-            shape: Dims::new(shape),
+            shape,
             dtype,
-        }))
+        )))
     }
 
     /// A zero-filled tensor in a storage of its own.
@@ -395,10 +519,10 @@ impl Tensor {
 
     #[inline]
     pub fn shape(&self) -> &[i64] {
-        self.0.shape.as_slice()
+        self.0.shape()
     }
     pub fn ndim(&self) -> usize {
-        self.0.shape.as_slice().len()
+        self.0.ndim as usize
     }
     #[inline]
     pub fn dtype(&self) -> DataType {
@@ -415,12 +539,7 @@ impl Tensor {
     }
     pub fn numel(&self) -> usize {
         // Validated when the tensor was made.
-        self.0
-            .shape
-            .as_slice()
-            .iter()
-            .map(|&d| d as usize)
-            .product()
+        self.0.shape().iter().map(|&d| d as usize).product()
     }
     pub fn nbytes(&self) -> usize {
         self.numel() * self.dtype().bytes()
@@ -431,13 +550,52 @@ impl Tensor {
     /// condition means keeping a spare never keeps a storage alive by itself.
     #[inline]
     pub fn into_spare(mut self) -> Option<SpareTensor> {
-        let inner = Arc::get_mut(&mut self.0)?;
+        let inner = self.0.get_mut()?;
         (Arc::strong_count(&inner.storage.0) > 1).then_some(SpareTensor(self))
+    }
+
+    /// `storage.alloc_tensor(offset, shape, dtype)` made in this handle's tensor object, in
+    /// place, if this is the only handle to it: nothing is allocated and no count changes
+    /// unless the storage does. `false` (this handle untouched) when the handle is shared or the
+    /// tensor would not fit in the storage (`alloc_tensor` reports that).
+    #[inline]
+    pub fn remake_in(
+        &mut self,
+        storage: &Storage,
+        offset: usize,
+        shape: &[i64],
+        dtype: DataType,
+    ) -> bool {
+        // `checked_nbytes` without its error messages (this path reports nothing).
+        let mut numel: usize = 1;
+        for &d in shape {
+            let Some(n) = usize::try_from(d).ok().and_then(|d| numel.checked_mul(d)) else {
+                return false;
+            };
+            numel = n;
+        }
+        let fits = numel
+            .checked_mul(dtype.bytes())
+            .and_then(|n| offset.checked_add(n))
+            .is_some_and(|end| end <= storage.size());
+        match self.0.get_mut() {
+            Some(inner) if fits => {
+                inner.set(storage, offset, shape, dtype);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The address of the tensor object: the payload of a `Value::Tensor`, at which compiled
+    /// code reads the fields of [`layout`].
+    pub fn object_address(&self) -> *const u8 {
+        self.0.as_ptr().cast()
     }
 
     /// Whether two handles are the same tensor object.
     pub fn ptr_eq(&self, other: &Tensor) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        self.0.ptr_eq(&other.0)
     }
 
     /// Pointer to the first element. Valid for `nbytes()` bytes while any handle to this
@@ -449,8 +607,7 @@ impl Tensor {
 
     #[inline]
     fn data_ptr(&self) -> *mut u8 {
-        // SAFETY: the invariant of Tensor keeps byte_offset within the storage's allocation.
-        unsafe { self.0.storage.buffer().ptr().add(self.0.byte_offset) }
+        self.0.data
     }
 
     /// Mutable pointer to the first element, for kernels that write their outputs through a
@@ -473,7 +630,7 @@ impl Tensor {
     /// (no clone) and neither is its storage (no other view, no `Storage` handle). Owning
     /// `&mut self` means no new handle can appear while the caller holds the borrow.
     pub fn is_unique(&mut self) -> bool {
-        match Arc::get_mut(&mut self.0) {
+        match self.0.get_mut() {
             Some(inner) => Arc::get_mut(&mut inner.storage.0).is_some(),
             None => false,
         }
@@ -897,6 +1054,74 @@ mod tests {
         assert!(t.copy_from_slice(&[1.0f32]).is_err());
     }
 
+    /// Compiled code reads these fields at the offsets of `layout`.
+    #[test]
+    fn the_layout_is_where_compiled_code_reads_it() {
+        use std::mem::offset_of;
+        assert_eq!(offset_of!(TensorInner, data), layout::DATA as usize);
+        assert_eq!(offset_of!(TensorInner, ndim), layout::NDIM as usize);
+        assert_eq!(offset_of!(TensorInner, dtype), layout::DTYPE as usize);
+        assert_eq!(offset_of!(TensorInner, dims), layout::DIMS as usize);
+        let s = Storage::new(256, Device::cpu(0)).unwrap();
+        for shape in [&[3i64, 4][..], &[1, 2, 1, 2, 1, 2, 1, 2]] {
+            let t = s.alloc_tensor(64, shape, DataType::F16).unwrap();
+            let p = t.object_address();
+            // SAFETY: `p` is the live object of `t`, read at the offsets the layout names.
+            let (data, ndim, dtype) = unsafe {
+                (
+                    p.add(layout::DATA as usize).cast::<*const u8>().read(),
+                    p.add(layout::NDIM as usize).cast::<u32>().read(),
+                    p.add(layout::DTYPE as usize).cast::<u32>().read(),
+                )
+            };
+            assert_eq!(data, t.as_ptr());
+            assert_eq!(ndim as usize, shape.len());
+            assert_eq!(dtype, 2 | 16 << 8 | 1 << 16);
+            if shape.len() <= INLINE_DIMS {
+                // SAFETY: as above; the rank is at most INLINE_DIMS.
+                let dims = unsafe {
+                    std::slice::from_raw_parts(
+                        p.add(layout::DIMS as usize).cast::<i64>(),
+                        shape.len(),
+                    )
+                };
+                assert_eq!(dims, shape);
+            }
+        }
+    }
+
+    /// `remake_in` makes an unshared handle the tensor `alloc_tensor` would, in place, and
+    /// refuses a shared handle and a tensor that does not fit.
+    #[test]
+    fn remake_in_reuses_only_an_unshared_handle() {
+        let a = Storage::new(64, Device::cpu(0)).unwrap();
+        let b = Storage::new(64, Device::cpu(0)).unwrap();
+        let mut t = a.alloc_tensor(0, &[4], DataType::F32).unwrap();
+        let handle = t.object_address();
+        assert!(t.remake_in(&b, 8, &[1, 2, 3, 4, 1, 1, 1], DataType::I8));
+        assert_eq!(t.object_address(), handle);
+        assert!(t.storage().ptr_eq(&b));
+        assert_eq!(
+            (t.byte_offset(), t.shape(), t.dtype(), t.as_ptr()),
+            (
+                8,
+                &[1, 2, 3, 4, 1, 1, 1][..],
+                DataType::I8,
+                b.as_ptr().wrapping_add(8)
+            )
+        );
+        assert!(t.remake_in(&a, 0, &[2], DataType::F64));
+        assert_eq!((t.shape(), t.ndim()), (&[2i64][..], 1));
+        assert!(!t.remake_in(&a, 8, &[8], DataType::F64), "does not fit");
+        assert!(
+            !t.remake_in(&a, 0, &[-1], DataType::F64),
+            "a negative dimension"
+        );
+        let shared = t.clone();
+        assert!(!t.remake_in(&b, 0, &[1], DataType::F32), "shared");
+        assert_eq!(shared.shape(), [2]);
+    }
+
     /// A handle kept by `into_spare` becomes the next tensor of `alloc_tensor_reusing`, with
     /// the new storage, offset, shape and dtype; a shared handle, or one whose storage nothing
     /// else holds, is not kept.
@@ -905,12 +1130,12 @@ mod tests {
         let a = Storage::new(64, Device::cpu(0)).unwrap();
         let b = Storage::new(64, Device::cpu(0)).unwrap();
         let t = a.alloc_tensor(0, &[4], DataType::F32).unwrap();
-        let handle = Arc::as_ptr(&t.0);
+        let handle = t.0.as_ptr();
         let spare = t.into_spare().expect("unshared, and `a` holds the storage");
         let u = b
             .alloc_tensor_reusing(Some(spare), 8, &[2, 3], DataType::I16)
             .unwrap();
-        assert_eq!(Arc::as_ptr(&u.0), handle, "the handle is reused");
+        assert_eq!(u.0.as_ptr(), handle, "the handle is reused");
         assert!(
             u.clone().into_spare().is_none(),
             "a reused handle is an ordinary one"

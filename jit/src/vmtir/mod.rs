@@ -371,6 +371,7 @@ fn vmtir_func(shared: Arc<Shared>, native: NativeFn, regs_needed: usize) -> VmTi
         let mut ctx = CallCtx {
             kernels: shared.entries.as_ptr(),
             words: shared.words.as_ptr(),
+            instrumented: vmref.instrument_flag(),
             kernel_info: &shared.kernels,
             vm: vmref,
             regs_len: regs.len(),

@@ -22,11 +22,15 @@ use vm::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG, Instruction};
 use vm::{Executable, FuncKind};
 
 use super::runtime::{
-    CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS,
-    RT_KERNEL_FAIL, RT_KERNEL_RT, RT_KERNEL_TENSORS, RT_RET, STATUS_DONE, is_inline_builtin,
+    CTX_INSTRUMENTED_OFFSET, CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, RT_BUILTIN, RT_CALL, RT_COND,
+    RT_KERNEL_ARGS, RT_KERNEL_FAIL, RT_KERNEL_RT, RT_KERNEL_TENSORS, RT_KILL_ALLOC, RT_RET,
+    STATUS_DONE, is_inline_builtin,
 };
 use crate::error::{Error, Result};
-use crate::kernel::abi::{ARG_SIZE, KernelError};
+use crate::kernel::abi::{
+    ARG_DATA_OFFSET, ARG_DTYPE_OFFSET, ARG_NDIM_OFFSET, ARG_SCALAR_OFFSET, ARG_SHAPE_OFFSET,
+    ARG_SIZE, ARG_TENSOR, KernelError,
+};
 
 /// How the translator reaches the kernels: the slot (in the call context's kernel table) of the
 /// JIT'd kernel a function-table entry names, if it is one.
@@ -196,16 +200,46 @@ pub fn translate(
                 end += 1;
             }
             let next = target(pc, (end - pc) as i64)?;
-            let start = word_pool.len();
-            for inst in &insts[pc..end] {
-                builtin_record(word_pool, inst);
+            // A run ending in a kill and an allocation (the memory planner's pair before a
+            // kernel call) ends with the pair fused.
+            let fused = (end - pc >= 2)
+                .then(|| kill_alloc_record(exec, &insts[end - 2], &insts[end - 1]))
+                .flatten();
+            let split = if fused.is_some() { end - 2 } else { end };
+            if split > pc {
+                let start = word_pool.len();
+                for inst in &insts[pc..split] {
+                    builtin_record(word_pool, inst);
+                }
+                let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
+                let n =
+                    e.b.ins()
+                        .iconst(types::I64, (word_pool.len() - start) as i64);
+                let st = e.call_rt(RT_BUILTIN, e.sigs.builtin, &[e.ctx, e.regs, addr, n]);
+                let cont = if fused.is_some() {
+                    e.b.create_block()
+                } else {
+                    next
+                };
+                e.b.ins().brif(st, e.exit, &[st.into()], cont, &[]);
+                if fused.is_none() {
+                    continue;
+                }
+                e.b.switch_to_block(cont);
             }
-            let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
-            let n =
-                e.b.ins()
-                    .iconst(types::I64, (word_pool.len() - start) as i64);
-            let st = e.call_rt(RT_BUILTIN, e.sigs.builtin, &[e.ctx, e.regs, addr, n]);
-            e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
+            if let Some(fused) = fused {
+                let start = word_pool.len();
+                word_pool.extend_from_slice(&fused);
+                for inst in &insts[end - 2..end] {
+                    builtin_record(word_pool, inst);
+                }
+                let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
+                let n =
+                    e.b.ins()
+                        .iconst(types::I64, (word_pool.len() - start) as i64);
+                let st = e.call_rt(RT_KILL_ALLOC, e.sigs.builtin, &[e.ctx, e.regs, addr, n]);
+                e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
+            }
             continue;
         }
         match *inst {
@@ -232,9 +266,9 @@ pub fn translate(
                             _ => None,
                         })
                         .collect();
-                    let helper = match registers {
+                    let helper = match &registers {
                         Some(r) => {
-                            word_pool.extend_from_slice(&r);
+                            word_pool.extend_from_slice(r);
                             RT_KERNEL_TENSORS
                         }
                         None => RT_KERNEL_ARGS,
@@ -242,12 +276,19 @@ pub fn translate(
                     let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
                     let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
                     let slot_v = e.b.ins().iconst(types::I64, slot as i64);
+                    let direct = e.b.create_block();
+                    if let Some(r) = &registers {
+                        // Tensors read in place; anything else takes the helper.
+                        let slow = e.b.create_block();
+                        e.b.set_cold_block(slow);
+                        e.tensor_args(r, kaddr, eaddr, slow, direct)?;
+                        e.b.switch_to_block(slow);
+                    }
                     let st = e.call_rt(
                         helper,
                         e.sigs.kernel_args,
                         &[e.ctx, e.regs, addr, n, kaddr, eaddr, slot_v],
                     );
-                    let direct = e.b.create_block();
                     let not_ok = e.b.create_block();
                     e.b.set_cold_block(not_ok);
                     e.b.ins().brif(st, not_ok, &[], direct, &[]);
@@ -351,6 +392,65 @@ fn inline_builtin_of(exec: &Executable, func_idx: i64, dst: i64, nargs: usize) -
     })
 }
 
+/// The fused record of a `null_value` Call and the `alloc_tensor` Call after it (see
+/// `runtime::KillAllocFn`), if the pair qualifies: the registered builtins' names, an
+/// allocation whose arguments decode at compile time, and three distinct registers.
+fn kill_alloc_record(
+    exec: &Executable,
+    kill: &Instruction,
+    alloc: &Instruction,
+) -> Option<Vec<i64>> {
+    let (
+        &Instruction::Call {
+            func_idx: f_null,
+            dst: killed,
+            args: kill_args,
+        },
+        &Instruction::Call {
+            func_idx: f_alloc,
+            dst,
+            args,
+        },
+    ) = (kill, alloc)
+    else {
+        return None;
+    };
+    let named = |f: i64, name: &str| {
+        exec.func_table
+            .get(f as usize)
+            .is_some_and(|i| i.kind == FuncKind::PackedFunc && i.name == name)
+    };
+    if !(named(f_null, "vm.builtin.null_value")
+        && kill_args.is_empty()
+        && named(f_alloc, "vm.builtin.alloc_tensor"))
+    {
+        return None;
+    }
+    let pre = vm::inline::predecode_alloc_tensor(&exec.constants, args)?;
+    let [storage, offset, dtype, ref dims @ ..] = pre[..] else {
+        return None;
+    };
+    let distinct = killed != dst && killed != storage && dst != storage;
+    let registers = [killed, dst, storage]
+        .iter()
+        .all(|&r| (0..BEGIN_SPECIAL_REG).contains(&r));
+    if !(distinct && registers) {
+        return None;
+    }
+    let mut out = vec![
+        f_null,
+        killed,
+        f_alloc,
+        dst,
+        storage,
+        offset,
+        dtype,
+        dims.len() as i64,
+    ];
+    out.extend_from_slice(dims);
+    Some(out)
+}
+
 struct Sigs {
     call: SigRef,
     builtin: SigRef,
@@ -371,6 +471,99 @@ struct Emit<'a, 'b> {
 }
 
 impl Emit<'_, '_> {
+    /// A kernel call's arguments read in place from registers `regs` (indices below the
+    /// special ones) into the `KernelArg`s at `kargs`, with a fresh error report at `kerr`;
+    /// then a jump to `done`. A jump to `slow` instead, before anything is written, when an
+    /// instrument is installed or an argument is not a tensor whose dimensions are inline.
+    /// Each register's kind is checked before its payload is read.
+    fn tensor_args(
+        &mut self,
+        regs: &[i64],
+        kargs: Value,
+        kerr: Value,
+        slow: Block,
+        done: Block,
+    ) -> Result<()> {
+        // The `kind` word written with `ndim` below is zero.
+        const _: () = assert!(ARG_TENSOR == 0);
+        use vm::tensor::layout as tl;
+        use vm::value::layout as vl;
+        let trusted = MemFlagsData::trusted();
+        let flag = self.b.ins().load(
+            types::I64,
+            trusted.with_readonly(),
+            self.ctx,
+            CTX_INSTRUMENTED_OFFSET,
+        );
+        // An instrument may be installed by another thread at any time: read it atomically.
+        let on = self.b.ins().atomic_load(types::I8, trusted, flag);
+        let next = self.b.create_block();
+        self.b.ins().brif(on, slow, &[], next, &[]);
+        self.b.switch_to_block(next);
+        let mut objects = Vec::with_capacity(regs.len());
+        for &r in regs {
+            let at = r
+                .checked_mul(i64::from(vl::SIZE))
+                .and_then(|at| i32::try_from(at).ok())
+                .ok_or_else(|| Error::Unsupported(format!("register %{r} is out of reach")))?;
+            let tag = self
+                .b
+                .ins()
+                .uload8(types::I32, trusted, self.regs, at + vl::TAG);
+            let tensor = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, tag, i64::from(vl::TAG_TENSOR));
+            let next = self.b.create_block();
+            self.b.ins().brif(tensor, next, &[], slow, &[]);
+            self.b.switch_to_block(next);
+            let p = self
+                .b
+                .ins()
+                .load(types::I64, trusted, self.regs, at + vl::PAYLOAD);
+            let ndim = self.b.ins().uload32(trusted, p, tl::NDIM);
+            let inline = self.b.ins().icmp_imm_s(
+                IntCC::UnsignedLessThanOrEqual,
+                ndim,
+                vm::tensor::INLINE_DIMS as i64,
+            );
+            let next = self.b.create_block();
+            self.b.ins().brif(inline, next, &[], slow, &[]);
+            self.b.switch_to_block(next);
+            objects.push((p, ndim));
+        }
+        for (i, (p, ndim)) in objects.into_iter().enumerate() {
+            let base = i32::try_from(i as i64 * ARG_SIZE)
+                .map_err(|_| Error::Unsupported(format!("a kernel call of {i} arguments")))?;
+            let data = self.b.ins().load(types::I64, trusted, p, tl::DATA);
+            let dtype = self.b.ins().uload32(trusted, p, tl::DTYPE);
+            let shape = self.b.ins().iadd_imm_s(p, i64::from(tl::DIMS));
+            let zero = self.b.ins().iconst(types::I64, 0);
+            self.b
+                .ins()
+                .store(trusted, data, kargs, base + ARG_DATA_OFFSET);
+            self.b
+                .ins()
+                .store(trusted, shape, kargs, base + ARG_SHAPE_OFFSET);
+            self.b
+                .ins()
+                .store(trusted, zero, kargs, base + ARG_SCALAR_OFFSET);
+            // `ndim` and `kind` (ARG_TENSOR, 0) as one word; `dtype` and the padding as one.
+            self.b
+                .ins()
+                .store(trusted, ndim, kargs, base + ARG_NDIM_OFFSET);
+            self.b
+                .ins()
+                .store(trusted, dtype, kargs, base + ARG_DTYPE_OFFSET);
+        }
+        let zero = self.b.ins().iconst(types::I64, 0);
+        for off in (0..size_of::<KernelError>() as i32).step_by(8) {
+            self.b.ins().store(trusted, zero, kerr, off);
+        }
+        self.b.ins().jump(done, &[]);
+        Ok(())
+    }
+
     /// Calls the helper at byte `offset` of the runtime table; returns its one result.
     fn call_rt(&mut self, offset: i32, sig: SigRef, args: &[Value]) -> Value {
         let f = self.b.ins().load(
