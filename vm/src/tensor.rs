@@ -9,7 +9,7 @@
 //! Writing is sound by construction: the safe writers ([`Tensor::bytes_mut`],
 //! [`Tensor::copy_from_slice`], ...) take `&mut self` and refuse (with an error) unless this
 //! handle is the only one reaching its bytes — no clone of the tensor, no other view of its
-//! storage, no `Storage` handle — the check `Arc::get_mut` makes. Writing through a shared
+//! storage, no `Storage` handle — the check [`Tensor::is_unique`] makes. Writing through a shared
 //! handle (a kernel filling an output the VM also holds in a register) goes through the `unsafe`
 //! [`Tensor::as_mut_ptr`], whose contract puts the absence of concurrent access on the caller.
 //!
@@ -277,32 +277,45 @@ pub const INLINE_DIMS: usize = 6;
 /// `Value::Tensor`'s payload (see [`crate::value::layout`]) is the address of the tensor object,
 /// and these are byte offsets into it.
 pub mod layout {
+    /// `usize`: the number of references (`Tensor` handles) to the object. A thread holding
+    /// a reference that reads 1 (with acquire ordering) holds the only one.
+    pub const COUNT: i32 = 0;
     /// `*mut u8`: the first element (the storage's buffer plus the byte offset).
-    pub const DATA: i32 = 0;
+    pub const DATA: i32 = 8;
     /// `u32`: the rank.
-    pub const NDIM: i32 = 8;
+    pub const NDIM: i32 = 16;
     /// `u32`: the dtype packed as `code | bits << 8 | lanes << 16` (a `repr(C)` `DataType`).
-    pub const DTYPE: i32 = 12;
+    pub const DTYPE: i32 = 20;
     /// `[i64; INLINE_DIMS]`: the dimensions, when the rank is at most
     /// [`INLINE_DIMS`](super::INLINE_DIMS) (larger shapes live elsewhere).
-    pub const DIMS: i32 = 16;
+    pub const DIMS: i32 = 24;
+    /// `usize`: the byte offset into the storage.
+    pub const BYTE_OFFSET: i32 = 72;
+    /// `usize`: the storage's size in bytes.
+    pub const STORAGE_SIZE: i32 = 80;
+    /// The storage handle: eight bytes, equal for two handles exactly when they are the same
+    /// storage (the payload of a `Value::Storage` holding it).
+    pub const STORAGE: i32 = 88;
 }
 
 /// The tensor object. `repr(C)`, and its first fields are a description of the tensor that
-/// compiled code reads in place ([`layout`]); `data` is derived from `storage` and
-/// `byte_offset`, and `ndim`, `dims` and `heap_dims` hold the shape, so every writer goes
-/// through [`TensorInner::new`] or [`TensorInner::set`], which keep them consistent.
+/// compiled code reads, and remakes in place when it holds the only reference ([`layout`]);
+/// `data` and `storage_size` are derived from `storage` and `byte_offset`, and `ndim`, `dims`
+/// and `heap_dims` hold the shape, so every writer goes through [`TensorInner::new`] or
+/// [`TensorInner::set`], which keep them consistent (as compiled code does).
 #[repr(C)]
 struct TensorInner {
+    count: std::sync::atomic::AtomicUsize,
     data: *mut u8,
     ndim: u32,
     dtype: DataType,
     /// The dimensions when `ndim <= INLINE_DIMS`.
     dims: [i64; INLINE_DIMS],
-    /// The dimensions when `ndim > INLINE_DIMS`.
-    heap_dims: Option<Box<[i64]>>,
-    storage: Storage,
     byte_offset: usize,
+    storage_size: usize,
+    storage: Storage,
+    /// The dimensions when `ndim > INLINE_DIMS` (and only then).
+    heap_dims: Option<Box<[i64]>>,
 }
 
 // SAFETY: `data` points into `storage`'s buffer, which the object keeps alive and which is
@@ -316,13 +329,15 @@ impl TensorInner {
     /// `byte_offset + nbytes` must lie within `storage` (the invariant of `Tensor`).
     fn new(storage: Storage, byte_offset: usize, shape: &[i64], dtype: DataType) -> TensorInner {
         let mut inner = TensorInner {
+            count: std::sync::atomic::AtomicUsize::new(0),
             data: std::ptr::null_mut(),
             ndim: 0,
             dtype,
             dims: [0; INLINE_DIMS],
-            heap_dims: None,
-            storage,
             byte_offset,
+            storage_size: storage.size(),
+            storage,
+            heap_dims: None,
         };
         inner.set_shape(shape);
         inner.data = inner.data_ptr();
@@ -335,6 +350,7 @@ impl TensorInner {
     fn set(&mut self, storage: &Storage, byte_offset: usize, shape: &[i64], dtype: DataType) {
         if !self.storage.ptr_eq(storage) {
             self.storage = storage.clone();
+            self.storage_size = storage.size();
         }
         self.byte_offset = byte_offset;
         self.dtype = dtype;
@@ -373,41 +389,35 @@ impl TensorInner {
     }
 }
 
-/// A counted reference to a tensor object: an `Arc<TensorInner>` held as the pointer
-/// `Arc::into_raw` returns, so that its bits are the object's address (which compiled code
-/// reads, see [`layout`]) by `Arc`'s documented contract rather than by its private layout.
+/// A counted reference to a tensor object. The count is the object's own (`TensorInner::count`,
+/// at [`layout::COUNT`]) rather than an `Arc`'s, whose layout is private, so that compiled code
+/// may check in place that a register holds the only reference; the counting follows `Arc`'s
+/// (relaxed increments, release decrements, an acquire fence before freeing). There are no weak
+/// references.
 #[repr(transparent)]
 struct TensorRc(NonNull<TensorInner>);
 
-// SAFETY: a `TensorRc` is an `Arc<TensorInner>`, which is `Send` and `Sync` because
-// `TensorInner` is.
+// SAFETY: the object is shared between threads only through its atomic count and `&`
+// access (`TensorInner` is `Send` and `Sync`), and freed by the thread that releases the last
+// reference after an acquire fence, as `Arc<TensorInner>` does.
 unsafe impl Send for TensorRc {}
 // SAFETY: as above.
 unsafe impl Sync for TensorRc {}
 
 impl TensorRc {
-    fn new(inner: TensorInner) -> TensorRc {
-        let p = Arc::into_raw(Arc::new(inner)).cast_mut();
-        // SAFETY: `Arc::into_raw` never returns null.
-        TensorRc(unsafe { NonNull::new_unchecked(p) })
+    fn new(mut inner: TensorInner) -> TensorRc {
+        *inner.count.get_mut() = 1;
+        TensorRc(NonNull::from(Box::leak(Box::new(inner))))
     }
 
-    /// The `Arc` this reference is, lent without changing the counts.
-    #[inline]
-    fn arc(&self) -> std::mem::ManuallyDrop<Arc<TensorInner>> {
-        // SAFETY: the pointer came from `Arc::into_raw` and this reference owns one strong
-        // count, which `ManuallyDrop` keeps from being released.
-        std::mem::ManuallyDrop::new(unsafe { Arc::from_raw(self.0.as_ptr()) })
-    }
-
-    /// The object, mutable, if this is the only reference to it, strong or weak (what
-    /// `Arc::get_mut` checks).
+    /// The object, mutable, if this is the only reference to it.
     #[inline]
     fn get_mut(&mut self) -> Option<&mut TensorInner> {
-        let mut arc = self.arc();
-        if Arc::get_mut(&mut arc).is_some() {
-            // SAFETY: no other reference to the object exists (just checked), and the `&mut`
-            // borrow of the only one keeps it so for the result's lifetime.
+        // Acquire: synchronizes with the release decrements of references dropped by other
+        // threads, so their accesses happen before ours.
+        if self.count.load(std::sync::atomic::Ordering::Acquire) == 1 {
+            // SAFETY: this is the only reference (no weak ones exist), and the `&mut` borrow
+            // of it keeps it so (no clone can be made) for the result's lifetime.
             Some(unsafe { &mut *self.0.as_ptr() })
         } else {
             None
@@ -427,7 +437,7 @@ impl std::ops::Deref for TensorRc {
     type Target = TensorInner;
     #[inline]
     fn deref(&self) -> &TensorInner {
-        // SAFETY: the object lives while this strong reference does.
+        // SAFETY: the object lives while this reference does.
         unsafe { self.0.as_ref() }
     }
 }
@@ -435,8 +445,12 @@ impl std::ops::Deref for TensorRc {
 impl Clone for TensorRc {
     #[inline]
     fn clone(&self) -> TensorRc {
-        // SAFETY: the pointer came from `Arc::into_raw` and its `Arc` is alive (we hold it).
-        unsafe { Arc::increment_strong_count(self.0.as_ptr()) };
+        use std::sync::atomic::Ordering;
+        // Relaxed, as `Arc::clone`: a new reference is made from an existing one, which keeps
+        // the object alive. A count past `isize::MAX` (leaked clones) aborts, as `Arc`'s does.
+        if self.count.fetch_add(1, Ordering::Relaxed) > isize::MAX as usize {
+            std::process::abort();
+        }
         TensorRc(self.0)
     }
 }
@@ -444,9 +458,15 @@ impl Clone for TensorRc {
 impl Drop for TensorRc {
     #[inline]
     fn drop(&mut self) {
-        // SAFETY: the pointer came from `Arc::into_raw`; this reference owns one strong count,
-        // released here exactly once.
-        unsafe { Arc::decrement_strong_count(self.0.as_ptr()) };
+        use std::sync::atomic::{Ordering, fence};
+        if self.count.fetch_sub(1, Ordering::Release) != 1 {
+            return;
+        }
+        fence(Ordering::Acquire);
+        // SAFETY: the object was made by `Box::leak` in `new`, and this was its last reference
+        // (the count reached zero; the fence orders every other reference's accesses before
+        // this), so nothing reads it any more.
+        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
     }
 }
 
@@ -1062,6 +1082,17 @@ mod tests {
         assert_eq!(offset_of!(TensorInner, ndim), layout::NDIM as usize);
         assert_eq!(offset_of!(TensorInner, dtype), layout::DTYPE as usize);
         assert_eq!(offset_of!(TensorInner, dims), layout::DIMS as usize);
+        assert_eq!(offset_of!(TensorInner, count), layout::COUNT as usize);
+        assert_eq!(
+            offset_of!(TensorInner, byte_offset),
+            layout::BYTE_OFFSET as usize
+        );
+        assert_eq!(
+            offset_of!(TensorInner, storage_size),
+            layout::STORAGE_SIZE as usize
+        );
+        assert_eq!(offset_of!(TensorInner, storage), layout::STORAGE as usize);
+        assert_eq!(size_of::<Storage>(), 8);
         let s = Storage::new(256, Device::cpu(0)).unwrap();
         for shape in [&[3i64, 4][..], &[1, 2, 1, 2, 1, 2, 1, 2]] {
             let t = s.alloc_tensor(64, shape, DataType::F16).unwrap();
@@ -1074,6 +1105,24 @@ mod tests {
                     p.add(layout::DTYPE as usize).cast::<u32>().read(),
                 )
             };
+            // SAFETY: as above.
+            let (count, offset, size, storage) = unsafe {
+                (
+                    p.add(layout::COUNT as usize).cast::<usize>().read(),
+                    p.add(layout::BYTE_OFFSET as usize).cast::<usize>().read(),
+                    p.add(layout::STORAGE_SIZE as usize).cast::<usize>().read(),
+                    p.add(layout::STORAGE as usize).cast::<usize>().read(),
+                )
+            };
+            let handle = s.clone();
+            // SAFETY: a `Storage` is eight bytes (asserted above), read as an integer.
+            let bits = unsafe { std::mem::transmute_copy::<Storage, usize>(&handle) };
+            assert_eq!((count, offset, size, storage), (1, 64, 256, bits));
+            let u = t.clone();
+            // SAFETY: as above.
+            let count = unsafe { p.add(layout::COUNT as usize).cast::<usize>().read() };
+            assert_eq!(count, 2);
+            drop(u);
             assert_eq!(data, t.as_ptr());
             assert_eq!(ndim as usize, shape.len());
             assert_eq!(dtype, 2 | 16 << 8 | 1 << 16);

@@ -58,6 +58,9 @@ pub mod layout {
     pub const TAG_NULL: u8 = 0;
     /// The kind byte of `Value::Tensor`.
     pub const TAG_TENSOR: u8 = 8;
+    /// The kind byte of `Value::Storage`; its payload is the storage handle's eight bytes
+    /// (see `tensor::layout::STORAGE`).
+    pub const TAG_STORAGE: u8 = 9;
 }
 
 /// An immutable shared string.
@@ -418,6 +421,10 @@ mod tests {
         };
         assert_eq!(tag, layout::TAG_TENSOR);
         assert_eq!(payload, t.object_address());
+        let storage = Value::Storage(t.storage().clone());
+        // SAFETY: as above.
+        let tag = unsafe { (&storage as *const Value).cast::<u8>().read() };
+        assert_eq!(tag, layout::TAG_STORAGE);
         let null = Value::Null;
         // SAFETY: as above.
         let tag = unsafe { (&null as *const Value).cast::<u8>().read() };

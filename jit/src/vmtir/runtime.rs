@@ -1,8 +1,8 @@
 //! What compiled Relax functions call at run time: the per-call context ([`CallCtx`]) and the
 //! table of `extern "C"` helpers ([`VmtirRuntime`]) that do the work involving `vm::Value`s.
 //!
-//! Generated code knows no Rust layout except [`CallCtx::kernels`], [`CallCtx::words`] and
-//! [`CallCtx::instrumented`] (offsets `CTX_*`), the table's function pointers (offsets
+//! Generated code knows no Rust layout except [`CallCtx::kernels`], [`CallCtx::words`],
+//! [`CallCtx::instrumented`] and [`CallCtx::native_builtins`] (offsets `CTX_*`), the table's function pointers (offsets
 //! `RT_*`), and the layouts `vm` describes for reading a register holding a tensor in place
 //! (`vm::value::layout`, `vm::tensor::layout`); everything else it passes through untouched. Every helper
 //! returns a status: [`STATUS_OK`], [`STATUS_ERROR`] (an error is in the context) or
@@ -40,6 +40,10 @@ pub struct CallCtx<'a> {
     /// The VM's instrument flag (`VmRef::instrument_flag`): generated code calls a kernel
     /// directly only while it reads false.
     pub instrumented: *const AtomicBool,
+    /// Whether every function-table entry named `vm.builtin.null_value` or
+    /// `vm.builtin.alloc_tensor` is the registered builtin in this VM's function pool, so that
+    /// generated code may perform their Calls in place (a replacement is called instead).
+    pub native_builtins: bool,
     pub kernel_info: &'a [Kernel],
     pub vm: &'a VmRef,
     /// The register file's length (generated code only passes the pointer along).
@@ -59,6 +63,8 @@ pub const CTX_KERNELS_OFFSET: i32 = 0;
 pub const CTX_WORDS_OFFSET: i32 = 8;
 /// Byte offset of [`CallCtx::instrumented`].
 pub const CTX_INSTRUMENTED_OFFSET: i32 = 16;
+/// Byte offset of [`CallCtx::native_builtins`].
+pub const CTX_NATIVE_BUILTINS_OFFSET: i32 = 24;
 
 /// `call(ctx, regs, func_idx, dst, args, nargs) -> status`: one Call instruction, generically.
 pub type CallFn = unsafe extern "C" fn(*mut CallCtx, *mut Value, i64, i64, *const i64, i64) -> i32;
@@ -642,6 +648,10 @@ mod tests {
         assert_eq!(
             offset_of!(CallCtx, instrumented),
             CTX_INSTRUMENTED_OFFSET as usize
+        );
+        assert_eq!(
+            offset_of!(CallCtx, native_builtins),
+            CTX_NATIVE_BUILTINS_OFFSET as usize
         );
         assert_eq!(offset_of!(VmtirRuntime, kill_alloc), RT_KILL_ALLOC as usize);
         assert_eq!(offset_of!(VmtirRuntime, call), RT_CALL as usize);
