@@ -22,7 +22,11 @@ pub enum TypeCode {
 ///
 /// The code is kept as a raw byte so that any triple read from a serialized executable round-trips,
 /// even one this runtime cannot compute with; [`DataType::type_code`] interprets it.
+///
+/// `repr(C)`: compiled code reads a tensor's dtype as one `u32`, `code | bits << 8 | lanes << 16`
+/// (see `tensor::layout`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(C)]
 pub struct DataType {
     pub code: u8,
     pub bits: u8,

@@ -234,6 +234,45 @@ pub fn predecoded_alloc_tensor_args<'a>(
     })
 }
 
+/// `null_value` into register `kill` followed by `alloc_tensor(storage register, offset,
+/// shape, dtype)` into register `dst` — the pair the memory planner puts before every kernel
+/// call — when the killed register holds the only handle to a tensor object: the new tensor is
+/// made in that object in place ([`Tensor::remake_in`](crate::Tensor::remake_in)) and moved to
+/// `dst`, with no allocation and no reference count touched unless the storage changes.
+///
+/// The two Calls are the registered builtins (the caller checks) with the three registers
+/// distinct; then the result is what performing them one after the other gives. `false`, with
+/// the registers untouched, when this path does not apply (any register out of range, or not
+/// as described, or a tensor that does not fit): the caller performs the Calls as usual, which
+/// reports any error.
+#[inline]
+pub fn kill_and_alloc_tensor(
+    regs: &mut [Value],
+    kill: usize,
+    dst: usize,
+    storage: usize,
+    offset: usize,
+    shape: &[i64],
+    dtype: DataType,
+) -> bool {
+    if dst == kill || dst == storage || dst >= regs.len() {
+        return false;
+    }
+    let Ok([Value::Tensor(t), Value::Storage(s)]) = regs.get_disjoint_mut([kill, storage]) else {
+        return false;
+    };
+    if !t.remake_in(s, offset, shape, dtype) {
+        return false;
+    }
+    if matches!(regs[dst], Value::Null) {
+        // The usual case, a register written once: nothing to release.
+        regs.swap(dst, kill);
+    } else {
+        regs[dst] = std::mem::take(&mut regs[kill]);
+    }
+    true
+}
+
 /// A tensor handle released by a `null_value` Call, kept so that the next `alloc_tensor` makes
 /// its tensor in it instead of allocating a handle: the memory planner's code kills the previous
 /// intermediate right before allocating the next one, so a chain of kernel calls allocates no
@@ -309,6 +348,96 @@ mod tests {
         regs[1] = Value::Int(3);
         assert!(predecoded_alloc_tensor_args(&pre, &regs).is_none());
         assert!(predecoded_alloc_tensor_args(&pre[..2], &regs).is_none());
+    }
+
+    /// The fused kill and allocation moves an unshared handle, made anew in place, and leaves
+    /// every other case to the two Calls, with the registers untouched.
+    #[test]
+    fn kill_and_alloc_reuses_only_an_unshared_handle() {
+        let storage = Storage::new(64, Device::cpu(0)).expect("64 bytes");
+        let t = storage.alloc_tensor(0, &[4], DataType::F32).expect("fits");
+        let object = t.object_address();
+        let mut regs = vec![Value::Tensor(t), Value::Storage(storage), Value::Null];
+        assert!(kill_and_alloc_tensor(
+            &mut regs,
+            0,
+            2,
+            1,
+            16,
+            &[2, 2],
+            DataType::I32
+        ));
+        assert!(matches!(regs[0], Value::Null));
+        let Value::Tensor(u) = &regs[2] else {
+            panic!("a tensor in %2");
+        };
+        assert_eq!(u.object_address(), object);
+        assert_eq!(
+            (u.byte_offset(), u.shape(), u.dtype()),
+            (16, &[2i64, 2][..], DataType::I32)
+        );
+        // Shared, too large, not a tensor, registers not distinct or out of range.
+        regs.swap(0, 2);
+        let held = regs[0].clone();
+        assert!(!kill_and_alloc_tensor(
+            &mut regs,
+            0,
+            2,
+            1,
+            0,
+            &[1],
+            DataType::F32
+        ));
+        drop(held);
+        assert!(!kill_and_alloc_tensor(
+            &mut regs,
+            0,
+            2,
+            1,
+            0,
+            &[17],
+            DataType::F32
+        ));
+        assert!(!kill_and_alloc_tensor(
+            &mut regs,
+            1,
+            2,
+            1,
+            0,
+            &[1],
+            DataType::F32
+        ));
+        assert!(!kill_and_alloc_tensor(
+            &mut regs,
+            0,
+            0,
+            1,
+            0,
+            &[1],
+            DataType::F32
+        ));
+        assert!(!kill_and_alloc_tensor(
+            &mut regs,
+            0,
+            3,
+            1,
+            0,
+            &[1],
+            DataType::F32
+        ));
+        assert!(matches!(regs[0], Value::Tensor(_)) && matches!(regs[2], Value::Null));
+        // Into a register that holds a value: the value is released.
+        regs[2] = Value::Int(7);
+        assert!(kill_and_alloc_tensor(
+            &mut regs,
+            0,
+            2,
+            1,
+            0,
+            &[1],
+            DataType::F32
+        ));
+        assert!(matches!(regs[0], Value::Null) && matches!(regs[2], Value::Tensor(_)));
     }
 
     /// Arguments of other kinds are left to the run-time decoder.

@@ -9,7 +9,7 @@
 //! Writing is sound by construction: the safe writers ([`Tensor::bytes_mut`],
 //! [`Tensor::copy_from_slice`], ...) take `&mut self` and refuse (with an error) unless this
 //! handle is the only one reaching its bytes — no clone of the tensor, no other view of its
-//! storage, no `Storage` handle — the check `Arc::get_mut` makes. Writing through a shared
+//! storage, no `Storage` handle — the check [`Tensor::is_unique`] makes. Writing through a shared
 //! handle (a kernel filling an output the VM also holds in a register) goes through the `unsafe`
 //! [`Tensor::as_mut_ptr`], whose contract puts the absence of concurrent access on the caller.
 //!
@@ -199,19 +199,13 @@ impl Storage {
             .and_then(|o| o.checked_add(nbytes));
         match end {
             Some(end) if end <= self.size() => {
-                if let Some(SpareTensor(t)) = spare {
-                    // SAFETY: a `SpareTensor` is the only handle to its tensor object, strong
-                    // or weak: `into_spare` checked it with `Arc::get_mut`, and a
-                    // `SpareTensor` lends out no reference through which a clone or a `Weak`
-                    // could be made since. So nothing else reads or writes the object while
-                    // it is changed here.
-                    let inner = unsafe { &mut *Arc::as_ptr(&t.0).cast_mut() };
-                    if !inner.storage.ptr_eq(self) {
-                        inner.storage = self.clone();
-                    }
-                    inner.byte_offset = offset as usize;
-                    inner.shape.set(shape);
-                    inner.dtype = dtype;
+                // A `SpareTensor` is the only handle to its tensor object, strong or weak:
+                // `into_spare` checked it, and it lends out no reference through which a clone
+                // could be made since; `get_mut` checks it again.
+                if let Some(SpareTensor(mut t)) = spare
+                    && let Some(inner) = t.0.get_mut()
+                {
+                    inner.set(self, offset as usize, shape, dtype);
                     return Ok(t);
                 }
                 Ok(Tensor::from_parts(
@@ -277,54 +271,203 @@ pub fn checked_nbytes(shape: &[i64], dtype: DataType) -> Result<usize> {
 
 /// Dimensions stored inline up to this rank, so that making a tensor of ordinary rank (the VM
 /// does it for every intermediate, every call) allocates nothing but its handle.
-const INLINE_DIMS: usize = 6;
+pub const INLINE_DIMS: usize = 6;
 
-/// A tensor's shape.
-enum Dims {
-    Inline { len: u8, dims: [i64; INLINE_DIMS] },
-    Heap(Box<[i64]>),
+/// Where compiled code (`__vmtir__<name>`) finds a tensor's kernel-call description: a
+/// `Value::Tensor`'s payload (see [`crate::value::layout`]) is the address of the tensor object,
+/// and these are byte offsets into it.
+pub mod layout {
+    /// `usize`: the number of references (`Tensor` handles) to the object. A thread holding
+    /// a reference that reads 1 (with acquire ordering) holds the only one.
+    pub const COUNT: i32 = 0;
+    /// `*mut u8`: the first element (the storage's buffer plus the byte offset).
+    pub const DATA: i32 = 8;
+    /// `u32`: the rank.
+    pub const NDIM: i32 = 16;
+    /// `u32`: the dtype packed as `code | bits << 8 | lanes << 16` (a `repr(C)` `DataType`).
+    pub const DTYPE: i32 = 20;
+    /// `[i64; INLINE_DIMS]`: the dimensions, when the rank is at most
+    /// [`INLINE_DIMS`](super::INLINE_DIMS) (larger shapes live elsewhere).
+    pub const DIMS: i32 = 24;
+    /// `usize`: the byte offset into the storage.
+    pub const BYTE_OFFSET: i32 = 72;
+    /// `usize`: the storage's size in bytes.
+    pub const STORAGE_SIZE: i32 = 80;
+    /// The storage handle: eight bytes, equal for two handles exactly when they are the same
+    /// storage (the payload of a `Value::Storage` holding it).
+    pub const STORAGE: i32 = 88;
 }
 
-impl Dims {
-    fn new(shape: &[i64]) -> Dims {
+/// The tensor object. `repr(C)`, and its first fields are a description of the tensor that
+/// compiled code reads, and remakes in place when it holds the only reference ([`layout`]);
+/// `data` and `storage_size` are derived from `storage` and `byte_offset`, and `ndim`, `dims`
+/// and `heap_dims` hold the shape, so every writer goes through [`TensorInner::new`] or
+/// [`TensorInner::set`], which keep them consistent (as compiled code does).
+#[repr(C)]
+struct TensorInner {
+    count: std::sync::atomic::AtomicUsize,
+    data: *mut u8,
+    ndim: u32,
+    dtype: DataType,
+    /// The dimensions when `ndim <= INLINE_DIMS`.
+    dims: [i64; INLINE_DIMS],
+    byte_offset: usize,
+    storage_size: usize,
+    storage: Storage,
+    /// The dimensions when `ndim > INLINE_DIMS` (and only then).
+    heap_dims: Option<Box<[i64]>>,
+}
+
+// SAFETY: `data` points into `storage`'s buffer, which the object keeps alive and which is
+// `Send` and `Sync`; the pointer is only a cached address of those bytes, and every access to
+// the bytes through it is governed by `Tensor::as_mut_ptr`'s contract, as through `storage`.
+unsafe impl Send for TensorInner {}
+// SAFETY: as above.
+unsafe impl Sync for TensorInner {}
+
+impl TensorInner {
+    /// `byte_offset + nbytes` must lie within `storage` (the invariant of `Tensor`).
+    fn new(storage: Storage, byte_offset: usize, shape: &[i64], dtype: DataType) -> TensorInner {
+        let mut inner = TensorInner {
+            count: std::sync::atomic::AtomicUsize::new(0),
+            data: std::ptr::null_mut(),
+            ndim: 0,
+            dtype,
+            dims: [0; INLINE_DIMS],
+            byte_offset,
+            storage_size: storage.size(),
+            storage,
+            heap_dims: None,
+        };
+        inner.set_shape(shape);
+        inner.data = inner.data_ptr();
+        inner
+    }
+
+    /// Makes this object the tensor at `byte_offset` of `storage` with `shape` and `dtype`,
+    /// keeping its dimensions inline when they fit. The same precondition as [`Self::new`].
+    #[inline(always)]
+    fn set(&mut self, storage: &Storage, byte_offset: usize, shape: &[i64], dtype: DataType) {
+        if !self.storage.ptr_eq(storage) {
+            self.storage = storage.clone();
+            self.storage_size = storage.size();
+        }
+        self.byte_offset = byte_offset;
+        self.dtype = dtype;
+        self.set_shape(shape);
+        self.data = self.data_ptr();
+    }
+
+    #[inline(always)]
+    fn set_shape(&mut self, shape: &[i64]) {
         if shape.len() <= INLINE_DIMS {
-            let mut dims = [0; INLINE_DIMS];
-            dims[..shape.len()].copy_from_slice(shape);
-            Dims::Inline {
-                len: shape.len() as u8,
-                dims,
+            // Element by element: shapes are short, and a `memcpy` call costs more.
+            for (d, &s) in self.dims.iter_mut().zip(shape) {
+                *d = s;
+            }
+            if self.heap_dims.is_some() {
+                self.heap_dims = None;
             }
         } else {
-            Dims::Heap(shape.into())
+            self.heap_dims = Some(shape.into());
         }
+        self.ndim = shape.len() as u32;
     }
 
-    /// Makes these dimensions `shape`, keeping an inline array inline.
     #[inline]
-    fn set(&mut self, shape: &[i64]) {
-        match self {
-            Dims::Inline { len, dims } if shape.len() <= INLINE_DIMS => {
-                dims[..shape.len()].copy_from_slice(shape);
-                *len = shape.len() as u8;
-            }
-            _ => *self = Dims::new(shape),
+    fn shape(&self) -> &[i64] {
+        match &self.heap_dims {
+            Some(dims) => dims,
+            None => &self.dims[..self.ndim as usize],
         }
     }
 
     #[inline]
-    fn as_slice(&self) -> &[i64] {
-        match self {
-            Dims::Inline { len, dims } => &dims[..*len as usize],
-            Dims::Heap(dims) => dims,
-        }
+    fn data_ptr(&self) -> *mut u8 {
+        // SAFETY: the invariant of Tensor keeps byte_offset within the storage's allocation.
+        unsafe { self.storage.buffer().ptr().add(self.byte_offset) }
     }
 }
 
-struct TensorInner {
-    storage: Storage,
-    byte_offset: usize,
-    shape: Dims,
-    dtype: DataType,
+/// A counted reference to a tensor object. The count is the object's own (`TensorInner::count`,
+/// at [`layout::COUNT`]) rather than an `Arc`'s, whose layout is private, so that compiled code
+/// may check in place that a register holds the only reference; the counting follows `Arc`'s
+/// (relaxed increments, release decrements, an acquire fence before freeing). There are no weak
+/// references.
+#[repr(transparent)]
+struct TensorRc(NonNull<TensorInner>);
+
+// SAFETY: the object is shared between threads only through its atomic count and `&`
+// access (`TensorInner` is `Send` and `Sync`), and freed by the thread that releases the last
+// reference after an acquire fence, as `Arc<TensorInner>` does.
+unsafe impl Send for TensorRc {}
+// SAFETY: as above.
+unsafe impl Sync for TensorRc {}
+
+impl TensorRc {
+    fn new(mut inner: TensorInner) -> TensorRc {
+        *inner.count.get_mut() = 1;
+        TensorRc(NonNull::from(Box::leak(Box::new(inner))))
+    }
+
+    /// The object, mutable, if this is the only reference to it.
+    #[inline]
+    fn get_mut(&mut self) -> Option<&mut TensorInner> {
+        // Acquire: synchronizes with the release decrements of references dropped by other
+        // threads, so their accesses happen before ours.
+        if self.count.load(std::sync::atomic::Ordering::Acquire) == 1 {
+            // SAFETY: this is the only reference (no weak ones exist), and the `&mut` borrow
+            // of it keeps it so (no clone can be made) for the result's lifetime.
+            Some(unsafe { &mut *self.0.as_ptr() })
+        } else {
+            None
+        }
+    }
+
+    fn ptr_eq(&self, other: &TensorRc) -> bool {
+        self.0 == other.0
+    }
+
+    fn as_ptr(&self) -> *const TensorInner {
+        self.0.as_ptr()
+    }
+}
+
+impl std::ops::Deref for TensorRc {
+    type Target = TensorInner;
+    #[inline]
+    fn deref(&self) -> &TensorInner {
+        // SAFETY: the object lives while this reference does.
+        unsafe { self.0.as_ref() }
+    }
+}
+
+impl Clone for TensorRc {
+    #[inline]
+    fn clone(&self) -> TensorRc {
+        use std::sync::atomic::Ordering;
+        // Relaxed, as `Arc::clone`: a new reference is made from an existing one, which keeps
+        // the object alive. A count past `isize::MAX` (leaked clones) aborts, as `Arc`'s does.
+        if self.count.fetch_add(1, Ordering::Relaxed) > isize::MAX as usize {
+            std::process::abort();
+        }
+        TensorRc(self.0)
+    }
+}
+
+impl Drop for TensorRc {
+    #[inline]
+    fn drop(&mut self) {
+        use std::sync::atomic::{Ordering, fence};
+        if self.count.fetch_sub(1, Ordering::Release) != 1 {
+            return;
+        }
+        fence(Ordering::Acquire);
+        // SAFETY: the object was made by `Box::leak` in `new`, and this was its last reference
+        // (the count reached zero; the fence orders every other reference's accesses before
+        // this), so nothing reads it any more.
+        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
+    }
 }
 
 /// A contiguous row-major n-dimensional array on the host: a view into a [`Storage`].
@@ -332,7 +475,8 @@ struct TensorInner {
 /// Cloning is cheap (a reference count). Invariant: `byte_offset + numel * dtype.bytes()` lies
 /// within the storage, so every element is addressable.
 #[derive(Clone)]
-pub struct Tensor(Arc<TensorInner>);
+#[repr(transparent)]
+pub struct Tensor(TensorRc);
 
 /// A tensor handle that is the only handle, strong or weak, to its tensor object, kept to be
 /// made into another tensor without allocating ([`Tensor::into_spare`],
@@ -354,12 +498,12 @@ element!(f32 => DataType::F32, f64 => DataType::F64, i8 => DataType::I8, i16 => 
 
 impl Tensor {
     fn from_parts(storage: Storage, byte_offset: usize, shape: &[i64], dtype: DataType) -> Tensor {
-        Tensor(Arc::new(TensorInner {
+        Tensor(TensorRc::new(TensorInner::new(
             storage,
             byte_offset,
-            shape: Dims::new(shape),
+            shape,
             dtype,
-        }))
+        )))
     }
 
     /// A zero-filled tensor in a storage of its own.
@@ -395,10 +539,10 @@ impl Tensor {
 
     #[inline]
     pub fn shape(&self) -> &[i64] {
-        self.0.shape.as_slice()
+        self.0.shape()
     }
     pub fn ndim(&self) -> usize {
-        self.0.shape.as_slice().len()
+        self.0.ndim as usize
     }
     #[inline]
     pub fn dtype(&self) -> DataType {
@@ -415,12 +559,7 @@ impl Tensor {
     }
     pub fn numel(&self) -> usize {
         // Validated when the tensor was made.
-        self.0
-            .shape
-            .as_slice()
-            .iter()
-            .map(|&d| d as usize)
-            .product()
+        self.0.shape().iter().map(|&d| d as usize).product()
     }
     pub fn nbytes(&self) -> usize {
         self.numel() * self.dtype().bytes()
@@ -431,13 +570,52 @@ impl Tensor {
     /// condition means keeping a spare never keeps a storage alive by itself.
     #[inline]
     pub fn into_spare(mut self) -> Option<SpareTensor> {
-        let inner = Arc::get_mut(&mut self.0)?;
+        let inner = self.0.get_mut()?;
         (Arc::strong_count(&inner.storage.0) > 1).then_some(SpareTensor(self))
+    }
+
+    /// `storage.alloc_tensor(offset, shape, dtype)` made in this handle's tensor object, in
+    /// place, if this is the only handle to it: nothing is allocated and no count changes
+    /// unless the storage does. `false` (this handle untouched) when the handle is shared or the
+    /// tensor would not fit in the storage (`alloc_tensor` reports that).
+    #[inline]
+    pub fn remake_in(
+        &mut self,
+        storage: &Storage,
+        offset: usize,
+        shape: &[i64],
+        dtype: DataType,
+    ) -> bool {
+        // `checked_nbytes` without its error messages (this path reports nothing).
+        let mut numel: usize = 1;
+        for &d in shape {
+            let Some(n) = usize::try_from(d).ok().and_then(|d| numel.checked_mul(d)) else {
+                return false;
+            };
+            numel = n;
+        }
+        let fits = numel
+            .checked_mul(dtype.bytes())
+            .and_then(|n| offset.checked_add(n))
+            .is_some_and(|end| end <= storage.size());
+        match self.0.get_mut() {
+            Some(inner) if fits => {
+                inner.set(storage, offset, shape, dtype);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The address of the tensor object: the payload of a `Value::Tensor`, at which compiled
+    /// code reads the fields of [`layout`].
+    pub fn object_address(&self) -> *const u8 {
+        self.0.as_ptr().cast()
     }
 
     /// Whether two handles are the same tensor object.
     pub fn ptr_eq(&self, other: &Tensor) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        self.0.ptr_eq(&other.0)
     }
 
     /// Pointer to the first element. Valid for `nbytes()` bytes while any handle to this
@@ -449,8 +627,7 @@ impl Tensor {
 
     #[inline]
     fn data_ptr(&self) -> *mut u8 {
-        // SAFETY: the invariant of Tensor keeps byte_offset within the storage's allocation.
-        unsafe { self.0.storage.buffer().ptr().add(self.0.byte_offset) }
+        self.0.data
     }
 
     /// Mutable pointer to the first element, for kernels that write their outputs through a
@@ -473,7 +650,7 @@ impl Tensor {
     /// (no clone) and neither is its storage (no other view, no `Storage` handle). Owning
     /// `&mut self` means no new handle can appear while the caller holds the borrow.
     pub fn is_unique(&mut self) -> bool {
-        match Arc::get_mut(&mut self.0) {
+        match self.0.get_mut() {
             Some(inner) => Arc::get_mut(&mut inner.storage.0).is_some(),
             None => false,
         }
@@ -897,6 +1074,103 @@ mod tests {
         assert!(t.copy_from_slice(&[1.0f32]).is_err());
     }
 
+    /// Compiled code reads these fields at the offsets of `layout`.
+    #[test]
+    fn the_layout_is_where_compiled_code_reads_it() {
+        use std::mem::offset_of;
+        assert_eq!(offset_of!(TensorInner, data), layout::DATA as usize);
+        assert_eq!(offset_of!(TensorInner, ndim), layout::NDIM as usize);
+        assert_eq!(offset_of!(TensorInner, dtype), layout::DTYPE as usize);
+        assert_eq!(offset_of!(TensorInner, dims), layout::DIMS as usize);
+        assert_eq!(offset_of!(TensorInner, count), layout::COUNT as usize);
+        assert_eq!(
+            offset_of!(TensorInner, byte_offset),
+            layout::BYTE_OFFSET as usize
+        );
+        assert_eq!(
+            offset_of!(TensorInner, storage_size),
+            layout::STORAGE_SIZE as usize
+        );
+        assert_eq!(offset_of!(TensorInner, storage), layout::STORAGE as usize);
+        assert_eq!(size_of::<Storage>(), 8);
+        let s = Storage::new(256, Device::cpu(0)).unwrap();
+        for shape in [&[3i64, 4][..], &[1, 2, 1, 2, 1, 2, 1, 2]] {
+            let t = s.alloc_tensor(64, shape, DataType::F16).unwrap();
+            let p = t.object_address();
+            // SAFETY: `p` is the live object of `t`, read at the offsets the layout names.
+            let (data, ndim, dtype) = unsafe {
+                (
+                    p.add(layout::DATA as usize).cast::<*const u8>().read(),
+                    p.add(layout::NDIM as usize).cast::<u32>().read(),
+                    p.add(layout::DTYPE as usize).cast::<u32>().read(),
+                )
+            };
+            // SAFETY: as above.
+            let (count, offset, size, storage) = unsafe {
+                (
+                    p.add(layout::COUNT as usize).cast::<usize>().read(),
+                    p.add(layout::BYTE_OFFSET as usize).cast::<usize>().read(),
+                    p.add(layout::STORAGE_SIZE as usize).cast::<usize>().read(),
+                    p.add(layout::STORAGE as usize).cast::<usize>().read(),
+                )
+            };
+            let handle = s.clone();
+            // SAFETY: a `Storage` is eight bytes (asserted above), read as an integer.
+            let bits = unsafe { std::mem::transmute_copy::<Storage, usize>(&handle) };
+            assert_eq!((count, offset, size, storage), (1, 64, 256, bits));
+            let u = t.clone();
+            // SAFETY: as above.
+            let count = unsafe { p.add(layout::COUNT as usize).cast::<usize>().read() };
+            assert_eq!(count, 2);
+            drop(u);
+            assert_eq!(data, t.as_ptr());
+            assert_eq!(ndim as usize, shape.len());
+            assert_eq!(dtype, 2 | 16 << 8 | 1 << 16);
+            if shape.len() <= INLINE_DIMS {
+                // SAFETY: as above; the rank is at most INLINE_DIMS.
+                let dims = unsafe {
+                    std::slice::from_raw_parts(
+                        p.add(layout::DIMS as usize).cast::<i64>(),
+                        shape.len(),
+                    )
+                };
+                assert_eq!(dims, shape);
+            }
+        }
+    }
+
+    /// `remake_in` makes an unshared handle the tensor `alloc_tensor` would, in place, and
+    /// refuses a shared handle and a tensor that does not fit.
+    #[test]
+    fn remake_in_reuses_only_an_unshared_handle() {
+        let a = Storage::new(64, Device::cpu(0)).unwrap();
+        let b = Storage::new(64, Device::cpu(0)).unwrap();
+        let mut t = a.alloc_tensor(0, &[4], DataType::F32).unwrap();
+        let handle = t.object_address();
+        assert!(t.remake_in(&b, 8, &[1, 2, 3, 4, 1, 1, 1], DataType::I8));
+        assert_eq!(t.object_address(), handle);
+        assert!(t.storage().ptr_eq(&b));
+        assert_eq!(
+            (t.byte_offset(), t.shape(), t.dtype(), t.as_ptr()),
+            (
+                8,
+                &[1, 2, 3, 4, 1, 1, 1][..],
+                DataType::I8,
+                b.as_ptr().wrapping_add(8)
+            )
+        );
+        assert!(t.remake_in(&a, 0, &[2], DataType::F64));
+        assert_eq!((t.shape(), t.ndim()), (&[2i64][..], 1));
+        assert!(!t.remake_in(&a, 8, &[8], DataType::F64), "does not fit");
+        assert!(
+            !t.remake_in(&a, 0, &[-1], DataType::F64),
+            "a negative dimension"
+        );
+        let shared = t.clone();
+        assert!(!t.remake_in(&b, 0, &[1], DataType::F32), "shared");
+        assert_eq!(shared.shape(), [2]);
+    }
+
     /// A handle kept by `into_spare` becomes the next tensor of `alloc_tensor_reusing`, with
     /// the new storage, offset, shape and dtype; a shared handle, or one whose storage nothing
     /// else holds, is not kept.
@@ -905,12 +1179,12 @@ mod tests {
         let a = Storage::new(64, Device::cpu(0)).unwrap();
         let b = Storage::new(64, Device::cpu(0)).unwrap();
         let t = a.alloc_tensor(0, &[4], DataType::F32).unwrap();
-        let handle = Arc::as_ptr(&t.0);
+        let handle = t.0.as_ptr();
         let spare = t.into_spare().expect("unshared, and `a` holds the storage");
         let u = b
             .alloc_tensor_reusing(Some(spare), 8, &[2, 3], DataType::I16)
             .unwrap();
-        assert_eq!(Arc::as_ptr(&u.0), handle, "the handle is reused");
+        assert_eq!(u.0.as_ptr(), handle, "the handle is reused");
         assert!(
             u.clone().into_spare().is_none(),
             "a reused handle is an ordinary one"

@@ -14,7 +14,11 @@ use crate::vm::VmRef;
 use crate::{DataType, Error, Result};
 
 /// One register slot.
+///
+/// `repr(u8)`: the kind is the first byte and a payload of eight bytes sits at byte 8, so
+/// compiled code may read a register in place ([`layout`]).
 #[derive(Clone, Default)]
+#[repr(u8)]
 pub enum Value {
     /// TVM's `None`: an empty register, `R.null_value()`, the result of a void call.
     #[default]
@@ -40,6 +44,23 @@ pub enum Value {
     Object(Object),
     /// The `%vm` register: the running VM, handed to builtins that need it.
     Vm(VmRef),
+}
+
+/// Where compiled code (`__vmtir__<name>`) reads a register (a `Value`) in place.
+pub mod layout {
+    /// Bytes per register.
+    pub const SIZE: i32 = 16;
+    /// `u8`: the kind.
+    pub const TAG: i32 = 0;
+    /// The payload: for a tensor, the address of its object (see `tensor::layout`).
+    pub const PAYLOAD: i32 = 8;
+    /// The kind byte of `Value::Null`.
+    pub const TAG_NULL: u8 = 0;
+    /// The kind byte of `Value::Tensor`.
+    pub const TAG_TENSOR: u8 = 8;
+    /// The kind byte of `Value::Storage`; its payload is the storage handle's eight bytes
+    /// (see `tensor::layout::STORAGE`).
+    pub const TAG_STORAGE: u8 = 9;
 }
 
 /// An immutable shared string.
@@ -383,6 +404,32 @@ mod tests {
     fn value_is_sixteen_bytes() {
         assert_eq!(size_of::<Value>(), 16);
         assert_eq!(size_of::<Option<Value>>(), 16);
+    }
+
+    /// Compiled code reads registers at the offsets of `layout`.
+    #[test]
+    fn the_layout_is_where_compiled_code_reads_it() {
+        let t = Tensor::zeros(&[2], DataType::F32).unwrap();
+        let v = Value::Tensor(t.clone());
+        let p = (&v as *const Value).cast::<u8>();
+        // SAFETY: `v` is a live 16-byte value; the reads stay within it.
+        let (tag, payload) = unsafe {
+            (
+                p.add(layout::TAG as usize).read(),
+                p.add(layout::PAYLOAD as usize).cast::<*const u8>().read(),
+            )
+        };
+        assert_eq!(tag, layout::TAG_TENSOR);
+        assert_eq!(payload, t.object_address());
+        let storage = Value::Storage(t.storage().clone());
+        // SAFETY: as above.
+        let tag = unsafe { (&storage as *const Value).cast::<u8>().read() };
+        assert_eq!(tag, layout::TAG_STORAGE);
+        let null = Value::Null;
+        // SAFETY: as above.
+        let tag = unsafe { (&null as *const Value).cast::<u8>().read() };
+        assert_eq!(tag, layout::TAG_NULL);
+        assert_eq!(size_of::<Value>(), layout::SIZE as usize);
     }
 
     #[test]

@@ -659,6 +659,14 @@ impl VmRef {
         self.0.has_instrument.load(Ordering::Relaxed)
     }
 
+    /// The flag [`is_instrumented`](Self::is_instrumented) reads, for compiled code that reads
+    /// it in place (an `AtomicBool` is one byte, 0 or 1, like a `bool`); it lives as long as
+    /// the VM.
+    #[inline]
+    pub fn instrument_flag(&self) -> &std::sync::atomic::AtomicBool {
+        &self.0.has_instrument
+    }
+
     /// Performs one bytecode Call instruction — `call f[func_idx] in: args dst: dst` — on the
     /// register file `regs`, outside the dispatch loop: what compiled functions
     /// (`__vmtir__<name>`) run for a Call. Same semantics as the interpreter's Call: packed

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cranelift_frontend::FunctionBuilder;
-use vm::{Executable, FuncKind, Library, Value, VmRef, VmTirFunc};
+use vm::{Executable, FuncKind, InlineBuiltin, Library, Value, VmRef, VmTirFunc};
 
 use crate::cache::entry::{Reader, put_bytes, put_str, put_u64};
 use crate::code::{CodeBlob, Symbol};
@@ -184,7 +184,7 @@ pub fn load(exec: &Executable, kernels: &KernelLibrary, section: &[u8]) -> Resul
             .collect();
         let code = CompiledCode::from_blob(&blob, &symbols)?;
         let (_, used) = kernel_slots(exec, kernels);
-        let s = Arc::new(Shared::new(code, used, words));
+        let s = Arc::new(Shared::new(exec, code, used, words));
         functions = link(exec, &s, compiled.iter().copied().zip(0..));
         shared = Some(s);
     }
@@ -204,16 +204,31 @@ struct Shared {
     entries: Vec<KernelFn>,
     /// Argument words of every Call, addressed by generated code through `CallCtx::words`.
     words: Vec<i64>,
+    /// The function-table entries named as the builtins generated code performs in place,
+    /// with the builtin each must be (see `CallCtx::native_builtins`).
+    builtins: Vec<(usize, InlineBuiltin)>,
 }
 
 impl Shared {
-    fn new(code: CompiledCode, kernels: Vec<Kernel>, words: Vec<i64>) -> Shared {
+    fn new(exec: &Executable, code: CompiledCode, kernels: Vec<Kernel>, words: Vec<i64>) -> Shared {
         let entries = kernels.iter().map(Kernel::entry).collect();
+        let builtins = exec
+            .func_table
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.kind == FuncKind::PackedFunc)
+            .filter_map(|(i, f)| match f.name.as_str() {
+                "vm.builtin.null_value" => Some((i, InlineBuiltin::NullValue)),
+                "vm.builtin.alloc_tensor" => Some((i, InlineBuiltin::AllocTensor)),
+                _ => None,
+            })
+            .collect();
         Shared {
             code,
             kernels,
             entries,
             words,
+            builtins,
         }
     }
 }
@@ -356,7 +371,7 @@ fn compile_functions(
         }
     }
     let code = cb.finish()?;
-    Ok((Shared::new(code, used, words), done, failed))
+    Ok((Shared::new(exec, code, used, words), done, failed))
 }
 
 /// The `VmTirFunc` running `native` on a register file of at least `regs_needed` values.
@@ -371,6 +386,11 @@ fn vmtir_func(shared: Arc<Shared>, native: NativeFn, regs_needed: usize) -> VmTi
         let mut ctx = CallCtx {
             kernels: shared.entries.as_ptr(),
             words: shared.words.as_ptr(),
+            instrumented: vmref.instrument_flag(),
+            native_builtins: shared
+                .builtins
+                .iter()
+                .all(|&(f, b)| vmref.inline_builtin(f) == Some(b)),
             kernel_info: &shared.kernels,
             vm: vmref,
             regs_len: regs.len(),

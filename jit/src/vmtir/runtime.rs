@@ -1,18 +1,20 @@
 //! What compiled Relax functions call at run time: the per-call context ([`CallCtx`]) and the
 //! table of `extern "C"` helpers ([`VmtirRuntime`]) that do the work involving `vm::Value`s.
 //!
-//! Generated code knows no Rust layout except [`CallCtx::kernels`] and [`CallCtx::words`]
-//! (offsets `CTX_*`) and the table's
-//! function pointers (offsets `RT_*`); everything else it passes through untouched. Every helper
+//! Generated code knows no Rust layout except [`CallCtx::kernels`], [`CallCtx::words`],
+//! [`CallCtx::instrumented`] and [`CallCtx::native_builtins`] (offsets `CTX_*`), the table's function pointers (offsets
+//! `RT_*`), and the layouts `vm` describes for reading a register holding a tensor in place
+//! (`vm::value::layout`, `vm::tensor::layout`); everything else it passes through untouched. Every helper
 //! returns a status: [`STATUS_OK`], [`STATUS_ERROR`] (an error is in the context) or
 //! [`STATUS_PANIC`] (a callee panicked; the payload is in the context and the caller of the
 //! native function resumes unwinding), so no panic crosses the native frames.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::AtomicBool;
 
 use vm::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG};
-use vm::{Error, InlineBuiltin, Spare, Value, VmRef};
+use vm::{DataType, Error, InlineBuiltin, Spare, Value, VmRef};
 
 use crate::kernel::Kernel;
 use crate::kernel::abi::{KernelArg, KernelError, KernelFn};
@@ -35,6 +37,13 @@ pub struct CallCtx<'a> {
     pub kernels: *const KernelFn,
     /// The module's argument-word pool: each Call's words, at offsets fixed at compile time.
     pub words: *const i64,
+    /// The VM's instrument flag (`VmRef::instrument_flag`): generated code calls a kernel
+    /// directly only while it reads false.
+    pub instrumented: *const AtomicBool,
+    /// Whether every function-table entry named `vm.builtin.null_value` or
+    /// `vm.builtin.alloc_tensor` is the registered builtin in this VM's function pool, so that
+    /// generated code may perform their Calls in place (a replacement is called instead).
+    pub native_builtins: bool,
     pub kernel_info: &'a [Kernel],
     pub vm: &'a VmRef,
     /// The register file's length (generated code only passes the pointer along).
@@ -52,6 +61,10 @@ pub struct CallCtx<'a> {
 pub const CTX_KERNELS_OFFSET: i32 = 0;
 /// Byte offset of [`CallCtx::words`].
 pub const CTX_WORDS_OFFSET: i32 = 8;
+/// Byte offset of [`CallCtx::instrumented`].
+pub const CTX_INSTRUMENTED_OFFSET: i32 = 16;
+/// Byte offset of [`CallCtx::native_builtins`].
+pub const CTX_NATIVE_BUILTINS_OFFSET: i32 = 24;
 
 /// `call(ctx, regs, func_idx, dst, args, nargs) -> status`: one Call instruction, generically.
 pub type CallFn = unsafe extern "C" fn(*mut CallCtx, *mut Value, i64, i64, *const i64, i64) -> i32;
@@ -77,6 +90,12 @@ pub type KernelArgsFn = unsafe extern "C" fn(
 /// instrument is installed, otherwise as a packed call (which gives the builtin's own answer,
 /// error included, or a replacement's).
 pub type BuiltinFn = unsafe extern "C" fn(*mut CallCtx, *mut Value, *const i64, i64) -> i32;
+/// `kill_alloc(ctx, regs, record, len) -> status`: a `null_value` Call followed by an
+/// `alloc_tensor` Call with arguments decoded at compile time, fused when the killed register
+/// holds the only handle to a tensor (`vm::inline::kill_and_alloc_tensor`). The record is
+/// `f_null, kill, f_alloc, dst, storage, offset, dtype, ndim, dims…` and then the two Calls'
+/// record for the `builtin` helper, which performs them whenever the fused path does not apply.
+pub type KillAllocFn = BuiltinFn;
 
 /// Whether a Call of packed function `name` with `nargs` arguments is one the `builtin` helper
 /// may perform inline (it checks at run time that the callee is the registered builtin).
@@ -104,6 +123,7 @@ pub struct VmtirRuntime {
     /// The kernels' own runtime table, passed to every direct kernel call.
     pub kernel_rt: *const RuntimeTable,
     pub kernel_tensors: KernelArgsFn,
+    pub kill_alloc: KillAllocFn,
 }
 
 // SAFETY: the table holds function pointers and a pointer to the immutable, 'static kernel
@@ -120,6 +140,7 @@ pub const RT_KERNEL_FAIL: i32 = 32;
 pub const RT_BUILTIN: i32 = 40;
 pub const RT_KERNEL_RT: i32 = 48;
 pub const RT_KERNEL_TENSORS: i32 = 56;
+pub const RT_KILL_ALLOC: i32 = 64;
 
 impl VmtirRuntime {
     /// The process-wide table.
@@ -134,6 +155,7 @@ impl VmtirRuntime {
             builtin,
             kernel_rt: RuntimeTable::get(),
             kernel_tensors,
+            kill_alloc,
         })
     }
 }
@@ -452,12 +474,103 @@ unsafe extern "C" fn builtin(
             record = &rest[pre.len()..];
             builtin_call(ctx, regs, *func_idx, *dst, args, pre)?;
         }
+        // A handle kept by the run's last kill is released now: generated code calls kernels
+        // directly, without a helper that would clear it first.
+        ctx.spare.clear();
         if record.is_empty() {
             Ok(())
         } else {
             Err(vm::Error::internal("a malformed builtin record"))
         }
     })
+}
+
+/// # Safety
+/// As for [`builtin`], with `record` holding a `kill_alloc` record (see [`KillAllocFn`]) of
+/// `len` words.
+unsafe extern "C" fn kill_alloc(
+    ctx: *mut CallCtx,
+    regs: *mut Value,
+    record: *const i64,
+    len: i64,
+) -> i32 {
+    // SAFETY: the caller's contract, passed on.
+    no_unwind(ctx, || unsafe { kill_alloc_body(ctx, regs, record, len) })
+}
+
+/// [`kill_alloc`] without its unwind guard.
+///
+/// # Safety
+/// As for [`kill_alloc`].
+#[inline]
+unsafe fn kill_alloc_body(
+    ctx: *mut CallCtx,
+    regs: *mut Value,
+    record: *const i64,
+    len: i64,
+) -> i32 {
+    // SAFETY: the caller's contract; these borrows end before `builtin` is called.
+    let (c, all_regs, words) = unsafe {
+        (
+            &*ctx,
+            std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
+            std::slice::from_raw_parts(record, len as usize),
+        )
+    };
+    let [
+        f_null,
+        kill,
+        f_alloc,
+        dst,
+        storage,
+        offset,
+        dtype,
+        ndim,
+        rest @ ..,
+    ] = words
+    else {
+        return malformed(ctx);
+    };
+    let Some(shape) = rest.get(..*ndim as usize) else {
+        return malformed(ctx);
+    };
+    let vm = c.vm;
+    if !vm.is_instrumented()
+        && vm.inline_builtin(*f_null as usize) == Some(InlineBuiltin::NullValue)
+        && vm.inline_builtin(*f_alloc as usize) == Some(InlineBuiltin::AllocTensor)
+        && let (Ok(kill), Ok(dst), Ok(storage), Ok(offset)) = (
+            usize::try_from(*kill),
+            usize::try_from(*dst),
+            usize::try_from(*storage),
+            usize::try_from(*offset),
+        )
+        && vm::inline::kill_and_alloc_tensor(
+            all_regs,
+            kill,
+            dst,
+            storage,
+            offset,
+            shape,
+            DataType {
+                code: *dtype as u8,
+                bits: (*dtype >> 8) as u8,
+                lanes: (*dtype >> 16) as u16,
+            },
+        )
+    {
+        return STATUS_OK;
+    }
+    let calls = &rest[shape.len()..];
+    // SAFETY: the caller's contract: `calls` is the two Calls' `builtin` record.
+    unsafe { builtin(ctx, regs, calls.as_ptr(), calls.len() as i64) }
+}
+
+/// Records an error for a record that does not have the shape the translator writes.
+#[cold]
+fn malformed(ctx: *mut CallCtx) -> i32 {
+    // SAFETY: `ctx` is the live context, not otherwise borrowed here.
+    unsafe { (*ctx).error = Some(Error::internal("a malformed kill_alloc record")) };
+    STATUS_ERROR
 }
 
 /// One Call of a builtin record, inline when the interpreter would perform it inline.
@@ -532,6 +645,15 @@ mod tests {
     fn offsets_match_the_rust_layout() {
         assert_eq!(offset_of!(CallCtx, kernels), CTX_KERNELS_OFFSET as usize);
         assert_eq!(offset_of!(CallCtx, words), CTX_WORDS_OFFSET as usize);
+        assert_eq!(
+            offset_of!(CallCtx, instrumented),
+            CTX_INSTRUMENTED_OFFSET as usize
+        );
+        assert_eq!(
+            offset_of!(CallCtx, native_builtins),
+            CTX_NATIVE_BUILTINS_OFFSET as usize
+        );
+        assert_eq!(offset_of!(VmtirRuntime, kill_alloc), RT_KILL_ALLOC as usize);
         assert_eq!(offset_of!(VmtirRuntime, call), RT_CALL as usize);
         assert_eq!(offset_of!(VmtirRuntime, cond), RT_COND as usize);
         assert_eq!(offset_of!(VmtirRuntime, ret), RT_RET as usize);

@@ -22,11 +22,15 @@ use vm::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG, Instruction};
 use vm::{Executable, FuncKind};
 
 use super::runtime::{
-    CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET, RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS,
-    RT_KERNEL_FAIL, RT_KERNEL_RT, RT_KERNEL_TENSORS, RT_RET, STATUS_DONE, is_inline_builtin,
+    CTX_INSTRUMENTED_OFFSET, CTX_KERNELS_OFFSET, CTX_NATIVE_BUILTINS_OFFSET, CTX_WORDS_OFFSET,
+    RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS, RT_KERNEL_FAIL, RT_KERNEL_RT, RT_KERNEL_TENSORS,
+    RT_KILL_ALLOC, RT_RET, STATUS_DONE, is_inline_builtin,
 };
 use crate::error::{Error, Result};
-use crate::kernel::abi::{ARG_SIZE, KernelError};
+use crate::kernel::abi::{
+    ARG_DATA_OFFSET, ARG_DTYPE_OFFSET, ARG_NDIM_OFFSET, ARG_SCALAR_OFFSET, ARG_SHAPE_OFFSET,
+    ARG_SIZE, ARG_TENSOR, KernelError,
+};
 
 /// How the translator reaches the kernels: the slot (in the call context's kernel table) of the
 /// JIT'd kernel a function-table entry names, if it is one.
@@ -196,16 +200,52 @@ pub fn translate(
                 end += 1;
             }
             let next = target(pc, (end - pc) as i64)?;
-            let start = word_pool.len();
-            for inst in &insts[pc..end] {
-                builtin_record(word_pool, inst);
+            // A run ending in a kill and an allocation (the memory planner's pair before a
+            // kernel call) ends with the pair fused.
+            let fused = (end - pc >= 2)
+                .then(|| kill_alloc_record(exec, &insts[end - 2], &insts[end - 1]))
+                .flatten();
+            let split = if fused.is_some() { end - 2 } else { end };
+            if split > pc {
+                let start = word_pool.len();
+                for inst in &insts[pc..split] {
+                    builtin_record(word_pool, inst);
+                }
+                let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
+                let n =
+                    e.b.ins()
+                        .iconst(types::I64, (word_pool.len() - start) as i64);
+                let st = e.call_rt(RT_BUILTIN, e.sigs.builtin, &[e.ctx, e.regs, addr, n]);
+                let cont = if fused.is_some() {
+                    e.b.create_block()
+                } else {
+                    next
+                };
+                e.b.ins().brif(st, e.exit, &[st.into()], cont, &[]);
+                if fused.is_none() {
+                    continue;
+                }
+                e.b.switch_to_block(cont);
             }
-            let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
-            let n =
-                e.b.ins()
-                    .iconst(types::I64, (word_pool.len() - start) as i64);
-            let st = e.call_rt(RT_BUILTIN, e.sigs.builtin, &[e.ctx, e.regs, addr, n]);
-            e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
+            if let Some(fused) = fused {
+                let start = word_pool.len();
+                word_pool.extend_from_slice(&fused);
+                for inst in &insts[end - 2..end] {
+                    builtin_record(word_pool, inst);
+                }
+                let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
+                let n =
+                    e.b.ins()
+                        .iconst(types::I64, (word_pool.len() - start) as i64);
+                let slow = e.b.create_block();
+                e.b.set_cold_block(slow);
+                if !e.kill_alloc_in_place(&fused, slow, next)? {
+                    e.b.ins().jump(slow, &[]);
+                }
+                e.b.switch_to_block(slow);
+                let st = e.call_rt(RT_KILL_ALLOC, e.sigs.builtin, &[e.ctx, e.regs, addr, n]);
+                e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
+            }
             continue;
         }
         match *inst {
@@ -232,9 +272,9 @@ pub fn translate(
                             _ => None,
                         })
                         .collect();
-                    let helper = match registers {
+                    let helper = match &registers {
                         Some(r) => {
-                            word_pool.extend_from_slice(&r);
+                            word_pool.extend_from_slice(r);
                             RT_KERNEL_TENSORS
                         }
                         None => RT_KERNEL_ARGS,
@@ -242,12 +282,19 @@ pub fn translate(
                     let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
                     let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
                     let slot_v = e.b.ins().iconst(types::I64, slot as i64);
+                    let direct = e.b.create_block();
+                    if let Some(r) = &registers {
+                        // Tensors read in place; anything else takes the helper.
+                        let slow = e.b.create_block();
+                        e.b.set_cold_block(slow);
+                        e.tensor_args(r, kaddr, eaddr, slow, direct)?;
+                        e.b.switch_to_block(slow);
+                    }
                     let st = e.call_rt(
                         helper,
                         e.sigs.kernel_args,
                         &[e.ctx, e.regs, addr, n, kaddr, eaddr, slot_v],
                     );
-                    let direct = e.b.create_block();
                     let not_ok = e.b.create_block();
                     e.b.set_cold_block(not_ok);
                     e.b.ins().brif(st, not_ok, &[], direct, &[]);
@@ -351,6 +398,65 @@ fn inline_builtin_of(exec: &Executable, func_idx: i64, dst: i64, nargs: usize) -
     })
 }
 
+/// The fused record of a `null_value` Call and the `alloc_tensor` Call after it (see
+/// `runtime::KillAllocFn`), if the pair qualifies: the registered builtins' names, an
+/// allocation whose arguments decode at compile time, and three distinct registers.
+fn kill_alloc_record(
+    exec: &Executable,
+    kill: &Instruction,
+    alloc: &Instruction,
+) -> Option<Vec<i64>> {
+    let (
+        &Instruction::Call {
+            func_idx: f_null,
+            dst: killed,
+            args: kill_args,
+        },
+        &Instruction::Call {
+            func_idx: f_alloc,
+            dst,
+            args,
+        },
+    ) = (kill, alloc)
+    else {
+        return None;
+    };
+    let named = |f: i64, name: &str| {
+        exec.func_table
+            .get(f as usize)
+            .is_some_and(|i| i.kind == FuncKind::PackedFunc && i.name == name)
+    };
+    if !(named(f_null, "vm.builtin.null_value")
+        && kill_args.is_empty()
+        && named(f_alloc, "vm.builtin.alloc_tensor"))
+    {
+        return None;
+    }
+    let pre = vm::inline::predecode_alloc_tensor(&exec.constants, args)?;
+    let [storage, offset, dtype, ref dims @ ..] = pre[..] else {
+        return None;
+    };
+    let distinct = killed != dst && killed != storage && dst != storage;
+    let registers = [killed, dst, storage]
+        .iter()
+        .all(|&r| (0..BEGIN_SPECIAL_REG).contains(&r));
+    if !(distinct && registers) {
+        return None;
+    }
+    let mut out = vec![
+        f_null,
+        killed,
+        f_alloc,
+        dst,
+        storage,
+        offset,
+        dtype,
+        dims.len() as i64,
+    ];
+    out.extend_from_slice(dims);
+    Some(out)
+}
+
 struct Sigs {
     call: SigRef,
     builtin: SigRef,
@@ -370,7 +476,230 @@ struct Emit<'a, 'b> {
     exit: Block,
 }
 
+/// The byte offset of register `r` in the register file.
+fn register_offset(r: i64) -> Result<i32> {
+    r.checked_mul(i64::from(vm::value::layout::SIZE))
+        .and_then(|at| i32::try_from(at).ok())
+        .ok_or_else(|| Error::Unsupported(format!("register %{r} is out of reach")))
+}
+
 impl Emit<'_, '_> {
+    /// Branches to `slow` unless `cond` holds; continues in a new block.
+    fn require(&mut self, cond: Value, slow: Block) {
+        let next = self.b.create_block();
+        self.b.ins().brif(cond, next, &[], slow, &[]);
+        self.b.switch_to_block(next);
+    }
+
+    /// Branches to `slow` if an instrument is installed.
+    fn require_uninstrumented(&mut self, slow: Block) {
+        let trusted = MemFlagsData::trusted();
+        let flag = self.b.ins().load(
+            types::I64,
+            trusted.with_readonly(),
+            self.ctx,
+            CTX_INSTRUMENTED_OFFSET,
+        );
+        // An instrument may be installed by another thread at any time: read it atomically.
+        let on = self.b.ins().atomic_load(types::I8, trusted, flag);
+        let off = self.b.ins().icmp_imm_s(IntCC::Equal, on, 0);
+        self.require(off, slow);
+    }
+
+    /// The kind byte of register `r`, compared with `tag`.
+    fn register_is(&mut self, r: i64, tag: u8) -> Result<Value> {
+        let at = register_offset(r)?;
+        let t = self.b.ins().uload8(
+            types::I32,
+            MemFlagsData::trusted(),
+            self.regs,
+            at + vm::value::layout::TAG,
+        );
+        Ok(self.b.ins().icmp_imm_s(IntCC::Equal, t, i64::from(tag)))
+    }
+
+    /// A fused kill and allocation (`fused`, a `kill_alloc` record) performed in place when it
+    /// can be: the builtins are the registered ones, no instrument is installed, the killed
+    /// register holds the only reference to a tensor object with inline dimensions in the
+    /// allocation's storage, the new tensor fits in it, and the destination register is empty.
+    /// Then the object is remade as `vm::inline::kill_and_alloc_tensor` does (the same fields,
+    /// see `vm::tensor::layout`) and moved to the destination, and control goes to `done`;
+    /// otherwise to `slow`, before anything is written. `false` (nothing emitted) when the
+    /// record's constants do not allow it.
+    fn kill_alloc_in_place(&mut self, fused: &[i64], slow: Block, done: Block) -> Result<bool> {
+        use vm::tensor::layout as tl;
+        use vm::value::layout as vl;
+        let [_, kill, _, dst, storage, offset, dtype, ndim, ref dims @ ..] = *fused else {
+            return Ok(false);
+        };
+        let dtype_value = vm::DataType {
+            code: dtype as u8,
+            bits: (dtype >> 8) as u8,
+            lanes: (dtype >> 16) as u16,
+        };
+        let end = vm::tensor::checked_nbytes(dims, dtype_value)
+            .ok()
+            .zip(usize::try_from(offset).ok())
+            .and_then(|(n, o)| n.checked_add(o))
+            .and_then(|end| i64::try_from(end).ok());
+        let (Some(end), true) = (end, dims.len() <= vm::tensor::INLINE_DIMS) else {
+            return Ok(false);
+        };
+        let (kill_at, dst_at, storage_at) = (
+            register_offset(kill)?,
+            register_offset(dst)?,
+            register_offset(storage)?,
+        );
+        let trusted = MemFlagsData::trusted();
+        let native = self.b.ins().uload8(
+            types::I32,
+            trusted.with_readonly(),
+            self.ctx,
+            CTX_NATIVE_BUILTINS_OFFSET,
+        );
+        self.require(native, slow);
+        self.require_uninstrumented(slow);
+        let c = self.register_is(kill, vl::TAG_TENSOR)?;
+        self.require(c, slow);
+        let p = self
+            .b
+            .ins()
+            .load(types::I64, trusted, self.regs, kill_at + vl::PAYLOAD);
+        // Acquire, as `Tensor`'s own uniqueness check: other threads' accesses through
+        // references they have dropped happen before the writes below.
+        let count_at = self.b.ins().iadd_imm_s(p, i64::from(tl::COUNT));
+        let count = self.b.ins().atomic_load(types::I64, trusted, count_at);
+        let c = self.b.ins().icmp_imm_s(IntCC::Equal, count, 1);
+        self.require(c, slow);
+        let old_ndim = self.b.ins().uload32(trusted, p, tl::NDIM);
+        let c = self.b.ins().icmp_imm_s(
+            IntCC::UnsignedLessThanOrEqual,
+            old_ndim,
+            vm::tensor::INLINE_DIMS as i64,
+        );
+        self.require(c, slow);
+        let c = self.register_is(storage, vl::TAG_STORAGE)?;
+        self.require(c, slow);
+        let s = self
+            .b
+            .ins()
+            .load(types::I64, trusted, self.regs, storage_at + vl::PAYLOAD);
+        let held = self.b.ins().load(types::I64, trusted, p, tl::STORAGE);
+        let c = self.b.ins().icmp(IntCC::Equal, s, held);
+        self.require(c, slow);
+        let size = self.b.ins().load(types::I64, trusted, p, tl::STORAGE_SIZE);
+        let c = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, size, end);
+        self.require(c, slow);
+        let c = self.register_is(dst, vl::TAG_NULL)?;
+        self.require(c, slow);
+        // The object is this code's alone: remake it.
+        let data = self.b.ins().load(types::I64, trusted, p, tl::DATA);
+        let old_offset = self.b.ins().load(types::I64, trusted, p, tl::BYTE_OFFSET);
+        let base = self.b.ins().isub(data, old_offset);
+        let data = self.b.ins().iadd_imm_s(base, offset);
+        self.b.ins().store(trusted, data, p, tl::DATA);
+        let v = self.b.ins().iconst(types::I64, offset);
+        self.b.ins().store(trusted, v, p, tl::BYTE_OFFSET);
+        let v = self.b.ins().iconst(types::I32, ndim);
+        self.b.ins().store(trusted, v, p, tl::NDIM);
+        let v = self.b.ins().iconst(types::I32, dtype as u32 as i64);
+        self.b.ins().store(trusted, v, p, tl::DTYPE);
+        for (i, &d) in dims.iter().enumerate() {
+            let v = self.b.ins().iconst(types::I64, d);
+            self.b.ins().store(trusted, v, p, tl::DIMS + 8 * i as i32);
+        }
+        // Move the register: the destination takes the value, the killed register is Null.
+        for half in [0, 8] {
+            let w = self
+                .b
+                .ins()
+                .load(types::I64, trusted, self.regs, kill_at + half);
+            self.b.ins().store(trusted, w, self.regs, dst_at + half);
+        }
+        let null = self.b.ins().iconst(types::I8, i64::from(vl::TAG_NULL));
+        self.b
+            .ins()
+            .store(trusted, null, self.regs, kill_at + vl::TAG);
+        self.b.ins().jump(done, &[]);
+        Ok(true)
+    }
+
+    /// A kernel call's arguments read in place from registers `regs` (indices below the
+    /// special ones) into the `KernelArg`s at `kargs`, with a fresh error report at `kerr`;
+    /// then a jump to `done`. A jump to `slow` instead, before anything is written, when an
+    /// instrument is installed or an argument is not a tensor whose dimensions are inline.
+    /// Each register's kind is checked before its payload is read.
+    fn tensor_args(
+        &mut self,
+        regs: &[i64],
+        kargs: Value,
+        kerr: Value,
+        slow: Block,
+        done: Block,
+    ) -> Result<()> {
+        use vm::tensor::layout as tl;
+        use vm::value::layout as vl;
+        // The `kind` word written with `ndim` below is zero.
+        const _: () = assert!(ARG_TENSOR == 0);
+        let trusted = MemFlagsData::trusted();
+        self.require_uninstrumented(slow);
+        // Each register read once, however many arguments name it.
+        let mut read: Vec<(i64, Value, Value)> = Vec::with_capacity(regs.len());
+        let mut objects = Vec::with_capacity(regs.len());
+        for &r in regs {
+            if let Some(&(_, p, ndim)) = read.iter().find(|&&(q, _, _)| q == r) {
+                objects.push((p, ndim));
+                continue;
+            }
+            let c = self.register_is(r, vl::TAG_TENSOR)?;
+            self.require(c, slow);
+            let at = register_offset(r)? + vl::PAYLOAD;
+            let p = self.b.ins().load(types::I64, trusted, self.regs, at);
+            let ndim = self.b.ins().uload32(trusted, p, tl::NDIM);
+            let c = self.b.ins().icmp_imm_s(
+                IntCC::UnsignedLessThanOrEqual,
+                ndim,
+                vm::tensor::INLINE_DIMS as i64,
+            );
+            self.require(c, slow);
+            read.push((r, p, ndim));
+            objects.push((p, ndim));
+        }
+        for (i, (p, ndim)) in objects.into_iter().enumerate() {
+            let base = i32::try_from(i as i64 * ARG_SIZE)
+                .map_err(|_| Error::Unsupported(format!("a kernel call of {i} arguments")))?;
+            let data = self.b.ins().load(types::I64, trusted, p, tl::DATA);
+            let dtype = self.b.ins().uload32(trusted, p, tl::DTYPE);
+            let shape = self.b.ins().iadd_imm_s(p, i64::from(tl::DIMS));
+            let zero = self.b.ins().iconst(types::I64, 0);
+            self.b
+                .ins()
+                .store(trusted, data, kargs, base + ARG_DATA_OFFSET);
+            self.b
+                .ins()
+                .store(trusted, shape, kargs, base + ARG_SHAPE_OFFSET);
+            self.b
+                .ins()
+                .store(trusted, zero, kargs, base + ARG_SCALAR_OFFSET);
+            // `ndim` and `kind` (ARG_TENSOR, 0) as one word; `dtype` and the padding as one.
+            self.b
+                .ins()
+                .store(trusted, ndim, kargs, base + ARG_NDIM_OFFSET);
+            self.b
+                .ins()
+                .store(trusted, dtype, kargs, base + ARG_DTYPE_OFFSET);
+        }
+        let zero = self.b.ins().iconst(types::I64, 0);
+        for off in (0..size_of::<KernelError>() as i32).step_by(8) {
+            self.b.ins().store(trusted, zero, kerr, off);
+        }
+        self.b.ins().jump(done, &[]);
+        Ok(())
+    }
+
     /// Calls the helper at byte `offset` of the runtime table; returns its one result.
     fn call_rt(&mut self, offset: i32, sig: SigRef, args: &[Value]) -> Value {
         let f = self.b.ins().load(
