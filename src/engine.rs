@@ -184,10 +184,26 @@ impl Engine {
     /// Compiles a module: optimization, lowering, bytecode, kernels, link check — or, with
     /// [`Config::cache`] holding the module's entry, loads it from there.
     pub fn compile(&self, module: &IRModule) -> Result<CompiledModule> {
+        self.compile_aliased(module, None)
+    }
+
+    /// [`compile`](Self::compile), storing the entry under the cache key `alias` too (the key
+    /// of the source text `module` was parsed from) — also when the module itself was a hit,
+    /// so that the next compile of that text finds it without parsing.
+    fn compile_aliased(
+        &self,
+        module: &IRModule,
+        alias: Option<&jit::cache::Key>,
+    ) -> Result<CompiledModule> {
         let cached = self.cache_key(module);
         if let Some((cache, key)) = &cached
             && let Some(hit) = self.load_cached(cache, key)
         {
+            if let Some(alias) = alias
+                && let Some(entry) = crate::cache::to_entry(cache, &hit)
+            {
+                cache.store_with_aliases(key, &[*alias], &entry);
+            }
             return Ok(hit);
         }
         let lowered = self.lower(module)?;
@@ -231,7 +247,7 @@ impl Engine {
         if let Some((cache, key)) = &cached
             && let Some(entry) = crate::cache::to_entry(cache, &compiled)
         {
-            cache.store(key, &entry);
+            cache.store_with_aliases(key, alias.copied().as_slice(), &entry);
         }
         Ok(compiled)
     }
@@ -289,8 +305,8 @@ impl Engine {
         src: &str,
         metadata: Vec<Tensor>,
     ) -> Result<CompiledModule> {
-        // With a cache, the source text's key points to the module's entry: a hit skips the
-        // parse too.
+        // With a cache, the entry is linked under the source text's key too: a hit reads one
+        // file and skips the parse.
         let alias = self.cache_key_parts().map(|cache| {
             (
                 cache,
@@ -298,19 +314,12 @@ impl Engine {
             )
         });
         if let Some((cache, akey)) = &alias
-            && let Some(target) = cache.load_alias(akey)
-            && let Some(hit) = self.load_cached(cache, &target)
+            && let Some(hit) = self.load_cached(cache, akey)
         {
             return Ok(hit);
         }
         let module = Engine::parse_with_metadata(src, metadata)?;
-        let compiled = self.compile(&module)?;
-        if let Some((cache, akey)) = &alias
-            && let Some(target) = crate::cache::key(cache, &self.config, &module)
-        {
-            cache.store_alias(akey, &target);
-        }
-        Ok(compiled)
+        self.compile_aliased(&module, alias.as_ref().map(|(_, k)| k))
     }
 
     /// Imports an ONNX model (see [`onnx::import_file`]): the module, the graph's input and

@@ -216,6 +216,12 @@ fn the_source_text_alias_spares_the_parse_and_survives_eviction() {
     assert!(!cold.from_cache());
     let cache = engine.config().cache.as_ref().unwrap();
     assert_eq!(cache.stats().unwrap().entries, 2, "the entry and the alias");
+    // The alias is the entry itself under a second name, so a hit reads one file.
+    let canonical = cache.path_of(&Key(key_of_module(MODULE)));
+    assert_eq!(
+        std::fs::read(other_entry(&dir, &canonical)).unwrap(),
+        std::fs::read(&canonical).unwrap()
+    );
     let hit = engine.compile_str(MODULE).unwrap();
     assert!(hit.from_cache());
     assert_eq!(behaviour(&cold), behaviour(&hit));
@@ -223,20 +229,71 @@ fn the_source_text_alias_spares_the_parse_and_survives_eviction() {
     let respaced = MODULE.replace("(x, w, out_dtype=None)", "(x,  w, out_dtype=None)");
     assert!(engine.compile_str(&respaced).unwrap().from_cache());
     assert_eq!(cache.stats().unwrap().entries, 3, "one entry, two aliases");
-    // An alias whose entry is gone is a quiet miss that stores both again.
-    let canonical = cache.path_of(&relaxjit::jit::cache::Key(key_of_module(MODULE)));
-    std::fs::remove_file(canonical).unwrap();
-    assert!(!engine.compile_str(MODULE).unwrap().from_cache());
+    // An alias outlives the removal of the canonical name.
+    std::fs::remove_file(&canonical).unwrap();
     assert!(engine.compile_str(MODULE).unwrap().from_cache());
+    assert!(!compile(&engine, MODULE).unwrap().from_cache());
+    assert!(compile(&engine, MODULE).unwrap().from_cache());
     assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
+}
+
+/// An entry file in `dir` other than `not`.
+fn other_entry(dir: &Path, not: &Path) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "rjc") && p != not)
+        .expect("a second entry file")
+}
+
+/// A file under an alias's name that does not list the alias — another module's entry moved
+/// there, or a damaged alias — is a warned miss, and the next compile of the text links the
+/// right entry again.
+#[test]
+fn a_misplaced_alias_is_a_warned_miss_that_gets_replaced() {
+    for mode in MODES {
+        let dir = scratch(&format!("alias_damage_{mode:?}"));
+        let (engine, warnings) = engine_in(&dir, mode);
+        let expected = behaviour(&engine.compile_str(MODULE).unwrap());
+        let cache = engine.config().cache.as_ref().unwrap();
+        let canonical = cache.path_of(&Key(key_of_module_in(MODULE, mode)));
+        assert!(canonical.exists());
+        let alias = other_entry(&dir, &canonical);
+        let foreign = scratch(&format!("alias_damage_foreign_{mode:?}"));
+        let (other, _) = engine_in(&foreign, mode);
+        compile(&other, &variant(1)).unwrap();
+        std::fs::remove_file(&alias).unwrap();
+        std::fs::copy(entry_file(&foreign), &alias).unwrap();
+
+        let again = engine.compile_str(MODULE).unwrap();
+        let seen = std::mem::take(&mut *warnings.lock().unwrap());
+        assert!(
+            seen.len() == 1 && seen[0].contains("another key"),
+            "{mode:?}: {seen:?}"
+        );
+        assert!(again.from_cache(), "the canonical entry is still good");
+        assert_eq!(behaviour(&again), expected);
+        let replaced = engine.compile_str(MODULE).unwrap();
+        assert!(replaced.from_cache());
+        assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
+        assert_eq!(
+            std::fs::read(&alias).unwrap(),
+            std::fs::read(&canonical).unwrap()
+        );
+    }
 }
 
 /// The file stem of the canonical entry of `src`: the entry a parsed compile stores.
 fn key_of_module(src: &str) -> [u8; 32] {
+    key_of_module_in(src, ExecMode::Bytecode)
+}
+
+/// [`key_of_module`] in exec mode `mode`.
+fn key_of_module_in(src: &str, mode: ExecMode) -> [u8; 32] {
     static PROBES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = PROBES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = scratch(&format!("key_probe_{n}"));
-    let (engine, _) = engine(&dir);
+    let (engine, _) = engine_in(&dir, mode);
     compile(&engine, src).unwrap();
     key_of(&entry_file(&dir)).0
 }

@@ -2,9 +2,14 @@
 //!
 //! ```text
 //! magic "RLXJITC\0" · format version (u32) · SHA-256 of everything after this field
-//! · key (32 bytes) · relaxjit version (str) · host ISA (str)
+//! · key (32 bytes) · aliases (u64 count, 32 bytes each) · relaxjit version (str) · host ISA (str)
 //! · executable (bytes) · code (bytes) · symbols · kernel metadata · extra sections
 //! ```
+//!
+//! The aliases are the other keys the same file is stored under (hard links, or copies where
+//! the file system has none): the key of a module's source text before parsing, which names
+//! the entry of its canonical text. A file is accepted under a name only if its header lists
+//! that key, so a renamed or misplaced file is a miss.
 //!
 //! Integers are little-endian; a `str`/`bytes` is a u64 length and the bytes. [`decode`]
 //! checks everything before trusting anything: every length against what is left, every count
@@ -22,7 +27,7 @@ use crate::kernel::meta::{DimMeta, KernelMeta, ParamMeta, TensorMeta};
 pub const MAGIC: [u8; 8] = *b"RLXJITC\0";
 
 /// Bumped whenever the layout below changes; older entries are then misses.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Bytes before the checksummed part: magic, format version, checksum.
 const PREFIX: usize = 8 + 4 + 32;
@@ -61,7 +66,7 @@ pub enum Reject {
     Format(u32),
     /// The checksum does not match: corrupted or truncated.
     Checksum,
-    /// Stored under another key (a hash collision of file names, or a renamed file).
+    /// Stored under another key and not aliased to this one (a renamed or misplaced file).
     Key,
     /// Written by another relaxjit build.
     Version(String),
@@ -85,10 +90,19 @@ impl std::fmt::Display for Reject {
     }
 }
 
-/// The file bytes of `entry` under `id`.
+/// The file bytes of `entry` under `id`, with no aliases.
 pub fn encode(id: &Identity, entry: &Entry) -> Vec<u8> {
+    encode_with_aliases(id, &[], entry)
+}
+
+/// The file bytes of `entry` under `id`, to be stored under the keys `aliases` as well.
+pub fn encode_with_aliases(id: &Identity, aliases: &[[u8; 32]], entry: &Entry) -> Vec<u8> {
     let mut body = Vec::with_capacity(entry.executable.len() + entry.code.bytes().len() + 4096);
     body.extend_from_slice(&id.key);
+    put_u64(&mut body, aliases.len() as u64);
+    for a in aliases {
+        body.extend_from_slice(a);
+    }
     put_str(&mut body, &id.version);
     put_str(&mut body, &id.isa);
     put_bytes(&mut body, &entry.executable);
@@ -131,7 +145,9 @@ pub fn decode(bytes: &[u8], expected: &Identity) -> Result<Entry, Reject> {
     let mut r = Reader { b: body };
     let malformed = Reject::Malformed;
     let key = r.take(32).map_err(malformed)?;
-    if key != expected.key {
+    let n = r.count(32).map_err(malformed)?;
+    let aliases = r.take(32 * n).map_err(malformed)?;
+    if key != expected.key && !aliases.chunks_exact(32).any(|a| a == expected.key) {
         return Err(Reject::Key);
     }
     let version = r.str().map_err(malformed)?;
@@ -462,6 +478,22 @@ mod tests {
     fn entries_round_trip() {
         let (id, entry) = sample();
         assert_eq!(decode(&encode(&id, &entry), &id), Ok(entry));
+    }
+
+    /// An entry is accepted under its key and each alias, and under no other key.
+    #[test]
+    fn aliases_name_the_same_entry() {
+        let (id, entry) = sample();
+        let bytes = encode_with_aliases(&id, &[[8; 32], [9; 32]], &entry);
+        for key in [[7; 32], [8; 32], [9; 32]] {
+            let named = Identity { key, ..id.clone() };
+            assert_eq!(decode(&bytes, &named).as_ref(), Ok(&entry));
+        }
+        let other = Identity {
+            key: [10; 32],
+            ..id
+        };
+        assert_eq!(decode(&bytes, &other), Err(Reject::Key));
     }
 
     #[test]

@@ -17,11 +17,13 @@
 //!   unreadable, corrupted, truncated, another format, build or ISA — is a miss reported
 //!   through the warning hook, and the caller's recompilation replaces it. The cache never
 //!   fails a compile: store errors are warnings too.
-//! * Aliases ([`ArtifactCache::store_alias`]): a small entry under the key of a module's source
-//!   text pointing to the entry under its canonical key, so that a hit skips even the parse.
+//! * Aliases ([`ArtifactCache::store_with_aliases`]): the same entry file is linked under the
+//!   key of the module's source text too, and its header lists that key, so that a hit skips
+//!   the parse and reads one file.
 //! * Size bound: after each store the least recently used entries (by modification time, which
-//!   a hit refreshes) are deleted until the directory holds at most [`ArtifactCache::max_bytes`]
-//!   besides the entry just stored.
+//!   a hit refreshes when it is older than [`REFRESH_AFTER`]) are deleted, with every name
+//!   linked to them, until the directory holds at most [`ArtifactCache::max_bytes`] besides the
+//!   entry just stored.
 
 pub mod entry;
 
@@ -44,8 +46,10 @@ const EXTENSION: &str = "rjc";
 /// the system time of a small module's cache hit; a large entry is not copied twice.
 pub const MAP_AT_BYTES: u64 = 256 << 10;
 
-/// The name of the one extra section of an alias entry.
-const ALIAS: &str = "alias";
+/// A hit refreshes the modification time of an entry (which eviction orders by) only when it
+/// is older than this: least-recently-used to within a minute, and a hit that does not dirty
+/// the file's inode (a metadata write the file system journals) for every load.
+pub const REFRESH_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The default size bound: 512 MiB, as Wasmtime's cache.
 pub const DEFAULT_MAX_BYTES: u64 = 512 << 20;
@@ -278,7 +282,8 @@ impl ArtifactCache {
                 return None;
             }
         };
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let meta = file.metadata().ok();
+        let len = meta.as_ref().map_or(0, |m| m.len());
         let decoded = if len == 0 {
             Err(Reject::NotAnEntry)
         } else if len < MAP_AT_BYTES {
@@ -305,8 +310,15 @@ impl ArtifactCache {
         };
         match decoded {
             Ok(entry) => {
-                // Best effort: a read-only cache still hits, it only evicts less precisely.
-                let _ = file.set_modified(SystemTime::now());
+                let now = SystemTime::now();
+                let stale = meta
+                    .and_then(|m| m.modified().ok())
+                    .and_then(|t| now.duration_since(t).ok())
+                    .is_none_or(|age| age > REFRESH_AFTER);
+                if stale {
+                    // Best effort: a read-only cache still hits, it only evicts less precisely.
+                    let _ = file.set_modified(now);
+                }
                 Some(entry)
             }
             Err(why) => {
@@ -316,60 +328,47 @@ impl ArtifactCache {
         }
     }
 
-    /// The key an alias stored under `key` points to ([`ArtifactCache::store_alias`]).
-    pub fn load_alias(&self, key: &Key) -> Option<Key> {
-        let e = self.load(key)?;
-        match e.extra.as_slice() {
-            [(name, target)] if name == ALIAS && e.kernels.is_empty() => {
-                Some(Key(target.as_slice().try_into().ok()?))
-            }
-            _ => {
-                self.warn(&format!(
-                    "{}: not an alias; recompiling",
-                    self.path_of(key).display()
-                ));
-                None
-            }
-        }
-    }
-
-    /// Stores under `key` (e.g. of a module's source text, before parsing) a pointer to the
-    /// entry under `target` (of the canonical text), so that a hit needs no parse. An alias is
-    /// an entry file like any other: checked, evicted and cleared the same way.
-    pub fn store_alias(&self, key: &Key, target: &Key) {
-        self.store(
-            key,
-            &Entry {
-                extra: vec![(ALIAS.to_string(), target.0.to_vec())],
-                ..Entry::default()
-            },
-        );
-    }
-
     /// Stores `entry` under `key`, replacing any entry there, then evicts down to the size
     /// bound. Failures are warnings: the compile that produced the entry has succeeded anyway.
     pub fn store(&self, key: &Key, entry: &Entry) {
-        let bytes = entry::encode(&self.identity(key), entry);
-        if let Err(e) = self.write_atomic(&self.path_of(key), &bytes) {
-            self.warn(&format!(
-                "cannot store {}: {e}",
-                self.path_of(key).display()
-            ));
+        self.store_with_aliases(key, &[], entry);
+    }
+
+    /// Stores `entry` under `key` and under each of `aliases` (e.g. the key of a module's
+    /// source text, before parsing, so that a hit needs no parse): one file, hard-linked under
+    /// every name (copied where the file system cannot link), whose header lists the aliases.
+    /// An alias is an entry like any other: checked, evicted and cleared the same way.
+    pub fn store_with_aliases(&self, key: &Key, aliases: &[Key], entry: &Entry) {
+        let alias_keys: Vec<[u8; 32]> = aliases.iter().map(|k| k.0).collect();
+        let bytes = entry::encode_with_aliases(&self.identity(key), &alias_keys, entry);
+        let path = self.path_of(key);
+        let alias_paths: Vec<PathBuf> = aliases.iter().map(|k| self.path_of(k)).collect();
+        if let Err(e) = self.write_atomic(&path, &alias_paths, &bytes) {
+            self.warn(&format!("cannot store {}: {e}", path.display()));
             return;
         }
-        if let Err(e) = self.evict(Some(&self.path_of(key))) {
+        let mut keep = alias_paths;
+        keep.push(path);
+        if let Err(e) = self.evict(&keep) {
             self.warn(&format!("cannot evict in {}: {e}", self.dir.display()));
         }
     }
 
-    fn write_atomic(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-        fs::create_dir_all(&self.dir)?;
-        let tmp = self.dir.join(format!(
+    /// A temporary file name in the directory, unique across processes and threads.
+    fn temp_path(&self, stem: &Path) -> PathBuf {
+        self.dir.join(format!(
             ".{}.{}.{}.tmp",
-            path.file_stem().and_then(|s| s.to_str()).unwrap_or("entry"),
+            stem.file_stem().and_then(|s| s.to_str()).unwrap_or("entry"),
             std::process::id(),
             TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
+        ))
+    }
+
+    /// Writes `bytes` to a temporary file, links it under each of `aliases` and renames it to
+    /// `path`, so that every name holds a whole old file or a whole new one.
+    fn write_atomic(&self, path: &Path, aliases: &[PathBuf], bytes: &[u8]) -> std::io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
+        let tmp = self.temp_path(path);
         let written = (|| {
             let mut f = fs::OpenOptions::new()
                 .write(true)
@@ -377,6 +376,22 @@ impl ArtifactCache {
                 .open(&tmp)?;
             f.write_all(bytes)?;
             f.sync_data()?;
+            for alias in aliases {
+                let link = self.temp_path(alias);
+                if let Err(e) = fs::hard_link(&tmp, &link) {
+                    let _ = fs::remove_file(&link);
+                    // A file system without hard links gets a copy.
+                    if e.kind() == std::io::ErrorKind::AlreadyExists {
+                        return Err(e);
+                    }
+                    self.write_atomic(alias, &[], bytes)?;
+                    continue;
+                }
+                if let Err(e) = fs::rename(&link, alias) {
+                    let _ = fs::remove_file(&link);
+                    return Err(e);
+                }
+            }
             fs::rename(&tmp, path)
         })();
         if written.is_err() {
@@ -385,14 +400,15 @@ impl ArtifactCache {
         written
     }
 
-    /// Entry files with their size and modification time.
-    fn entries(&self) -> std::io::Result<Vec<(PathBuf, u64, SystemTime)>> {
+    /// The entry files, each with every name it is linked under.
+    fn entries(&self) -> std::io::Result<Vec<Stored>> {
         let rd = match fs::read_dir(&self.dir) {
             Ok(rd) => rd,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(e),
         };
-        let mut out = Vec::new();
+        let mut out: Vec<Stored> = Vec::new();
+        let mut by_file = std::collections::HashMap::new();
         for e in rd {
             let e = e?;
             let path = e.path();
@@ -403,52 +419,70 @@ impl ArtifactCache {
             if let Ok(m) = e.metadata()
                 && m.is_file()
             {
-                let t = m.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-                out.push((path, m.len(), t));
+                let modified = m.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                match file_id(&m).and_then(|id| by_file.get(&id).copied()) {
+                    Some(i) => {
+                        let s: &mut Stored = &mut out[i];
+                        s.names.push(path);
+                    }
+                    None => {
+                        if let Some(id) = file_id(&m) {
+                            by_file.insert(id, out.len());
+                        }
+                        out.push(Stored {
+                            names: vec![path],
+                            bytes: m.len(),
+                            modified,
+                        });
+                    }
+                }
             }
         }
         Ok(out)
     }
 
-    /// Deletes least recently used entries until the total is within the bound, except `keep`
-    /// (the entry just stored: deleting it would only make the next start compile again), so
-    /// the directory exceeds the bound by at most one entry.
-    fn evict(&self, keep: Option<&Path>) -> std::io::Result<()> {
+    /// Deletes least recently used entries (with all their names) until the total is within
+    /// the bound, except the one linked as `keep` (the entry just stored: deleting it would
+    /// only make the next start compile again), so the directory exceeds the bound by at most
+    /// one entry.
+    fn evict(&self, keep: &[PathBuf]) -> std::io::Result<()> {
         let mut entries = self.entries()?;
-        let mut total: u64 = entries.iter().map(|e| e.1).sum();
+        let mut total: u64 = entries.iter().map(|e| e.bytes).sum();
         if total <= self.max_bytes {
             return Ok(());
         }
-        entries.retain(|(p, _, _)| Some(p.as_path()) != keep);
-        entries.sort_by_key(|(_, _, t)| *t);
-        for (path, len, _) in entries {
+        entries.retain(|e| !e.names.iter().any(|n| keep.contains(n)));
+        entries.sort_by_key(|e| e.modified);
+        for e in entries {
             if total <= self.max_bytes {
                 break;
             }
-            match fs::remove_file(&path) {
-                Ok(()) => total -= len,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => total -= len,
-                Err(e) => return Err(e),
+            for name in &e.names {
+                match fs::remove_file(name) {
+                    Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(err),
+                    _ => {}
+                }
             }
+            total -= e.bytes;
         }
         Ok(())
     }
 
-    /// Number and size of the entries.
+    /// Number of entry names (aliases included) and size of the files behind them.
     pub fn stats(&self) -> std::io::Result<CacheStats> {
         let entries = self.entries()?;
         Ok(CacheStats {
             dir: self.dir.clone(),
-            entries: entries.len(),
-            bytes: entries.iter().map(|e| e.1).sum(),
+            entries: entries.iter().map(|e| e.names.len()).sum(),
+            bytes: entries.iter().map(|e| e.bytes).sum(),
             max_bytes: self.max_bytes,
         })
     }
 
-    /// Deletes every entry and leftover temporary file; returns how many entries there were.
+    /// Deletes every entry and leftover temporary file; returns how many entry names there were.
     pub fn clear(&self) -> std::io::Result<usize> {
-        let entries = self.entries()?;
-        for (path, _, _) in &entries {
+        let names: Vec<PathBuf> = self.entries()?.into_iter().flat_map(|e| e.names).collect();
+        for path in &names {
             match fs::remove_file(path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
                 _ => {}
@@ -463,7 +497,30 @@ impl ArtifactCache {
                 }
             }
         }
-        Ok(entries.len())
+        Ok(names.len())
+    }
+}
+
+/// One entry file in the directory.
+struct Stored {
+    /// Every name it is linked under (its key and its aliases).
+    names: Vec<PathBuf>,
+    bytes: u64,
+    modified: SystemTime,
+}
+
+/// What tells two names of one file apart from two files: device and inode where there are
+/// such; elsewhere every name counts as a file of its own.
+fn file_id(m: &fs::Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        None
     }
 }
 

@@ -44,10 +44,9 @@ pub fn add_named<'a>(lib: &mut vm::Library, names: impl IntoIterator<Item = &'a 
     if wanted.is_empty() {
         return;
     }
-    for kernel in LibraryKernel::all() {
-        let name = kernel.name();
-        if wanted.contains(&name.as_str()) {
-            add_kernel(lib, kernel, name);
+    for name in wanted {
+        if let Some(kernel) = LibraryKernel::from_name(name) {
+            add_kernel(lib, kernel, name.to_string());
         }
     }
 }
@@ -636,6 +635,47 @@ impl<T> SendPtr<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every kernel is found by its name, and nothing else is: `add_named` links by name.
+    #[test]
+    fn every_kernel_is_found_by_its_name() {
+        let all = LibraryKernel::all();
+        for k in &all {
+            assert_eq!(
+                LibraryKernel::from_name(&k.name()),
+                Some(*k),
+                "{}",
+                k.name()
+            );
+        }
+        for bad in [
+            "relaxjit.matmul_add_add_add",
+            "relaxjit.softmax_relu",
+            "relaxjit.matmul_bn",
+            "relaxjit.conv2d_relu_add",
+            "relaxjit.",
+            "matmul",
+            "relaxjit.matmul_",
+        ] {
+            assert_eq!(LibraryKernel::from_name(bad), None, "{bad}");
+        }
+        let mut lib = vm::Library::new();
+        add_named(
+            &mut lib,
+            all.iter()
+                .map(|k| k.name())
+                .collect::<Vec<_>>()
+                .iter()
+                .map(String::as_str),
+        );
+        for k in &all {
+            assert!(
+                lib.get_packed(&k.name()).is_some(),
+                "{} is linked",
+                k.name()
+            );
+        }
+    }
 
     #[test]
     fn erf_matches_known_values() {

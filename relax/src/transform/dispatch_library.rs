@@ -193,6 +193,58 @@ impl LibraryKernel {
         self.op.num_operands() + 4 * usize::from(self.norm) + self.addends
     }
 
+    /// The kernel whose [`name`](Self::name) is `name`, if any — without building every
+    /// kernel's name as a search of [`all`](Self::all) would (linking a cached module looks up
+    /// the few it calls).
+    pub fn from_name(name: &str) -> Option<LibraryKernel> {
+        let mut rest = name.strip_prefix(PREFIX)?;
+        let mut activation = None;
+        for a in Activation::ALL {
+            if let Some(r) = rest
+                .strip_suffix(a.name())
+                .and_then(|r| r.strip_suffix('_'))
+            {
+                rest = r;
+                activation = Some(a);
+                break;
+            }
+        }
+        let mut addends = 0;
+        while let Some(r) = rest.strip_suffix("_add") {
+            rest = r;
+            addends += 1;
+        }
+        let norm = match rest.strip_suffix("_bn") {
+            Some(r) => {
+                rest = r;
+                true
+            }
+            None => false,
+        };
+        let op = match rest {
+            "matmul" => LibraryOp::Matmul { trans_b: false },
+            "matmul_tb" => LibraryOp::Matmul { trans_b: true },
+            "conv2d" => LibraryOp::Conv2d,
+            "max_pool2d" => LibraryOp::MaxPool2d,
+            "avg_pool2d" => LibraryOp::AvgPool2d,
+            "concat" => LibraryOp::Concat,
+            "lrn" => LibraryOp::Lrn,
+            "softmax" => LibraryOp::Softmax,
+            "layer_norm" => LibraryOp::LayerNorm,
+            _ => return None,
+        };
+        let epilogue = norm || addends > 0 || activation.is_some();
+        let valid = (op.takes_epilogue() || !epilogue)
+            && (!norm || op == LibraryOp::Conv2d)
+            && addends <= MAX_ADDENDS;
+        valid.then_some(LibraryKernel {
+            op,
+            norm,
+            addends,
+            activation,
+        })
+    }
+
     /// Every kernel there is (what the `jit` crate registers).
     pub fn all() -> Vec<LibraryKernel> {
         let ops = [
