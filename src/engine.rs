@@ -233,7 +233,9 @@ impl Engine {
             },
             pool: self.pool.clone(),
             from_cache: false,
-        };
+            parallel: false,
+        }
+        .with_parallel();
         // Resolving every function the bytecode names here makes a missing kernel or builtin a
         // compile-time error, without building a VM that nobody would use.
         compiled
@@ -280,7 +282,9 @@ impl Engine {
                 pool: self.pool.clone(),
                 from_cache: true,
                 vmtir: vmtir.map(|module| VmtirInfo { module }),
-            })
+                parallel: false,
+            }
+            .with_parallel())
         });
         match loaded {
             Ok(m) => Some(m),
@@ -395,6 +399,9 @@ pub struct CompiledModule {
     from_cache: bool,
     /// Compiled mode only: what `jit::vmtir` did.
     vmtir: Option<VmtirInfo>,
+    /// Whether a call may start parallel loops (a kernel has one, or a library kernel is
+    /// called), and so runs inside the pool (`jit::pool::call`).
+    parallel: bool,
 }
 
 /// What compiled mode recorded for a module.
@@ -467,15 +474,39 @@ impl CompiledModule {
             .map_err(|error| Error::Link { error })
     }
 
-    /// Calls `func` on `vm` with the engine's thread pool (if it has one) as the pool of the
-    /// kernels' parallel loops. The VM runs on the caller's thread; only parallel loops move
-    /// into the pool (`jit::pool`), so a call with no parallel work costs what it costs on the
-    /// global pool.
+    /// Sets [`parallel`](Self::parallel) from the kernels and the functions the executable
+    /// calls.
+    fn with_parallel(mut self) -> CompiledModule {
+        let prefix = relax::transform::dispatch_library::PREFIX;
+        self.parallel = self
+            .kernels
+            .kernels()
+            .iter()
+            .any(|k| k.meta().parallel_loops > 0)
+            || self
+                .exec
+                .func_table
+                .iter()
+                .any(|f| f.kind == vm::FuncKind::PackedFunc && f.name.starts_with(prefix));
+        self
+    }
+
+    /// Calls `func` on `vm` with the engine's thread pool (if it has one, else rayon's global
+    /// pool) as the pool of the kernels' parallel loops. A module whose kernels start parallel
+    /// loops runs the whole call on a worker of the pool (`jit::pool::call`): it crosses into
+    /// the pool once per call, not once per loop, and the other workers spin between its
+    /// loops. A module without parallel work runs on the caller's thread, so that it costs
+    /// what it costs on the global pool.
     pub fn invoke(&self, vm: &VirtualMachine, func: &str, args: &[Value]) -> Result<Value> {
         let _pool = self
             .pool
             .is_some()
             .then(|| jit::pool::enter(self.pool.clone()));
+        if self.parallel {
+            return Ok(jit::pool::call(self.pool.as_deref(), || {
+                vm.invoke(func, args)
+            })?);
+        }
         Ok(vm.invoke(func, args)?)
     }
 

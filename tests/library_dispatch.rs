@@ -764,6 +764,28 @@ fn cases() -> Vec<Case> {
                 false,
                 false,
             ),
+            // Unit stride over rows of several column blocks (the last partial), padded.
+            pool(
+                kind,
+                [1, 3, 9, 37],
+                [3, 3],
+                [1, 1],
+                [1, 1, 1, 1],
+                [1, 1],
+                false,
+                false,
+            ),
+            // More taps than a block folds from offsets: the general path.
+            pool(
+                kind,
+                [1, 2, 11, 40],
+                [9, 9],
+                [2, 2],
+                [0; 4],
+                [1, 1],
+                false,
+                false,
+            ),
         ]);
     }
     c.extend([

@@ -2,16 +2,25 @@
 //! (an `Engine` with its own pool) has set one for the current thread with [`enter`].
 //!
 //! Setting the pool costs a thread-local write, so a call that does no parallel work never
-//! leaves the caller's thread; only a parallel loop ([`run`]) moves into the pool, and pays
-//! for crossing threads where there is real work to share.
+//! leaves the caller's thread; a parallel loop started outside the pool ([`run`]) moves into
+//! it. That crossing (queue the job, wake a sleeping worker, put the caller to sleep until the
+//! loop is done, wake it) costs about 14 µs on a 2-core VM, more than many kernels of a model
+//! take; so a call that starts parallel loops runs whole inside the pool ([`call`]), crossing
+//! once, and while it runs the pool's other workers wait for its loops' work spinning instead
+//! of asleep, as onnxruntime's pool does.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use rayon::ThreadPool;
 
 thread_local! {
     static CURRENT: RefCell<Option<Arc<ThreadPool>>> = const { RefCell::new(None) };
+    /// Whether this thread runs a [`call`] or spins for one: a spinner that found itself
+    /// there would wait for a call that cannot finish before it does.
+    static BUSY: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Restores the previous pool of the thread when dropped.
@@ -44,6 +53,103 @@ pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     }
 }
 
+/// How long a worker spinning for a call's parallel work waits without finding any before it
+/// gives up its core and leaves waking to rayon (a futex, as outside a call). It bounds what a
+/// call that is mostly serial burns on the other cores, and the stall in the rare case where a
+/// spinner was picked up, nested, by a worker waiting inside a loop of the same call.
+const SPIN_IDLE: Duration = Duration::from_micros(200);
+
+/// Runs `f`, one call of a VM function that starts parallel loops, on a worker of `pool`
+/// (rayon's global pool for `None`), so that its loops start inside the pool and the crossing
+/// into it is paid once per call, not once per loop. Until `f` returns, the pool's other
+/// workers look for its loops' work spinning (up to [`SPIN_IDLE`] without finding any) rather
+/// than falling asleep between loops. On a pool of one thread, on a thread that already runs
+/// in a pool or in a call, `f` runs here.
+pub fn call<R: Send>(pool: Option<&ThreadPool>, f: impl FnOnce() -> R + Send) -> R {
+    let (threads, inside) = match pool {
+        Some(p) => (p.current_num_threads(), p.current_thread_index().is_some()),
+        None => (
+            rayon::current_num_threads(),
+            rayon::current_thread_index().is_some(),
+        ),
+    };
+    if threads <= 1 || inside || BUSY.get() {
+        return f();
+    }
+    let done = AtomicBool::new(false);
+    match pool {
+        Some(p) => p.scope(|s| spin_around(s, threads, &done, f)),
+        None => rayon::scope(|s| spin_around(s, threads, &done, f)),
+    }
+}
+
+/// Inside a scope of the pool: starts `threads - 1` spinners, then runs `f` here.
+fn spin_around<'s, R>(
+    s: &rayon::Scope<'s>,
+    threads: usize,
+    done: &'s AtomicBool,
+    f: impl FnOnce() -> R,
+) -> R {
+    for _ in 1..threads {
+        s.spawn(move |_| spin(done));
+    }
+    let _busy = Busy::enter();
+    let _done = SetOnDrop(done);
+    f()
+}
+
+/// Marks the thread [`BUSY`] until dropped, restoring what it was.
+struct Busy(bool);
+
+impl Busy {
+    fn enter() -> Busy {
+        Busy(BUSY.replace(true))
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        BUSY.set(self.0);
+    }
+}
+
+/// Sets its flag when dropped, so that a call that panics still releases its spinners.
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
+/// Runs the pool's pending work until `done`, or until [`SPIN_IDLE`] passes without any.
+fn spin(done: &AtomicBool) {
+    if BUSY.get() {
+        return;
+    }
+    let _busy = Busy::enter();
+    let mut idle_since: Option<Instant> = None;
+    let mut rounds = 0u32;
+    while !done.load(Ordering::Acquire) {
+        if rayon::yield_now() == Some(rayon::Yield::Executed) {
+            idle_since = None;
+            rounds = 0;
+            continue;
+        }
+        rounds += 1;
+        if rounds < 64 {
+            std::hint::spin_loop();
+            continue;
+        }
+        // Past a short spin, give the core to whatever else wants it, and check the clock.
+        std::thread::yield_now();
+        let since = *idle_since.get_or_insert_with(Instant::now);
+        if since.elapsed() > SPIN_IDLE {
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +177,82 @@ mod tests {
             assert_eq!(run(rayon::current_num_threads), 3);
         }
         assert!(run(|| pool.current_thread_index().is_none()));
+    }
+
+    #[test]
+    fn a_call_runs_on_a_worker_and_its_loops_see_the_pool() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let (index, threads, sum) = call(Some(&pool), || {
+            use rayon::prelude::*;
+            let sum: u64 = (0..10_000u64).into_par_iter().sum();
+            (
+                pool.current_thread_index(),
+                rayon::current_num_threads(),
+                sum,
+            )
+        });
+        assert!(index.is_some());
+        assert_eq!((threads, sum), (2, 49_995_000));
+        // Nested: already on a worker, the inner call runs where it is.
+        let same = call(Some(&pool), || {
+            let outer = std::thread::current().id();
+            call(Some(&pool), || std::thread::current().id()) == outer
+        });
+        assert!(same);
+        assert!(!BUSY.get());
+    }
+
+    #[test]
+    fn a_call_on_one_thread_runs_on_the_caller() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let here = std::thread::current().id();
+        assert_eq!(call(Some(&pool), || std::thread::current().id()), here);
+    }
+
+    #[test]
+    fn a_panicking_call_releases_its_spinners() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            call(Some(&pool), || panic!("kernel failed"))
+        }));
+        assert!(caught.is_err());
+        assert_eq!(call(Some(&pool), || 7), 7);
+    }
+
+    #[test]
+    fn concurrent_calls_with_parallel_loops_all_finish() {
+        use rayon::prelude::*;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let pool = &pool;
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4u64)
+                .map(|t| {
+                    s.spawn(move || {
+                        (0..50)
+                            .map(|_| {
+                                call(Some(pool), || {
+                                    (0..2_000u64).into_par_iter().map(|i| i * t).sum::<u64>()
+                                })
+                            })
+                            .sum::<u64>()
+                    })
+                })
+                .collect();
+            for (t, h) in handles.into_iter().enumerate() {
+                assert_eq!(h.join().unwrap(), 50 * 1_999_000 * t as u64);
+            }
+        });
     }
 }

@@ -168,18 +168,8 @@ fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T])
         for y in 0..win.h {
             let in_row = &src[y * win.w..][..win.w];
             if s == 2 {
-                // The common stride, written as pairs so that the split vectorizes.
                 let (even, odd) = phases.split_at_mut(win.h * wp);
-                let even = &mut even[y * wp..][..wp];
-                let odd = &mut odd[y * wp..][..wp];
-                let pairs = in_row.chunks_exact(2);
-                if let [last] = pairs.remainder() {
-                    even[win.w / 2] = *last;
-                }
-                for ((pair, e), o) in pairs.zip(even.iter_mut()).zip(odd.iter_mut()) {
-                    *e = pair[0];
-                    *o = pair[1];
-                }
+                split_pairs(in_row, &mut even[y * wp..][..wp], &mut odd[y * wp..][..wp]);
                 continue;
             }
             for p in 0..s.min(win.w) {
@@ -190,46 +180,211 @@ fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T])
             }
         }
     }
-    // Per column tap: its offset and the output columns it finds inside the row.
-    let taps_w: Vec<(isize, usize, usize)> = (0..win.k[1])
+    // Per column tap: the output columns `[lo, hi)` it finds inside the row, and where the
+    // run it reads starts in its source row (the row itself, or the row's phase).
+    let taps_w: Vec<(usize, usize, usize)> = (0..win.k[1])
         .map(|j| {
             let off = (j * win.dilation[1]) as isize - win.pad[1] as isize;
             let (lo, hi) = win.valid(off);
-            (off, lo, hi)
+            // Input column of output column `lo`; the run continues every `s` columns.
+            let start = (lo * s).wrapping_add_signed(off);
+            let at = if s == 1 || hi <= lo {
+                start
+            } else {
+                (start % s) * win.h * wp + start / s
+            };
+            (lo, hi, at)
         })
         .collect();
+    let (taps_src, row_stride) = if s == 1 {
+        (src, win.w)
+    } else {
+        (&phases[..], wp)
+    };
+    // Each block of `BLOCK` output columns folds every tap in registers and is stored once: a
+    // row folded in memory tap by tap reloads, as vectors, what the previous tap's scalar tail
+    // just stored, and stalls on it. Lanes past the row's end fold whatever follows in the
+    // source (never stored), so that a short row still takes the vector path.
+    let mut bases = [0usize; MAX_TAPS];
+    let taps = win.k[0] * taps_w.len();
     for (oy, row) in dst.chunks_mut(win.ow).enumerate() {
-        row.fill(pad_value);
-        for i in 0..win.k[0] {
-            let iy = (oy * win.stride[0] + i * win.dilation[0]) as isize - win.pad[0] as isize;
-            let valid_row = iy >= 0 && iy < win.h as isize;
-            for &(off, lo, hi) in &taps_w {
-                if !valid_row {
-                    row.iter_mut().for_each(|o| *o = fold(*o, pad_value));
-                    continue;
-                }
-                let iy = iy as usize;
-                row[..lo].iter_mut().for_each(|o| *o = fold(*o, pad_value));
-                row[hi..].iter_mut().for_each(|o| *o = fold(*o, pad_value));
-                if hi <= lo {
-                    continue;
-                }
-                // Input column of output column `lo`; the run continues every `s` columns.
-                let start = (lo * s).wrapping_add_signed(off);
-                let taps = if s == 1 {
-                    &src[iy * win.w + start..][..hi - lo]
+        for c0 in (0..win.ow).step_by(BLOCK) {
+            let n = BLOCK.min(win.ow - c0);
+            // A block whose every tap reads inside the data: fold it from the taps' offsets.
+            let inside = taps <= MAX_TAPS
+                && (0..win.k[0]).all(|i| {
+                    let iy =
+                        (oy * win.stride[0] + i * win.dilation[0]) as isize - win.pad[0] as isize;
+                    iy >= 0
+                        && iy < win.h as isize
+                        && taps_w.iter().enumerate().all(|(j, &(lo, hi, at))| {
+                            let base = (iy as usize * row_stride + at + c0).wrapping_sub(lo);
+                            bases[i * taps_w.len() + j] = base;
+                            lo <= c0 && c0 + n <= hi && base + BLOCK <= taps_src.len()
+                        })
+                });
+            if inside {
+                let acc = fold_taps::<T, MAX>(pad_value, taps_src, &bases[..taps]);
+                if n == BLOCK {
+                    row[c0..c0 + BLOCK].copy_from_slice(&acc);
                 } else {
-                    &phases[((start % s) * win.h + iy) * wp + start / s..][..hi - lo]
-                };
-                for (o, v) in row[lo..hi].iter_mut().zip(taps) {
-                    *o = fold(*o, *v);
+                    row[c0..c0 + n].copy_from_slice(&acc[..n]);
+                }
+                continue;
+            }
+            let mut acc = [pad_value; BLOCK];
+            for i in 0..win.k[0] {
+                let iy = (oy * win.stride[0] + i * win.dilation[0]) as isize - win.pad[0] as isize;
+                let valid_row = iy >= 0 && iy < win.h as isize;
+                for &(lo, hi, at) in &taps_w {
+                    let inside = valid_row && lo <= c0 && c0 + n <= hi;
+                    let base = (iy.max(0) as usize * row_stride + at + c0).wrapping_sub(lo);
+                    if let Some(taps) = taps_src
+                        .get(base..base.wrapping_add(BLOCK))
+                        .filter(|_| inside)
+                    {
+                        fold_block::<T, MAX>(&mut acc, taps);
+                        continue;
+                    }
+                    for (l, a) in acc[..n].iter_mut().enumerate() {
+                        let c = c0 + l;
+                        let v = if valid_row && lo <= c && c < hi {
+                            taps_src[iy as usize * row_stride + at + (c - lo)]
+                        } else {
+                            pad_value
+                        };
+                        *a = fold(*a, v);
+                    }
                 }
             }
+            row[c0..c0 + n].copy_from_slice(&acc[..n]);
         }
     }
     if s > 1 {
         T::put_scratch(phases);
     }
+}
+
+/// Output columns folded together in registers.
+const BLOCK: usize = 16;
+
+/// Taps of a window folded from their offsets at most (larger windows take the general path).
+const MAX_TAPS: usize = 64;
+
+/// `fold(init, src[b..][..BLOCK])` over the offsets `b` of `bases`, in order: every lane
+/// folds `cur > v ? cur : v` (which is what SSE's `maxps(cur, v)` computes, NaN and signed
+/// zeros included) or `cur + v`. Each lane's accumulator stays in a register; the compiler
+/// would unroll a generic loop over a fixed-size block into scalar code on the stack, so f32
+/// takes SSE (part of the x86-64 baseline) explicitly.
+#[inline(always)]
+fn fold_taps<T: Float, const MAX: bool>(init: T, src: &[T], bases: &[usize]) -> [T; BLOCK] {
+    let mut acc = [init; BLOCK];
+    #[cfg(target_arch = "x86_64")]
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() {
+        use std::arch::x86_64::{
+            __m128, _mm_add_ps, _mm_loadu_ps, _mm_max_ps, _mm_set1_ps, _mm_storeu_ps,
+        };
+        let fold = |x: __m128, v: __m128| {
+            // SAFETY: SSE is part of the x86-64 baseline, so the CPU has it.
+            unsafe {
+                if MAX {
+                    _mm_max_ps(x, v)
+                } else {
+                    _mm_add_ps(x, v)
+                }
+            }
+        };
+        // SAFETY: T is f32 (checked above).
+        let init: f32 = unsafe { std::mem::transmute_copy(&init) };
+        // SAFETY: SSE is part of the x86-64 baseline, so the CPU has it.
+        let mut a = [unsafe { _mm_set1_ps(init) }; BLOCK / 4];
+        for &b in bases {
+            let t = src[b..][..BLOCK].as_ptr().cast::<f32>();
+            for (q, x) in a.iter_mut().enumerate() {
+                // SAFETY: T is f32 and the slice above holds BLOCK of them, so lanes
+                // 4q .. 4q + 4 are in bounds.
+                *x = fold(*x, unsafe { _mm_loadu_ps(t.add(4 * q)) });
+            }
+        }
+        let out = acc.as_mut_ptr().cast::<f32>();
+        for (q, x) in a.iter().enumerate() {
+            // SAFETY: T is f32 and `acc` holds BLOCK of them, so lanes 4q .. 4q + 4 are in
+            // bounds.
+            unsafe { _mm_storeu_ps(out.add(4 * q), *x) };
+        }
+        return acc;
+    }
+    for &b in bases {
+        fold_block::<T, MAX>(&mut acc, &src[b..][..BLOCK]);
+    }
+    acc
+}
+
+/// `acc[l] = fold(acc[l], taps[l])` for every lane (see [`fold_taps`]).
+#[inline(always)]
+fn fold_block<T: Float, const MAX: bool>(acc: &mut [T; BLOCK], taps: &[T]) {
+    for (a, v) in acc.iter_mut().zip(&taps[..BLOCK]) {
+        *a = if MAX {
+            if *a > *v { *a } else { *v }
+        } else {
+            *a + *v
+        };
+    }
+}
+
+/// Splits `row` into its even columns and its odd ones (the last even column of an odd-length
+/// row included).
+fn split_pairs<T: Float>(row: &[T], even: &mut [T], odd: &mut [T]) {
+    let pairs = row.len() / 2;
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() {
+        // SAFETY: T is f32 (checked just above), so the slices are slices of f32.
+        let (row, even, odd) = unsafe {
+            (
+                std::slice::from_raw_parts(row.as_ptr().cast::<f32>(), row.len()),
+                std::slice::from_raw_parts_mut(even.as_mut_ptr().cast::<f32>(), even.len()),
+                std::slice::from_raw_parts_mut(odd.as_mut_ptr().cast::<f32>(), odd.len()),
+            )
+        };
+        done = split_pairs_sse(&row[..2 * pairs], &mut even[..pairs], &mut odd[..pairs]);
+    }
+    let pairs_left = row[2 * done..].chunks_exact(2);
+    if let [last] = pairs_left.remainder() {
+        even[row.len() / 2] = *last;
+    }
+    for ((pair, e), o) in pairs_left
+        .zip(even[done..].iter_mut())
+        .zip(odd[done..].iter_mut())
+    {
+        *e = pair[0];
+        *o = pair[1];
+    }
+}
+
+/// Splits the pairs of `row` (`2 · even.len()` long) four at a time with SSE shuffles (part
+/// of the x86-64 baseline); returns how many pairs it split.
+#[cfg(target_arch = "x86_64")]
+fn split_pairs_sse(row: &[f32], even: &mut [f32], odd: &mut [f32]) -> usize {
+    use std::arch::x86_64::{_mm_loadu_ps, _mm_shuffle_ps, _mm_storeu_ps};
+    let n = even.len().min(odd.len()).min(row.len() / 2) / 4 * 4;
+    for i in (0..n).step_by(4) {
+        // SAFETY: i + 4 <= n, so the loads read row[2i .. 2i + 8] (n <= row.len() / 2) and
+        // the stores write even[i .. i + 4] and odd[i .. i + 4] (n <= their lengths).
+        unsafe {
+            let a = _mm_loadu_ps(row.as_ptr().add(2 * i));
+            let b = _mm_loadu_ps(row.as_ptr().add(2 * i + 4));
+            _mm_storeu_ps(
+                even.as_mut_ptr().add(i),
+                _mm_shuffle_ps::<0b10_00_10_00>(a, b),
+            );
+            _mm_storeu_ps(
+                odd.as_mut_ptr().add(i),
+                _mm_shuffle_ps::<0b11_01_11_01>(a, b),
+            );
+        }
+    }
+    n
 }
 
 /// Divides each window's sum by its count: the window size, or (padding excluded) TVM's count
