@@ -988,3 +988,210 @@ fn a_wrong_shape_is_an_error_not_a_crash() {
     let err = conv.call(&args).unwrap_err();
     assert!(err.to_string().contains("output shape"), "{err}");
 }
+
+/// Constant `float32` weights that DispatchLibrary packs (`dispatch_library::pack_conv_weights`)
+/// run the kernel vectorized along the output channels. The engine cases above pass weights as
+/// parameters, which are never packed; here each case calls the same kernel with the OIHW
+/// weights (the path checked against TIR above) and with the packed ones, on the same inputs:
+/// channel counts that leave a panel partly empty (16, 40), planes that are not multiples of
+/// the register tile, padding, strides, dilation, two images, every epilogue form (batch norm,
+/// per-channel bias, full residual, a broadcast that is preloaded, an activation other than
+/// ReLU), and sizes big enough to be split over the pool.
+#[test]
+fn packed_conv_weights_match_oihw_weights() {
+    use relaxjit::relax::transform::dispatch_library::pack_conv_weights;
+    let mut lib = vm::Library::new();
+    jit::library::add_to(&mut lib);
+    // (input NCHW, output channels, kernel, stride, padding t/l/b/r, dilation, kernel name,
+    // the shapes of its extra tensors after the weights).
+    type PackedCase = (
+        [i64; 4],
+        i64,
+        [i64; 2],
+        [i64; 2],
+        [i64; 4],
+        [i64; 2],
+        &'static str,
+        &'static [&'static str],
+    );
+    let cases: &[PackedCase] = &[
+        (
+            [1, 8, 7, 7],
+            32,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            "conv2d",
+            &[],
+        ),
+        (
+            [1, 5, 5, 7],
+            40,
+            [3, 3],
+            [1, 1],
+            [1, 2, 0, 1],
+            [1, 1],
+            "conv2d_add_relu",
+            &["chan"],
+        ),
+        (
+            [2, 24, 13, 13],
+            16,
+            [1, 1],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            "conv2d_bn_add_relu",
+            &["bn", "full"],
+        ),
+        (
+            [1, 12, 15, 11],
+            64,
+            [3, 3],
+            [2, 2],
+            [1, 1, 1, 1],
+            [1, 1],
+            "conv2d_add_gelu",
+            &["full"],
+        ),
+        (
+            [1, 9, 12, 12],
+            33,
+            [3, 3],
+            [1, 1],
+            [2, 2, 2, 2],
+            [2, 2],
+            "conv2d_add",
+            &["row"],
+        ),
+        (
+            [1, 6, 9, 9],
+            48,
+            [5, 5],
+            [1, 2],
+            [2, 2, 2, 2],
+            [1, 1],
+            "conv2d_bn_relu",
+            &["bn"],
+        ),
+        (
+            [2, 64, 14, 14],
+            96,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            "conv2d_bn_add_relu",
+            &["bn", "full"],
+        ),
+        (
+            [1, 256, 7, 7],
+            512,
+            [1, 1],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            "conv2d_add_relu",
+            &["chan"],
+        ),
+        (
+            [1, 128, 14, 14],
+            64,
+            [1, 1],
+            [2, 2],
+            [0, 0, 0, 0],
+            [1, 1],
+            "conv2d_add_add",
+            &["chan", "full"],
+        ),
+    ];
+    let tensor = |shape: &[i64], seed: u64, positive: bool| {
+        let n = shape.iter().product::<i64>() as usize;
+        let v: Vec<f32> = random(n, seed)
+            .iter()
+            .map(|&x| {
+                if positive {
+                    x.abs() as f32 + 0.5
+                } else {
+                    x as f32
+                }
+            })
+            .collect();
+        Tensor::from_slice(shape, &v).unwrap()
+    };
+    let mut failures = Vec::new();
+    for &(x, o, k, stride, pad, dil, name, extra) in cases {
+        let ext = |size: i64, lo: i64, hi: i64, k: i64, s: i64, d: i64| {
+            (size + lo + hi - d * (k - 1) - 1) / s + 1
+        };
+        let out = [
+            x[0],
+            o,
+            ext(x[2], pad[0], pad[2], k[0], stride[0], dil[0]),
+            ext(x[3], pad[1], pad[3], k[1], stride[1], dil[1]),
+        ];
+        let wshape = [o, x[1], k[0], k[1]];
+        let w = tensor(&wshape, 2, false);
+        let dims = wshape.map(|d| d as usize);
+        let (packed, pshape) = pack_conv_weights(&w.to_vec::<f32>().unwrap(), dims);
+        let wp = Tensor::from_slice(&pshape.map(|d| d as i64), &packed).unwrap();
+        let mut rest = Vec::new();
+        for (i, e) in extra.iter().enumerate() {
+            let seed = 10 + 5 * i as u64;
+            match *e {
+                "bn" => {
+                    for (j, positive) in [false, false, false, true].into_iter().enumerate() {
+                        rest.push(Value::Tensor(tensor(&[o], seed + j as u64, positive)));
+                    }
+                }
+                "chan" => rest.push(Value::Tensor(tensor(&[1, o, 1, 1], seed, false))),
+                "full" => rest.push(Value::Tensor(tensor(&out, seed, false))),
+                _ => rest.push(Value::Tensor(tensor(&[out[3]], seed, false))),
+            }
+        }
+        let mut ints: Vec<Value> = stride
+            .iter()
+            .chain(&pad)
+            .chain(&dil)
+            .map(|&v| Value::Int(v))
+            .collect();
+        ints.push(Value::Int(1));
+        if name.contains("_bn") {
+            ints.push(Value::Float(1e-5));
+        }
+        let f = lib.get_packed(&format!("relaxjit.{name}")).unwrap();
+        let run = |weights: &Tensor| -> Result<Vec<f32>, String> {
+            let y = Tensor::zeros(&out, vm::DataType::F32).unwrap();
+            let mut args = vec![
+                Value::Tensor(tensor(&x, 1, false)),
+                Value::Tensor(weights.clone()),
+            ];
+            args.extend(rest.iter().cloned());
+            args.extend(ints.iter().cloned());
+            args.push(Value::Tensor(y.clone()));
+            f.call(&args).map_err(|e| e.to_string())?;
+            Ok(y.to_vec::<f32>().unwrap())
+        };
+        let label =
+            format!("{name} x={x:?} o={o} k={k:?} stride={stride:?} pad={pad:?} dil={dil:?}");
+        match (run(&w), run(&wp)) {
+            (Ok(want), Ok(got)) => {
+                let bad = got
+                    .iter()
+                    .zip(&want)
+                    .position(|(g, w)| (g - w).abs() > 1e-4 * (1.0 + w.abs()));
+                if let Some(i) = bad {
+                    failures.push(format!(
+                        "{label}: element {i}: packed {}, OIHW {}",
+                        got[i], want[i]
+                    ));
+                } else {
+                    println!("ok {label}");
+                }
+            }
+            (a, b) => failures.push(format!("{label}: OIHW {:?}, packed {:?}", a.err(), b.err())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

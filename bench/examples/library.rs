@@ -3,12 +3,15 @@
 //! `RAYON_NUM_THREADS=1` for one thread). The minimum is the figure to compare on a shared
 //! machine.
 //!
-//! `cargo run --release -p relaxjit-bench --example library -- [--calls N] [FILTER]`
+//! `cargo run --release -p relaxjit-bench --example library -- [--calls N] [--no-pack] [FILTER]`
+//! (`--no-pack`: OIHW weights everywhere, the kernel vectorized along the output positions).
 
+use relaxjit::relax::transform::dispatch_library;
 use relaxjit::{Tensor, Value};
 use relaxjit_bench::workloads::random_f32;
 
-/// A conv layer: input NCHW, output channels, kernel, stride, padding, groups.
+/// A conv layer of the conv block, SqueezeNet 1.0 or ResNet-50 (every distinct one of the
+/// ONNX models in `../shared/models/`): input NCHW, output channels, kernel, stride, padding, groups.
 struct Conv {
     name: &'static str,
     x: [i64; 4],
@@ -44,6 +47,14 @@ const CONVS: &[Conv] = &[
         pad: 0,
     },
     Conv {
+        name: "sq_sq64_55",
+        x: [1, 64, 55, 55],
+        o: 16,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
         name: "sq_expand1",
         x: [1, 16, 55, 55],
         o: 64,
@@ -60,12 +71,108 @@ const CONVS: &[Conv] = &[
         pad: 1,
     },
     Conv {
+        name: "sq_sq128_27",
+        x: [1, 128, 27, 27],
+        o: 32,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "sq_sq256_27",
+        x: [1, 256, 27, 27],
+        o: 32,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "sq_ex1_27",
+        x: [1, 32, 27, 27],
+        o: 128,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "sq_ex3_27",
+        x: [1, 32, 27, 27],
+        o: 128,
+        k: 3,
+        stride: 1,
+        pad: 1,
+    },
+    Conv {
+        name: "sq_sq256_13",
+        x: [1, 256, 13, 13],
+        o: 48,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "sq_sq384_13",
+        x: [1, 384, 13, 13],
+        o: 48,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "sq_sq384_13b",
+        x: [1, 384, 13, 13],
+        o: 64,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "sq_sq512_13",
+        x: [1, 512, 13, 13],
+        o: 64,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "sq_ex1_13",
+        x: [1, 48, 13, 13],
+        o: 192,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "sq_ex3_13",
+        x: [1, 48, 13, 13],
+        o: 192,
+        k: 3,
+        stride: 1,
+        pad: 1,
+    },
+    Conv {
+        name: "sq_ex1_13b",
+        x: [1, 64, 13, 13],
+        o: 256,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
         name: "sq_expand3b",
         x: [1, 64, 13, 13],
         o: 256,
         k: 3,
         stride: 1,
         pad: 1,
+    },
+    Conv {
+        name: "sq_conv10",
+        x: [1, 512, 13, 13],
+        o: 1000,
+        k: 1,
+        stride: 1,
+        pad: 0,
     },
     Conv {
         name: "rn_conv1",
@@ -76,6 +183,30 @@ const CONVS: &[Conv] = &[
         pad: 3,
     },
     Conv {
+        name: "rn_1x1_64_64",
+        x: [1, 64, 56, 56],
+        o: 64,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "rn_3x3_64",
+        x: [1, 64, 56, 56],
+        o: 64,
+        k: 3,
+        stride: 1,
+        pad: 1,
+    },
+    Conv {
+        name: "rn_1x1_64",
+        x: [1, 64, 56, 56],
+        o: 256,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
         name: "rn_1x1_256",
         x: [1, 256, 56, 56],
         o: 64,
@@ -84,9 +215,41 @@ const CONVS: &[Conv] = &[
         pad: 0,
     },
     Conv {
-        name: "rn_1x1_64",
-        x: [1, 64, 56, 56],
-        o: 256,
+        name: "rn_1x1_256_128",
+        x: [1, 256, 56, 56],
+        o: 128,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "rn_3x3_128_s2",
+        x: [1, 128, 56, 56],
+        o: 128,
+        k: 3,
+        stride: 2,
+        pad: 1,
+    },
+    Conv {
+        name: "rn_1x1_128_512",
+        x: [1, 128, 28, 28],
+        o: 512,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "rn_1x1_s2_512",
+        x: [1, 256, 56, 56],
+        o: 512,
+        k: 1,
+        stride: 2,
+        pad: 0,
+    },
+    Conv {
+        name: "rn_1x1_512_128",
+        x: [1, 512, 28, 28],
+        o: 128,
         k: 1,
         stride: 1,
         pad: 0,
@@ -100,12 +263,76 @@ const CONVS: &[Conv] = &[
         pad: 1,
     },
     Conv {
-        name: "rn_3x3_512",
-        x: [1, 512, 7, 7],
-        o: 512,
+        name: "rn_1x1_512_256",
+        x: [1, 512, 28, 28],
+        o: 256,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "rn_3x3_256_s2",
+        x: [1, 256, 28, 28],
+        o: 256,
+        k: 3,
+        stride: 2,
+        pad: 1,
+    },
+    Conv {
+        name: "rn_1x1_256_1024",
+        x: [1, 256, 14, 14],
+        o: 1024,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "rn_1x1_s2_1024",
+        x: [1, 512, 28, 28],
+        o: 1024,
+        k: 1,
+        stride: 2,
+        pad: 0,
+    },
+    Conv {
+        name: "rn_1x1_1024_256",
+        x: [1, 1024, 14, 14],
+        o: 256,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "rn_3x3_256",
+        x: [1, 256, 14, 14],
+        o: 256,
         k: 3,
         stride: 1,
         pad: 1,
+    },
+    Conv {
+        name: "rn_1x1_1024_512",
+        x: [1, 1024, 14, 14],
+        o: 512,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "rn_3x3_512_s2",
+        x: [1, 512, 14, 14],
+        o: 512,
+        k: 3,
+        stride: 2,
+        pad: 1,
+    },
+    Conv {
+        name: "rn_1x1_512_2048",
+        x: [1, 512, 7, 7],
+        o: 2048,
+        k: 1,
+        stride: 1,
+        pad: 0,
     },
     Conv {
         name: "rn_1x1_s2",
@@ -114,6 +341,22 @@ const CONVS: &[Conv] = &[
         k: 1,
         stride: 2,
         pad: 0,
+    },
+    Conv {
+        name: "rn_1x1_2048_512",
+        x: [1, 2048, 7, 7],
+        o: 512,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Conv {
+        name: "rn_3x3_512",
+        x: [1, 512, 7, 7],
+        o: 512,
+        k: 3,
+        stride: 1,
+        pad: 1,
     },
 ];
 
@@ -126,6 +369,7 @@ fn main() -> anyhow::Result<()> {
         .map(|s| s.parse())
         .transpose()?
         .unwrap_or(50);
+    let pack = !args.iter().any(|a| a == "--no-pack");
     let filter = args
         .iter()
         .find(|a| !a.starts_with("--") && a.parse::<usize>().is_err());
@@ -135,7 +379,7 @@ fn main() -> anyhow::Result<()> {
         .get_packed("relaxjit.conv2d_add_relu")
         .ok_or_else(|| anyhow::anyhow!("no conv kernel"))?;
     println!(
-        "{:12} {:>10} {:>10} {:>8}  ({} threads)",
+        "{:16} {:>10} {:>10} {:>8}  ({} threads)",
         "conv",
         "min",
         "median",
@@ -149,9 +393,24 @@ fn main() -> anyhow::Result<()> {
         let oh = (c.x[2] + 2 * c.pad - c.k) / c.stride + 1;
         let ow = (c.x[3] + 2 * c.pad - c.k) / c.stride + 1;
         let out = Tensor::zeros(&[c.x[0], c.o, oh, ow], vm::DataType::F32)?;
+        // The weights as the engine hands them to the kernel: packed where DispatchLibrary
+        // packs a constant.
+        let dims = [c.o, c.x[1], c.k, c.k].map(|d| d as usize);
+        let mut weights = random_f32(&[c.o, c.x[1], c.k, c.k], 2, 0.1);
+        let packed = pack
+            && dispatch_library::packs_conv_weights(
+                dims[0],
+                dims[1],
+                dims[1] * dims[2] * dims[3],
+                (oh * ow) as usize,
+            );
+        if packed {
+            let (data, shape) = dispatch_library::pack_conv_weights(&weights.to_vec()?, dims);
+            weights = Tensor::from_slice(&shape.map(|d| d as i64), &data)?;
+        }
         let mut a = vec![
             Value::Tensor(random_f32(&c.x, 1, 1.0)),
-            Value::Tensor(random_f32(&[c.o, c.x[1], c.k, c.k], 2, 0.1)),
+            Value::Tensor(weights),
             Value::Tensor(random_f32(&[1, c.o, 1, 1], 3, 0.1)),
         ];
         let s = c.stride;
@@ -168,11 +427,12 @@ fn main() -> anyhow::Result<()> {
         times.sort_by(f64::total_cmp);
         let flops = 2.0 * (c.x[0] * c.o * oh * ow * c.x[1] * c.k * c.k) as f64;
         println!(
-            "{:12} {:8.1}us {:8.1}us {:8.1}",
+            "{:16} {:8.1}us {:8.1}us {:8.1}{}",
             c.name,
             times[0] * 1e6,
             times[calls / 2] * 1e6,
-            flops / times[0] / 1e9
+            flops / times[0] / 1e9,
+            if packed { "  packed" } else { "" }
         );
     }
     let pool = lib

@@ -16,7 +16,7 @@
 use rayon::prelude::*;
 use vm::{Error, Result};
 
-use relax::transform::dispatch_library::Activation;
+use relax::transform::dispatch_library::{Activation, CONV_PANEL};
 
 use super::{
     Float, Mat, PARALLEL_ELEMENTS, SendPtr, View, activate_serial, for_each_chunk, gemm_into,
@@ -38,17 +38,36 @@ struct Geometry {
     /// Top and left padding (bottom and right only shape the output).
     pad: [usize; 2],
     dilation: [usize; 2],
+    /// The weights come packed in panels of output channels (`[⌈O/32⌉, C, KH, KW, 32]`,
+    /// `relax::transform::dispatch_library::pack_conv_weights`) rather than as OIHW.
+    packed: bool,
 }
 
 impl Geometry {
     fn new(x: &[usize], wt: &[usize], p: &[i64], out: &[usize]) -> Result<Geometry> {
         let bad = |what: String| Err(Error::value_error(what));
-        let ([n, c, h, w], [o, cg, kh, kw]) = (x, wt) else {
+        let packed = wt.len() == 5;
+        let wt4 = match *wt {
+            [p, cg, kh, kw, lanes] => {
+                let o = out.get(1).copied().unwrap_or(0);
+                if lanes != CONV_PANEL || p != o.div_ceil(CONV_PANEL) {
+                    return bad(format!(
+                        "conv2d packed weights of shape {wt:?} for {o} output channels; expected [{}, C, KH, KW, {CONV_PANEL}]",
+                        o.div_ceil(CONV_PANEL)
+                    ));
+                }
+                [o, cg, kh, kw]
+            }
+            [o, cg, kh, kw] => [o, cg, kh, kw],
+            _ => [0; 4],
+        };
+        let ([n, c, h, w], 4..=5) = (x, wt.len()) else {
             return bad(format!(
-                "conv2d of shapes {x:?} and {wt:?}; both must be 4-D (NCHW, OIHW)"
+                "conv2d of shapes {x:?} and {wt:?}; both must be 4-D (NCHW, OIHW) or the weights 5-D (packed)"
             ));
         };
-        let (n, c, h, w, o, cg, kh, kw) = (*n, *c, *h, *w, *o, *cg, *kh, *kw);
+        let (n, c, h, w) = (*n, *c, *h, *w);
+        let [o, cg, kh, kw] = wt4;
         // stride (h, w), padding (top, left, bottom, right), dilation (h, w), groups.
         let Ok(p) = p
             .iter()
@@ -69,6 +88,11 @@ impl Geometry {
         if c % groups != 0 || o % groups != 0 || cg != c / groups {
             return bad(format!(
                 "conv2d of {c} input and {o} output channels in {groups} groups with weights {wt:?}"
+            ));
+        }
+        if packed && (groups != 1 || c < 2) {
+            return bad(format!(
+                "conv2d packed weights {wt:?} need one group of more than one input channel, got {groups} groups of {c} channels"
             ));
         }
         let extent = |size: usize, lo: usize, hi: usize, k: usize, s: usize, d: usize| {
@@ -97,6 +121,7 @@ impl Geometry {
             stride,
             pad,
             dilation,
+            packed,
         })
     }
 
@@ -271,8 +296,15 @@ impl Split {
     /// dimension `kdim`, on `threads` threads: tiles of about L2 size, and when those are too
     /// few to keep every thread busy (four tasks per thread, so that a thread delayed by
     /// another process does not hold up the rest), equal narrower tiles, then blocks of
-    /// output channels.
-    fn new(gemms: usize, og: usize, plane: usize, kdim: usize, threads: usize) -> Split {
+    /// output channels, each a multiple of `align` channels (a panel of packed weights).
+    fn new(
+        gemms: usize,
+        og: usize,
+        plane: usize,
+        kdim: usize,
+        threads: usize,
+        align: usize,
+    ) -> Split {
         let by_cache = plane.div_ceil((TILE_ELEMENTS / kdim.max(1)).max(MIN_TILE));
         let target = if threads > 1 { 4 * threads } else { 1 };
         let want = target.div_ceil(gemms).min(plane / SPLIT_MIN).max(1);
@@ -288,7 +320,7 @@ impl Split {
         if gemms * col_tiles < target {
             row_blocks = target.div_ceil(gemms * col_tiles).min((og / 16).max(1));
         }
-        let rows_per = og.div_ceil(row_blocks).max(1);
+        let rows_per = og.div_ceil(row_blocks).next_multiple_of(align).max(1);
         Split {
             col_tiles,
             tw,
@@ -335,6 +367,7 @@ pub(super) fn conv2d<T: Float>(
         plane,
         kdim,
         if parallel { threads } else { 1 },
+        if g.packed { CONV_PANEL } else { 1 },
     );
     let Split {
         col_tiles,
@@ -377,6 +410,10 @@ pub(super) fn conv2d<T: Float>(
     // tile widths where it measures faster than the GEMM (see `small_k::takes`).
     #[cfg(target_arch = "x86_64")]
     let fused = T::DTYPE == vm::DataType::F32 && kdim > 0 && small_k::available();
+    // Packed weights on AVX-512: the kernel vectorized along the output channels (its
+    // scatter offsets, lane × plane, must fit an i32).
+    #[cfg(target_arch = "x86_64")]
+    let by_channel = fused && g.packed && small_k::scatter_fits(plane);
     let dst = SendPtr(out.as_mut_ptr());
     let one = |t: usize| {
         let ct = t % col_tiles;
@@ -410,7 +447,40 @@ pub(super) fn conv2d<T: Float>(
         let rhs_rs = if direct || shared { plane } else { width };
         let first = n * g.o + grp * og;
         #[cfg(target_arch = "x86_64")]
-        if fused && small_k::takes(kdim, width) {
+        if by_channel {
+            // SAFETY: `T` is f32 (`fused` checked the dtype), so these are the same slices
+            // and epilogue retyped.
+            let epi32 = unsafe { &*(epi as *const Epilogue<T>).cast::<Epilogue<f32>>() };
+            // SAFETY: the CPU has AVX-512F (`fused`); `r0` starts a panel (`Split` aligns
+            // row blocks to panels, and there is one group), whose `kdim × 32` weights lie
+            // inside the packed tensor, as do those of the panels up to `r1`; the columns
+            // are `kdim` rows of `width` at row stride `rhs_rs`; the destination is this
+            // task's own tile at row stride `plane`, and `scatter_fits(plane)` holds.
+            unsafe {
+                small_k::run_by_channel(
+                    r1 - r0,
+                    width,
+                    kdim,
+                    wt.data[r0 / CONV_PANEL * kdim * CONV_PANEL..]
+                        .as_ptr()
+                        .cast::<f32>(),
+                    rhs.cast::<f32>(),
+                    rhs_rs,
+                    dst.get().add((first + r0) * plane + c0).cast::<f32>(),
+                    plane,
+                    epi32,
+                    r0,
+                    (first + r0) * plane + c0,
+                );
+            }
+            finish_other_activation(epi, dst, first, plane, c0, width, r0, r1);
+            if cols.capacity() > 0 {
+                T::put_scratch(cols);
+            }
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if fused && !g.packed && small_k::takes(kdim, width) {
             // SAFETY: `T` is f32 (`fused` checked the dtype, and only f32 has it), so these
             // are the same slices and epilogue retyped.
             let epi32 = unsafe { &*(epi as *const Epilogue<T>).cast::<Epilogue<f32>>() };
@@ -432,14 +502,7 @@ pub(super) fn conv2d<T: Float>(
                     (first + r0) * plane + c0,
                 );
             }
-            if let Some(act) = epi.act.filter(|&a| a != Activation::Relu) {
-                for o in r0..r1 {
-                    let off = (first + o) * plane + c0;
-                    // SAFETY: this task's own row segment.
-                    let row = unsafe { std::slice::from_raw_parts_mut(dst.get().add(off), width) };
-                    activate_serial(row, act);
-                }
-            }
+            finish_other_activation(epi, dst, first, plane, c0, width, r0, r1);
             if cols.capacity() > 0 {
                 T::put_scratch(cols);
             }
@@ -455,25 +518,43 @@ pub(super) fn conv2d<T: Float>(
             }
             epi.seed(row, grp * og + o, off);
         }
-        if kdim > 0 {
-            let lhs = &wt.data[(grp * og + r0) * kdim..][..(r1 - r0) * kdim];
-            // SAFETY: `lhs` is `(r1-r0) × kdim` row-major; `rhs` is `kdim × width` with row
-            // stride `rhs_rs` (the tile of columns, or columns `c0..c1` of the unfolded
-            // plane when shared, of the image when direct); the destination is this task's tile, row stride `plane`, written by
-            // no one else.
+        // Rows `lo..hi` of the weights: all of them from OIHW weights (`kdim` apart); one
+        // panel at a time from packed ones, where the inner dimension is 32 apart.
+        let mut lo = r0;
+        while kdim > 0 && lo < r1 {
+            let (hi, lhs) = if g.packed {
+                let o = grp * og + lo;
+                let hi = (lo + CONV_PANEL - o % CONV_PANEL).min(r1);
+                let at = (o / CONV_PANEL * kdim) * CONV_PANEL + o % CONV_PANEL;
+                let lhs = Mat {
+                    ptr: wt.data[at..].as_ptr(),
+                    rs: 1,
+                    cs: CONV_PANEL as isize,
+                };
+                (hi, lhs)
+            } else {
+                let lhs = Mat {
+                    ptr: wt.data[(grp * og + lo) * kdim..][..(r1 - lo) * kdim].as_ptr(),
+                    rs: kdim as isize,
+                    cs: 1,
+                };
+                (r1, lhs)
+            };
+            // SAFETY: `lhs` is `(hi-lo) × kdim` (row-major OIHW rows, or one panel of packed
+            // weights: rows 1 apart, the inner dimension 32 apart, all inside the panel);
+            // `rhs` is `kdim × width` with row stride `rhs_rs` (the tile of columns, or
+            // columns `c0..c1` of the unfolded plane when shared, of the image when direct);
+            // the destination is rows `lo..hi` of this task's tile, row stride `plane`,
+            // written by no one else.
             unsafe {
                 gemm_into(
-                    r1 - r0,
+                    hi - lo,
                     width,
                     kdim,
-                    dst.get().add((first + r0) * plane + c0),
+                    dst.get().add((first + lo) * plane + c0),
                     plane as isize,
                     epi.read_dst(),
-                    Mat {
-                        ptr: lhs.as_ptr(),
-                        rs: kdim as isize,
-                        cs: 1,
-                    },
+                    lhs,
                     Mat {
                         ptr: rhs,
                         rs: rhs_rs as isize,
@@ -482,6 +563,7 @@ pub(super) fn conv2d<T: Float>(
                     gemm::Parallelism::None,
                 );
             }
+            lo = hi;
         }
         if epi.finishes() {
             for o in r0..r1 {
@@ -504,6 +586,29 @@ pub(super) fn conv2d<T: Float>(
         T::put_scratch(unfolded);
     }
     Ok(())
+}
+
+/// After a fused kernel, which applies a ReLU itself: any other activation, over rows
+/// `r0..r1` (output channels `first + r0..`) of a task's tile of columns `c0..c0 + width`.
+#[allow(clippy::too_many_arguments)]
+fn finish_other_activation<T: Float>(
+    epi: &Epilogue<T>,
+    dst: SendPtr<T>,
+    first: usize,
+    plane: usize,
+    c0: usize,
+    width: usize,
+    r0: usize,
+    r1: usize,
+) {
+    if let Some(act) = epi.act.filter(|&a| a != Activation::Relu) {
+        for o in r0..r1 {
+            let off = (first + o) * plane + c0;
+            // SAFETY: the task's own row segment: in bounds, written by no one else.
+            let row = unsafe { std::slice::from_raw_parts_mut(dst.get().add(off), width) };
+            activate_serial(row, act);
+        }
+    }
 }
 
 /// Unfolds output positions `c0..c0 + width` of one group's image (`cg × h × w`) into `cols`,
@@ -624,7 +729,7 @@ fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: 
 mod small_k {
     use std::arch::x86_64::*;
 
-    use relax::transform::dispatch_library::Activation;
+    use relax::transform::dispatch_library::{Activation, CONV_PANEL};
 
     use super::{Addend, Epilogue};
 
@@ -699,6 +804,190 @@ mod small_k {
                         7 => tile::<7>(&t, epi),
                         _ => tile::<MR>(&t, epi),
                     }
+                }
+            }
+        }
+    }
+
+    /// Whether the channel-vectorized kernel can address a plane of this many positions:
+    /// its gathers and scatters reach lane `l` at `l × plane`, an `i32`.
+    pub(super) fn scatter_fits(plane: usize) -> bool {
+        plane
+            .checked_mul(2 * CONV_PANEL)
+            .is_some_and(|v| v <= i32::MAX as usize)
+    }
+
+    /// Output positions per register tile of the channel-vectorized kernel: 12 positions ×
+    /// 2 vectors of channels is 24 accumulators, leaving registers for the two weight vectors
+    /// and a broadcast.
+    const POSITIONS: usize = 12;
+
+    /// `c = epilogue(w @ cols)` vectorized along the output channels, for output channels
+    /// `o0..o0 + m` (`o0` a multiple of 32) and `n` output positions: `w` is the first panel
+    /// of packed weights (`⌈m/32⌉` panels of `k × 32`, zeros past the last channel), `cols`
+    /// is `k × n` with row stride `ldb`, `c` is `m × n` with row stride `ldc` at flat offset
+    /// `off0` of the output. Each register tile holds up to 12 positions × 32 channels; the
+    /// positions are broadcast from the columns, the weights read as whole vectors, and the
+    /// tile is scattered to the output, its epilogue (per-lane channel statistics, addends
+    /// gathered at the output's offsets) applied in registers. A ReLU is applied here; any
+    /// other activation is left to the caller.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F; every addressed element must be inside its allocation;
+    /// `scatter_fits(ldc)`; `c`'s elements must be written by no one else during the call.
+    #[target_feature(enable = "avx512f")]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn run_by_channel(
+        m: usize,
+        n: usize,
+        k: usize,
+        w: *const f32,
+        cols: *const f32,
+        ldb: usize,
+        c: *mut f32,
+        ldc: usize,
+        epi: &Epilogue<f32>,
+        o0: usize,
+        off0: usize,
+    ) {
+        let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let idx = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(ldc as i32));
+        for j in (0..m).step_by(CONV_PANEL) {
+            let chans = (m - j).min(CONV_PANEL);
+            let masks = [mask(chans.min(16)), mask(chans.saturating_sub(16))];
+            for i in (0..n).step_by(POSITIONS) {
+                // SAFETY: panel `j / 32` of the weights, positions `i..` of the columns,
+                // channels `j..j + chans` and positions `i..` of `c`: inside the caller's
+                // bounds; the position count is cut to `n`, the channels masked.
+                unsafe {
+                    let t = ChannelTile {
+                        k,
+                        w: w.add(j * k),
+                        cols: cols.add(i),
+                        ldb,
+                        c: c.add(j * ldc + i),
+                        ldc,
+                        idx,
+                        masks,
+                        o: o0 + j,
+                        off: off0 + j * ldc + i,
+                    };
+                    match n - i {
+                        1 => channel_tile::<1>(&t, epi),
+                        2 => channel_tile::<2>(&t, epi),
+                        3 => channel_tile::<3>(&t, epi),
+                        4 => channel_tile::<4>(&t, epi),
+                        5 => channel_tile::<5>(&t, epi),
+                        6 => channel_tile::<6>(&t, epi),
+                        7 => channel_tile::<7>(&t, epi),
+                        8 => channel_tile::<8>(&t, epi),
+                        9 => channel_tile::<9>(&t, epi),
+                        10 => channel_tile::<10>(&t, epi),
+                        11 => channel_tile::<11>(&t, epi),
+                        _ => channel_tile::<POSITIONS>(&t, epi),
+                    }
+                }
+            }
+        }
+    }
+
+    /// One register tile of [`run_by_channel`]: `R` positions × up to 32 channels (`masks`).
+    struct ChannelTile {
+        k: usize,
+        /// The panel's weights, `k` rows of 32 channels.
+        w: *const f32,
+        /// The columns of the tile's first position, `k` rows `ldb` apart.
+        cols: *const f32,
+        ldb: usize,
+        /// The output element of the first channel and position.
+        c: *mut f32,
+        ldc: usize,
+        /// `lane × ldc`: the offsets of 16 consecutive channels of one position.
+        idx: __m512i,
+        masks: [__mmask16; 2],
+        /// The output channel of the first lane.
+        o: usize,
+        /// The flat output offset of the first element.
+        off: usize,
+    }
+
+    /// # Safety
+    /// As [`run_by_channel`]'s, for the tile's `R` positions and masked channels.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn channel_tile<const R: usize>(t: &ChannelTile, epi: &Epilogue<f32>) {
+        let mut acc = [[_mm512_setzero_ps(); 2]; R];
+        let (mut wp, mut cp) = (t.w, t.cols);
+        for _ in 0..t.k {
+            // SAFETY: one row of the panel (32 weights, zero past the last channel) and
+            // positions `0..R` of one row of the columns.
+            unsafe {
+                let w0 = _mm512_loadu_ps(wp);
+                let w1 = _mm512_loadu_ps(wp.add(16));
+                for (r, acc) in acc.iter_mut().enumerate() {
+                    let xv = _mm512_set1_ps(*cp.add(r));
+                    acc[0] = _mm512_fmadd_ps(xv, w0, acc[0]);
+                    acc[1] = _mm512_fmadd_ps(xv, w1, acc[1]);
+                }
+                wp = wp.add(CONV_PANEL);
+                cp = cp.add(t.ldb);
+            }
+        }
+        let relu = epi.act == Some(Activation::Relu);
+        for (h, &mk) in t.masks.iter().enumerate() {
+            if mk == 0 {
+                continue;
+            }
+            let o = t.o + 16 * h;
+            // Per-lane channel values: the masked lanes are channels `o..` below the count.
+            let per_lane = |v: &[f32]| {
+                // SAFETY: `v` holds one value per output channel; the unmasked lanes are
+                // channels of this tile, below its length.
+                unsafe { _mm512_maskz_loadu_ps(mk, v.as_ptr().add(o)) }
+            };
+            let stats = epi.norm.as_ref().map(|nm| {
+                (
+                    per_lane(&nm.mean),
+                    per_lane(&nm.rs),
+                    per_lane(&nm.gamma),
+                    per_lane(&nm.beta),
+                )
+            });
+            for (r, v) in acc.iter().enumerate() {
+                let mut v = v[h];
+                let at = 16 * h * t.ldc + r;
+                // SAFETY: the masked lanes of position `r`: channels of this tile, at
+                // `lane × ldc` from its first, inside `c` and inside a full-shape addend at
+                // the same offsets (it has the output's shape).
+                unsafe {
+                    let dst = t.c.add(at);
+                    if let Some((mean, rs, gamma, beta)) = stats {
+                        // The TIR legalization's order: ((v - mean) · rs) · gamma + beta.
+                        let d = _mm512_mul_ps(_mm512_sub_ps(v, mean), rs);
+                        v = _mm512_add_ps(_mm512_mul_ps(d, gamma), beta);
+                    } else if epi.preloaded {
+                        let old =
+                            _mm512_mask_i32gather_ps::<4>(_mm512_setzero_ps(), mk, t.idx, dst);
+                        v = _mm512_add_ps(v, old);
+                    }
+                    for a in &epi.addends {
+                        let add = match *a {
+                            Addend::Channel { data, step: 0 } => _mm512_set1_ps(data[0]),
+                            Addend::Channel { data, .. } => per_lane(data),
+                            Addend::Full(data) => _mm512_mask_i32gather_ps::<4>(
+                                _mm512_setzero_ps(),
+                                mk,
+                                t.idx,
+                                data.as_ptr().add(t.off + at),
+                            ),
+                        };
+                        v = _mm512_add_ps(v, add);
+                    }
+                    if relu {
+                        // `max` returns its second operand for a NaN, as `relu` gives 0.
+                        v = _mm512_max_ps(v, _mm512_setzero_ps());
+                    }
+                    _mm512_mask_i32scatter_ps::<4>(dst, mk, t.idx, v);
                 }
             }
         }
