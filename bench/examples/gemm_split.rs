@@ -1,6 +1,6 @@
 //! How to spread a small or medium f32 GEMM (m ≤ 128, as in a transformer block or a batch-64
 //! MLP) over the pool: the gemm crate's own threading against row or column halves on
-//! single-threaded GEMMs. `cargo run --release -p relaxjit-bench --example gemm_split`.
+//! single-threaded GEMMs (fastest of interleaved rounds). `cargo run --release -p relaxjit-bench --example gemm_split`.
 
 use std::time::Instant;
 
@@ -51,21 +51,20 @@ fn block(
     }
 }
 
-fn median(mut f: impl FnMut()) -> f64 {
-    for _ in 0..20 {
-        f();
-    }
-    let mut v: Vec<f64> = (0..15)
-        .map(|_| {
+/// The fastest per-call time of each variant over interleaved rounds (the machine is shared:
+/// the minimum is the least disturbed).
+fn fastest(variants: &mut [&mut dyn FnMut()]) -> Vec<f64> {
+    let mut best = vec![f64::INFINITY; variants.len()];
+    for _ in 0..40 {
+        for (v, b) in variants.iter_mut().zip(&mut best) {
             let t = Instant::now();
-            for _ in 0..20 {
-                f();
+            for _ in 0..10 {
+                v();
             }
-            t.elapsed().as_secs_f64() / 20.0
-        })
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+            *b = b.min(t.elapsed().as_secs_f64() / 10.0);
+        }
+    }
+    best
 }
 
 fn main() {
@@ -82,7 +81,7 @@ fn main() {
         let mut c = vec![0f32; m * n];
         let cp = P(c.as_mut_ptr());
         let flop = 2.0 * (m * n * k) as f64;
-        let t_rayon = median(|| {
+        let mut rayon_ = || {
             block(
                 &a,
                 &b,
@@ -93,20 +92,22 @@ fn main() {
                 n,
                 gemm::Parallelism::Rayon(0),
             )
-        });
-        let t_one = median(|| block(&a, &b, cp, (0, m), (0, n), k, n, gemm::Parallelism::None));
-        let t_rows = median(|| {
+        };
+        let mut one = || block(&a, &b, cp, (0, m), (0, n), k, n, gemm::Parallelism::None);
+        let mut rows = || {
             let h = (m / 2).next_multiple_of(8).min(m);
             [(0, h), (h, m)]
                 .into_par_iter()
                 .for_each(|r| block(&a, &b, cp, r, (0, n), k, n, gemm::Parallelism::None))
-        });
-        let t_cols = median(|| {
+        };
+        let mut cols = || {
             let h = (n / 2).next_multiple_of(16).min(n);
             [(0, h), (h, n)]
                 .into_par_iter()
                 .for_each(|cc| block(&a, &b, cp, (0, m), cc, k, n, gemm::Parallelism::None))
-        });
+        };
+        let t = fastest(&mut [&mut rayon_, &mut one, &mut rows, &mut cols]);
+        let (t_rayon, t_one, t_rows, t_cols) = (t[0], t[1], t[2], t[3]);
         let g = |t: f64| format!("{:7.1}us {:6.1}GF", t * 1e6, flop / t * 1e-9);
         println!(
             "{m}x{k}x{n}: rayon {} | one {} | rows {} | cols {}",
