@@ -9,9 +9,13 @@
 //! `R.permute_dims` of a 2-D right operand (read transposed, never copied), up to two
 //! `R.add`s that keep the output shape (bias, residual) and one activation (`R.nn.relu`,
 //! `R.nn.gelu` for `float32`, `R.nn.gelu_tanh`). The fused call takes the place of the last
-//! binding of its chain and keeps that binding's variable. `R.nn.max_pool2d` and
-//! `R.nn.avg_pool2d` (NCHW), `R.concat` of two tensors, and `R.nn.softmax` and
-//! `R.nn.layer_norm` over the last axis become calls of their own, without epilogues, and so does the eight-binding lowering of ONNX `LRN` (squares, a channel-window
+//! binding of its chain and keeps that binding's variable. A matmul with an operand that is an
+//! `R.permute_dims` (of an `R.reshape`) of another tensor, as attention heads are, becomes a
+//! `relaxjit.matmul_view` that reads that tensor in place through strides, and takes a
+//! following multiply by a scalar constant and a permute/reshape of its output the same way.
+//! `R.nn.max_pool2d` and `R.nn.avg_pool2d` (NCHW), `R.concat` of two tensors, and
+//! `R.nn.softmax` and `R.nn.layer_norm` over the last axis become calls of their own, without
+//! epilogues, and so does the eight-binding lowering of ONNX `LRN` (squares, a channel-window
 //! `R.nn.avg_pool3d`, scale, bias, power, divide).
 //!
 //! Invariants afterwards: every dispatched call's output struct info is the chain's last
@@ -994,6 +998,39 @@ fn matmul_view_anchor(
     })
 }
 
+/// What a [`LibraryOp::MatmulView`] chain absorbs from the binding after it.
+enum ViewStep {
+    Scale(f64),
+    Permute(Vec<usize>),
+    Reshape,
+}
+
+/// Makes a view chain write its output permuted by `axes` (the chain's end `end` still being
+/// the kernel's own dense output: the first permute only); false when it is not.
+fn permute_view_output(chain: &mut Chain, end: &Var, axes: &[usize]) -> bool {
+    let (batch, m, n) = (chain.params[0], chain.params[1], chain.params[2]);
+    let Some(end_shape) = static_shape(end.struct_info()) else {
+        return false;
+    };
+    let logical = if end_shape.len() == 3 {
+        vec![batch, m, n]
+    } else {
+        vec![m, n]
+    };
+    if end_shape != logical || chain.params[10..13] != [m * n, n, 1] {
+        return false;
+    }
+    let permuted: Vec<i64> = axes.iter().map(|&a| logical[a]).collect();
+    let dense = dense_strides(&permuted);
+    let mut strides = [0; 3];
+    let first = 3 - logical.len();
+    for (d, &a) in axes.iter().enumerate() {
+        strides[first + a] = dense[d];
+    }
+    chain.params[10..13].copy_from_slice(&strides);
+    true
+}
+
 /// Grows an open [`LibraryOp::MatmulView`] chain by what it can absorb without a copy: a
 /// multiply by a scalar constant (its scale), one `R.permute_dims` of its own output shape
 /// (its output strides) and then `R.reshape`s (the bytes stay where they are).
@@ -1010,7 +1047,7 @@ fn extend_view(
             .is_some_and(|c| c.kernel.op == LibraryOp::MatmulView)
             && single_use(v)
     };
-    let (end, update): (&Var, Box<dyn Fn(&mut Chain) -> Option<()>>) = match op {
+    let (end, step) = match op {
         "relax.multiply" => {
             let (end, c) = match (call.args.first()?.kind(), call.args.get(1)?.kind()) {
                 (ExprKind::Var(v), ExprKind::Constant(c))
@@ -1026,52 +1063,29 @@ fn extend_view(
             {
                 return None;
             }
-            let factor = c.data.get_f64(0)?;
-            (
-                end,
-                Box::new(move |ch: &mut Chain| {
-                    ch.fparams[0] *= factor;
-                    Some(())
-                }),
-            )
+            (end, ViewStep::Scale(c.data.get_f64(0)?))
         }
         "relax.permute_dims" => {
             let end = call.args.first()?.as_var().filter(|v| is_view(v))?;
-            let end_shape = static_shape(end.struct_info())?;
-            let axes = permutation(call, end_shape.len())?;
-            (
-                end,
-                Box::new(move |ch: &mut Chain| {
-                    let (batch, m, n) = (ch.params[0], ch.params[1], ch.params[2]);
-                    // Only the kernel's own dense output can be permuted (once).
-                    let logical = if end_shape.len() == 3 {
-                        vec![batch, m, n]
-                    } else {
-                        vec![m, n]
-                    };
-                    if end_shape != logical || ch.params[10..13] != [m * n, n, 1] {
-                        return None;
-                    }
-                    let permuted: Vec<i64> = axes.iter().map(|&a| logical[a]).collect();
-                    let dense = dense_strides(&permuted);
-                    let mut strides = [0; 3];
-                    let first = 3 - logical.len();
-                    for (d, &a) in axes.iter().enumerate() {
-                        strides[first + a] = dense[d];
-                    }
-                    ch.params[10..13].copy_from_slice(&strides);
-                    Some(())
-                }),
-            )
+            let rank = end.struct_info().ndim()?;
+            (end, ViewStep::Permute(permutation(call, rank)?))
         }
-        "relax.reshape" => {
-            let end = call.args.first()?.as_var().filter(|v| is_view(v))?;
-            (end, Box::new(|_: &mut Chain| Some(())))
-        }
+        "relax.reshape" => (
+            call.args.first()?.as_var().filter(|v| is_view(v))?,
+            ViewStep::Reshape,
+        ),
         _ => return None,
     };
     let mut chain = open.remove(&end.id())?;
-    if update(&mut chain).is_none() {
+    let absorbed = match step {
+        ViewStep::Scale(factor) => {
+            chain.fparams[0] *= factor;
+            true
+        }
+        ViewStep::Permute(axes) => permute_view_output(&mut chain, end, &axes),
+        ViewStep::Reshape => true,
+    };
+    if !absorbed {
         open.insert(end.id(), chain);
         return None;
     }
