@@ -823,6 +823,7 @@ fn cases() -> Vec<Case> {
         ],
         out: dims(&[6, 10]),
     });
+    c.extend(view_cases());
     c.extend([
         lrn([1, 96, 55, 55], 5, 1e-4, 0.75, 1.0, "float32"),
         lrn([2, 7, 3, 5], 4, 0.5, 0.75, 2.0, "float32"),
@@ -841,6 +842,118 @@ fn cases() -> Vec<Case> {
         true,
     ));
     c
+}
+
+/// A case written out: parameters, bindings (the last binds `y`) and the output shape.
+fn written(
+    name: &str,
+    dtype: &'static str,
+    params: &[(&'static str, &[i64])],
+    body: &[&str],
+    out: &[i64],
+) -> Case {
+    Case {
+        name: name.into(),
+        dtype,
+        params: params.iter().map(|(n, s)| (*n, dims(s))).collect(),
+        body: body.iter().map(|l| l.replace("DT", dtype)).collect(),
+        out: dims(out),
+    }
+}
+
+/// Matmuls that read permuted (and reshaped) operands in place, scale and permute their
+/// output: attention heads with odd sizes, a transposed left operand of one row, a 2-D operand
+/// broadcast over a permuted batch, an intermediate used twice (no fold), and a permuted output
+/// that another matmul reads transposed.
+fn view_cases() -> Vec<Case> {
+    let attention = |dtype: &'static str, scale_first: bool| {
+        let scale = if scale_first {
+            "s1 = R.multiply(R.const(0.125, \"DT\"), sc)"
+        } else {
+            "s1 = R.multiply(sc, R.const(0.125, \"DT\"))"
+        };
+        written(
+            &format!("attention heads {dtype} => relaxjit.matmul_view"),
+            dtype,
+            &[("q", &[5, 21]), ("k", &[5, 21]), ("v", &[5, 21])],
+            &[
+                "lv3 = R.reshape(q, R.shape([5, 3, 7]))",
+                "qh = R.permute_dims(lv3, axes=[1, 0, 2])",
+                "lv5 = R.reshape(k, R.shape([5, 3, 7]))",
+                "kh = R.permute_dims(lv5, axes=[1, 2, 0])",
+                "lv7 = R.reshape(v, R.shape([5, 3, 7]))",
+                "vh = R.permute_dims(lv7, axes=[1, 0, 2])",
+                "sc = R.matmul(qh, kh, out_dtype=None)",
+                scale,
+                "p = R.nn.softmax(s1, axis=-1)",
+                "a = R.matmul(p, vh, out_dtype=None)",
+                "lv13 = R.permute_dims(a, axes=[1, 0, 2])",
+                "y = R.reshape(lv13, R.shape([5, 21]))",
+            ],
+            &[5, 21],
+        )
+    };
+    vec![
+        attention("float32", false),
+        attention("float64", true),
+        written(
+            "transposed left operand of one row => relaxjit.matmul_view",
+            "float32",
+            &[("at", &[3, 1]), ("b", &[3, 5])],
+            &[
+                "a = R.permute_dims(at, axes=None)",
+                "t = R.matmul(a, b, out_dtype=None)",
+                "y = R.add(t, R.const(0.5, \"DT\"))",
+            ],
+            &[1, 5],
+        ),
+        written(
+            "2-D operand over a permuted batch => relaxjit.matmul_view",
+            "float32",
+            &[("x", &[3, 5]), ("w", &[4, 7, 5])],
+            &[
+                "wt = R.permute_dims(w, axes=[0, 2, 1])",
+                "y = R.matmul(x, wt, out_dtype=None)",
+            ],
+            &[4, 3, 7],
+        ),
+        written(
+            "permuted batch, permuted and reshaped output => relaxjit.matmul_view",
+            "float64",
+            &[("x", &[5, 2, 3]), ("w", &[2, 3, 4])],
+            &[
+                "xt = R.permute_dims(x, axes=[1, 0, 2])",
+                "t = R.matmul(xt, w, out_dtype=None)",
+                "tt = R.permute_dims(t, axes=[1, 0, 2])",
+                "y = R.reshape(tt, R.shape([5, 8]))",
+            ],
+            &[5, 8],
+        ),
+        written(
+            "a permuted operand used twice",
+            "float32",
+            &[("x", &[4, 6])],
+            &[
+                "xt = R.permute_dims(x, axes=None)",
+                "t = R.matmul(xt, x, out_dtype=None)",
+                "t2 = R.matmul(xt, x, out_dtype=None)",
+                "y = R.add(t, t2)",
+            ],
+            &[6, 6],
+        ),
+        written(
+            "a permuted view output read transposed by another matmul",
+            "float32",
+            &[("at", &[3, 4]), ("b", &[3, 5]), ("c", &[2, 5])],
+            &[
+                "a = R.permute_dims(at, axes=None)",
+                "t = R.matmul(a, b, out_dtype=None)",
+                "tt = R.permute_dims(t, axes=None)",
+                "y = R.matmul(c, tt, out_dtype=None)",
+            ],
+            &[2, 4],
+        ),
+    ]
 }
 
 /// Deterministic values in [-1, 1).

@@ -125,6 +125,10 @@ fn run<T: Float>(
         LibraryOp::Softmax => {
             return norm::softmax(&views[0], out_data, &out_shape);
         }
+        LibraryOp::MatmulView => {
+            let scale = fparams.first().copied().unwrap_or(1.0);
+            return matmul::matmul_view(&views[0], &views[1], ints, scale, out_data);
+        }
         LibraryOp::LayerNorm => {
             return norm::layer_norm(&views[0], &views[1], &views[2], eps, out_data, &out_shape);
         }

@@ -9,9 +9,13 @@
 //! `R.permute_dims` of a 2-D right operand (read transposed, never copied), up to two
 //! `R.add`s that keep the output shape (bias, residual) and one activation (`R.nn.relu`,
 //! `R.nn.gelu` for `float32`, `R.nn.gelu_tanh`). The fused call takes the place of the last
-//! binding of its chain and keeps that binding's variable. `R.nn.max_pool2d` and
-//! `R.nn.avg_pool2d` (NCHW), `R.concat` of two tensors, and `R.nn.softmax` and
-//! `R.nn.layer_norm` over the last axis become calls of their own, without epilogues, and so does the eight-binding lowering of ONNX `LRN` (squares, a channel-window
+//! binding of its chain and keeps that binding's variable. A matmul with an operand that is an
+//! `R.permute_dims` (of an `R.reshape`) of another tensor, as attention heads are, becomes a
+//! `relaxjit.matmul_view` that reads that tensor in place through strides, and takes a
+//! following multiply by a scalar constant and a permute/reshape of its output the same way.
+//! `R.nn.max_pool2d` and `R.nn.avg_pool2d` (NCHW), `R.concat` of two tensors, and
+//! `R.nn.softmax` and `R.nn.layer_norm` over the last axis become calls of their own, without
+//! epilogues, and so does the eight-binding lowering of ONNX `LRN` (squares, a channel-window
 //! `R.nn.avg_pool3d`, scale, bias, power, divide).
 //!
 //! Invariants afterwards: every dispatched call's output struct info is the chain's last
@@ -92,6 +96,13 @@ pub enum LibraryOp {
     /// `(x, gamma, beta, epsilon, out)`: `R.nn.layer_norm` over the last axis, centered and
     /// scaled by 1-D `gamma` and `beta`.
     LayerNorm,
+    /// `(a, b, batch, m, n, k, a_sb, a_rs, a_cs, b_sb, b_rs, b_cs, o_sb, o_rs, o_cs, scale,
+    /// out)`: `batch` GEMMs `out[i] = scale · (a[i] @ b[i])` over strided views of the tensors
+    /// (element `(i, r, c)` of `a` at `i·a_sb + r·a_rs + c·a_cs`, likewise `b` and `out`): a
+    /// matmul whose operands are `R.permute_dims` (of `R.reshape`s) of tensors, as attention
+    /// heads are, followed by a scalar multiply and a permute/reshape of its output, with no
+    /// copy made. The output view must be a permutation of the output's dense layout.
+    MatmulView,
 }
 
 impl LibraryOp {
@@ -101,6 +112,7 @@ impl LibraryOp {
             LibraryOp::Matmul { .. } | LibraryOp::Conv2d | LibraryOp::Concat => 2,
             LibraryOp::MaxPool2d | LibraryOp::AvgPool2d | LibraryOp::Lrn | LibraryOp::Softmax => 1,
             LibraryOp::LayerNorm => 3,
+            LibraryOp::MatmulView => 2,
         }
     }
 
@@ -146,6 +158,7 @@ impl LibraryKernel {
             LibraryOp::Lrn => "lrn",
             LibraryOp::Softmax => "softmax",
             LibraryOp::LayerNorm => "layer_norm",
+            LibraryOp::MatmulView => "matmul_view",
         });
         if self.norm {
             s.push_str("_bn");
@@ -175,6 +188,8 @@ impl LibraryKernel {
                 // size, before.
                 LibraryOp::Lrn => 2,
                 LibraryOp::Softmax | LibraryOp::LayerNorm => 0,
+                // batch, m, n, k, then (batch, row, column) strides of a, b and out.
+                LibraryOp::MatmulView => 13,
             }
     }
 
@@ -184,7 +199,7 @@ impl LibraryKernel {
         usize::from(self.norm)
             + match self.op {
                 LibraryOp::Lrn => 3,
-                LibraryOp::LayerNorm => 1,
+                LibraryOp::LayerNorm | LibraryOp::MatmulView => 1,
                 _ => 0,
             }
     }
@@ -259,6 +274,7 @@ impl LibraryKernel {
             LibraryOp::Lrn,
             LibraryOp::Softmax,
             LibraryOp::LayerNorm,
+            LibraryOp::MatmulView,
         ];
         let acts = [None]
             .into_iter()
@@ -539,12 +555,17 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
             open.insert(chain.end.id(), chain);
             continue;
         }
+        if let Some(chain) = extend_view(op, call, var, i, &mut open, &single_use) {
+            open.insert(var.id(), chain);
+            continue;
+        }
         if let Some(chain) = extend(op, call, var, i, &mut open, &single_use) {
             open.insert(var.id(), chain);
             continue;
         }
         let anchor = match op {
-            "relax.matmul" => matmul_anchor(call, var, bindings, &index, &single_use),
+            "relax.matmul" => matmul_view_anchor(call, var, bindings, &index, &open, &single_use)
+                .or_else(|| matmul_anchor(call, var, bindings, &index, &open, &single_use)),
             "relax.nn.conv2d" => conv2d_anchor(call, var, i)
                 .map(|chain| pack_constant_weights(chain, bindings, &index)),
             "relax.nn.max_pool2d" => pool2d_anchor(call, var, i, LibraryOp::MaxPool2d),
@@ -796,6 +817,7 @@ fn matmul_anchor(
     var: &Var,
     bindings: &[Binding],
     index: &HashMap<VarId, usize>,
+    open: &HashMap<VarId, Chain>,
     single_use: &dyn Fn(&Var) -> bool,
 ) -> Option<Chain> {
     let (a, b) = (call.args.first()?, call.args.get(1)?);
@@ -821,6 +843,7 @@ fn matmul_anchor(
     if let Some(bv) = b.as_var()
         && single_use(bv)
         && let Some(&bi) = index.get(&bv.id())
+        && !claimed(open, bi)
         && let Some(pc) = bindings[bi].value().as_call()
         && pc.op() == Some("relax.permute_dims")
         && let Some(w) = pc.args.first()
@@ -835,6 +858,294 @@ fn matmul_anchor(
         chain.members.push(bi);
     }
     chain.members.push(index[&var.id()]);
+    Some(chain)
+}
+
+/// Whether binding `at` already belongs to an open chain (it is replaced by that chain's call,
+/// so no other chain may take it).
+fn claimed(open: &HashMap<VarId, Chain>, at: usize) -> bool {
+    open.values().any(|c| c.members.contains(&at))
+}
+
+fn static_shape(si: &StructInfo) -> Option<Vec<i64>> {
+    si.tensor_shape()?.iter().map(PrimExpr::as_int).collect()
+}
+
+/// Row-major strides of a dense tensor of `shape`.
+fn dense_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![0; shape.len()];
+    let mut acc = 1;
+    for d in (0..shape.len()).rev() {
+        strides[d] = acc;
+        acc *= shape[d];
+    }
+    strides
+}
+
+/// `R.permute_dims`' axes for a tensor of rank `rank` (none: reversed), checked to be a
+/// permutation.
+fn permutation(call: &Call, rank: usize) -> Option<Vec<usize>> {
+    let axes: Vec<usize> = match call.attrs.get("axes") {
+        None | Some(AttrValue::None) => (0..rank).rev().collect(),
+        Some(a) => a
+            .as_int_list()?
+            .iter()
+            .map(|&v| usize::try_from(if v < 0 { v + rank as i64 } else { v }).ok())
+            .collect::<Option<_>>()?,
+    };
+    let mut seen = vec![false; rank];
+    for &a in &axes {
+        if a >= rank || std::mem::replace(&mut seen[a], true) {
+            return None;
+        }
+    }
+    (axes.len() == rank).then_some(axes)
+}
+
+/// A matmul operand read in place: `base`'s elements through `strides`, seen as `shape`.
+struct OperandView {
+    base: Expr,
+    shape: Vec<i64>,
+    strides: Vec<i64>,
+    /// The bindings (permute, reshape) the view replaces.
+    members: Vec<usize>,
+}
+
+impl OperandView {
+    /// The operand as it is, dense.
+    fn dense(e: &Expr) -> Option<OperandView> {
+        let shape = static_shape(operand_si(e)?)?;
+        Some(OperandView {
+            base: e.clone(),
+            strides: dense_strides(&shape),
+            shape,
+            members: Vec::new(),
+        })
+    }
+
+    /// `e = R.permute_dims(x)` or `e = R.permute_dims(R.reshape(y, …))`, each used only there
+    /// and in no other chain, with static shapes: `x` (or `y`, whose bytes the reshape keeps)
+    /// read through permuted strides.
+    fn folded(
+        e: &Expr,
+        bindings: &[Binding],
+        index: &HashMap<VarId, usize>,
+        open: &HashMap<VarId, Chain>,
+        single_use: &dyn Fn(&Var) -> bool,
+    ) -> Option<OperandView> {
+        let ev = e.as_var()?;
+        let &pi = index.get(&ev.id())?;
+        let pc = bindings[pi].value().as_call()?;
+        if !single_use(ev) || claimed(open, pi) || pc.op() != Some("relax.permute_dims") {
+            return None;
+        }
+        let x = pc.args.first()?;
+        let x_si = operand_si(x)?;
+        let x_shape = static_shape(x_si)?;
+        let axes = permutation(pc, x_shape.len())?;
+        let mut view = OperandView {
+            base: x.clone(),
+            shape: axes.iter().map(|&a| x_shape[a]).collect(),
+            strides: {
+                let dense = dense_strides(&x_shape);
+                axes.iter().map(|&a| dense[a]).collect()
+            },
+            members: vec![pi],
+        };
+        if let Some(xv) = x.as_var()
+            && single_use(xv)
+            && let Some(&ri) = index.get(&xv.id())
+            && !claimed(open, ri)
+            && let Some(rc) = bindings[ri].value().as_call()
+            && rc.op() == Some("relax.reshape")
+            && let Some(y) = rc.args.first()
+            && let Some(y_si) = operand_si(y)
+            && static_shape(y_si).is_some()
+            && y_si.tensor_dtype() == x_si.tensor_dtype()
+        {
+            view.base = y.clone();
+            view.members.insert(0, ri);
+        }
+        Some(view)
+    }
+
+    /// (batch, rows, columns) extents and strides; a 2-D operand is one matrix for every batch
+    /// entry (stride 0), and so is a batch of 1.
+    fn split(&self) -> Option<([i64; 3], [i64; 3])> {
+        let (e, s) = (&self.shape, &self.strides);
+        let (ext, st) = match e.len() {
+            2 => ([1, e[0], e[1]], [0, s[0], s[1]]),
+            3 => ([e[0], e[1], e[2]], [s[0], s[1], s[2]]),
+            _ => return None,
+        };
+        Some((ext, [if ext[0] == 1 { 0 } else { st[0] }, st[1], st[2]]))
+    }
+}
+
+/// `R.matmul(a, b)` with at least one operand a permuted view of another tensor (see
+/// [`OperandView::folded`]): a [`LibraryOp::MatmulView`] that reads it in place. Both operands
+/// are 2-D or 3-D with static shapes.
+fn matmul_view_anchor(
+    call: &Call,
+    var: &Var,
+    bindings: &[Binding],
+    index: &HashMap<VarId, usize>,
+    open: &HashMap<VarId, Chain>,
+    single_use: &dyn Fn(&Var) -> bool,
+) -> Option<Chain> {
+    let (a, b) = (call.args.first()?, call.args.get(1)?);
+    let (a_si, b_si) = (operand_si(a)?, operand_si(b)?);
+    let dt = float_dtype(&[a_si, b_si], var.struct_info())?;
+    if !out_dtype_ok(call, dt) {
+        return None;
+    }
+    let fa = OperandView::folded(a, bindings, index, open, single_use);
+    let fb = OperandView::folded(b, bindings, index, open, single_use);
+    if fa.is_none() && fb.is_none() {
+        return None;
+    }
+    let av = fa.or_else(|| OperandView::dense(a))?;
+    let bv = fb.or_else(|| OperandView::dense(b))?;
+    let ((ae, as_), (be, bs)) = (av.split()?, bv.split()?);
+    let (m, k, n) = (ae[1], ae[2], be[2]);
+    if be[1] != k || (ae[0] != be[0] && ae[0] != 1 && be[0] != 1) {
+        return None;
+    }
+    let batch = ae[0].max(be[0]);
+    let out = static_shape(var.struct_info())?;
+    let logical = match out.len() {
+        2 if batch == 1 => vec![m, n],
+        3 => vec![batch, m, n],
+        _ => return None,
+    };
+    if out != logical {
+        return None;
+    }
+    let mut members = av.members;
+    members.extend(bv.members);
+    members.push(index[&var.id()]);
+    Some(Chain {
+        kernel: LibraryKernel {
+            op: LibraryOp::MatmulView,
+            norm: false,
+            addends: 0,
+            activation: None,
+        },
+        inputs: vec![av.base, bv.base],
+        params: vec![
+            batch,
+            m,
+            n,
+            k,
+            as_[0],
+            as_[1],
+            as_[2],
+            bs[0],
+            bs[1],
+            bs[2],
+            m * n,
+            n,
+            1,
+        ],
+        fparams: vec![1.0],
+        members,
+        end: var.clone(),
+    })
+}
+
+/// What a [`LibraryOp::MatmulView`] chain absorbs from the binding after it.
+enum ViewStep {
+    Scale(f64),
+    Permute(Vec<usize>),
+    Reshape,
+}
+
+/// Makes a view chain write its output permuted by `axes` (the chain's end `end` still being
+/// the kernel's own dense output: the first permute only); false when it is not.
+fn permute_view_output(chain: &mut Chain, end: &Var, axes: &[usize]) -> bool {
+    let (batch, m, n) = (chain.params[0], chain.params[1], chain.params[2]);
+    let Some(end_shape) = static_shape(end.struct_info()) else {
+        return false;
+    };
+    let logical = if end_shape.len() == 3 {
+        vec![batch, m, n]
+    } else {
+        vec![m, n]
+    };
+    if end_shape != logical || chain.params[10..13] != [m * n, n, 1] {
+        return false;
+    }
+    let permuted: Vec<i64> = axes.iter().map(|&a| logical[a]).collect();
+    let dense = dense_strides(&permuted);
+    let mut strides = [0; 3];
+    let first = 3 - logical.len();
+    for (d, &a) in axes.iter().enumerate() {
+        strides[first + a] = dense[d];
+    }
+    chain.params[10..13].copy_from_slice(&strides);
+    true
+}
+
+/// Grows an open [`LibraryOp::MatmulView`] chain by what it can absorb without a copy: a
+/// multiply by a scalar constant (its scale), one `R.permute_dims` of its own output shape
+/// (its output strides) and then `R.reshape`s (the bytes stay where they are).
+fn extend_view(
+    op: &str,
+    call: &Call,
+    var: &Var,
+    at: usize,
+    open: &mut HashMap<VarId, Chain>,
+    single_use: &dyn Fn(&Var) -> bool,
+) -> Option<Chain> {
+    let is_view = |v: &Var| {
+        open.get(&v.id())
+            .is_some_and(|c| c.kernel.op == LibraryOp::MatmulView)
+            && single_use(v)
+    };
+    let (end, step) = match op {
+        "relax.multiply" => {
+            let (end, c) = match (call.args.first()?.kind(), call.args.get(1)?.kind()) {
+                (ExprKind::Var(v), ExprKind::Constant(c))
+                | (ExprKind::Constant(c), ExprKind::Var(v))
+                    if is_view(v) =>
+                {
+                    (v, c)
+                }
+                _ => return None,
+            };
+            if c.struct_info.ndim() != Some(0)
+                || c.struct_info.tensor_dtype() != var.struct_info().tensor_dtype()
+            {
+                return None;
+            }
+            (end, ViewStep::Scale(c.data.get_f64(0)?))
+        }
+        "relax.permute_dims" => {
+            let end = call.args.first()?.as_var().filter(|v| is_view(v))?;
+            let rank = end.struct_info().ndim()?;
+            (end, ViewStep::Permute(permutation(call, rank)?))
+        }
+        "relax.reshape" => (
+            call.args.first()?.as_var().filter(|v| is_view(v))?,
+            ViewStep::Reshape,
+        ),
+        _ => return None,
+    };
+    let mut chain = open.remove(&end.id())?;
+    let absorbed = match step {
+        ViewStep::Scale(factor) => {
+            chain.fparams[0] *= factor;
+            true
+        }
+        ViewStep::Permute(axes) => permute_view_output(&mut chain, end, &axes),
+        ViewStep::Reshape => true,
+    };
+    if !absorbed {
+        open.insert(end.id(), chain);
+        return None;
+    }
+    chain.members.push(at);
+    chain.end = var.clone();
     Some(chain)
 }
 
