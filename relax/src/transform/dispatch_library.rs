@@ -106,6 +106,36 @@ pub enum LibraryOp {
 }
 
 impl LibraryOp {
+    /// Every operation, in the order [`LibraryKernel::all`] lists their kernels.
+    pub const ALL: [LibraryOp; 10] = [
+        LibraryOp::Matmul { trans_b: false },
+        LibraryOp::Matmul { trans_b: true },
+        LibraryOp::Conv2d,
+        LibraryOp::MaxPool2d,
+        LibraryOp::AvgPool2d,
+        LibraryOp::Concat,
+        LibraryOp::Lrn,
+        LibraryOp::Softmax,
+        LibraryOp::LayerNorm,
+        LibraryOp::MatmulView,
+    ];
+
+    /// The kernel name's stem, after [`PREFIX`] and before the epilogue's suffixes.
+    pub fn base_name(self) -> &'static str {
+        match self {
+            LibraryOp::Matmul { trans_b: false } => "matmul",
+            LibraryOp::Matmul { trans_b: true } => "matmul_tb",
+            LibraryOp::Conv2d => "conv2d",
+            LibraryOp::MaxPool2d => "max_pool2d",
+            LibraryOp::AvgPool2d => "avg_pool2d",
+            LibraryOp::Concat => "concat",
+            LibraryOp::Lrn => "lrn",
+            LibraryOp::Softmax => "softmax",
+            LibraryOp::LayerNorm => "layer_norm",
+            LibraryOp::MatmulView => "matmul_view",
+        }
+    }
+
     /// The tensors the operation itself reads (before any addends).
     pub fn num_operands(self) -> usize {
         match self {
@@ -148,18 +178,7 @@ impl LibraryKernel {
     /// The packed-function name.
     pub fn name(&self) -> String {
         let mut s = String::from(PREFIX);
-        s.push_str(match self.op {
-            LibraryOp::Matmul { trans_b: false } => "matmul",
-            LibraryOp::Matmul { trans_b: true } => "matmul_tb",
-            LibraryOp::Conv2d => "conv2d",
-            LibraryOp::MaxPool2d => "max_pool2d",
-            LibraryOp::AvgPool2d => "avg_pool2d",
-            LibraryOp::Concat => "concat",
-            LibraryOp::Lrn => "lrn",
-            LibraryOp::Softmax => "softmax",
-            LibraryOp::LayerNorm => "layer_norm",
-            LibraryOp::MatmulView => "matmul_view",
-        });
+        s.push_str(self.op.base_name());
         if self.norm {
             s.push_str("_bn");
         }
@@ -238,18 +257,9 @@ impl LibraryKernel {
             }
             None => false,
         };
-        let op = match rest {
-            "matmul" => LibraryOp::Matmul { trans_b: false },
-            "matmul_tb" => LibraryOp::Matmul { trans_b: true },
-            "conv2d" => LibraryOp::Conv2d,
-            "max_pool2d" => LibraryOp::MaxPool2d,
-            "avg_pool2d" => LibraryOp::AvgPool2d,
-            "concat" => LibraryOp::Concat,
-            "lrn" => LibraryOp::Lrn,
-            "softmax" => LibraryOp::Softmax,
-            "layer_norm" => LibraryOp::LayerNorm,
-            _ => return None,
-        };
+        let op = LibraryOp::ALL
+            .into_iter()
+            .find(|op| op.base_name() == rest)?;
         let epilogue = norm || addends > 0 || activation.is_some();
         let valid = (op.takes_epilogue() || !epilogue)
             && (!norm || op == LibraryOp::Conv2d)
@@ -264,23 +274,11 @@ impl LibraryKernel {
 
     /// Every kernel there is (what the `jit` crate registers).
     pub fn all() -> Vec<LibraryKernel> {
-        let ops = [
-            LibraryOp::Matmul { trans_b: false },
-            LibraryOp::Matmul { trans_b: true },
-            LibraryOp::Conv2d,
-            LibraryOp::MaxPool2d,
-            LibraryOp::AvgPool2d,
-            LibraryOp::Concat,
-            LibraryOp::Lrn,
-            LibraryOp::Softmax,
-            LibraryOp::LayerNorm,
-            LibraryOp::MatmulView,
-        ];
         let acts = [None]
             .into_iter()
             .chain(Activation::ALL.into_iter().map(Some));
         let mut out = Vec::new();
-        for op in ops {
+        for op in LibraryOp::ALL {
             if !op.takes_epilogue() {
                 out.push(LibraryKernel {
                     op,
