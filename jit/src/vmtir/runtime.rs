@@ -124,7 +124,30 @@ pub struct VmtirRuntime {
     pub kernel_rt: *const RuntimeTable,
     pub kernel_tensors: KernelArgsFn,
     pub kill_alloc: KillAllocFn,
+    /// Where generated code reads a register's payload when the register does not hold the
+    /// kind it needs (see [`DECOY_PAYLOAD`]).
+    pub decoy: *const DecoyPayload,
 }
+
+/// A tensor object that is never anyone's: all zeros, so its reference count (0) is never
+/// the 1 of a unique reference and its rank (0) and storage (none) match nothing.
+static DECOY_OBJECT: [u64; 16] = [0; 16];
+
+/// The payload of a register that holds no tensor object, as generated code sees it: the
+/// address of [`DECOY_OBJECT`]. Generated code checks every condition of a fast path before
+/// one branch; a register of another kind has its address replaced by this one's (a
+/// `select` on the kind byte), so no register's payload is read unless its kind matched, and
+/// the reads that follow land in the decoy, whose fields fail the conditions.
+pub struct DecoyPayload(
+    /// Read by generated code only.
+    #[allow(dead_code)]
+    *const u64,
+);
+
+// SAFETY: the pointer is to an immutable static; nothing is written through it.
+unsafe impl Sync for DecoyPayload {}
+
+pub static DECOY_PAYLOAD: DecoyPayload = DecoyPayload(DECOY_OBJECT.as_ptr());
 
 // SAFETY: the table holds function pointers and a pointer to the immutable, 'static kernel
 // runtime table; sharing it between threads shares nothing mutable.
@@ -141,6 +164,7 @@ pub const RT_BUILTIN: i32 = 40;
 pub const RT_KERNEL_RT: i32 = 48;
 pub const RT_KERNEL_TENSORS: i32 = 56;
 pub const RT_KILL_ALLOC: i32 = 64;
+pub const RT_DECOY: i32 = 72;
 
 impl VmtirRuntime {
     /// The process-wide table.
@@ -156,6 +180,7 @@ impl VmtirRuntime {
             kernel_rt: RuntimeTable::get(),
             kernel_tensors,
             kill_alloc,
+            decoy: &DECOY_PAYLOAD,
         })
     }
 }
@@ -654,6 +679,9 @@ mod tests {
             CTX_NATIVE_BUILTINS_OFFSET as usize
         );
         assert_eq!(offset_of!(VmtirRuntime, kill_alloc), RT_KILL_ALLOC as usize);
+        assert_eq!(offset_of!(VmtirRuntime, decoy), RT_DECOY as usize);
+        // The decoy object covers every field generated code reads.
+        assert!(size_of_val(&DECOY_OBJECT) >= vm::tensor::layout::STORAGE as usize + 8);
         assert_eq!(offset_of!(VmtirRuntime, call), RT_CALL as usize);
         assert_eq!(offset_of!(VmtirRuntime, cond), RT_COND as usize);
         assert_eq!(offset_of!(VmtirRuntime, ret), RT_RET as usize);

@@ -13,8 +13,8 @@
 //! with `alloc_tensor`'s constant arguments decoded here.
 
 use cranelift_codegen::ir::{
-    AbiParam, Block, InstBuilder, MemFlagsData, SigRef, Signature, StackSlotData, StackSlotKind,
-    Value, condcodes::IntCC, types,
+    AbiParam, Block, InstBuilder, MemFlagsData, SigRef, Signature, StackSlot, StackSlotData,
+    StackSlotKind, Value, condcodes::IntCC, types,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
@@ -23,8 +23,8 @@ use vm::{Executable, FuncKind};
 
 use super::runtime::{
     CTX_INSTRUMENTED_OFFSET, CTX_KERNELS_OFFSET, CTX_NATIVE_BUILTINS_OFFSET, CTX_WORDS_OFFSET,
-    RT_BUILTIN, RT_CALL, RT_COND, RT_KERNEL_ARGS, RT_KERNEL_FAIL, RT_KERNEL_RT, RT_KERNEL_TENSORS,
-    RT_KILL_ALLOC, RT_RET, STATUS_DONE, is_inline_builtin,
+    RT_BUILTIN, RT_CALL, RT_COND, RT_DECOY, RT_KERNEL_ARGS, RT_KERNEL_FAIL, RT_KERNEL_RT,
+    RT_KERNEL_TENSORS, RT_KILL_ALLOC, RT_RET, STATUS_DONE, is_inline_builtin,
 };
 use crate::error::{Error, Result};
 use crate::kernel::abi::{
@@ -101,12 +101,6 @@ pub fn translate(
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
     let (ctx, regs, rt) = (params[0], params[1], params[2]);
-    let words = b.ins().load(
-        types::I64,
-        MemFlagsData::trusted().with_readonly(),
-        ctx,
-        CTX_WORDS_OFFSET,
-    );
     let (kargs, kerr) = if max_kernel_args > 0 {
         (
             Some(b.create_sized_stack_slot(StackSlotData::new(
@@ -211,7 +205,7 @@ pub fn translate(
                 for inst in &insts[pc..split] {
                     builtin_record(word_pool, inst);
                 }
-                let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
+                let addr = e.word_addr(start);
                 let n =
                     e.b.ins()
                         .iconst(types::I64, (word_pool.len() - start) as i64);
@@ -233,16 +227,18 @@ pub fn translate(
                 for inst in &insts[end - 2..end] {
                     builtin_record(word_pool, inst);
                 }
-                let addr = e.b.ins().iadd_imm_s(words, 8 * start as i64);
-                let n =
-                    e.b.ins()
-                        .iconst(types::I64, (word_pool.len() - start) as i64);
                 let slow = e.b.create_block();
                 e.b.set_cold_block(slow);
                 if !e.kill_alloc_in_place(&fused, slow, next)? {
                     e.b.ins().jump(slow, &[]);
                 }
+                // Values are made in the block that uses them: few live across blocks, which
+                // keeps register allocation (most of the compile time) fast.
                 e.b.switch_to_block(slow);
+                let addr = e.word_addr(start);
+                let n =
+                    e.b.ins()
+                        .iconst(types::I64, (word_pool.len() - start) as i64);
                 let st = e.call_rt(RT_KILL_ALLOC, e.sigs.builtin, &[e.ctx, e.regs, addr, n]);
                 e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
             }
@@ -255,14 +251,14 @@ pub fn translate(
                 args,
             } => {
                 let next = target(pc, 1)?;
-                let n = e.b.ins().iconst(types::I64, args.len() as i64);
+                let nargs = args.len() as i64;
                 if let (Some(slot), true, Some(kargs), Some(kerr)) = (
                     kernel_slot(func_idx as usize),
                     dst >= BEGIN_SPECIAL_REG,
                     kargs,
                     kerr,
                 ) {
-                    let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
+                    let start = word_pool.len();
                     record(word_pool, inst);
                     // All arguments registers: their indices follow, for `kernel_tensors`.
                     let registers: Option<Vec<i64>> = args
@@ -279,17 +275,23 @@ pub fn translate(
                         }
                         None => RT_KERNEL_ARGS,
                     };
+                    // Values are made in the block that uses them (see the fused pair).
+                    let direct = e.b.create_block();
+                    let slow = e.b.create_block();
+                    e.b.set_cold_block(slow);
+                    match &registers {
+                        // Tensors read in place; anything else takes the helper.
+                        Some(r) => e.tensor_args(r, kargs, kerr, slow, direct)?,
+                        None => {
+                            e.b.ins().jump(slow, &[]);
+                        }
+                    }
+                    e.b.switch_to_block(slow);
+                    let addr = e.word_addr(start);
+                    let n = e.b.ins().iconst(types::I64, nargs);
                     let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
                     let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
                     let slot_v = e.b.ins().iconst(types::I64, slot as i64);
-                    let direct = e.b.create_block();
-                    if let Some(r) = &registers {
-                        // Tensors read in place; anything else takes the helper.
-                        let slow = e.b.create_block();
-                        e.b.set_cold_block(slow);
-                        e.tensor_args(r, kaddr, eaddr, slow, direct)?;
-                        e.b.switch_to_block(slow);
-                    }
                     let st = e.call_rt(
                         helper,
                         e.sigs.kernel_args,
@@ -309,6 +311,9 @@ pub fn translate(
                     let table = e.b.ins().load(types::I64, flags, e.ctx, CTX_KERNELS_OFFSET);
                     let fp = e.b.ins().load(types::I64, flags, table, (8 * slot) as i32);
                     let krt = e.b.ins().load(types::I64, flags, e.rt, RT_KERNEL_RT);
+                    let n = e.b.ins().iconst(types::I64, nargs);
+                    let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
+                    let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
                     let call =
                         e.b.ins()
                             .call_indirect(e.sigs.kernel, fp, &[kaddr, n, krt, eaddr]);
@@ -317,6 +322,8 @@ pub fn translate(
                     e.b.set_cold_block(failed);
                     e.b.ins().brif(ks, failed, &[], next, &[]);
                     e.b.switch_to_block(failed);
+                    let slot_v = e.b.ins().iconst(types::I64, slot as i64);
+                    let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
                     let st = e.call_rt(
                         RT_KERNEL_FAIL,
                         e.sigs.kernel_fail,
@@ -324,8 +331,9 @@ pub fn translate(
                     );
                     e.b.ins().jump(e.exit, &[st.into()]);
                 } else {
-                    let addr = e.b.ins().iadd_imm_s(words, 8 * word_pool.len() as i64);
+                    let addr = e.word_addr(word_pool.len());
                     word_pool.extend_from_slice(args);
+                    let n = e.b.ins().iconst(types::I64, nargs);
                     let f = e.b.ins().iconst(types::I64, func_idx);
                     let d = e.b.ins().iconst(types::I64, dst);
                     let st = e.call_rt(RT_CALL, e.sigs.call, &[e.ctx, e.regs, f, d, addr, n]);
@@ -484,15 +492,19 @@ fn register_offset(r: i64) -> Result<i32> {
 }
 
 impl Emit<'_, '_> {
-    /// Branches to `slow` unless `cond` holds; continues in a new block.
-    fn require(&mut self, cond: Value, slow: Block) {
-        let next = self.b.create_block();
-        self.b.ins().brif(cond, next, &[], slow, &[]);
-        self.b.switch_to_block(next);
+    /// The address of word `index` of the module's word pool.
+    fn word_addr(&mut self, index: usize) -> Value {
+        let words = self.b.ins().load(
+            types::I64,
+            MemFlagsData::trusted().with_readonly(),
+            self.ctx,
+            CTX_WORDS_OFFSET,
+        );
+        self.b.ins().iadd_imm_s(words, 8 * index as i64)
     }
 
-    /// Branches to `slow` if an instrument is installed.
-    fn require_uninstrumented(&mut self, slow: Block) {
+    /// Whether no instrument is installed.
+    fn uninstrumented(&mut self) -> Value {
         let trusted = MemFlagsData::trusted();
         let flag = self.b.ins().load(
             types::I64,
@@ -502,8 +514,21 @@ impl Emit<'_, '_> {
         );
         // An instrument may be installed by another thread at any time: read it atomically.
         let on = self.b.ins().atomic_load(types::I8, trusted, flag);
-        let off = self.b.ins().icmp_imm_s(IntCC::Equal, on, 0);
-        self.require(off, slow);
+        self.b.ins().icmp_imm_s(IntCC::Equal, on, 0)
+    }
+
+    /// The payload of register `r` if `is` (its kind check) holds, else the decoy's
+    /// (`runtime::DECOY_PAYLOAD`): the register's payload is read only when its kind matched.
+    fn payload_or_decoy(&mut self, r: i64, is: Value) -> Result<Value> {
+        let trusted = MemFlagsData::trusted();
+        let at = register_offset(r)? + vm::value::layout::PAYLOAD;
+        let own = self.b.ins().iadd_imm_s(self.regs, i64::from(at));
+        let decoy = self
+            .b
+            .ins()
+            .load(types::I64, trusted.with_readonly(), self.rt, RT_DECOY);
+        let addr = self.b.ins().select(is, own, decoy);
+        Ok(self.b.ins().load(types::I64, trusted, addr, 0))
     }
 
     /// The kind byte of register `r`, compared with `tag`.
@@ -545,11 +570,9 @@ impl Emit<'_, '_> {
         let (Some(end), true) = (end, dims.len() <= vm::tensor::INLINE_DIMS) else {
             return Ok(false);
         };
-        let (kill_at, dst_at, storage_at) = (
-            register_offset(kill)?,
-            register_offset(dst)?,
-            register_offset(storage)?,
-        );
+        let (kill_at, dst_at) = (register_offset(kill)?, register_offset(dst)?);
+        // Every condition is computed, then tested by one branch: a run of branches costs
+        // the register allocator far more than these few loads.
         let trusted = MemFlagsData::trusted();
         let native = self.b.ins().uload8(
             types::I32,
@@ -557,44 +580,42 @@ impl Emit<'_, '_> {
             self.ctx,
             CTX_NATIVE_BUILTINS_OFFSET,
         );
-        self.require(native, slow);
-        self.require_uninstrumented(slow);
-        let c = self.register_is(kill, vl::TAG_TENSOR)?;
-        self.require(c, slow);
-        let p = self
-            .b
-            .ins()
-            .load(types::I64, trusted, self.regs, kill_at + vl::PAYLOAD);
+        let mut ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, native, 0);
+        let c = self.uninstrumented();
+        ok = self.b.ins().band(ok, c);
+        let is_tensor = self.register_is(kill, vl::TAG_TENSOR)?;
+        ok = self.b.ins().band(ok, is_tensor);
+        let p = self.payload_or_decoy(kill, is_tensor)?;
         // Acquire, as `Tensor`'s own uniqueness check: other threads' accesses through
         // references they have dropped happen before the writes below.
         let count_at = self.b.ins().iadd_imm_s(p, i64::from(tl::COUNT));
         let count = self.b.ins().atomic_load(types::I64, trusted, count_at);
         let c = self.b.ins().icmp_imm_s(IntCC::Equal, count, 1);
-        self.require(c, slow);
+        ok = self.b.ins().band(ok, c);
         let old_ndim = self.b.ins().uload32(trusted, p, tl::NDIM);
         let c = self.b.ins().icmp_imm_s(
             IntCC::UnsignedLessThanOrEqual,
             old_ndim,
             vm::tensor::INLINE_DIMS as i64,
         );
-        self.require(c, slow);
-        let c = self.register_is(storage, vl::TAG_STORAGE)?;
-        self.require(c, slow);
-        let s = self
-            .b
-            .ins()
-            .load(types::I64, trusted, self.regs, storage_at + vl::PAYLOAD);
+        ok = self.b.ins().band(ok, c);
+        let is_storage = self.register_is(storage, vl::TAG_STORAGE)?;
+        ok = self.b.ins().band(ok, is_storage);
+        let s = self.payload_or_decoy(storage, is_storage)?;
         let held = self.b.ins().load(types::I64, trusted, p, tl::STORAGE);
         let c = self.b.ins().icmp(IntCC::Equal, s, held);
-        self.require(c, slow);
+        ok = self.b.ins().band(ok, c);
         let size = self.b.ins().load(types::I64, trusted, p, tl::STORAGE_SIZE);
         let c = self
             .b
             .ins()
             .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, size, end);
-        self.require(c, slow);
+        ok = self.b.ins().band(ok, c);
         let c = self.register_is(dst, vl::TAG_NULL)?;
-        self.require(c, slow);
+        ok = self.b.ins().band(ok, c);
+        let fast = self.b.create_block();
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
         // The object is this code's alone: remake it.
         let data = self.b.ins().load(types::I64, trusted, p, tl::DATA);
         let old_offset = self.b.ins().load(types::I64, trusted, p, tl::BYTE_OFFSET);
@@ -635,8 +656,8 @@ impl Emit<'_, '_> {
     fn tensor_args(
         &mut self,
         regs: &[i64],
-        kargs: Value,
-        kerr: Value,
+        kargs_slot: StackSlot,
+        kerr_slot: StackSlot,
         slow: Block,
         done: Block,
     ) -> Result<()> {
@@ -645,7 +666,8 @@ impl Emit<'_, '_> {
         // The `kind` word written with `ndim` below is zero.
         const _: () = assert!(ARG_TENSOR == 0);
         let trusted = MemFlagsData::trusted();
-        self.require_uninstrumented(slow);
+        // As in `kill_alloc_in_place`: every condition, then one branch.
+        let mut ok = self.uninstrumented();
         // Each register read once, however many arguments name it.
         let mut read: Vec<(i64, Value, Value)> = Vec::with_capacity(regs.len());
         let mut objects = Vec::with_capacity(regs.len());
@@ -654,20 +676,25 @@ impl Emit<'_, '_> {
                 objects.push((p, ndim));
                 continue;
             }
-            let c = self.register_is(r, vl::TAG_TENSOR)?;
-            self.require(c, slow);
-            let at = register_offset(r)? + vl::PAYLOAD;
-            let p = self.b.ins().load(types::I64, trusted, self.regs, at);
+            let is_tensor = self.register_is(r, vl::TAG_TENSOR)?;
+            ok = self.b.ins().band(ok, is_tensor);
+            let p = self.payload_or_decoy(r, is_tensor)?;
             let ndim = self.b.ins().uload32(trusted, p, tl::NDIM);
+            // The decoy's rank, 0, passes; its kind check does not.
             let c = self.b.ins().icmp_imm_s(
                 IntCC::UnsignedLessThanOrEqual,
                 ndim,
                 vm::tensor::INLINE_DIMS as i64,
             );
-            self.require(c, slow);
+            ok = self.b.ins().band(ok, c);
             read.push((r, p, ndim));
             objects.push((p, ndim));
         }
+        let fast = self.b.create_block();
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        let kargs = self.b.ins().stack_addr(types::I64, kargs_slot, 0);
+        let kerr = self.b.ins().stack_addr(types::I64, kerr_slot, 0);
         for (i, (p, ndim)) in objects.into_iter().enumerate() {
             let base = i32::try_from(i as i64 * ARG_SIZE)
                 .map_err(|_| Error::Unsupported(format!("a kernel call of {i} arguments")))?;
