@@ -109,7 +109,7 @@ fn compress(state: &mut [u32; 8], blocks: &[u8]) {
 fn portable(state: &mut [u32; 8], blocks: &[u8]) {
     let blocks: Vec<GenericArray<u8, _>> = blocks
         .chunks_exact(64)
-        .map(|b| GenericArray::clone_from_slice(b))
+        .map(GenericArray::clone_from_slice)
         .collect();
     sha2::compress256(state, &blocks);
 }
