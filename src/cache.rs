@@ -44,16 +44,28 @@ fn config_parts(k: &mut KeyBuilder, config: &Config, metadata: &[vm::Tensor]) {
         k.part("metadata.shape", &shape);
         k.part("metadata.data", &t.to_bytes());
     }
-    k.part("exec_mode", format!("{:?}", config.exec_mode).as_bytes());
+    let exec_mode: &[u8] = match config.exec_mode {
+        crate::ExecMode::Bytecode => b"bytecode",
+        crate::ExecMode::Compiled => b"compiled",
+    };
+    k.part("exec_mode", exec_mode);
     k.part("fusion", &[config.fusion as u8]);
     k.part("library", &[config.library as u8]);
     k.part(
         "max_fold_bytes",
         &(config.max_fold_bytes as u64).to_le_bytes(),
     );
+    // Destructured, so that a new option cannot be left out of the key; bytes rather than
+    // `Debug` text, whose formatting machinery a cache hit would otherwise page in.
+    let CompileOptions {
+        vectorize,
+        parallel,
+        loop_transforms,
+        contract_fma,
+    } = CompileOptions::default();
     k.part(
         "kernel_options",
-        format!("{:?}", CompileOptions::default()).as_bytes(),
+        &[vectorize, parallel, loop_transforms, contract_fma].map(u8::from),
     );
 }
 

@@ -8,6 +8,7 @@ pub mod kernel;
 pub mod library;
 pub mod math;
 pub mod pool;
+pub mod sha256;
 pub mod vmtir;
 
 pub use error::{Error, Result};

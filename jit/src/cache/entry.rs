@@ -17,7 +17,7 @@
 //! panic. The checksum covers the key and both identity strings too, so a flipped byte
 //! anywhere past the magic is caught even if it would parse.
 
-use sha2::{Digest, Sha256};
+use crate::sha256::Sha256;
 use tir::{DataType, TypeCode};
 
 use crate::code::{CodeBlob, Symbol};
@@ -139,7 +139,7 @@ pub fn decode(bytes: &[u8], expected: &Identity) -> Result<Entry, Reject> {
         return Err(Reject::Format(format));
     }
     let body = &bytes[PREFIX..];
-    if Sha256::digest(body).as_slice() != &bytes[12..PREFIX] {
+    if Sha256::digest(body) != bytes[12..PREFIX] {
         return Err(Reject::Checksum);
     }
     let mut r = Reader { b: body };

@@ -34,7 +34,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
-use sha2::{Digest, Sha256};
+use crate::sha256::Sha256;
 
 pub use entry::{Entry, Identity, Reject};
 
@@ -96,7 +96,7 @@ impl KeyBuilder {
     /// Adds a named part (length-prefixed, so parts never run into each other).
     pub fn part(&mut self, name: &str, bytes: &[u8]) -> &mut KeyBuilder {
         for p in [name.as_bytes(), bytes] {
-            self.h.update((p.len() as u64).to_le_bytes());
+            self.h.update(&(p.len() as u64).to_le_bytes());
             self.h.update(p);
         }
         self
@@ -104,7 +104,7 @@ impl KeyBuilder {
 
     /// The key.
     pub fn finish(self) -> Key {
-        Key(self.h.finalize().into())
+        Key(self.h.finalize())
     }
 }
 

@@ -26,12 +26,12 @@ mod sort;
 
 use std::sync::Arc;
 
+use crate::sha256::Sha256;
 use cranelift_codegen::ir::{AbiParam, types};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{Linkage, Module};
 use dashmap::DashMap;
-use sha2::{Digest, Sha256};
 use tir::PrimFunc;
 use vm::{PackedFunc, Value};
 
@@ -398,13 +398,13 @@ fn remember(key: [u8; 32], object: Arc<KernelObject>) -> Arc<KernelObject> {
 fn object_key(func: &PrimFunc, options: CompileOptions) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(tir::print_prim_func(func).as_bytes());
-    h.update([
+    h.update(&[
         options.vectorize as u8,
         options.parallel as u8,
         options.loop_transforms as u8,
         options.contract_fma as u8,
     ]);
-    h.finalize().into()
+    h.finalize()
 }
 
 /// Compiles one PrimFunc into its own object: vector code first; if Cranelift cannot lower
