@@ -864,7 +864,7 @@ pub const CONV_PANEL: usize = 32;
 /// 49 of 64 lanes), while full panels of output channels always fill theirs; with a small
 /// inner dimension the kernel along the positions, which reads the image in place, is as fast.
 pub fn packs_conv_weights(o: usize, c: usize, kdim: usize, plane: usize) -> bool {
-    c > 1 && kdim > 160 && o % CONV_PANEL == 0 && plane <= 256
+    c > 1 && kdim > 160 && o.is_multiple_of(CONV_PANEL) && plane <= 256
 }
 
 /// OIHW `float32` weights `w` (`o × c × kh × kw`) packed for the channel-vectorized kernel:
