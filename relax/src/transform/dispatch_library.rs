@@ -1225,7 +1225,7 @@ pub const CONV_PANEL: usize = 32;
 /// 49 of 64 lanes), while full panels of output channels always fill theirs; with a small
 /// inner dimension the kernel along the positions, which reads the image in place, is as fast.
 pub fn packs_conv_weights(o: usize, c: usize, kdim: usize, plane: usize) -> bool {
-    c > 1 && kdim > 160 && o % CONV_PANEL == 0 && plane <= 256
+    c > 1 && kdim > 160 && o.is_multiple_of(CONV_PANEL) && plane <= 256
 }
 
 /// OIHW `float32` weights `w` (`o × c × kh × kw`) packed for the channel-vectorized kernel:
@@ -1233,18 +1233,47 @@ pub fn packs_conv_weights(o: usize, c: usize, kdim: usize, plane: usize) -> bool
 /// (zeros past `o`), so that one row of the kernel's inner dimension is one contiguous load
 /// of 32 channels.
 pub fn pack_conv_weights(w: &[f32], shape: [usize; 4]) -> (Vec<f32>, [usize; 5]) {
-    let [o, c, kh, kw] = shape;
+    let packed_shape = packed_conv_shape(shape);
+    let mut packed = vec![0f32; packed_shape.iter().product()];
+    pack_conv_weights_into(w, shape, &mut packed);
+    (packed, packed_shape)
+}
+
+/// The shape [`pack_conv_weights`] gives OIHW weights of shape `shape`.
+pub fn packed_conv_shape([o, c, kh, kw]: [usize; 4]) -> [usize; 5] {
+    [o.div_ceil(CONV_PANEL), c, kh, kw, CONV_PANEL]
+}
+
+/// [`pack_conv_weights`] into `packed` (of [`packed_conv_shape`]'s size, zeroed). The
+/// transposition goes by 8 × 8 blocks, reading 8 rows of 8 contiguous weights and writing 8
+/// rows of the panel, so that both sides stay in cache (1.2 → 0.7 ns per weight against
+/// whole rows at a time): a model's weights are packed on every compile.
+fn pack_conv_weights_into(w: &[f32], [o, c, kh, kw]: [usize; 4], packed: &mut [f32]) {
+    const B: usize = 8;
     let kdim = c * kh * kw;
-    let panels = o.div_ceil(CONV_PANEL);
-    let mut packed = vec![0f32; panels * kdim * CONV_PANEL];
-    for (oc, row) in w.chunks_exact(kdim).enumerate().take(o) {
-        let (p, lane) = (oc / CONV_PANEL, oc % CONV_PANEL);
-        let panel = &mut packed[p * kdim * CONV_PANEL..][..kdim * CONV_PANEL];
-        for (k, &v) in row.iter().enumerate() {
-            panel[k * CONV_PANEL + lane] = v;
+    if kdim == 0 {
+        return;
+    }
+    let body = kdim / B * B;
+    for (p, panel) in packed.chunks_exact_mut(kdim * CONV_PANEL).enumerate() {
+        let lanes = o.min((p + 1) * CONV_PANEL) - p * CONV_PANEL;
+        let rows = &w[p * CONV_PANEL * kdim..][..lanes * kdim];
+        for l0 in (0..lanes).step_by(B) {
+            let l1 = (l0 + B).min(lanes);
+            for k0 in (0..body).step_by(B) {
+                for l in l0..l1 {
+                    for (i, &v) in rows[l * kdim + k0..][..B].iter().enumerate() {
+                        panel[(k0 + i) * CONV_PANEL + l] = v;
+                    }
+                }
+            }
+            for l in l0..l1 {
+                for k in body..kdim {
+                    panel[k * CONV_PANEL + l] = rows[l * kdim + k];
+                }
+            }
         }
     }
-    (packed, [panels, c, kh, kw, CONV_PANEL])
 }
 
 /// A conv2d chain whose weights are a constant (inline, or bound earlier in the block) that
@@ -1290,14 +1319,23 @@ fn pack_constant_weights(
     {
         return chain;
     }
-    let Ok(data) = w.to_vec::<f32>() else {
+    let shape_i64 = packed_conv_shape([o, c, kh, kw]).map(|d| d as i64);
+    let Ok(mut tensor) = vm::Tensor::zeros(&shape_i64, vm::DataType::F32) else {
         return chain;
     };
-    let (packed, shape) = pack_conv_weights(&data, [o, c, kh, kw]);
-    let shape_i64 = shape.map(|d| d as i64);
-    let Ok(tensor) = vm::Tensor::from_slice(&shape_i64, &packed) else {
+    let Ok(bytes) = tensor.bytes_mut() else {
         return chain;
     };
+    // SAFETY: the constant is a float32 tensor of `o·c·kh·kw` elements (its shape, checked
+    // above), at an address aligned for f32 (every allocation is 64-byte aligned); constants
+    // are never written, so nothing writes these bytes while they are read here.
+    let src = unsafe { std::slice::from_raw_parts(w.as_ptr().cast::<f32>(), w.numel()) };
+    // SAFETY: `bytes` is the new tensor's whole zeroed buffer, uniquely borrowed, 64-byte
+    // aligned, holding `nbytes / 4` f32 elements (all bit patterns are valid f32).
+    let dst = unsafe {
+        std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<f32>(), bytes.len() / 4)
+    };
+    pack_conv_weights_into(src, [o, c, kh, kw], dst);
     chain.inputs[1] = Expr::new(ExprKind::Constant(Constant {
         data: tensor,
         struct_info: StructInfo::tensor(
