@@ -930,6 +930,18 @@ fn view_cases() -> Vec<Case> {
             &[5, 8],
         ),
         written(
+            "a transposed 2-D weight of one row, bias, relu => relaxjit.matmul_tb_add_relu",
+            "float32",
+            &[("x", &[1, 9]), ("w", &[6, 9]), ("b", &[6])],
+            &[
+                "wt = R.permute_dims(w, axes=None)",
+                "t = R.matmul(x, wt, out_dtype=None)",
+                "u = R.add(t, b)",
+                "y = R.nn.relu(u)",
+            ],
+            &[1, 6],
+        ),
+        written(
             "a permuted operand used twice",
             "float32",
             &[("x", &[4, 6])],

@@ -11,7 +11,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::ThreadPool;
@@ -21,6 +21,9 @@ thread_local! {
     /// Whether this thread runs a [`call`] or spins for one: a spinner that found itself
     /// there would wait for a call that cannot finish before it does.
     static BUSY: Cell<bool> = const { Cell::new(false) };
+    /// Set by a spinner job that found its worker already busy and returned at once, so that
+    /// the worker that ran it does not count it as shared work.
+    static IDLE_JOB: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Restores the previous pool of the thread when dropped.
@@ -66,6 +69,12 @@ const SPIN_IDLE: Duration = Duration::from_micros(200);
 /// than falling asleep between loops. On a pool of one thread, on a thread that already runs
 /// in a pool or in a call, `f` runs here.
 pub fn call<R: Send>(pool: Option<&ThreadPool>, f: impl FnOnce() -> R + Send) -> R {
+    call_sharing(pool, f).0
+}
+
+/// [`call`], also telling whether another worker ran part of `f`'s work (a spinning worker
+/// executed a job), i.e. whether crossing into the pool bought anything.
+pub fn call_sharing<R: Send>(pool: Option<&ThreadPool>, f: impl FnOnce() -> R + Send) -> (R, bool) {
     let (threads, inside) = match pool {
         Some(p) => (p.current_num_threads(), p.current_thread_index().is_some()),
         None => (
@@ -74,24 +83,68 @@ pub fn call<R: Send>(pool: Option<&ThreadPool>, f: impl FnOnce() -> R + Send) ->
         ),
     };
     if threads <= 1 || inside || BUSY.get() {
-        return f();
+        return (f(), false);
     }
     let done = AtomicBool::new(false);
-    match pool {
-        Some(p) => p.scope(|s| spin_around(s, threads, &done, f)),
-        None => rayon::scope(|s| spin_around(s, threads, &done, f)),
-    }
+    let shared = AtomicBool::new(false);
+    let out = match pool {
+        Some(p) => p.scope(|s| spin_around(s, threads, &done, &shared, f)),
+        None => rayon::scope(|s| spin_around(s, threads, &done, &shared, f)),
+    };
+    (out, shared.load(Ordering::Acquire))
 }
 
 /// Inside a scope of the pool: starts `threads - 1` spinners, then runs `f` here.
+/// Calls of one module through [`call`] only while crossing into the pool pays: a module
+/// whose calls start no parallel work another worker takes (a batch-1 layer too small to
+/// split) runs on the caller's thread after [`CallPolicy::IDLE_CALLS`] such calls in a row,
+/// sparing the crossing (two thread wake-ups, ~10 µs on a VM); every
+/// [`CallPolicy::PROBE_EVERY`]-th call crosses again, so a module whose shapes change back to
+/// parallel sizes returns to the pool.
+#[derive(Debug, Default)]
+pub struct CallPolicy {
+    calls: AtomicU32,
+    idle: AtomicU32,
+}
+
+impl CallPolicy {
+    /// Calls in a row without shared work after which calls stay on the caller's thread.
+    pub const IDLE_CALLS: u32 = 3;
+    /// One call in this many crosses into the pool to look again.
+    pub const PROBE_EVERY: u32 = 64;
+
+    /// Runs `f` as [`call`] does, or on this thread when the last calls shared no work.
+    pub fn run<R: Send>(&self, pool: Option<&ThreadPool>, f: impl FnOnce() -> R + Send) -> R {
+        let n = self.calls.fetch_add(1, Ordering::Relaxed);
+        if self.idle.load(Ordering::Relaxed) >= Self::IDLE_CALLS && n % Self::PROBE_EVERY != 0 {
+            return f();
+        }
+        let (out, shared) = call_sharing(pool, f);
+        if shared {
+            self.idle.store(0, Ordering::Relaxed);
+        } else {
+            let _ = self
+                .idle
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |i| i.checked_add(1));
+        }
+        out
+    }
+
+    /// Whether calls currently run on the caller's thread.
+    pub fn stays_here(&self) -> bool {
+        self.idle.load(Ordering::Relaxed) >= Self::IDLE_CALLS
+    }
+}
+
 fn spin_around<'s, R>(
     s: &rayon::Scope<'s>,
     threads: usize,
     done: &'s AtomicBool,
+    shared: &'s AtomicBool,
     f: impl FnOnce() -> R,
 ) -> R {
     for _ in 1..threads {
-        s.spawn(move |_| spin(done));
+        s.spawn(move |_| spin(done, shared));
     }
     let _busy = Busy::enter();
     let _done = SetOnDrop(done);
@@ -123,15 +176,20 @@ impl Drop for SetOnDrop<'_> {
 }
 
 /// Runs the pool's pending work until `done`, or until [`SPIN_IDLE`] passes without any.
-fn spin(done: &AtomicBool) {
+fn spin(done: &AtomicBool, shared: &AtomicBool) {
     if BUSY.get() {
+        IDLE_JOB.set(true);
         return;
     }
     let _busy = Busy::enter();
     let mut idle_since: Option<Instant> = None;
     let mut rounds = 0u32;
     while !done.load(Ordering::Acquire) {
+        IDLE_JOB.set(false);
         if rayon::yield_now() == Some(rayon::Yield::Executed) {
+            if !IDLE_JOB.get() {
+                shared.store(true, Ordering::Release);
+            }
             idle_since = None;
             rounds = 0;
             continue;
@@ -177,6 +235,44 @@ mod tests {
             assert_eq!(run(rayon::current_num_threads), 3);
         }
         assert!(run(|| pool.current_thread_index().is_none()));
+    }
+
+    #[test]
+    fn calls_that_share_no_work_stay_on_the_callers_thread_until_a_probe_shares() {
+        use rayon::prelude::*;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let policy = CallPolicy::default();
+        let here = std::thread::current().id();
+        for _ in 0..CallPolicy::IDLE_CALLS {
+            assert!(!policy.stays_here());
+            assert_ne!(
+                policy.run(Some(&pool), || std::thread::current().id()),
+                here
+            );
+        }
+        assert!(policy.stays_here());
+        for _ in CallPolicy::IDLE_CALLS..CallPolicy::PROBE_EVERY {
+            assert_eq!(
+                policy.run(Some(&pool), || std::thread::current().id()),
+                here
+            );
+        }
+        // The probe (call number PROBE_EVERY): eight loop bodies of 2 ms each, so the
+        // spinning worker takes some.
+        let slow = || {
+            (0..8).into_par_iter().for_each(|_| {
+                std::thread::sleep(Duration::from_millis(2));
+            })
+        };
+        policy.run(Some(&pool), slow);
+        assert!(!policy.stays_here());
+        let (_, shared) = call_sharing(Some(&pool), slow);
+        assert!(shared);
+        let (_, shared) = call_sharing(Some(&pool), || 1 + 1);
+        assert!(!shared);
     }
 
     #[test]

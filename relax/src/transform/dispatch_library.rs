@@ -562,8 +562,16 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
             continue;
         }
         let anchor = match op {
-            "relax.matmul" => matmul_view_anchor(call, var, bindings, &index, &open, &single_use)
-                .or_else(|| matmul_anchor(call, var, bindings, &index, &open, &single_use)),
+            // A transposed 2-D weight is `matmul_tb`'s (its batch-1 split and its epilogues);
+            // other permuted or reshaped operands are read in place by `matmul_view`.
+            "relax.matmul" => {
+                let plain = matmul_anchor(call, var, bindings, &index, &open, &single_use);
+                match plain {
+                    Some(c) if c.kernel.op == (LibraryOp::Matmul { trans_b: true }) => Some(c),
+                    _ => matmul_view_anchor(call, var, bindings, &index, &open, &single_use)
+                        .or(plain),
+                }
+            }
             "relax.nn.conv2d" => conv2d_anchor(call, var, i)
                 .map(|chain| pack_constant_weights(chain, bindings, &index)),
             "relax.nn.max_pool2d" => pool2d_anchor(call, var, i, LibraryOp::MaxPool2d),
