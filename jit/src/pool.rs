@@ -116,7 +116,9 @@ impl CallPolicy {
     /// Runs `f` as [`call`] does, or on this thread when the last calls shared no work.
     pub fn run<R: Send>(&self, pool: Option<&ThreadPool>, f: impl FnOnce() -> R + Send) -> R {
         let n = self.calls.fetch_add(1, Ordering::Relaxed);
-        if self.idle.load(Ordering::Relaxed) >= Self::IDLE_CALLS && n % Self::PROBE_EVERY != 0 {
+        if self.idle.load(Ordering::Relaxed) >= Self::IDLE_CALLS
+            && !n.is_multiple_of(Self::PROBE_EVERY)
+        {
             return f();
         }
         let (out, shared) = call_sharing(pool, f);
