@@ -122,7 +122,6 @@ pub struct VmtirRuntime {
     pub builtin: BuiltinFn,
     /// The kernels' own runtime table, passed to every direct kernel call.
     pub kernel_rt: *const RuntimeTable,
-    pub kernel_tensors: KernelArgsFn,
     pub kill_alloc: KillAllocFn,
     /// Where generated code reads a register's payload when the register does not hold the
     /// kind it needs (see [`DECOY_PAYLOAD`]).
@@ -162,9 +161,8 @@ pub const RT_KERNEL_ARGS: i32 = 24;
 pub const RT_KERNEL_FAIL: i32 = 32;
 pub const RT_BUILTIN: i32 = 40;
 pub const RT_KERNEL_RT: i32 = 48;
-pub const RT_KERNEL_TENSORS: i32 = 56;
-pub const RT_KILL_ALLOC: i32 = 64;
-pub const RT_DECOY: i32 = 72;
+pub const RT_KILL_ALLOC: i32 = 56;
+pub const RT_DECOY: i32 = 64;
 
 impl VmtirRuntime {
     /// The process-wide table.
@@ -178,7 +176,6 @@ impl VmtirRuntime {
             kernel_fail,
             builtin,
             kernel_rt: RuntimeTable::get(),
-            kernel_tensors,
             kill_alloc,
             decoy: &DECOY_PAYLOAD,
         })
@@ -398,73 +395,6 @@ unsafe fn kernel_args_body(
         }
         Ok(())
     })
-}
-
-/// `kernel_args` for a Call whose arguments are all registers (below the special ones): the
-/// record is followed by the `nargs` register indices, decoded at compile time. When each
-/// register holds a tensor and no instrument is installed, the kernel arguments are made
-/// straight from the tensors; otherwise `kernel_args` does the work, with its messages.
-///
-/// # Safety
-/// As for [`kernel_args`], with `record` followed by `nargs` more words.
-unsafe extern "C" fn kernel_tensors(
-    ctx: *mut CallCtx,
-    regs: *mut Value,
-    record: *const i64,
-    nargs: i64,
-    out: *mut KernelArg,
-    err: *mut KernelError,
-    slot: i64,
-) -> i32 {
-    // SAFETY: the caller's contract, passed on.
-    no_unwind(ctx, || unsafe {
-        kernel_tensors_body(ctx, regs, record, nargs, out, err, slot)
-    })
-}
-
-/// [`kernel_tensors`] without its unwind guard.
-///
-/// # Safety
-/// As for [`kernel_tensors`].
-unsafe fn kernel_tensors_body(
-    ctx: *mut CallCtx,
-    regs: *mut Value,
-    record: *const i64,
-    nargs: i64,
-    out: *mut KernelArg,
-    err: *mut KernelError,
-    slot: i64,
-) -> i32 {
-    let n = nargs as usize;
-    {
-        // SAFETY: the caller's contract; these borrows end before `kernel_args` is called.
-        let (c, all_regs, idx, out) = unsafe {
-            (
-                &mut *ctx,
-                std::slice::from_raw_parts(regs, (*ctx).regs_len),
-                std::slice::from_raw_parts(record.add(3 + n), n),
-                std::slice::from_raw_parts_mut(out, n),
-            )
-        };
-        if !c.vm.is_instrumented() {
-            let mut done = 0;
-            for (&r, o) in idx.iter().zip(out.iter_mut()) {
-                let Some(Value::Tensor(t)) = all_regs.get(r as usize) else {
-                    break;
-                };
-                *o = crate::kernel::tensor_arg(t);
-                done += 1;
-            }
-            if done == n {
-                c.spare.clear();
-                // SAFETY: the caller's contract; a fresh report, as in `kernel_args`.
-                unsafe { err.write(KernelError::default()) };
-                return STATUS_OK;
-            }
-        }
-    }
-    // SAFETY: the caller's contract is `kernel_args`'s.
-    unsafe { kernel_args_body(ctx, regs, record, nargs, out, err, slot) }
 }
 
 /// # Safety
@@ -695,9 +625,5 @@ mod tests {
         );
         assert_eq!(offset_of!(VmtirRuntime, builtin), RT_BUILTIN as usize);
         assert_eq!(offset_of!(VmtirRuntime, kernel_rt), RT_KERNEL_RT as usize);
-        assert_eq!(
-            offset_of!(VmtirRuntime, kernel_tensors),
-            RT_KERNEL_TENSORS as usize
-        );
     }
 }

@@ -4,13 +4,14 @@
 //! Each instruction becomes a block, so control flow is native: Goto is a jump, If a branch on
 //! the value its helper returns, Ret a return. A Call passes a pointer to its argument words (in
 //! the module's word pool, reached through the call context) to the `call` helper, which
-//! performs it exactly as the interpreter would. A Call of a
-//! JIT'd kernel whose result is discarded instead has the `kernel_args` helper convert its
-//! arguments (no boxing, no name lookup; `kernel_tensors` when every argument is a register,
-//! whose index is decoded here) and then calls the kernel's native entry directly; the
-//! kernel checks its arguments as always, and a failure is described by the `kernel_fail`
-//! helper with the kernel's own message. Runs of inline builtins go to the `builtin` helper,
-//! with `alloc_tensor`'s constant arguments decoded here.
+//! performs it exactly as the interpreter would. A Call of a JIT'd kernel whose result is
+//! discarded instead has its arguments read in place by generated code when every one is a
+//! register holding a tensor (the `call` helper performs the rare rest), else converted by the
+//! `kernel_args` helper (no boxing, no name lookup), and then calls the kernel's native entry
+//! directly; the kernel checks its arguments as always, and a failure is described by the
+//! `kernel_fail` helper (one block per function) with the kernel's own message. Runs of
+//! inline builtins go to the `builtin` helper, with `alloc_tensor`'s constant arguments
+//! decoded here.
 
 use cranelift_codegen::ir::{
     AbiParam, Block, InstBuilder, MemFlagsData, SigRef, Signature, StackSlot, StackSlotData,
@@ -24,7 +25,7 @@ use vm::{Executable, FuncKind};
 use super::runtime::{
     CTX_INSTRUMENTED_OFFSET, CTX_KERNELS_OFFSET, CTX_NATIVE_BUILTINS_OFFSET, CTX_WORDS_OFFSET,
     RT_BUILTIN, RT_CALL, RT_COND, RT_DECOY, RT_KERNEL_ARGS, RT_KERNEL_FAIL, RT_KERNEL_RT,
-    RT_KERNEL_TENSORS, RT_KILL_ALLOC, RT_RET, STATUS_DONE, is_inline_builtin,
+    RT_KILL_ALLOC, RT_RET, STATUS_DONE, is_inline_builtin,
 };
 use crate::error::{Error, Result};
 use crate::kernel::abi::{
@@ -117,6 +118,23 @@ pub fn translate(
     } else {
         (None, None)
     };
+    if let Some(kerr) = kerr {
+        // A kernel fills its error report only when it fails, and a failure leaves the
+        // function: zeroed once here, the report is fresh for every call.
+        let zero = b.ins().iconst(types::I64, 0);
+        let at = b.ins().stack_addr(types::I64, kerr, 0);
+        for off in (0..size_of::<KernelError>() as i32).step_by(8) {
+            b.ins().store(MemFlagsData::trusted(), zero, at, off);
+        }
+    }
+    // Every failed kernel call of the function reports through one block: (slot, status).
+    let kernel_failed = kerr.map(|kerr| {
+        let block = b.create_block();
+        b.set_cold_block(block);
+        b.append_block_param(block, types::I64);
+        b.append_block_param(block, types::I32);
+        (block, kerr)
+    });
     b.ins().jump(blocks[0], &[]);
 
     let mut e = Emit {
@@ -258,9 +276,6 @@ pub fn translate(
                     kargs,
                     kerr,
                 ) {
-                    let start = word_pool.len();
-                    record(word_pool, inst);
-                    // All arguments registers: their indices follow, for `kernel_tensors`.
                     let registers: Option<Vec<i64>> = args
                         .iter()
                         .map(|&w| match (Arg(w).kind(), Arg(w).value()) {
@@ -268,45 +283,39 @@ pub fn translate(
                             _ => None,
                         })
                         .collect();
-                    let helper = match &registers {
-                        Some(r) => {
-                            word_pool.extend_from_slice(r);
-                            RT_KERNEL_TENSORS
-                        }
-                        None => RT_KERNEL_ARGS,
-                    };
                     // Values are made in the block that uses them (see the fused pair).
-                    let direct = e.b.create_block();
                     let slow = e.b.create_block();
                     e.b.set_cold_block(slow);
-                    match &registers {
-                        // Tensors read in place; anything else takes the helper.
-                        Some(r) => e.tensor_args(r, kargs, kerr, slow, direct)?,
-                        None => {
-                            e.b.ins().jump(slow, &[]);
-                        }
+                    if let Some(r) = &registers {
+                        // Tensors read in place; the kernel is called in the same block.
+                        e.tensor_args(r, kargs, slow)?;
+                    } else {
+                        e.b.ins().jump(slow, &[]);
+                        e.b.switch_to_block(slow);
+                        let start = word_pool.len();
+                        record(word_pool, inst);
+                        let addr = e.word_addr(start);
+                        let n = e.b.ins().iconst(types::I64, nargs);
+                        let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
+                        let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
+                        let slot_v = e.b.ins().iconst(types::I64, slot as i64);
+                        let st = e.call_rt(
+                            RT_KERNEL_ARGS,
+                            e.sigs.kernel_args,
+                            &[e.ctx, e.regs, addr, n, kaddr, eaddr, slot_v],
+                        );
+                        let direct = e.b.create_block();
+                        let not_ok = e.b.create_block();
+                        e.b.set_cold_block(not_ok);
+                        e.b.ins().brif(st, not_ok, &[], direct, &[]);
+                        // The helper performed the Call itself (an instrument is installed),
+                        // or failed.
+                        e.b.switch_to_block(not_ok);
+                        let done = e.b.ins().icmp_imm_s(IntCC::Equal, st, STATUS_DONE as i64);
+                        e.b.ins().brif(done, next, &[], e.exit, &[st.into()]);
+                        e.b.switch_to_block(direct);
                     }
-                    e.b.switch_to_block(slow);
-                    let addr = e.word_addr(start);
-                    let n = e.b.ins().iconst(types::I64, nargs);
-                    let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
-                    let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
-                    let slot_v = e.b.ins().iconst(types::I64, slot as i64);
-                    let st = e.call_rt(
-                        helper,
-                        e.sigs.kernel_args,
-                        &[e.ctx, e.regs, addr, n, kaddr, eaddr, slot_v],
-                    );
-                    let not_ok = e.b.create_block();
-                    e.b.set_cold_block(not_ok);
-                    e.b.ins().brif(st, not_ok, &[], direct, &[]);
-                    // The helper performed the Call itself (an instrument is installed), or
-                    // failed.
-                    e.b.switch_to_block(not_ok);
-                    let done = e.b.ins().icmp_imm_s(IntCC::Equal, st, STATUS_DONE as i64);
-                    e.b.ins().brif(done, next, &[], e.exit, &[st.into()]);
 
-                    e.b.switch_to_block(direct);
                     let flags = MemFlagsData::trusted().with_readonly();
                     let table = e.b.ins().load(types::I64, flags, e.ctx, CTX_KERNELS_OFFSET);
                     let fp = e.b.ins().load(types::I64, flags, table, (8 * slot) as i32);
@@ -323,21 +332,18 @@ pub fn translate(
                     e.b.ins().brif(ks, failed, &[], next, &[]);
                     e.b.switch_to_block(failed);
                     let slot_v = e.b.ins().iconst(types::I64, slot as i64);
-                    let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
-                    let st = e.call_rt(
-                        RT_KERNEL_FAIL,
-                        e.sigs.kernel_fail,
-                        &[e.ctx, slot_v, ks, eaddr],
-                    );
-                    e.b.ins().jump(e.exit, &[st.into()]);
+                    let (kernel_failed, _) = kernel_failed.ok_or_else(|| {
+                        Error::Unsupported("a kernel call without its error report".into())
+                    })?;
+                    e.b.ins().jump(kernel_failed, &[slot_v.into(), ks.into()]);
+                    if registers.is_some() {
+                        // Arguments not all tensors, or an instrument installed (rare): the
+                        // Call as the interpreter performs it.
+                        e.b.switch_to_block(slow);
+                        e.generic_call(word_pool, func_idx, dst, args, next);
+                    }
                 } else {
-                    let addr = e.word_addr(word_pool.len());
-                    word_pool.extend_from_slice(args);
-                    let n = e.b.ins().iconst(types::I64, nargs);
-                    let f = e.b.ins().iconst(types::I64, func_idx);
-                    let d = e.b.ins().iconst(types::I64, dst);
-                    let st = e.call_rt(RT_CALL, e.sigs.call, &[e.ctx, e.regs, f, d, addr, n]);
-                    e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
+                    e.generic_call(word_pool, func_idx, dst, args, next);
                 }
             }
             Instruction::Ret { result } => {
@@ -367,6 +373,17 @@ pub fn translate(
                 e.b.ins().brif(c, then_b, &[], else_b, &[]);
             }
         }
+    }
+    if let Some((block, kerr)) = kernel_failed {
+        e.b.switch_to_block(block);
+        let (slot_v, ks) = (e.b.block_params(block)[0], e.b.block_params(block)[1]);
+        let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
+        let st = e.call_rt(
+            RT_KERNEL_FAIL,
+            e.sigs.kernel_fail,
+            &[e.ctx, slot_v, ks, eaddr],
+        );
+        e.b.ins().jump(e.exit, &[st.into()]);
     }
     e.b.switch_to_block(e.exit);
     let st = e.b.block_params(e.exit)[0];
@@ -588,7 +605,10 @@ impl Emit<'_, '_> {
         let p = self.payload_or_decoy(kill, is_tensor)?;
         // Acquire, as `Tensor`'s own uniqueness check: other threads' accesses through
         // references they have dropped happen before the writes below.
-        let count_at = self.b.ins().iadd_imm_s(p, i64::from(tl::COUNT));
+        let count_at = match tl::COUNT {
+            0 => p,
+            at => self.b.ins().iadd_imm_s(p, i64::from(at)),
+        };
         let count = self.b.ins().atomic_load(types::I64, trusted, count_at);
         let c = self.b.ins().icmp_imm_s(IntCC::Equal, count, 1);
         ok = self.b.ins().band(ok, c);
@@ -620,7 +640,10 @@ impl Emit<'_, '_> {
         let data = self.b.ins().load(types::I64, trusted, p, tl::DATA);
         let old_offset = self.b.ins().load(types::I64, trusted, p, tl::BYTE_OFFSET);
         let base = self.b.ins().isub(data, old_offset);
-        let data = self.b.ins().iadd_imm_s(base, offset);
+        let data = match offset {
+            0 => base,
+            _ => self.b.ins().iadd_imm_s(base, offset),
+        };
         self.b.ins().store(trusted, data, p, tl::DATA);
         let v = self.b.ins().iconst(types::I64, offset);
         self.b.ins().store(trusted, v, p, tl::BYTE_OFFSET);
@@ -649,18 +672,11 @@ impl Emit<'_, '_> {
     }
 
     /// A kernel call's arguments read in place from registers `regs` (indices below the
-    /// special ones) into the `KernelArg`s at `kargs`, with a fresh error report at `kerr`;
-    /// then a jump to `done`. A jump to `slow` instead, before anything is written, when an
-    /// instrument is installed or an argument is not a tensor whose dimensions are inline.
-    /// Each register's kind is checked before its payload is read.
-    fn tensor_args(
-        &mut self,
-        regs: &[i64],
-        kargs_slot: StackSlot,
-        kerr_slot: StackSlot,
-        slow: Block,
-        done: Block,
-    ) -> Result<()> {
+    /// special ones) into the `KernelArg`s at `kargs`, in a new block left current for the
+    /// call. A jump to `slow` instead, before anything is written, when an instrument is
+    /// installed or an argument is not a tensor whose dimensions are inline. Each register's
+    /// kind is checked before its payload is read.
+    fn tensor_args(&mut self, regs: &[i64], kargs_slot: StackSlot, slow: Block) -> Result<()> {
         use vm::tensor::layout as tl;
         use vm::value::layout as vl;
         // The `kind` word written with `ndim` below is zero.
@@ -668,12 +684,10 @@ impl Emit<'_, '_> {
         let trusted = MemFlagsData::trusted();
         // As in `kill_alloc_in_place`: every condition, then one branch.
         let mut ok = self.uninstrumented();
-        // Each register read once, however many arguments name it.
+        // Each register read once, however many arguments name it: (register, object, rank).
         let mut read: Vec<(i64, Value, Value)> = Vec::with_capacity(regs.len());
-        let mut objects = Vec::with_capacity(regs.len());
         for &r in regs {
-            if let Some(&(_, p, ndim)) = read.iter().find(|&&(q, _, _)| q == r) {
-                objects.push((p, ndim));
+            if read.iter().any(|&(q, _, _)| q == r) {
                 continue;
             }
             let is_tensor = self.register_is(r, vl::TAG_TENSOR)?;
@@ -688,20 +702,28 @@ impl Emit<'_, '_> {
             );
             ok = self.b.ins().band(ok, c);
             read.push((r, p, ndim));
-            objects.push((p, ndim));
         }
         let fast = self.b.create_block();
         self.b.ins().brif(ok, fast, &[], slow, &[]);
         self.b.switch_to_block(fast);
         let kargs = self.b.ins().stack_addr(types::I64, kargs_slot, 0);
-        let kerr = self.b.ins().stack_addr(types::I64, kerr_slot, 0);
-        for (i, (p, ndim)) in objects.into_iter().enumerate() {
-            let base = i32::try_from(i as i64 * ARG_SIZE)
-                .map_err(|_| Error::Unsupported(format!("a kernel call of {i} arguments")))?;
+        let zero = self.b.ins().iconst(types::I64, 0);
+        // Per register: data, shape, rank, dtype.
+        let mut fields: Vec<(i64, [Value; 4])> = Vec::with_capacity(read.len());
+        for (r, p, ndim) in read {
             let data = self.b.ins().load(types::I64, trusted, p, tl::DATA);
             let dtype = self.b.ins().uload32(trusted, p, tl::DTYPE);
             let shape = self.b.ins().iadd_imm_s(p, i64::from(tl::DIMS));
-            let zero = self.b.ins().iconst(types::I64, 0);
+            fields.push((r, [data, shape, ndim, dtype]));
+        }
+        for (i, &r) in regs.iter().enumerate() {
+            let base = i32::try_from(i as i64 * ARG_SIZE)
+                .map_err(|_| Error::Unsupported(format!("a kernel call of {i} arguments")))?;
+            let [data, shape, ndim, dtype] = fields
+                .iter()
+                .find(|f| f.0 == r)
+                .map(|f| f.1)
+                .ok_or_else(|| Error::Unsupported(format!("register %{r} was not read")))?;
             self.b
                 .ins()
                 .store(trusted, data, kargs, base + ARG_DATA_OFFSET);
@@ -719,12 +741,29 @@ impl Emit<'_, '_> {
                 .ins()
                 .store(trusted, dtype, kargs, base + ARG_DTYPE_OFFSET);
         }
-        let zero = self.b.ins().iconst(types::I64, 0);
-        for off in (0..size_of::<KernelError>() as i32).step_by(8) {
-            self.b.ins().store(trusted, zero, kerr, off);
-        }
-        self.b.ins().jump(done, &[]);
         Ok(())
+    }
+
+    /// A Call performed by the `call` helper, exactly as the interpreter would; then `next`.
+    fn generic_call(
+        &mut self,
+        word_pool: &mut Vec<i64>,
+        func_idx: i64,
+        dst: i64,
+        args: &[i64],
+        next: Block,
+    ) {
+        let addr = self.word_addr(word_pool.len());
+        word_pool.extend_from_slice(args);
+        let n = self.b.ins().iconst(types::I64, args.len() as i64);
+        let f = self.b.ins().iconst(types::I64, func_idx);
+        let d = self.b.ins().iconst(types::I64, dst);
+        let st = self.call_rt(
+            RT_CALL,
+            self.sigs.call,
+            &[self.ctx, self.regs, f, d, addr, n],
+        );
+        self.b.ins().brif(st, self.exit, &[st.into()], next, &[]);
     }
 
     /// Calls the helper at byte `offset` of the runtime table; returns its one result.
