@@ -818,6 +818,15 @@ fn operand_si(e: &Expr) -> Option<&StructInfo> {
     }
 }
 
+/// The operands of `R.matmul(a, b)` bound to `var`, if both are variables or constants of one
+/// float dtype that the result keeps (what every library matmul requires).
+fn float_matmul_operands<'c>(call: &'c Call, var: &Var) -> Option<(&'c Expr, &'c Expr)> {
+    let (a, b) = (call.args.first()?, call.args.get(1)?);
+    let (a_si, b_si) = (operand_si(a)?, operand_si(b)?);
+    let dt = float_dtype(&[a_si, b_si], var.struct_info())?;
+    out_dtype_ok(call, dt).then_some((a, b))
+}
+
 fn matmul_anchor(
     call: &Call,
     var: &Var,
@@ -826,12 +835,7 @@ fn matmul_anchor(
     open: &HashMap<VarId, Chain>,
     single_use: &dyn Fn(&Var) -> bool,
 ) -> Option<Chain> {
-    let (a, b) = (call.args.first()?, call.args.get(1)?);
-    let (a_si, b_si) = (operand_si(a)?, operand_si(b)?);
-    let dt = float_dtype(&[a_si, b_si], var.struct_info())?;
-    if !out_dtype_ok(call, dt) {
-        return None;
-    }
+    let (a, b) = float_matmul_operands(call, var)?;
     let mut chain = Chain {
         kernel: LibraryKernel {
             op: LibraryOp::Matmul { trans_b: false },
@@ -999,12 +1003,7 @@ fn matmul_view_anchor(
     open: &HashMap<VarId, Chain>,
     single_use: &dyn Fn(&Var) -> bool,
 ) -> Option<Chain> {
-    let (a, b) = (call.args.first()?, call.args.get(1)?);
-    let (a_si, b_si) = (operand_si(a)?, operand_si(b)?);
-    let dt = float_dtype(&[a_si, b_si], var.struct_info())?;
-    if !out_dtype_ok(call, dt) {
-        return None;
-    }
+    let (a, b) = float_matmul_operands(call, var)?;
     let fa = OperandView::folded(a, bindings, index, open, single_use);
     let fb = OperandView::folded(b, bindings, index, open, single_use);
     if fa.is_none() && fb.is_none() {
