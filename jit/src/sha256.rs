@@ -105,13 +105,12 @@ fn compress(state: &mut [u32; 8], blocks: &[u8]) {
     portable(state, blocks);
 }
 
-/// `sha2`'s compression function (its own detection; the software rounds off x86).
+/// `sha2`'s compression function (its own detection; the software rounds off x86), block by
+/// block, borrowing each from `blocks` (no copy of the input).
 fn portable(state: &mut [u32; 8], blocks: &[u8]) {
-    let blocks: Vec<GenericArray<u8, _>> = blocks
-        .chunks_exact(64)
-        .map(GenericArray::clone_from_slice)
-        .collect();
-    sha2::compress256(state, &blocks);
+    for block in blocks.chunks_exact(64) {
+        sha2::compress256(state, std::slice::from_ref(GenericArray::from_slice(block)));
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
