@@ -918,6 +918,16 @@ fn view_cases() -> Vec<Case> {
             &[4, 3, 7],
         ),
         written(
+            "an empty product over a permuted batch => relaxjit.matmul_view",
+            "float32",
+            &[("x", &[3, 5]), ("w", &[4, 0, 5])],
+            &[
+                "wt = R.permute_dims(w, axes=[0, 2, 1])",
+                "y = R.matmul(x, wt, out_dtype=None)",
+            ],
+            &[4, 3, 0],
+        ),
+        written(
             "permuted batch, permuted and reshaped output => relaxjit.matmul_view",
             "float64",
             &[("x", &[5, 2, 3]), ("w", &[2, 3, 4])],

@@ -308,6 +308,17 @@ pub(super) fn matmul_view<T: Float>(
             ));
         }
     }
+    // An empty product has nothing to write (its strides need not describe a layout).
+    if batch == 0 || m == 0 || n == 0 {
+        return if out.is_empty() {
+            Ok(())
+        } else {
+            bad(format!(
+                "the output holds {} elements, the product none",
+                out.len()
+            ))
+        };
+    }
     let mut dims: Vec<(usize, usize)> = [(o_sb, batch), (o_rs, m), (o_cs, n)]
         .into_iter()
         .filter(|&(_, e)| e != 1)
