@@ -858,10 +858,7 @@ fn matmul_anchor(
         && pc.op() == Some("relax.permute_dims")
         && let Some(w) = pc.args.first()
         && operand_si(w).and_then(StructInfo::ndim) == Some(2)
-        && match pc.attrs.get("axes") {
-            None | Some(AttrValue::None) => true,
-            Some(axes) => axes.as_int_list() == Some(vec![1, 0]),
-        }
+        && permutation(pc, 2).as_deref() == Some(&[1, 0])
     {
         chain.kernel.op = LibraryOp::Matmul { trans_b: true };
         chain.inputs[1] = w.clone();
@@ -895,20 +892,10 @@ fn dense_strides(shape: &[i64]) -> Vec<i64> {
 /// `R.permute_dims`' axes for a tensor of rank `rank` (none: reversed), checked to be a
 /// permutation.
 fn permutation(call: &Call, rank: usize) -> Option<Vec<usize>> {
-    let axes: Vec<usize> = match call.attrs.get("axes") {
-        None | Some(AttrValue::None) => (0..rank).rev().collect(),
-        Some(a) => a
-            .as_int_list()?
-            .iter()
-            .map(|&v| usize::try_from(if v < 0 { v + rank as i64 } else { v }).ok())
-            .collect::<Option<_>>()?,
+    let axes = match call.attrs.get("axes") {
+        None | Some(AttrValue::None) => return Some((0..rank).rev().collect()),
+        Some(a) => crate::op::common::normalize_axes(call, &a.as_int_list()?, rank).ok()?,
     };
-    let mut seen = vec![false; rank];
-    for &a in &axes {
-        if a >= rank || std::mem::replace(&mut seen[a], true) {
-            return None;
-        }
-    }
     (axes.len() == rank).then_some(axes)
 }
 
