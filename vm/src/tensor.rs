@@ -199,8 +199,8 @@ impl Storage {
             .and_then(|o| o.checked_add(nbytes));
         match end {
             Some(end) if end <= self.size() => {
-                // A `SpareTensor` is the only handle to its tensor object, strong or weak:
-                // `into_spare` checked it, and it lends out no reference through which a clone
+                // A `SpareTensor` is the only handle to its tensor object (there are no weak
+                // ones): `into_spare` checked it, and it lends out no reference through which a clone
                 // could be made since; `get_mut` checks it again.
                 if let Some(SpareTensor(mut t)) = spare
                     && let Some(inner) = t.0.get_mut()
@@ -478,7 +478,7 @@ impl Drop for TensorRc {
 #[repr(transparent)]
 pub struct Tensor(TensorRc);
 
-/// A tensor handle that is the only handle, strong or weak, to its tensor object, kept to be
+/// A tensor handle that is the only handle to its tensor object, kept to be
 /// made into another tensor without allocating ([`Tensor::into_spare`],
 /// [`Storage::alloc_tensor_reusing`]). It lends out nothing, so it stays the only one.
 pub struct SpareTensor(Tensor);
@@ -586,16 +586,8 @@ impl Tensor {
         shape: &[i64],
         dtype: DataType,
     ) -> bool {
-        // `checked_nbytes` without its error messages (this path reports nothing).
-        let mut numel: usize = 1;
-        for &d in shape {
-            let Some(n) = usize::try_from(d).ok().and_then(|d| numel.checked_mul(d)) else {
-                return false;
-            };
-            numel = n;
-        }
-        let fits = numel
-            .checked_mul(dtype.bytes())
+        let fits = checked_nbytes(shape, dtype)
+            .ok()
             .and_then(|n| offset.checked_add(n))
             .is_some_and(|end| end <= storage.size());
         match self.0.get_mut() {
