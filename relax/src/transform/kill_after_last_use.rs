@@ -4,6 +4,8 @@
 //! `R.memory.alloc_storage`), then `R.vm.kill_object` for other objects, each group in binding
 //! order (TVM's order).
 //!
+//! Bindings are canonicalized first (`CanonicalizeBindings`, as TVM's pass does).
+//!
 //! Never killed: parameters, prim values, variables bound to constants (they name an entry of
 //! the constant pool, not a register), the result of a function or of an `If` branch, and
 //! variables an `If` reads from an enclosing scope (its condition included), whose last use
@@ -19,7 +21,10 @@ use crate::ir::{
 use crate::transform::{map_functions, op_call};
 
 pub fn kill_after_last_use(module: &IRModule) -> Result<IRModule> {
-    map_functions(module, |_, f| {
+    // As TVM's pass does, canonicalize first: a field read of a tuple built here is the field
+    // itself, so that field's last use is where the read was used.
+    let module = crate::transform::canonicalize_bindings(module)?;
+    map_functions(&module, |_, f| {
         let mut c = Collect::default();
         c.seq(&f.body);
         let mut kills: HashMap<usize, Vec<Var>> = HashMap::new();

@@ -214,10 +214,13 @@ pub(crate) fn rewrite_seq(
             rewrite(b, &mut em)?;
         }
         subst = em.subst;
-        blocks.push(BindingBlock {
-            bindings: em.out,
-            dataflow: block.dataflow,
-        });
+        // A block left empty is dropped, as TVM's normalizer drops it.
+        if !em.out.is_empty() {
+            blocks.push(BindingBlock {
+                bindings: em.out,
+                dataflow: block.dataflow,
+            });
+        }
     }
     Ok(SeqExpr {
         blocks,

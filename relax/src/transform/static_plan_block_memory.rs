@@ -116,12 +116,31 @@ fn alloc_parts(value: &Expr) -> Option<(&[PrimExpr], DataType)> {
     }
 }
 
+/// The bytes of a tensor of shape `dims`, built as TVM's `StorageAllocatorBaseVisitor` builds
+/// a token's size: the constant dimensions and the element size folded into one coefficient
+/// that multiplies the product of the symbolic dimensions from the left (`4 * n`, not `n * 4`).
+/// VMShapeLower gives one heap slot per distinct expression, so the form decides how many
+/// slots a function's shape heap has, as TVM's listing shows them.
 fn size_of(dims: &[PrimExpr], dt: DataType) -> PrimExpr {
-    let mut size = PrimExpr::i64(dtype_bytes(dt));
+    let mut coeff = dtype_bytes(dt);
+    let mut symbolic: Option<PrimExpr> = None;
     for d in dims {
-        size = PrimExpr::binary(tir::BinaryOp::Mul, size, d.clone());
+        match d.as_int() {
+            Some(c) => coeff = coeff.wrapping_mul(c),
+            None => {
+                symbolic = Some(match symbolic {
+                    None => d.clone(),
+                    Some(s) => PrimExpr::binary(tir::BinaryOp::Mul, s, d.clone()),
+                })
+            }
+        }
     }
-    tir::arith::simplify(&size)
+    match symbolic {
+        None => PrimExpr::i64(coeff),
+        Some(s) if coeff == 1 => s,
+        Some(_) if coeff == 0 => PrimExpr::i64(0),
+        Some(s) => PrimExpr::binary(tir::BinaryOp::Mul, PrimExpr::i64(coeff), s),
+    }
 }
 
 impl Planner<'_> {

@@ -27,6 +27,7 @@ use crate::ir::{
     Attrs, BaseFunc, Binding, BindingBlock, Callee, Expr, ExprKind, Function, IRModule, SeqExpr,
     StructInfo, Var,
 };
+use crate::struct_info_ops::is_base_of;
 use crate::transform::{call_packed, dtype_imm, op_call, prim_i64, str_imm, struct_info_of};
 use crate::{Error, Result};
 
@@ -337,6 +338,16 @@ impl Lower<'_> {
                             self.out.push(Binding::Var { var: nv, value });
                             continue;
                         }
+                        // So does a call of one of the module's Relax functions: its result
+                        // takes what the callee's signature gives for the new arguments, and
+                        // dimensions bound from shapes that are no longer known are forgotten,
+                        // so that the function's return check matches them at run time.
+                        if let Some(si) = self.rederived_call(&value, &subst) {
+                            let nv = Var::new(var.name(), si);
+                            subst.insert(var.id(), Expr::var(&nv));
+                            self.out.push(Binding::Var { var: nv, value });
+                            continue;
+                        }
                         let (new_value, changed) = self.rewrite_value(&value)?;
                         if changed && !matches!(value.kind(), ExprKind::If(_)) {
                             let si = match (var.struct_info(), value.as_call()) {
@@ -378,6 +389,35 @@ impl Lower<'_> {
             blocks,
             body: body_expr,
         })
+    }
+
+    /// The struct info of `value`, a call of a Relax function of the module whose arguments
+    /// read rewritten variables, derived again from the arguments' new struct info (TVM's
+    /// re-normalization); `None` for any other value.
+    fn rederived_call(&self, value: &Expr, subst: &crate::transform::Subst) -> Option<StructInfo> {
+        let call = value.as_call()?;
+        let Callee::Global(g) = &call.callee else {
+            return None;
+        };
+        let Some(BaseFunc::Relax(f)) = self.module.get(g) else {
+            return None;
+        };
+        if !reads_any(value, subst) {
+            return None;
+        }
+        let mut bound = HashMap::new();
+        for (p, a) in f.params.iter().zip(&call.args) {
+            crate::struct_info_ops::bind_symbolic(
+                p.struct_info(),
+                &struct_info_of(a, self.module),
+                &mut bound,
+            );
+        }
+        Some(crate::struct_info_ops::substitute_struct_info(
+            &f.ret_struct_info,
+            &bound,
+            &|_| false,
+        ))
     }
 
     /// Rewrites symbolic shapes and prim values inside a binding's value (emitting their
@@ -709,17 +749,11 @@ impl Lower<'_> {
         for &s in &to_compute {
             self.slots[s].computed = true;
         }
-        let mut name = "shape_func".to_string();
-        let mut n = 0;
-        while self.module.get(&name).is_some() || self.new_funcs.iter().any(|(x, _)| *x == name) {
-            n += 1;
-            name = format!("shape_func{n}");
-        }
         let param = tir::Var::new("H", DataType::HANDLE);
         let mut attrs = tir::Attrs::new();
         attrs.insert("tirx.is_host_func".to_string(), tir::AttrValue::Bool(true));
-        let pf = tir::PrimFunc {
-            name: name.clone(),
+        let mut pf = tir::PrimFunc {
+            name: String::new(),
             params: vec![param.clone()],
             buffer_map: vec![(param, heap_buf)],
             body: tir::Stmt::seq(stmts),
@@ -727,7 +761,28 @@ impl Lower<'_> {
             private: false,
             s_tir: true,
         };
-        self.new_funcs.push((name.clone(), pf));
+        // A shape function equal to one already made (in this or another function) is that
+        // one, as TVM's BlockBuilder::AddFunction deduplicates.
+        let existing = self.new_funcs.iter().find_map(|(n, q)| {
+            pf.name.clone_from(n);
+            tir::structural_equal(&pf, q).then(|| n.clone())
+        });
+        let name = match existing {
+            Some(name) => name,
+            None => {
+                let mut name = "shape_func".to_string();
+                let mut n = 0;
+                while self.module.get(&name).is_some()
+                    || self.new_funcs.iter().any(|(x, _)| *x == name)
+                {
+                    n += 1;
+                    name = format!("shape_func{n}");
+                }
+                pf.name.clone_from(&name);
+                self.new_funcs.push((name.clone(), pf));
+                name
+            }
+        };
         let heap = self.heap_expr();
         self.emit_void(Expr::call(
             Callee::Global(name),
@@ -772,72 +827,6 @@ fn reads_any(e: &Expr, subst: &crate::transform::Subst) -> bool {
     crate::transform::kill_after_last_use_uses(e, &mut vars);
     vars.iter()
         .any(|v| replaced.iter().any(|r| r.as_var().is_some_and(|x| x == v)))
-}
-
-/// Whether every value of `derived` is a value of `base` (TVM's `IsBaseOf`, with symbolic
-/// dimensions compared syntactically after simplification).
-fn is_base_of(base: &StructInfo, derived: &StructInfo) -> bool {
-    let dims_eq = |a: &[PrimExpr], b: &[PrimExpr]| {
-        a.len() == b.len()
-            && a.iter()
-                .zip(b)
-                .all(|(x, y)| tir::arith::simplify(x) == tir::arith::simplify(y))
-    };
-    match (base, derived) {
-        (StructInfo::Any, _) => true,
-        (
-            StructInfo::Prim { dtype, value },
-            StructInfo::Prim {
-                dtype: d2,
-                value: v2,
-            },
-        ) => {
-            dtype == d2
-                && match (value, v2) {
-                    (None, _) => true,
-                    (Some(a), Some(b)) => dims_eq(std::slice::from_ref(a), std::slice::from_ref(b)),
-                    _ => false,
-                }
-        }
-        (
-            StructInfo::Shape { values, ndim },
-            StructInfo::Shape {
-                values: v2,
-                ndim: n2,
-            },
-        ) => {
-            (*ndim == -1 || ndim == n2)
-                && match (values, v2) {
-                    (None, _) => true,
-                    (Some(a), Some(b)) => dims_eq(a, b),
-                    _ => false,
-                }
-        }
-        (
-            StructInfo::Tensor {
-                shape, dtype, ndim, ..
-            },
-            StructInfo::Tensor {
-                shape: s2,
-                dtype: d2,
-                ndim: n2,
-                ..
-            },
-        ) => {
-            (*ndim == -1 || ndim == n2)
-                && (dtype.is_none() || dtype == d2)
-                && match (shape, s2) {
-                    (None, _) => true,
-                    (Some(a), Some(b)) => dims_eq(a, b),
-                    _ => false,
-                }
-        }
-        (StructInfo::Tuple(a), StructInfo::Tuple(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| is_base_of(x, y))
-        }
-        (StructInfo::Func { .. }, StructInfo::Func { .. }) => true,
-        _ => false,
-    }
 }
 
 /// TVM's printing of a struct info inside an error context.
