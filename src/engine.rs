@@ -188,8 +188,9 @@ impl Engine {
     }
 
     /// [`compile`](Self::compile), storing the entry under the cache key `alias` too (the key
-    /// of the source text `module` was parsed from) — also when the module itself was a hit,
-    /// so that the next compile of that text finds it without parsing.
+    /// of the source text `module` was parsed from) — also when the module itself was a hit
+    /// (then as an alias file naming its entry), so that the next compile of that text finds
+    /// it without parsing.
     fn compile_aliased(
         &self,
         module: &IRModule,
@@ -199,10 +200,8 @@ impl Engine {
         if let Some((cache, key)) = &cached
             && let Some(hit) = self.load_cached(cache, key)
         {
-            if let Some(alias) = alias
-                && let Some(entry) = crate::cache::to_entry(cache, &hit)
-            {
-                cache.store_with_aliases(key, &[*alias], &entry);
+            if let Some(alias) = alias {
+                cache.store_alias(alias, key);
             }
             return Ok(hit);
         }

@@ -1,7 +1,8 @@
 //! The artifact cache through the engine, in both exec modes: a hit after a miss runs the same
 //! code with the same results and the same errors; every kind of damaged entry (a flipped byte in the code, in the
-//! executable or in the header; truncation; another format, build or ISA) is a warned miss that
-//! recompiles and replaces the entry; two `relaxjit` processes racing on one key both succeed.
+//! executable or in the header; truncation; another format, build or ISA; a damaged alias file)
+//! is a warned miss that recompiles and replaces the entry; two `relaxjit` processes racing on
+//! one key both succeed.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -276,11 +277,67 @@ fn a_misplaced_alias_is_a_warned_miss_that_gets_replaced() {
         let replaced = engine.compile_str(MODULE).unwrap();
         assert!(replaced.from_cache());
         assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
+        // The canonical entry hit, so the alias was replaced by an alias file naming it.
+        let bytes = std::fs::read(&alias).unwrap();
         assert_eq!(
-            std::fs::read(&alias).unwrap(),
-            std::fs::read(&canonical).unwrap()
+            entry::decode_stored(&bytes, &identity(&alias)),
+            Ok(entry::Stored::Alias(key_of(&canonical).0))
         );
     }
+}
+
+/// A source text compiled after its module's entry exists gets a small alias file naming
+/// the entry (not a copy); a damaged alias file is a warned miss that gets replaced, and one
+/// whose entry is gone is a silent miss that recompiles and links the new entry.
+#[test]
+fn alias_files_name_an_entry_and_are_checked() {
+    let dir = scratch("alias_file");
+    let (engine, warnings) = engine(&dir);
+    let expected = behaviour(&compile(&engine, MODULE).unwrap());
+    let canonical = entry_file(&dir);
+    let entry_bytes = std::fs::metadata(&canonical).unwrap().len();
+
+    let hit = engine.compile_str(MODULE).unwrap();
+    assert!(hit.from_cache());
+    let alias = other_entry(&dir, &canonical);
+    let bytes = std::fs::read(&alias).unwrap();
+    assert_eq!(bytes[..8], entry::ALIAS_MAGIC);
+    assert!(
+        (bytes.len() as u64) < entry_bytes.min(2048),
+        "an alias file of {} bytes for an entry of {entry_bytes}",
+        bytes.len()
+    );
+    let through_alias = engine.compile_str(MODULE).unwrap();
+    assert!(through_alias.from_cache());
+    assert_eq!(behaviour(&through_alias), expected);
+    assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
+
+    // A flipped byte: warned, the entry still hits by its own key, the alias is rewritten.
+    let mut damaged = bytes.clone();
+    let last = damaged.len() - 1;
+    damaged[last] ^= 1;
+    std::fs::write(&alias, &damaged).unwrap();
+    let again = engine.compile_str(MODULE).unwrap();
+    let seen = std::mem::take(&mut *warnings.lock().unwrap());
+    assert!(
+        seen.len() == 1 && seen[0].contains("checksum mismatch"),
+        "{seen:?}"
+    );
+    assert!(again.from_cache());
+    assert_eq!(std::fs::read(&alias).unwrap(), bytes);
+
+    // The entry evicted: the alias leads nowhere, which is a plain miss.
+    std::fs::remove_file(&canonical).unwrap();
+    let recompiled = engine.compile_str(MODULE).unwrap();
+    assert!(!recompiled.from_cache());
+    assert_eq!(behaviour(&recompiled), expected);
+    assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
+    assert_eq!(
+        std::fs::read(&alias).unwrap(),
+        std::fs::read(&canonical).unwrap(),
+        "the recompile links the new entry under the alias"
+    );
+    assert!(engine.compile_str(MODULE).unwrap().from_cache());
 }
 
 /// The file stem of the canonical entry of `src`: the entry a parsed compile stores.

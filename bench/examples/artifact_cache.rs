@@ -6,9 +6,15 @@
 //! `Engine::compile` of a module the caller parsed (not timed), which prints it, checks that
 //! the text parses back to it, and hashes it — what `relaxjit run` does.
 //!
+//! Beside them, so that work moved out of the load shows: `first call`, the hit process's
+//! first call (making the VM and running the workload once), and `process`, the wall time of
+//! the whole hit process as the parent sees it (start, workload setup, hit, first call, exit).
+//!
 //! `cargo run --release -p relaxjit-bench --example artifact_cache -- [--runs N]
-//! [--exec-mode bytecode|compiled] [ROW…]` (rows: `mlp_b1`, `mlp_b64`, `transformer`, …;
-//! default `mlp_b1 transformer`).
+//! [--exec-mode bytecode|compiled] [--child-exe PATH] [ROW…]` (rows: `mlp_b1`, `mlp_b64`,
+//! `transformer`, …; default `mlp_b1 transformer`). `--child-exe` runs another build of this
+//! example as the child processes (e.g. the one before a change, to compare in one run); a
+//! child that reports no first call leaves that column empty.
 
 use std::process::Command;
 use std::time::Instant;
@@ -16,7 +22,8 @@ use std::time::Instant;
 use relaxjit::{ArtifactCache, Config, Engine};
 use relaxjit_bench::workloads;
 
-/// One compile in this process: prints `<microseconds> <hit|miss>`.
+/// One compile in this process, then the first call: prints `<compile µs> <hit|miss> <first
+/// call µs>`.
 fn child(dir: &str, row: &str, parsed: bool, exec_mode: &str) -> anyhow::Result<()> {
     let w = workloads::all()?
         .into_iter()
@@ -41,21 +48,35 @@ fn child(dir: &str, row: &str, parsed: bool, exec_mode: &str) -> anyhow::Result<
         (compiled, t.elapsed().as_secs_f64() * 1e6)
     };
     // The loaded module must run: a hit that cannot is no hit.
-    workloads::time_calls(&compiled, &w, 1)?;
+    let t = Instant::now();
+    let vm = compiled.vm()?;
+    std::hint::black_box(compiled.invoke(&vm, &w.func, &w.args)?);
+    let first = t.elapsed().as_secs_f64() * 1e6;
     println!(
-        "{us:.1} {}",
+        "{us:.1} {} {first:.1}",
         if compiled.from_cache() { "hit" } else { "miss" }
     );
     Ok(())
 }
 
+/// What one child process reports: compile µs, whether it hit, first call µs (if the child
+/// reports it), and the process's wall µs.
+struct ChildRun {
+    us: f64,
+    hit: bool,
+    first_call: Option<f64>,
+    process: f64,
+}
+
 fn run_child(
+    exe: &std::path::Path,
     dir: &std::path::Path,
     row: &str,
     parsed: bool,
     exec_mode: &str,
-) -> anyhow::Result<(f64, bool)> {
-    let out = Command::new(std::env::current_exe()?)
+) -> anyhow::Result<ChildRun> {
+    let t = Instant::now();
+    let out = Command::new(exe)
         .args([
             if parsed { "--child-parsed" } else { "--child" },
             &dir.display().to_string(),
@@ -63,6 +84,7 @@ fn run_child(
             exec_mode,
         ])
         .output()?;
+    let process = t.elapsed().as_secs_f64() * 1e6;
     anyhow::ensure!(
         out.status.success(),
         "child failed: {}",
@@ -71,7 +93,14 @@ fn run_child(
     let text = String::from_utf8(out.stdout)?;
     let mut it = text.split_whitespace();
     let us: f64 = it.next().unwrap_or("").parse()?;
-    Ok((us, it.next() == Some("hit")))
+    let hit = it.next() == Some("hit");
+    let first_call = it.next().map(str::parse).transpose()?;
+    Ok(ChildRun {
+        us,
+        hit,
+        first_call,
+        process,
+    })
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -97,6 +126,10 @@ fn main() -> anyhow::Result<()> {
         .unwrap_or(11);
     let exec_mode = value("--exec-mode").map_or("bytecode", String::as_str);
     exec_mode.parse::<relaxjit::ExecMode>()?;
+    let exe = match value("--child-exe") {
+        Some(p) => std::path::PathBuf::from(p),
+        None => std::env::current_exe()?,
+    };
     let mut rows: Vec<&str> = args
         .iter()
         .enumerate()
@@ -108,30 +141,39 @@ fn main() -> anyhow::Result<()> {
     }
     let dir = std::env::temp_dir().join(format!("relaxjit-cache-bench-{}", std::process::id()));
     println!(
-        "{:12} {:>10} {:>10} {:>7} {:>14}   (median of {runs} new processes each, {exec_mode} mode)",
-        "row", "cold", "hit", "ratio", "hit, IRModule"
+        "{:12} {:>10} {:>10} {:>7} {:>14} {:>11} {:>10}   (median of {runs} new processes each, {exec_mode} mode)",
+        "row", "cold", "hit", "ratio", "hit, IRModule", "first call", "process"
     );
     for row in rows {
         let (mut cold, mut hit, mut hit_module) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut first_call, mut process) = (Vec::new(), Vec::new());
         for _ in 0..runs {
             let _ = std::fs::remove_dir_all(&dir);
-            let (us, was_hit) = run_child(&dir, row, false, exec_mode)?;
-            anyhow::ensure!(!was_hit, "an empty cache hit");
-            cold.push(us);
-            let (us, was_hit) = run_child(&dir, row, false, exec_mode)?;
-            anyhow::ensure!(was_hit, "the second process missed");
-            hit.push(us);
-            let (us, was_hit) = run_child(&dir, row, true, exec_mode)?;
-            anyhow::ensure!(was_hit, "the parsed module missed");
-            hit_module.push(us);
+            let r = run_child(&exe, &dir, row, false, exec_mode)?;
+            anyhow::ensure!(!r.hit, "an empty cache hit");
+            cold.push(r.us);
+            let r = run_child(&exe, &dir, row, false, exec_mode)?;
+            anyhow::ensure!(r.hit, "the second process missed");
+            hit.push(r.us);
+            first_call.extend(r.first_call);
+            process.push(r.process);
+            let r = run_child(&exe, &dir, row, true, exec_mode)?;
+            anyhow::ensure!(r.hit, "the parsed module missed");
+            hit_module.push(r.us);
         }
         let (c, h, hm) = (median(cold), median(hit), median(hit_module));
+        let first_call = if first_call.is_empty() {
+            "-".to_string()
+        } else {
+            format!("{:.3}ms", median(first_call) / 1e3)
+        };
         println!(
-            "{row:12} {:>8.2}ms {:>8.3}ms {:>6.0}x {:>12.3}ms",
+            "{row:12} {:>8.2}ms {:>8.3}ms {:>6.0}x {:>12.3}ms {first_call:>11} {:>8.2}ms",
             c / 1e3,
             h / 1e3,
             c / h,
-            hm / 1e3
+            hm / 1e3,
+            median(process) / 1e3
         );
     }
     let _ = std::fs::remove_dir_all(&dir);

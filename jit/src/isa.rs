@@ -5,6 +5,11 @@
 //! emits libcalls. [`host_isa`] therefore always infers the host flags, and [`HostFeatures`]
 //! tells the emitters in [`crate::math`] which branch-free fallback they must use instead of a
 //! libcall.
+//!
+//! [`host_cpu_fingerprint`] reads the CPU's feature words from what glibc recorded at process
+//! start, so that the artifact cache can key an entry by the host without executing `cpuid`
+//! (each one traps to the hypervisor on a virtual machine) and without Cranelift's flag
+//! inference.
 
 use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
@@ -101,13 +106,52 @@ pub fn host_isa_with(settings_: &[(&str, &str)]) -> Result<OwnedTargetIsa> {
     Ok(isa_builder.finish(settings::Flags::new(flags))?)
 }
 
+/// What [`host_isa`] compiles for, as text, cheaply: the architecture and OS, the shared
+/// settings, and the SHA-256 of the CPU's feature words ([`host_cpu_fingerprint`]) — no
+/// `cpuid` and no Cranelift call. Where glibc keeps no feature words, [`host_isa_flags_description`]. With
+/// the Cranelift version (which the relaxjit build pins), either determines the ISA's every
+/// flag, and so the code it emits.
+pub fn host_isa_description() -> Result<String> {
+    let Some(words) = host_cpu_fingerprint() else {
+        return host_isa_flags_description();
+    };
+    // The words' SHA-256 rather than the words: the description is hashed into every key and
+    // written into every entry header, and 64 digits stand for 288 bytes as well.
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut s = shared_description();
+    s.push_str(" cpu=");
+    for b in crate::sha256::Sha256::digest(&bytes) {
+        s.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
+        s.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+    }
+    Ok(s)
+}
+
+/// The architecture, the OS (which fix the calling convention) and the shared settings.
+fn shared_description() -> String {
+    fn push(s: &mut String, name: &str, value: &str) {
+        s.push(' ');
+        s.push_str(name);
+        s.push('=');
+        s.push_str(value);
+    }
+    let mut s = String::with_capacity(1024);
+    s.push_str(std::env::consts::ARCH);
+    s.push('-');
+    s.push_str(std::env::consts::OS);
+    for (name, value) in base_settings().iter().chain(HOST_SETTINGS) {
+        push(&mut s, name, value);
+    }
+    s
+}
+
 /// What [`host_isa`] compiles for, as text, without building it: the architecture and OS
 /// (which fix the calling convention), the shared settings, and the ISA flags that
 /// cranelift-native infers for this host — the same calls that [`host_isa`] makes, recorded
 /// instead of applied. Together with the Cranelift version (which the relaxjit build pins)
 /// these determine the ISA's every flag, and so the code it emits. Building a Cranelift ISA
 /// costs more than a cache hit should; this costs the CPU feature detection only.
-pub fn host_isa_description() -> Result<String> {
+pub fn host_isa_flags_description() -> Result<String> {
     /// Records the settings cranelift-native asks for.
     struct Recorder(Vec<(String, String)>);
     impl Configurable for Recorder {
@@ -121,29 +165,170 @@ pub fn host_isa_description() -> Result<String> {
     }
     let mut isa = Recorder(Vec::new());
     cranelift_native::infer_native_flags(&mut isa).map_err(|m| Error::Unsupported(m.into()))?;
-    fn push(s: &mut String, name: &str, value: &str) {
+    let mut s = shared_description();
+    s.push_str(" isa:");
+    for (name, value) in &isa.0 {
         s.push(' ');
         s.push_str(name);
         s.push('=');
         s.push_str(value);
     }
-    let mut s = String::with_capacity(512);
-    s.push_str(std::env::consts::ARCH);
-    s.push('-');
-    s.push_str(std::env::consts::OS);
-    for (name, value) in base_settings().iter().chain(HOST_SETTINGS) {
-        push(&mut s, name, value);
-    }
-    s.push_str(" isa:");
-    for (name, value) in &isa.0 {
-        push(&mut s, name, value);
-    }
     Ok(s)
+}
+
+/// The CPU's feature words as glibc recorded them when the process started (glibc ≥ 2.33 keeps
+/// the `cpuid` leaves it read, and `__x86_get_cpuid_feature_leaf` hands them out): for each leaf
+/// glibc keeps, the four registers `cpuid` returned and the four words of the features glibc
+/// found usable (which accounts for what the OS enables in `XCR0`, as the standard library's
+/// detection does). Leaf 1's EAX (the processor signature) and EBX (which holds the initial
+/// APIC ID, and so differs from core to core) are left out; every other word is a feature set
+/// or a size. `None` where glibc does not keep them (another libc, another architecture).
+///
+/// Everything the standard library's `is_x86_feature_detected!` reads, and so every flag
+/// cranelift-native infers, is a bit of these words (leaves 1, 7, 7.1, 0xD.1, 0x8000_0001 and
+/// `XCR0` through the usable words; the tests check each flag against the standard library), so
+/// two hosts with equal fingerprints get the same Cranelift ISA. Reading them is a few loads:
+/// no `cpuid` executes.
+pub fn host_cpu_fingerprint() -> Option<[u32; 8 * GLIBC_LEAVES as usize]> {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+    {
+        let mut words = [0u32; 8 * GLIBC_LEAVES as usize];
+        for (i, w) in words.chunks_exact_mut(8).enumerate() {
+            let leaf = glibc::leaf(i as u32);
+            w[..4].copy_from_slice(&leaf.cpuid_array);
+            w[4..].copy_from_slice(&leaf.active_array);
+        }
+        // Leaf 1 (index 0): the signature and the APIC-ID word.
+        words[0] = 0;
+        words[1] = 0;
+        Some(words)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")))]
+    {
+        None
+    }
+}
+
+/// How many of glibc's `cpuid_index` leaves [`host_cpu_fingerprint`] reads: all that glibc
+/// 2.36 keeps (1, 7, 0x8000_0001, 0xD.1, 0x8000_0007, 0x8000_0008, 7.1, 0x19, 0x14). A glibc
+/// that keeps fewer returns zero words for the rest.
+pub const GLIBC_LEAVES: u32 = 9;
+
+/// Whether glibc counts feature `bit` of register `reg` (0 EAX, 1 EBX, 2 ECX, 3 EDX) of its
+/// leaf `index` (glibc's `cpuid_index`) as usable; `None` where glibc keeps no leaves.
+pub fn glibc_cpu_active(index: u32, reg: usize, bit: u32) -> Option<bool> {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+    {
+        Some(glibc::leaf(index).active_array[reg & 3] >> (bit & 31) & 1 == 1)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")))]
+    {
+        let _ = (index, reg, bit);
+        None
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+mod glibc {
+    /// glibc's `struct cpuid_feature` (`<bits/platform/x86.h>`).
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub(super) struct CpuidFeature {
+        pub(super) cpuid_array: [u32; 4],
+        pub(super) active_array: [u32; 4],
+    }
+
+    unsafe extern "C" {
+        /// glibc ≥ 2.33: the recorded leaf `index`, or an all-zero one for an index beyond
+        /// what this glibc keeps; never null.
+        fn __x86_get_cpuid_feature_leaf(index: u32) -> *const CpuidFeature;
+    }
+
+    /// A copy of glibc's leaf `index`.
+    pub(super) fn leaf(index: u32) -> CpuidFeature {
+        // SAFETY: the function takes any index and returns a pointer to a static, initialized
+        // `struct cpuid_feature` (for an unknown index, a static all-zero one), which glibc
+        // wrote before `main` and never writes again; we copy it out.
+        unsafe { *__x86_get_cpuid_feature_leaf(index) }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every x86 flag of the host ISA (as cranelift-native infers it from the standard
+    /// library's detection) is one bit of glibc's usable words, which [`host_cpu_fingerprint`]
+    /// covers, and that bit agrees with the flag; likewise the SHA extension that
+    /// `crate::sha256` asks glibc about.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+    #[test]
+    fn the_cpu_fingerprint_covers_every_inferred_flag() {
+        // (Cranelift flag, glibc index, register, bit), from `<bits/platform/x86.h>`.
+        const TABLE: &[(&str, u32, usize, u32)] = &[
+            ("has_sse3", 0, 2, 0),
+            ("has_ssse3", 0, 2, 9),
+            ("has_fma", 0, 2, 12),
+            ("has_cmpxchg16b", 0, 2, 13),
+            ("has_sse41", 0, 2, 19),
+            ("has_sse42", 0, 2, 20),
+            ("has_popcnt", 0, 2, 23),
+            ("has_avx", 0, 2, 28),
+            ("has_bmi1", 1, 1, 3),
+            ("has_avx2", 1, 1, 5),
+            ("has_bmi2", 1, 1, 8),
+            ("has_avx512f", 1, 1, 16),
+            ("has_avx512dq", 1, 1, 17),
+            ("has_avx512vl", 1, 1, 31),
+            ("has_avx512vbmi", 1, 2, 1),
+            ("has_avx512vnni", 1, 2, 11),
+            ("has_avx512bitalg", 1, 2, 12),
+            ("has_lzcnt", 2, 2, 5),
+            ("has_avx_vnni", 6, 0, 4),
+        ];
+        let words = host_cpu_fingerprint().unwrap();
+        let isa = host_isa().unwrap();
+        for f in isa.isa_flags() {
+            let Some(on) = f.as_bool().filter(|_| f.name.starts_with("has_")) else {
+                continue;
+            };
+            let &(_, index, reg, bit) = TABLE
+                .iter()
+                .find(|t| t.0 == f.name)
+                .unwrap_or_else(|| panic!("cranelift flag {} has no row", f.name));
+            assert_eq!(
+                glibc_cpu_active(index, reg, bit),
+                Some(on),
+                "{}: glibc and cranelift-native disagree",
+                f.name
+            );
+            assert_eq!(
+                words[8 * index as usize + 4 + reg] >> bit & 1 == 1,
+                on,
+                "{} is not in the fingerprint",
+                f.name
+            );
+        }
+        assert_eq!(
+            glibc_cpu_active(1, 1, 29),
+            Some(std::is_x86_feature_detected!("sha")),
+            "sha"
+        );
+    }
+
+    /// The fingerprint is the same on every core (it leaves out the APIC ID) and from call to
+    /// call: a key built from it must not change within a machine.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+    #[test]
+    fn the_cpu_fingerprint_is_stable() {
+        let a = host_cpu_fingerprint().unwrap();
+        let b = std::thread::spawn(host_cpu_fingerprint)
+            .join()
+            .unwrap()
+            .unwrap();
+        assert_eq!(a, b);
+        assert!(a.iter().any(|&w| w != 0), "glibc recorded no leaves");
+    }
 
     /// The description must determine the ISA: every flag cranelift-native sets has that value
     /// in the built ISA, every host feature on in the ISA was set by it, and the shared
@@ -151,7 +336,7 @@ mod tests {
     #[test]
     fn the_description_is_the_built_isa() {
         let isa = host_isa().unwrap();
-        let description = host_isa_description().unwrap();
+        let description = host_isa_flags_description().unwrap();
         let (shared, recorded) = description.split_once(" isa:").unwrap();
         let recorded: Vec<(&str, &str)> = recorded
             .split_whitespace()

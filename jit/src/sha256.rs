@@ -1,12 +1,12 @@
 //! SHA-256 for the artifact cache's keys and checksums and the in-process kernel map, choosing
-//! its x86 SHA-extension path through the standard library's CPU-feature detection.
+//! its x86 SHA-extension path without executing `cpuid`.
 //!
 //! `sha2` picks its SHA-extension path with its own `cpuid` probe (the `cpufeatures` crate),
-//! separate from the standard library's, and a `cpuid` traps to the hypervisor on virtual
-//! machines — several microseconds each, a large share of a cache hit. The key needs the
-//! standard library's detection anyway (Cranelift's host flags come from it), so this module
-//! asks that, which is then a load of a cached word, and runs the SHA-extension rounds itself
-//! (after `sha2`'s `x86` backend). Everywhere else, and on x86 without the extension, blocks go
+//! and so does the standard library's detection; a `cpuid` traps to the hypervisor on virtual
+//! machines — several microseconds each, a large share of a cache hit. This module asks the
+//! feature words glibc recorded at process start ([`crate::isa::glibc_cpu_active`], which the
+//! cache key reads too; the standard library's detection elsewhere), and runs the SHA-extension
+//! rounds itself (after `sha2`'s `x86` backend). Everywhere else, and on x86 without the extension, blocks go
 //! to `sha2::compress256`. The tests check both paths against `sha2::Sha256`.
 
 use sha2::digest::generic_array::GenericArray;
@@ -131,8 +131,16 @@ mod shani {
         0xc67178f2,
     ];
 
-    /// Whether the SHA-extension path can run, by the standard library's detection.
+    /// Whether the SHA-extension path can run: by the feature words glibc recorded at start
+    /// where it keeps them (no `cpuid`), else by the standard library's detection.
     pub(super) fn available() -> bool {
+        // glibc's leaf 7 EBX bit 29 (SHA), leaf 1 EDX bit 26 (SSE2), ECX bits 9 (SSSE3) and
+        // 19 (SSE4.1), as `<bits/platform/x86.h>` numbers them.
+        let glibc = [(1, 1, 29), (0, 3, 26), (0, 2, 9), (0, 2, 19)]
+            .map(|(index, reg, bit)| crate::isa::glibc_cpu_active(index, reg, bit));
+        if let [Some(sha), Some(sse2), Some(ssse3), Some(sse41)] = glibc {
+            return sha && sse2 && ssse3 && sse41;
+        }
         std::is_x86_feature_detected!("sha")
             && std::is_x86_feature_detected!("sse2")
             && std::is_x86_feature_detected!("ssse3")

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, RwLock};
 
 use crate::{Error, Result, Value};
 
@@ -103,35 +103,52 @@ impl fmt::Debug for PackedFunc {
 
 /// The global function registry (`tvm.ffi.register_func` / `get_global_func`).
 ///
-/// The `vm.builtin.*` library is registered the first time the registry is touched.
+/// It holds the `vm.builtin.*` library from the start, each builtin's function made on its
+/// first lookup (`crate::builtin::builtin`), and whatever is registered or removed over it.
 pub struct Registry {
-    funcs: RwLock<HashMap<String, PackedFunc>>,
+    /// Names registered (`Some`) or removed (`None`) since the process started; every other
+    /// name is a builtin or unknown. Created on the first change.
+    changes: RwLock<Option<HashMap<String, Option<PackedFunc>>>>,
 }
 
-static REGISTRY: OnceLock<Registry> = OnceLock::new();
+static REGISTRY: Registry = Registry {
+    changes: RwLock::new(None),
+};
 
 impl Registry {
     /// The process-wide registry.
     pub fn global() -> &'static Registry {
-        REGISTRY.get_or_init(|| {
-            let registry = Registry {
-                funcs: RwLock::new(HashMap::new()),
-            };
-            crate::builtin::register_all(&registry);
-            registry
-        })
+        &REGISTRY
+    }
+
+    /// Runs `f` on the changes, under the write lock.
+    fn change<T>(&self, f: impl FnOnce(&mut HashMap<String, Option<PackedFunc>>) -> T) -> T {
+        let mut changes = self.changes.write().unwrap_or_else(|e| e.into_inner());
+        f(changes.get_or_insert_with(HashMap::new))
+    }
+
+    /// What `name` resolves to in `changes`, else among the builtins.
+    fn resolve(
+        changes: Option<&HashMap<String, Option<PackedFunc>>>,
+        name: &str,
+    ) -> Option<PackedFunc> {
+        match changes.and_then(|c| c.get(name)) {
+            Some(changed) => changed.clone(),
+            None => crate::builtin::builtin(name),
+        }
     }
 
     /// Registers `f` under `name`. Without `allow_override`, an existing name is an error.
     pub fn register(&self, name: &str, f: PackedFunc, allow_override: bool) -> Result<()> {
-        let mut funcs = self.funcs.write().unwrap_or_else(|e| e.into_inner());
-        if !allow_override && funcs.contains_key(name) {
-            return Err(Error::value_error(format!(
-                "Global Function `{name}` is already registered"
-            )));
-        }
-        funcs.insert(name.to_string(), f);
-        Ok(())
+        self.change(|changes| {
+            if !allow_override && Registry::resolve(Some(changes), name).is_some() {
+                return Err(Error::value_error(format!(
+                    "Global Function `{name}` is already registered"
+                )));
+            }
+            changes.insert(name.to_string(), Some(f));
+            Ok(())
+        })
     }
 
     /// Registers a closure under `name`, replacing any previous function of that name.
@@ -140,33 +157,39 @@ impl Registry {
         name: &str,
         f: impl Fn(&[Value]) -> Result<Value> + Send + Sync + 'static,
     ) {
-        let mut funcs = self.funcs.write().unwrap_or_else(|e| e.into_inner());
-        funcs.insert(name.to_string(), PackedFunc::new(name, f));
+        let f = PackedFunc::new(name, f);
+        self.change(|changes| changes.insert(name.to_string(), Some(f)));
     }
 
     pub fn get(&self, name: &str) -> Option<PackedFunc> {
-        self.funcs
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned()
+        let changes = self.changes.read().unwrap_or_else(|e| e.into_inner());
+        Registry::resolve(changes.as_ref(), name)
     }
 
     pub fn remove(&self, name: &str) -> Option<PackedFunc> {
-        self.funcs
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(name)
+        self.change(|changes| {
+            let was = Registry::resolve(Some(changes), name);
+            if was.is_some() {
+                changes.insert(name.to_string(), None);
+            }
+            was
+        })
     }
 
     /// All registered names, sorted.
     pub fn list(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .funcs
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .keys()
-            .cloned()
+        let changes = self.changes.read().unwrap_or_else(|e| e.into_inner());
+        let changed = |name: &str| changes.as_ref().is_some_and(|c| c.contains_key(name));
+        let mut names: Vec<String> = crate::builtin::BUILTINS
+            .iter()
+            .filter(|(name, _)| !changed(name))
+            .map(|(name, _)| name.to_string())
+            .chain(
+                changes
+                    .iter()
+                    .flatten()
+                    .filter_map(|(name, f)| f.as_ref().map(|_| name.clone())),
+            )
             .collect();
         names.sort();
         names
@@ -176,6 +199,41 @@ impl Registry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The builtins are there from the start, one object each; registering over one replaces
+    /// it (only with `allow_override`), removing hides it, and `list` follows both. A private
+    /// registry, so that the global one's users in other tests see no change.
+    #[test]
+    fn the_registry_holds_the_builtins_and_what_changes_over_them() {
+        let r = Registry {
+            changes: RwLock::new(None),
+        };
+        let name = "vm.builtin.make_tuple";
+        let builtin = r.get(name).unwrap();
+        assert!(
+            builtin.ptr_eq(&r.get(name).unwrap()),
+            "one object per builtin"
+        );
+        assert!(builtin.ptr_eq(&Registry::global().get(name).unwrap()));
+        assert_eq!(r.list().len(), crate::builtin::BUILTINS.len());
+        assert!(r.list().iter().any(|n| n == name));
+
+        let mine = PackedFunc::new(name, |_: &[Value]| Ok(Value::Int(7)));
+        assert!(r.register(name, mine.clone(), false).is_err());
+        r.register(name, mine.clone(), true).unwrap();
+        assert!(r.get(name).unwrap().ptr_eq(&mine));
+        assert!(r.remove(name).unwrap().ptr_eq(&mine));
+        assert!(r.get(name).is_none());
+        assert!(r.remove(name).is_none());
+        assert!(!r.list().iter().any(|n| n == name));
+        r.register(name, mine.clone(), false).unwrap();
+        assert!(r.get(name).unwrap().ptr_eq(&mine));
+
+        assert!(r.get("my.func").is_none());
+        r.register_fn("my.func", |_| Ok(Value::Int(1)));
+        assert!(r.list().iter().any(|n| n == "my.func"));
+        assert_eq!(r.list().len(), crate::builtin::BUILTINS.len() + 1);
+    }
 
     /// Both kinds of function answer both kinds of call with the same arguments, in order, for
     /// any count (the borrowing kind gathers up to `INLINE_REFS` on the stack, more on the heap).

@@ -235,6 +235,15 @@ impl Executable {
     }
 }
 
+/// "constant {i}", for the messages of a constant that fails to load.
+struct ConstantLabel(usize);
+
+impl std::fmt::Display for ConstantLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "constant {}", self.0)
+    }
+}
+
 #[derive(Default)]
 struct Writer {
     buf: Vec<u8>,
@@ -409,7 +418,8 @@ impl<'a> Reader<'a> {
 
     fn constant(&mut self, i: usize) -> Result<Value> {
         let at = self.pos;
-        let what = format!("constant {i}");
+        // Formatted only into an error message: loading builds no label per constant.
+        let what = ConstantLabel(i);
         let tag = self.i32(&format_args!("type index of {what}"))?;
         let tag = ConstTag::from_i32(tag).ok_or_else(|| {
             Error::load(format!(

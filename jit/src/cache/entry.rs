@@ -11,6 +11,16 @@
 //! the entry of its canonical text. A file is accepted under a name only if its header lists
 //! that key, so a renamed or misplaced file is a miss.
 //!
+//! A key can also name another key's entry through an alias file, which a hit follows to that
+//! entry (one more file read): written where the entry already exists under its own key (a
+//! hit under a new alias) or where the file system cannot link, so that neither copies the
+//! entry:
+//!
+//! ```text
+//! magic "RLXJITA\0" · format version (u32) · SHA-256 of everything after this field
+//! · key (32 bytes) · the entry's key (32 bytes) · relaxjit version (str) · host ISA (str)
+//! ```
+//!
 //! Integers are little-endian; a `str`/`bytes` is a u64 length and the bytes. [`decode`]
 //! checks everything before trusting anything: every length against what is left, every count
 //! against the bytes it would need, every enum tag; any defect is a [`Reject`] naming it, never a
@@ -26,8 +36,11 @@ use crate::kernel::meta::{DimMeta, KernelMeta, ParamMeta, TensorMeta};
 /// The first bytes of every entry file.
 pub const MAGIC: [u8; 8] = *b"RLXJITC\0";
 
+/// The first bytes of every alias file.
+pub const ALIAS_MAGIC: [u8; 8] = *b"RLXJITA\0";
+
 /// Bumped whenever the layout below changes; older entries are then misses.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Bytes before the checksummed part: magic, format version, checksum.
 const PREFIX: usize = 8 + 4 + 32;
@@ -129,11 +142,49 @@ pub fn encode_with_aliases(id: &Identity, aliases: &[[u8; 32]], entry: &Entry) -
     out
 }
 
-/// Checks `bytes` against `expected` and decodes the payload.
+/// The file bytes of an alias: `id.key` names the entry stored under `target`.
+pub fn encode_alias(id: &Identity, target: &[u8; 32]) -> Vec<u8> {
+    let mut body = Vec::with_capacity(64 + 16 + id.version.len() + id.isa.len());
+    body.extend_from_slice(&id.key);
+    body.extend_from_slice(target);
+    put_str(&mut body, &id.version);
+    put_str(&mut body, &id.isa);
+    let mut out = Vec::with_capacity(PREFIX + body.len());
+    out.extend_from_slice(&ALIAS_MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&Sha256::digest(&body));
+    out.extend_from_slice(&body);
+    out
+}
+
+/// What a file under a key holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stored {
+    /// The entry itself.
+    Entry(Entry),
+    /// An alias: the key the entry is stored under.
+    Alias([u8; 32]),
+}
+
+/// Checks `bytes` against `expected` and decodes the payload; an alias file is
+/// [`Reject::NotAnEntry`].
 pub fn decode(bytes: &[u8], expected: &Identity) -> Result<Entry, Reject> {
-    if bytes.len() < PREFIX || bytes[..8] != MAGIC {
+    match decode_stored(bytes, expected)? {
+        Stored::Entry(e) => Ok(e),
+        Stored::Alias(_) => Err(Reject::NotAnEntry),
+    }
+}
+
+/// Checks `bytes` (an entry or an alias file) against `expected` and decodes it.
+pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject> {
+    if bytes.len() < PREFIX {
         return Err(Reject::NotAnEntry);
     }
+    let alias = match bytes[..8].try_into().expect("8 bytes") {
+        MAGIC => false,
+        ALIAS_MAGIC => true,
+        _ => return Err(Reject::NotAnEntry),
+    };
     let format = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
     if format != FORMAT_VERSION {
         return Err(Reject::Format(format));
@@ -145,8 +196,12 @@ pub fn decode(bytes: &[u8], expected: &Identity) -> Result<Entry, Reject> {
     let mut r = Reader { b: body };
     let malformed = Reject::Malformed;
     let key = r.take(32).map_err(malformed)?;
-    let n = r.count(32).map_err(malformed)?;
-    let aliases = r.take(32 * n).map_err(malformed)?;
+    let (aliases, target) = if alias {
+        (&[][..], Some(r.take(32).map_err(malformed)?))
+    } else {
+        let n = r.count(32).map_err(malformed)?;
+        (r.take(32 * n).map_err(malformed)?, None)
+    };
     if key != expected.key && !aliases.chunks_exact(32).any(|a| a == expected.key) {
         return Err(Reject::Key);
     }
@@ -158,7 +213,15 @@ pub fn decode(bytes: &[u8], expected: &Identity) -> Result<Entry, Reject> {
     if isa != expected.isa {
         return Err(Reject::Isa(isa));
     }
-    decode_payload(&mut r).map_err(malformed)
+    match target {
+        Some(target) => {
+            if !r.b.is_empty() {
+                return Err(malformed(format!("{} bytes after an alias", r.b.len())));
+            }
+            Ok(Stored::Alias(target.try_into().expect("32 bytes")))
+        }
+        None => decode_payload(&mut r).map(Stored::Entry).map_err(malformed),
+    }
 }
 
 fn decode_payload(r: &mut Reader<'_>) -> Result<Entry, String> {
@@ -494,6 +557,34 @@ mod tests {
             ..id
         };
         assert_eq!(decode(&bytes, &other), Err(Reject::Key));
+    }
+
+    /// An alias file names its target under its own key only, is no entry, and is checked
+    /// like one: every flipped byte and every truncation is rejected.
+    #[test]
+    fn alias_files_round_trip_and_are_checked() {
+        let (id, _) = sample();
+        let bytes = encode_alias(&id, &[5; 32]);
+        assert_eq!(decode_stored(&bytes, &id), Ok(Stored::Alias([5; 32])));
+        assert_eq!(decode(&bytes, &id), Err(Reject::NotAnEntry));
+        let other = Identity {
+            key: [5; 32],
+            ..id.clone()
+        };
+        assert_eq!(decode_stored(&bytes, &other), Err(Reject::Key));
+        let isa = Identity {
+            isa: "y".into(),
+            ..id.clone()
+        };
+        assert_eq!(decode_stored(&bytes, &isa), Err(Reject::Isa("x".into())));
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 1;
+            assert!(decode_stored(&b, &id).is_err(), "byte {i} flipped");
+        }
+        for n in 0..bytes.len() {
+            assert!(decode_stored(&bytes[..n], &id).is_err(), "truncated to {n}");
+        }
     }
 
     #[test]

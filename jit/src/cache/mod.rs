@@ -19,7 +19,9 @@
 //!   fails a compile: store errors are warnings too.
 //! * Aliases ([`ArtifactCache::store_with_aliases`]): the same entry file is linked under the
 //!   key of the module's source text too, and its header lists that key, so that a hit skips
-//!   the parse and reads one file.
+//!   the parse and reads one file. Where the entry exists already, or the file system cannot
+//!   link, a small alias file naming the entry's key goes there instead
+//!   ([`ArtifactCache::store_alias`]), never a copy.
 //! * Size bound: after each store the least recently used entries (by modification time, which
 //!   a hit refreshes when it is older than [`REFRESH_AFTER`]) are deleted, with every name
 //!   linked to them, until the directory holds at most [`ArtifactCache::max_bytes`] besides the
@@ -254,7 +256,11 @@ impl ArtifactCache {
 
     /// The file holding `key`'s entry.
     pub fn path_of(&self, key: &Key) -> PathBuf {
-        self.dir.join(format!("{}.{EXTENSION}", key.hex()))
+        // By hand rather than `format!`, whose machinery a cache hit would otherwise page in.
+        let mut name = key.hex();
+        name.push('.');
+        name.push_str(EXTENSION);
+        self.dir.join(name)
     }
 
     fn identity(&self, key: &Key) -> Identity {
@@ -271,8 +277,27 @@ impl ArtifactCache {
     }
 
     /// The entry stored under `key`, or `None` (absent, or unusable — then with a warning).
-    /// A hit refreshes the entry's modification time, which eviction orders by.
+    /// A hit refreshes the entry's modification time, which eviction orders by. An alias file
+    /// under `key` is followed to the entry it names.
     pub fn load(&self, key: &Key) -> Option<Entry> {
+        match self.load_stored(key)? {
+            entry::Stored::Entry(e) => Some(e),
+            entry::Stored::Alias(target) => match self.load_stored(&Key(target))? {
+                entry::Stored::Entry(e) => Some(e),
+                entry::Stored::Alias(_) => {
+                    self.warn(&format!(
+                        "{}: an alias names another alias; recompiling",
+                        self.path_of(key).display()
+                    ));
+                    None
+                }
+            },
+        }
+    }
+
+    /// The checked contents of the file under `key` (an absent file is a silent miss, an
+    /// unusable one a warned miss), refreshing its modification time on success.
+    fn load_stored(&self, key: &Key) -> Option<entry::Stored> {
         let path = self.path_of(key);
         let file = match fs::File::open(&path) {
             Ok(f) => f,
@@ -292,7 +317,7 @@ impl ArtifactCache {
                 self.warn(&format!("cannot read {}: {e}; recompiling", path.display()));
                 return None;
             }
-            entry::decode(&bytes, &self.identity(key))
+            entry::decode_stored(&bytes, &self.identity(key))
         } else {
             // SAFETY: relaxjit never writes an entry file in place — entries are written to a
             // temporary file and renamed over the old one, which leaves this mapping on the old
@@ -301,7 +326,7 @@ impl ArtifactCache {
             // copies). A foreign process truncating the file under us is outside that
             // contract, as for every mapped file.
             match unsafe { memmap2::Mmap::map(&file) } {
-                Ok(map) => entry::decode(&map, &self.identity(key)),
+                Ok(map) => entry::decode_stored(&map, &self.identity(key)),
                 Err(e) => {
                     self.warn(&format!("cannot map {}: {e}; recompiling", path.display()));
                     return None;
@@ -309,7 +334,7 @@ impl ArtifactCache {
             }
         };
         match decoded {
-            Ok(entry) => {
+            Ok(stored) => {
                 let now = SystemTime::now();
                 let stale = meta
                     .and_then(|m| m.modified().ok())
@@ -319,12 +344,27 @@ impl ArtifactCache {
                     // Best effort: a read-only cache still hits, it only evicts less precisely.
                     let _ = file.set_modified(now);
                 }
-                Some(entry)
+                Some(stored)
             }
             Err(why) => {
                 self.warn(&format!("{}: {why}; recompiling", path.display()));
                 None
             }
+        }
+    }
+
+    /// Makes `alias` name the entry stored under `target` with a small alias file, e.g. when
+    /// a module whose entry exists is compiled from a source text not yet linked to it: the
+    /// entry is neither serialized nor written again. Failures are warnings.
+    pub fn store_alias(&self, alias: &Key, target: &Key) {
+        let bytes = entry::encode_alias(&self.identity(alias), &target.0);
+        let path = self.path_of(alias);
+        if let Err(e) = self.write_atomic(&path, &[], &bytes) {
+            self.warn(&format!("cannot store {}: {e}", path.display()));
+            return;
+        }
+        if let Err(e) = self.evict(&[path, self.path_of(target)]) {
+            self.warn(&format!("cannot evict in {}: {e}", self.dir.display()));
         }
     }
 
@@ -342,12 +382,18 @@ impl ArtifactCache {
         let alias_keys: Vec<[u8; 32]> = aliases.iter().map(|k| k.0).collect();
         let bytes = entry::encode_with_aliases(&self.identity(key), &alias_keys, entry);
         let path = self.path_of(key);
-        let alias_paths: Vec<PathBuf> = aliases.iter().map(|k| self.path_of(k)).collect();
-        if let Err(e) = self.write_atomic(&path, &alias_paths, &bytes) {
+        let links: Vec<Link> = aliases
+            .iter()
+            .map(|a| Link {
+                path: self.path_of(a),
+                alias_file: entry::encode_alias(&self.identity(a), &key.0),
+            })
+            .collect();
+        if let Err(e) = self.write_atomic(&path, &links, &bytes) {
             self.warn(&format!("cannot store {}: {e}", path.display()));
             return;
         }
-        let mut keep = alias_paths;
+        let mut keep: Vec<PathBuf> = links.into_iter().map(|l| l.path).collect();
         keep.push(path);
         if let Err(e) = self.evict(&keep) {
             self.warn(&format!("cannot evict in {}: {e}", self.dir.display()));
@@ -364,9 +410,10 @@ impl ArtifactCache {
         ))
     }
 
-    /// Writes `bytes` to a temporary file, links it under each of `aliases` and renames it to
-    /// `path`, so that every name holds a whole old file or a whole new one.
-    fn write_atomic(&self, path: &Path, aliases: &[PathBuf], bytes: &[u8]) -> std::io::Result<()> {
+    /// Writes `bytes` to a temporary file, links it under each of `aliases` (an alias file
+    /// there instead where the file system cannot link) and renames it to `path`, so that
+    /// every name holds a whole old file or a whole new one.
+    fn write_atomic(&self, path: &Path, aliases: &[Link], bytes: &[u8]) -> std::io::Result<()> {
         fs::create_dir_all(&self.dir)?;
         let tmp = self.temp_path(path);
         let written = (|| {
@@ -377,17 +424,17 @@ impl ArtifactCache {
             f.write_all(bytes)?;
             f.sync_data()?;
             for alias in aliases {
-                let link = self.temp_path(alias);
+                let link = self.temp_path(&alias.path);
                 if let Err(e) = fs::hard_link(&tmp, &link) {
                     let _ = fs::remove_file(&link);
-                    // A file system without hard links gets a copy.
+                    // A file system without hard links gets an alias file.
                     if e.kind() == std::io::ErrorKind::AlreadyExists {
                         return Err(e);
                     }
-                    self.write_atomic(alias, &[], bytes)?;
+                    self.write_atomic(&alias.path, &[], &alias.alias_file)?;
                     continue;
                 }
-                if let Err(e) = fs::rename(&link, alias) {
+                if let Err(e) = fs::rename(&link, &alias.path) {
                     let _ = fs::remove_file(&link);
                     return Err(e);
                 }
@@ -499,6 +546,13 @@ impl ArtifactCache {
         }
         Ok(names.len())
     }
+}
+
+/// A second name of an entry being stored.
+struct Link {
+    path: PathBuf,
+    /// What to write there if the entry cannot be hard-linked.
+    alias_file: Vec<u8>,
 }
 
 /// One entry file in the directory.

@@ -15,7 +15,9 @@ mod data;
 mod memory;
 mod shape;
 
-use crate::packed::{PackedFunc, Registry};
+use std::sync::OnceLock;
+
+use crate::packed::PackedFunc;
 use crate::tensor::Tensor;
 use crate::value::ShapeTuple;
 use crate::vm::VmRef;
@@ -78,39 +80,37 @@ pub const BUILTINS: &[(&str, BuiltinFn)] = &[
     ("relax.run.shape_to_tensor", data::shape_to_tensor),
 ];
 
-/// Registers every builtin in `registry`.
-pub(crate) fn register_all(registry: &Registry) {
-    let mut known = KnownBuiltins::default();
-    for &(name, f) in BUILTINS {
-        let packed = PackedFunc::new(name, f);
-        match name {
-            "vm.builtin.null_value" => known.null_value = Some(packed.clone()),
-            "vm.builtin.alloc_tensor" => known.alloc_tensor = Some(packed.clone()),
-            "vm.builtin.alloc_storage" => known.alloc_storage = Some(packed.clone()),
-            _ => {}
-        }
-        // The registry is empty when it registers its builtins: no name is taken yet.
-        let _ = registry.register(name, packed, true);
-    }
-    let _ = KNOWN.set(known);
+/// The function object of each builtin ([`BUILTINS`], same order), made the first time the
+/// builtin is looked up: a process builds the few builtins its programs call rather than the
+/// whole table, and each builtin has one object, by which the interpreter recognizes it.
+static FUNCS: [OnceLock<PackedFunc>; BUILTINS.len()] = [const { OnceLock::new() }; BUILTINS.len()];
+
+/// The function object of the builtin `name`; `None` if no builtin has that name. The global
+/// registry ([`crate::packed::Registry`]) answers with it for a name nobody registered or
+/// removed.
+pub(crate) fn builtin(name: &str) -> Option<PackedFunc> {
+    let i = BUILTINS.iter().position(|&(n, _)| n == name)?;
+    let (name, f) = BUILTINS[i];
+    Some(FUNCS[i].get_or_init(|| PackedFunc::new(name, f)).clone())
 }
 
-/// The function objects registered for the builtins the interpreter runs inline (see
-/// `inline.rs`). A function resolved from the registry is one of these unless someone replaced the
-/// builtin, in which case the interpreter calls the replacement like any packed function.
-#[derive(Default)]
+/// The function objects of the builtins the interpreter runs inline (see `inline.rs`). A
+/// function resolved from the registry is one of these unless someone replaced the builtin, in
+/// which case the interpreter calls the replacement like any packed function.
 pub(crate) struct KnownBuiltins {
     pub(crate) null_value: Option<PackedFunc>,
     pub(crate) alloc_tensor: Option<PackedFunc>,
     pub(crate) alloc_storage: Option<PackedFunc>,
 }
 
-static KNOWN: std::sync::OnceLock<KnownBuiltins> = std::sync::OnceLock::new();
-
-/// The builtins as registered (after the global registry has been created).
+/// The builtins the interpreter runs inline.
 pub(crate) fn known() -> Option<&'static KnownBuiltins> {
-    Registry::global();
-    KNOWN.get()
+    static KNOWN: OnceLock<KnownBuiltins> = OnceLock::new();
+    Some(KNOWN.get_or_init(|| KnownBuiltins {
+        null_value: builtin("vm.builtin.null_value"),
+        alloc_tensor: builtin("vm.builtin.alloc_tensor"),
+        alloc_storage: builtin("vm.builtin.alloc_storage"),
+    }))
 }
 
 /// The arguments of one builtin call, with accessors that turn a wrong argument into an error
