@@ -217,10 +217,9 @@ impl Shared {
             .iter()
             .enumerate()
             .filter(|(_, f)| f.kind == FuncKind::PackedFunc)
-            .filter_map(|(i, f)| match f.name.as_str() {
-                "vm.builtin.null_value" => Some((i, InlineBuiltin::NullValue)),
-                "vm.builtin.alloc_tensor" => Some((i, InlineBuiltin::AllocTensor)),
-                _ => None,
+            .filter_map(|(i, f)| match InlineBuiltin::from_name(&f.name)? {
+                b @ (InlineBuiltin::NullValue | InlineBuiltin::AllocTensor) => Some((i, b)),
+                InlineBuiltin::AllocStorage => None,
             })
             .collect();
         Shared {

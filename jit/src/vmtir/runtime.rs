@@ -100,12 +100,7 @@ pub type KillAllocFn = BuiltinFn;
 /// Whether a Call of packed function `name` with `nargs` arguments is one the `builtin` helper
 /// may perform inline (it checks at run time that the callee is the registered builtin).
 pub fn is_inline_builtin(name: &str, nargs: usize) -> bool {
-    matches!(
-        (name, nargs),
-        ("vm.builtin.null_value", 0)
-            | ("vm.builtin.alloc_tensor", 4)
-            | ("vm.builtin.alloc_storage", 4 | 5)
-    )
+    InlineBuiltin::from_name(name).is_some_and(|b| b.takes(nargs))
 }
 
 /// `kernel_fail(ctx, slot, status, err) -> STATUS_ERROR`: the error a failed kernel reports.
@@ -297,103 +292,91 @@ unsafe extern "C" fn kernel_args(
     err: *mut KernelError,
     slot: i64,
 ) -> i32 {
-    // SAFETY: the caller's contract, passed on.
-    no_unwind(ctx, || unsafe {
-        kernel_args_body(ctx, regs, record, nargs, out, err, slot)
-    })
-}
-
-/// [`kernel_args`] without its unwind guard.
-///
-/// # Safety
-/// As for [`kernel_args`].
-unsafe fn kernel_args_body(
-    ctx: *mut CallCtx,
-    regs: *mut Value,
-    record: *const i64,
-    nargs: i64,
-    out: *mut KernelArg,
-    err: *mut KernelError,
-    slot: i64,
-) -> i32 {
-    // SAFETY: the caller's contract.
-    let (ctx, regs, record, out) = unsafe {
-        (
-            &mut *ctx,
-            std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
-            std::slice::from_raw_parts(record, 3 + nargs as usize),
-            std::slice::from_raw_parts_mut(out, nargs as usize),
-        )
-    };
-    let args = &record[3..];
-    ctx.spare.clear();
-    if ctx.vm.is_instrumented() {
-        let status = guarded(ctx, |ctx| {
-            let mut call_args = std::mem::take(&mut ctx.call_args);
-            let r =
-                ctx.vm
-                    .call_instruction(record[0] as usize, record[1], args, regs, &mut call_args);
-            ctx.call_args = call_args;
-            r
-        });
-        return if status == STATUS_OK {
-            STATUS_DONE
-        } else {
-            status
+    // A panic below (a packed call, a kernel's argument check) is kept in the context.
+    no_unwind(ctx, || {
+        // SAFETY: the caller's contract.
+        let (ctx, regs, record, out) = unsafe {
+            (
+                &mut *ctx,
+                std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
+                std::slice::from_raw_parts(record, 3 + nargs as usize),
+                std::slice::from_raw_parts_mut(out, nargs as usize),
+            )
         };
-    }
-    // SAFETY: the caller's contract; a fresh report, so that the message of a failure reads
-    // only what the kernel wrote.
-    unsafe { err.write(KernelError::default()) };
-    // The usual case first, without error plumbing: tensors in registers and immediates.
-    let simple = args.iter().zip(out.iter_mut()).all(|(&w, o)| {
-        let a = Arg(w);
-        match a.kind() {
-            Some(ArgKind::Register) => match regs.get(a.value() as usize) {
-                Some(Value::Tensor(t)) => {
-                    *o = crate::kernel::tensor_arg(t);
+        let args = &record[3..];
+        ctx.spare.clear();
+        if ctx.vm.is_instrumented() {
+            let status = guarded(ctx, |ctx| {
+                let mut call_args = std::mem::take(&mut ctx.call_args);
+                let r = ctx.vm.call_instruction(
+                    record[0] as usize,
+                    record[1],
+                    args,
+                    regs,
+                    &mut call_args,
+                );
+                ctx.call_args = call_args;
+                r
+            });
+            return if status == STATUS_OK {
+                STATUS_DONE
+            } else {
+                status
+            };
+        }
+        // SAFETY: the caller's contract; a fresh report, so that the message of a failure reads
+        // only what the kernel wrote.
+        unsafe { err.write(KernelError::default()) };
+        // The usual case first, without error plumbing: tensors in registers and immediates.
+        let simple = args.iter().zip(out.iter_mut()).all(|(&w, o)| {
+            let a = Arg(w);
+            match a.kind() {
+                Some(ArgKind::Register) => match regs.get(a.value() as usize) {
+                    Some(Value::Tensor(t)) => {
+                        *o = crate::kernel::tensor_arg(t);
+                        true
+                    }
+                    _ => false,
+                },
+                Some(ArgKind::Immediate) => {
+                    *o = KernelArg::int(a.value());
                     true
                 }
                 _ => false,
-            },
-            Some(ArgKind::Immediate) => {
-                *o = KernelArg::int(a.value());
-                true
             }
-            _ => false,
+        });
+        if simple {
+            return STATUS_OK;
         }
-    });
-    if simple {
-        return STATUS_OK;
-    }
-    guarded(ctx, |ctx| {
-        let kernel = &ctx.kernel_info[slot as usize];
-        for (i, (&w, o)) in args.iter().zip(out.iter_mut()).enumerate() {
-            let a = Arg(w);
-            let v = a.value();
-            *o = match a.kind() {
-                Some(ArgKind::Register) if v < BEGIN_SPECIAL_REG => {
-                    kernel.arg_of(i, &regs[v as usize])?
-                }
-                Some(ArgKind::Immediate) => KernelArg::int(v),
-                Some(ArgKind::ConstIdx) => {
-                    let c = ctx.vm.constant(v as usize).ok_or_else(|| {
-                        Error::internal(format!("constant c[{v}] is out of range"))
-                    })?;
-                    kernel.arg_of(i, c)?
-                }
-                // `%vm`, `%void` and functions are not kernel arguments; the kernel's own
-                // message says so.
-                Some(ArgKind::Register) | Some(ArgKind::FuncIdx) | None => {
-                    let value = match a.kind() {
-                        Some(ArgKind::FuncIdx) => ctx.vm.func_pool(v as usize).cloned(),
-                        _ => Some(ctx.vm.register_value(regs, v)),
-                    };
-                    kernel.arg_of(i, &value.unwrap_or_default())?
-                }
-            };
-        }
-        Ok(())
+        guarded(ctx, |ctx| {
+            let kernel = &ctx.kernel_info[slot as usize];
+            for (i, (&w, o)) in args.iter().zip(out.iter_mut()).enumerate() {
+                let a = Arg(w);
+                let v = a.value();
+                *o = match a.kind() {
+                    Some(ArgKind::Register) if v < BEGIN_SPECIAL_REG => {
+                        kernel.arg_of(i, &regs[v as usize])?
+                    }
+                    Some(ArgKind::Immediate) => KernelArg::int(v),
+                    Some(ArgKind::ConstIdx) => {
+                        let c = ctx.vm.constant(v as usize).ok_or_else(|| {
+                            Error::internal(format!("constant c[{v}] is out of range"))
+                        })?;
+                        kernel.arg_of(i, c)?
+                    }
+                    // `%vm`, `%void` and functions are not kernel arguments; the kernel's own
+                    // message says so.
+                    Some(ArgKind::Register) | Some(ArgKind::FuncIdx) | None => {
+                        let value = match a.kind() {
+                            Some(ArgKind::FuncIdx) => ctx.vm.func_pool(v as usize).cloned(),
+                            _ => Some(ctx.vm.register_value(regs, v)),
+                        };
+                        kernel.arg_of(i, &value.unwrap_or_default())?
+                    }
+                };
+            }
+            Ok(())
+        })
     })
 }
 
@@ -506,11 +489,7 @@ unsafe fn kill_alloc_body(
             storage,
             offset,
             shape,
-            DataType {
-                code: *dtype as u8,
-                bits: (*dtype >> 8) as u8,
-                lanes: (*dtype >> 16) as u16,
-            },
+            DataType::from_packed(*dtype as u32),
         )
     {
         return STATUS_OK;

@@ -15,6 +15,7 @@ mod data;
 mod memory;
 mod shape;
 
+use crate::inline::InlineBuiltin;
 use crate::packed::{PackedFunc, Registry};
 use crate::tensor::Tensor;
 use crate::value::ShapeTuple;
@@ -83,11 +84,11 @@ pub(crate) fn register_all(registry: &Registry) {
     let mut known = KnownBuiltins::default();
     for &(name, f) in BUILTINS {
         let packed = PackedFunc::new(name, f);
-        match name {
-            "vm.builtin.null_value" => known.null_value = Some(packed.clone()),
-            "vm.builtin.alloc_tensor" => known.alloc_tensor = Some(packed.clone()),
-            "vm.builtin.alloc_storage" => known.alloc_storage = Some(packed.clone()),
-            _ => {}
+        match InlineBuiltin::from_name(name) {
+            Some(InlineBuiltin::NullValue) => known.null_value = Some(packed.clone()),
+            Some(InlineBuiltin::AllocTensor) => known.alloc_tensor = Some(packed.clone()),
+            Some(InlineBuiltin::AllocStorage) => known.alloc_storage = Some(packed.clone()),
+            None => {}
         }
         // The registry is empty when it registers its builtins: no name is taken yet.
         let _ = registry.register(name, packed, true);
