@@ -2,9 +2,10 @@
 //! table of `extern "C"` helpers ([`VmtirRuntime`]) that do the work involving `vm::Value`s.
 //!
 //! Generated code knows no Rust layout except [`CallCtx::kernels`], [`CallCtx::words`],
-//! [`CallCtx::instrumented`] and [`CallCtx::native_builtins`] (offsets `CTX_*`), the table's function pointers (offsets
-//! `RT_*`), and the layouts `vm` describes for reading a register holding a tensor in place
-//! (`vm::value::layout`, `vm::tensor::layout`); everything else it passes through untouched. Every helper
+//! [`CallCtx::instrumented`] and [`CallCtx::in_place_blocked`] (offsets `CTX_*`), the table's
+//! function pointers (offsets `RT_*`), and the layouts `vm` describes for reading a register
+//! holding a tensor in place (`vm::value::layout`, `vm::tensor::layout`); everything else it
+//! passes through untouched. Every helper
 //! returns a status: [`STATUS_OK`], [`STATUS_ERROR`] (an error is in the context) or
 //! [`STATUS_PANIC`] (a callee panicked; the payload is in the context and the caller of the
 //! native function resumes unwinding), so no panic crosses the native frames.
@@ -30,7 +31,8 @@ pub const STATUS_PANIC: i32 = 2;
 /// interpreter does instead of preparing a direct kernel call.
 pub const STATUS_DONE: i32 = 3;
 
-/// The state of one invocation of a compiled function. Generated code reads only `kernels`.
+/// The state of one invocation of a compiled function. Generated code reads the fields before
+/// `kernel_info`.
 #[repr(C)]
 pub struct CallCtx<'a> {
     /// Native entries of the kernels this function calls directly, by slot.
@@ -40,10 +42,12 @@ pub struct CallCtx<'a> {
     /// The VM's instrument flag (`VmRef::instrument_flag`): generated code calls a kernel
     /// directly only while it reads false.
     pub instrumented: *const AtomicBool,
-    /// Whether every function-table entry named `vm.builtin.null_value` or
-    /// `vm.builtin.alloc_tensor` is the registered builtin in this VM's function pool, so that
-    /// generated code may perform their Calls in place (a replacement is called instead).
-    pub native_builtins: bool,
+    /// What generated code reads before performing a `null_value` and an `alloc_tensor` Call
+    /// in place, which it does only while it reads false: the instrument flag when every
+    /// function-table entry named as one of these builtins is the registered builtin in this
+    /// VM's function pool, else [`IN_PLACE_NEVER`] (a replacement is called instead). One flag
+    /// for both conditions, so that the check costs one load.
+    pub in_place_blocked: *const AtomicBool,
     pub kernel_info: &'a [Kernel],
     pub vm: &'a VmRef,
     /// The register file's length (generated code only passes the pointer along).
@@ -63,8 +67,11 @@ pub const CTX_KERNELS_OFFSET: i32 = 0;
 pub const CTX_WORDS_OFFSET: i32 = 8;
 /// Byte offset of [`CallCtx::instrumented`].
 pub const CTX_INSTRUMENTED_OFFSET: i32 = 16;
-/// Byte offset of [`CallCtx::native_builtins`].
-pub const CTX_NATIVE_BUILTINS_OFFSET: i32 = 24;
+/// Byte offset of [`CallCtx::in_place_blocked`].
+pub const CTX_IN_PLACE_BLOCKED_OFFSET: i32 = 24;
+
+/// [`CallCtx::in_place_blocked`] of a VM whose builtins are replaced: always set.
+pub static IN_PLACE_NEVER: AtomicBool = AtomicBool::new(true);
 
 /// `call(ctx, regs, func_idx, dst, args, nargs) -> status`: one Call instruction, generically.
 pub type CallFn = unsafe extern "C" fn(*mut CallCtx, *mut Value, i64, i64, *const i64, i64) -> i32;
@@ -584,8 +591,8 @@ mod tests {
             CTX_INSTRUMENTED_OFFSET as usize
         );
         assert_eq!(
-            offset_of!(CallCtx, native_builtins),
-            CTX_NATIVE_BUILTINS_OFFSET as usize
+            offset_of!(CallCtx, in_place_blocked),
+            CTX_IN_PLACE_BLOCKED_OFFSET as usize
         );
         assert_eq!(offset_of!(VmtirRuntime, kill_alloc), RT_KILL_ALLOC as usize);
         assert_eq!(offset_of!(VmtirRuntime, decoy), RT_DECOY as usize);

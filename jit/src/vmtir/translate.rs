@@ -23,7 +23,7 @@ use vm::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG, Instruction};
 use vm::{Executable, FuncKind, InlineBuiltin};
 
 use super::runtime::{
-    CTX_INSTRUMENTED_OFFSET, CTX_KERNELS_OFFSET, CTX_NATIVE_BUILTINS_OFFSET, CTX_WORDS_OFFSET,
+    CTX_IN_PLACE_BLOCKED_OFFSET, CTX_INSTRUMENTED_OFFSET, CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET,
     RT_BUILTIN, RT_CALL, RT_COND, RT_DECOY, RT_KERNEL_ARGS, RT_KERNEL_FAIL, RT_KERNEL_RT,
     RT_KILL_ALLOC, RT_RET, STATUS_DONE, is_inline_builtin,
 };
@@ -569,13 +569,23 @@ impl Emit<'_, '_> {
 
     /// Whether no instrument is installed.
     fn uninstrumented(&mut self) -> Value {
+        self.flag_clear(CTX_INSTRUMENTED_OFFSET)
+    }
+
+    /// Whether a `null_value` and an `alloc_tensor` Call may be performed in place: the
+    /// builtins are the registered ones and no instrument is installed
+    /// (`CallCtx::in_place_blocked`).
+    fn in_place_allowed(&mut self) -> Value {
+        self.flag_clear(CTX_IN_PLACE_BLOCKED_OFFSET)
+    }
+
+    /// Whether the flag the context points at (at byte `offset`) reads false.
+    fn flag_clear(&mut self, offset: i32) -> Value {
         let trusted = MemFlagsData::trusted();
-        let flag = self.b.ins().load(
-            types::I64,
-            trusted.with_readonly(),
-            self.ctx,
-            CTX_INSTRUMENTED_OFFSET,
-        );
+        let flag = self
+            .b
+            .ins()
+            .load(types::I64, trusted.with_readonly(), self.ctx, offset);
         // An instrument may be installed by another thread at any time: read it atomically.
         let on = self.b.ins().atomic_load(types::I8, trusted, flag);
         self.b.ins().icmp_imm_s(IntCC::Equal, on, 0)
@@ -617,10 +627,11 @@ impl Emit<'_, '_> {
     }
 
     /// The conditions of a fused kill and allocation (`fused`, a `kill_alloc` record) in
-    /// place, and-ed into `ok`: the builtins are the registered ones, the killed register
-    /// holds the only reference to a tensor object with inline dimensions in the allocation's
-    /// storage, the new tensor fits in it, and the destination register is empty (the caller
-    /// checks that no instrument is installed). Returns the killed tensor object, or `None`
+    /// place, and-ed into `ok`: the killed register holds the only reference to a tensor
+    /// object with inline dimensions in the allocation's storage, the new tensor fits in it,
+    /// and the destination register is empty (the caller checks, with
+    /// [`Self::in_place_allowed`], that the builtins are the registered ones and no instrument
+    /// is installed). Returns the killed tensor object, or `None`
     /// (nothing emitted) when the record's constants do not allow the fused form.
     fn kill_alloc_checks(
         &mut self,
@@ -644,14 +655,6 @@ impl Emit<'_, '_> {
         // Every condition is computed, then tested by one branch: a run of branches costs
         // the register allocator far more than these few loads.
         let trusted = MemFlagsData::trusted();
-        let native = self.b.ins().uload8(
-            types::I32,
-            trusted.with_readonly(),
-            self.ctx,
-            CTX_NATIVE_BUILTINS_OFFSET,
-        );
-        let c = self.b.ins().icmp_imm_s(IntCC::NotEqual, native, 0);
-        *ok = self.b.ins().band(*ok, c);
         let is_tensor = self.register_is(kill, vl::TAG_TENSOR)?;
         *ok = self.b.ins().band(*ok, is_tensor);
         let p = self.payload_or_decoy(kill, is_tensor, decoy)?;
@@ -673,7 +676,14 @@ impl Emit<'_, '_> {
         *ok = self.b.ins().band(*ok, c);
         let is_storage = self.register_is(storage, vl::TAG_STORAGE)?;
         *ok = self.b.ins().band(*ok, is_storage);
-        let s = self.payload_or_decoy(storage, is_storage, decoy)?;
+        // The storage's payload is compared, never followed, so it is read without the
+        // decoy: a register of another kind fails the kind check whatever its payload bytes.
+        let s = self.b.ins().load(
+            types::I64,
+            trusted,
+            self.regs,
+            register_offset(storage)? + vl::PAYLOAD,
+        );
         let held = self.b.ins().load(types::I64, trusted, p, tl::STORAGE);
         let c = self.b.ins().icmp(IntCC::Equal, s, held);
         *ok = self.b.ins().band(*ok, c);
@@ -735,11 +745,11 @@ impl Emit<'_, '_> {
     }
 
     /// A fused kill and allocation (`fused`, a `kill_alloc` record) performed in place when
-    /// [`Self::kill_alloc_checks`] and no installed instrument allow it, then `done`;
+    /// [`Self::in_place_allowed`] and [`Self::kill_alloc_checks`] allow it, then `done`;
     /// otherwise `slow`, before anything is written. `false` (nothing emitted) when the
     /// record's constants do not allow it.
     fn kill_alloc_in_place(&mut self, fused: &[i64], slow: Block, done: Block) -> Result<bool> {
-        let mut ok = self.uninstrumented();
+        let mut ok = self.in_place_allowed();
         let decoy = self.decoy();
         let Some(p) = self.kill_alloc_checks(fused, decoy, &mut ok)? else {
             return Ok(false);
@@ -778,7 +788,7 @@ impl Emit<'_, '_> {
         let [_, _, _, dst, _, _, dtype, ndim, ..] = *fused else {
             return Ok(false);
         };
-        let mut ok = self.uninstrumented();
+        let mut ok = self.in_place_allowed();
         let decoy = self.decoy();
         let Some(p) = self.kill_alloc_checks(fused, decoy, &mut ok)? else {
             return Ok(false);
