@@ -165,7 +165,7 @@ struct Frame {
 struct Scratch {
     frames: Vec<Frame>,
     args: Vec<Vec<Value>>,
-    /// Register files of compiled functions, empty, kept for the next invocation.
+    /// Register files of compiled functions, all Null, kept for the next invocation.
     files: Vec<Vec<Value>>,
 }
 
@@ -326,15 +326,20 @@ impl VmRef {
             FuncKind::VMFunc => self.run_bytecode(idx, args),
             FuncKind::VMTIRFunc => {
                 let native = core.vmtir[idx].as_ref().expect("resolved at init");
-                // The register file comes from the VM's pool and goes back to it empty: an
-                // invocation allocates none after the first.
+                // The register file comes from the VM's pool and goes back to it all Null, at
+                // its size: an invocation allocates none after the first, and the next one of
+                // the same function finds it ready.
+                let size = info.register_file_size as usize;
                 let mut regs = self.lock_scratch().files.pop().unwrap_or_default();
-                regs.resize(info.register_file_size as usize, Value::Null);
+                if regs.len() != size {
+                    regs.clear();
+                    regs.resize_with(size, Value::default);
+                }
                 regs[..args.len()].clone_from_slice(args);
                 let result = native(self, &mut regs)
                     .map(|()| std::mem::take(&mut regs[args.len()]))
                     .map_err(|e| e.with_frame(&info.name));
-                regs.clear();
+                regs.iter_mut().for_each(|v| drop(std::mem::take(v)));
                 self.lock_scratch().files.push(regs);
                 result
             }
