@@ -107,16 +107,38 @@ fn outcome(r: Result<Value>) -> String {
 
 /// Runs `main` in both modes (optionally instrumented); returns both outcomes and logs.
 fn run_both(exec: &Executable, args: &[Value], instrument: bool) -> [(String, Vec<String>); 2] {
+    run_both_with(exec, args, instrument, false)
+}
+
+/// [`run_both`], optionally with the inline builtins replaced by library functions of the same
+/// names (which call the registered builtin and log the call).
+fn run_both_with(
+    exec: &Executable,
+    args: &[Value],
+    instrument: bool,
+    replace: bool,
+) -> [(String, Vec<String>); 2] {
     let kernels = kernels();
-    let mut lib = Library::new();
-    kernels.add_to(&mut lib);
     let compiled = vmtir::compile(exec, &kernels).unwrap();
     assert!(compiled.fallbacks.is_empty(), "{:?}", compiled.fallbacks);
-    let mut lib_c = lib.clone();
-    compiled.add_to(&mut lib_c);
-    let run = |exec: Executable, lib: &Library| {
-        let vm = VirtualMachine::with_library(Arc::new(exec), lib).unwrap();
+    let run = |exec: Executable, with_compiled: bool| {
         let log = Arc::new(Mutex::new(Vec::new()));
+        let mut lib = Library::new();
+        kernels.add_to(&mut lib);
+        if with_compiled {
+            compiled.add_to(&mut lib);
+        }
+        if replace {
+            for b in vm::InlineBuiltin::ALL {
+                let (log, name) = (log.clone(), b.1);
+                let builtin = vm::Registry::global().get(name).unwrap();
+                lib.add_fn(name, move |a: &[Value]| {
+                    log.lock().unwrap().push(name.to_string());
+                    builtin.call(a)
+                });
+            }
+        }
+        let vm = VirtualMachine::with_library(Arc::new(exec), &lib).unwrap();
         if instrument {
             let log = log.clone();
             vm.set_instrument(Some(PackedFunc::new("log", move |a: &[Value]| {
@@ -131,8 +153,8 @@ fn run_both(exec: &Executable, args: &[Value], instrument: bool) -> [(String, Ve
         (r, log)
     };
     [
-        run(exec.clone(), &lib),
-        run(compiled.executable.clone(), &lib_c),
+        run(exec.clone(), false),
+        run(compiled.executable.clone(), true),
     ]
 }
 
@@ -271,6 +293,199 @@ fn a_killed_tensor_still_held_elsewhere_is_not_reused() {
             "ok [None, Tensor(shape=[2, 2], dtype=float32, data=[11, 13, 15, 17])]"
         };
         assert_eq!(bytecode.0, want, "keep: {keep}");
+    }
+}
+
+/// How [`group`] varies the planner's kill, allocation and kernel call.
+#[derive(Clone, Copy, Default)]
+struct Group {
+    /// A tuple keeps the killed tensor alive.
+    shared: bool,
+    /// The killed register is parameter `c` (register 2) instead of the planned tensor.
+    kill_param: bool,
+    /// The allocation is in a second storage, not the killed tensor's.
+    other_storage: bool,
+    /// The allocation's shape (default `[4]`) and offset (default 16 bytes, the storage's
+    /// second half).
+    shape: Option<&'static [i64]>,
+    offset: Option<i64>,
+    /// The destination register holds a value before the allocation.
+    dst_taken: bool,
+}
+
+/// `main(a, b, c)`: `t = a + a` in the first half of a planned storage, then the planner's
+/// group — `t` killed, `d` allocated in the second half, `add4(b, b, d)` — returning
+/// `(d, kept)`, varied by `g` so that each condition of compiled code's in-place path fails in
+/// one case. A tensor remade in place while still held elsewhere would show in `kept`.
+fn group(g: Group) -> Executable {
+    let mut ib = B::new();
+    let f32 = ib.convert_constant(DataType::F32).unwrap();
+    let four = ib.convert_constant(Value::shape(vec![4])).unwrap();
+    let eight = ib.convert_constant(Value::shape(vec![8])).unwrap();
+    let shape = ib
+        .convert_constant(Value::shape(g.shape.unwrap_or(&[4]).to_vec()))
+        .unwrap();
+    ib.emit_function("main", 3, &["a", "b", "c"]).unwrap();
+    let alloc_storage = |ib: &mut B, dst| {
+        ib.emit_call(
+            "vm.builtin.alloc_storage",
+            &[B::vm(), eight, B::imm(0), f32],
+            B::r(dst),
+        )
+        .unwrap()
+    };
+    alloc_storage(&mut ib, 3);
+    alloc_storage(&mut ib, 8);
+    ib.emit_call(
+        "vm.builtin.alloc_tensor",
+        &[B::r(3), B::imm(0), four, f32],
+        B::r(4),
+    )
+    .unwrap();
+    ib.emit_call("add4", &[B::r(0), B::r(0), B::r(4)], B::void())
+        .unwrap();
+    let kept = if g.shared { &[B::r(4)][..] } else { &[][..] };
+    ib.emit_call("vm.builtin.make_tuple", kept, B::r(6))
+        .unwrap();
+    if g.dst_taken {
+        ib.emit_call("vm.builtin.make_tuple", &[], B::r(5)).unwrap();
+    }
+    let kill = if g.kill_param { 2 } else { 4 };
+    ib.emit_call("vm.builtin.null_value", &[], B::r(kill))
+        .unwrap();
+    let storage = if g.other_storage { 8 } else { 3 };
+    ib.emit_call(
+        "vm.builtin.alloc_tensor",
+        &[B::r(storage), B::imm(g.offset.unwrap_or(16)), shape, f32],
+        B::r(5),
+    )
+    .unwrap();
+    ib.emit_call("add4", &[B::r(1), B::r(1), B::r(5)], B::void())
+        .unwrap();
+    ib.emit_call("vm.builtin.make_tuple", &[B::r(5), B::r(6)], B::r(7))
+        .unwrap();
+    ib.emit_ret(B::r(7)).unwrap();
+    ib.end_function("main").unwrap();
+    ib.get().unwrap()
+}
+
+/// The planner's kill, allocation and kernel call, which compiled code performs as one
+/// checked run in place: every condition of that path that fails gives the interpreter's
+/// result or error, with and without an instrument and with the builtins replaced.
+#[test]
+fn the_kill_alloc_kernel_group_gives_way_as_the_interpreter() {
+    let ok = "ok [Tensor(shape=[4], dtype=float32, data=[20, 22, 24, 26]), ";
+    let rank7 =
+        Value::Tensor(Tensor::from_slice(&[1, 1, 1, 1, 1, 1, 4], &[1f32, 2., 3., 4.]).unwrap());
+    let d = Group::default();
+    let cases: Vec<(&str, Group, [Value; 3], &str)> = vec![
+        ("in place", d, [vec4(1.0), vec4(10.0), vec4(0.0)], ok),
+        (
+            "the killed tensor is held by a tuple",
+            Group { shared: true, ..d },
+            [vec4(1.0), vec4(10.0), vec4(0.0)],
+            "ok [Tensor(shape=[4], dtype=float32, data=[20, 22, 24, 26]), [Tensor(shape=[4], dtype=float32, data=[2, 4, 6, 8])]]",
+        ),
+        (
+            "the killed register holds a parameter",
+            Group {
+                kill_param: true,
+                ..d
+            },
+            [vec4(1.0), vec4(10.0), vec4(0.0)],
+            ok,
+        ),
+        (
+            "the killed register holds an int",
+            Group {
+                kill_param: true,
+                ..d
+            },
+            [vec4(1.0), vec4(10.0), Value::Int(3)],
+            ok,
+        ),
+        (
+            "the killed register holds a tensor of rank 7",
+            Group {
+                kill_param: true,
+                ..d
+            },
+            [vec4(1.0), vec4(10.0), rank7.clone()],
+            ok,
+        ),
+        (
+            "the allocation is in another storage",
+            Group {
+                other_storage: true,
+                ..d
+            },
+            [vec4(1.0), vec4(10.0), vec4(0.0)],
+            ok,
+        ),
+        (
+            "the tensor does not fit",
+            Group {
+                shape: Some(&[8]),
+                ..d
+            },
+            [vec4(1.0), vec4(10.0), vec4(0.0)],
+            "error",
+        ),
+        (
+            "the tensor is past the storage's end",
+            Group {
+                offset: Some(1 << 20),
+                ..d
+            },
+            [vec4(1.0), vec4(10.0), vec4(0.0)],
+            "error",
+        ),
+        (
+            "the destination holds a value",
+            Group {
+                dst_taken: true,
+                ..d
+            },
+            [vec4(1.0), vec4(10.0), vec4(0.0)],
+            ok,
+        ),
+        (
+            "the kernel is handed an int",
+            d,
+            [vec4(1.0), Value::Int(1), vec4(0.0)],
+            "error",
+        ),
+        (
+            "the kernel is handed a tensor of rank 7",
+            d,
+            [vec4(1.0), rank7, vec4(0.0)],
+            "error",
+        ),
+        (
+            "the kernel is handed the new tensor of the wrong shape",
+            Group {
+                shape: Some(&[2, 2]),
+                ..d
+            },
+            [vec4(1.0), vec4(10.0), vec4(0.0)],
+            "error",
+        ),
+    ];
+    for (name, g, args, want) in cases {
+        let exec = group(g);
+        for (instrument, replace) in [(false, false), (true, false), (false, true)] {
+            let [bytecode, compiled] = run_both_with(&exec, &args, instrument, replace);
+            let how = format!("{name} (instrumented: {instrument}, replaced: {replace})");
+            assert_eq!(bytecode, compiled, "{how}");
+            assert!(
+                bytecode.0.starts_with(want),
+                "{how}: expected {want}, got {}",
+                bytecode.0
+            );
+            if instrument || replace {
+                assert!(!bytecode.1.is_empty(), "{how}: nothing was logged");
+            }
+        }
     }
 }
 

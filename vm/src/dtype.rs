@@ -41,6 +41,20 @@ impl DataType {
             lanes,
         }
     }
+    /// The type packed in one word as `code | bits << 8 | lanes << 16`, the form kernels and
+    /// compiled code read (`DataType` is `repr(C)` with these fields in this order, so on a
+    /// little-endian host this is also its bytes).
+    pub const fn packed(self) -> u32 {
+        self.code as u32 | (self.bits as u32) << 8 | (self.lanes as u32) << 16
+    }
+    /// The type [`packed`](Self::packed) into `p` (the bits above the lanes are ignored).
+    pub const fn from_packed(p: u32) -> DataType {
+        DataType {
+            code: p as u8,
+            bits: (p >> 8) as u8,
+            lanes: (p >> 16) as u16,
+        }
+    }
     pub const BOOL: DataType = DataType::new(TypeCode::Bool, 8, 1);
     pub const I8: DataType = DataType::new(TypeCode::Int, 8, 1);
     pub const I16: DataType = DataType::new(TypeCode::Int, 16, 1);

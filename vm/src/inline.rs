@@ -28,6 +28,37 @@ pub enum InlineBuiltin {
 }
 
 impl InlineBuiltin {
+    /// Every builtin performed inline, with the name it is registered under: the one table
+    /// of their names.
+    pub const ALL: [(InlineBuiltin, &'static str); 3] = [
+        (InlineBuiltin::NullValue, "vm.builtin.null_value"),
+        (InlineBuiltin::AllocTensor, "vm.builtin.alloc_tensor"),
+        (InlineBuiltin::AllocStorage, "vm.builtin.alloc_storage"),
+    ];
+
+    /// The builtin registered as `name`, if it is one performed inline.
+    pub fn from_name(name: &str) -> Option<InlineBuiltin> {
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|&(b, _)| b)
+    }
+
+    /// The name the builtin is registered under.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|&&(b, _)| b == self)
+            .map_or("", |&(_, n)| n)
+    }
+
+    /// Whether a Call of the builtin with `nargs` arguments is one performed inline (the
+    /// builtin's own arity; any other count goes to the builtin, which reports it).
+    pub fn takes(self, nargs: usize) -> bool {
+        match self {
+            InlineBuiltin::NullValue => nargs == 0,
+            InlineBuiltin::AllocTensor => nargs == 4,
+            InlineBuiltin::AllocStorage => matches!(nargs, 4 | 5),
+        }
+    }
+
     /// Which builtin the function-pool entry `f` is, by identity with the registered objects.
     pub(crate) fn of(f: &Value) -> Option<InlineBuiltin> {
         let (Value::Func(f), Some(known)) = (f, crate::builtin::known()) else {
@@ -203,8 +234,7 @@ pub fn predecode_alloc_tensor(constants: &[Value], args: &[i64]) -> Option<Vec<i
     ) else {
         return None;
     };
-    let dtype = i64::from(dtype.code) | i64::from(dtype.bits) << 8 | i64::from(dtype.lanes) << 16;
-    let mut pre = vec![storage, Arg(offset).value(), dtype];
+    let mut pre = vec![storage, Arg(offset).value(), i64::from(dtype.packed())];
     pre.extend_from_slice(shape);
     Some(pre)
 }
@@ -226,11 +256,7 @@ pub fn predecoded_alloc_tensor_args<'a>(
         storage,
         offset,
         shape,
-        dtype: DataType {
-            code: dtype as u8,
-            bits: (dtype >> 8) as u8,
-            lanes: (dtype >> 16) as u16,
-        },
+        dtype: DataType::from_packed(dtype as u32),
     })
 }
 

@@ -165,6 +165,8 @@ struct Frame {
 struct Scratch {
     frames: Vec<Frame>,
     args: Vec<Vec<Value>>,
+    /// Register files of compiled functions, all Null, kept for the next invocation.
+    files: Vec<Vec<Value>>,
 }
 
 pub(crate) struct VmCore {
@@ -324,10 +326,22 @@ impl VmRef {
             FuncKind::VMFunc => self.run_bytecode(idx, args),
             FuncKind::VMTIRFunc => {
                 let native = core.vmtir[idx].as_ref().expect("resolved at init");
-                let mut regs = vec![Value::Null; info.register_file_size as usize];
+                // The register file comes from the VM's pool and goes back to it all Null, at
+                // its size: an invocation allocates none after the first, and the next one of
+                // the same function finds it ready.
+                let size = info.register_file_size as usize;
+                let mut regs = self.lock_scratch().files.pop().unwrap_or_default();
+                if regs.len() != size {
+                    regs.clear();
+                    regs.resize_with(size, Value::default);
+                }
                 regs[..args.len()].clone_from_slice(args);
-                native(self, &mut regs).map_err(|e| e.with_frame(&info.name))?;
-                Ok(std::mem::take(&mut regs[args.len()]))
+                let result = native(self, &mut regs)
+                    .map(|()| std::mem::take(&mut regs[args.len()]))
+                    .map_err(|e| e.with_frame(&info.name));
+                regs.iter_mut().for_each(|v| drop(std::mem::take(v)));
+                self.lock_scratch().files.push(regs);
+                result
             }
             FuncKind::PackedFunc => core.func_pool[idx].as_func()?.call(args),
         }

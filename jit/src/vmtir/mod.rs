@@ -205,7 +205,7 @@ struct Shared {
     /// Argument words of every Call, addressed by generated code through `CallCtx::words`.
     words: Vec<i64>,
     /// The function-table entries named as the builtins generated code performs in place,
-    /// with the builtin each must be (see `CallCtx::native_builtins`).
+    /// with the builtin each must be (see `CallCtx::in_place_blocked`).
     builtins: Vec<(usize, InlineBuiltin)>,
 }
 
@@ -217,10 +217,9 @@ impl Shared {
             .iter()
             .enumerate()
             .filter(|(_, f)| f.kind == FuncKind::PackedFunc)
-            .filter_map(|(i, f)| match f.name.as_str() {
-                "vm.builtin.null_value" => Some((i, InlineBuiltin::NullValue)),
-                "vm.builtin.alloc_tensor" => Some((i, InlineBuiltin::AllocTensor)),
-                _ => None,
+            .filter_map(|(i, f)| match InlineBuiltin::from_name(&f.name)? {
+                b @ (InlineBuiltin::NullValue | InlineBuiltin::AllocTensor) => Some((i, b)),
+                InlineBuiltin::AllocStorage => None,
             })
             .collect();
         Shared {
@@ -387,10 +386,15 @@ fn vmtir_func(shared: Arc<Shared>, native: NativeFn, regs_needed: usize) -> VmTi
             kernels: shared.entries.as_ptr(),
             words: shared.words.as_ptr(),
             instrumented: vmref.instrument_flag(),
-            native_builtins: shared
+            in_place_blocked: if shared
                 .builtins
                 .iter()
-                .all(|&(f, b)| vmref.inline_builtin(f) == Some(b)),
+                .all(|&(f, b)| vmref.inline_builtin(f) == Some(b))
+            {
+                vmref.instrument_flag()
+            } else {
+                &runtime::IN_PLACE_NEVER
+            },
             kernel_info: &shared.kernels,
             vm: vmref,
             regs_len: regs.len(),

@@ -2,9 +2,10 @@
 //! table of `extern "C"` helpers ([`VmtirRuntime`]) that do the work involving `vm::Value`s.
 //!
 //! Generated code knows no Rust layout except [`CallCtx::kernels`], [`CallCtx::words`],
-//! [`CallCtx::instrumented`] and [`CallCtx::native_builtins`] (offsets `CTX_*`), the table's function pointers (offsets
-//! `RT_*`), and the layouts `vm` describes for reading a register holding a tensor in place
-//! (`vm::value::layout`, `vm::tensor::layout`); everything else it passes through untouched. Every helper
+//! [`CallCtx::instrumented`] and [`CallCtx::in_place_blocked`] (offsets `CTX_*`), the table's
+//! function pointers (offsets `RT_*`), and the layouts `vm` describes for reading a register
+//! holding a tensor in place (`vm::value::layout`, `vm::tensor::layout`); everything else it
+//! passes through untouched. Every helper
 //! returns a status: [`STATUS_OK`], [`STATUS_ERROR`] (an error is in the context) or
 //! [`STATUS_PANIC`] (a callee panicked; the payload is in the context and the caller of the
 //! native function resumes unwinding), so no panic crosses the native frames.
@@ -30,7 +31,8 @@ pub const STATUS_PANIC: i32 = 2;
 /// interpreter does instead of preparing a direct kernel call.
 pub const STATUS_DONE: i32 = 3;
 
-/// The state of one invocation of a compiled function. Generated code reads only `kernels`.
+/// The state of one invocation of a compiled function. Generated code reads the fields before
+/// `kernel_info`.
 #[repr(C)]
 pub struct CallCtx<'a> {
     /// Native entries of the kernels this function calls directly, by slot.
@@ -40,10 +42,12 @@ pub struct CallCtx<'a> {
     /// The VM's instrument flag (`VmRef::instrument_flag`): generated code calls a kernel
     /// directly only while it reads false.
     pub instrumented: *const AtomicBool,
-    /// Whether every function-table entry named `vm.builtin.null_value` or
-    /// `vm.builtin.alloc_tensor` is the registered builtin in this VM's function pool, so that
-    /// generated code may perform their Calls in place (a replacement is called instead).
-    pub native_builtins: bool,
+    /// What generated code reads before performing a `null_value` and an `alloc_tensor` Call
+    /// in place, which it does only while it reads false: the instrument flag when every
+    /// function-table entry named as one of these builtins is the registered builtin in this
+    /// VM's function pool, else [`IN_PLACE_NEVER`] (a replacement is called instead). One flag
+    /// for both conditions, so that the check costs one load.
+    pub in_place_blocked: *const AtomicBool,
     pub kernel_info: &'a [Kernel],
     pub vm: &'a VmRef,
     /// The register file's length (generated code only passes the pointer along).
@@ -63,8 +67,11 @@ pub const CTX_KERNELS_OFFSET: i32 = 0;
 pub const CTX_WORDS_OFFSET: i32 = 8;
 /// Byte offset of [`CallCtx::instrumented`].
 pub const CTX_INSTRUMENTED_OFFSET: i32 = 16;
-/// Byte offset of [`CallCtx::native_builtins`].
-pub const CTX_NATIVE_BUILTINS_OFFSET: i32 = 24;
+/// Byte offset of [`CallCtx::in_place_blocked`].
+pub const CTX_IN_PLACE_BLOCKED_OFFSET: i32 = 24;
+
+/// [`CallCtx::in_place_blocked`] of a VM whose builtins are replaced: always set.
+pub static IN_PLACE_NEVER: AtomicBool = AtomicBool::new(true);
 
 /// `call(ctx, regs, func_idx, dst, args, nargs) -> status`: one Call instruction, generically.
 pub type CallFn = unsafe extern "C" fn(*mut CallCtx, *mut Value, i64, i64, *const i64, i64) -> i32;
@@ -100,12 +107,7 @@ pub type KillAllocFn = BuiltinFn;
 /// Whether a Call of packed function `name` with `nargs` arguments is one the `builtin` helper
 /// may perform inline (it checks at run time that the callee is the registered builtin).
 pub fn is_inline_builtin(name: &str, nargs: usize) -> bool {
-    matches!(
-        (name, nargs),
-        ("vm.builtin.null_value", 0)
-            | ("vm.builtin.alloc_tensor", 4)
-            | ("vm.builtin.alloc_storage", 4 | 5)
-    )
+    InlineBuiltin::from_name(name).is_some_and(|b| b.takes(nargs))
 }
 
 /// `kernel_fail(ctx, slot, status, err) -> STATUS_ERROR`: the error a failed kernel reports.
@@ -297,103 +299,91 @@ unsafe extern "C" fn kernel_args(
     err: *mut KernelError,
     slot: i64,
 ) -> i32 {
-    // SAFETY: the caller's contract, passed on.
-    no_unwind(ctx, || unsafe {
-        kernel_args_body(ctx, regs, record, nargs, out, err, slot)
-    })
-}
-
-/// [`kernel_args`] without its unwind guard.
-///
-/// # Safety
-/// As for [`kernel_args`].
-unsafe fn kernel_args_body(
-    ctx: *mut CallCtx,
-    regs: *mut Value,
-    record: *const i64,
-    nargs: i64,
-    out: *mut KernelArg,
-    err: *mut KernelError,
-    slot: i64,
-) -> i32 {
-    // SAFETY: the caller's contract.
-    let (ctx, regs, record, out) = unsafe {
-        (
-            &mut *ctx,
-            std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
-            std::slice::from_raw_parts(record, 3 + nargs as usize),
-            std::slice::from_raw_parts_mut(out, nargs as usize),
-        )
-    };
-    let args = &record[3..];
-    ctx.spare.clear();
-    if ctx.vm.is_instrumented() {
-        let status = guarded(ctx, |ctx| {
-            let mut call_args = std::mem::take(&mut ctx.call_args);
-            let r =
-                ctx.vm
-                    .call_instruction(record[0] as usize, record[1], args, regs, &mut call_args);
-            ctx.call_args = call_args;
-            r
-        });
-        return if status == STATUS_OK {
-            STATUS_DONE
-        } else {
-            status
+    // A panic below (a packed call, a kernel's argument check) is kept in the context.
+    no_unwind(ctx, || {
+        // SAFETY: the caller's contract.
+        let (ctx, regs, record, out) = unsafe {
+            (
+                &mut *ctx,
+                std::slice::from_raw_parts_mut(regs, (*ctx).regs_len),
+                std::slice::from_raw_parts(record, 3 + nargs as usize),
+                std::slice::from_raw_parts_mut(out, nargs as usize),
+            )
         };
-    }
-    // SAFETY: the caller's contract; a fresh report, so that the message of a failure reads
-    // only what the kernel wrote.
-    unsafe { err.write(KernelError::default()) };
-    // The usual case first, without error plumbing: tensors in registers and immediates.
-    let simple = args.iter().zip(out.iter_mut()).all(|(&w, o)| {
-        let a = Arg(w);
-        match a.kind() {
-            Some(ArgKind::Register) => match regs.get(a.value() as usize) {
-                Some(Value::Tensor(t)) => {
-                    *o = crate::kernel::tensor_arg(t);
+        let args = &record[3..];
+        ctx.spare.clear();
+        if ctx.vm.is_instrumented() {
+            let status = guarded(ctx, |ctx| {
+                let mut call_args = std::mem::take(&mut ctx.call_args);
+                let r = ctx.vm.call_instruction(
+                    record[0] as usize,
+                    record[1],
+                    args,
+                    regs,
+                    &mut call_args,
+                );
+                ctx.call_args = call_args;
+                r
+            });
+            return if status == STATUS_OK {
+                STATUS_DONE
+            } else {
+                status
+            };
+        }
+        // SAFETY: the caller's contract; a fresh report, so that the message of a failure reads
+        // only what the kernel wrote.
+        unsafe { err.write(KernelError::default()) };
+        // The usual case first, without error plumbing: tensors in registers and immediates.
+        let simple = args.iter().zip(out.iter_mut()).all(|(&w, o)| {
+            let a = Arg(w);
+            match a.kind() {
+                Some(ArgKind::Register) => match regs.get(a.value() as usize) {
+                    Some(Value::Tensor(t)) => {
+                        *o = crate::kernel::tensor_arg(t);
+                        true
+                    }
+                    _ => false,
+                },
+                Some(ArgKind::Immediate) => {
+                    *o = KernelArg::int(a.value());
                     true
                 }
                 _ => false,
-            },
-            Some(ArgKind::Immediate) => {
-                *o = KernelArg::int(a.value());
-                true
             }
-            _ => false,
+        });
+        if simple {
+            return STATUS_OK;
         }
-    });
-    if simple {
-        return STATUS_OK;
-    }
-    guarded(ctx, |ctx| {
-        let kernel = &ctx.kernel_info[slot as usize];
-        for (i, (&w, o)) in args.iter().zip(out.iter_mut()).enumerate() {
-            let a = Arg(w);
-            let v = a.value();
-            *o = match a.kind() {
-                Some(ArgKind::Register) if v < BEGIN_SPECIAL_REG => {
-                    kernel.arg_of(i, &regs[v as usize])?
-                }
-                Some(ArgKind::Immediate) => KernelArg::int(v),
-                Some(ArgKind::ConstIdx) => {
-                    let c = ctx.vm.constant(v as usize).ok_or_else(|| {
-                        Error::internal(format!("constant c[{v}] is out of range"))
-                    })?;
-                    kernel.arg_of(i, c)?
-                }
-                // `%vm`, `%void` and functions are not kernel arguments; the kernel's own
-                // message says so.
-                Some(ArgKind::Register) | Some(ArgKind::FuncIdx) | None => {
-                    let value = match a.kind() {
-                        Some(ArgKind::FuncIdx) => ctx.vm.func_pool(v as usize).cloned(),
-                        _ => Some(ctx.vm.register_value(regs, v)),
-                    };
-                    kernel.arg_of(i, &value.unwrap_or_default())?
-                }
-            };
-        }
-        Ok(())
+        guarded(ctx, |ctx| {
+            let kernel = &ctx.kernel_info[slot as usize];
+            for (i, (&w, o)) in args.iter().zip(out.iter_mut()).enumerate() {
+                let a = Arg(w);
+                let v = a.value();
+                *o = match a.kind() {
+                    Some(ArgKind::Register) if v < BEGIN_SPECIAL_REG => {
+                        kernel.arg_of(i, &regs[v as usize])?
+                    }
+                    Some(ArgKind::Immediate) => KernelArg::int(v),
+                    Some(ArgKind::ConstIdx) => {
+                        let c = ctx.vm.constant(v as usize).ok_or_else(|| {
+                            Error::internal(format!("constant c[{v}] is out of range"))
+                        })?;
+                        kernel.arg_of(i, c)?
+                    }
+                    // `%vm`, `%void` and functions are not kernel arguments; the kernel's own
+                    // message says so.
+                    Some(ArgKind::Register) | Some(ArgKind::FuncIdx) | None => {
+                        let value = match a.kind() {
+                            Some(ArgKind::FuncIdx) => ctx.vm.func_pool(v as usize).cloned(),
+                            _ => Some(ctx.vm.register_value(regs, v)),
+                        };
+                        kernel.arg_of(i, &value.unwrap_or_default())?
+                    }
+                };
+            }
+            Ok(())
+        })
     })
 }
 
@@ -506,11 +496,7 @@ unsafe fn kill_alloc_body(
             storage,
             offset,
             shape,
-            DataType {
-                code: *dtype as u8,
-                bits: (*dtype >> 8) as u8,
-                lanes: (*dtype >> 16) as u16,
-            },
+            DataType::from_packed(*dtype as u32),
         )
     {
         return STATUS_OK;
@@ -605,8 +591,8 @@ mod tests {
             CTX_INSTRUMENTED_OFFSET as usize
         );
         assert_eq!(
-            offset_of!(CallCtx, native_builtins),
-            CTX_NATIVE_BUILTINS_OFFSET as usize
+            offset_of!(CallCtx, in_place_blocked),
+            CTX_IN_PLACE_BLOCKED_OFFSET as usize
         );
         assert_eq!(offset_of!(VmtirRuntime, kill_alloc), RT_KILL_ALLOC as usize);
         assert_eq!(offset_of!(VmtirRuntime, decoy), RT_DECOY as usize);

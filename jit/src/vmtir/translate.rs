@@ -20,17 +20,17 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
 use vm::bytecode::{Arg, ArgKind, BEGIN_SPECIAL_REG, Instruction};
-use vm::{Executable, FuncKind};
+use vm::{Executable, FuncKind, InlineBuiltin};
 
 use super::runtime::{
-    CTX_INSTRUMENTED_OFFSET, CTX_KERNELS_OFFSET, CTX_NATIVE_BUILTINS_OFFSET, CTX_WORDS_OFFSET,
+    CTX_IN_PLACE_BLOCKED_OFFSET, CTX_INSTRUMENTED_OFFSET, CTX_KERNELS_OFFSET, CTX_WORDS_OFFSET,
     RT_BUILTIN, RT_CALL, RT_COND, RT_DECOY, RT_KERNEL_ARGS, RT_KERNEL_FAIL, RT_KERNEL_RT,
     RT_KILL_ALLOC, RT_RET, STATUS_DONE, is_inline_builtin,
 };
 use crate::error::{Error, Result};
 use crate::kernel::abi::{
-    ARG_DATA_OFFSET, ARG_DTYPE_OFFSET, ARG_NDIM_OFFSET, ARG_SCALAR_OFFSET, ARG_SHAPE_OFFSET,
-    ARG_SIZE, ARG_TENSOR, KernelError,
+    ARG_DATA_OFFSET, ARG_DTYPE_OFFSET, ARG_NDIM_OFFSET, ARG_SHAPE_OFFSET, ARG_SIZE, ARG_TENSOR,
+    KernelError,
 };
 
 /// How the translator reaches the kernels: the slot (in the call context's kernel table) of the
@@ -187,7 +187,7 @@ pub fn translate(
                 if exec
                     .func_table
                     .get(func_idx as usize)
-                    .is_some_and(|f| f.name == "vm.builtin.alloc_tensor") =>
+                    .is_some_and(|f| f.name == InlineBuiltin::AllocTensor.name()) =>
             {
                 vm::inline::predecode_alloc_tensor(&exec.constants, args).unwrap_or_default()
             }
@@ -199,7 +199,8 @@ pub fn translate(
     let mut absorbed = vec![false; insts.len()];
     for (pc, inst) in insts.iter().enumerate() {
         if absorbed[pc] {
-            // A later Call of a run of inline builtins: no jump lands here.
+            // A later Call of a run of inline builtins, or the kernel call of a group: no
+            // jump lands here.
             continue;
         }
         e.b.switch_to_block(blocks[pc]);
@@ -211,12 +212,20 @@ pub fn translate(
                 absorbed[end] = true;
                 end += 1;
             }
-            let next = target(pc, (end - pc) as i64)?;
             // A run ending in a kill and an allocation (the memory planner's pair before a
             // kernel call) ends with the pair fused.
             let fused = (end - pc >= 2)
                 .then(|| kill_alloc_record(exec, &insts[end - 2], &insts[end - 1]))
                 .flatten();
+            // The kernel call right after the pair joins it when it reads neither the killed
+            // register nor the storage (see `Emit::kill_alloc_kernel`).
+            let group = match (&fused, insts.get(end)) {
+                (Some(f), Some(call)) if !targets[end] => kernel_call_of(call, kernel_slot)
+                    .and_then(|(slot, r)| Some((slot, r?)))
+                    .filter(|(_, r)| !r.contains(&f[1]) && !r.contains(&f[4])),
+                _ => None,
+            };
+            let next = target(pc, (end - pc + usize::from(group.is_some())) as i64)?;
             let split = if fused.is_some() { end - 2 } else { end };
             if split > pc {
                 let start = word_pool.len();
@@ -239,27 +248,50 @@ pub fn translate(
                 }
                 e.b.switch_to_block(cont);
             }
-            if let Some(fused) = fused {
-                let start = word_pool.len();
-                word_pool.extend_from_slice(&fused);
-                for inst in &insts[end - 2..end] {
-                    builtin_record(word_pool, inst);
+            let Some(fused) = fused else { continue };
+            let slow = e.b.create_block();
+            e.b.set_cold_block(slow);
+            // The slow path performs the Calls as the interpreter does: the pair through the
+            // `kill_alloc` helper (which still tries the fused form), a group through the
+            // `builtin` helper, which performs the kernel call generically.
+            let start = word_pool.len();
+            let helper = match (group, kargs, kernel_failed) {
+                (Some((slot, args)), Some(kargs), Some((failed, kerr))) => {
+                    absorbed[end] = true;
+                    for inst in &insts[end - 2..=end] {
+                        builtin_record(word_pool, inst);
+                    }
+                    let ks = KernelSite {
+                        slot,
+                        kargs,
+                        kerr,
+                        failed,
+                    };
+                    if !e.kill_alloc_kernel(&fused, &args, &ks, slow, next)? {
+                        e.b.ins().jump(slow, &[]);
+                    }
+                    RT_BUILTIN
                 }
-                let slow = e.b.create_block();
-                e.b.set_cold_block(slow);
-                if !e.kill_alloc_in_place(&fused, slow, next)? {
-                    e.b.ins().jump(slow, &[]);
+                _ => {
+                    word_pool.extend_from_slice(&fused);
+                    for inst in &insts[end - 2..end] {
+                        builtin_record(word_pool, inst);
+                    }
+                    if !e.kill_alloc_in_place(&fused, slow, next)? {
+                        e.b.ins().jump(slow, &[]);
+                    }
+                    RT_KILL_ALLOC
                 }
-                // Values are made in the block that uses them: few live across blocks, which
-                // keeps register allocation (most of the compile time) fast.
-                e.b.switch_to_block(slow);
-                let addr = e.word_addr(start);
-                let n =
-                    e.b.ins()
-                        .iconst(types::I64, (word_pool.len() - start) as i64);
-                let st = e.call_rt(RT_KILL_ALLOC, e.sigs.builtin, &[e.ctx, e.regs, addr, n]);
-                e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
-            }
+            };
+            // Values are made in the block that uses them: few live across blocks, which
+            // keeps register allocation (most of the compile time) fast.
+            e.b.switch_to_block(slow);
+            let addr = e.word_addr(start);
+            let n =
+                e.b.ins()
+                    .iconst(types::I64, (word_pool.len() - start) as i64);
+            let st = e.call_rt(helper, e.sigs.builtin, &[e.ctx, e.regs, addr, n]);
+            e.b.ins().brif(st, e.exit, &[st.into()], next, &[]);
             continue;
         }
         match *inst {
@@ -269,33 +301,40 @@ pub fn translate(
                 args,
             } => {
                 let next = target(pc, 1)?;
-                let nargs = args.len() as i64;
-                if let (Some(slot), true, Some(kargs), Some(kerr)) = (
-                    kernel_slot(func_idx as usize),
-                    dst >= BEGIN_SPECIAL_REG,
-                    kargs,
-                    kerr,
-                ) {
-                    let registers: Option<Vec<i64>> = args
-                        .iter()
-                        .map(|&w| match (Arg(w).kind(), Arg(w).value()) {
-                            (Some(ArgKind::Register), r) if r < BEGIN_SPECIAL_REG => Some(r),
-                            _ => None,
-                        })
-                        .collect();
-                    // Values are made in the block that uses them (see the fused pair).
-                    let slow = e.b.create_block();
-                    e.b.set_cold_block(slow);
-                    if let Some(r) = &registers {
-                        // Tensors read in place; the kernel is called in the same block.
-                        e.tensor_args(r, kargs, slow)?;
-                    } else {
-                        e.b.ins().jump(slow, &[]);
-                        e.b.switch_to_block(slow);
+                match (kernel_call_of(inst, kernel_slot), kargs, kernel_failed) {
+                    (Some((slot, registers)), Some(kargs), Some((failed, kerr))) => {
+                        let ks = KernelSite {
+                            slot,
+                            kargs,
+                            kerr,
+                            failed,
+                        };
+                        if let Some(registers) = registers {
+                            // Values are made in the block that uses them (see the fused
+                            // pair).
+                            let slow = e.b.create_block();
+                            e.b.set_cold_block(slow);
+                            // Tensors read in place; the kernel is called in the same block.
+                            let mut ok = e.uninstrumented();
+                            let decoy = e.decoy();
+                            let read = e.tensor_reads(&registers, None, decoy, &mut ok)?;
+                            let fast = e.b.create_block();
+                            e.b.ins().brif(ok, fast, &[], slow, &[]);
+                            e.b.switch_to_block(fast);
+                            let fields = e.tensor_fields(&read);
+                            e.call_kernel(&ks, &registers, &fields, next)?;
+                            // Arguments not all tensors, or an instrument installed (rare):
+                            // the Call as the interpreter performs it.
+                            e.b.switch_to_block(slow);
+                            e.generic_call(word_pool, func_idx, dst, args, next);
+                            continue;
+                        }
+                        // Arguments of other kinds: converted by the helper, which also
+                        // performs the Call itself when an instrument is installed.
                         let start = word_pool.len();
                         record(word_pool, inst);
                         let addr = e.word_addr(start);
-                        let n = e.b.ins().iconst(types::I64, nargs);
+                        let n = e.b.ins().iconst(types::I64, args.len() as i64);
                         let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
                         let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
                         let slot_v = e.b.ins().iconst(types::I64, slot as i64);
@@ -308,42 +347,13 @@ pub fn translate(
                         let not_ok = e.b.create_block();
                         e.b.set_cold_block(not_ok);
                         e.b.ins().brif(st, not_ok, &[], direct, &[]);
-                        // The helper performed the Call itself (an instrument is installed),
-                        // or failed.
                         e.b.switch_to_block(not_ok);
                         let done = e.b.ins().icmp_imm_s(IntCC::Equal, st, STATUS_DONE as i64);
                         e.b.ins().brif(done, next, &[], e.exit, &[st.into()]);
                         e.b.switch_to_block(direct);
+                        e.kernel_entry_call(&ks, args.len(), next)?;
                     }
-
-                    let flags = MemFlagsData::trusted().with_readonly();
-                    let table = e.b.ins().load(types::I64, flags, e.ctx, CTX_KERNELS_OFFSET);
-                    let fp = e.b.ins().load(types::I64, flags, table, (8 * slot) as i32);
-                    let krt = e.b.ins().load(types::I64, flags, e.rt, RT_KERNEL_RT);
-                    let n = e.b.ins().iconst(types::I64, nargs);
-                    let kaddr = e.b.ins().stack_addr(types::I64, kargs, 0);
-                    let eaddr = e.b.ins().stack_addr(types::I64, kerr, 0);
-                    let call =
-                        e.b.ins()
-                            .call_indirect(e.sigs.kernel, fp, &[kaddr, n, krt, eaddr]);
-                    let ks = e.b.inst_results(call)[0];
-                    let failed = e.b.create_block();
-                    e.b.set_cold_block(failed);
-                    e.b.ins().brif(ks, failed, &[], next, &[]);
-                    e.b.switch_to_block(failed);
-                    let slot_v = e.b.ins().iconst(types::I64, slot as i64);
-                    let (kernel_failed, _) = kernel_failed.ok_or_else(|| {
-                        Error::Unsupported("a kernel call without its error report".into())
-                    })?;
-                    e.b.ins().jump(kernel_failed, &[slot_v.into(), ks.into()]);
-                    if registers.is_some() {
-                        // Arguments not all tensors, or an instrument installed (rare): the
-                        // Call as the interpreter performs it.
-                        e.b.switch_to_block(slow);
-                        e.generic_call(word_pool, func_idx, dst, args, next);
-                    }
-                } else {
-                    e.generic_call(word_pool, func_idx, dst, args, next);
+                    _ => e.generic_call(word_pool, func_idx, dst, args, next),
                 }
             }
             Instruction::Ret { result } => {
@@ -446,14 +456,14 @@ fn kill_alloc_record(
     else {
         return None;
     };
-    let named = |f: i64, name: &str| {
+    let named = |f: i64, b: InlineBuiltin| {
         exec.func_table
             .get(f as usize)
-            .is_some_and(|i| i.kind == FuncKind::PackedFunc && i.name == name)
+            .is_some_and(|i| i.kind == FuncKind::PackedFunc && i.name == b.name())
     };
-    if !(named(f_null, "vm.builtin.null_value")
+    if !(named(f_null, InlineBuiltin::NullValue)
         && kill_args.is_empty()
-        && named(f_alloc, "vm.builtin.alloc_tensor"))
+        && named(f_alloc, InlineBuiltin::AllocTensor))
     {
         return None;
     }
@@ -480,6 +490,43 @@ fn kill_alloc_record(
     ];
     out.extend_from_slice(dims);
     Some(out)
+}
+
+/// A direct kernel call's kernel slot, its argument and error slots, and the function's
+/// kernel-failure block (parameters: slot, status).
+struct KernelSite {
+    slot: usize,
+    kargs: StackSlot,
+    kerr: StackSlot,
+    failed: Block,
+}
+
+/// The kernel slot of a Call of a JIT'd kernel whose result is discarded, with its argument
+/// registers when every argument is a register below the special ones.
+fn kernel_call_of(
+    inst: &Instruction,
+    kernel_slot: KernelSlots,
+) -> Option<(usize, Option<Vec<i64>>)> {
+    let Instruction::Call {
+        dst,
+        func_idx,
+        args,
+    } = *inst
+    else {
+        return None;
+    };
+    if dst < BEGIN_SPECIAL_REG {
+        return None;
+    }
+    let slot = kernel_slot(usize::try_from(func_idx).ok()?)?;
+    let registers = args
+        .iter()
+        .map(|&w| match (Arg(w).kind(), Arg(w).value()) {
+            (Some(ArgKind::Register), r) if r < BEGIN_SPECIAL_REG => Some(r),
+            _ => None,
+        })
+        .collect();
+    Some((slot, registers))
 }
 
 struct Sigs {
@@ -522,30 +569,49 @@ impl Emit<'_, '_> {
 
     /// Whether no instrument is installed.
     fn uninstrumented(&mut self) -> Value {
+        self.flag_clear(CTX_INSTRUMENTED_OFFSET)
+    }
+
+    /// Whether a `null_value` and an `alloc_tensor` Call may be performed in place: the
+    /// builtins are the registered ones and no instrument is installed
+    /// (`CallCtx::in_place_blocked`).
+    fn in_place_allowed(&mut self) -> Value {
+        self.flag_clear(CTX_IN_PLACE_BLOCKED_OFFSET)
+    }
+
+    /// Whether the flag the context points at (at byte `offset`) reads false.
+    fn flag_clear(&mut self, offset: i32) -> Value {
         let trusted = MemFlagsData::trusted();
-        let flag = self.b.ins().load(
-            types::I64,
-            trusted.with_readonly(),
-            self.ctx,
-            CTX_INSTRUMENTED_OFFSET,
-        );
+        let flag = self
+            .b
+            .ins()
+            .load(types::I64, trusted.with_readonly(), self.ctx, offset);
         // An instrument may be installed by another thread at any time: read it atomically.
         let on = self.b.ins().atomic_load(types::I8, trusted, flag);
         self.b.ins().icmp_imm_s(IntCC::Equal, on, 0)
     }
 
-    /// The payload of register `r` if `is` (its kind check) holds, else the decoy's
-    /// (`runtime::DECOY_PAYLOAD`): the register's payload is read only when its kind matched.
-    fn payload_or_decoy(&mut self, r: i64, is: Value) -> Result<Value> {
-        let trusted = MemFlagsData::trusted();
+    /// The address of the decoy payload (`runtime::DECOY_PAYLOAD`), for
+    /// [`Self::payload_or_decoy`]; loaded once per check.
+    fn decoy(&mut self) -> Value {
+        self.b.ins().load(
+            types::I64,
+            MemFlagsData::trusted().with_readonly(),
+            self.rt,
+            RT_DECOY,
+        )
+    }
+
+    /// The payload of register `r` if `is` (its kind check) holds, else the decoy's (`decoy`,
+    /// from [`Self::decoy`]): the register's payload is read only when its kind matched.
+    fn payload_or_decoy(&mut self, r: i64, is: Value, decoy: Value) -> Result<Value> {
         let at = register_offset(r)? + vm::value::layout::PAYLOAD;
         let own = self.b.ins().iadd_imm_s(self.regs, i64::from(at));
-        let decoy = self
+        let addr = self.b.ins().select(is, own, decoy);
+        Ok(self
             .b
             .ins()
-            .load(types::I64, trusted.with_readonly(), self.rt, RT_DECOY);
-        let addr = self.b.ins().select(is, own, decoy);
-        Ok(self.b.ins().load(types::I64, trusted, addr, 0))
+            .load(types::I64, MemFlagsData::trusted(), addr, 0))
     }
 
     /// The kind byte of register `r`, compared with `tag`.
@@ -560,83 +626,90 @@ impl Emit<'_, '_> {
         Ok(self.b.ins().icmp_imm_s(IntCC::Equal, t, i64::from(tag)))
     }
 
-    /// A fused kill and allocation (`fused`, a `kill_alloc` record) performed in place when it
-    /// can be: the builtins are the registered ones, no instrument is installed, the killed
-    /// register holds the only reference to a tensor object with inline dimensions in the
-    /// allocation's storage, the new tensor fits in it, and the destination register is empty.
-    /// Then the object is remade as `vm::inline::kill_and_alloc_tensor` does (the same fields,
-    /// see `vm::tensor::layout`) and moved to the destination, and control goes to `done`;
-    /// otherwise to `slow`, before anything is written. `false` (nothing emitted) when the
-    /// record's constants do not allow it.
-    fn kill_alloc_in_place(&mut self, fused: &[i64], slow: Block, done: Block) -> Result<bool> {
+    /// The conditions of a fused kill and allocation (`fused`, a `kill_alloc` record) in
+    /// place, and-ed into `ok`: the killed register holds the only reference to a tensor
+    /// object with inline dimensions in the allocation's storage, the new tensor fits in it,
+    /// and the destination register is empty (the caller checks, with
+    /// [`Self::in_place_allowed`], that the builtins are the registered ones and no instrument
+    /// is installed). Returns the killed tensor object, or `None`
+    /// (nothing emitted) when the record's constants do not allow the fused form.
+    fn kill_alloc_checks(
+        &mut self,
+        fused: &[i64],
+        decoy: Value,
+        ok: &mut Value,
+    ) -> Result<Option<Value>> {
         use vm::tensor::layout as tl;
         use vm::value::layout as vl;
-        let [_, kill, _, dst, storage, offset, dtype, ndim, ref dims @ ..] = *fused else {
-            return Ok(false);
+        let [_, kill, _, dst, storage, offset, dtype, _, ref dims @ ..] = *fused else {
+            return Ok(None);
         };
-        let dtype_value = vm::DataType {
-            code: dtype as u8,
-            bits: (dtype >> 8) as u8,
-            lanes: (dtype >> 16) as u16,
-        };
-        let end = vm::tensor::checked_nbytes(dims, dtype_value)
+        let end = vm::tensor::checked_nbytes(dims, vm::DataType::from_packed(dtype as u32))
             .ok()
             .zip(usize::try_from(offset).ok())
             .and_then(|(n, o)| n.checked_add(o))
             .and_then(|end| i64::try_from(end).ok());
         let (Some(end), true) = (end, dims.len() <= vm::tensor::INLINE_DIMS) else {
-            return Ok(false);
+            return Ok(None);
         };
-        let (kill_at, dst_at) = (register_offset(kill)?, register_offset(dst)?);
         // Every condition is computed, then tested by one branch: a run of branches costs
         // the register allocator far more than these few loads.
         let trusted = MemFlagsData::trusted();
-        let native = self.b.ins().uload8(
-            types::I32,
-            trusted.with_readonly(),
-            self.ctx,
-            CTX_NATIVE_BUILTINS_OFFSET,
-        );
-        let mut ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, native, 0);
-        let c = self.uninstrumented();
-        ok = self.b.ins().band(ok, c);
         let is_tensor = self.register_is(kill, vl::TAG_TENSOR)?;
-        ok = self.b.ins().band(ok, is_tensor);
-        let p = self.payload_or_decoy(kill, is_tensor)?;
+        *ok = self.b.ins().band(*ok, is_tensor);
+        let p = self.payload_or_decoy(kill, is_tensor, decoy)?;
         // Acquire, as `Tensor`'s own uniqueness check: other threads' accesses through
-        // references they have dropped happen before the writes below.
+        // references they have dropped happen before the writes that follow.
         let count_at = match tl::COUNT {
             0 => p,
             at => self.b.ins().iadd_imm_s(p, i64::from(at)),
         };
         let count = self.b.ins().atomic_load(types::I64, trusted, count_at);
         let c = self.b.ins().icmp_imm_s(IntCC::Equal, count, 1);
-        ok = self.b.ins().band(ok, c);
+        *ok = self.b.ins().band(*ok, c);
         let old_ndim = self.b.ins().uload32(trusted, p, tl::NDIM);
         let c = self.b.ins().icmp_imm_s(
             IntCC::UnsignedLessThanOrEqual,
             old_ndim,
             vm::tensor::INLINE_DIMS as i64,
         );
-        ok = self.b.ins().band(ok, c);
+        *ok = self.b.ins().band(*ok, c);
         let is_storage = self.register_is(storage, vl::TAG_STORAGE)?;
-        ok = self.b.ins().band(ok, is_storage);
-        let s = self.payload_or_decoy(storage, is_storage)?;
+        *ok = self.b.ins().band(*ok, is_storage);
+        // The storage's payload is compared, never followed, so it is read without the
+        // decoy: a register of another kind fails the kind check whatever its payload bytes.
+        let s = self.b.ins().load(
+            types::I64,
+            trusted,
+            self.regs,
+            register_offset(storage)? + vl::PAYLOAD,
+        );
         let held = self.b.ins().load(types::I64, trusted, p, tl::STORAGE);
         let c = self.b.ins().icmp(IntCC::Equal, s, held);
-        ok = self.b.ins().band(ok, c);
+        *ok = self.b.ins().band(*ok, c);
         let size = self.b.ins().load(types::I64, trusted, p, tl::STORAGE_SIZE);
         let c = self
             .b
             .ins()
             .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, size, end);
-        ok = self.b.ins().band(ok, c);
+        *ok = self.b.ins().band(*ok, c);
         let c = self.register_is(dst, vl::TAG_NULL)?;
-        ok = self.b.ins().band(ok, c);
-        let fast = self.b.create_block();
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
-        self.b.switch_to_block(fast);
-        // The object is this code's alone: remake it.
+        *ok = self.b.ins().band(*ok, c);
+        Ok(Some(p))
+    }
+
+    /// The fused kill and allocation once [`Self::kill_alloc_checks`] held: the object `p` is
+    /// this code's alone, so it is remade as `vm::inline::kill_and_alloc_tensor` does (the same
+    /// fields, see `vm::tensor::layout`) and moved to the destination register. Returns the
+    /// new tensor's data pointer.
+    fn kill_alloc_remake(&mut self, fused: &[i64], p: Value) -> Result<Value> {
+        use vm::tensor::layout as tl;
+        use vm::value::layout as vl;
+        let [_, kill, _, dst, _, offset, dtype, ndim, ref dims @ ..] = *fused else {
+            return Err(Error::Unsupported("a malformed kill_alloc record".into()));
+        };
+        let (kill_at, dst_at) = (register_offset(kill)?, register_offset(dst)?);
+        let trusted = MemFlagsData::trusted();
         let data = self.b.ins().load(types::I64, trusted, p, tl::DATA);
         let old_offset = self.b.ins().load(types::I64, trusted, p, tl::BYTE_OFFSET);
         let base = self.b.ins().isub(data, old_offset);
@@ -655,44 +728,108 @@ impl Emit<'_, '_> {
             let v = self.b.ins().iconst(types::I64, d);
             self.b.ins().store(trusted, v, p, tl::DIMS + 8 * i as i32);
         }
-        // Move the register: the destination takes the value, the killed register is Null.
-        for half in [0, 8] {
-            let w = self
-                .b
-                .ins()
-                .load(types::I64, trusted, self.regs, kill_at + half);
-            self.b.ins().store(trusted, w, self.regs, dst_at + half);
-        }
+        // Move the register: the destination (Null, checked) takes the tensor, the killed
+        // register is Null.
+        let tensor = self.b.ins().iconst(types::I8, i64::from(vl::TAG_TENSOR));
+        self.b
+            .ins()
+            .store(trusted, tensor, self.regs, dst_at + vl::TAG);
+        self.b
+            .ins()
+            .store(trusted, p, self.regs, dst_at + vl::PAYLOAD);
         let null = self.b.ins().iconst(types::I8, i64::from(vl::TAG_NULL));
         self.b
             .ins()
             .store(trusted, null, self.regs, kill_at + vl::TAG);
+        Ok(data)
+    }
+
+    /// A fused kill and allocation (`fused`, a `kill_alloc` record) performed in place when
+    /// [`Self::in_place_allowed`] and [`Self::kill_alloc_checks`] allow it, then `done`;
+    /// otherwise `slow`, before anything is written. `false` (nothing emitted) when the
+    /// record's constants do not allow it.
+    fn kill_alloc_in_place(&mut self, fused: &[i64], slow: Block, done: Block) -> Result<bool> {
+        let mut ok = self.in_place_allowed();
+        let decoy = self.decoy();
+        let Some(p) = self.kill_alloc_checks(fused, decoy, &mut ok)? else {
+            return Ok(false);
+        };
+        let fast = self.b.create_block();
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        self.kill_alloc_remake(fused, p)?;
         self.b.ins().jump(done, &[]);
         Ok(true)
     }
 
-    /// A kernel call's arguments read in place from registers `regs` (indices below the
-    /// special ones) into the `KernelArg`s at `kargs`, in a new block left current for the
-    /// call. A jump to `slow` instead, before anything is written, when an instrument is
-    /// installed or an argument is not a tensor whose dimensions are inline. Each register's
-    /// kind is checked before its payload is read.
-    fn tensor_args(&mut self, regs: &[i64], kargs_slot: StackSlot, slow: Block) -> Result<()> {
+    /// A group: the fused kill and allocation (`fused`) and the kernel call after it, whose
+    /// arguments are registers `args` (none of them the killed register or the storage), as
+    /// one check and one straight run of code, then `done`; otherwise `slow`, before anything
+    /// is written, which performs the three Calls as the interpreter does. `false` (nothing
+    /// emitted) when the record's constants do not allow the fused form.
+    ///
+    /// The arguments naming the destination register are not checked: on this path the
+    /// destination holds the object just remade, a tensor whose rank (`ndim ≤ INLINE_DIMS`,
+    /// checked by `kill_alloc_checks` at compile time), dtype and dimensions are the record's
+    /// constants and whose data pointer was just computed, and nothing runs between the
+    /// remake and the kernel call. The other registers are read before anything is written,
+    /// and the remake touches neither them (they are distinct from the killed register and
+    /// the storage) nor the objects they hold (the killed object has no other reference).
+    /// The kernel checks every argument's shape and dtype against its buffers, as always.
+    fn kill_alloc_kernel(
+        &mut self,
+        fused: &[i64],
+        args: &[i64],
+        ks: &KernelSite,
+        slow: Block,
+        done: Block,
+    ) -> Result<bool> {
+        use vm::tensor::layout as tl;
+        let [_, _, _, dst, _, _, dtype, ndim, ..] = *fused else {
+            return Ok(false);
+        };
+        let mut ok = self.in_place_allowed();
+        let decoy = self.decoy();
+        let Some(p) = self.kill_alloc_checks(fused, decoy, &mut ok)? else {
+            return Ok(false);
+        };
+        let read = self.tensor_reads(args, Some(dst), decoy, &mut ok)?;
+        let fast = self.b.create_block();
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        let mut fields = self.tensor_fields(&read);
+        let data = self.kill_alloc_remake(fused, p)?;
+        let shape = self.b.ins().iadd_imm_s(p, i64::from(tl::DIMS));
+        let ndim = self.b.ins().iconst(types::I64, ndim);
+        let dtype = self.b.ins().iconst(types::I64, i64::from(dtype as u32));
+        fields.push((dst, [data, shape, ndim, dtype]));
+        self.call_kernel(ks, args, &fields, done)?;
+        Ok(true)
+    }
+
+    /// The conditions for reading registers `regs` (indices below the special ones) in place
+    /// as kernel arguments, and-ed into `ok`: each holds a tensor whose dimensions are inline.
+    /// Each register is read once however many arguments name it, `known` (whose value the
+    /// caller supplies) not at all, and each register's kind is checked before its payload is
+    /// read. Returns `(register, object, rank)` per register read.
+    fn tensor_reads(
+        &mut self,
+        regs: &[i64],
+        known: Option<i64>,
+        decoy: Value,
+        ok: &mut Value,
+    ) -> Result<Vec<(i64, Value, Value)>> {
         use vm::tensor::layout as tl;
         use vm::value::layout as vl;
-        // The `kind` word written with `ndim` below is zero.
-        const _: () = assert!(ARG_TENSOR == 0);
         let trusted = MemFlagsData::trusted();
-        // As in `kill_alloc_in_place`: every condition, then one branch.
-        let mut ok = self.uninstrumented();
-        // Each register read once, however many arguments name it: (register, object, rank).
         let mut read: Vec<(i64, Value, Value)> = Vec::with_capacity(regs.len());
         for &r in regs {
-            if read.iter().any(|&(q, _, _)| q == r) {
+            if Some(r) == known || read.iter().any(|&(q, _, _)| q == r) {
                 continue;
             }
             let is_tensor = self.register_is(r, vl::TAG_TENSOR)?;
-            ok = self.b.ins().band(ok, is_tensor);
-            let p = self.payload_or_decoy(r, is_tensor)?;
+            *ok = self.b.ins().band(*ok, is_tensor);
+            let p = self.payload_or_decoy(r, is_tensor, decoy)?;
             let ndim = self.b.ins().uload32(trusted, p, tl::NDIM);
             // The decoy's rank, 0, passes; its kind check does not.
             let c = self.b.ins().icmp_imm_s(
@@ -700,22 +837,41 @@ impl Emit<'_, '_> {
                 ndim,
                 vm::tensor::INLINE_DIMS as i64,
             );
-            ok = self.b.ins().band(ok, c);
+            *ok = self.b.ins().band(*ok, c);
             read.push((r, p, ndim));
         }
-        let fast = self.b.create_block();
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
-        self.b.switch_to_block(fast);
-        let kargs = self.b.ins().stack_addr(types::I64, kargs_slot, 0);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        // Per register: data, shape, rank, dtype.
-        let mut fields: Vec<(i64, [Value; 4])> = Vec::with_capacity(read.len());
-        for (r, p, ndim) in read {
-            let data = self.b.ins().load(types::I64, trusted, p, tl::DATA);
-            let dtype = self.b.ins().uload32(trusted, p, tl::DTYPE);
-            let shape = self.b.ins().iadd_imm_s(p, i64::from(tl::DIMS));
-            fields.push((r, [data, shape, ndim, dtype]));
-        }
+        Ok(read)
+    }
+
+    /// The kernel-argument fields (data, shape, rank, dtype) of each register of `read`, once
+    /// its conditions held.
+    fn tensor_fields(&mut self, read: &[(i64, Value, Value)]) -> Vec<(i64, [Value; 4])> {
+        use vm::tensor::layout as tl;
+        let trusted = MemFlagsData::trusted();
+        read.iter()
+            .map(|&(r, p, ndim)| {
+                let data = self.b.ins().load(types::I64, trusted, p, tl::DATA);
+                let dtype = self.b.ins().uload32(trusted, p, tl::DTYPE);
+                let shape = self.b.ins().iadd_imm_s(p, i64::from(tl::DIMS));
+                (r, [data, shape, ndim, dtype])
+            })
+            .collect()
+    }
+
+    /// Writes the `KernelArg`s of registers `regs` from their `fields` and calls the kernel.
+    fn call_kernel(
+        &mut self,
+        ks: &KernelSite,
+        regs: &[i64],
+        fields: &[(i64, [Value; 4])],
+        next: Block,
+    ) -> Result<()> {
+        // The `kind` word written with `ndim` below is zero. `scalar` is left as it is: a
+        // kernel reads it only for a scalar parameter, after checking that the argument's kind
+        // is a scalar's (`kernel::codegen`), so a tensor argument's is never observed.
+        const _: () = assert!(ARG_TENSOR == 0);
+        let trusted = MemFlagsData::trusted();
+        let kargs = self.b.ins().stack_addr(types::I64, ks.kargs, 0);
         for (i, &r) in regs.iter().enumerate() {
             let base = i32::try_from(i as i64 * ARG_SIZE)
                 .map_err(|_| Error::Unsupported(format!("a kernel call of {i} arguments")))?;
@@ -730,9 +886,6 @@ impl Emit<'_, '_> {
             self.b
                 .ins()
                 .store(trusted, shape, kargs, base + ARG_SHAPE_OFFSET);
-            self.b
-                .ins()
-                .store(trusted, zero, kargs, base + ARG_SCALAR_OFFSET);
             // `ndim` and `kind` (ARG_TENSOR, 0) as one word; `dtype` and the padding as one.
             self.b
                 .ins()
@@ -741,6 +894,33 @@ impl Emit<'_, '_> {
                 .ins()
                 .store(trusted, dtype, kargs, base + ARG_DTYPE_OFFSET);
         }
+        self.kernel_entry_call(ks, regs.len(), next)
+    }
+
+    /// Calls the kernel of `ks` at its native entry on the `nargs` arguments written to its
+    /// argument slot; then `next`, or the function's kernel-failure block.
+    fn kernel_entry_call(&mut self, ks: &KernelSite, nargs: usize, next: Block) -> Result<()> {
+        let flags = MemFlagsData::trusted().with_readonly();
+        let table = self
+            .b
+            .ins()
+            .load(types::I64, flags, self.ctx, CTX_KERNELS_OFFSET);
+        let at = i32::try_from(8 * ks.slot)
+            .map_err(|_| Error::Unsupported(format!("kernel slot {} is out of reach", ks.slot)))?;
+        let fp = self.b.ins().load(types::I64, flags, table, at);
+        let krt = self.b.ins().load(types::I64, flags, self.rt, RT_KERNEL_RT);
+        let n = self.b.ins().iconst(types::I64, nargs as i64);
+        let kaddr = self.b.ins().stack_addr(types::I64, ks.kargs, 0);
+        let eaddr = self.b.ins().stack_addr(types::I64, ks.kerr, 0);
+        let call = self
+            .b
+            .ins()
+            .call_indirect(self.sigs.kernel, fp, &[kaddr, n, krt, eaddr]);
+        let status = self.b.inst_results(call)[0];
+        let slot = self.b.ins().iconst(types::I64, ks.slot as i64);
+        self.b
+            .ins()
+            .brif(status, ks.failed, &[slot.into(), status.into()], next, &[]);
         Ok(())
     }
 

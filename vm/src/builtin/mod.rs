@@ -17,6 +17,7 @@ mod shape;
 
 use std::sync::OnceLock;
 
+use crate::inline::InlineBuiltin;
 use crate::packed::PackedFunc;
 use crate::tensor::Tensor;
 use crate::value::ShapeTuple;
@@ -107,9 +108,9 @@ pub(crate) struct KnownBuiltins {
 pub(crate) fn known() -> Option<&'static KnownBuiltins> {
     static KNOWN: OnceLock<KnownBuiltins> = OnceLock::new();
     Some(KNOWN.get_or_init(|| KnownBuiltins {
-        null_value: builtin("vm.builtin.null_value"),
-        alloc_tensor: builtin("vm.builtin.alloc_tensor"),
-        alloc_storage: builtin("vm.builtin.alloc_storage"),
+        null_value: builtin(InlineBuiltin::NullValue.name()),
+        alloc_tensor: builtin(InlineBuiltin::AllocTensor.name()),
+        alloc_storage: builtin(InlineBuiltin::AllocStorage.name()),
     }))
 }
 
