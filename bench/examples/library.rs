@@ -406,7 +406,8 @@ fn main() -> anyhow::Result<()> {
                 && dispatch_library::packs_conv_weights(
                     dims[0],
                     dims[1],
-                    dims[1] * dims[2] * dims[3],
+                    [dims[2], dims[3]],
+                    [c.stride as usize; 2],
                     (oh * ow) as usize,
                 );
         if packed {

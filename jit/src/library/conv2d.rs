@@ -9,7 +9,11 @@
 //! its own (ResNet's 14×14 and 7×7 stages), blocks of output channels share tiles, and the
 //! plane is unfolded once, in parallel, before the tasks start rather than once per block.
 //! On AVX-512, f32 convolutions with a small inner dimension run our own kernel instead of the
-//! GEMM (module `small_k`), the epilogue applied in registers. Groups of one input channel
+//! GEMM (module `small_k`), the epilogue applied in registers; those whose weights the
+//! dispatch pass packed in panels of output channels (`packs_conv_weights`) run a kernel
+//! vectorized along the output channels that reads the image in place through a table of tap
+//! offsets (a zero-padded copy of the image when there is padding, one input's size rather
+//! than the unfolding's `KH·KW` times). Groups of one input channel
 //! (depthwise) run a direct kernel, one output plane per task, the inner loop over contiguous
 //! output columns.
 
@@ -965,12 +969,15 @@ mod small_k {
         for j in (0..m).step_by(CONV_PANEL) {
             let chans = (m - j).min(CONV_PANEL);
             let masks = [mask(chans.min(16)), mask(chans.saturating_sub(16))];
-            // Tiles of up to 12 positions, none crossing a row of the output, so that the
-            // positions of a tile lie `col_step` apart in the image.
+            // Tiles of up to 12 positions that lie `col_step` apart in the image: none crosses
+            // a row of the output unless the image's rows follow each other that way too (a
+            // 1×1 unstrided, unpadded convolution).
+            let flat = src.row_step == src.ow * src.col_step;
             let mut i = 0;
             while i < n {
                 let (y, x) = ((p0 + i) / src.ow, (p0 + i) % src.ow);
-                let len = (n - i).min(src.ow - x).min(POSITIONS);
+                let row_end = if flat { n - i } else { src.ow - x };
+                let len = (n - i).min(row_end).min(POSITIONS);
                 // SAFETY: panel `j / 32` of the weights, positions `p0 + i..` of the image,
                 // channels `j..j + chans` and positions `i..i + len` of `c`: inside the
                 // caller's bounds; the channels masked.
