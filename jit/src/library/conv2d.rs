@@ -969,15 +969,17 @@ mod small_k {
         for j in (0..m).step_by(CONV_PANEL) {
             let chans = (m - j).min(CONV_PANEL);
             let masks = [mask(chans.min(16)), mask(chans.saturating_sub(16))];
-            // Tiles of up to 12 positions that lie `col_step` apart in the image: none crosses
+            // Tiles of up to 12 positions that lie `col_step` apart in the image; none crosses
             // a row of the output unless the image's rows follow each other that way too (a
             // 1×1 unstrided, unpadded convolution).
             let flat = src.row_step == src.ow * src.col_step;
             let mut i = 0;
             while i < n {
                 let (y, x) = ((p0 + i) / src.ow, (p0 + i) % src.ow);
-                let row_end = if flat { n - i } else { src.ow - x };
-                let len = (n - i).min(row_end).min(POSITIONS);
+                let run = if flat { n - i } else { (n - i).min(src.ow - x) };
+                // The run cut into near-equal tiles (13 as 7 + 6, not 12 + 1: a tile of one
+                // or two positions has too few accumulators to hide the FMA latency).
+                let len = run.div_ceil(run.div_ceil(POSITIONS));
                 // SAFETY: panel `j / 32` of the weights, positions `p0 + i..` of the image,
                 // channels `j..j + chans` and positions `i..i + len` of `c`: inside the
                 // caller's bounds; the channels masked.
