@@ -1240,6 +1240,82 @@ fn packed_conv_weights_match_oihw_weights() {
             "conv2d_add_add",
             &["chan", "full"],
         ),
+        // One output channel, then 17: one lane of a panel, a panel and one lane.
+        (
+            [1, 7, 9, 10],
+            1,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            "conv2d_add_relu",
+            &["chan"],
+        ),
+        (
+            [2, 5, 11, 9],
+            17,
+            [3, 3],
+            [1, 1],
+            [0, 1, 2, 0],
+            [1, 1],
+            "conv2d_bn_add_relu",
+            &["bn", "full"],
+        ),
+        // 1000 output channels, a 1×1 kernel over a plane whose tiles cross rows.
+        (
+            [1, 3, 5, 5],
+            1000,
+            [1, 1],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            "conv2d_add",
+            &["chan"],
+        ),
+        // Input rows and columns no tap reaches (read in place), and a stride of 3 (the GEMM
+        // reads the packed weights).
+        (
+            [1, 8, 11, 10],
+            33,
+            [2, 2],
+            [2, 2],
+            [0, 0, 0, 0],
+            [1, 1],
+            "conv2d_relu",
+            &[],
+        ),
+        (
+            [2, 6, 13, 14],
+            48,
+            [3, 3],
+            [3, 3],
+            [1, 1, 1, 1],
+            [1, 1],
+            "conv2d_add_relu",
+            &["chan"],
+        ),
+        // Strided and dilated with padding that the bottom and right taps reach.
+        (
+            [1, 4, 12, 11],
+            64,
+            [3, 3],
+            [2, 2],
+            [3, 0, 3, 4],
+            [2, 3],
+            "conv2d_add",
+            &["full"],
+        ),
+        // A wide plane (tiles of 12 along rows of 60) with its last row partly covered.
+        (
+            [1, 3, 33, 60],
+            32,
+            [7, 7],
+            [2, 1],
+            [3, 3, 3, 3],
+            [1, 1],
+            "conv2d_bn_relu",
+            &["bn"],
+        ),
     ];
     let tensor = |shape: &[i64], seed: u64, positive: bool| {
         let n = shape.iter().product::<i64>() as usize;

@@ -4,7 +4,8 @@
 //! machine.
 //!
 //! `cargo run --release -p relaxjit-bench --example library -- [--calls N] [--no-pack] [FILTER]`
-//! (`--no-pack`: OIHW weights everywhere, the kernel vectorized along the output positions).
+//! (`--no-pack`: OIHW weights everywhere, the kernel vectorized along the output positions;
+//! `--pack-all`: packed weights everywhere, the kernel vectorized along the output channels).
 
 use relaxjit::relax::transform::dispatch_library;
 use relaxjit::{Tensor, Value};
@@ -370,6 +371,9 @@ fn main() -> anyhow::Result<()> {
         .transpose()?
         .unwrap_or(50);
     let pack = !args.iter().any(|a| a == "--no-pack");
+    // Every f32 conv of one group packed, whatever `packs_conv_weights` says: to measure the
+    // channel-vectorized kernel on the shapes it does not take.
+    let pack_all = args.iter().any(|a| a == "--pack-all");
     let filter = args
         .iter()
         .find(|a| !a.starts_with("--") && a.parse::<usize>().is_err());
@@ -397,13 +401,15 @@ fn main() -> anyhow::Result<()> {
         // packs a constant.
         let dims = [c.o, c.x[1], c.k, c.k].map(|d| d as usize);
         let mut weights = random_f32(&[c.o, c.x[1], c.k, c.k], 2, 0.1);
-        let packed = pack
-            && dispatch_library::packs_conv_weights(
-                dims[0],
-                dims[1],
-                dims[1] * dims[2] * dims[3],
-                (oh * ow) as usize,
-            );
+        let packed = pack_all
+            || pack
+                && dispatch_library::packs_conv_weights(
+                    dims[0],
+                    dims[1],
+                    [dims[2], dims[3]],
+                    [c.stride as usize; 2],
+                    (oh * ow) as usize,
+                );
         if packed {
             let (data, shape) = dispatch_library::pack_conv_weights(&weights.to_vec()?, dims);
             weights = Tensor::from_slice(&shape.map(|d| d as i64), &data)?;

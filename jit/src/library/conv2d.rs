@@ -9,7 +9,11 @@
 //! its own (ResNet's 14×14 and 7×7 stages), blocks of output channels share tiles, and the
 //! plane is unfolded once, in parallel, before the tasks start rather than once per block.
 //! On AVX-512, f32 convolutions with a small inner dimension run our own kernel instead of the
-//! GEMM (module `small_k`), the epilogue applied in registers. Groups of one input channel
+//! GEMM (module `small_k`), the epilogue applied in registers; those whose weights the
+//! dispatch pass packed in panels of output channels (`packs_conv_weights`) run a kernel
+//! vectorized along the output channels that reads the image in place through a table of tap
+//! offsets (a zero-padded copy of the image when there is padding, one input's size rather
+//! than the unfolding's `KH·KW` times). Groups of one input channel
 //! (depthwise) run a direct kernel, one output plane per task, the inner loop over contiguous
 //! output columns.
 
@@ -376,9 +380,32 @@ pub(super) fn conv2d<T: Float>(
         rows_per,
     } = split;
     let tasks = g.n * g.groups * row_blocks * col_tiles;
+    // f32 on AVX-512: the fused kernel, epilogue in registers, for the inner dimensions and
+    // tile widths where it measures faster than the GEMM (see `small_k::takes`).
+    #[cfg(target_arch = "x86_64")]
+    let fused = T::DTYPE == vm::DataType::F32 && kdim > 0 && small_k::available();
+    // Packed weights on AVX-512: the kernel vectorized along the output channels, reading the
+    // image in place (through a padded copy when there is padding) instead of unfolding it
+    // (its scatter offsets, lane × plane, must fit an i32).
+    #[cfg(target_arch = "x86_64")]
+    let by_channel = fused && g.packed && g.stride[1] <= 2 && small_k::scatter_fits(plane);
+    #[cfg(not(target_arch = "x86_64"))]
+    let by_channel = false;
+    let source = if by_channel {
+        Padded::new(&g, x.data, parallel)
+    } else {
+        Padded::default()
+    };
+    let image_of = |n: usize| -> *const T {
+        if source.data.is_empty() {
+            x.data[n * g.c * g.h * g.w..].as_ptr()
+        } else {
+            source.data[n * g.c * source.hp * source.wp..].as_ptr()
+        }
+    };
     // Blocks of output channels that share a tile of columns would each unfold it again: then
     // the whole plane is unfolded once, in parallel, and every task reads its columns from it.
-    let shared = !direct && kdim > 0 && row_blocks > 1;
+    let shared = !direct && !by_channel && kdim > 0 && row_blocks > 1;
     let mut unfolded = Vec::new();
     if shared {
         unfolded = T::take_scratch();
@@ -406,14 +433,6 @@ pub(super) fn conv2d<T: Float>(
         }
     }
     let unfolded_ref = &unfolded;
-    // f32 on AVX-512: the fused kernel, epilogue in registers, for the inner dimensions and
-    // tile widths where it measures faster than the GEMM (see `small_k::takes`).
-    #[cfg(target_arch = "x86_64")]
-    let fused = T::DTYPE == vm::DataType::F32 && kdim > 0 && small_k::available();
-    // Packed weights on AVX-512: the kernel vectorized along the output channels (its
-    // scatter offsets, lane × plane, must fit an i32).
-    #[cfg(target_arch = "x86_64")]
-    let by_channel = fused && g.packed && small_k::scatter_fits(plane);
     let dst = SendPtr(out.as_mut_ptr());
     let one = |t: usize| {
         let ct = t % col_tiles;
@@ -426,6 +445,43 @@ pub(super) fn conv2d<T: Float>(
         let (r0, r1) = (rb * rows_per, ((rb + 1) * rows_per).min(og));
         let width = c1 - c0;
         let image = &x.data[(n * g.c + grp * cg) * g.h * g.w..][..cg * g.h * g.w];
+        let first = n * g.o + grp * og;
+        #[cfg(target_arch = "x86_64")]
+        if by_channel {
+            // SAFETY: `T` is f32 (`fused` checked the dtype), so these are the same slices
+            // and epilogue retyped.
+            let epi32 = unsafe { &*(epi as *const Epilogue<T>).cast::<Epilogue<f32>>() };
+            // SAFETY: the CPU has AVX-512F (`fused`); `r0` starts a panel (`Split` aligns
+            // row blocks to panels, and there is one group), whose `kdim × 32` weights lie
+            // inside the packed tensor, as do those of the panels up to `r1`; the image is
+            // image `n` of the source, `c × hp × wp`, and every tap of every output position
+            // lies inside it (`Padded::new`); the destination is this task's own tile at row
+            // stride `plane`, and `scatter_fits(plane)` holds.
+            unsafe {
+                small_k::run_by_channel(
+                    &small_k::Direct {
+                        image: image_of(n).cast::<f32>(),
+                        taps: &source.taps,
+                        ow: g.ow,
+                        row_step: g.stride[0] * source.wp,
+                        col_step: g.stride[1],
+                    },
+                    r1 - r0,
+                    c0,
+                    width,
+                    wt.data[r0 / CONV_PANEL * kdim * CONV_PANEL..]
+                        .as_ptr()
+                        .cast::<f32>(),
+                    dst.get().add((first + r0) * plane + c0).cast::<f32>(),
+                    plane,
+                    epi32,
+                    r0,
+                    (first + r0) * plane + c0,
+                );
+            }
+            finish_other_activation(epi, dst, first, plane, c0, width, r0, r1);
+            return;
+        }
         let mut cols = Vec::new();
         let rhs = if kdim == 0 {
             std::ptr::null()
@@ -445,40 +501,6 @@ pub(super) fn conv2d<T: Float>(
             cols.as_ptr()
         };
         let rhs_rs = if direct || shared { plane } else { width };
-        let first = n * g.o + grp * og;
-        #[cfg(target_arch = "x86_64")]
-        if by_channel {
-            // SAFETY: `T` is f32 (`fused` checked the dtype), so these are the same slices
-            // and epilogue retyped.
-            let epi32 = unsafe { &*(epi as *const Epilogue<T>).cast::<Epilogue<f32>>() };
-            // SAFETY: the CPU has AVX-512F (`fused`); `r0` starts a panel (`Split` aligns
-            // row blocks to panels, and there is one group), whose `kdim × 32` weights lie
-            // inside the packed tensor, as do those of the panels up to `r1`; the columns
-            // are `kdim` rows of `width` at row stride `rhs_rs`; the destination is this
-            // task's own tile at row stride `plane`, and `scatter_fits(plane)` holds.
-            unsafe {
-                small_k::run_by_channel(
-                    r1 - r0,
-                    width,
-                    kdim,
-                    wt.data[r0 / CONV_PANEL * kdim * CONV_PANEL..]
-                        .as_ptr()
-                        .cast::<f32>(),
-                    rhs.cast::<f32>(),
-                    rhs_rs,
-                    dst.get().add((first + r0) * plane + c0).cast::<f32>(),
-                    plane,
-                    epi32,
-                    r0,
-                    (first + r0) * plane + c0,
-                );
-            }
-            finish_other_activation(epi, dst, first, plane, c0, width, r0, r1);
-            if cols.capacity() > 0 {
-                T::put_scratch(cols);
-            }
-            return;
-        }
         #[cfg(target_arch = "x86_64")]
         if fused && !g.packed && small_k::takes(kdim, width) {
             // SAFETY: `T` is f32 (`fused` checked the dtype, and only f32 has it), so these
@@ -585,7 +607,86 @@ pub(super) fn conv2d<T: Float>(
     if shared {
         T::put_scratch(unfolded);
     }
+    source.release();
     Ok(())
+}
+
+/// The images as the channel-vectorized kernel reads them: every tap of every output
+/// position inside. With no padding that is the input itself (`data` empty, `hp × wp` its
+/// own planes); otherwise a copy with the padding written as zeros, `hp × wp` being the rows
+/// and columns the taps reach, so that the kernel's inner loop needs no bounds.
+struct Padded<T> {
+    data: Vec<T>,
+    hp: usize,
+    wp: usize,
+    /// The offset of each row of the inner dimension, tap `(c, i, j)`, from an image's first
+    /// element: `c·hp·wp + i·dh·wp + j·dw`.
+    taps: Vec<usize>,
+}
+
+impl<T> Default for Padded<T> {
+    fn default() -> Padded<T> {
+        Padded {
+            data: Vec::new(),
+            hp: 0,
+            wp: 0,
+            taps: Vec::new(),
+        }
+    }
+}
+
+impl<T: Float> Padded<T> {
+    fn new(g: &Geometry, x: &[T], parallel: bool) -> Padded<T> {
+        let reach = |out: usize, k: usize, s: usize, d: usize| (out - 1) * s + (k - 1) * d + 1;
+        let hp = reach(g.oh, g.kh, g.stride[0], g.dilation[0]);
+        let wp = reach(g.ow, g.kw, g.stride[1], g.dilation[1]);
+        let in_place = g.pad == [0, 0] && hp <= g.h && wp <= g.w;
+        let (hp, wp) = if in_place { (g.h, g.w) } else { (hp, wp) };
+        let mut taps = Vec::with_capacity(g.c * g.kh * g.kw);
+        for c in 0..g.c {
+            for i in 0..g.kh {
+                for j in 0..g.kw {
+                    taps.push(c * hp * wp + i * g.dilation[0] * wp + j * g.dilation[1]);
+                }
+            }
+        }
+        let mut data = Vec::new();
+        if !in_place {
+            data = T::take_scratch();
+            let len = g.n * g.c * hp * wp;
+            // Every element is written below: only grow the buffer.
+            if data.len() < len {
+                data.resize(len, T::ZERO);
+            }
+            let [pt, pl] = g.pad;
+            let copy = |(plane, dst): (usize, &mut [T])| {
+                let src = &x[plane * g.h * g.w..][..g.h * g.w];
+                for (r, row) in dst.chunks_exact_mut(wp).enumerate() {
+                    let Some(iy) = r.checked_sub(pt).filter(|&iy| iy < g.h) else {
+                        row.fill(T::ZERO);
+                        continue;
+                    };
+                    let width = g.w.min(wp.saturating_sub(pl));
+                    row[..pl.min(wp)].fill(T::ZERO);
+                    row[pl.min(wp)..pl.min(wp) + width].copy_from_slice(&src[iy * g.w..][..width]);
+                    row[pl.min(wp) + width..].fill(T::ZERO);
+                }
+            };
+            let planes = data[..len].chunks_mut(hp * wp).enumerate();
+            if parallel {
+                planes.collect::<Vec<_>>().into_par_iter().for_each(copy);
+            } else {
+                planes.for_each(copy);
+            }
+        }
+        Padded { data, hp, wp, taps }
+    }
+
+    fn release(self) {
+        if self.data.capacity() > 0 {
+            T::put_scratch(self.data);
+        }
+    }
 }
 
 /// After a fused kernel, which applies a ReLU itself: any other activation, over rows
@@ -822,49 +923,71 @@ mod small_k {
     /// and a broadcast.
     const POSITIONS: usize = 12;
 
-    /// `c = epilogue(w @ cols)` vectorized along the output channels, for output channels
-    /// `o0..o0 + m` (`o0` a multiple of 32) and `n` output positions: `w` is the first panel
-    /// of packed weights (`⌈m/32⌉` panels of `k × 32`, zeros past the last channel), `cols`
-    /// is `k × n` with row stride `ldb`, `c` is `m × n` with row stride `ldc` at flat offset
-    /// `off0` of the output. Each register tile holds up to 12 positions × 32 channels; the
-    /// positions are broadcast from the columns, the weights read as whole vectors, and the
-    /// tile is scattered to the output, its epilogue (per-lane channel statistics, addends
-    /// gathered at the output's offsets) applied in registers. A ReLU is applied here; any
-    /// other activation is left to the caller.
+    /// Where the channel-vectorized kernel reads the input of output position `p` for row
+    /// `t` of the inner dimension: `image[taps[t] + (p / ow) · row_step + (p % ow) · col_step]`.
+    pub(super) struct Direct<'a> {
+        pub image: *const f32,
+        pub taps: &'a [usize],
+        pub ow: usize,
+        pub row_step: usize,
+        pub col_step: usize,
+    }
+
+    /// `c = epilogue(w @ image)` vectorized along the output channels, for output channels
+    /// `o0..o0 + m` (`o0` a multiple of 32) and the `n` output positions from `p0`: `w` is
+    /// the first panel of packed weights (`⌈m/32⌉` panels of `k × 32`, zeros past the last
+    /// channel), the input read in place through `src` (no unfolding: each position's taps
+    /// are the tap offsets plus the position's own), `c` is `m × n` with row stride `ldc` at
+    /// flat offset `off0` of the output. Each register tile holds up to 12 positions × 32
+    /// channels; the positions are broadcast from the image, the weights read as whole
+    /// vectors, and the tile is scattered to the output, its epilogue (per-lane channel
+    /// statistics, addends gathered at the output's offsets) applied in registers. A ReLU is
+    /// applied here; any other activation is left to the caller.
     ///
     /// # Safety
-    /// The CPU must support AVX-512F; every addressed element must be inside its allocation;
-    /// `scatter_fits(ldc)`; `c`'s elements must be written by no one else during the call.
+    /// The CPU must support AVX-512F; every addressed element must be inside its allocation
+    /// (for the input: `src.image` plus any of the `k` tap offsets plus any position's
+    /// offset); `scatter_fits(ldc)`; `c`'s elements must be written by no one else during
+    /// the call.
     #[target_feature(enable = "avx512f")]
     #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn run_by_channel(
+        src: &Direct,
         m: usize,
+        p0: usize,
         n: usize,
-        k: usize,
         w: *const f32,
-        cols: *const f32,
-        ldb: usize,
         c: *mut f32,
         ldc: usize,
         epi: &Epilogue<f32>,
         o0: usize,
         off0: usize,
     ) {
+        let k = src.taps.len();
         let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         let idx = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(ldc as i32));
         for j in (0..m).step_by(CONV_PANEL) {
             let chans = (m - j).min(CONV_PANEL);
             let masks = [mask(chans.min(16)), mask(chans.saturating_sub(16))];
-            for i in (0..n).step_by(POSITIONS) {
-                // SAFETY: panel `j / 32` of the weights, positions `i..` of the columns,
-                // channels `j..j + chans` and positions `i..` of `c`: inside the caller's
-                // bounds; the position count is cut to `n`, the channels masked.
+            // Tiles of up to 12 positions that lie `col_step` apart in the image; none crosses
+            // a row of the output unless the image's rows follow each other that way too (a
+            // 1×1 unstrided, unpadded convolution).
+            let flat = src.row_step == src.ow * src.col_step;
+            let mut i = 0;
+            while i < n {
+                let (y, x) = ((p0 + i) / src.ow, (p0 + i) % src.ow);
+                let run = if flat { n - i } else { (n - i).min(src.ow - x) };
+                // The run cut into near-equal tiles (13 as 7 + 6, not 12 + 1: a tile of one
+                // or two positions has too few accumulators to hide the FMA latency).
+                let len = run.div_ceil(run.div_ceil(POSITIONS));
+                // SAFETY: panel `j / 32` of the weights, positions `p0 + i..` of the image,
+                // channels `j..j + chans` and positions `i..i + len` of `c`: inside the
+                // caller's bounds; the channels masked.
                 unsafe {
                     let t = ChannelTile {
-                        k,
                         w: w.add(j * k),
-                        cols: cols.add(i),
-                        ldb,
+                        image: src.image.add(y * src.row_step + x * src.col_step),
+                        taps: src.taps,
                         c: c.add(j * ldc + i),
                         ldc,
                         idx,
@@ -872,33 +995,52 @@ mod small_k {
                         o: o0 + j,
                         off: off0 + j * ldc + i,
                     };
-                    match n - i {
-                        1 => channel_tile::<1>(&t, epi),
-                        2 => channel_tile::<2>(&t, epi),
-                        3 => channel_tile::<3>(&t, epi),
-                        4 => channel_tile::<4>(&t, epi),
-                        5 => channel_tile::<5>(&t, epi),
-                        6 => channel_tile::<6>(&t, epi),
-                        7 => channel_tile::<7>(&t, epi),
-                        8 => channel_tile::<8>(&t, epi),
-                        9 => channel_tile::<9>(&t, epi),
-                        10 => channel_tile::<10>(&t, epi),
-                        11 => channel_tile::<11>(&t, epi),
-                        _ => channel_tile::<POSITIONS>(&t, epi),
+                    if src.col_step == 1 {
+                        tile_by_len::<1>(len, &t, epi);
+                    } else {
+                        tile_by_len::<2>(len, &t, epi);
                     }
                 }
+                i += len;
+            }
+        }
+    }
+
+    /// [`channel_tile`] for `len` (1..=12) positions `S` apart in the image.
+    ///
+    /// # Safety
+    /// As [`channel_tile`]'s.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn tile_by_len<const S: usize>(len: usize, t: &ChannelTile, epi: &Epilogue<f32>) {
+        // SAFETY: as this function's contract.
+        unsafe {
+            match len {
+                1 => channel_tile::<1, S>(t, epi),
+                2 => channel_tile::<2, S>(t, epi),
+                3 => channel_tile::<3, S>(t, epi),
+                4 => channel_tile::<4, S>(t, epi),
+                5 => channel_tile::<5, S>(t, epi),
+                6 => channel_tile::<6, S>(t, epi),
+                7 => channel_tile::<7, S>(t, epi),
+                8 => channel_tile::<8, S>(t, epi),
+                9 => channel_tile::<9, S>(t, epi),
+                10 => channel_tile::<10, S>(t, epi),
+                11 => channel_tile::<11, S>(t, epi),
+                _ => channel_tile::<POSITIONS, S>(t, epi),
             }
         }
     }
 
     /// One register tile of [`run_by_channel`]: `R` positions × up to 32 channels (`masks`).
-    struct ChannelTile {
-        k: usize,
-        /// The panel's weights, `k` rows of 32 channels.
+    struct ChannelTile<'a> {
+        /// The panel's weights, a row of 32 channels per tap.
         w: *const f32,
-        /// The columns of the tile's first position, `k` rows `ldb` apart.
-        cols: *const f32,
-        ldb: usize,
+        /// The image element under the first position's tap at offset 0.
+        image: *const f32,
+        /// `k` tap offsets into the image.
+        /// The offset of each tap into the image.
+        taps: &'a [usize],
         /// The output element of the first channel and position.
         c: *mut f32,
         ldc: usize,
@@ -915,24 +1057,44 @@ mod small_k {
     /// As [`run_by_channel`]'s, for the tile's `R` positions and masked channels.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn channel_tile<const R: usize>(t: &ChannelTile, epi: &Epilogue<f32>) {
+    unsafe fn channel_tile<const R: usize, const S: usize>(t: &ChannelTile, epi: &Epilogue<f32>) {
         let mut acc = [[_mm512_setzero_ps(); 2]; R];
-        let (mut wp, mut cp) = (t.w, t.cols);
-        for _ in 0..t.k {
-            // SAFETY: one row of the panel (32 weights, zero past the last channel) and
-            // positions `0..R` of one row of the columns.
+        let mut wp = t.w;
+        // One flat loop over the taps: with loops over channels and kernel rows and columns
+        // instead, LLVM stores every accumulator to the stack on every step.
+        for &tap in t.taps {
+            // SAFETY: one row of the panel (32 weights, zero past the last channel), and the
+            // input of positions `0..R` under this tap (inside the image, the caller's
+            // contract).
             unsafe {
+                let tap = t.image.add(tap);
                 let w0 = _mm512_loadu_ps(wp);
                 let w1 = _mm512_loadu_ps(wp.add(16));
                 for (r, acc) in acc.iter_mut().enumerate() {
-                    let xv = _mm512_set1_ps(*cp.add(r));
+                    let xv = _mm512_set1_ps(*tap.add(r * S));
                     acc[0] = _mm512_fmadd_ps(xv, w0, acc[0]);
                     acc[1] = _mm512_fmadd_ps(xv, w1, acc[1]);
                 }
                 wp = wp.add(CONV_PANEL);
-                cp = cp.add(t.ldb);
             }
         }
+        // SAFETY: as this function's contract.
+        unsafe { channel_store(t, epi, acc) }
+    }
+
+    /// The epilogue and scatter of one register tile of [`run_by_channel`]. Not inlined: the
+    /// registers its statistics need would otherwise push the accumulators out to the stack
+    /// on every step of the loop above.
+    ///
+    /// # Safety
+    /// As [`run_by_channel`]'s, for the tile's `R` positions and masked channels.
+    #[inline(never)]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn channel_store<const R: usize>(
+        t: &ChannelTile,
+        epi: &Epilogue<f32>,
+        acc: [[__m512; 2]; R],
+    ) {
         let relu = epi.act == Some(Activation::Relu);
         for (h, &mk) in t.masks.iter().enumerate() {
             if mk == 0 {

@@ -1211,15 +1211,55 @@ fn conv2d_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
 /// The output channels of one panel of packed conv2d weights: two AVX-512 vectors of f32.
 pub const CONV_PANEL: usize = 32;
 
-/// Whether a `float32` convolution of one group with `o` output channels, inner dimension
-/// `kdim` (input channels × kernel taps) and `plane` output positions per image runs faster
-/// vectorized along the output channels, its weights packed once here, than along the output
-/// positions. Measured on one thread (`bench/examples/library.rs`): for the small planes of
-/// ResNet-50's last two stages and SqueezeNet's last (14×14 and below; at 27×27 and 28×28 the two kernels are even) the positions fill few vectors (49 positions use
-/// 49 of 64 lanes), while full panels of output channels always fill theirs; with a small
-/// inner dimension the kernel along the positions, which reads the image in place, is as fast.
-pub fn packs_conv_weights(o: usize, c: usize, kdim: usize, plane: usize) -> bool {
-    c > 1 && kdim > 160 && o.is_multiple_of(CONV_PANEL) && plane <= 256
+/// Whether a `float32` convolution of one group with `o` output channels and `c` input
+/// channels, a `kernel` of `kh × kw` taps at `stride`, and `plane` output positions per image
+/// runs faster vectorized along the output channels, its weights packed once here (and the
+/// image read in place, not unfolded), than along the output positions.
+///
+/// Measured on one thread, best of 3–4 alternating runs of 10 calls on a loaded 2-core Zen 4
+/// (`RAYON_NUM_THREADS=1 cargo run --release -p relaxjit-bench --example library -- --calls 10
+/// [--no-pack | --pack-all] NAME`), GFLOP/s positions-vectorized → channels-vectorized:
+///
+/// | shape | inner dim | plane | positions | channels |
+/// |---|---|---|---|---|
+/// | 3×3 64→64 (`rn_3x3_64`) | 576 | 56×56 | 92.9 | 105.3 |
+/// | 3×3 128→128 (`rn_3x3_128`) | 1152 | 28×28 | 96.1 | 109.8 |
+/// | 3×3/2 128→128 (`rn_3x3_128_s2`) | 1152 | 28×28 | 91.0 | 106.2 |
+/// | 3×3 256→256 (`rn_3x3_256`) | 2304 | 14×14 | 94.1 | 109.2 |
+/// | 3×3 512→512 (`rn_3x3_512`) | 4608 | 7×7 | 71.5 | 88.0 |
+/// | 3×3 16→64 (`sq_expand3`) | 144 | 55×55 | 93.7 | 93.8 |
+/// | 3×3 32→128 (`sq_ex3_27`) | 288 | 27×27 | 98.2 | 103.8 |
+/// | 7×7/2 3→64 (`rn_conv1`) | 147 | 112×112 | 78.7 | 81.0 |
+/// | 3×3/2 3→64 (`sq_conv1`) | 27 | 111×111 | 75.6 | 51.9 |
+/// | 1×1 1024→256 (`rn_1x1_1024_256`) | 1024 | 14×14 | 105.4 | 112.5 |
+/// | 1×1 512→64 (`sq_sq512_13`) | 512 | 13×13 | 98.9 | 107.0 |
+/// | 1×1 128→512 (`rn_1x1_128_512`) | 128 | 28×28 | 105.7 | 91.8 |
+/// | 1×1 256→64 (`rn_1x1_256`) | 256 | 56×56 | 91.6 | 90.9 |
+/// | 1×1/2 1024→2048 (`rn_1x1_s2`) | 1024 | 7×7 | 80.9 | 95.4 |
+/// | 1×1/2 512→1024 (`rn_1x1_s2_1024`) | 512 | 14×14 | 93.8 | 79.7 |
+/// | 1×1 256→48 (`sq_sq256_13`) | 256 | 13×13 | 92.7 | 77.8 |
+/// | 1×1 512→1000 (`sq_conv10`) | 512 | 13×13 | 106.1 | 95.5 |
+///
+/// So: every kernel of more than one tap with an inner dimension above 128 (the direct read
+/// saves the unfolding, 5–12 % of the time); 1×1 kernels with an inner dimension above 160 on
+/// small planes only (14×14 and below; 7×7 when strided, where every other input is read);
+/// whole panels of 32 output channels only (48 channels fill 48 of 64 lanes), and a stride
+/// along the rows of at most 2 (the kernel's positions lie 1 or 2 apart).
+pub fn packs_conv_weights(
+    o: usize,
+    c: usize,
+    [kh, kw]: [usize; 2],
+    stride: [usize; 2],
+    plane: usize,
+) -> bool {
+    let kdim = c * kh * kw;
+    if c < 2 || !o.is_multiple_of(CONV_PANEL) || stride[1] > 2 {
+        return false;
+    }
+    if kh * kw > 1 {
+        return kdim > 128;
+    }
+    kdim > 160 && plane <= if stride == [1, 1] { 256 } else { 64 }
 }
 
 /// OIHW `float32` weights `w` (`o × c × kh × kw`) packed for the channel-vectorized kernel:
@@ -1305,11 +1345,18 @@ fn pack_constant_weights(
         return chain;
     };
     let groups = chain.params.get(8).copied();
+    let stride = [0, 1].map(|i| {
+        chain
+            .params
+            .get(i)
+            .and_then(|&v| usize::try_from(v).ok())
+            .unwrap_or(0)
+    });
     if w.dtype() != vm::DataType::F32
         || constant.is_placeholder()
         || groups != Some(1)
         || wo != o
-        || !packs_conv_weights(o, c, c * kh * kw, oh * ow)
+        || !packs_conv_weights(o, c, [kh, kw], stride, oh * ow)
     {
         return chain;
     }
