@@ -684,6 +684,18 @@ fn cases() -> Vec<Case> {
     ]);
     for kind in ["max_pool2d", "avg_pool2d"] {
         c.extend([
+            // Column stride 2 over rows of several 16-column blocks, padded and dilated
+            // unevenly, ceil mode: vector blocks and edge blocks in one row.
+            pool(
+                kind,
+                [1, 3, 9, 75],
+                [3, 3],
+                [2, 2],
+                [1, 2, 0, 1],
+                [1, 2],
+                true,
+                false,
+            ),
             pool(
                 kind,
                 [1, 64, 56, 56],
