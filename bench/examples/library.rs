@@ -469,11 +469,14 @@ fn main() -> anyhow::Result<()> {
             })
             .collect::<Result<_, _>>()?;
         times.sort_by(f64::total_cmp);
+        // Against the bandwidth bound: bytes read and written once each.
+        let bytes = 4.0 * (x.iter().product::<i64>() + x[1] * o * o) as f64;
         println!(
-            "{:12} {:8.1}us {:8.1}us",
+            "{:12} {:8.1}us {:8.1}us {:6.1} GB/s",
             name,
             times[0] * 1e6,
-            times[calls / 2] * 1e6
+            times[calls / 2] * 1e6,
+            bytes / times[0] / 1e9
         );
     }
     Ok(())

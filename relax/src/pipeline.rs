@@ -94,6 +94,12 @@ pub const OPT_PASSES: &[(&str, OptPass, Gate)] = &[
         |m, _| transform::dispatch_library(m),
         Gate::Library,
     ),
+    // With the library path only: the TIR path (the reference) keeps TVM's dropout kernel.
+    (
+        "ElideDropout",
+        |m, _| transform::elide_dropout(m),
+        Gate::Library,
+    ),
     (
         "LegalizeOps",
         |m, _| crate::legalize::legalize_ops(m),

@@ -3,6 +3,10 @@
 //! pool; within a plane each output row accumulates tap by tap over contiguous columns, so
 //! unit-stride windows vectorize.
 //!
+//! With column stride 2 on f32 and AVX-512 (SqueezeNet's and the conv block's pools), each
+//! tap reads its 16 columns straight from the row (two loads and one lane permute) instead of
+//! splitting the whole plane into even and odd columns first: no scratch traffic.
+//!
 //! Results are bit-identical to the TIR legalization (`relax/src/legalize/nn.rs`, `pool`):
 //! the same fold order over taps `(i, j)`, padded taps taking part with the same pad value
 //! (the lowest finite value for max, zero for sums), the same `cur > v ? cur : v` max, and
@@ -156,6 +160,20 @@ fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T])
             cur + v
         }
     };
+    #[cfg(target_arch = "x86_64")]
+    if win.stride[1] == 2
+        && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
+        && std::arch::is_x86_feature_detected!("avx512f")
+    {
+        // SAFETY: T is f32 (checked just above), so both slices are slices of f32.
+        let (src, dst) = unsafe {
+            (
+                std::slice::from_raw_parts(src.as_ptr().cast::<f32>(), src.len()),
+                std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<f32>(), dst.len()),
+            )
+        };
+        return stride2::plane_fold::<MAX>(win, src, dst);
+    }
     let s = win.stride[1];
     let wp = win.w.div_ceil(s);
     let mut phases = Vec::new();
@@ -262,6 +280,132 @@ fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T])
     }
     if s > 1 {
         T::put_scratch(phases);
+    }
+}
+
+/// Column stride 2 on AVX-512, reading the rows in place (see the module comment).
+#[cfg(target_arch = "x86_64")]
+mod stride2 {
+    use super::{BLOCK, MAX_TAPS, Window};
+
+    /// [`super::plane_fold`] for f32 with `win.stride[1] == 2`; the caller checked that the CPU
+    /// has AVX-512F.
+    pub(super) fn plane_fold<const MAX: bool>(win: &Window, src: &[f32], dst: &mut [f32]) {
+        let pad_value = if MAX { f32::MIN } else { 0.0 };
+        let fold = |cur: f32, v: f32| {
+            if MAX {
+                if cur > v { cur } else { v }
+            } else {
+                cur + v
+            }
+        };
+        let taps = win.k[0] * win.k[1];
+        let (kw, w) = (win.k[1], win.w as isize);
+        // Input column (before padding) of output column `c`'s tap `j`.
+        let col = |c: usize, j: usize| (c * 2 + j * win.dilation[1]) as isize - win.pad[1] as isize;
+        let row_of = |oy: usize, i: usize| {
+            (oy * win.stride[0] + i * win.dilation[0]) as isize - win.pad[0] as isize
+        };
+        // Each tap's offset in `src` for output column 0 of the current row.
+        let mut bases = [0isize; MAX_TAPS];
+        for (oy, row) in dst.chunks_mut(win.ow).enumerate() {
+            let rows_inside = taps <= MAX_TAPS
+                && (0..win.k[0]).all(|i| (0..win.h as isize).contains(&row_of(oy, i)));
+            if rows_inside {
+                for i in 0..win.k[0] {
+                    for j in 0..kw {
+                        bases[i * kw + j] = row_of(oy, i) * w + col(0, j);
+                    }
+                }
+            }
+            let last_base = if rows_inside {
+                bases[..taps].iter().copied().max().unwrap_or(0)
+            } else {
+                0
+            };
+            for c0 in (0..win.ow).step_by(BLOCK) {
+                let n = BLOCK.min(win.ow - c0);
+                // A block whose every tap reads inside the data takes the vector path; lanes
+                // past the row's end read whatever follows in the source (never stored).
+                let inside = rows_inside
+                    && col(c0, 0) >= 0
+                    && col(c0 + n - 1, kw - 1) < w
+                    && last_base + (2 * c0 + 2 * BLOCK) as isize <= src.len() as isize;
+                if inside {
+                    // SAFETY: the caller checked that the CPU has AVX-512F; every tap's run of
+                    // 32 columns starting at `bases[t] + 2 · c0` is inside `src` (its first
+                    // column is not before the row's, and the largest base's run ends inside
+                    // `src`), and `n <= 16`.
+                    unsafe {
+                        fold_taps::<MAX>(
+                            pad_value,
+                            src,
+                            &bases[..taps],
+                            2 * c0,
+                            &mut row[c0..c0 + n],
+                        );
+                    }
+                    continue;
+                }
+                for (l, o) in row[c0..c0 + n].iter_mut().enumerate() {
+                    let mut acc = pad_value;
+                    for i in 0..win.k[0] {
+                        let iy = row_of(oy, i);
+                        for j in 0..kw {
+                            let ix = col(c0 + l, j);
+                            let inside = iy >= 0 && iy < win.h as isize && ix >= 0 && ix < w;
+                            let v = if inside {
+                                src[iy as usize * win.w + ix as usize]
+                            } else {
+                                pad_value
+                            };
+                            acc = fold(acc, v);
+                        }
+                    }
+                    *o = acc;
+                }
+            }
+        }
+    }
+
+    /// `out[l] = fold(init, src[b + off + 2l])` for the lanes `l < out.len()`, over the
+    /// offsets `b` of `bases` in order; `vmaxps(cur, v)` is `cur > v ? cur : v`, NaN and signed
+    /// zeros included.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F; `src[b + off ..][..32]` must be in bounds for every `b` of
+    /// `bases`, and `out.len() <= 16`.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn fold_taps<const MAX: bool>(
+        init: f32,
+        src: &[f32],
+        bases: &[isize],
+        off: usize,
+        out: &mut [f32],
+    ) {
+        use std::arch::x86_64::{
+            _mm512_add_ps, _mm512_loadu_ps, _mm512_mask_storeu_ps, _mm512_max_ps,
+            _mm512_permutex2var_ps, _mm512_set1_ps, _mm512_setr_epi32,
+        };
+        let even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        let mut acc = _mm512_set1_ps(init);
+        let at = src.as_ptr().wrapping_add(off);
+        for &b in bases {
+            // SAFETY: the caller guarantees `src[b + off ..][..32]` is in bounds.
+            let (lo, hi) = unsafe {
+                let p = at.offset(b);
+                (_mm512_loadu_ps(p), _mm512_loadu_ps(p.add(BLOCK)))
+            };
+            let v = _mm512_permutex2var_ps(lo, even, hi);
+            acc = if MAX {
+                _mm512_max_ps(acc, v)
+            } else {
+                _mm512_add_ps(acc, v)
+            };
+        }
+        let mask = ((1u32 << out.len().min(BLOCK)) - 1) as u16;
+        // SAFETY: the mask writes the first `out.len()` lanes, all inside `out`.
+        unsafe { _mm512_mask_storeu_ps(out.as_mut_ptr(), mask, acc) };
     }
 }
 

@@ -16,6 +16,15 @@
 //!
 //! A storage first allocated inside an `If` branch is never reused outside it or in the other
 //! branch (TVM 0.27 does, and crashes; see the corpus' `skipped.txt`).
+//!
+//! Concatenation in place: a library `relaxjit.concat` whose inputs are each one contiguous
+//! block of its output (every axis before the concat axis has extent 1, as in a batch-1 NCHW
+//! channel concat) is removed, and its inputs are planned as views of the output's storage
+//! (`R.memory.alloc_tensor(storage, offset, ...)`), so that their producers write straight
+//! into their slice of it. This is done only when the output and both inputs are tensors this
+//! pass plans, of static size, in the same scope, the output is first written by the concat,
+//! and neither input is used after the concat (a later in-place write to an input would
+//! otherwise change the concat's result); any other concat is left as a copy.
 
 use std::collections::{HashMap, HashSet};
 
@@ -27,6 +36,7 @@ use crate::ir::{
     Binding, BindingBlock, Callee, Expr, ExprKind, Function, IRModule, SeqExpr, StructInfo, Var,
     VarId,
 };
+use crate::transform::dispatch_library::{LibraryKernel, LibraryOp};
 use crate::transform::{dtype_bytes, map_functions, op_call, prim_i64, str_imm};
 
 pub fn static_plan_block_memory(module: &IRModule) -> Result<IRModule> {
@@ -41,6 +51,11 @@ pub fn static_plan_block_memory(module: &IRModule) -> Result<IRModule> {
             proto_storage: HashMap::new(),
             storage_tokens: HashMap::new(),
             pool: Vec::new(),
+            step: 0,
+            concats: Vec::new(),
+            placed: HashMap::new(),
+            removed: HashSet::new(),
+            groups: Vec::new(),
         };
         p.init_seq(&f.body, 0);
         let mut out_tokens = Vec::new();
@@ -48,6 +63,7 @@ pub fn static_plan_block_memory(module: &IRModule) -> Result<IRModule> {
         for t in out_tokens {
             p.protos[t].discarded = true;
         }
+        p.place_concats();
         p.scope_counter = 0;
         p.plan_seq(&f.body, 0);
         let mut emitted = HashSet::new();
@@ -74,11 +90,26 @@ impl Tokens {
 /// One `alloc_tensor` site.
 #[derive(Clone, Debug)]
 struct Proto {
+    dims: Vec<PrimExpr>,
     size: PrimExpr,
     dtype: DataType,
     scope: usize,
     refs: i64,
     discarded: bool,
+    /// The step (binding count, in walk order) of the last planning call that uses it.
+    last_use: usize,
+}
+
+/// A `relaxjit.concat` call whose output and inputs are all plannable tensors.
+#[derive(Clone, Debug)]
+struct ConcatSite {
+    /// The call's binding, removed when the concat is placed.
+    binding: VarId,
+    step: usize,
+    scope: usize,
+    inputs: [usize; 2],
+    out: usize,
+    axis: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -103,6 +134,17 @@ struct Planner<'a> {
     storage_tokens: HashMap<VarId, Tokens>,
     /// Free storages per dtype, in release order.
     pool: Vec<usize>,
+    /// Bindings walked so far (init pass), to order uses.
+    step: usize,
+    concats: Vec<ConcatSite>,
+    /// Prototype of a placed concat's output or input → (its group, byte offset in the
+    /// output's storage).
+    placed: HashMap<usize, (usize, i64)>,
+    /// The bindings of placed concats.
+    removed: HashSet<VarId>,
+    /// Each placed concat: its output's prototype, and its storage once its first tensor is
+    /// planned.
+    groups: Vec<(usize, Option<usize>)>,
 }
 
 fn alloc_parts(value: &Expr) -> Option<(&[PrimExpr], DataType)> {
@@ -203,9 +245,12 @@ impl Planner<'_> {
             for b in &block.bindings {
                 let var = b.var();
                 let value = b.value();
+                self.step += 1;
                 if let Some((dims, dt)) = alloc_parts(value) {
                     let id = self.protos.len();
                     self.protos.push(Proto {
+                        dims: dims.to_vec(),
+                        last_use: self.step,
                         size: size_of(dims, dt),
                         dtype: dt,
                         scope,
@@ -230,6 +275,7 @@ impl Planner<'_> {
                         }
                     }
                     ExprKind::Call(_) if self.is_planning_call(value) => {
+                        self.note_concat(var.id(), value, scope);
                         for a in Self::call_args(value) {
                             let mut ts = Vec::new();
                             self.tokens_of(&a, &mut ts);
@@ -238,6 +284,7 @@ impl Planner<'_> {
                                     self.protos[t].discarded = true;
                                 } else {
                                     self.protos[t].refs += 1;
+                                    self.protos[t].last_use = self.step;
                                 }
                             }
                         }
@@ -262,34 +309,141 @@ impl Planner<'_> {
         }
     }
 
-    fn request(&mut self, proto: usize) -> usize {
-        let p = self.protos[proto].clone();
-        if p.refs > 0 {
+    /// The single prototype `e` holds, if that is all it holds.
+    fn sole_proto(&self, e: &Expr) -> Option<usize> {
+        match self.expr_tokens(e, &self.var_tokens) {
+            Tokens::Leaf(v) if v.len() == 1 => Some(v[0]),
+            _ => None,
+        }
+    }
+
+    /// Records `value` if it is a `relaxjit.concat` of two planned tensors into a fresh one
+    /// (called before its arguments are counted).
+    fn note_concat(&mut self, binding: VarId, value: &Expr, scope: usize) {
+        let Some(call) = value.as_call() else {
+            return;
+        };
+        let Callee::Extern(name) = &call.callee else {
+            return;
+        };
+        let is_concat = LibraryKernel::from_name(name).is_some_and(|k| k.op == LibraryOp::Concat);
+        let [a, b, axis, out] = call.args.as_slice() else {
+            return;
+        };
+        let axis = match axis.kind() {
+            ExprKind::PrimValue(p) => p.as_int().and_then(|x| usize::try_from(x).ok()),
+            _ => None,
+        };
+        let (Some(a), Some(b), Some(out), Some(axis)) = (
+            self.sole_proto(a),
+            self.sole_proto(b),
+            self.sole_proto(out),
+            axis,
+        ) else {
+            return;
+        };
+        // The output must be fresh: nothing wrote or read it before the concat.
+        if !is_concat || a == b || out == a || out == b || self.protos[out].refs != 0 {
+            return;
+        }
+        self.concats.push(ConcatSite {
+            binding,
+            step: self.step,
+            scope,
+            inputs: [a, b],
+            out,
+            axis,
+        });
+    }
+
+    /// Chooses the recorded concats to do in place (see the module comment) and the offsets of
+    /// their inputs; every prototype takes part in at most one.
+    fn place_concats(&mut self) {
+        let sites = std::mem::take(&mut self.concats);
+        for site in sites {
+            let members = [site.out, site.inputs[0], site.inputs[1]];
+            let usable = members.iter().all(|&m| {
+                let p = &self.protos[m];
+                !p.discarded
+                    && p.scope == site.scope
+                    && p.dtype == self.protos[site.out].dtype
+                    && p.size.as_int().is_some()
+                    && !self.placed.contains_key(&m)
+            });
+            let out = &self.protos[site.out];
+            let contiguous = out.dims.len() > site.axis
+                && out.dims[..site.axis].iter().all(|d| d.as_int() == Some(1));
+            let unused_after = site
+                .inputs
+                .iter()
+                .all(|&i| self.protos[i].last_use == site.step);
+            if !(usable && contiguous && unused_after) {
+                continue;
+            }
+            let sizes = members.map(|m| self.protos[m].size.as_int().unwrap_or(-1));
+            if sizes[1] + sizes[2] != sizes[0] {
+                continue;
+            }
+            let group = self.groups.len();
+            self.groups.push((site.out, None));
+            self.placed.insert(site.out, (group, 0));
+            self.placed.insert(site.inputs[0], (group, 0));
+            self.placed.insert(site.inputs[1], (group, sizes[1]));
+            self.removed.insert(site.binding);
+        }
+    }
+
+    /// The storage of prototype `proto`: its placed concat's (requested for the whole group
+    /// at its first tensor), or one of its own.
+    fn storage_for(&mut self, proto: usize) -> usize {
+        let Some(&(group, _)) = self.placed.get(&proto) else {
+            let p = &self.protos[proto];
+            return self.request(p.size.clone(), p.dtype, p.refs);
+        };
+        let (out, storage) = self.groups[group];
+        if let Some(st) = storage {
+            return st;
+        }
+        // The storage lives until the last reference to any of the group's tensors.
+        let refs = self
+            .placed
+            .iter()
+            .filter(|(_, (g, _))| *g == group)
+            .map(|(&m, _)| self.protos[m].refs)
+            .sum();
+        let (size, dtype) = (self.protos[out].size.clone(), self.protos[out].dtype);
+        let st = self.request(size, dtype, refs);
+        self.groups[group].1 = Some(st);
+        st
+    }
+
+    fn request(&mut self, size: PrimExpr, dtype: DataType, refs: i64) -> usize {
+        if refs > 0 {
             let candidates: Vec<usize> = self
                 .pool
                 .iter()
                 .copied()
-                .filter(|&s| self.storages[s].dtype == p.dtype)
+                .filter(|&s| self.storages[s].dtype == dtype)
                 .collect();
-            let chosen = match p.size.as_int() {
-                Some(size) => {
+            let chosen = match size.as_int() {
+                Some(bytes) => {
                     let sized: Vec<(i64, usize)> = candidates
                         .iter()
                         .filter_map(|&s| self.storages[s].size.as_int().map(|z| (z, s)))
                         .collect();
                     let above = sized
                         .iter()
-                        .filter(|(z, _)| *z >= size && *z <= size.saturating_mul(16))
+                        .filter(|(z, _)| *z >= bytes && *z <= bytes.saturating_mul(16))
                         .min_by_key(|(z, _)| *z)
                         .map(|&(_, s)| s);
                     above.or_else(|| {
                         let below = sized
                             .iter()
-                            .filter(|(z, _)| *z < size && *z >= size / 16)
+                            .filter(|(z, _)| *z < bytes && *z >= bytes / 16)
                             .max_by_key(|(z, _)| *z)
                             .map(|&(_, s)| s);
                         if let Some(s) = below {
-                            self.storages[s].size = PrimExpr::i64(size);
+                            self.storages[s].size = PrimExpr::i64(bytes);
                         }
                         below
                     })
@@ -299,12 +453,12 @@ impl Planner<'_> {
                     candidates
                         .iter()
                         .copied()
-                        .find(|&s| analyzer.prove_equal(&self.storages[s].size, &p.size))
+                        .find(|&s| analyzer.prove_equal(&self.storages[s].size, &size))
                 }
             };
             if let Some(s) = chosen {
                 self.pool.retain(|&x| x != s);
-                self.storages[s].refs = p.refs;
+                self.storages[s].refs = refs;
                 return s;
             }
         }
@@ -314,9 +468,9 @@ impl Planner<'_> {
             format!("storage{}", self.storages.len())
         };
         self.storages.push(Storage {
-            size: p.size.clone(),
-            dtype: p.dtype,
-            refs: p.refs,
+            size,
+            dtype,
+            refs,
             var: Var::new(name, StructInfo::Any),
         });
         self.storages.len() - 1
@@ -329,7 +483,7 @@ impl Planner<'_> {
                 let value = b.value();
                 if let Some(&proto) = self.site.get(&var.id()) {
                     if !self.protos[proto].discarded {
-                        let st = self.request(proto);
+                        let st = self.storage_for(proto);
                         self.proto_storage.insert(proto, st);
                         self.storage_tokens.insert(var.id(), Tokens::Leaf(vec![st]));
                     }
@@ -396,6 +550,7 @@ impl Planner<'_> {
                     && let Some((dims, dt)) = alloc_parts(b.value())
                 {
                     let storage = &self.storages[st];
+                    let offset = self.placed.get(&proto).map_or(0, |&(_, off)| off);
                     if emitted.insert(st) {
                         out.push(Binding::Var {
                             var: storage.var.clone(),
@@ -417,13 +572,16 @@ impl Planner<'_> {
                             "relax.memory.alloc_tensor",
                             vec![
                                 Expr::var(&storage.var),
-                                prim_i64(0),
+                                prim_i64(offset),
                                 Expr::shape(dims.to_vec()),
                                 crate::transform::dtype_imm(dt),
                             ],
                             vec![],
                         ),
                     });
+                    continue;
+                }
+                if self.removed.contains(&var.id()) {
                     continue;
                 }
                 let b = match b {

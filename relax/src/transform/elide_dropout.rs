@@ -1,0 +1,109 @@
+//! ElideDropout: at inference `R.nn.dropout(x, rate)` is `(x, ones)`, so a read of its first
+//! field is replaced by `x` itself, and a dropout whose only other reads are mask reads that
+//! nothing uses is removed with them: no copy of `x`, no mask, the same bits.
+//!
+//! A field read that is a block output is replaced only when `x` is not a dataflow variable
+//! (a dataflow variable must not escape its block), as CanonicalizeBindings does; such a
+//! dropout is kept.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::Result;
+use crate::ir::visit::Visitor;
+use crate::ir::{Binding, Expr, ExprKind, Function, IRModule, SeqExpr, Var, VarId};
+use crate::transform::{map_functions, rewrite_seq};
+
+pub fn elide_dropout(module: &IRModule) -> Result<IRModule> {
+    map_functions(module, |name, f| {
+        let uses = count_uses(f);
+        // Dropout result → its input (a variable).
+        let mut inputs: HashMap<VarId, Var> = HashMap::new();
+        // Per dropout, its reads that can go: first fields to replace, unused masks.
+        let mut removable: HashMap<VarId, usize> = HashMap::new();
+        scan(&f.body, &mut |b| {
+            let Binding::Var { var, value } = b else {
+                return;
+            };
+            if let Some(call) = value.as_call()
+                && call.op() == Some("relax.nn.dropout")
+                && let Some(ExprKind::Var(x)) = call.args.first().map(Expr::kind)
+            {
+                inputs.insert(var.id(), x.clone());
+            }
+            if let Some((d, x)) = field_of(value, &inputs) {
+                let goes = match value.kind() {
+                    ExprKind::TupleGetItem(_, 0) => replaceable(var, x),
+                    _ => uses.get(&var.id()).is_none_or(|&n| n == 0),
+                };
+                if goes {
+                    *removable.entry(d).or_default() += 1;
+                }
+            }
+        });
+        let elided: HashSet<VarId> = inputs
+            .keys()
+            .filter(|d| uses.get(d).copied().unwrap_or(0) == removable.get(d).copied().unwrap_or(0))
+            .copied()
+            .collect();
+        let body = rewrite_seq(&f.body, &Default::default(), name, &mut |b, em| {
+            if let Binding::Var { var, value } = &b {
+                if elided.contains(&var.id()) {
+                    return Ok(());
+                }
+                if let Some((d, x)) = field_of(value, &inputs) {
+                    if matches!(value.kind(), ExprKind::TupleGetItem(_, 0)) && replaceable(var, x) {
+                        em.replace(var, Expr::var(x));
+                        return Ok(());
+                    }
+                    if elided.contains(&d) {
+                        return Ok(());
+                    }
+                }
+            }
+            em.push(b);
+            Ok(())
+        })?;
+        Ok(Function { body, ..f.clone() })
+    })
+}
+
+/// `(d, x)` when `value` reads a field of the dropout `d` of `x`.
+fn field_of<'a>(value: &Expr, inputs: &'a HashMap<VarId, Var>) -> Option<(VarId, &'a Var)> {
+    let ExprKind::TupleGetItem(t, _) = value.kind() else {
+        return None;
+    };
+    let ExprKind::Var(d) = t.kind() else {
+        return None;
+    };
+    inputs.get(&d.id()).map(|x| (d.id(), x))
+}
+
+fn replaceable(var: &Var, x: &Var) -> bool {
+    var.is_dataflow() || !x.is_dataflow()
+}
+
+/// Every binding of `s`, in order, `If` branches included.
+fn scan(s: &SeqExpr, f: &mut dyn FnMut(&Binding)) {
+    for block in &s.blocks {
+        for b in &block.bindings {
+            f(b);
+            if let ExprKind::If(i) = b.value().kind() {
+                scan(&i.then_branch, f);
+                scan(&i.else_branch, f);
+            }
+        }
+    }
+}
+
+/// How many times each variable is read in `f`.
+fn count_uses(f: &Function) -> HashMap<VarId, usize> {
+    struct Count(HashMap<VarId, usize>);
+    impl Visitor for Count {
+        fn visit_var_use(&mut self, v: &Var) {
+            *self.0.entry(v.id()).or_default() += 1;
+        }
+    }
+    let mut c = Count(HashMap::new());
+    c.visit_seq(&f.body);
+    c.0
+}
