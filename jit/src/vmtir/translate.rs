@@ -12,6 +12,13 @@
 //! `kernel_fail` helper (one block per function) with the kernel's own message. Runs of
 //! inline builtins go to the `builtin` helper, with `alloc_tensor`'s constant arguments
 //! decoded here.
+//!
+//! The memory planner's kill + allocation before a kernel call, and that call, are one group:
+//! every condition of performing all three in place is computed and tested by one branch, the
+//! fast side remakes the killed tensor object as the new one and calls the kernel, and the slow
+//! side hands the three Calls to the `builtin` helper. Per op that is three blocks and one call
+//! on each side, which keeps Cranelift's compile time (register allocation and lowering scale
+//! with instructions and blocks) and the code run per op small.
 
 use cranelift_codegen::ir::{
     AbiParam, Block, InstBuilder, MemFlagsData, SigRef, Signature, StackSlot, StackSlotData,
