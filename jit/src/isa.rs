@@ -182,7 +182,8 @@ pub fn host_isa_flags_description() -> Result<String> {
 /// found usable (which accounts for what the OS enables in `XCR0`, as the standard library's
 /// detection does). Leaf 1's EAX (the processor signature) and EBX (which holds the initial
 /// APIC ID, and so differs from core to core) are left out; every other word is a feature set
-/// or a size. `None` where glibc does not keep them (another libc, another architecture).
+/// or a size. `None` where glibc does not keep them (another libc, another architecture, a
+/// glibc older than 2.33).
 ///
 /// Everything the standard library's `is_x86_feature_detected!` reads, and so every flag
 /// cranelift-native infers, is a bit of these words (leaves 1, 7, 7.1, 0xD.1, 0x8000_0001 and
@@ -194,7 +195,7 @@ pub fn host_cpu_fingerprint() -> Option<[u32; 8 * GLIBC_LEAVES as usize]> {
     {
         let mut words = [0u32; 8 * GLIBC_LEAVES as usize];
         for (i, w) in words.chunks_exact_mut(8).enumerate() {
-            let leaf = glibc::leaf(i as u32);
+            let leaf = glibc::leaf(i as u32)?;
             w[..4].copy_from_slice(&leaf.cpuid_array);
             w[4..].copy_from_slice(&leaf.active_array);
         }
@@ -215,11 +216,12 @@ pub fn host_cpu_fingerprint() -> Option<[u32; 8 * GLIBC_LEAVES as usize]> {
 pub const GLIBC_LEAVES: u32 = 9;
 
 /// Whether glibc counts feature `bit` of register `reg` (0 EAX, 1 EBX, 2 ECX, 3 EDX) of its
-/// leaf `index` (glibc's `cpuid_index`) as usable; `None` where glibc keeps no leaves.
+/// leaf `index` (glibc's `cpuid_index`) as usable; `None` where glibc keeps no leaves (or is
+/// older than 2.33).
 pub fn glibc_cpu_active(index: u32, reg: usize, bit: u32) -> Option<bool> {
     #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
     {
-        Some(glibc::leaf(index).active_array[reg & 3] >> (bit & 31) & 1 == 1)
+        Some(glibc::leaf(index)?.active_array[reg & 3] >> (bit & 31) & 1 == 1)
     }
     #[cfg(not(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")))]
     {
@@ -238,18 +240,43 @@ mod glibc {
         pub(super) active_array: [u32; 4],
     }
 
+    use std::ffi::{c_char, c_void};
+    use std::sync::OnceLock;
+
+    type FeatureLeaf = unsafe extern "C" fn(u32) -> *const CpuidFeature;
+
     unsafe extern "C" {
-        /// glibc ≥ 2.33: the recorded leaf `index`, or an all-zero one for an index beyond
-        /// what this glibc keeps; never null.
-        fn __x86_get_cpuid_feature_leaf(index: u32) -> *const CpuidFeature;
+        // The dynamic linker's lookup, which the standard library already links on
+        // linux-gnu (it finds optional glibc functions the same way).
+        fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
     }
 
-    /// A copy of glibc's leaf `index`.
-    pub(super) fn leaf(index: u32) -> CpuidFeature {
+    /// glibc's `__x86_get_cpuid_feature_leaf` (glibc ≥ 2.33), looked up at run time rather
+    /// than linked, so that relaxjit builds and runs on an older glibc (where it is `None`).
+    fn feature_leaf() -> Option<FeatureLeaf> {
+        static FN: OnceLock<Option<FeatureLeaf>> = OnceLock::new();
+        *FN.get_or_init(|| {
+            // SAFETY: `RTLD_DEFAULT` (a null handle on glibc) searches the global symbol
+            // scope; the name is a NUL-terminated string literal.
+            let f = unsafe {
+                dlsym(
+                    std::ptr::null_mut(),
+                    c"__x86_get_cpuid_feature_leaf".as_ptr(),
+                )
+            };
+            // SAFETY: the symbol, where glibc defines it, is the function
+            // `const struct cpuid_feature *__x86_get_cpuid_feature_leaf(unsigned int)`.
+            (!f.is_null()).then(|| unsafe { std::mem::transmute::<*mut c_void, FeatureLeaf>(f) })
+        })
+    }
+
+    /// A copy of glibc's leaf `index`; `None` on a glibc without the function.
+    pub(super) fn leaf(index: u32) -> Option<CpuidFeature> {
+        let f = feature_leaf()?;
         // SAFETY: the function takes any index and returns a pointer to a static, initialized
         // `struct cpuid_feature` (for an unknown index, a static all-zero one), which glibc
         // wrote before `main` and never writes again; we copy it out.
-        unsafe { *__x86_get_cpuid_feature_leaf(index) }
+        Some(unsafe { *f(index) })
     }
 }
 
