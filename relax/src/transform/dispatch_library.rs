@@ -34,7 +34,7 @@ use crate::ir::{
     IRModule, If, SeqExpr, StructInfo, Var, VarId,
 };
 use crate::struct_info_ops::shapes_equal;
-use crate::transform::{kill_after_last_use_uses, map_functions};
+use crate::transform::{for_each_binding, kill_after_last_use_uses, map_functions};
 
 /// An elementwise activation applied to a library kernel's output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -370,7 +370,7 @@ pub fn verify(module: &IRModule) -> Result<()> {
                 ));
             }
         };
-        visit_bindings(&f.body, &mut check);
+        for_each_binding(&f.body, &mut check);
         Ok(f.clone())
     })?;
     if problems.is_empty() {
@@ -467,18 +467,6 @@ fn simplify_idioms(seq: &SeqExpr) -> SeqExpr {
         },
         &subst,
     )
-}
-
-fn visit_bindings(seq: &SeqExpr, f: &mut dyn FnMut(&Binding)) {
-    for block in &seq.blocks {
-        for b in &block.bindings {
-            f(b);
-            if let ExprKind::If(i) = b.value().kind() {
-                visit_bindings(&i.then_branch, f);
-                visit_bindings(&i.else_branch, f);
-            }
-        }
-    }
 }
 
 fn count_uses(seq: &SeqExpr, uses: &mut HashMap<VarId, usize>) {

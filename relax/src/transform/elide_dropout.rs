@@ -10,8 +10,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::Result;
 use crate::ir::visit::Visitor;
-use crate::ir::{Binding, Expr, ExprKind, Function, IRModule, SeqExpr, Var, VarId};
-use crate::transform::{map_functions, rewrite_seq};
+use crate::ir::{Binding, Expr, ExprKind, Function, IRModule, Var, VarId};
+use crate::transform::{for_each_binding, map_functions, rewrite_seq};
 
 pub fn elide_dropout(module: &IRModule) -> Result<IRModule> {
     map_functions(module, |name, f| {
@@ -20,7 +20,7 @@ pub fn elide_dropout(module: &IRModule) -> Result<IRModule> {
         let mut inputs: HashMap<VarId, Var> = HashMap::new();
         // Per dropout, its reads that can go: first fields to replace, unused masks.
         let mut removable: HashMap<VarId, usize> = HashMap::new();
-        scan(&f.body, &mut |b| {
+        for_each_binding(&f.body, &mut |b| {
             let Binding::Var { var, value } = b else {
                 return;
             };
@@ -80,19 +80,6 @@ fn field_of<'a>(value: &Expr, inputs: &'a HashMap<VarId, Var>) -> Option<(VarId,
 
 fn replaceable(var: &Var, x: &Var) -> bool {
     var.is_dataflow() || !x.is_dataflow()
-}
-
-/// Every binding of `s`, in order, `If` branches included.
-fn scan(s: &SeqExpr, f: &mut dyn FnMut(&Binding)) {
-    for block in &s.blocks {
-        for b in &block.bindings {
-            f(b);
-            if let ExprKind::If(i) = b.value().kind() {
-                scan(&i.then_branch, f);
-                scan(&i.else_branch, f);
-            }
-        }
-    }
 }
 
 /// How many times each variable is read in `f`.

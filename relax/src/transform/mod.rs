@@ -149,6 +149,20 @@ pub(crate) fn substitute_binding(b: &Binding, subst: &Subst) -> Binding {
     }
 }
 
+/// Calls `f` on every binding of `seq`, in order, the bindings of `If` branches right after
+/// the binding of their `If`.
+pub(crate) fn for_each_binding(seq: &SeqExpr, f: &mut dyn FnMut(&Binding)) {
+    for block in &seq.blocks {
+        for b in &block.bindings {
+            f(b);
+            if let ExprKind::If(i) = b.value().kind() {
+                for_each_binding(&i.then_branch, f);
+                for_each_binding(&i.else_branch, f);
+            }
+        }
+    }
+}
+
 /// Where a rewriter puts the bindings that replace the one it is given.
 pub(crate) struct Emitter {
     pub out: Vec<Binding>,
