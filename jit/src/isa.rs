@@ -180,9 +180,11 @@ pub fn host_isa_flags_description() -> Result<String> {
 /// the `cpuid` leaves it read, and `__x86_get_cpuid_feature_leaf` hands them out): for each leaf
 /// glibc keeps, the four registers `cpuid` returned and the four words of the features glibc
 /// found usable (which accounts for what the OS enables in `XCR0`, as the standard library's
-/// detection does). Leaf 1's EAX (the processor signature) and EBX (which holds the initial
-/// APIC ID, and so differs from core to core) are left out; every other word is a feature set
-/// or a size. `None` where glibc does not keep them (another libc, another architecture, a
+/// detection does), for the leaves in [`FINGERPRINT_LEAVES`]; the words of glibc's other leaves
+/// stay zero (0x8000_0008 holds the core count, 0x14 and 0x19 depend on the hypervisor: keying
+/// on them would only make equal hosts miss each other's entries). Leaf 1's EAX (the processor
+/// signature) and EBX (which holds the initial APIC ID, and so differs from core to core) are
+/// left out too. `None` where glibc does not keep them (another libc, another architecture, a
 /// glibc older than 2.33).
 ///
 /// Everything the standard library's `is_x86_feature_detected!` reads, and so every flag
@@ -195,6 +197,9 @@ pub fn host_cpu_fingerprint() -> Option<[u32; 8 * GLIBC_LEAVES as usize]> {
     {
         let mut words = [0u32; 8 * GLIBC_LEAVES as usize];
         for (i, w) in words.chunks_exact_mut(8).enumerate() {
+            if !FINGERPRINT_LEAVES.contains(&(i as u32)) {
+                continue;
+            }
             let leaf = glibc::leaf(i as u32)?;
             w[..4].copy_from_slice(&leaf.cpuid_array);
             w[4..].copy_from_slice(&leaf.active_array);
@@ -214,6 +219,10 @@ pub fn host_cpu_fingerprint() -> Option<[u32; 8 * GLIBC_LEAVES as usize]> {
 /// 2.36 keeps (1, 7, 0x8000_0001, 0xD.1, 0x8000_0007, 0x8000_0008, 7.1, 0x19, 0x14). A glibc
 /// that keeps fewer returns zero words for the rest.
 pub const GLIBC_LEAVES: u32 = 9;
+
+/// The glibc leaves (`cpuid_index`) whose words [`host_cpu_fingerprint`] keys on: 1, 7,
+/// 0x8000_0001, 0xD.1 and 7.1, the leaves the standard library's detection reads.
+pub const FINGERPRINT_LEAVES: [u32; 5] = [0, 1, 2, 3, 6];
 
 /// Whether glibc counts feature `bit` of register `reg` (0 EAX, 1 EBX, 2 ECX, 3 EDX) of its
 /// leaf `index` (glibc's `cpuid_index`) as usable; `None` where glibc keeps no leaves (or is

@@ -134,6 +134,12 @@ mod shani {
     /// Whether the SHA-extension path can run: by the feature words glibc recorded at start
     /// where it keeps them (no `cpuid`), else by the standard library's detection.
     pub(super) fn available() -> bool {
+        // `compress` asks on every call: answer once.
+        static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *AVAILABLE.get_or_init(detect)
+    }
+
+    fn detect() -> bool {
         // glibc's leaf 7 EBX bit 29 (SHA), leaf 1 EDX bit 26 (SSE2), ECX bits 9 (SSSE3) and
         // 19 (SSE4.1), as `<bits/platform/x86.h>` numbers them.
         let glibc = [(1, 1, 29), (0, 3, 26), (0, 2, 9), (0, 2, 19)]
