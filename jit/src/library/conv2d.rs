@@ -388,13 +388,15 @@ pub(super) fn conv2d<T: Float>(
     // image in place (through a padded copy when there is padding) instead of unfolding it
     // (its scatter offsets, lane × plane, must fit an i32).
     #[cfg(target_arch = "x86_64")]
-    let by_channel = fused && g.packed && g.stride[1] <= 2 && small_k::scatter_fits(plane);
+    let extent = (fused && g.packed && g.stride[1] <= 2 && small_k::scatter_fits(plane))
+        .then(|| Padded::<T>::extent(&g, x.data.len()))
+        .flatten();
     #[cfg(not(target_arch = "x86_64"))]
-    let by_channel = false;
-    let source = if by_channel {
-        Padded::new(&g, x.data, parallel)
-    } else {
-        Padded::default()
+    let extent: Option<(usize, usize)> = None;
+    let by_channel = extent.is_some();
+    let source = match extent {
+        Some(extent) => Padded::new(&g, x.data, extent, parallel),
+        None => Padded::default(),
     };
     let image_of = |n: usize| -> *const T {
         if source.data.is_empty() {
@@ -636,12 +638,29 @@ impl<T> Default for Padded<T> {
 }
 
 impl<T: Float> Padded<T> {
-    fn new(g: &Geometry, x: &[T], parallel: bool) -> Padded<T> {
-        let reach = |out: usize, k: usize, s: usize, d: usize| (out - 1) * s + (k - 1) * d + 1;
-        let hp = reach(g.oh, g.kh, g.stride[0], g.dilation[0]);
-        let wp = reach(g.ow, g.kw, g.stride[1], g.dilation[1]);
-        let in_place = g.pad == [0, 0] && hp <= g.h && wp <= g.w;
-        let (hp, wp) = if in_place { (g.h, g.w) } else { (hp, wp) };
+    /// The rows and columns of the images the kernel reads (`hp × wp`), when every product
+    /// fits and a padded copy stays within 16 times the input (plus 64 Ki elements): a huge
+    /// padding or dilation of a small image goes to the unfolding path instead, whose memory
+    /// follows the output. Every tap offset is below `n·c·hp·wp`, so none overflows either.
+    fn extent(g: &Geometry, x_len: usize) -> Option<(usize, usize)> {
+        let reach = |out: usize, k: usize, s: usize, d: usize| {
+            out.checked_sub(1)?
+                .checked_mul(s)?
+                .checked_add(k.checked_sub(1)?.checked_mul(d)?)?
+                .checked_add(1)
+        };
+        let hp = reach(g.oh, g.kh, g.stride[0], g.dilation[0])?;
+        let wp = reach(g.ow, g.kw, g.stride[1], g.dilation[1])?;
+        if g.pad == [0, 0] && hp <= g.h && wp <= g.w {
+            return Some((g.h, g.w));
+        }
+        let len = g.n.checked_mul(g.c)?.checked_mul(hp)?.checked_mul(wp)?;
+        (len <= x_len.saturating_mul(16).saturating_add(1 << 16)).then_some((hp, wp))
+    }
+
+    /// The images for `extent` ([`Padded::extent`]).
+    fn new(g: &Geometry, x: &[T], (hp, wp): (usize, usize), parallel: bool) -> Padded<T> {
+        let in_place = (hp, wp) == (g.h, g.w) && g.pad == [0, 0];
         let mut taps = Vec::with_capacity(g.c * g.kh * g.kw);
         for c in 0..g.c {
             for i in 0..g.kh {
@@ -1229,5 +1248,56 @@ mod small_k {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geometry(h: usize, k: usize, pad: usize, dilation: usize, out: usize) -> Geometry {
+        Geometry {
+            n: 1,
+            c: 2,
+            h,
+            w: h,
+            o: 32,
+            kh: k,
+            kw: k,
+            oh: out,
+            ow: out,
+            groups: 1,
+            stride: [1, 1],
+            pad: [pad, pad],
+            dilation: [dilation, dilation],
+            packed: true,
+        }
+    }
+
+    /// The image the channel kernel reads is the input itself without padding, a padded copy
+    /// of a reasonable size with it, and nothing (the unfolding path) when the padding or the
+    /// dilation would make the copy overflow or dwarf the input.
+    #[test]
+    fn the_padded_extent_is_checked() {
+        assert_eq!(
+            Padded::<f32>::extent(&geometry(8, 3, 0, 1, 6), 128),
+            Some((8, 8))
+        );
+        assert_eq!(
+            Padded::<f32>::extent(&geometry(8, 3, 1, 1, 8), 128),
+            Some((10, 10))
+        );
+        // A 1×1 image, a 2×2 kernel dilated and padded by 2³² − 1: one output position whose
+        // taps span 2³² rows and columns.
+        let huge = (1usize << 32) - 1;
+        assert_eq!(
+            Padded::<f32>::extent(&geometry(1, 2, huge, huge, 1), 2),
+            None
+        );
+        // No overflow, but a copy of 10⁸ elements for an input of 2.
+        assert_eq!(
+            Padded::<f32>::extent(&geometry(1, 2, 5000, 5000, 1), 2),
+            None
+        );
     }
 }

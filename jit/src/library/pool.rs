@@ -389,11 +389,11 @@ mod stride2 {
         };
         let even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
         let mut acc = _mm512_set1_ps(init);
-        let at = src.as_ptr().wrapping_add(off);
         for &b in bases {
-            // SAFETY: the caller guarantees `src[b + off ..][..32]` is in bounds.
+            // SAFETY: the caller guarantees `src[b + off ..][..32]` is in bounds; the address
+            // is formed from `src`'s start in one step (`off` alone may lie past the end).
             let (lo, hi) = unsafe {
-                let p = at.offset(b);
+                let p = src.as_ptr().offset(b + off as isize);
                 (_mm512_loadu_ps(p), _mm512_loadu_ps(p.add(BLOCK)))
             };
             let v = _mm512_permutex2var_ps(lo, even, hi);

@@ -9,7 +9,8 @@
 //!
 //! `y = t[i]`, where `t` is bound to a tuple literal `(a, b, ...)` (directly or through trivial
 //! bindings), is `y = a` for field `i`, and is then replaced as a trivial binding when that field
-//! is a variable under the same rules. TVM's `KillAfterLastUse` canonicalizes this way first, so
+//! is a variable under the same rules, and a dataflow field only through a dataflow tuple (which
+//! lives in the field's block, as the read then does). TVM's `KillAfterLastUse` canonicalizes this way first, so
 //! `t[0]` never reaches the VM as a `vm.builtin.tuple_getitem` there either.
 //!
 //! Invariants: no binding other than the removed ones changes; every variable is still
@@ -40,6 +41,8 @@ pub fn canonicalize_bindings(module: &IRModule) -> Result<IRModule> {
                         .and_then(|fields| fields.get(*i))
                         && let Some(x) = field.as_var()
                         && replaces(var, x)
+                        && t.as_var()
+                            .is_some_and(|t| t.is_dataflow() || !x.is_dataflow())
                     {
                         em.replace(var, field.clone());
                         return Ok(());

@@ -30,9 +30,9 @@ pub fn elide_dropout(module: &IRModule) -> Result<IRModule> {
             {
                 inputs.insert(var.id(), x.clone());
             }
-            if let Some((d, x)) = field_of(value, &inputs) {
+            if let Some((d, x, d_flow)) = field_of(value, &inputs) {
                 let goes = match value.kind() {
-                    ExprKind::TupleGetItem(_, 0) => replaceable(var, x),
+                    ExprKind::TupleGetItem(_, 0) => replaceable(var, d_flow, x),
                     _ => uses.get(&var.id()).is_none_or(|&n| n == 0),
                 };
                 if goes {
@@ -50,8 +50,10 @@ pub fn elide_dropout(module: &IRModule) -> Result<IRModule> {
                 if elided.contains(&var.id()) {
                     return Ok(());
                 }
-                if let Some((d, x)) = field_of(value, &inputs) {
-                    if matches!(value.kind(), ExprKind::TupleGetItem(_, 0)) && replaceable(var, x) {
+                if let Some((d, x, d_flow)) = field_of(value, &inputs) {
+                    if matches!(value.kind(), ExprKind::TupleGetItem(_, 0))
+                        && replaceable(var, d_flow, x)
+                    {
                         em.replace(var, Expr::var(x));
                         return Ok(());
                     }
@@ -67,19 +69,23 @@ pub fn elide_dropout(module: &IRModule) -> Result<IRModule> {
     })
 }
 
-/// `(d, x)` when `value` reads a field of the dropout `d` of `x`.
-fn field_of<'a>(value: &Expr, inputs: &'a HashMap<VarId, Var>) -> Option<(VarId, &'a Var)> {
+/// `(d, x, dataflow)` when `value` reads a field of the dropout `d` of `x`, `dataflow` saying
+/// whether `d` is a dataflow variable.
+fn field_of<'a>(value: &Expr, inputs: &'a HashMap<VarId, Var>) -> Option<(VarId, &'a Var, bool)> {
     let ExprKind::TupleGetItem(t, _) = value.kind() else {
         return None;
     };
     let ExprKind::Var(d) = t.kind() else {
         return None;
     };
-    inputs.get(&d.id()).map(|x| (d.id(), x))
+    inputs.get(&d.id()).map(|x| (d.id(), x, d.is_dataflow()))
 }
 
-fn replaceable(var: &Var, x: &Var) -> bool {
-    var.is_dataflow() || !x.is_dataflow()
+/// Whether uses of `var = d[0]` may read `x` (the dropout's input) instead: as in
+/// CanonicalizeBindings, a dataflow `x` only where `var` is a dataflow variable of the same
+/// block, which a dataflow dropout `d` guarantees (it lives in `x`'s block).
+fn replaceable(var: &Var, d_is_dataflow: bool, x: &Var) -> bool {
+    !x.is_dataflow() || (var.is_dataflow() && d_is_dataflow)
 }
 
 /// How many times each variable is read in `f`.

@@ -33,3 +33,15 @@ class Module:
             e: R.Tensor((2, 3), dtype="float32") = d[0]
             R.output(e)
         return e
+
+    @R.function
+    def read_in_a_later_block(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        with R.dataflow():
+            a: R.Tensor((2, 3), dtype="float32") = R.nn.relu(x)
+            d = R.nn.dropout(a, rate=0.5)
+            R.output(d)
+        with R.dataflow():
+            e: R.Tensor((2, 3), dtype="float32") = d[0]
+            y: R.Tensor((2, 3), dtype="float32") = R.add(e, e)
+            R.output(y)
+        return y
