@@ -388,12 +388,21 @@ impl VmRef {
 
     /// The dispatch loop for bytecode function `idx`; `args` already match its arity.
     ///
-    /// The run takes the VM's whole free list of frames and argument buffers for its duration
+    /// The run takes the VM's free lists of frames and argument buffers for its duration
     /// (one lock at entry, one at exit), so pushing and popping frames costs no synchronisation.
     /// A closure re-entering the VM meanwhile finds the pool empty and allocates its own.
     fn run_bytecode(&self, idx: usize, args: &[Value]) -> Result<Value> {
         let core = &*self.0;
-        let mut scratch = std::mem::take(&mut *self.lock_scratch());
+        // The register files of compiled functions stay in the pool: a compiled function this
+        // run calls takes its file from there.
+        let mut scratch = {
+            let mut pool = self.lock_scratch();
+            Scratch {
+                frames: std::mem::take(&mut pool.frames),
+                args: std::mem::take(&mut pool.args),
+                files: Vec::new(),
+            }
+        };
         let base_depth = core.live_frames.load(Ordering::Relaxed);
         let mut stack = Vec::new();
         let mut call_args = scratch.args.pop().unwrap_or_default();
@@ -415,7 +424,8 @@ impl VmRef {
         scratch.args.push(call_args);
         let mut pool = self.lock_scratch();
         if pool.frames.len() < scratch.frames.len() {
-            std::mem::swap(&mut *pool, &mut scratch);
+            std::mem::swap(&mut pool.frames, &mut scratch.frames);
+            std::mem::swap(&mut pool.args, &mut scratch.args);
         }
         result
     }
