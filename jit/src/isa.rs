@@ -119,30 +119,32 @@ pub fn host_isa_description() -> Result<String> {
     // written into every entry header, and 64 digits stand for 288 bytes as well.
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let mut s = shared_description();
-    s.push_str(" cpu=");
-    for b in crate::sha256::Sha256::digest(&bytes) {
-        s.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
-        s.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
-    }
+    push_setting(
+        &mut s,
+        "cpu",
+        &crate::sha256::hex(&crate::sha256::Sha256::digest(&bytes)),
+    );
     Ok(s)
 }
 
 /// The architecture, the OS (which fix the calling convention) and the shared settings.
 fn shared_description() -> String {
-    fn push(s: &mut String, name: &str, value: &str) {
-        s.push(' ');
-        s.push_str(name);
-        s.push('=');
-        s.push_str(value);
-    }
     let mut s = String::with_capacity(1024);
     s.push_str(std::env::consts::ARCH);
     s.push('-');
     s.push_str(std::env::consts::OS);
     for (name, value) in base_settings().iter().chain(HOST_SETTINGS) {
-        push(&mut s, name, value);
+        push_setting(&mut s, name, value);
     }
     s
+}
+
+/// Appends ` name=value` to a description.
+fn push_setting(s: &mut String, name: &str, value: &str) {
+    s.push(' ');
+    s.push_str(name);
+    s.push('=');
+    s.push_str(value);
 }
 
 /// What [`host_isa`] compiles for, as text, without building it: the architecture and OS
@@ -168,10 +170,7 @@ pub fn host_isa_flags_description() -> Result<String> {
     let mut s = shared_description();
     s.push_str(" isa:");
     for (name, value) in &isa.0 {
-        s.push(' ');
-        s.push_str(name);
-        s.push('=');
-        s.push_str(value);
+        push_setting(&mut s, name, value);
     }
     Ok(s)
 }

@@ -238,6 +238,17 @@ mod shani {
     }
 }
 
+/// `bytes` in lowercase hexadecimal, two digits per byte (how digests are written).
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(2 * bytes.len());
+    for &b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,13 +69,7 @@ pub struct Key(pub [u8; 32]);
 impl Key {
     /// The key in hexadecimal (the entry's file stem).
     pub fn hex(&self) -> String {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut s = String::with_capacity(64);
-        for b in self.0 {
-            s.push(char::from(DIGITS[usize::from(b >> 4)]));
-            s.push(char::from(DIGITS[usize::from(b & 15)]));
-        }
-        s
+        crate::sha256::hex(&self.0)
     }
 }
 
