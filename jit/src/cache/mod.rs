@@ -380,7 +380,8 @@ impl ArtifactCache {
             .iter()
             .map(|a| Link {
                 path: self.path_of(a),
-                alias_file: entry::encode_alias(&self.identity(a), &key.0),
+                alias: *a,
+                target: *key,
             })
             .collect();
         if let Err(e) = self.write_atomic(&path, &links, &bytes) {
@@ -425,7 +426,8 @@ impl ArtifactCache {
                     if e.kind() == std::io::ErrorKind::AlreadyExists {
                         return Err(e);
                     }
-                    self.write_atomic(&alias.path, &[], &alias.alias_file)?;
+                    let file = entry::encode_alias(&self.identity(&alias.alias), &alias.target.0);
+                    self.write_atomic(&alias.path, &[], &file)?;
                     continue;
                 }
                 if let Err(e) = fs::rename(&link, &alias.path) {
@@ -545,8 +547,10 @@ impl ArtifactCache {
 /// A second name of an entry being stored.
 struct Link {
     path: PathBuf,
-    /// What to write there if the entry cannot be hard-linked.
-    alias_file: Vec<u8>,
+    /// The key the name stands for, and the entry's key: an alias file from one to the other
+    /// is written there (built only then) if the entry cannot be hard-linked.
+    alias: Key,
+    target: Key,
 }
 
 /// One entry file in the directory.
