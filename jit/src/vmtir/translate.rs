@@ -36,8 +36,8 @@ use super::runtime::{
 };
 use crate::error::{Error, Result};
 use crate::kernel::abi::{
-    ARG_DATA_OFFSET, ARG_DTYPE_OFFSET, ARG_NDIM_OFFSET, ARG_SHAPE_OFFSET, ARG_SIZE, ARG_TENSOR,
-    KernelError,
+    ARG_DATA_OFFSET, ARG_DTYPE_OFFSET, ARG_NDIM_OFFSET, ARG_SCALAR_OFFSET, ARG_SHAPE_OFFSET,
+    ARG_SIZE, ARG_TENSOR, KernelError,
 };
 
 /// How the translator reaches the kernels: the slot (in the call context's kernel table) of the
@@ -873,12 +873,14 @@ impl Emit<'_, '_> {
         fields: &[(i64, [Value; 4])],
         next: Block,
     ) -> Result<()> {
-        // The `kind` word written with `ndim` below is zero. `scalar` is left as it is: a
-        // kernel reads it only for a scalar parameter, after checking that the argument's kind
-        // is a scalar's (`kernel::codegen`), so a tensor argument's is never observed.
+        // The `kind` word written with `ndim` below is zero. `scalar` is written too (zero),
+        // although a kernel reads it only for a scalar parameter, after checking the
+        // argument's kind: library kernels view the slot as a `&[KernelArg]`, and a Rust
+        // value made of uninitialised bytes is undefined behaviour however it is used.
         const _: () = assert!(ARG_TENSOR == 0);
         let trusted = MemFlagsData::trusted();
         let kargs = self.b.ins().stack_addr(types::I64, ks.kargs, 0);
+        let zero = self.b.ins().iconst(types::I64, 0);
         for (i, &r) in regs.iter().enumerate() {
             let base = i32::try_from(i as i64 * ARG_SIZE)
                 .map_err(|_| Error::Unsupported(format!("a kernel call of {i} arguments")))?;
@@ -893,6 +895,9 @@ impl Emit<'_, '_> {
             self.b
                 .ins()
                 .store(trusted, shape, kargs, base + ARG_SHAPE_OFFSET);
+            self.b
+                .ins()
+                .store(trusted, zero, kargs, base + ARG_SCALAR_OFFSET);
             // `ndim` and `kind` (ARG_TENSOR, 0) as one word; `dtype` and the padding as one.
             self.b
                 .ins()
