@@ -1,6 +1,7 @@
 //! Regression tests, through the public `Engine`, for inputs that used to corrupt memory or
 //! abort the process: integer literals beyond int32, huge constants, writes through shared
-//! tensors, and absurd thread counts. Each gives TVM's value or a clean error.
+//! tensors, absurd thread counts, and elementwise chains too long for one fused kernel. Each gives
+//! TVM's value or a clean error.
 
 use relaxjit::{Config, Engine, Error, MAX_THREADS, Tensor, Value};
 
@@ -212,4 +213,66 @@ fn threads_beyond_the_bound_are_rejected() {
         })
         .is_ok()
     );
+}
+
+/// A dataflow chain of `n` elementwise operators: `y0 = relu(x)`, `y{i} = y{i-1} + 1`, and,
+/// with `skip`, a last `y0 +` that makes `y0`'s post-dominator `n` operators away.
+fn elementwise_chain(n: usize, skip: bool) -> String {
+    let mut s = String::from(
+        r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        with R.dataflow():
+            y0 = R.nn.relu(x)
+"#,
+    );
+    for i in 1..n {
+        s += &format!(
+            "            y{i} = R.add(y{}, R.const(1.0, \"float32\"))\n",
+            i - 1
+        );
+    }
+    let last = if skip {
+        s += &format!("            z = R.add(y{}, y0)\n", n - 1);
+        "z".to_string()
+    } else {
+        format!("y{}", n - 1)
+    };
+    s += &format!("            R.output({last})\n        return {last}\n");
+    s
+}
+
+/// Fusion once merged a whole elementwise chain into one PrimFunc, whose statements nest as
+/// deep as the chain is long: 3000 operators overflowed the stack (aborting the process) and
+/// 1000 took half a minute in Cranelift. Groups now stop at TVM's 256 operators; the chains
+/// compile on a test thread's stack, in both exec modes, to the values they compute.
+#[test]
+fn long_elementwise_chains_are_fused_in_bounded_groups() {
+    let x = Tensor::from_slice(&[2, 3], &[0.5f32, 1.0, -2.0, 3.0, 0.0, 4.25]).unwrap();
+    for (n, skip) in [(3000, false), (3000, true)] {
+        let src = elementwise_chain(n, skip);
+        for exec_mode in [relaxjit::ExecMode::Bytecode, relaxjit::ExecMode::Compiled] {
+            let compiled = Engine::new(Config {
+                exec_mode,
+                ..Config::default()
+            })
+            .unwrap()
+            .compile_str(&src)
+            .unwrap_or_else(|e| panic!("chain of {n} (skip {skip}, {exec_mode:?}): {e}"));
+            let got = compiled.run("main", &[x.clone().into()]).unwrap();
+            let got: Vec<f32> = got.as_tensor().unwrap().to_vec().unwrap();
+            let want: Vec<f32> = [0.5f32, 1.0, -2.0, 3.0, 0.0, 4.25]
+                .iter()
+                .map(|&v| {
+                    let r = v.max(0.0);
+                    r + (n - 1) as f32 + if skip { r } else { 0.0 }
+                })
+                .collect();
+            assert_eq!(got, want, "chain of {n} (skip {skip}, {exec_mode:?})");
+        }
+    }
 }

@@ -9,7 +9,8 @@
 //! phases of union-find merging of each node into its post-dominator when every path between
 //! them satisfies the pattern rules: out-elemwise-fusable ops (matmul, conv) take elementwise
 //! epilogues through broadcast paths, elementwise/broadcast ops fuse into injective or
-//! reduction consumers, injective ops (phase 1) fuse into injective consumers.
+//! reduction consumers, injective ops (phase 1) fuse into injective consumers; no merge makes
+//! a group of more than [`MAX_FUSED_OPS`] operators.
 //!
 //! Invariants: only dataflow blocks change; a group's function takes the values it uses from
 //! outside as parameters, in first-use order (tensor constants, rank 0 included, become
@@ -204,6 +205,11 @@ fn lca(
 
 // ----- the partitioner ---------------------------------------------------------------------
 
+/// The most operators one fused group holds: TVM's default for `relax.FuseOps.max_depth`
+/// (`kMaxFusedOps`). Beyond it a chain is cut into several groups, which keeps the fused
+/// PrimFunc's nesting, and its compile time, bounded however long the chain is.
+pub const MAX_FUSED_OPS: usize = 256;
+
 struct Group {
     parent: Option<usize>,
     pattern: i64,
@@ -275,6 +281,28 @@ impl Partitioner<'_> {
         self.commit_(src, sink, sink);
     }
 
+    /// The nodes of the groups on the paths from `src` up to (not including) `sink`, each
+    /// node's own group counted where the path enters it (TVM's `CountNodesUptoSink_`).
+    fn count_nodes_upto_sink_(&mut self, src: usize, sink: usize) -> usize {
+        if src == sink || !self.visited.insert(src) {
+            return 0;
+        }
+        let outs: Vec<usize> = self.graph.nodes[src].outputs.iter().map(|e| e.0).collect();
+        let mut sum = self.groups[src].num_nodes;
+        for o in outs {
+            sum += self.count_nodes_upto_sink_(o, sink);
+        }
+        sum
+    }
+
+    /// How many operators the group of `parent` would hold with `child`'s paths fused in
+    /// (TVM's `CountFusedNodesWithNewChild`).
+    fn count_fused_nodes_with_new_child(&mut self, child: usize, parent: usize) -> usize {
+        self.visited.clear();
+        let target = self.groups[self.root(parent)].num_nodes;
+        target + self.count_nodes_upto_sink_(child, parent)
+    }
+
     fn run(&mut self, dom: &[DomNode], phase: u8) {
         for (nid, dnode) in dom.iter().enumerate().take(self.groups.len()) {
             let pattern = self.groups[nid].pattern;
@@ -284,6 +312,9 @@ impl Partitioner<'_> {
             let Some(parent) = dnode.parent else {
                 continue;
             };
+            if self.count_fused_nodes_with_new_child(nid, parent) > MAX_FUSED_OPS {
+                continue;
+            }
             if phase == 2 {
                 // Injective ops fuse into intermediate tuples, which Relax graphs do not have.
                 continue;
