@@ -574,10 +574,11 @@ fn countdown() -> (Executable, Library) {
     (ib.get().unwrap(), lib)
 }
 
-/// Recursion agrees within the native nesting limit. Beyond it, compiled functions (which nest
-/// on the native stack, as TVM's do) stop with the VM's depth error where the interpreter, whose
-/// frames are on the heap, goes on up to `max_call_depth`: deep recursion is an error in
-/// compiled mode, never a stack overflow.
+/// Recursion agrees at every depth: compiled functions nest on the native stack (as TVM's do)
+/// and bytecode frames live on the heap, but both count against `max_call_depth`, so a
+/// recursion far deeper than a thread's stack holds natively runs in both modes, and one past
+/// the limit stops in both with the same error, never a stack overflow. Run on a thread with a
+/// small stack, so that the compiled recursion must continue on new stack segments.
 #[test]
 fn recursion_depth() {
     let (exec, lib) = countdown();
@@ -586,16 +587,46 @@ fn recursion_depth() {
     compiled.add_to(&mut lib_c);
     let bytecode = VirtualMachine::with_library(Arc::new(exec), &lib).unwrap();
     let native = VirtualMachine::with_library(Arc::new(compiled.executable), &lib_c).unwrap();
-    let depth = vm::VmConfig::default().max_native_depth as i64;
-    let n = [Value::Int(depth / 2)];
-    assert_eq!(
-        outcome(bytecode.invoke("count", &n)),
-        outcome(native.invoke("count", &n))
-    );
-    let n = [Value::Int(depth * 5)];
-    assert_eq!(outcome(bytecode.invoke("count", &n)), "ok 0");
-    let e = native.invoke("count", &n).unwrap_err().to_string();
-    assert!(e.contains("maximum call depth exceeded"), "{e}");
+    let max = vm::VmConfig::default().max_call_depth as i64;
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            for n in [10, max / 2, max - 1, max, max + 1, max * 3] {
+                let want = outcome(bytecode.invoke("count", &[Value::Int(n)]));
+                let got = outcome(native.invoke("count", &[Value::Int(n)]));
+                assert_eq!(got, want, "count({n})");
+                if n < max - 1 {
+                    assert_eq!(want, "ok 0", "count({n})");
+                } else if n > max {
+                    assert!(want.contains("maximum call depth exceeded"), "{want}");
+                }
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+/// The depth limit counts the frames of the calling thread: threads recursing at once in one
+/// VM each get the whole depth.
+#[test]
+fn recursion_depth_is_per_thread() {
+    let (exec, lib) = countdown();
+    let compiled = vmtir::compile(&exec, &KernelLibrary::default()).unwrap();
+    let mut lib_c = lib.clone();
+    compiled.add_to(&mut lib_c);
+    let bytecode = VirtualMachine::with_library(Arc::new(exec), &lib).unwrap();
+    let native = VirtualMachine::with_library(Arc::new(compiled.executable), &lib_c).unwrap();
+    let n = vm::VmConfig::default().max_call_depth as i64 - 1;
+    std::thread::scope(|s| {
+        for vm in [&bytecode, &native, &bytecode, &native] {
+            s.spawn(move || {
+                for _ in 0..3 {
+                    assert_eq!(outcome(vm.invoke("count", &[Value::Int(n)])), "ok 0");
+                }
+            });
+        }
+    });
 }
 
 /// A compiled module carried through its stored form ([`vmtir::VmtirModule::to_section`],

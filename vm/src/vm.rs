@@ -2,18 +2,20 @@
 //!
 //! The executable is validated once (see `executable.rs`), so the dispatch loop indexes without
 //! re-checking what validation guarantees. A call from bytecode to another bytecode function
-//! pushes a frame onto the loop's own frame stack instead of recursing on the native stack; only
-//! closures invoked through builtins (`vm.builtin.invoke_closure`) and instrumented calls nest
-//! natively. Both are bounded: [`VmConfig::max_call_depth`] frames in all and
-//! [`VmConfig::max_native_depth`] native nestings, so deep recursion is an error, not a stack
-//! overflow.
+//! pushes a frame onto the loop's own frame stack instead of recursing on the native stack;
+//! compiled functions, closures invoked through builtins (`vm.builtin.invoke_closure`) and
+//! instrumented calls nest natively. Every entry into a function counts as a frame of its thread
+//! (bytecode frames and compiled invocations alike, whatever VM they belong to), bounded by
+//! [`VmConfig::max_call_depth`], so both exec modes stop a deep recursion at the same depth with
+//! the same error; and each native entry first makes sure enough stack is left, moving to a new
+//! stack segment on the heap when it is not, so that depth is reached without a stack overflow.
 //!
 //! `VmRef` is the shared, immutable-after-init core (constants, resolved functions, allocators)
 //! and is what the `%vm` register hands to builtins. `VirtualMachine` adds TVM's stateful API
 //! (`set_input` / `invoke_stateful` / `get_output`, saved functions) for one caller.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -21,7 +23,7 @@ use crate::allocator::{Allocator, AllocatorKind, new_allocator};
 use crate::bytecode::{
     Arg, ArgKind, BEGIN_SPECIAL_REG, Instruction, RegName, VM_REGISTER, VOID_REGISTER,
 };
-use crate::executable::{Executable, FuncKind};
+use crate::executable::{Executable, FuncInfo, FuncKind};
 use crate::inline::{InlineBuiltin, Spare};
 use crate::packed::{PackedFunc, Registry};
 use crate::tensor::Device;
@@ -131,10 +133,9 @@ pub struct VmConfig {
     pub allocator: AllocatorKind,
     /// Devices; by TVM's convention the last one is the host. relaxjit runs on the CPU only.
     pub devices: Vec<Device>,
-    /// Frames that may be live at once (recursion depth).
+    /// Frames that may be live at once on a thread (recursion depth): bytecode frames and
+    /// compiled-function invocations.
     pub max_call_depth: usize,
-    /// Nested native entries into the interpreter (closures called from builtins).
-    pub max_native_depth: usize,
 }
 
 impl Default for VmConfig {
@@ -143,7 +144,6 @@ impl Default for VmConfig {
             allocator: AllocatorKind::Pooled,
             devices: vec![Device::cpu(0)],
             max_call_depth: 10_000,
-            max_native_depth: 200,
         }
     }
 }
@@ -181,8 +181,6 @@ pub(crate) struct VmCore {
     has_instrument: AtomicBool,
     instrument: RwLock<Option<PackedFunc>>,
     scratch: Mutex<Scratch>,
-    live_frames: AtomicUsize,
-    native_depth: AtomicUsize,
     config: VmConfig,
 }
 
@@ -190,11 +188,38 @@ pub(crate) struct VmCore {
 #[derive(Clone)]
 pub struct VmRef(pub(crate) Arc<VmCore>);
 
-struct DepthGuard<'a>(&'a AtomicUsize);
-impl Drop for DepthGuard<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+thread_local! {
+    /// The frames live on this thread: bytecode frames and compiled-function invocations, of
+    /// every VM (they all nest on this thread's stack).
+    static LIVE_FRAMES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Puts [`LIVE_FRAMES`] back to what it was when the guard was made, however the scope ends
+/// (an error, or a panic unwinding through it).
+struct FramesGuard(usize);
+impl FramesGuard {
+    fn new() -> FramesGuard {
+        FramesGuard(LIVE_FRAMES.get())
     }
+}
+impl Drop for FramesGuard {
+    fn drop(&mut self) {
+        LIVE_FRAMES.set(self.0);
+    }
+}
+
+/// Stack that must be left for a native entry into a function to run on the current stack:
+/// the function's own frames and what the kernels and builtins it calls use. With less, the
+/// entry runs on a new segment of [`STACK_SEGMENT`] bytes.
+const STACK_RED_ZONE: usize = 512 << 10;
+/// The size of a stack segment that a deep native nesting continues on.
+const STACK_SEGMENT: usize = 8 << 20;
+
+/// The error of a call that would make more than `max` frames live.
+fn depth_error(max: usize, callee: &str) -> Error {
+    Error::runtime(format!(
+        "maximum call depth exceeded: more than {max} frames (calling {callee}); is the recursion unbounded?"
+    ))
 }
 
 impl VmRef {
@@ -225,8 +250,6 @@ impl VmRef {
             has_instrument: AtomicBool::new(false),
             instrument: RwLock::new(None),
             scratch: Mutex::new(Scratch::default()),
-            live_frames: AtomicUsize::new(0),
-            native_depth: AtomicUsize::new(0),
             config,
         })))
     }
@@ -314,17 +337,23 @@ impl VmRef {
         if info.num_args as usize != args.len() {
             return Err(arity_error(&core.exec, idx, args.len()));
         }
-        let depth = core.native_depth.fetch_add(1, Ordering::Relaxed);
-        let _guard = DepthGuard(&core.native_depth);
-        if depth >= core.config.max_native_depth {
-            return Err(Error::runtime(format!(
-                "maximum call depth exceeded: {} nested VM invocations (calling {})",
-                core.config.max_native_depth, info.name
-            )));
-        }
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.invoke_checked(idx, info, args)
+        })
+    }
+
+    /// [`VirtualMachine::invoke_index`] once `idx` and the arity are checked.
+    fn invoke_checked(&self, idx: usize, info: &FuncInfo, args: &[Value]) -> Result<Value> {
+        let core = &*self.0;
         match info.kind {
             FuncKind::VMFunc => self.run_bytecode(idx, args),
             FuncKind::VMTIRFunc => {
+                let _frames = FramesGuard::new();
+                let depth = LIVE_FRAMES.get();
+                if depth >= core.config.max_call_depth {
+                    return Err(depth_error(core.config.max_call_depth, &info.name));
+                }
+                LIVE_FRAMES.set(depth + 1);
                 let native = core.vmtir[idx].as_ref().expect("resolved at init");
                 // The register file comes from the VM's pool and goes back to it all Null, at
                 // its size: an invocation allocates none after the first, and the next one of
@@ -362,10 +391,10 @@ impl VmRef {
     ) -> Result<Frame> {
         let core = &*self.0;
         if depth >= core.config.max_call_depth {
-            return Err(Error::runtime(format!(
-                "maximum call depth exceeded: more than {} frames (calling {}); is the recursion unbounded?",
-                core.config.max_call_depth, core.exec.func_table[func_idx].name
-            )));
+            return Err(depth_error(
+                core.config.max_call_depth,
+                &core.exec.func_table[func_idx].name,
+            ));
         }
         let size = core.exec.func_table[func_idx].register_file_size as usize;
         let mut frame = scratch.frames.pop().unwrap_or(Frame {
@@ -403,13 +432,15 @@ impl VmRef {
                 files: Vec::new(),
             }
         };
-        let base_depth = core.live_frames.load(Ordering::Relaxed);
+        let _frames = FramesGuard::new();
+        let base_depth = LIVE_FRAMES.get();
         let mut stack = Vec::new();
         let mut call_args = scratch.args.pop().unwrap_or_default();
         let mut result = self
             .take_frame(&mut scratch, base_depth, idx, usize::MAX, VOID_REGISTER)
             .and_then(|frame| {
                 stack.push(frame);
+                LIVE_FRAMES.set(base_depth + 1);
                 stack[0].regs[..args.len()].clone_from_slice(args);
                 self.run_loop(&mut stack, &mut call_args, &mut scratch, base_depth)
             });
@@ -419,7 +450,6 @@ impl VmRef {
             }
             Self::release_frame(&mut scratch, frame);
         }
-        core.live_frames.store(base_depth, Ordering::Relaxed);
         call_args.clear();
         scratch.args.push(call_args);
         let mut pool = self.lock_scratch();
@@ -626,7 +656,7 @@ impl VmRef {
                                     self.take_frame(scratch, depth, callee_idx, pc, dst)?;
                                 // Nested entries into the VM (closures called from builtins)
                                 // count these frames towards the depth limit.
-                                core.live_frames.store(depth + 1, Ordering::Relaxed);
+                                LIVE_FRAMES.set(depth + 1);
                                 for (slot, v) in new_frame.regs.iter_mut().zip(call_args.drain(..))
                                 {
                                     *slot = v;
@@ -650,8 +680,7 @@ impl VmRef {
                     let done = stack.pop().expect("len > 1");
                     let (return_pc, dst) = (done.return_pc, done.caller_dst);
                     Self::release_frame(scratch, done);
-                    core.live_frames
-                        .store(base_depth + stack.len(), Ordering::Relaxed);
+                    LIVE_FRAMES.set(base_depth + stack.len());
                     let caller = stack.last_mut().expect("len > 1");
                     write_dst(&mut caller.regs, dst, ret);
                     pc = return_pc + 1;

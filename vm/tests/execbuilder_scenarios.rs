@@ -905,7 +905,6 @@ fn unbounded_recursion_hits_the_depth_limit() {
         VmConfig::default(),
         VmConfig {
             max_call_depth: 50,
-            max_native_depth: 10,
             ..VmConfig::default()
         },
     ];
