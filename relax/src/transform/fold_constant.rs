@@ -179,25 +179,9 @@ impl Folder<'_> {
         if vm::tensor::checked_nbytes(shape, dtype).ok()? > self.max_bytes {
             return None;
         }
-        let es = dtype.bytes();
         let from = t.to_bytes();
         let mut out = vm::Tensor::zeros(shape, dtype).ok()?;
-        let bytes = out.bytes_mut().ok()?;
-        let mut index = vec![0i64; shape.len()];
-        let mut at = 0usize;
-        for chunk in bytes.chunks_exact_mut(es) {
-            chunk.copy_from_slice(&from[at * es..(at + 1) * es]);
-            // Advance the output index (row-major) and the source offset with it.
-            for d in (0..shape.len()).rev() {
-                index[d] += 1;
-                at += strides[d];
-                if index[d] < shape[d] {
-                    break;
-                }
-                at -= strides[d] * shape[d] as usize;
-                index[d] = 0;
-            }
-        }
+        broadcast_into(out.bytes_mut().ok()?, &from, shape, &strides, dtype.bytes());
         Some(out)
     }
 
@@ -266,3 +250,101 @@ impl Folder<'_> {
 }
 
 use tir::PrimExpr;
+
+/// Writes into `out` (row-major over `shape`, elements of `es` bytes) the broadcast of `src`,
+/// whose element stride along each dimension is `strides` (0 where broadcast). A broadcast
+/// dimension fills its first slice and then copies it over the others, doubling the copied run
+/// each time, and a tail the source holds contiguously is one copy; so the work is one pass of
+/// `memcpy` over the output (a one-element weight broadcast to a whole conv kernel, as TVM's
+/// ONNX import of the light zoo writes every weight, costs no per-element loop).
+fn broadcast_into(out: &mut [u8], src: &[u8], shape: &[i64], strides: &[usize], es: usize) {
+    fn fill(out: &mut [u8], src: &[u8], at: usize, shape: &[i64], strides: &[usize], es: usize) {
+        if out.is_empty() {
+            return;
+        }
+        // The tail is one contiguous run of the source: strides 1, then each the product of
+        // the sizes inside it.
+        let mut run = 1usize;
+        let contiguous = shape.iter().zip(strides).rev().all(|(&n, &st)| {
+            let ok = st == run;
+            run *= n as usize;
+            ok
+        });
+        if contiguous {
+            out.copy_from_slice(&src[at * es..at * es + out.len()]);
+            return;
+        }
+        let (n, inner) = (shape[0] as usize, &shape[1..]);
+        let slice = out.len() / n;
+        if strides[0] == 0 {
+            fill(&mut out[..slice], src, at, inner, &strides[1..], es);
+            let mut filled = slice;
+            while filled < out.len() {
+                let c = filled.min(out.len() - filled);
+                out.copy_within(..c, filled);
+                filled += c;
+            }
+        } else {
+            for (i, part) in out.chunks_exact_mut(slice).enumerate() {
+                fill(part, src, at + i * strides[0], inner, &strides[1..], es);
+            }
+        }
+    }
+    fill(out, src, 0, shape, strides, es);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::broadcast_into;
+
+    /// The reference: one element at a time, advancing a row-major index.
+    fn broadcast_naive(src: &[u8], shape: &[i64], strides: &[usize], es: usize) -> Vec<u8> {
+        let numel: i64 = shape.iter().product();
+        let mut out = vec![0u8; numel as usize * es];
+        let mut index = vec![0i64; shape.len()];
+        let mut at = 0usize;
+        for chunk in out.chunks_exact_mut(es) {
+            chunk.copy_from_slice(&src[at * es..(at + 1) * es]);
+            for d in (0..shape.len()).rev() {
+                index[d] += 1;
+                at += strides[d];
+                if index[d] < shape[d] {
+                    break;
+                }
+                at -= strides[d] * shape[d] as usize;
+                index[d] = 0;
+            }
+        }
+        out
+    }
+
+    /// Every pattern of broadcast and kept dimensions up to rank 4, with sizes 1 to 3 and a
+    /// zero-sized one, for 1-, 2- and 4-byte elements, equals the element-by-element loop.
+    #[test]
+    fn the_block_broadcast_equals_the_element_loop() {
+        let sizes = [[3, 1, 2, 3], [2, 3, 1, 2], [1, 2, 3, 1], [2, 2, 0, 3]];
+        for es in [1usize, 2, 4] {
+            for shape in sizes {
+                for rank in 0..=4 {
+                    let shape = &shape[4 - rank..];
+                    for mask in 0..1u32 << rank {
+                        // Source dims: the output's where the bit is set, else 1 (broadcast).
+                        let mut strides = vec![0usize; rank];
+                        let mut stride = 1usize;
+                        for d in (0..rank).rev() {
+                            if mask >> d & 1 == 1 && shape[d] != 1 {
+                                strides[d] = stride;
+                                stride *= shape[d] as usize;
+                            }
+                        }
+                        let src: Vec<u8> = (0..stride * es).map(|i| (i * 7 + 3) as u8).collect();
+                        let want = broadcast_naive(&src, shape, &strides, es);
+                        let mut got = vec![0u8; want.len()];
+                        broadcast_into(&mut got, &src, shape, &strides, es);
+                        assert_eq!(got, want, "shape {shape:?} strides {strides:?} es {es}");
+                    }
+                }
+            }
+        }
+    }
+}
