@@ -276,3 +276,39 @@ fn long_elementwise_chains_are_fused_in_bounded_groups() {
         }
     }
 }
+
+/// `R.nn.pad` of an integer tensor with a float `pad_value` pads with the value converted to
+/// the tensor's dtype (`tir.const(2.5, "int16")` is 2, as in TVM); it once built a float
+/// constant of type int16, which Cranelift could not lower (a panic inside the compile).
+#[test]
+fn integer_pads_convert_a_float_pad_value() {
+    let src = r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="int16")) -> R.Tensor((3, 5), dtype="int16"):
+        with R.dataflow():
+            gv: R.Tensor((3, 5), dtype="int16") = R.nn.pad(x, pad_width=[1, 0, 0, 2], pad_value=2.5, pad_mode="constant")
+            R.output(gv)
+        return gv
+"#;
+    let x = Tensor::from_slice(&[2, 3], &[1i16, -2, 3, 4, 5, -6]).unwrap();
+    for exec_mode in [relaxjit::ExecMode::Bytecode, relaxjit::ExecMode::Compiled] {
+        let out = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap()
+        .compile_str(src)
+        .unwrap_or_else(|e| panic!("{exec_mode:?}: {e}"))
+        .run("main", &[x.clone().into()])
+        .unwrap();
+        assert_eq!(
+            out.as_tensor().unwrap().to_vec::<i16>().unwrap(),
+            [2, 2, 2, 2, 2, 1, -2, 3, 2, 2, 4, 5, -6, 2, 2],
+            "{exec_mode:?}"
+        );
+    }
+}

@@ -277,6 +277,39 @@ pub fn struct_info_equal(a: &StructInfo, b: &StructInfo) -> bool {
     }
 }
 
+/// Whether no value can be described by both `annotation` and `value`'s struct info because
+/// their static types disagree: tensors or prim values of two known dtypes, two known ranks,
+/// tuples of other lengths (or with such a field), or different kinds of value. This is the
+/// failure TVM's parser reports for a binding's annotation (`StructInfoBaseCheck` at
+/// `kFailL0`), taken only where both sides are known, so that an annotation may still refine
+/// what inference leaves open.
+pub fn static_types_conflict(annotation: &StructInfo, value: &StructInfo) -> bool {
+    use StructInfo as S;
+    let known_differ = |a: i64, b: i64| a >= 0 && b >= 0 && a != b;
+    match (annotation, value) {
+        (S::Any, _) | (_, S::Any) => false,
+        (S::Prim { dtype: a, .. }, S::Prim { dtype: b, .. }) => a != b,
+        (S::Shape { ndim: a, .. }, S::Shape { ndim: b, .. }) => known_differ(*a, *b),
+        (
+            S::Tensor {
+                dtype: d1,
+                ndim: n1,
+                ..
+            },
+            S::Tensor {
+                dtype: d2,
+                ndim: n2,
+                ..
+            },
+        ) => matches!((d1, d2), (Some(a), Some(b)) if a != b) || known_differ(*n1, *n2),
+        (S::Tuple(a), S::Tuple(b)) => {
+            a.len() != b.len() || a.iter().zip(b).any(|(x, y)| static_types_conflict(x, y))
+        }
+        (S::Func { .. }, S::Func { .. }) => false,
+        _ => true,
+    }
+}
+
 /// Whether every value described by `derived` is described by `base` (TVM's `IsBaseOf`,
 /// with dimensions compared by [`prove_equal`]).
 pub fn is_base_of(base: &StructInfo, derived: &StructInfo) -> bool {

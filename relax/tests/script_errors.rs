@@ -188,6 +188,27 @@ const CASES: &[(&str, &str, u32, u32, &str)] = &[
         49,
         "tuple index",
     ),
+    (
+        "annotated binding whose value does not type",
+        "        i = R.astype(y, \"int16\")\n        gv: R.Tensor((n,), dtype=\"float32\") = R.add(x, i)\n        return gv",
+        17,
+        13,
+        "operands must have the same dtype",
+    ),
+    (
+        "annotation that contradicts the value's dtype",
+        "        gv: R.Tensor((n,), dtype=\"int32\") = R.add(x, y)\n        return gv",
+        16,
+        13,
+        "contradicts the value's struct info",
+    ),
+    (
+        "annotation that contradicts the value's rank",
+        "        gv: R.Tensor((n, n), dtype=\"float32\") = R.add(x, y)\n        return gv",
+        16,
+        13,
+        "contradicts the value's struct info",
+    ),
 ];
 
 /// `(line, column)` from a rendered `error: L:C: message` report.

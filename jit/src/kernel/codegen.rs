@@ -1380,6 +1380,11 @@ impl Translator<'_, '_> {
                 Ok(self.iconst(ty, v))
             }
             ExprKind::FloatImm { dtype, value } => {
+                if !matches!(dtype.code, TypeCode::Float | TypeCode::BFloat) {
+                    return unsupported(format!(
+                        "float constant {value} of the non-float type {dtype}"
+                    ));
+                }
                 let ty = cl_type(*dtype)?;
                 Ok(if ty == types::F64 {
                     self.b.ins().f64const(*value)

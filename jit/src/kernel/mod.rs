@@ -332,9 +332,7 @@ fn compile_one(
             }
         }
     };
-    let defined = module
-        .define_function(id, ctx)
-        .map_err(|e| Error::Codegen(format!("{e:?}")));
+    let defined = define_function(module, id, ctx);
     module.clear_context(ctx);
     defined?;
     for outline in &outlines {
@@ -359,13 +357,40 @@ fn compile_one(
                 }
             }
         }
-        let defined = module
-            .define_function(outline.id, ctx)
-            .map_err(|e| Error::Codegen(format!("{e:?}")));
+        let defined = define_function(module, outline.id, ctx);
         module.clear_context(ctx);
         defined?;
     }
     Ok(meta)
+}
+
+/// Cranelift's compile of the function in `ctx`, defined as `id`. Cranelift reports what its
+/// verifier finds as errors, but IR it cannot lower (which the translator should never build,
+/// so a bug of ours) makes it panic: that is caught and becomes an error too, so that a
+/// compile never unwinds into the caller. The builder is not used again after an error.
+fn define_function(
+    module: &mut CodeBuilder,
+    id: cranelift_module::FuncId,
+    ctx: &mut cranelift_codegen::Context,
+) -> Result<()> {
+    use cranelift_module::Module;
+    let name = ctx.func.name.to_string();
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        module.define_function(id, ctx)
+    })) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(Error::Codegen(format!("{e:?}"))),
+        Err(payload) => {
+            let why = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_string());
+            Err(Error::Codegen(format!(
+                "internal compiler error: Cranelift failed on {name}: {why}"
+            )))
+        }
+    }
 }
 
 /// The process-wide map of compiled PrimFuncs, keyed by [`object_key`]: what lets a module

@@ -227,7 +227,7 @@ fn layer_norm(c: &OpCall) -> Result<Lowered> {
             "rsqrt",
             vec![te::add(
                 te::div(te::load(&var, r), n.clone()),
-                PrimExpr::float(dt, eps),
+                te::constf(dt, eps),
             )],
         );
         let mut v = te::mul(centered, rs);
@@ -261,7 +261,7 @@ fn leakyrelu(c: &OpCall) -> Result<Lowered> {
         te::select(
             te::cmp(CmpOp::Lt, te::zero(dt), v.clone()),
             v.clone(),
-            te::mul(v, PrimExpr::float(dt, alpha)),
+            te::mul(v, te::constf(dt, alpha)),
         )
     });
     c.finish("leaky_relu", te, &[&x], &[out])
@@ -281,7 +281,7 @@ fn gelu(c: &OpCall) -> Result<Lowered> {
     let x = c.tensor(0)?;
     let dt = x.dtype();
     let s = x.shape().to_vec();
-    let f = |v: f64| PrimExpr::float(dt, v);
+    let f = |v: f64| te::constf(dt, v);
     let mut te = Te::new();
     let m1 = ew(&mut te, "T_multiply", &s, |i| {
         te::mul(
@@ -308,7 +308,7 @@ fn gelu_tanh(c: &OpCall) -> Result<Lowered> {
     let x = c.tensor(0)?;
     let dt = x.dtype();
     let s = x.shape().to_vec();
-    let f = |v: f64| PrimExpr::float(dt, v);
+    let f = |v: f64| te::constf(dt, v);
     let xl = |i: &[PrimExpr]| te::load(&x.buf, i.to_vec());
     let mut te = Te::new();
     let m0 = ew(&mut te, "T_multiply", &s, |i| te::mul(f(0.5), xl(i)));
@@ -413,7 +413,7 @@ fn pad(c: &OpCall) -> Result<Lowered> {
     }
     let before: Vec<i64> = (0..nd).map(|d| pw[2 * d]).collect();
     let after: Vec<i64> = (0..nd).map(|d| pw[2 * d + 1]).collect();
-    let value = PrimExpr::float(x.dtype(), c.attr_f64("pad_value").unwrap_or(0.0));
+    let value = te::constf(x.dtype(), c.attr_f64("pad_value").unwrap_or(0.0));
     let value = te::cast(x.dtype(), value);
     let mut te = Te::new();
     let out = pad_stage(&mut te, "PadInput", "i", &x.buf, &before, &after, value);

@@ -197,7 +197,7 @@ fn normalize(
         );
         let rs = te::intrin(
             "rsqrt",
-            vec![te::add(te::load(var, s), PrimExpr::float(acc, eps))],
+            vec![te::add(te::load(var, s), te::constf(acc, eps))],
         );
         let mut v = te::mul(centered, rs);
         if scale {
@@ -236,7 +236,7 @@ fn rms_norm(c: &OpCall) -> Result<Lowered> {
             "rsqrt",
             vec![te::add(
                 te::div(te::load(&sq, (r.stat)(i)), n.clone()),
-                PrimExpr::float(acc, eps),
+                te::constf(acc, eps),
             )],
         );
         let wi: Vec<PrimExpr> = axes.iter().map(|&d| i[d].clone()).collect();
@@ -389,9 +389,9 @@ fn batch_norm(c: &OpCall) -> Result<Lowered> {
                     te::add(
                         te::mul(
                             te::cast(acc, te::load(&old.buf, i.to_vec())),
-                            PrimExpr::float(acc, 1.0 - momentum),
+                            te::constf(acc, 1.0 - momentum),
                         ),
-                        te::mul(te::load(new, i.to_vec()), PrimExpr::float(acc, momentum)),
+                        te::mul(te::load(new, i.to_vec()), te::constf(acc, momentum)),
                     ),
                 )
             } else {
@@ -426,7 +426,7 @@ fn selu(c: &OpCall) -> Result<Lowered> {
     const ALPHA: f64 = 1.673_263_242_354_377_3;
     const SCALE: f64 = 1.050_700_987_355_480_5;
     unary(c, "selu", |v, dt| {
-        let f = |x: f64| PrimExpr::float(dt, x);
+        let f = |x: f64| te::constf(dt, x);
         let neg = te::mul(
             f(ALPHA),
             te::sub(te::intrin("exp", vec![v.clone()]), f(1.0)),
@@ -446,7 +446,7 @@ fn softplus(c: &OpCall) -> Result<Lowered> {
         return unsupported("attribute `beta` 0");
     }
     unary(c, "softplus", |v, dt| {
-        let f = |x: f64| PrimExpr::float(dt, x);
+        let f = |x: f64| te::constf(dt, x);
         let bx = te::mul(v.clone(), f(beta));
         let soft = te::div(
             te::intrin(
@@ -660,9 +660,9 @@ fn attention(c: &OpCall) -> Result<Lowered> {
     );
     let skv = k.shape()[1].clone();
     let scale = match c.attr_f64("scale") {
-        Some(x) => PrimExpr::float(dt, x),
+        Some(x) => te::constf(dt, x),
         None => match h.as_int() {
-            Some(d) => PrimExpr::float(dt, 1.0 / (d as f64).sqrt()),
+            Some(d) => te::constf(dt, 1.0 / (d as f64).sqrt()),
             None => te::div(
                 te::one(dt),
                 te::intrin("sqrt", vec![te::cast(dt, h.clone())]),

@@ -1722,7 +1722,11 @@ impl<'m, 'a> FnReader<'m, 'a> {
         let v = self.normalize(&v, kind, body, value.span)?;
         self.fresh_name(kind);
         let si = match annotation {
-            Some(ann) => self.struct_info(ann)?,
+            Some(ann) => {
+                let si = self.struct_info(ann)?;
+                self.check_annotation(&si, &v, ann.span)?;
+                si
+            }
             None => self.infer(&v, value.span)?,
         };
         // A metadata reference read without the table takes its binding's annotation.
@@ -1960,6 +1964,34 @@ impl<'m, 'a> FnReader<'m, 'a> {
         span: Span,
     ) -> PResult<Expr> {
         normalize_operands(value, &mut |x| self.emit(x, kind, body, span))
+    }
+
+    /// An annotated binding's value is inferred too, as TVM's parser normalizes it: a value
+    /// that does not type (`R.add` of a float32 and an int16 tensor) is an error although its
+    /// binding names a struct info, and so is an annotation whose static type the value's
+    /// contradicts ([`crate::struct_info_ops::static_types_conflict`]). Values the normalizer
+    /// cannot infer for other reasons keep their annotation.
+    fn check_annotation(&self, annotation: &StructInfo, v: &Expr, span: Span) -> PResult<()> {
+        match self.m.normalizer.infer(v) {
+            Ok(inferred) => {
+                if crate::struct_info_ops::static_types_conflict(annotation, &inferred) {
+                    return Err(ParseError::new(
+                        span,
+                        format!(
+                            "the annotation {} contradicts the value's struct info {}",
+                            crate::struct_info_ops::describe(annotation),
+                            crate::struct_info_ops::describe(&inferred)
+                        ),
+                    ));
+                }
+                Ok(())
+            }
+            Err(crate::Error::TypeInference(x)) => Err(ParseError::new(
+                span,
+                format!("cannot infer the struct info: {x}"),
+            )),
+            Err(_) => Ok(()),
+        }
     }
 
     // ----- struct info of unannotated bindings -----
