@@ -277,31 +277,58 @@ pub fn struct_info_equal(a: &StructInfo, b: &StructInfo) -> bool {
     }
 }
 
-/// Whether no value can be described by both `annotation` and `value`'s struct info because
-/// their static types disagree: tensors or prim values of two known dtypes, two known ranks,
-/// tuples of other lengths (or with such a field), or different kinds of value. This is the
-/// failure TVM's parser reports for a binding's annotation (`StructInfoBaseCheck` at
-/// `kFailL0`), taken only where both sides are known, so that an annotation may still refine
-/// what inference leaves open.
+/// Whether no value can be described by both `annotation` and `value`'s struct info: tensors
+/// or prim values of two known dtypes, two known ranks, a dimension that is a different
+/// constant on each side, tuples of other lengths (or with such a field), or different kinds
+/// of value. TVM's parser reports the static-type part of this for a binding's annotation
+/// (`StructInfoBaseCheck` at `kFailL0`) and leaves differing constant dimensions to the run
+/// time's checks; here they are an error at once, since the program's kernels would be built
+/// for the annotated shape (a dimension of 2^31 where the value has 3 means a 16 GB buffer and
+/// a kernel that reads past its input). Only what both sides know is compared, so that an
+/// annotation may still refine what inference leaves open.
 pub fn static_types_conflict(annotation: &StructInfo, value: &StructInfo) -> bool {
     use StructInfo as S;
     let known_differ = |a: i64, b: i64| a >= 0 && b >= 0 && a != b;
+    let dims_differ = |a: &Option<Vec<PrimExpr>>, b: &Option<Vec<PrimExpr>>| match (a, b) {
+        (Some(a), Some(b)) => {
+            a.len() != b.len()
+                || a.iter()
+                    .zip(b)
+                    .any(|(x, y)| matches!((x.as_int(), y.as_int()), (Some(p), Some(q)) if p != q))
+        }
+        _ => false,
+    };
     match (annotation, value) {
         (S::Any, _) | (_, S::Any) => false,
         (S::Prim { dtype: a, .. }, S::Prim { dtype: b, .. }) => a != b,
-        (S::Shape { ndim: a, .. }, S::Shape { ndim: b, .. }) => known_differ(*a, *b),
+        (
+            S::Shape {
+                ndim: a,
+                values: v1,
+            },
+            S::Shape {
+                ndim: b,
+                values: v2,
+            },
+        ) => known_differ(*a, *b) || dims_differ(v1, v2),
         (
             S::Tensor {
                 dtype: d1,
                 ndim: n1,
+                shape: s1,
                 ..
             },
             S::Tensor {
                 dtype: d2,
                 ndim: n2,
+                shape: s2,
                 ..
             },
-        ) => matches!((d1, d2), (Some(a), Some(b)) if a != b) || known_differ(*n1, *n2),
+        ) => {
+            matches!((d1, d2), (Some(a), Some(b)) if a != b)
+                || known_differ(*n1, *n2)
+                || dims_differ(s1, s2)
+        }
         (S::Tuple(a), S::Tuple(b)) => {
             a.len() != b.len() || a.iter().zip(b).any(|(x, y)| static_types_conflict(x, y))
         }

@@ -209,6 +209,13 @@ const CASES: &[(&str, &str, u32, u32, &str)] = &[
         13,
         "contradicts the value's struct info",
     ),
+    (
+        "annotation that contradicts a constant dimension of the value",
+        "        c = R.ones(R.shape([3]), \"float32\")\n        gv: R.Tensor((2147483648,), dtype=\"float32\") = R.add(c, c)\n        return x",
+        17,
+        13,
+        "contradicts the value's struct info R.Tensor((3,)",
+    ),
 ];
 
 /// `(line, column)` from a rendered `error: L:C: message` report.

@@ -376,10 +376,11 @@ fn define_function(
     use cranelift_module::Module;
     let name = ctx.func.name.to_string();
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        module.define_function(id, ctx)
+        module
+            .define_function(id, ctx)
+            .map_err(|e| Error::Codegen(format!("{e:?}")))
     })) {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(Error::Codegen(format!("{e:?}"))),
+        Ok(defined) => defined,
         Err(payload) => {
             let why = payload
                 .downcast_ref::<&str>()
