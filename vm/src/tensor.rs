@@ -58,8 +58,17 @@ impl fmt::Display for Device {
 
 /// A raw 64-byte-aligned host buffer, zeroed when first allocated; allocators hand these out
 /// and take them back.
+///
+/// The memory comes from the system allocator at its own 16-byte alignment, one alignment
+/// block larger than asked, and `ptr` is the first 64-byte boundary inside it: asking the
+/// allocator for 64-byte alignment would make it allocate and then `memset` the whole buffer
+/// (`posix_memalign` has no zeroed form), where `calloc` of a large block maps fresh pages,
+/// which are zero already and cost nothing until touched. A 16 GB tensor that a call
+/// allocates and then rejects is then no 16 GB written.
 pub struct RawBuffer {
     ptr: NonNull<u8>,
+    /// What the allocator returned: `ptr` lies `ptr - base < ALLOC_ALIGNMENT` bytes into it.
+    base: NonNull<u8>,
     size: usize,
 }
 
@@ -69,25 +78,35 @@ unsafe impl Send for RawBuffer {}
 // and the caller of that `unsafe` operation guarantees the absence of data races.
 unsafe impl Sync for RawBuffer {}
 
+/// The alignment the system allocator gives without a special (and non-zeroing) path.
+const SYSTEM_ALIGNMENT: usize = 16;
+
 impl RawBuffer {
     /// Allocates `size` zeroed bytes (at least one, so the pointer is never dangling). A size
     /// the system cannot provide is an error naming it.
     pub fn zeroed(size: usize) -> Result<RawBuffer> {
         let layout = Self::layout(size)?;
-        // SAFETY: `layout` has a non-zero size (at least ALLOC_ALIGNMENT, see `layout`).
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(ptr).ok_or_else(|| {
+        // SAFETY: `layout` has a non-zero size (at least 2 * ALLOC_ALIGNMENT, see `layout`).
+        let base = unsafe { std::alloc::alloc_zeroed(layout) };
+        let base = NonNull::new(base).ok_or_else(|| {
             Error::runtime(format!("out of memory: cannot allocate {size} bytes"))
         })?;
-        Ok(RawBuffer { ptr, size })
+        let skip = base.as_ptr().align_offset(ALLOC_ALIGNMENT);
+        debug_assert!(skip < ALLOC_ALIGNMENT);
+        // SAFETY: `skip < ALLOC_ALIGNMENT` and the block holds `ALLOC_ALIGNMENT` bytes more
+        // than the padded size, so `base + skip` and the `size` bytes after it are inside it.
+        let ptr = unsafe { base.add(skip) };
+        Ok(RawBuffer { ptr, base, size })
     }
 
-    /// `size` rounded up to a whole number of aligned blocks (at least one). Checked: a size
-    /// near `usize::MAX` must not wrap to a small (or zero-sized) layout.
+    /// `size` rounded up to a whole number of aligned blocks (at least one), plus one block
+    /// of slack for moving the start to an aligned address, at the system alignment. Checked:
+    /// a size near `usize::MAX` must not wrap to a small (or zero-sized) layout.
     fn layout(size: usize) -> Result<Layout> {
         size.max(1)
             .checked_next_multiple_of(ALLOC_ALIGNMENT)
-            .and_then(|padded| Layout::from_size_align(padded, ALLOC_ALIGNMENT).ok())
+            .and_then(|padded| padded.checked_add(ALLOC_ALIGNMENT))
+            .and_then(|total| Layout::from_size_align(total, SYSTEM_ALIGNMENT).ok())
             .ok_or_else(|| {
                 Error::runtime(format!(
                     "out of memory: cannot allocate {size} bytes (larger than any allocation can be)"
@@ -107,8 +126,8 @@ impl RawBuffer {
 impl Drop for RawBuffer {
     fn drop(&mut self) {
         let layout = Self::layout(self.size).expect("layout was valid when allocated");
-        // SAFETY: ptr was returned by alloc_zeroed with exactly this layout.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) }
+        // SAFETY: `base` was returned by alloc_zeroed with exactly this layout.
+        unsafe { std::alloc::dealloc(self.base.as_ptr(), layout) }
     }
 }
 
@@ -990,6 +1009,32 @@ mod tests {
             assert_eq!(t.as_ptr() as usize % ALLOC_ALIGNMENT, 0);
             assert!(t.to_vec::<f32>().unwrap().iter().all(|&x| x == 0.0));
         }
+    }
+
+    /// Pages of this process in memory (`/proc/self/statm`'s second field).
+    #[cfg(target_os = "linux")]
+    fn resident_pages() -> usize {
+        let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+        statm.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    /// A large zeroed buffer is aligned, reads as zeros at both ends, and is not written when
+    /// allocated: a gigabyte adds far less than a gigabyte to the process's resident memory.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn large_zeroed_buffers_are_not_written_up_front() {
+        let size = 1 << 30;
+        let before = resident_pages();
+        let b = RawBuffer::zeroed(size).unwrap();
+        let grown = resident_pages().saturating_sub(before) * 4096;
+        assert_eq!(b.ptr() as usize % ALLOC_ALIGNMENT, 0);
+        // SAFETY: both offsets are inside the buffer's `size` bytes, which nothing else uses.
+        let (first, last) = unsafe { (*b.ptr(), *b.ptr().add(size - 1)) };
+        assert_eq!((first, last), (0, 0));
+        assert!(
+            grown < 64 << 20,
+            "allocating 1 GiB made {grown} bytes resident"
+        );
     }
 
     #[test]
