@@ -176,6 +176,8 @@ pub fn decode(bytes: &[u8], expected: &Identity) -> Result<Entry, Reject> {
 }
 
 /// Checks `bytes` (an entry or an alias file) against `expected` and decodes it.
+// On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject> {
     if bytes.len() < PREFIX {
         return Err(Reject::NotAnEntry);
@@ -224,6 +226,7 @@ pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject
     }
 }
 
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn decode_payload(r: &mut Reader<'_>) -> Result<Entry, String> {
     let executable = r.bytes()?.to_vec();
     let code = r.bytes()?.to_vec();
@@ -353,6 +356,7 @@ pub(crate) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         if n > self.b.len() {
             return Err(format!("{n} bytes wanted, {} left", self.b.len()));
@@ -362,22 +366,26 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn u8(&mut self) -> Result<u8, String> {
         Ok(self.take(1)?[0])
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn u64(&mut self) -> Result<u64, String> {
         Ok(u64::from_le_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
         ))
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn usize(&mut self) -> Result<usize, String> {
         usize::try_from(self.u64()?).map_err(|_| "a count beyond the address space".to_string())
     }
 
     /// A count of items that take at least `min_bytes` each: never more than the bytes left
     /// could hold, so a corrupted count cannot make us allocate without bound.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn count(&mut self, min_bytes: usize) -> Result<usize, String> {
         let n = self.usize()?;
         if n.saturating_mul(min_bytes) > self.b.len() {
@@ -386,21 +394,25 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn bytes(&mut self) -> Result<&'a [u8], String> {
         let n = self.usize()?;
         self.take(n)
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn str(&mut self) -> Result<String, String> {
         let b = self.bytes()?;
         String::from_utf8(b.to_vec()).map_err(|_| "a string is not UTF-8".to_string())
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn strs(&mut self) -> Result<Vec<String>, String> {
         let n = self.count(8)?;
         (0..n).map(|_| self.str()).collect()
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn dtype(&mut self) -> Result<DataType, String> {
         let code = match self.u8()? {
             0 => TypeCode::Int,
@@ -415,6 +427,7 @@ impl<'a> Reader<'a> {
         Ok(DataType { code, bits, lanes })
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn flag(&mut self) -> Result<bool, String> {
         match self.u8()? {
             0 => Ok(false),
@@ -424,6 +437,7 @@ impl<'a> Reader<'a> {
     }
 }
 
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn get_meta(r: &mut Reader<'_>) -> Result<KernelMeta, String> {
     let name = r.str()?;
     let symbol = r.str()?;
