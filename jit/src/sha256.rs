@@ -1,4 +1,4 @@
-//! SHA-256 for the artifact cache's keys and checksums and the in-process kernel map, choosing
+//! SHA-256 for the artifact cache's keys and the in-process kernel map, choosing
 //! its x86 SHA-extension path without executing `cpuid`.
 //!
 //! `sha2` picks its SHA-extension path with its own `cpuid` probe (the `cpufeatures` crate),

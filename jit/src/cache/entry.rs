@@ -1,7 +1,7 @@
 //! The bytes of one cache entry: a header that identifies and protects it, then the payload.
 //!
 //! ```text
-//! magic "RLXJITC\0" · format version (u32) · SHA-256 of everything after this field
+//! magic "RLXJITC\0" · format version (u32) · checksum of everything after this field
 //! · key (32 bytes) · aliases (u64 count, 32 bytes each) · relaxjit version (str) · host ISA (str)
 //! · executable (bytes) · code (bytes) · symbols · kernel metadata · extra sections
 //! ```
@@ -17,17 +17,17 @@
 //! entry:
 //!
 //! ```text
-//! magic "RLXJITA\0" · format version (u32) · SHA-256 of everything after this field
+//! magic "RLXJITA\0" · format version (u32) · checksum of everything after this field
 //! · key (32 bytes) · the entry's key (32 bytes) · relaxjit version (str) · host ISA (str)
 //! ```
 //!
 //! Integers are little-endian; a `str`/`bytes` is a u64 length and the bytes. [`decode`]
 //! checks everything before trusting anything: every length against what is left, every count
 //! against the bytes it would need, every enum tag; any defect is a [`Reject`] naming it, never a
-//! panic. The checksum covers the key and both identity strings too, so a flipped byte
-//! anywhere past the magic is caught even if it would parse.
+//! panic. The checksum ([`crate::checksum`], 16 bytes) covers the key and both identity strings
+//! too, so a flipped byte anywhere past the magic is caught even if it would parse.
 
-use crate::sha256::Sha256;
+use crate::checksum::checksum;
 use tir::{DataType, TypeCode};
 
 use crate::code::{CodeBlob, Symbol};
@@ -40,10 +40,10 @@ pub const MAGIC: [u8; 8] = *b"RLXJITC\0";
 pub const ALIAS_MAGIC: [u8; 8] = *b"RLXJITA\0";
 
 /// Bumped whenever the layout below changes; older entries are then misses.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Bytes before the checksummed part: magic, format version, checksum.
-const PREFIX: usize = 8 + 4 + 32;
+const PREFIX: usize = 8 + 4 + 16;
 
 /// What a compiled module stores: enough to rebuild it without compiling.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -137,7 +137,7 @@ pub fn encode_with_aliases(id: &Identity, aliases: &[[u8; 32]], entry: &Entry) -
     let mut out = Vec::with_capacity(PREFIX + body.len());
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&Sha256::digest(&body));
+    out.extend_from_slice(&checksum(&body));
     out.extend_from_slice(&body);
     out
 }
@@ -152,7 +152,7 @@ pub fn encode_alias(id: &Identity, target: &[u8; 32]) -> Vec<u8> {
     let mut out = Vec::with_capacity(PREFIX + body.len());
     out.extend_from_slice(&ALIAS_MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&Sha256::digest(&body));
+    out.extend_from_slice(&checksum(&body));
     out.extend_from_slice(&body);
     out
 }
@@ -192,7 +192,7 @@ pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject
         return Err(Reject::Format(format));
     }
     let body = &bytes[PREFIX..];
-    if Sha256::digest(body) != bytes[12..PREFIX] {
+    if checksum(body) != bytes[12..PREFIX] {
         return Err(Reject::Checksum);
     }
     let mut r = Reader { b: body };
