@@ -182,7 +182,9 @@ impl Executable {
         let mut exec = Executable::default();
         // The smallest function entry: kind, an empty name, four i64s and an empty name vector.
         let nfuncs = r.count(&"function table", 4 + 8 + 4 * 8 + 8)?;
-        exec.func_table.reserve(nfuncs);
+        // `with_capacity` rather than `reserve`, whose growth path is generic code outside the
+        // artifact cache's hit-path section.
+        exec.func_table = Vec::with_capacity(nfuncs);
         for fi in 0..nfuncs {
             exec.func_table.push(r.func_info(fi)?);
         }
@@ -190,7 +192,7 @@ impl Executable {
 
         if has_memory_scopes {
             let n = r.count(&"memory scope table", 8 + 8)?;
-            exec.memory_scopes.reserve(n);
+            exec.memory_scopes = Vec::with_capacity(n);
             for i in 0..n {
                 let idx = r.i64(&format_args!("constant index of memory scope {i}"))?;
                 let scope = r.string(&format_args!("memory scope {i}"))?;
@@ -200,7 +202,7 @@ impl Executable {
 
         // The smallest constant is a type index and a DataType (4 bytes).
         let nconsts = r.count(&"constant pool", 4 + 4)?;
-        exec.constants.reserve(nconsts);
+        exec.constants = Vec::with_capacity(nconsts);
         for i in 0..nconsts {
             exec.constants.push(r.constant(i)?);
         }

@@ -294,7 +294,9 @@ impl ArtifactCache {
     pub fn path_of(&self, key: &Key) -> PathBuf {
         // By hand rather than `format!` or `Path::join`, whose machinery (formatting, growing
         // the path) a cache hit would otherwise page in.
-        let mut name = key.hex();
+        let hex = key.hex();
+        let mut name = String::with_capacity(hex.len() + 1 + EXTENSION.len());
+        name.push_str(&hex);
         name.push('.');
         name.push_str(EXTENSION);
         let mut path = PathBuf::with_capacity(self.dir.as_os_str().len() + 1 + name.len());

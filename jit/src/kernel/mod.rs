@@ -522,10 +522,11 @@ impl KernelLibrary {
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn from_code(blob: &CodeBlob, metas: Vec<KernelMeta>) -> Result<KernelLibrary> {
         let code = CodeMemory::new(blob)?;
-        // A loop rather than an iterator collected into a `Result`: the adaptors' generic code
-        // would lie outside the hit path's section.
+        // A loop popping from the back rather than an iterator collected into a `Result`: the
+        // adaptors' generic code (the `IntoIter` too) would lie outside the hit path's section.
+        let mut metas = metas;
         let mut kernels = Vec::with_capacity(metas.len());
-        for meta in metas {
+        while let Some(meta) = metas.pop() {
             let Some(p) = code.address(&meta.symbol) else {
                 return Err(Error::Module(format!(
                     "no code for kernel `{}`",
@@ -544,6 +545,7 @@ impl KernelLibrary {
                 _code: code.clone(),
             });
         }
+        kernels.reverse();
         Ok(KernelLibrary {
             kernels,
             code: Some(code),
