@@ -410,7 +410,12 @@ impl CodeMemory {
         let map = if blob.bytes.is_empty() {
             None
         } else {
-            let mut rw = memmap2::MmapMut::map_anon(blob.bytes.len())
+            // Populated: the kernel hands over every page in the one call, instead of a page
+            // fault per page as the copy below first writes it.
+            let mut rw = memmap2::MmapOptions::new()
+                .len(blob.bytes.len())
+                .populate()
+                .map_anon()
                 .map_err(|e| Error::Module(format!("cannot map code memory: {e}")))?;
             rw.copy_from_slice(&blob.bytes);
             let rx = rw
