@@ -35,6 +35,8 @@ pub(crate) fn key(cache: &ArtifactCache, config: &Config, module: &IRModule) -> 
 }
 
 /// The metadata tensors and the configuration, after the text of a key.
+// On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn config_parts(k: &mut KeyBuilder, config: &Config, metadata: &[vm::Tensor]) {
     for t in metadata {
         let d = t.dtype();
@@ -71,6 +73,7 @@ fn config_parts(k: &mut KeyBuilder, config: &Config, metadata: &[vm::Tensor]) {
 
 /// The key of compiling the TVMScript `src` with `metadata` under `config`, before parsing:
 /// an alias of [`key`] that spares a hit the parse.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub(crate) fn source_key(
     cache: &ArtifactCache,
     config: &Config,
@@ -123,6 +126,7 @@ pub(crate) type Loaded = (
     Option<jit::vmtir::VmtirModule>,
 );
 
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub(crate) fn from_entry(entry: Entry, compiled: bool) -> Result<Loaded, String> {
     let exec = Executable::load_from_bytes(&entry.executable)
         .map_err(|e| format!("the stored executable does not load: {e}"))?;
@@ -153,6 +157,7 @@ pub(crate) fn from_entry(entry: Entry, compiled: bool) -> Result<Loaded, String>
 }
 
 /// The VM settings a loaded module gets: as for a compile under `config`.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub(crate) fn vm_config(config: &Config) -> VmConfig {
     VmConfig {
         allocator: config.allocator,

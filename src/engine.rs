@@ -261,12 +261,15 @@ impl Engine {
     }
 
     /// The cache, if compiles of this engine use it.
+    // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn cache_key_parts(&self) -> Option<&ArtifactCache> {
         self.config.cache.as_ref()
     }
 
     /// The module stored under `key`, linked and checked as a compile checks it; `None` (a
     /// miss, with a warning if an entry was there but unusable) otherwise.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn load_cached(&self, cache: &ArtifactCache, key: &jit::cache::Key) -> Option<CompiledModule> {
         let entry = cache.load(key)?;
         let compiled = self.config.exec_mode == ExecMode::Compiled;
@@ -305,6 +308,7 @@ impl Engine {
     }
 
     /// Parses TVMScript with metadata constants and compiles it.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn compile_str_with_metadata(
         &self,
         src: &str,
@@ -480,6 +484,7 @@ impl CompiledModule {
 
     /// Sets [`parallel`](Self::parallel) from the kernels and the functions the executable
     /// calls.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn with_parallel(mut self) -> CompiledModule {
         let prefix = relax::transform::dispatch_library::PREFIX;
         self.parallel = self

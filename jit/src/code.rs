@@ -336,6 +336,8 @@ const BLOB_ALIGN: u64 = if cfg!(target_arch = "aarch64") {
 impl CodeBlob {
     /// A blob from its parts (as read back from the cache). Every symbol must lie inside the
     /// code.
+    // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn from_parts(bytes: Vec<u8>, symbols: Vec<Symbol>) -> Result<CodeBlob> {
         if let Some(s) = symbols.iter().find(|s| s.offset >= bytes.len() as u64) {
             return Err(Error::Module(format!(
@@ -385,7 +387,7 @@ pub struct CodeMemory {
     /// `None` for an empty blob (a zero-length mapping is not allowed).
     map: Option<memmap2::Mmap>,
     symbols: Vec<Symbol>,
-    by_name: HashMap<String, usize>,
+    by_name: HashMap<String, usize, vm::FixedState>,
 }
 
 impl std::fmt::Debug for CodeMemory {
@@ -403,11 +405,17 @@ impl CodeMemory {
     /// Copying rather than mapping a cache file executable keeps running code independent of
     /// the file: a later `cache clear`, an eviction or a truncation by another process cannot
     /// pull pages from under it (a shared file mapping would fault with SIGBUS).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn new(blob: &CodeBlob) -> Result<Arc<CodeMemory>> {
         let map = if blob.bytes.is_empty() {
             None
         } else {
-            let mut rw = memmap2::MmapMut::map_anon(blob.bytes.len())
+            // Populated: the kernel hands over every page in the one call, instead of a page
+            // fault per page as the copy below first writes it.
+            let mut rw = memmap2::MmapOptions::new()
+                .len(blob.bytes.len())
+                .populate()
+                .map_anon()
                 .map_err(|e| Error::Module(format!("cannot map code memory: {e}")))?;
             rw.copy_from_slice(&blob.bytes);
             let rx = rw
@@ -425,7 +433,8 @@ impl CodeMemory {
                 .map_err(|e| Error::Module(format!("cannot flush the pipeline: {e}")))?;
             Some(rx)
         };
-        let mut by_name = HashMap::with_capacity(blob.symbols.len());
+        let mut by_name =
+            HashMap::with_capacity_and_hasher(blob.symbols.len(), vm::FixedState::default());
         for s in &blob.symbols {
             by_name.entry(s.name.clone()).or_insert(s.offset as usize);
         }
@@ -437,6 +446,7 @@ impl CodeMemory {
     }
 
     /// The address of the function declared as `name`.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn address(&self, name: &str) -> Option<*const u8> {
         let off = *self.by_name.get(name)?;
         let map = self.map.as_ref()?;
@@ -445,6 +455,7 @@ impl CodeMemory {
     }
 
     /// The size of the code in bytes.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn len(&self) -> usize {
         self.map.as_ref().map_or(0, |m| m.len())
     }

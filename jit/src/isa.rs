@@ -111,13 +111,18 @@ pub fn host_isa_with(settings_: &[(&str, &str)]) -> Result<OwnedTargetIsa> {
 /// `cpuid` and no Cranelift call. Where glibc keeps no feature words, [`host_isa_flags_description`]. With
 /// the Cranelift version (which the relaxjit build pins), either determines the ISA's every
 /// flag, and so the code it emits.
+// On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn host_isa_description() -> Result<String> {
     let Some(words) = host_cpu_fingerprint() else {
         return host_isa_flags_description();
     };
     // The words' SHA-256 rather than the words: the description is hashed into every key and
     // written into every entry header, and 64 digits stand for 288 bytes as well.
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut bytes = [0u8; 4 * 8 * GLIBC_LEAVES as usize];
+    for (b, w) in bytes.chunks_exact_mut(4).zip(words) {
+        b.copy_from_slice(&w.to_le_bytes());
+    }
     let mut s = shared_description();
     push_setting(
         &mut s,
@@ -128,6 +133,7 @@ pub fn host_isa_description() -> Result<String> {
 }
 
 /// The architecture, the OS (which fix the calling convention) and the shared settings.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn shared_description() -> String {
     let mut s = String::with_capacity(1024);
     s.push_str(std::env::consts::ARCH);
@@ -140,6 +146,7 @@ fn shared_description() -> String {
 }
 
 /// Appends ` name=value` to a description.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn push_setting(s: &mut String, name: &str, value: &str) {
     s.push(' ');
     s.push_str(name);
@@ -191,6 +198,7 @@ pub fn host_isa_flags_description() -> Result<String> {
 /// `XCR0` through the usable words; the tests check each flag against the standard library), so
 /// two hosts with equal fingerprints get the same Cranelift ISA. Reading them is a few loads:
 /// no `cpuid` executes.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn host_cpu_fingerprint() -> Option<[u32; 8 * GLIBC_LEAVES as usize]> {
     #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
     {
@@ -226,6 +234,7 @@ pub const FINGERPRINT_LEAVES: [u32; 5] = [0, 1, 2, 3, 6];
 /// Whether glibc counts feature `bit` of register `reg` (0 EAX, 1 EBX, 2 ECX, 3 EDX) of its
 /// leaf `index` (glibc's `cpuid_index`) as usable; `None` where glibc keeps no leaves (or is
 /// older than 2.33).
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn glibc_cpu_active(index: u32, reg: usize, bit: u32) -> Option<bool> {
     #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
     {
@@ -249,7 +258,7 @@ mod glibc {
     }
 
     use std::ffi::{c_char, c_void};
-    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     type FeatureLeaf = unsafe extern "C" fn(u32) -> *const CpuidFeature;
 
@@ -261,24 +270,36 @@ mod glibc {
 
     /// glibc's `__x86_get_cpuid_feature_leaf` (glibc ≥ 2.33), looked up at run time rather
     /// than linked, so that relaxjit builds and runs on an older glibc (where it is `None`).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn feature_leaf() -> Option<FeatureLeaf> {
-        static FN: OnceLock<Option<FeatureLeaf>> = OnceLock::new();
-        *FN.get_or_init(|| {
+        // The looked-up address, `UNKNOWN` before the first lookup, `ABSENT` if glibc has no
+        // such function. An atomic rather than a `OnceLock`, whose generic initializer would
+        // lie outside the hit path's section; threads racing look up the same address.
+        static FN: AtomicUsize = AtomicUsize::new(UNKNOWN);
+        const UNKNOWN: usize = 0;
+        const ABSENT: usize = 1;
+        let mut f = FN.load(Ordering::Relaxed);
+        if f == UNKNOWN {
             // SAFETY: `RTLD_DEFAULT` (a null handle on glibc) searches the global symbol
             // scope; the name is a NUL-terminated string literal.
-            let f = unsafe {
+            let p = unsafe {
                 dlsym(
                     std::ptr::null_mut(),
                     c"__x86_get_cpuid_feature_leaf".as_ptr(),
                 )
             };
-            // SAFETY: the symbol, where glibc defines it, is the function
-            // `const struct cpuid_feature *__x86_get_cpuid_feature_leaf(unsigned int)`.
-            (!f.is_null()).then(|| unsafe { std::mem::transmute::<*mut c_void, FeatureLeaf>(f) })
-        })
+            // A function's address is never 0 or 1.
+            f = if p.is_null() { ABSENT } else { p as usize };
+            FN.store(f, Ordering::Relaxed);
+        }
+        // SAFETY: `f` is a non-null address `dlsym` returned for the symbol, which, where glibc
+        // defines it, is the function
+        // `const struct cpuid_feature *__x86_get_cpuid_feature_leaf(unsigned int)`.
+        (f != ABSENT).then(|| unsafe { std::mem::transmute::<usize, FeatureLeaf>(f) })
     }
 
     /// A copy of glibc's leaf `index`; `None` on a glibc without the function.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(super) fn leaf(index: u32) -> Option<CpuidFeature> {
         let f = feature_leaf()?;
         // SAFETY: the function takes any index and returns a pointer to a static, initialized

@@ -1,6 +1,7 @@
 //! The Cranelift backends.
 
 pub mod cache;
+pub mod checksum;
 pub mod code;
 pub mod error;
 pub mod isa;

@@ -1,4 +1,4 @@
-//! SHA-256 for the artifact cache's keys and checksums and the in-process kernel map, choosing
+//! SHA-256 for the artifact cache's keys and the in-process kernel map, choosing
 //! its x86 SHA-extension path without executing `cpuid`.
 //!
 //! `sha2` picks its SHA-extension path with its own `cpuid` probe (the `cpufeatures` crate),
@@ -34,6 +34,8 @@ impl Default for Sha256 {
 }
 
 impl Sha256 {
+    // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn new() -> Sha256 {
         Sha256 {
             state: H0,
@@ -44,12 +46,14 @@ impl Sha256 {
     }
 
     /// The digest of `bytes`.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn digest(bytes: &[u8]) -> [u8; 32] {
         let mut h = Sha256::new();
         h.update(bytes);
         h.finalize()
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn update(&mut self, mut bytes: &[u8]) {
         self.total = self.total.wrapping_add(bytes.len() as u64);
         if self.filled > 0 {
@@ -71,6 +75,7 @@ impl Sha256 {
         self.filled = tail.len();
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn finalize(mut self) -> [u8; 32] {
         let bits = self.total.wrapping_mul(8);
         let mut pad = [0u8; 72];
@@ -91,6 +96,7 @@ impl Sha256 {
 }
 
 /// Runs the compression function over `blocks` (a multiple of 64 bytes).
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn compress(state: &mut [u32; 8], blocks: &[u8]) {
     if blocks.is_empty() {
         return;
@@ -133,18 +139,38 @@ mod shani {
 
     /// Whether the SHA-extension path can run: by the feature words glibc recorded at start
     /// where it keeps them (no `cpuid`), else by the standard library's detection.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(super) fn available() -> bool {
-        // `compress` asks on every call: answer once.
-        static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *AVAILABLE.get_or_init(detect)
+        use std::sync::atomic::{AtomicU8, Ordering};
+        // `compress` asks on every call: answer once. An atomic rather than a `OnceLock`,
+        // whose generic initializer would lie outside the hit path's section; two threads
+        // racing both detect the same answer.
+        static AVAILABLE: AtomicU8 = AtomicU8::new(UNKNOWN);
+        const UNKNOWN: u8 = 0;
+        const NO: u8 = 1;
+        const YES: u8 = 2;
+        match AVAILABLE.load(Ordering::Relaxed) {
+            NO => false,
+            YES => true,
+            _ => {
+                let yes = detect();
+                AVAILABLE.store(if yes { YES } else { NO }, Ordering::Relaxed);
+                yes
+            }
+        }
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn detect() -> bool {
         // glibc's leaf 7 EBX bit 29 (SHA), leaf 1 EDX bit 26 (SSE2), ECX bits 9 (SSSE3) and
         // 19 (SSE4.1), as `<bits/platform/x86.h>` numbers them.
-        let glibc = [(1, 1, 29), (0, 3, 26), (0, 2, 9), (0, 2, 19)]
-            .map(|(index, reg, bit)| crate::isa::glibc_cpu_active(index, reg, bit));
-        if let [Some(sha), Some(sse2), Some(ssse3), Some(sse41)] = glibc {
+        let active = crate::isa::glibc_cpu_active;
+        if let (Some(sha), Some(sse2), Some(ssse3), Some(sse41)) = (
+            active(1, 1, 29),
+            active(0, 3, 26),
+            active(0, 2, 9),
+            active(0, 2, 19),
+        ) {
             return sha && sse2 && ssse3 && sse41;
         }
         std::is_x86_feature_detected!("sha")
@@ -155,6 +181,7 @@ mod shani {
 
     /// The next four message words.
     #[inline(always)]
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     unsafe fn schedule(v0: __m128i, v1: __m128i, v2: __m128i, v3: __m128i) -> __m128i {
         // SAFETY: only called from `digest_blocks`, which runs with the extensions enabled.
         unsafe {
@@ -167,6 +194,7 @@ mod shani {
 
     /// Four rounds with message words `w` and constants `K[4i..4i + 4]`.
     #[inline(always)]
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     unsafe fn rounds4(abef: &mut __m128i, cdgh: &mut __m128i, w: __m128i, i: usize) {
         // SAFETY: only called from `digest_blocks`, which runs with the extensions enabled.
         unsafe {
@@ -184,6 +212,7 @@ mod shani {
     /// # Safety
     /// The CPU must have the SHA, SSE2, SSSE3 and SSE4.1 extensions.
     #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(super) unsafe fn digest_blocks(state: &mut [u32; 8], blocks: &[u8]) {
         let mask = _mm_set_epi64x(
             0x0C0D_0E0F_0809_0A0Bu64 as i64,
@@ -239,6 +268,7 @@ mod shani {
 }
 
 /// `bytes` in lowercase hexadecimal, two digits per byte (how digests are written).
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(2 * bytes.len());

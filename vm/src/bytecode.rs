@@ -172,6 +172,8 @@ impl Instruction<'_> {
 
     /// Decodes the instruction starting at `words[0]`, or `None` if the words are malformed or
     /// run past the end.
+    // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn decode(words: &[ExecWord]) -> Option<Instruction<'_>> {
         match Opcode::from_word(*words.first()?)? {
             Opcode::Call => {

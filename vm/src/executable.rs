@@ -33,6 +33,8 @@ pub enum FuncKind {
 }
 
 impl FuncKind {
+    // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn from_i32(v: i32) -> Option<FuncKind> {
         Some(match v {
             0 => FuncKind::PackedFunc,
@@ -74,11 +76,17 @@ impl FuncInfo {
     }
 }
 
+/// The hasher of the maps a loaded module is made of (`func_map`, `Library`): SipHash with
+/// fixed keys. Their keys are function names of a module the user compiled, so there is no
+/// flooding to defend against, and a fixed hasher spares the first map of a process (on an
+/// artifact-cache hit, one of these) the random keys — a `getrandom` system call.
+pub type FixedState = std::hash::BuildHasherDefault<std::hash::DefaultHasher>;
+
 /// A compiled Relax module's bytecode, in TVM's layout.
 #[derive(Clone, Debug, Default)]
 pub struct Executable {
     pub func_table: Vec<FuncInfo>,
-    pub func_map: HashMap<String, usize>,
+    pub func_map: HashMap<String, usize, FixedState>,
     /// Int, Float, DType, Str, Shape and Tensor values.
     pub constants: Vec<Value>,
     /// Memory scope of some tensor constants, by constant index, in file order.
@@ -89,13 +97,16 @@ pub struct Executable {
 
 impl Executable {
     /// Rebuilds `func_map` from `func_table` (later entries win, as in TVM's loader).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn rebuild_func_map(&mut self) {
-        self.func_map = self
-            .func_table
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.name.clone(), i))
-            .collect();
+        // A loop rather than `collect`, whose generic code would lie outside the hit path's
+        // section.
+        let mut map =
+            HashMap::with_capacity_and_hasher(self.func_table.len(), FixedState::default());
+        for (i, f) in self.func_table.iter().enumerate() {
+            map.insert(f.name.clone(), i);
+        }
+        self.func_map = map;
     }
 
     pub fn func_index(&self, name: &str) -> Option<usize> {
@@ -108,6 +119,7 @@ impl Executable {
 
     /// The instruction at `pc`. Only valid on a validated executable for a pc inside a function.
     #[inline]
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn instruction(&self, pc: usize) -> Option<Instruction<'_>> {
         let start = usize::try_from(*self.instr_offset.get(pc)?).ok()?;
         Instruction::decode(self.instr_data.get(start..)?)
@@ -118,6 +130,7 @@ impl Executable {
     }
 
     /// Checks the invariants listed in the module docs; see there.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn validate(&self) -> Result<()> {
         let nfuncs = self.func_table.len() as i64;
         let nconsts = self.constants.len() as i64;
@@ -132,13 +145,12 @@ impl Executable {
         }
         // Instruction ranges of bytecode functions must not overlap: TVM never emits that, and
         // it keeps validation linear in the size of the code.
-        let mut ranges: Vec<(i64, i64, usize)> = self
-            .func_table
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.kind == FuncKind::VMFunc)
-            .map(|(i, f)| (f.start_instr, f.end_instr, i))
-            .collect();
+        let mut ranges: Vec<(i64, i64, usize)> = Vec::with_capacity(self.func_table.len());
+        for (i, f) in self.func_table.iter().enumerate() {
+            if f.kind == FuncKind::VMFunc {
+                ranges.push((f.start_instr, f.end_instr, i));
+            }
+        }
         ranges.sort_unstable();
         for w in ranges.windows(2) {
             if w[1].0 < w[0].1 {
@@ -189,13 +201,13 @@ impl Executable {
                 )));
             }
             let regs = f.register_file_size;
+            // The test inline, the message out of line: the closure runs for every register of
+            // every instruction, and inlined small it stays in the hit path's section.
             let check_reg = |pc: i64, r: RegName, what: &str| -> Result<()> {
                 if (0..regs).contains(&r) || r == VOID_REGISTER || r == VM_REGISTER {
                     Ok(())
                 } else {
-                    Err(bad(format!(
-                        "instruction {pc}: {what} register {r} is outside the register file of size {regs}"
-                    )))
+                    Err(register_error(fi, f, pc, r, what))
                 }
             };
             for pc in f.start_instr..f.end_instr {
@@ -301,4 +313,14 @@ impl Executable {
         }
         Ok(())
     }
+}
+
+/// The error of a register outside function `fi`'s register file (`Executable::validate`).
+#[cold]
+#[inline(never)]
+fn register_error(fi: usize, f: &FuncInfo, pc: i64, r: RegName, what: &str) -> Error {
+    Error::load(format!(
+        "function {fi} `{}`: instruction {pc}: {what} register {r} is outside the register file of size {}",
+        f.name, f.register_file_size
+    ))
 }

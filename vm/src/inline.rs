@@ -37,6 +37,8 @@ impl InlineBuiltin {
     ];
 
     /// The builtin registered as `name`, if it is one performed inline.
+    // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn from_name(name: &str) -> Option<InlineBuiltin> {
         Self::ALL.iter().find(|(_, n)| *n == name).map(|&(b, _)| b)
     }

@@ -24,7 +24,7 @@ pub use dtype::{DataType, TypeCode};
 pub use error::{Error, ErrorKind, Result};
 
 pub use exec_builder::ExecBuilder;
-pub use executable::{Executable, FuncInfo, FuncKind};
+pub use executable::{Executable, FixedState, FuncInfo, FuncKind};
 pub use inline::{InlineBuiltin, Spare};
 pub use packed::{PackedFunc, Registry};
 pub use tensor::{Device, Element, Storage, Tensor};

@@ -29,6 +29,8 @@ pub struct PackedFunc(Arc<PackedInner>);
 
 impl PackedFunc {
     /// Wraps a closure; `name` is used in error messages and listings.
+    // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn new(
         name: impl Into<String>,
         f: impl Fn(&[Value]) -> Result<Value> + Send + Sync + 'static,
@@ -117,6 +119,7 @@ static REGISTRY: Registry = Registry {
 
 impl Registry {
     /// The process-wide registry.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn global() -> &'static Registry {
         &REGISTRY
     }
@@ -128,6 +131,7 @@ impl Registry {
     }
 
     /// What `name` resolves to in `changes`, else among the builtins.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn resolve(
         changes: Option<&HashMap<String, Option<PackedFunc>>>,
         name: &str,
@@ -161,6 +165,7 @@ impl Registry {
         self.change(|changes| changes.insert(name.to_string(), Some(f)));
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn get(&self, name: &str) -> Option<PackedFunc> {
         let changes = self.changes.read().unwrap_or_else(|e| e.into_inner());
         Registry::resolve(changes.as_ref(), name)

@@ -153,6 +153,8 @@ impl Executable {
     }
 
     /// Deserializes and validates an executable. Never panics, whatever the bytes.
+    // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn load_from_bytes(bytes: &[u8]) -> Result<Executable> {
         let mut r = Reader {
             data: bytes,
@@ -180,7 +182,9 @@ impl Executable {
         let mut exec = Executable::default();
         // The smallest function entry: kind, an empty name, four i64s and an empty name vector.
         let nfuncs = r.count(&"function table", 4 + 8 + 4 * 8 + 8)?;
-        exec.func_table.reserve(nfuncs);
+        // `with_capacity` rather than `reserve`, whose growth path is generic code outside the
+        // artifact cache's hit-path section.
+        exec.func_table = Vec::with_capacity(nfuncs);
         for fi in 0..nfuncs {
             exec.func_table.push(r.func_info(fi)?);
         }
@@ -188,7 +192,7 @@ impl Executable {
 
         if has_memory_scopes {
             let n = r.count(&"memory scope table", 8 + 8)?;
-            exec.memory_scopes.reserve(n);
+            exec.memory_scopes = Vec::with_capacity(n);
             for i in 0..n {
                 let idx = r.i64(&format_args!("constant index of memory scope {i}"))?;
                 let scope = r.string(&format_args!("memory scope {i}"))?;
@@ -198,7 +202,7 @@ impl Executable {
 
         // The smallest constant is a type index and a DataType (4 bytes).
         let nconsts = r.count(&"constant pool", 4 + 4)?;
-        exec.constants.reserve(nconsts);
+        exec.constants = Vec::with_capacity(nconsts);
         for i in 0..nconsts {
             exec.constants.push(r.constant(i)?);
         }
@@ -296,10 +300,12 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn remaining(&self) -> usize {
         self.data.len() - self.pos
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn take(&mut self, n: usize, what: &dyn std::fmt::Display) -> Result<&'a [u8]> {
         if n > self.remaining() {
             return Err(Error::load(format!(
@@ -313,30 +319,37 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn array<const N: usize>(&mut self, what: &dyn std::fmt::Display) -> Result<[u8; N]> {
         let s = self.take(N, what)?;
         let mut a = [0u8; N];
         a.copy_from_slice(s);
         Ok(a)
     }
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn u8(&mut self, what: &dyn std::fmt::Display) -> Result<u8> {
         Ok(self.array::<1>(what)?[0])
     }
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn u16(&mut self, what: &dyn std::fmt::Display) -> Result<u16> {
         Ok(u16::from_le_bytes(self.array(what)?))
     }
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn i32(&mut self, what: &dyn std::fmt::Display) -> Result<i32> {
         Ok(i32::from_le_bytes(self.array(what)?))
     }
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn u64(&mut self, what: &dyn std::fmt::Display) -> Result<u64> {
         Ok(u64::from_le_bytes(self.array(what)?))
     }
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn i64(&mut self, what: &dyn std::fmt::Display) -> Result<i64> {
         Ok(i64::from_le_bytes(self.array(what)?))
     }
 
     /// A `u64` element count, checked against the remaining bytes given the smallest encoded
     /// size of one element, so that a corrupt count cannot make us allocate.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn count(&mut self, what: &dyn std::fmt::Display, min_elem_size: usize) -> Result<usize> {
         let at = self.pos;
         let n = self.u64(&format_args!("{what} length"))?;
@@ -353,6 +366,7 @@ impl<'a> Reader<'a> {
         Ok(n as usize)
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn string(&mut self, what: &dyn std::fmt::Display) -> Result<String> {
         let n = self.count(what, 1)?;
         let at = self.pos;
@@ -365,14 +379,19 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn i64_array(&mut self, n: usize, what: &dyn std::fmt::Display) -> Result<Vec<i64>> {
         let bytes = self.take(n * 8, what)?;
-        Ok(bytes
-            .chunks_exact(8)
-            .map(|c| i64::from_le_bytes(c.try_into().expect("chunks of 8")))
-            .collect())
+        // A loop rather than `collect`, whose generic code would lie outside the artifact
+        // cache's hit-path section.
+        let mut v = Vec::with_capacity(n);
+        for c in bytes.chunks_exact(8) {
+            v.push(i64::from_le_bytes(c.try_into().expect("chunks of 8")));
+        }
+        Ok(v)
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn dtype(&mut self, what: &dyn std::fmt::Display) -> Result<DataType> {
         let code = self.u8(what)?;
         let bits = self.u8(what)?;
@@ -380,6 +399,7 @@ impl<'a> Reader<'a> {
         Ok(DataType { code, bits, lanes })
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn func_info(&mut self, fi: usize) -> Result<FuncInfo> {
         let at = self.pos;
         let kind_word = self.i32(&format_args!("kind of function {fi}"))?;
@@ -416,6 +436,7 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn constant(&mut self, i: usize) -> Result<Value> {
         let at = self.pos;
         // Formatted only into an error message: loading builds no label per constant.

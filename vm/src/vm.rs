@@ -23,7 +23,7 @@ use crate::allocator::{Allocator, AllocatorKind, new_allocator};
 use crate::bytecode::{
     Arg, ArgKind, BEGIN_SPECIAL_REG, Instruction, RegName, VM_REGISTER, VOID_REGISTER,
 };
-use crate::executable::{Executable, FuncInfo, FuncKind};
+use crate::executable::{Executable, FixedState, FuncInfo, FuncKind};
 use crate::inline::{InlineBuiltin, Spare};
 use crate::packed::{PackedFunc, Registry};
 use crate::tensor::Device;
@@ -38,18 +38,22 @@ pub type VmTirFunc = Arc<dyn Fn(&VmRef, &mut [Value]) -> Result<()> + Send + Syn
 /// symbols, and compiled Relax functions under their names (TVM's imported modules).
 #[derive(Clone, Default)]
 pub struct Library {
-    packed: HashMap<String, PackedFunc>,
-    vmtir: HashMap<String, VmTirFunc>,
+    packed: HashMap<String, PackedFunc, FixedState>,
+    vmtir: HashMap<String, VmTirFunc, FixedState>,
 }
 
 impl Library {
+    // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn new() -> Library {
         Library::default()
     }
     /// Adds a packed function (a kernel, a test helper) under `name`.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn add_packed(&mut self, name: &str, f: PackedFunc) {
         self.packed.insert(name.to_string(), f);
     }
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn add_fn(
         &mut self,
         name: &str,
@@ -59,6 +63,7 @@ impl Library {
             .insert(name.to_string(), PackedFunc::new(name, f));
     }
     /// Adds the compiled body of the Relax function `name` (a `VMTIRFunc` entry).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn add_vmtir(&mut self, name: &str, f: VmTirFunc) {
         self.vmtir.insert(name.to_string(), f);
     }
@@ -70,6 +75,7 @@ impl Library {
     /// VM's function pool (and the compiled bodies by index); a missing function is an error
     /// naming it. `VirtualMachine::new` links this way, and a compiler can call it alone to
     /// check an executable against its kernels without building a VM.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn link(&self, exec: &Executable) -> Result<(Vec<Value>, Vec<Option<VmTirFunc>>)> {
         let registry = Registry::global();
         let mut func_pool = Vec::with_capacity(exec.func_table.len());

@@ -1,7 +1,7 @@
 //! The bytes of one cache entry: a header that identifies and protects it, then the payload.
 //!
 //! ```text
-//! magic "RLXJITC\0" · format version (u32) · SHA-256 of everything after this field
+//! magic "RLXJITC\0" · format version (u32) · checksum of everything after this field
 //! · key (32 bytes) · aliases (u64 count, 32 bytes each) · relaxjit version (str) · host ISA (str)
 //! · executable (bytes) · code (bytes) · symbols · kernel metadata · extra sections
 //! ```
@@ -17,17 +17,17 @@
 //! entry:
 //!
 //! ```text
-//! magic "RLXJITA\0" · format version (u32) · SHA-256 of everything after this field
+//! magic "RLXJITA\0" · format version (u32) · checksum of everything after this field
 //! · key (32 bytes) · the entry's key (32 bytes) · relaxjit version (str) · host ISA (str)
 //! ```
 //!
 //! Integers are little-endian; a `str`/`bytes` is a u64 length and the bytes. [`decode`]
 //! checks everything before trusting anything: every length against what is left, every count
 //! against the bytes it would need, every enum tag; any defect is a [`Reject`] naming it, never a
-//! panic. The checksum covers the key and both identity strings too, so a flipped byte
-//! anywhere past the magic is caught even if it would parse.
+//! panic. The checksum ([`crate::checksum`], 16 bytes) covers the key and both identity strings
+//! too, so a flipped byte anywhere past the magic is caught even if it would parse.
 
-use crate::sha256::Sha256;
+use crate::checksum::checksum;
 use tir::{DataType, TypeCode};
 
 use crate::code::{CodeBlob, Symbol};
@@ -40,10 +40,10 @@ pub const MAGIC: [u8; 8] = *b"RLXJITC\0";
 pub const ALIAS_MAGIC: [u8; 8] = *b"RLXJITA\0";
 
 /// Bumped whenever the layout below changes; older entries are then misses.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Bytes before the checksummed part: magic, format version, checksum.
-const PREFIX: usize = 8 + 4 + 32;
+const PREFIX: usize = 8 + 4 + 16;
 
 /// What a compiled module stores: enough to rebuild it without compiling.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -137,7 +137,7 @@ pub fn encode_with_aliases(id: &Identity, aliases: &[[u8; 32]], entry: &Entry) -
     let mut out = Vec::with_capacity(PREFIX + body.len());
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&Sha256::digest(&body));
+    out.extend_from_slice(&checksum(&body));
     out.extend_from_slice(&body);
     out
 }
@@ -152,7 +152,7 @@ pub fn encode_alias(id: &Identity, target: &[u8; 32]) -> Vec<u8> {
     let mut out = Vec::with_capacity(PREFIX + body.len());
     out.extend_from_slice(&ALIAS_MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&Sha256::digest(&body));
+    out.extend_from_slice(&checksum(&body));
     out.extend_from_slice(&body);
     out
 }
@@ -176,6 +176,8 @@ pub fn decode(bytes: &[u8], expected: &Identity) -> Result<Entry, Reject> {
 }
 
 /// Checks `bytes` (an entry or an alias file) against `expected` and decodes it.
+// On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject> {
     if bytes.len() < PREFIX {
         return Err(Reject::NotAnEntry);
@@ -190,7 +192,7 @@ pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject
         return Err(Reject::Format(format));
     }
     let body = &bytes[PREFIX..];
-    if Sha256::digest(body) != bytes[12..PREFIX] {
+    if checksum(body) != bytes[12..PREFIX] {
         return Err(Reject::Checksum);
     }
     let mut r = Reader { b: body };
@@ -202,7 +204,13 @@ pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject
         let n = r.count(32).map_err(malformed)?;
         (r.take(32 * n).map_err(malformed)?, None)
     };
-    if key != expected.key && !aliases.chunks_exact(32).any(|a| a == expected.key) {
+    // A loop rather than `Iterator::any`, whose generic code would lie outside the hit path's
+    // section.
+    let mut aliased = false;
+    for a in aliases.chunks_exact(32) {
+        aliased |= a == expected.key;
+    }
+    if key != expected.key && !aliased {
         return Err(Reject::Key);
     }
     let version = r.str().map_err(malformed)?;
@@ -224,6 +232,7 @@ pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject
     }
 }
 
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn decode_payload(r: &mut Reader<'_>) -> Result<Entry, String> {
     let executable = r.bytes()?.to_vec();
     let code = r.bytes()?.to_vec();
@@ -353,6 +362,7 @@ pub(crate) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         if n > self.b.len() {
             return Err(format!("{n} bytes wanted, {} left", self.b.len()));
@@ -362,22 +372,26 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn u8(&mut self) -> Result<u8, String> {
         Ok(self.take(1)?[0])
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn u64(&mut self) -> Result<u64, String> {
         Ok(u64::from_le_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
         ))
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn usize(&mut self) -> Result<usize, String> {
         usize::try_from(self.u64()?).map_err(|_| "a count beyond the address space".to_string())
     }
 
     /// A count of items that take at least `min_bytes` each: never more than the bytes left
     /// could hold, so a corrupted count cannot make us allocate without bound.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn count(&mut self, min_bytes: usize) -> Result<usize, String> {
         let n = self.usize()?;
         if n.saturating_mul(min_bytes) > self.b.len() {
@@ -386,21 +400,25 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn bytes(&mut self) -> Result<&'a [u8], String> {
         let n = self.usize()?;
         self.take(n)
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn str(&mut self) -> Result<String, String> {
         let b = self.bytes()?;
         String::from_utf8(b.to_vec()).map_err(|_| "a string is not UTF-8".to_string())
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn strs(&mut self) -> Result<Vec<String>, String> {
         let n = self.count(8)?;
         (0..n).map(|_| self.str()).collect()
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn dtype(&mut self) -> Result<DataType, String> {
         let code = match self.u8()? {
             0 => TypeCode::Int,
@@ -415,6 +433,7 @@ impl<'a> Reader<'a> {
         Ok(DataType { code, bits, lanes })
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn flag(&mut self) -> Result<bool, String> {
         match self.u8()? {
             0 => Ok(false),
@@ -424,6 +443,7 @@ impl<'a> Reader<'a> {
     }
 }
 
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn get_meta(r: &mut Reader<'_>) -> Result<KernelMeta, String> {
     let name = r.str()?;
     let symbol = r.str()?;

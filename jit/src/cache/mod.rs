@@ -26,6 +26,15 @@
 //!   a hit refreshes when it is older than [`REFRESH_AFTER`]) are deleted, with every name
 //!   linked to them, until the directory holds at most [`ArtifactCache::max_bytes`] besides the
 //!   entry just stored.
+//! * Hit path: a hit runs in a fresh process whose code pages are not mapped yet and whose
+//!   caches are cold, so what it costs is mostly the code it touches: every 64 KiB window of
+//!   the binary it enters first is a page fault (several microseconds on a virtual machine),
+//!   and the functions a hit calls lie scattered over megabytes of text. On Linux those
+//!   functions (here, in the `vm` loader and linker, and in `relaxjit`'s engine) are placed in
+//!   one linker section, `relaxjit_hit`, which ELF linkers lay out as one contiguous run of
+//!   code; a hit then faults in a few pages instead of one per function. The hit path
+//!   itself avoids generic adaptors and lazily initialized statics where a loop or an atomic
+//!   does, since their instantiations land outside the section.
 
 pub mod entry;
 
@@ -68,6 +77,8 @@ pub struct Key(pub [u8; 32]);
 
 impl Key {
     /// The key in hexadecimal (the entry's file stem).
+    // On the hit path, which keeps its code in one linker section (module docs, "Hit path").
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn hex(&self) -> String {
         crate::sha256::hex(&self.0)
     }
@@ -81,6 +92,7 @@ pub struct KeyBuilder {
 impl KeyBuilder {
     /// A builder that already holds the format version, the relaxjit build `build` and the
     /// host ISA; [`ArtifactCache::key_builder`] gives one with the cache's build.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn new(build: &str) -> KeyBuilder {
         let mut b = KeyBuilder { h: Sha256::new() };
         b.part("format", &entry::FORMAT_VERSION.to_le_bytes());
@@ -90,6 +102,7 @@ impl KeyBuilder {
     }
 
     /// Adds a named part (length-prefixed, so parts never run into each other).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn part(&mut self, name: &str, bytes: &[u8]) -> &mut KeyBuilder {
         for p in [name.as_bytes(), bytes] {
             self.h.update(&(p.len() as u64).to_le_bytes());
@@ -99,6 +112,7 @@ impl KeyBuilder {
     }
 
     /// The key.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn finish(self) -> Key {
         Key(self.h.finalize())
     }
@@ -128,12 +142,37 @@ pub fn relaxjit_version() -> &'static str {
 }
 
 /// The target Cranelift compiles for ([`crate::isa::host_isa_description`]), computed once.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn host_isa_description() -> &'static str {
-    static D: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    D.get_or_init(|| {
-        // No ISA means no compiling either; the description only has to differ from any real one.
-        crate::isa::host_isa_description().unwrap_or_else(|e| format!("no host isa: {e}"))
-    })
+    use std::sync::atomic::AtomicPtr;
+    // An atomic pointer to a leaked string rather than a `OnceLock`, whose generic initializer
+    // would lie outside the hit path's section. Threads racing compute the same description;
+    // the first to publish wins and the others free theirs.
+    static D: AtomicPtr<String> = AtomicPtr::new(std::ptr::null_mut());
+    let published = D.load(Ordering::Acquire);
+    if !published.is_null() {
+        // SAFETY: a non-null `D` points to a string leaked below, never freed or written.
+        return unsafe { &*published };
+    }
+    // No ISA means no compiling either; the description only has to differ from any real one.
+    let mine = Box::into_raw(Box::new(
+        crate::isa::host_isa_description().unwrap_or_else(|e| format!("no host isa: {e}")),
+    ));
+    match D.compare_exchange(
+        std::ptr::null_mut(),
+        mine,
+        Ordering::AcqRel,
+        Ordering::Acquire,
+    ) {
+        // SAFETY: `mine` is now published: leaked, never freed or written.
+        Ok(_) => unsafe { &*mine },
+        Err(winner) => {
+            // SAFETY: `mine` came from `Box::into_raw` above and was never published.
+            drop(unsafe { Box::from_raw(mine) });
+            // SAFETY: as for `published`.
+            unsafe { &*winner }
+        }
+    }
 }
 
 /// What `relaxjit cache stats` reports.
@@ -191,12 +230,14 @@ impl ArtifactCache {
     }
 
     /// The build identity that keys and checks entries.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn build(&self) -> &'static str {
         self.build.unwrap_or_else(relaxjit_version)
     }
 
     /// A key builder that already holds the format version, this cache's build identity and
     /// the host ISA.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn key_builder(&self) -> KeyBuilder {
         KeyBuilder::new(self.build())
     }
@@ -249,14 +290,22 @@ impl ArtifactCache {
     }
 
     /// The file holding `key`'s entry.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn path_of(&self, key: &Key) -> PathBuf {
-        // By hand rather than `format!`, whose machinery a cache hit would otherwise page in.
-        let mut name = key.hex();
+        // By hand rather than `format!` or `Path::join`, whose machinery (formatting, growing
+        // the path) a cache hit would otherwise page in.
+        let hex = key.hex();
+        let mut name = String::with_capacity(hex.len() + 1 + EXTENSION.len());
+        name.push_str(&hex);
         name.push('.');
         name.push_str(EXTENSION);
-        self.dir.join(name)
+        let mut path = PathBuf::with_capacity(self.dir.as_os_str().len() + 1 + name.len());
+        path.push(&self.dir);
+        path.push(name);
+        path
     }
 
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn identity(&self, key: &Key) -> Identity {
         Identity {
             key: key.0,
@@ -273,6 +322,7 @@ impl ArtifactCache {
     /// The entry stored under `key`, or `None` (absent, or unusable — then with a warning).
     /// A hit refreshes the entry's modification time, which eviction orders by. An alias file
     /// under `key` is followed to the entry it names.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn load(&self, key: &Key) -> Option<Entry> {
         match self.load_stored(key)? {
             entry::Stored::Entry(e) => Some(e),
@@ -291,6 +341,7 @@ impl ArtifactCache {
 
     /// The checked contents of the file under `key` (an absent file is a silent miss, an
     /// unusable one a warned miss), refreshing its modification time on success.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn load_stored(&self, key: &Key) -> Option<entry::Stored> {
         let path = self.path_of(key);
         let file = match fs::File::open(&path) {

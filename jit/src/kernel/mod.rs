@@ -98,11 +98,14 @@ pub(crate) fn tensor_arg(t: &vm::Tensor) -> KernelArg {
 
 impl Kernel {
     /// The symbol the kernel is linked under.
+    // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn symbol(&self) -> &str {
         &self.meta.symbol
     }
 
     /// The kernel's metadata (parameters, failure sites).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn meta(&self) -> &KernelMeta {
         &self.meta
     }
@@ -177,6 +180,7 @@ impl Kernel {
     }
 
     /// The native entry point (the [`KernelFn`] ABI); compiled Relax functions call it directly.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn entry(&self) -> KernelFn {
         self.f
     }
@@ -222,6 +226,7 @@ impl Kernel {
     }
 
     /// The kernel as a packed function returning `None` (TVM's destination-passing calls).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn packed(&self) -> PackedFunc {
         let k = self.clone();
         PackedFunc::new_borrowing(self.meta.symbol.clone(), move |args| {
@@ -540,27 +545,33 @@ impl KernelLibrary {
     /// The library whose code is `blob` and whose kernels are described by `metas`, in order:
     /// each kernel's entry is the blob's symbol `meta.symbol`. This is how the artifact cache
     /// turns a stored entry back into the library a compile returns.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn from_code(blob: &CodeBlob, metas: Vec<KernelMeta>) -> Result<KernelLibrary> {
         let code = CodeMemory::new(blob)?;
-        let kernels = metas
-            .into_iter()
-            .map(|meta| {
-                let p = code.address(&meta.symbol).ok_or_else(|| {
-                    Error::Module(format!("no code for kernel `{}`", meta.symbol))
-                })?;
-                Ok(Kernel {
-                    meta: Arc::new(meta),
-                    // SAFETY: every kernel symbol of a blob is a function defined with the
-                    // kernel signature (4 × i64 → i32 in the ISA's default C calling
-                    // convention), which is `KernelFn`'s ABI — `compile_object` declares it
-                    // so, and a cache entry is accepted only when its checksum matches what a
-                    // compile for this ISA and relaxjit version wrote. The memory lives as
-                    // long as `code`, which the kernel holds.
-                    f: unsafe { std::mem::transmute::<*const u8, KernelFn>(p) },
-                    _code: code.clone(),
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        // A loop popping from the back rather than an iterator collected into a `Result`: the
+        // adaptors' generic code (the `IntoIter` too) would lie outside the hit path's section.
+        let mut metas = metas;
+        let mut kernels = Vec::with_capacity(metas.len());
+        while let Some(meta) = metas.pop() {
+            let Some(p) = code.address(&meta.symbol) else {
+                return Err(Error::Module(format!(
+                    "no code for kernel `{}`",
+                    meta.symbol
+                )));
+            };
+            kernels.push(Kernel {
+                meta: Arc::new(meta),
+                // SAFETY: every kernel symbol of a blob is a function defined with the kernel
+                // signature (4 × i64 → i32 in the ISA's default C calling convention), which
+                // is `KernelFn`'s ABI — `compile_object` declares it so, and a cache entry is
+                // accepted only when its checksum matches what a compile for this ISA and
+                // relaxjit version wrote. The memory lives as long as `code`, which the
+                // kernel holds.
+                f: unsafe { std::mem::transmute::<*const u8, KernelFn>(p) },
+                _code: code.clone(),
+            });
+        }
+        kernels.reverse();
         Ok(KernelLibrary {
             kernels,
             code: Some(code),
@@ -573,6 +584,7 @@ impl KernelLibrary {
     }
 
     /// The kernels, in the order of the functions given to [`KernelLibrary::compile`].
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn kernels(&self) -> &[Kernel] {
         &self.kernels
     }
@@ -593,6 +605,7 @@ impl KernelLibrary {
 
     /// Adds every kernel to `lib`, and the library kernels that `exec` calls: what a VM
     /// running `exec` needs, without a function for every library kernel variant.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn add_for(&self, lib: &mut vm::Library, exec: &vm::Executable) {
         for k in &self.kernels {
             lib.add_packed(k.symbol(), k.packed());

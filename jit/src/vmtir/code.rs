@@ -25,6 +25,8 @@ use crate::vmtir::runtime::{CallCtx, VmtirRuntime};
 pub type NativeFn = unsafe extern "C" fn(*mut CallCtx, *mut vm::Value, *const VmtirRuntime) -> i32;
 
 /// The symbol of the compiled Relax function `name` (TVM's `__vmtir__` prefix).
+// On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn symbol(name: &str) -> String {
     format!("__vmtir__{name}")
 }
@@ -115,25 +117,27 @@ impl CompiledCode {
     /// Maps `blob` and looks up `symbols` (each one a function defined by a
     /// [`CodeBuilder`] for this host and this relaxjit build, as a cache entry checked against
     /// both holds); entry `i` of the result is `symbols[i]`.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn from_blob(blob: &CodeBlob, symbols: &[String]) -> Result<CompiledCode> {
         let memory = CodeMemory::new(blob)?;
-        let entries = symbols
-            .iter()
-            .map(|s| {
-                let p = memory
-                    .address(s)
-                    .ok_or_else(|| Error::Module(format!("no code for `{s}`")))?;
-                // SAFETY: every symbol of a compiled-mode blob is a function that
-                // `CodeBuilder::define` defined with `native_signature`, the ABI of `NativeFn`
-                // in the ISA's default calling convention; the memory lives as long as `self`,
-                // which holds it.
-                Ok(unsafe { std::mem::transmute::<*const u8, NativeFn>(p) })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        // A loop rather than an iterator collected into a `Result`, whose generic code would
+        // lie outside the artifact cache's hit-path section.
+        let mut entries = Vec::with_capacity(symbols.len());
+        for s in symbols {
+            let Some(p) = memory.address(s) else {
+                return Err(Error::Module(format!("no code for `{s}`")));
+            };
+            // SAFETY: every symbol of a compiled-mode blob is a function that
+            // `CodeBuilder::define` defined with `native_signature`, the ABI of `NativeFn` in
+            // the ISA's default calling convention; the memory lives as long as `self`, which
+            // holds it.
+            entries.push(unsafe { std::mem::transmute::<*const u8, NativeFn>(p) });
+        }
         Ok(CompiledCode { entries, memory })
     }
 
     /// The entry of the function defined as `index`.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn get(&self, index: usize) -> NativeFn {
         self.entries[index]
     }

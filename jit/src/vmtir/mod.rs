@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cranelift_frontend::FunctionBuilder;
-use vm::{Executable, FuncKind, InlineBuiltin, Library, Value, VmRef, VmTirFunc};
+use vm::{Executable, FixedState, FuncKind, InlineBuiltin, Library, Value, VmRef, VmTirFunc};
 
 use crate::cache::entry::{Reader, put_bytes, put_str, put_u64};
 use crate::code::{CodeBlob, Symbol};
@@ -80,6 +80,8 @@ impl VmtirModule {
     }
 
     /// Adds every compiled function to `lib` (what `Library::link` resolves `VMTIRFunc`s by).
+    // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn add_to(&self, lib: &mut Library) {
         for (name, f) in &self.functions {
             lib.add_vmtir(name, f.clone());
@@ -126,48 +128,21 @@ pub const SECTION: &str = "vmtir";
 /// against, and [`VmtirModule::to_section`]. The section must come from a compile by this
 /// relaxjit build for this host (the artifact cache checks both before handing it over); a
 /// section that does not parse, or lacks the code of a compiled function, is an error.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn load(exec: &Executable, kernels: &KernelLibrary, section: &[u8]) -> Result<VmtirModule> {
     let start = Instant::now();
     let malformed = |m: String| Error::Module(format!("compiled-mode section: {m}"));
-    let mut r = Reader { b: section };
-    let (blob, words, fallbacks) = (|| {
-        let code = r.bytes()?.to_vec();
-        let n = r.count(16)?;
-        let mut symbols = Vec::with_capacity(n);
-        for _ in 0..n {
-            symbols.push(Symbol {
-                name: r.str()?,
-                offset: r.u64()?,
-            });
-        }
-        let blob = CodeBlob::from_parts(code, symbols).map_err(|e| e.to_string())?;
-        let n = r.count(8)?;
-        let words = (0..n)
-            .map(|_| r.u64().map(|w| w as i64))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        let n = r.count(16)?;
-        let mut fallbacks = Vec::with_capacity(n);
-        for _ in 0..n {
-            fallbacks.push(Fallback {
-                function: r.str()?,
-                reason: r.str()?,
-            });
-        }
-        if !r.b.is_empty() {
-            return Err(format!("{} bytes after the fallbacks", r.b.len()));
-        }
-        Ok((blob, words, fallbacks))
-    })()
-    .map_err(malformed)?;
+    let (blob, words, fallbacks) = parse_section(section).map_err(malformed)?;
     exec.validate()
         .map_err(|e| Error::Module(format!("the executable does not validate: {e}")))?;
-    let compiled: Vec<usize> = exec
-        .func_table
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.kind == FuncKind::VMTIRFunc)
-        .map(|(i, _)| i)
-        .collect();
+    // Loops rather than iterator adaptors, whose generic code would lie outside the hit path's
+    // section.
+    let mut compiled: Vec<usize> = Vec::new();
+    for (i, f) in exec.func_table.iter().enumerate() {
+        if f.kind == FuncKind::VMTIRFunc {
+            compiled.push(i);
+        }
+    }
     if blob.symbols().len() != compiled.len() {
         return Err(malformed(format!(
             "{} functions of code for {} compiled functions",
@@ -178,10 +153,10 @@ pub fn load(exec: &Executable, kernels: &KernelLibrary, section: &[u8]) -> Resul
     let mut functions = Vec::new();
     let mut shared = None;
     if !compiled.is_empty() {
-        let symbols: Vec<String> = compiled
-            .iter()
-            .map(|&fi| code::symbol(&exec.func_table[fi].name))
-            .collect();
+        let mut symbols: Vec<String> = Vec::with_capacity(compiled.len());
+        for &fi in &compiled {
+            symbols.push(code::symbol(&exec.func_table[fi].name));
+        }
         let code = CompiledCode::from_blob(&blob, &symbols)?;
         let (_, used) = kernel_slots(exec, kernels);
         let s = Arc::new(Shared::new(exec, code, used, words));
@@ -197,6 +172,41 @@ pub fn load(exec: &Executable, kernels: &KernelLibrary, section: &[u8]) -> Resul
     })
 }
 
+/// The code, the argument words and the fallbacks of [`VmtirModule::to_section`].
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+fn parse_section(
+    section: &[u8],
+) -> std::result::Result<(CodeBlob, Vec<i64>, Vec<Fallback>), String> {
+    let mut r = Reader { b: section };
+    let code = r.bytes()?.to_vec();
+    let n = r.count(16)?;
+    let mut symbols = Vec::with_capacity(n);
+    for _ in 0..n {
+        symbols.push(Symbol {
+            name: r.str()?,
+            offset: r.u64()?,
+        });
+    }
+    let blob = CodeBlob::from_parts(code, symbols).map_err(|e| e.to_string())?;
+    let n = r.count(8)?;
+    let mut words = Vec::with_capacity(n);
+    for _ in 0..n {
+        words.push(r.u64()? as i64);
+    }
+    let n = r.count(16)?;
+    let mut fallbacks = Vec::with_capacity(n);
+    for _ in 0..n {
+        fallbacks.push(Fallback {
+            function: r.str()?,
+            reason: r.str()?,
+        });
+    }
+    if !r.b.is_empty() {
+        return Err(format!("{} bytes after the fallbacks", r.b.len()));
+    }
+    Ok((blob, words, fallbacks))
+}
+
 /// What every compiled function of one module shares.
 struct Shared {
     code: CompiledCode,
@@ -210,18 +220,26 @@ struct Shared {
 }
 
 impl Shared {
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn new(exec: &Executable, code: CompiledCode, kernels: Vec<Kernel>, words: Vec<i64>) -> Shared {
-        let entries = kernels.iter().map(Kernel::entry).collect();
-        let builtins = exec
-            .func_table
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.kind == FuncKind::PackedFunc)
-            .filter_map(|(i, f)| match InlineBuiltin::from_name(&f.name)? {
-                b @ (InlineBuiltin::NullValue | InlineBuiltin::AllocTensor) => Some((i, b)),
-                InlineBuiltin::AllocStorage => None,
-            })
-            .collect();
+        // Loops rather than iterator adaptors: this runs on an artifact cache hit, whose code
+        // should stay in its section.
+        let mut entries = Vec::with_capacity(kernels.len());
+        for k in &kernels {
+            entries.push(k.entry());
+        }
+        let mut builtins = Vec::new();
+        for (i, f) in exec.func_table.iter().enumerate() {
+            if f.kind != FuncKind::PackedFunc {
+                continue;
+            }
+            match InlineBuiltin::from_name(&f.name) {
+                Some(b @ (InlineBuiltin::NullValue | InlineBuiltin::AllocTensor)) => {
+                    builtins.push((i, b));
+                }
+                Some(InlineBuiltin::AllocStorage) | None => {}
+            }
+        }
         Shared {
             code,
             kernels,
@@ -234,33 +252,40 @@ impl Shared {
 
 /// The `VmTirFunc` of every compiled function `(function-table index, code index)` of `exec`
 /// (whose table already records them as `VMTIRFunc`, with their register file sizes).
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn link(
     exec: &Executable,
     shared: &Arc<Shared>,
     done: impl IntoIterator<Item = (usize, usize)>,
 ) -> Vec<(String, VmTirFunc)> {
-    done.into_iter()
-        .map(|(fi, index)| {
-            let info = &exec.func_table[fi];
-            let native = shared.code.get(index);
-            (
-                info.name.clone(),
-                vmtir_func(shared.clone(), native, info.register_file_size as usize),
-            )
-        })
-        .collect()
+    let mut functions = Vec::new();
+    for (fi, index) in done {
+        let info = &exec.func_table[fi];
+        let native = shared.code.get(index);
+        functions.push((
+            info.name.clone(),
+            vmtir_func(shared.clone(), native, info.register_file_size as usize),
+        ));
+    }
+    functions
 }
 
 /// The kernel slots of `exec`'s calls: for each `PackedFunc` that is one of `kernels`, its
 /// slot, handed out in order of function-table index; and the kernels by slot. A load computes
 /// the same slots as the compile that generated the code, from the same executable and kernels.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn kernel_slots(
     exec: &Executable,
     kernels: &KernelLibrary,
-) -> (HashMap<usize, usize>, Vec<Kernel>) {
-    let by_symbol: HashMap<&str, &Kernel> =
-        kernels.kernels().iter().map(|k| (k.symbol(), k)).collect();
-    let mut slot_of_func: HashMap<usize, usize> = HashMap::new();
+) -> (HashMap<usize, usize, FixedState>, Vec<Kernel>) {
+    // Loops and fixed hashers rather than `collect` and random keys: this runs on an artifact
+    // cache hit, whose code should stay in its section.
+    let mut by_symbol: HashMap<&str, &Kernel, FixedState> =
+        HashMap::with_capacity_and_hasher(kernels.kernels().len(), FixedState::default());
+    for k in kernels.kernels() {
+        by_symbol.insert(k.symbol(), k);
+    }
+    let mut slot_of_func: HashMap<usize, usize, FixedState> = HashMap::default();
     let mut used: Vec<Kernel> = Vec::new();
     for (i, f) in exec.func_table.iter().enumerate() {
         if f.kind == FuncKind::PackedFunc
@@ -374,6 +399,7 @@ fn compile_functions(
 }
 
 /// The `VmTirFunc` running `native` on a register file of at least `regs_needed` values.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn vmtir_func(shared: Arc<Shared>, native: NativeFn, regs_needed: usize) -> VmTirFunc {
     Arc::new(move |vmref: &VmRef, regs: &mut [Value]| {
         if regs.len() < regs_needed {

@@ -89,6 +89,8 @@ static FUNCS: [OnceLock<PackedFunc>; BUILTINS.len()] = [const { OnceLock::new() 
 /// The function object of the builtin `name`; `None` if no builtin has that name. The global
 /// registry ([`crate::packed::Registry`]) answers with it for a name nobody registered or
 /// removed.
+// On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub(crate) fn builtin(name: &str) -> Option<PackedFunc> {
     let i = BUILTINS.iter().position(|&(n, _)| n == name)?;
     let (name, f) = BUILTINS[i];
