@@ -426,3 +426,90 @@ fn simplify_preserves_values() {
     assert!(checked > 10_000, "only {checked} evaluations");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A reshape's index arithmetic composed with the flattening of the shape it indexes cancels
+/// out: for loop variables with extents `e1, e2, e3`, flat `x = (i·e2 + j)·e3 + k`, and any
+/// target shape that regroups those extents (each split into two factors or not, neighbours
+/// merged at random), `Σ_t (x % (d_t·s_t) // s_t)·s_t` simplifies to `x`'s linear form with
+/// no division left, and evaluates to the same values everywhere.
+#[test]
+fn reshape_index_arithmetic_cancels() {
+    use tir::BinaryOp as B;
+    use tir::arith::scalar::Scalar;
+    let mut rng = Lcg(0xfeed);
+    let vars: Vec<Var> = ["i", "j", "k"]
+        .iter()
+        .map(|n| Var::new(*n, DataType::INT64))
+        .collect();
+    let c = |v: i64| PrimExpr::i64(v);
+    let b = |op: B, x: PrimExpr, y: PrimExpr| PrimExpr::binary(op, x, y);
+    for _ in 0..300 {
+        let extents: Vec<i64> = (0..3)
+            .map(|_| [1, 2, 3, 4, 6, 8, 12][rng.below(7) as usize])
+            .collect();
+        let mut an = Analyzer::new();
+        for (v, e) in vars.iter().zip(&extents) {
+            an.bind(v, Range::from_extent(c(*e)));
+        }
+        // Factors: each extent split in two (when it has a divisor) or kept.
+        let mut factors = Vec::new();
+        for &e in &extents {
+            let divisors: Vec<i64> = (2..e).filter(|d| e % d == 0).collect();
+            if !divisors.is_empty() && rng.below(2) == 0 {
+                let d = divisors[rng.below(divisors.len() as u64) as usize];
+                factors.extend([d, e / d]);
+            } else {
+                factors.push(e);
+            }
+        }
+        let mut dims: Vec<i64> = Vec::new();
+        for f in factors {
+            match dims.last_mut() {
+                Some(last) if rng.below(2) == 0 => *last *= f,
+                _ => dims.push(f),
+            }
+        }
+        let x = b(
+            B::Add,
+            b(
+                B::Mul,
+                b(
+                    B::Add,
+                    b(B::Mul, PrimExpr::from(&vars[0]), c(extents[1])),
+                    PrimExpr::from(&vars[1]),
+                ),
+                c(extents[2]),
+            ),
+            PrimExpr::from(&vars[2]),
+        );
+        let mut flat = c(0);
+        let mut stride: i64 = dims.iter().product();
+        for &d in &dims {
+            stride /= d;
+            let idx = b(
+                B::FloorDiv,
+                b(B::FloorMod, x.clone(), c(d * stride)),
+                c(stride),
+            );
+            flat = b(B::Add, flat, b(B::Mul, an.simplify(&idx), c(stride)));
+        }
+        let s = an.simplify(&flat);
+        let text = s.to_string();
+        assert!(
+            !text.contains("//") && !text.contains('%'),
+            "extents {extents:?}, dims {dims:?}: {flat}\n  simplified to {text}"
+        );
+        for _ in 0..6 {
+            let point: Vec<(Var, Scalar)> = vars
+                .iter()
+                .zip(&extents)
+                .map(|(v, e)| (v.clone(), Scalar::Int(rng.range(0, *e))))
+                .collect();
+            assert_eq!(
+                tir::interp::eval_expr(&s, &point).ok(),
+                tir::interp::eval_expr(&flat, &point).ok(),
+                "extents {extents:?}, dims {dims:?}: {text}"
+            );
+        }
+    }
+}

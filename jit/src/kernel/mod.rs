@@ -449,6 +449,7 @@ fn compile_object(
     let host = HostFeatures::of_isa(&**isa);
     let call_conv = isa.default_call_conv();
     let mut lowered = tir::transform::lower(func).map_err(|e| Error::Unsupported(e.to_string()))?;
+    lowered.body = tir::transform::simplify_indices(&lowered.body);
     // The interchange reorders accesses of distinct buffers, so it needs `noalias`.
     if options.loop_transforms && lowered.no_alias {
         lowered.body = tir::transform::interchange_reductions(&lowered.body);

@@ -52,6 +52,87 @@ use bound::{NEG_INF, POS_INF};
 use linear::{Linear, expr_key, is_index_type};
 use scalar::Scalar;
 
+/// The greatest common divisor of two non-negative integers.
+fn gcd(mut a: i64, mut b: i64) -> i64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// The dividend, operator and constant divisor of a division or modulo atom.
+fn div_parts(e: &PrimExpr) -> Option<(BinaryOp, &PrimExpr, i64)> {
+    match e.kind() {
+        ExprKind::Binary { op, a, b } => Some((*op, a, b.as_int().filter(|c| *c > 0)?)),
+        _ => None,
+    }
+}
+
+/// `l` with every pair of terms that recombines a division merged:
+/// `(x // c)·(k·c) + (x % c)·k` is `x·k` (for floor and truncating division alike, the
+/// quotient times the divisor plus the remainder is the dividend), and
+/// `(x // (a·b))·(k·a) + ((x % (a·b)) // b)·k` is `(x // b)·k` (floor division by positive
+/// constants). The identities hold for every `x`, so no bounds are needed; they undo the index
+/// arithmetic of a reshape followed by its inverse flattening.
+fn merge_div_mod(mut l: Linear, linear: &dyn Fn(&PrimExpr) -> Linear) -> Linear {
+    'merged: loop {
+        for i in 0..l.terms.len() {
+            let Some(atom) = l.terms[i].0.single() else {
+                continue;
+            };
+            let Some((op, x, c)) = div_parts(&atom.expr) else {
+                continue;
+            };
+            let rem_op = match op {
+                BinaryOp::FloorDiv => BinaryOp::FloorMod,
+                BinaryOp::Div => BinaryOp::Mod,
+                _ => continue,
+            };
+            let x_key = expr_key(x);
+            let ki = l.terms[i].1;
+            for j in 0..l.terms.len() {
+                let kj = l.terms[j].1;
+                let Some(other) = l.terms[j].0.single() else {
+                    continue;
+                };
+                let Some((op_j, y, d)) = div_parts(&other.expr) else {
+                    continue;
+                };
+                let merged = if op_j == rem_op && d == c && expr_key(y) == x_key {
+                    // (x // c)·(k·c) + (x % c)·k
+                    (kj.checked_mul(c) == Some(ki)).then(|| linear(x).scale(kj))
+                } else if op == BinaryOp::FloorDiv
+                    && op_j == BinaryOp::FloorDiv
+                    && c % d == 0
+                    && let Some((BinaryOp::FloorMod, z, cz)) = div_parts(y)
+                    && cz == c
+                    && expr_key(z) == x_key
+                {
+                    // (x // (a·d))·(k·a) + ((x % (a·d)) // d)·k
+                    (kj.checked_mul(c / d) == Some(ki)).then(|| {
+                        let q = PrimExpr::binary(
+                            BinaryOp::FloorDiv,
+                            x.clone(),
+                            PrimExpr::int(x.dtype(), d),
+                        );
+                        Linear::atom(&q).scale(kj)
+                    })
+                } else {
+                    None
+                };
+                if let Some(replacement) = merged {
+                    let (hi, lo) = (i.max(j), i.min(j));
+                    l.terms.remove(hi);
+                    l.terms.remove(lo);
+                    l = l.add(&replacement, 1);
+                    continue 'merged;
+                }
+            }
+        }
+        return l;
+    }
+}
+
 /// What is known about variables, and the queries that use it.
 #[derive(Clone, Debug, Default)]
 pub struct Analyzer {
@@ -139,8 +220,16 @@ impl Analyzer {
         match e.kind() {
             ExprKind::IntImm { dtype, value } => Linear::constant(*dtype, *value),
             ExprKind::Binary { op, a, b } => match op {
-                BinaryOp::Add => self.to_linear(a).add(&self.to_linear(b), 1),
-                BinaryOp::Sub => self.to_linear(a).add(&self.to_linear(b), -1),
+                BinaryOp::Add => {
+                    merge_div_mod(self.to_linear(a).add(&self.to_linear(b), 1), &|e| {
+                        self.to_linear(e)
+                    })
+                }
+                BinaryOp::Sub => {
+                    merge_div_mod(self.to_linear(a).add(&self.to_linear(b), -1), &|e| {
+                        self.to_linear(e)
+                    })
+                }
                 BinaryOp::Mul => self
                     .to_linear(a)
                     .mul(&self.to_linear(b))
@@ -289,8 +378,14 @@ impl Analyzer {
             return PrimExpr::binary(op, a, b);
         }
         match op {
-            BinaryOp::Add => self.to_linear(&a).add(&self.to_linear(&b), 1).to_expr(),
-            BinaryOp::Sub => self.to_linear(&a).add(&self.to_linear(&b), -1).to_expr(),
+            BinaryOp::Add => merge_div_mod(self.to_linear(&a).add(&self.to_linear(&b), 1), &|e| {
+                self.to_linear(e)
+            })
+            .to_expr(),
+            BinaryOp::Sub => merge_div_mod(self.to_linear(&a).add(&self.to_linear(&b), -1), &|e| {
+                self.to_linear(e)
+            })
+            .to_expr(),
             BinaryOp::Mul => match self.to_linear(&a).mul(&self.to_linear(&b)) {
                 Some(l) => l.to_expr(),
                 None => PrimExpr::binary(op, a, b),
@@ -377,6 +472,20 @@ impl Analyzer {
                 };
             }
         }
+        if floor && let Some((s, t, g)) = self.split_common_factor(&rest, c) {
+            // rest = g·s + t with 0 <= t < g, and c = g·m: rest // c = s // m and
+            // rest % c = (s % m)·g + t (floor division by positive constants).
+            let m = PrimExpr::int(dt, c / g);
+            let inner = self.simp_div(op, s.to_expr(), m);
+            return if is_div {
+                quotient.add(&self.to_linear(&inner), 1).to_expr()
+            } else {
+                merge_div_mod(self.to_linear(&inner).scale(g).add(&t, 1), &|e| {
+                    self.to_linear(e)
+                })
+                .to_expr()
+            };
+        }
         let pulled_out = quotient.as_const() != Some(0);
         if pulled_out && (floor || lo >= 0) {
             let r = PrimExpr::binary(op, rest.to_expr(), b);
@@ -387,6 +496,45 @@ impl Analyzer {
             };
         }
         PrimExpr::binary(op, a, b)
+    }
+
+    /// `rest` as `g·s + t` where `g` (greater than 1) divides `c` and every coefficient of
+    /// `s`'s terms' originals, and `t`, the other terms and the constant, lies in `[0, g)` by
+    /// the known bounds: what lets `(i·3136 + j·56 + k) // 12544` become `i // 4` when
+    /// `j·56 + k < 3136`. The largest such `g` is taken.
+    fn split_common_factor(&self, rest: &Linear, c: i64) -> Option<(Linear, Linear, i64)> {
+        let mut candidates: Vec<i64> = rest
+            .terms
+            .iter()
+            .map(|(_, k)| gcd(c, k.unsigned_abs() as i64))
+            .filter(|&g| g > 1 && g < c)
+            .collect();
+        candidates.sort_unstable_by(|a, b| b.cmp(a));
+        candidates.dedup();
+        for g in candidates {
+            let (mut s, mut t) = (
+                Linear::constant(rest.dtype, 0),
+                Linear::constant(rest.dtype, 0),
+            );
+            for (m, k) in &rest.terms {
+                let term = Linear {
+                    dtype: rest.dtype,
+                    terms: vec![(m.clone(), 1)],
+                    constant: 0,
+                };
+                if k % g == 0 {
+                    s = s.add(&term.scale(k / g), 1);
+                } else {
+                    t = t.add(&term.scale(*k), 1);
+                }
+            }
+            t = t.add(&Linear::constant(rest.dtype, rest.constant), 1);
+            let (lo, hi) = self.linear_bound(&t, 3);
+            if lo >= 0 && hi < g && hi != POS_INF {
+                return Some((s, t, g));
+            }
+        }
+        None
     }
 
     fn simp_cmp(&self, op: CmpOp, a: PrimExpr, b: PrimExpr) -> PrimExpr {

@@ -17,6 +17,7 @@ mod flatten;
 mod interchange;
 mod lower_sblocks;
 pub mod mutator;
+mod simplify_indices;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -24,6 +25,7 @@ use std::fmt;
 pub use flatten::{Flatten, add, mul, numel, to_i64};
 pub use interchange::{affine_coef, has_load, interchange_reductions};
 pub use lower_sblocks::{flatten_seq, hoist_reduction_init, lower_sblocks};
+pub use simplify_indices::simplify_indices;
 
 use crate::ir::{Buffer, DataType, ExprKind, PrimExpr, PrimFunc, Stmt, StmtKind, Var, VarId};
 use crate::transform::mutator::Mutator;

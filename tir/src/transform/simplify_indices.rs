@@ -1,0 +1,145 @@
+//! SimplifyIndices: the flat index of every load and store that divides or takes a remainder
+//! is simplified with the ranges of the loops around it (TVM's `Simplify` over the lowered
+//! body). A reshape between fused stages indexes its input through `//` and `%` of the output's
+//! flat position; with the loop ranges those cancel (`(i // 4)·12544 + (i % 4)·3136 + ...` is
+//! `i·3136 + ...`), which spares each element several 64-bit divisions and leaves an index
+//! affine in the innermost loop, which the vectorizer can use.
+//!
+//! Soundness: only indices of integer arithmetic on variables and constants are touched (no
+//! loads, calls or selects, and divisions only by positive constants: nothing that can fault,
+//! which the simplifier could drop). The simplifier reasons about mathematical integers (it
+//! assumes no overflow), so an index is replaced only when the interval analysis proves, for
+//! the loop ranges, that neither the original nor the simplified expression wraps in its type
+//! at any step ([`exact_int_bound`]); then both compute their mathematical values, which the
+//! simplifier keeps equal. Indices with a variable that no enclosing constant loop bounds are
+//! left as they are. The kernel's bounds checks apply to whichever index is used.
+
+use std::collections::HashMap;
+
+use crate::arith::{Analyzer, VarRanges, exact_int_bound, loop_var_range};
+use crate::ir::{Buffer, ExprKind, PrimExpr, Range, Stmt, StmtKind, Var, VarId};
+use crate::transform::mutator::{Mutator, walk_stmt};
+
+/// `body` with the dividing flat indices of its loads and stores simplified.
+pub fn simplify_indices(body: &Stmt) -> Stmt {
+    IndexSimplifier::default().stmt(body)
+}
+
+#[derive(Default)]
+struct IndexSimplifier {
+    ranges: VarRanges,
+    vars: HashMap<VarId, Var>,
+}
+
+impl IndexSimplifier {
+    fn simplified(&self, e: &PrimExpr) -> PrimExpr {
+        if !divides(e) || !arithmetic(e) || exact_int_bound(e, &self.ranges).is_none() {
+            return e.clone();
+        }
+        let mut an = Analyzer::new();
+        for (id, &(lo, hi)) in &self.ranges {
+            let v = &self.vars[id];
+            let dt = v.dtype();
+            an.bind(
+                v,
+                Range::new(PrimExpr::int(dt, lo), PrimExpr::int(dt, hi - lo + 1)),
+            );
+        }
+        let s = an.simplify(e);
+        if s.dtype() != e.dtype() || exact_int_bound(&s, &self.ranges).is_none() {
+            return e.clone();
+        }
+        s
+    }
+}
+
+/// Whether `e` is made of integer arithmetic on variables and constants only, dividing by
+/// positive constants: nothing whose evaluation can fault (an out-of-bounds read, a division
+/// by zero), which the simplifier could drop, as it drops `x` from `x % 1`.
+fn arithmetic(e: &PrimExpr) -> bool {
+    use crate::ir::BinaryOp as B;
+    match e.kind() {
+        ExprKind::IntImm { .. } | ExprKind::Var(_) => true,
+        // A division by anything but a positive constant may fault (by zero), and
+        // `(x // 0) * 0` would simplify the fault away.
+        ExprKind::Binary {
+            op: B::FloorDiv | B::FloorMod | B::Div | B::Mod,
+            a,
+            b,
+        } => b.as_int().is_some_and(|c| c > 0) && arithmetic(a),
+        ExprKind::Binary { a, b, .. } => arithmetic(a) && arithmetic(b),
+        _ => false,
+    }
+}
+
+/// Whether `e` divides or takes a remainder anywhere.
+fn divides(e: &PrimExpr) -> bool {
+    use crate::ir::BinaryOp as B;
+    match e.kind() {
+        ExprKind::Binary { op, a, b } => {
+            matches!(op, B::FloorDiv | B::FloorMod | B::Div | B::Mod) || divides(a) || divides(b)
+        }
+        _ => false,
+    }
+}
+
+impl Mutator for IndexSimplifier {
+    fn stmt(&mut self, s: &Stmt) -> Stmt {
+        if let StmtKind::For(f) = s.kind()
+            && let Some(range) = loop_var_range(f)
+        {
+            let id = f.loop_var.id();
+            self.ranges.insert(id, range);
+            self.vars.insert(id, f.loop_var.clone());
+            let out = walk_stmt(self, s);
+            self.ranges.remove(&id);
+            self.vars.remove(&id);
+            return out;
+        }
+        walk_stmt(self, s)
+    }
+
+    fn access(&mut self, buffer: &Buffer, indices: Vec<PrimExpr>) -> (Buffer, Vec<PrimExpr>) {
+        let indices = indices.iter().map(|i| self.simplified(i)).collect();
+        (buffer.clone(), indices)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::simplify_indices;
+    use crate::script::parse_module_prim_funcs;
+    use crate::transform::lower;
+
+    fn lowered_body(src: &str) -> String {
+        let funcs = parse_module_prim_funcs(src).unwrap();
+        let lowered = lower(&funcs[0]).unwrap();
+        format!("{:?}", simplify_indices(&lowered.body))
+    }
+
+    /// A reshape of a (2, 12) buffer read as (2, 3, 4): the index arithmetic cancels; an index
+    /// whose division guards a load that may fault is left as written.
+    #[test]
+    fn reshape_indices_cancel_and_faulting_ones_stay() {
+        let reshape = r#"@I.ir_module
+class Module:
+    @T.prim_func
+    def f(A: T.Buffer((T.int64(2), T.int64(12)), "float32"), B: T.Buffer((T.int64(2), T.int64(3), T.int64(4)), "float32")):
+        for i, j, k in T.grid(T.int64(2), T.int64(3), T.int64(4)):
+            B[i, j, k] = A[(i * T.int64(12) + j * T.int64(4) + k) // T.int64(12), (i * T.int64(12) + j * T.int64(4) + k) % T.int64(12)]
+"#;
+        let body = lowered_body(reshape);
+        assert!(
+            !body.contains("FloorDiv") && !body.contains("FloorMod"),
+            "{body}"
+        );
+        let guarded = r#"@I.ir_module
+class Module:
+    @T.prim_func
+    def f(A: T.Buffer((T.int64(1),), "float32"), B: T.Buffer((T.int64(1),), "int64")):
+        for i in range(T.int64(1)):
+            A[B[i + T.int64(1)] % T.int64(1)] = T.float32(0.0)
+"#;
+        assert!(lowered_body(guarded).contains("FloorMod"));
+    }
+}
