@@ -3,6 +3,10 @@
 //! pool; within a plane each output row accumulates tap by tap over contiguous columns, so
 //! unit-stride windows vectorize.
 //!
+//! A window that covers each whole plane (a global pool, ResNet's last and the `R.mean` over
+//! the spatial axes that DispatchLibrary hands here) folds several planes side by side
+//! instead, one output each.
+//!
 //! With column stride 2 on f32 and AVX-512 (SqueezeNet's and the conv block's pools), each
 //! tap reads its 16 columns straight from the row (two loads and one lane permute) instead of
 //! splitting the whole plane into even and odd columns first: no scratch traffic.
@@ -89,6 +93,15 @@ impl Window {
         })
     }
 
+    /// Whether the window is each whole plane, unpadded (a global pool: one output per
+    /// plane).
+    fn whole_plane(&self) -> bool {
+        self.k == [self.h, self.w]
+            && self.dilation == [1, 1]
+            && !self.any_pad
+            && (self.oh, self.ow) == (1, 1)
+    }
+
     /// The output columns `[lo, hi)` whose tap at offset `off` falls inside the row.
     fn valid(&self, off: isize) -> (usize, usize) {
         let s = self.stride[1] as isize;
@@ -129,14 +142,72 @@ pub(super) fn pool2d<T: Float>(
     if out.is_empty() || plane == 0 {
         return Ok(());
     }
+    let work = out.len() * win.k[0] * win.k[1];
+    let spread = (work >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1).then_some(1);
+    if win.whole_plane() {
+        // One output per plane: planes are folded side by side, a block of them per task.
+        let len = win.h * win.w;
+        let one = |b: usize, dst: &mut [T]| {
+            let src = &x.data[b * WHOLE_BLOCK * len..][..dst.len() * len];
+            whole_planes(&win, src, is_max, dst);
+        };
+        for_each_chunk(out, WHOLE_BLOCK, spread, one);
+        return Ok(());
+    }
     let one = |p: usize, dst: &mut [T]| {
         let src = &x.data[p * win.h * win.w..][..win.h * win.w];
         plane_pool(&win, src, is_max, dst);
     };
-    let work = out.len() * win.k[0] * win.k[1];
-    let spread = (work >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1).then_some(1);
     for_each_chunk(out, plane, spread, one);
     Ok(())
+}
+
+/// Planes per task of a whole-plane pool.
+const WHOLE_BLOCK: usize = 64;
+
+/// Planes folded side by side by [`whole_planes`]: each its own chain of dependent adds (or
+/// maxes), so that they overlap.
+const WHOLE_LANES: usize = 8;
+
+/// The pool of `dst.len()` whole planes (`src`, one after the other), one output each: each
+/// plane folded in its order (the TIR order: taps `(i, j)` row by row, from the pad value),
+/// `WHOLE_LANES` planes at a time; an average then divided by the plane's size (there is no
+/// padding to exclude).
+fn whole_planes<T: Float>(win: &Window, src: &[T], is_max: bool, dst: &mut [T]) {
+    let len = win.h * win.w;
+    if is_max {
+        fold_whole::<T, true>(src, len, dst);
+    } else {
+        fold_whole::<T, false>(src, len, dst);
+        let n = T::from_i64((win.k[0] * win.k[1]) as i64);
+        dst.iter_mut().for_each(|o| *o = o.div(n));
+    }
+}
+
+fn fold_whole<T: Float, const MAX: bool>(src: &[T], len: usize, dst: &mut [T]) {
+    let init = if MAX { T::LOWEST } else { T::ZERO };
+    let fold = |cur: T, v: T| {
+        if MAX {
+            if cur > v { cur } else { v }
+        } else {
+            cur + v
+        }
+    };
+    let done = dst.len() - dst.len() % WHOLE_LANES;
+    for (b, out) in dst[..done].chunks_exact_mut(WHOLE_LANES).enumerate() {
+        let rows: [&[T]; WHOLE_LANES] =
+            std::array::from_fn(|l| &src[(b * WHOLE_LANES + l) * len..][..len]);
+        let mut acc = [init; WHOLE_LANES];
+        for t in 0..len {
+            for (a, row) in acc.iter_mut().zip(&rows) {
+                *a = fold(*a, row[t]);
+            }
+        }
+        out.copy_from_slice(&acc);
+    }
+    for (p, o) in dst.iter_mut().enumerate().skip(done) {
+        *o = src[p * len..][..len].iter().fold(init, |a, &v| fold(a, v));
+    }
 }
 
 fn plane_pool<T: Float>(win: &Window, src: &[T], is_max: bool, dst: &mut [T]) {
