@@ -1072,6 +1072,15 @@ mod small_k {
         off: usize,
     }
 
+    /// How far ahead (in f32s: 16 rows of a panel, 2 KiB) the channel kernel prefetches its
+    /// weights. Inside a model, a large layer's weights (ResNet-50 streams about 100 MB per
+    /// call) come from memory, and a panel is read first by one register tile whose
+    /// multiply-adds outpace the hardware prefetcher: measured on one thread with the caches
+    /// flushed, a 1×1 512 → 2048 conv at 7×7 ran 10% faster (1.30 → 1.15 ms) with 512 than
+    /// with none, 128 or 1024; with warm caches, no change. Past a panel's end it asks for
+    /// the next panel, or for lines past the weights (a prefetch never faults).
+    const WEIGHT_PREFETCH: usize = 512;
+
     /// # Safety
     /// As [`run_by_channel`]'s, for the tile's `R` positions and masked channels.
     #[inline]
@@ -1091,6 +1100,9 @@ mod small_k {
                 let tap = t.image.add(tap);
                 let w0 = _mm512_loadu_ps(wp);
                 let w1 = _mm512_loadu_ps(wp.add(16));
+                // The panel's rows 16 taps ahead: see `WEIGHT_PREFETCH`.
+                _mm_prefetch::<_MM_HINT_T0>(wp.wrapping_add(WEIGHT_PREFETCH).cast::<i8>());
+                _mm_prefetch::<_MM_HINT_T0>(wp.wrapping_add(WEIGHT_PREFETCH + 16).cast::<i8>());
                 for (r, acc) in acc.iter_mut().enumerate() {
                     let xv = _mm512_set1_ps(*tap.add(r * S));
                     acc[0] = _mm512_fmadd_ps(xv, w0, acc[0]);
