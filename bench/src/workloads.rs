@@ -472,6 +472,10 @@ pub fn profile(
     Ok(rows)
 }
 
+/// A callee called at one position of a model call: its name, its tensor arguments' shapes,
+/// and its time.
+pub type CalleeCall = (String, Vec<Vec<i64>>, std::time::Duration);
+
 /// The time of each callee call by its position in one call of `w` (the fastest of `calls`
 /// calls of `w`, so that another process's noise mostly drops out), with the shapes of its
 /// tensor arguments: to compare a layer inside the model with the same layer alone.
@@ -479,13 +483,13 @@ pub fn profile_sequence(
     compiled: &relaxjit::CompiledModule,
     w: &Workload,
     calls: usize,
-) -> anyhow::Result<Vec<(String, Vec<Vec<i64>>, std::time::Duration)>> {
+) -> anyhow::Result<Vec<CalleeCall>> {
     use std::sync::{Arc, Mutex};
-    use std::time::{Duration, Instant};
+    use std::time::Instant;
 
-    type Row = (String, Vec<Vec<i64>>, Duration);
-    // (start of the running callee, position in this call, rows so far).
-    let state: Arc<Mutex<(Option<Instant>, usize, Vec<Row>)>> = Arc::default();
+    /// The start of the running callee, its position in this call, the rows so far.
+    type State = (Option<Instant>, usize, Vec<CalleeCall>);
+    let state: Arc<Mutex<State>> = Arc::default();
     let vm = compiled.vm()?;
     let s = state.clone();
     vm.set_instrument(Some(vm::PackedFunc::new("bench.sequence", move |args| {

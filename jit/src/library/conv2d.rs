@@ -1232,34 +1232,6 @@ mod small_k {
         ((1u32 << lanes) - 1) as __mmask16
     }
 
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        /// Lane `r` of column `c` of the transpose is lane `c` of row `r`, for every pair.
-        #[test]
-        fn transpose16_transposes() {
-            if !available() {
-                return;
-            }
-            let m: Vec<f32> = (0..256).map(|i| i as f32).collect();
-            // SAFETY: the CPU has AVX-512F (checked above); each load reads 16 of the 256.
-            let cols = unsafe {
-                let rows: [__m512; 16] =
-                    std::array::from_fn(|r| _mm512_loadu_ps(m.as_ptr().add(16 * r)));
-                transpose16(rows)
-            };
-            for (c, col) in cols.iter().enumerate() {
-                let mut lanes = [0f32; 16];
-                // SAFETY: as above; the store writes the 16 lanes of `lanes`.
-                unsafe { _mm512_storeu_ps(lanes.as_mut_ptr(), *col) };
-                for (r, v) in lanes.iter().enumerate() {
-                    assert_eq!(*v, m[16 * r + c], "row {r}, column {c}");
-                }
-            }
-        }
-    }
-
     /// One register tile's operands: `R` rows from `a` and `c`, up to 32 columns (`masks`).
     struct Tile {
         k: usize,
@@ -1329,6 +1301,34 @@ mod small_k {
                         *v = _mm512_max_ps(*v, _mm512_setzero_ps());
                     }
                     _mm512_mask_storeu_ps(dst.add(16 * h), mk, *v);
+                }
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// Lane `r` of column `c` of the transpose is lane `c` of row `r`, for every pair.
+        #[test]
+        fn transpose16_transposes() {
+            if !available() {
+                return;
+            }
+            let m: Vec<f32> = (0..256).map(|i| i as f32).collect();
+            // SAFETY: the CPU has AVX-512F (checked above); each load reads 16 of the 256.
+            let cols = unsafe {
+                let rows: [__m512; 16] =
+                    std::array::from_fn(|r| _mm512_loadu_ps(m.as_ptr().add(16 * r)));
+                transpose16(rows)
+            };
+            for (c, col) in cols.iter().enumerate() {
+                let mut lanes = [0f32; 16];
+                // SAFETY: as above; the store writes the 16 lanes of `lanes`.
+                unsafe { _mm512_storeu_ps(lanes.as_mut_ptr(), *col) };
+                for (r, v) in lanes.iter().enumerate() {
+                    assert_eq!(*v, m[16 * r + c], "row {r}, column {c}");
                 }
             }
         }
