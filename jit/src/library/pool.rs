@@ -392,31 +392,45 @@ mod stride2 {
             }
         };
         let (h, w) = (win.h as isize, win.w as isize);
+        // Per block of 16 output columns and column tap `j`: the input column of lane 0's
+        // tap, and which of the 32 columns from it lie inside the row (the same on every
+        // row, so computed once).
+        let blocks = win.ow.div_ceil(BLOCK);
+        let kw = win.k[1];
+        let cols: Vec<(isize, u32)> = (0..blocks * kw)
+            .map(|bj| {
+                let (b, j) = (bj / kw, bj % kw);
+                let x0 = (2 * b * BLOCK + j * win.dilation[1]) as isize - win.pad[1] as isize;
+                let (lo, hi) = ((-x0).clamp(0, 32), (w - x0).clamp(0, 32));
+                let keep = if hi > lo {
+                    (u32::MAX >> (32 - (hi - lo))) << lo
+                } else {
+                    0
+                };
+                (x0, keep)
+            })
+            .collect();
         for (oy, row) in dst.chunks_mut(win.ow).enumerate() {
-            for c0 in (0..row.len()).step_by(BLOCK) {
+            for (b, taps) in cols.chunks_exact(kw).enumerate() {
+                let c0 = b * BLOCK;
                 let n = BLOCK.min(row.len() - c0);
                 // The fold starts from the pad value (the TIR path's initial value).
                 let mut acc = pad;
                 for i in 0..win.k[0] {
                     let iy =
                         (oy * win.stride[0] + i * win.dilation[0]) as isize - win.pad[0] as isize;
-                    for j in 0..win.k[1] {
-                        if !(0..h).contains(&iy) {
+                    if !(0..h).contains(&iy) {
+                        for _ in 0..kw {
                             acc = fold(acc, pad);
-                            continue;
                         }
-                        // Input column of lane 0's tap; element `e` of the 32 read is column
-                        // `x0 + e`, kept when inside the row.
-                        let x0 = (2 * c0 + j * win.dilation[1]) as isize - win.pad[1] as isize;
-                        let (lo, hi) = ((-x0).clamp(0, 32), (w - x0).clamp(0, 32));
-                        let keep: u32 = if hi > lo {
-                            (u32::MAX >> (32 - (hi - lo))) << lo
-                        } else {
-                            0
-                        };
-                        let at = src.as_ptr().wrapping_offset(iy * w + x0);
-                        // SAFETY: the masks load only elements `e` with `0 <= x0 + e < w`, on
-                        // row `iy` of the plane (`0 <= iy < h`): inside `src`, which holds
+                        continue;
+                    }
+                    let line = src.as_ptr().wrapping_offset(iy * w);
+                    for &(x0, keep) in taps {
+                        // Element `e` of the 32 read is column `x0 + e` of row `iy`.
+                        let at = line.wrapping_offset(x0);
+                        // SAFETY: the masks load only elements `e` with `0 <= x0 + e < w`,
+                        // on row `iy` of the plane (`0 <= iy < h`): inside `src`, which holds
                         // the `h × w` plane (asserted by the caller); masked-off lanes are
                         // not accessed (AVX-512 masked loads suppress their faults).
                         let v = unsafe {
