@@ -867,6 +867,18 @@ fn cases() -> Vec<Case> {
         spatial_mean([1, 11, 1, 9], [3, 2], "float64"),
     ]);
     for kind in ["max_pool2d", "avg_pool2d"] {
+        // Column stride 2 over a row narrower than one block of 16 columns, padded on both
+        // sides and above and below by whole tap rows.
+        c.push(pool(
+            kind,
+            [1, 2, 5, 6],
+            [5, 5],
+            [2, 2],
+            [2, 2, 2, 2],
+            [1, 1],
+            false,
+            false,
+        ));
         // The window is the whole plane, in ceil mode (which pads nothing here), over an odd
         // number of planes.
         c.push(pool(
