@@ -1269,23 +1269,88 @@ mod small_k {
             }
         }
         let relu = epi.act == Some(Activation::Relu);
-        for (r, mut v) in acc.into_iter().enumerate() {
+        // A bias and perhaps a ReLU (SqueezeNet's every conv) in registers here; any other
+        // epilogue out of line. The general loop, which decides per vector what to apply,
+        // measured up to 30% slower on a 1×1 conv of 16 input channels, where the epilogue is
+        // as long as the multiply-adds, and so did this function with a second epilogue
+        // inlined beside this one.
+        if let (None, false, &[Addend::Channel { data, step }]) =
+            (&epi.norm, epi.preloaded, &epi.addends[..])
+        {
+            // A ReLU's `max(v, 0)` (which returns its second operand for a NaN, as `relu`
+            // gives 0), or `v` itself through an empty mask.
+            let keep: __mmask16 = if relu { 0xffff } else { 0 };
+            for (r, v) in acc.iter().enumerate() {
+                let b = _mm512_set1_ps(data[(t.o + r) * step]);
+                for (h, &v) in v.iter().enumerate() {
+                    let v = _mm512_add_ps(v, b);
+                    let v = _mm512_mask_max_ps(v, keep, v, _mm512_setzero_ps());
+                    // SAFETY: the masked columns of row `r` of `c`.
+                    unsafe { _mm512_mask_storeu_ps(t.c.add(r * t.ldc + 16 * h), t.masks[h], v) };
+                }
+            }
+            return;
+        }
+        // SAFETY: as this function's contract.
+        unsafe { tile_store(t, epi, acc) }
+    }
+
+    /// The epilogue and store of a register tile of [`run`] other than a bias: a batch norm
+    /// and perhaps a residual (ResNet's), or any other.
+    ///
+    /// # Safety
+    /// As [`run`]'s, for the tile's `R` rows and masked columns.
+    #[inline(never)]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn tile_store<const R: usize>(t: &Tile, epi: &Epilogue<f32>, acc: [[__m512; 2]; R]) {
+        let relu = epi.act == Some(Activation::Relu);
+        let keep: __mmask16 = if relu { 0xffff } else { 0 };
+        if let (Some(nm), addends @ ([] | [Addend::Full(_)])) = (&epi.norm, &epi.addends[..]) {
+            let full = match addends {
+                [Addend::Full(data)] => Some(*data),
+                _ => None,
+            };
+            for (r, v) in acc.iter().enumerate() {
+                let o = t.o + r;
+                let (mean, rs) = (_mm512_set1_ps(nm.mean[o]), _mm512_set1_ps(nm.rs[o]));
+                let (gamma, beta) = (_mm512_set1_ps(nm.gamma[o]), _mm512_set1_ps(nm.beta[o]));
+                for (h, &v) in v.iter().enumerate() {
+                    let mk = t.masks[h];
+                    // The TIR legalization's order: ((v - mean) · rs) · gamma + beta.
+                    let d = _mm512_mul_ps(_mm512_sub_ps(v, mean), rs);
+                    let mut v = _mm512_add_ps(_mm512_mul_ps(d, gamma), beta);
+                    // SAFETY: the masked columns of row `r` of `c`, and of a full-shape addend
+                    // at the same offsets (it has the output's shape).
+                    unsafe {
+                        if let Some(data) = full {
+                            let at = data.as_ptr().add(t.off + r * t.ldc + 16 * h);
+                            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, at));
+                        }
+                        let v = _mm512_mask_max_ps(v, keep, v, _mm512_setzero_ps());
+                        _mm512_mask_storeu_ps(t.c.add(r * t.ldc + 16 * h), mk, v);
+                    }
+                }
+            }
+            return;
+        }
+        for (r, v) in acc.iter().enumerate() {
             let (o, off) = (t.o + r, t.off + r * t.ldc);
             // SAFETY: row `r` of `c`, the masked columns only.
             let dst = unsafe { t.c.add(r * t.ldc) };
-            for (h, v) in v.iter_mut().enumerate() {
+            for (h, &v) in v.iter().enumerate() {
+                let mut v = v;
                 let mk = t.masks[h];
                 // SAFETY: the masked columns of row `r` of `c`, and of a full-shape addend
                 // at the same offsets (it has the output's shape).
                 unsafe {
                     if let Some(nm) = &epi.norm {
                         // The TIR legalization's order: ((v - mean) · rs) · gamma + beta.
-                        let d = _mm512_sub_ps(*v, _mm512_set1_ps(nm.mean[o]));
+                        let d = _mm512_sub_ps(v, _mm512_set1_ps(nm.mean[o]));
                         let d = _mm512_mul_ps(d, _mm512_set1_ps(nm.rs[o]));
                         let d = _mm512_mul_ps(d, _mm512_set1_ps(nm.gamma[o]));
-                        *v = _mm512_add_ps(d, _mm512_set1_ps(nm.beta[o]));
+                        v = _mm512_add_ps(d, _mm512_set1_ps(nm.beta[o]));
                     } else if epi.preloaded {
-                        *v = _mm512_add_ps(*v, _mm512_maskz_loadu_ps(mk, dst.add(16 * h)));
+                        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, dst.add(16 * h)));
                     }
                     for a in &epi.addends {
                         let add = match *a {
@@ -1294,13 +1359,10 @@ mod small_k {
                                 _mm512_maskz_loadu_ps(mk, data.as_ptr().add(off + 16 * h))
                             }
                         };
-                        *v = _mm512_add_ps(*v, add);
+                        v = _mm512_add_ps(v, add);
                     }
-                    if relu {
-                        // `max` returns its second operand for a NaN, as `relu` gives 0.
-                        *v = _mm512_max_ps(*v, _mm512_setzero_ps());
-                    }
-                    _mm512_mask_storeu_ps(dst.add(16 * h), mk, *v);
+                    let v = _mm512_mask_max_ps(v, keep, v, _mm512_setzero_ps());
+                    _mm512_mask_storeu_ps(dst.add(16 * h), mk, v);
                 }
             }
         }
