@@ -1121,6 +1121,14 @@ mod small_k {
     ) {
         let relu = epi.act == Some(Activation::Relu);
         let positions = mask(R);
+        // A bias and perhaps a ReLU (SqueezeNet's every conv) take a loop of their own, as in
+        // `tile`: A ReLU's `max(v, 0)` (which returns its second operand for a NaN, as `relu`
+        // gives 0), or `v` itself through an empty mask.
+        let bias = match (&epi.norm, epi.preloaded, &epi.addends[..]) {
+            (None, false, &[Addend::Channel { data, step }]) => Some((data, step)),
+            _ => None,
+        };
+        let keep: __mmask16 = if relu { 0xffff } else { 0 };
         for (h, &mk) in t.masks.iter().enumerate() {
             // The masks keep a prefix of the channels.
             let chans = mk.count_ones() as usize;
@@ -1131,7 +1139,18 @@ mod small_k {
             for (row, a) in rows.iter_mut().zip(&acc) {
                 *row = a[h];
             }
-            for (ci, mut v) in transpose16(rows).into_iter().enumerate().take(chans) {
+            let cols = transpose16(rows);
+            if let Some((data, step)) = bias {
+                for (ci, v) in cols.into_iter().enumerate().take(chans) {
+                    let o = t.o + 16 * h + ci;
+                    let v = _mm512_add_ps(v, _mm512_set1_ps(data[o * step]));
+                    let v = _mm512_mask_max_ps(v, keep, v, _mm512_setzero_ps());
+                    // SAFETY: positions `0..R` of channel `o`, one of this tile's, inside `c`.
+                    unsafe { _mm512_mask_storeu_ps(t.c.add((16 * h + ci) * t.ldc), positions, v) };
+                }
+                continue;
+            }
+            for (ci, mut v) in cols.into_iter().enumerate().take(chans) {
                 let o = t.o + 16 * h + ci;
                 let at = (16 * h + ci) * t.ldc;
                 // SAFETY: positions `0..R` of channel `o`, one of this tile's: inside `c`
