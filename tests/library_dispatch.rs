@@ -470,6 +470,28 @@ fn cases() -> Vec<Case> {
             1,
             &[],
         ),
+        // An inner dimension of 161..=640 over at most 64 output channels, on tiles narrower
+        // than 384 positions: the fused kernel rather than the GEMM (SqueezeNet's squeezes).
+        conv(
+            [1, 384, 13, 13],
+            48,
+            [1, 1],
+            [1, 1],
+            [0; 4],
+            [1, 1],
+            1,
+            &["bias", "relu"],
+        ),
+        conv(
+            [1, 24, 11, 9],
+            40,
+            [3, 3],
+            [2, 2],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &["bn", "res", "relu"],
+        ),
         conv(
             [2, 4, 9, 7],
             6,

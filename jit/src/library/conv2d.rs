@@ -503,7 +503,7 @@ pub(super) fn conv2d<T: Float>(
         };
         let rhs_rs = if direct || shared { plane } else { width };
         #[cfg(target_arch = "x86_64")]
-        if fused && !g.packed && small_k::takes(kdim, width) {
+        if fused && !g.packed && small_k::takes(kdim, width, r1 - r0) {
             // SAFETY: `T` is f32 (`fused` checked the dtype, and only f32 has it), so these
             // are the same slices and epilogue retyped.
             let epi32 = unsafe { &*(epi as *const Epilogue<T>).cast::<Epilogue<f32>>() };
@@ -852,14 +852,17 @@ mod small_k {
 
     use super::{Addend, Epilogue};
 
-    /// Whether it beats the GEMM for this inner dimension and tile width (measured on one
-    /// thread with `bench/examples/library.rs`): always up to `k = 160`, where a 32-column
-    /// panel of the columns (`160 × 32` f32, 20 KiB) stays in L1 and the GEMM's three passes
-    /// over the output dominate; up to `k = 640` on tiles wide enough that the last, partly
-    /// masked panel costs little (+6% on a 3×3 over 64 channels at 56×56, −6% on one at
-    /// 13×13); beyond, the GEMM's packing and cache blocking win.
-    pub(super) fn takes(k: usize, width: usize) -> bool {
-        k <= 160 || (k <= 640 && width >= 384)
+    /// Whether it beats the GEMM for this inner dimension, tile width and number of output
+    /// channels `m` (measured with `bench/examples/library.rs`): always up to `k = 160`,
+    /// where a 32-column panel of the columns (`160 × 32` f32, 20 KiB) stays in L1 and the
+    /// GEMM's three passes over the output dominate; up to `k = 640` on tiles wide enough that
+    /// the last, partly masked panel costs little (+6% on a 3×3 over 64 channels at 56×56, −6%
+    /// on one at 13×13), or of at most 64 channels, for which the GEMM packs its operands for
+    /// little work (SqueezeNet's squeeze convs, cut into narrow tiles on two threads: 256 → 48
+    /// at 13×13 62 → 44 µs, 384 → 48 67 → 60 µs; its 512 → 1000 stays faster on the GEMM);
+    /// beyond, the GEMM's packing and cache blocking win.
+    pub(super) fn takes(k: usize, width: usize, m: usize) -> bool {
+        k <= 160 || (k <= 640 && (width >= 384 || m <= 64))
     }
     /// Output channels per register tile.
     const MR: usize = 8;
