@@ -857,12 +857,13 @@ mod small_k {
     /// where a 32-column panel of the columns (`160 × 32` f32, 20 KiB) stays in L1 and the
     /// GEMM's three passes over the output dominate; up to `k = 640` on tiles wide enough that
     /// the last, partly masked panel costs little (+6% on a 3×3 over 64 channels at 56×56, −6%
-    /// on one at 13×13), or of at most 64 channels, for which the GEMM packs its operands for
-    /// little work (SqueezeNet's squeeze convs, cut into narrow tiles on two threads: 256 → 48
-    /// at 13×13 62 → 44 µs, 384 → 48 67 → 60 µs; its 512 → 1000 stays faster on the GEMM);
-    /// beyond, the GEMM's packing and cache blocking win.
+    /// on one at 13×13); up to `k = 384` on narrow tiles of at most 64 channels, for which the
+    /// GEMM packs its operands for little work (SqueezeNet's squeeze convs, cut into narrow
+    /// tiles on two threads: 256 → 48 at 13×13 62 → 44 µs, 384 → 48 67 → 60 µs; ResNet's
+    /// 512 → 128 at 28×28 measured 4% slower so); beyond, the GEMM's packing and cache
+    /// blocking win.
     pub(super) fn takes(k: usize, width: usize, m: usize) -> bool {
-        k <= 160 || (k <= 640 && (width >= 384 || m <= 64))
+        k <= 160 || (k <= 640 && width >= 384) || (k <= 384 && m <= 64)
     }
     /// Output channels per register tile.
     const MR: usize = 8;
