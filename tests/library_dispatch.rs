@@ -347,6 +347,21 @@ fn last_axis(ln: bool, x: &[i64], dtype: &'static str) -> Case {
     }
 }
 
+/// `y = R.mean(x, axis, keepdims=True)` over the two spatial axes of an NCHW tensor: a global
+/// average pool, exact (the name says so to the tolerance check).
+fn spatial_mean(x: [i64; 4], axis: [i64; 2], dtype: &'static str) -> Case {
+    Case {
+        name: format!("mean x={x:?} axis={axis:?} {dtype} => relaxjit.avg_pool2d"),
+        dtype,
+        params: vec![("x", dims(&x))],
+        body: vec![format!(
+            "y = R.mean(x, axis=[{}, {}], keepdims=True)",
+            axis[0], axis[1]
+        )],
+        out: dims(&[x[0], x[1], 1, 1]),
+    }
+}
+
 fn cases() -> Vec<Case> {
     let f32_ = "float32";
     let mut c = vec![
@@ -454,6 +469,28 @@ fn cases() -> Vec<Case> {
             [1, 1],
             1,
             &[],
+        ),
+        // An inner dimension of 161..=640 over at most 64 output channels, on tiles narrower
+        // than 384 positions: the fused kernel rather than the GEMM (SqueezeNet's squeezes).
+        conv(
+            [1, 384, 13, 13],
+            48,
+            [1, 1],
+            [1, 1],
+            [0; 4],
+            [1, 1],
+            1,
+            &["bias", "relu"],
+        ),
+        conv(
+            [1, 24, 11, 9],
+            40,
+            [3, 3],
+            [2, 2],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &["bn", "res", "relu"],
         ),
         conv(
             [2, 4, 9, 7],
@@ -844,6 +881,39 @@ fn cases() -> Vec<Case> {
         lrn([1, 6, 4, 3], 1, 0.3, 0.5, 1.0, "float64"),
         lrn([1, 9, 2, 2], 3, 1.0, 1.0, 0.5, "float64"),
     ]);
+    c.extend([
+        // SqueezeNet's last: more planes than a task takes, in groups of planes folded side
+        // by side and a remainder.
+        spatial_mean([1, 1000, 13, 13], [2, 3], "float32"),
+        spatial_mean([2, 3, 5, 7], [-1, -2], "float32"),
+        spatial_mean([1, 11, 1, 9], [3, 2], "float64"),
+    ]);
+    for kind in ["max_pool2d", "avg_pool2d"] {
+        // Column stride 2 over a row narrower than one block of 16 columns, padded on both
+        // sides and above and below by whole tap rows.
+        c.push(pool(
+            kind,
+            [1, 2, 5, 6],
+            [5, 5],
+            [2, 2],
+            [2, 2, 2, 2],
+            [1, 1],
+            false,
+            false,
+        ));
+        // The window is the whole plane, in ceil mode (which pads nothing here), over an odd
+        // number of planes.
+        c.push(pool(
+            kind,
+            [3, 5, 6, 4],
+            [6, 4],
+            [2, 3],
+            [0; 4],
+            [1, 1],
+            true,
+            false,
+        ));
+    }
     c.push(pool(
         "max_pool2d",
         [1, 2, 9, 8],

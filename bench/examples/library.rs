@@ -5,7 +5,10 @@
 //!
 //! `cargo run --release -p relaxjit-bench --example library -- [--calls N] [--no-pack] [FILTER]`
 //! (`--no-pack`: OIHW weights everywhere, the kernel vectorized along the output positions;
-//! `--pack-all`: packed weights everywhere, the kernel vectorized along the output channels).
+//! `--pack-all`: packed weights everywhere, the kernel vectorized along the output channels;
+//! `--residual`: a full-shape addend after the bias, as a ResNet block's last conv has;
+//! `--cold`: 64 MiB written between calls, so that every call starts with its weights and
+//! input out of cache, as inside a model whose weights do not fit the caches).
 
 use relaxjit::relax::transform::dispatch_library;
 use relaxjit::{Tensor, Value};
@@ -374,13 +377,30 @@ fn main() -> anyhow::Result<()> {
     // Every f32 conv of one group packed, whatever `packs_conv_weights` says: to measure the
     // channel-vectorized kernel on the shapes it does not take.
     let pack_all = args.iter().any(|a| a == "--pack-all");
+    let mut evict = args
+        .iter()
+        .any(|a| a == "--cold")
+        .then(|| vec![0u8; 64 << 20]);
+    let mut flush = move || {
+        if let Some(buf) = evict.as_mut() {
+            for (i, b) in buf.iter_mut().enumerate().step_by(64) {
+                *b = b.wrapping_add(i as u8);
+            }
+            std::hint::black_box(&buf);
+        }
+    };
     let filter = args
         .iter()
         .find(|a| !a.starts_with("--") && a.parse::<usize>().is_err());
     let mut lib = vm::Library::new();
     jit::library::add_to(&mut lib);
+    let residual = args.iter().any(|a| a == "--residual");
     let f = lib
-        .get_packed("relaxjit.conv2d_add_relu")
+        .get_packed(if residual {
+            "relaxjit.conv2d_add_add_relu"
+        } else {
+            "relaxjit.conv2d_add_relu"
+        })
         .ok_or_else(|| anyhow::anyhow!("no conv kernel"))?;
     println!(
         "{:16} {:>10} {:>10} {:>8}  ({} threads)",
@@ -419,6 +439,9 @@ fn main() -> anyhow::Result<()> {
             Value::Tensor(weights),
             Value::Tensor(random_f32(&[1, c.o, 1, 1], 3, 0.1)),
         ];
+        if residual {
+            a.push(Value::Tensor(random_f32(&[c.x[0], c.o, oh, ow], 4, 1.0)));
+        }
         let s = c.stride;
         let p = c.pad;
         a.extend([s, s, p, p, p, p, 1, 1, 1].map(Value::Int));
@@ -426,6 +449,7 @@ fn main() -> anyhow::Result<()> {
         f.call(&a)?;
         let mut times: Vec<f64> = (0..calls)
             .map(|_| {
+                flush();
                 let t = std::time::Instant::now();
                 f.call(&a).map(|_| t.elapsed().as_secs_f64())
             })

@@ -3,10 +3,11 @@
 //! row's time goes, per callee, from the VM's instrument hook. Run `bench/peers.py` right after
 //! for onnxruntime and numpy on the same workloads.
 //!
-//! `cargo run --release -p relaxjit-bench --example rows -- [--tir] [--profile] [--calls N] [ROW…]`
+//! `cargo run --release -p relaxjit-bench --example rows -- [--tir] [--profile] [--sequence] [--calls N] [ROW…]`
 //!
 //! Rows are `workloads::ROWS` (the ONNX AlexNet included); `resnet50` runs only when named; `ROWS_TOP=N` prints N callees of
-//! each profile (8 by default).
+//! each profile (8 by default); `--sequence` prints every callee call of one model call in
+//! order, the fastest of the N calls, with its tensor arguments' shapes.
 
 use relaxjit::Config;
 use relaxjit_bench::workloads;
@@ -79,6 +80,17 @@ fn main() -> anyhow::Result<()> {
                 gflops,
                 compile.as_secs_f64() * 1e3
             );
+            if flag("--sequence") {
+                for (i, (name, shapes, t)) in workloads::profile_sequence(&compiled, w, n)?
+                    .iter()
+                    .enumerate()
+                {
+                    println!(
+                        "    {i:4} {:9.1}us  {name} {shapes:?}",
+                        t.as_secs_f64() * 1e6
+                    );
+                }
+            }
             if flag("--profile") {
                 let prof = workloads::profile(&compiled, w, n)?;
                 let total: f64 = prof.iter().map(|p| p.1.as_secs_f64()).sum();

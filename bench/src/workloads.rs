@@ -472,6 +472,60 @@ pub fn profile(
     Ok(rows)
 }
 
+/// A callee called at one position of a model call: its name, its tensor arguments' shapes,
+/// and its time.
+pub type CalleeCall = (String, Vec<Vec<i64>>, std::time::Duration);
+
+/// The time of each callee call by its position in one call of `w` (the fastest of `calls`
+/// calls of `w`, so that another process's noise mostly drops out), with the shapes of its
+/// tensor arguments: to compare a layer inside the model with the same layer alone.
+pub fn profile_sequence(
+    compiled: &relaxjit::CompiledModule,
+    w: &Workload,
+    calls: usize,
+) -> anyhow::Result<Vec<CalleeCall>> {
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+
+    /// The start of the running callee, its position in this call, the rows so far.
+    type State = (Option<Instant>, usize, Vec<CalleeCall>);
+    let state: Arc<Mutex<State>> = Arc::default();
+    let vm = compiled.vm()?;
+    let s = state.clone();
+    vm.set_instrument(Some(vm::PackedFunc::new("bench.sequence", move |args| {
+        let before = args.get(2).and_then(|v| v.as_bool().ok()).unwrap_or(false);
+        let mut st = s.lock().unwrap_or_else(|e| e.into_inner());
+        if before {
+            st.0 = Some(Instant::now());
+            return Ok(Value::Int(0));
+        }
+        let Some(t) = st.0.take() else {
+            return Ok(Value::Int(0));
+        };
+        let e = t.elapsed();
+        let i = st.1;
+        st.1 += 1;
+        if i < st.2.len() {
+            st.2[i].2 = st.2[i].2.min(e);
+        } else {
+            let name = args.get(1).and_then(|v| v.as_str().ok()).unwrap_or("?");
+            let shapes = args[4.min(args.len())..]
+                .iter()
+                .filter_map(|v| v.as_tensor().ok())
+                .map(|t| t.shape().to_vec())
+                .collect();
+            st.2.push((name.to_string(), shapes, e));
+        }
+        Ok(Value::Int(0))
+    })));
+    for _ in 0..calls {
+        state.lock().unwrap_or_else(|e| e.into_inner()).1 = 0;
+        compiled.invoke(&vm, &w.func, &w.args)?;
+    }
+    let st = state.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(st.2.clone())
+}
+
 /// The benchmark models copied into the repository (`tests/models`, see its README).
 pub fn models_dir() -> PathBuf {
     let bench = Path::new(env!("CARGO_MANIFEST_DIR"));

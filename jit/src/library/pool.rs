@@ -3,6 +3,10 @@
 //! pool; within a plane each output row accumulates tap by tap over contiguous columns, so
 //! unit-stride windows vectorize.
 //!
+//! A window that covers each whole plane (a global pool, ResNet's last and the `R.mean` over
+//! the spatial axes that DispatchLibrary hands here) folds several planes side by side
+//! instead, one output each.
+//!
 //! With column stride 2 on f32 and AVX-512 (SqueezeNet's and the conv block's pools), each
 //! tap reads its 16 columns straight from the row (two loads and one lane permute) instead of
 //! splitting the whole plane into even and odd columns first: no scratch traffic.
@@ -89,6 +93,15 @@ impl Window {
         })
     }
 
+    /// Whether the window is each whole plane, unpadded (a global pool: one output per
+    /// plane).
+    fn whole_plane(&self) -> bool {
+        self.k == [self.h, self.w]
+            && self.dilation == [1, 1]
+            && !self.any_pad
+            && (self.oh, self.ow) == (1, 1)
+    }
+
     /// The output columns `[lo, hi)` whose tap at offset `off` falls inside the row.
     fn valid(&self, off: isize) -> (usize, usize) {
         let s = self.stride[1] as isize;
@@ -129,14 +142,72 @@ pub(super) fn pool2d<T: Float>(
     if out.is_empty() || plane == 0 {
         return Ok(());
     }
+    let work = out.len() * win.k[0] * win.k[1];
+    let spread = (work >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1).then_some(1);
+    if win.whole_plane() {
+        // One output per plane: planes are folded side by side, a block of them per task.
+        let len = win.h * win.w;
+        let one = |b: usize, dst: &mut [T]| {
+            let src = &x.data[b * WHOLE_BLOCK * len..][..dst.len() * len];
+            whole_planes(&win, src, is_max, dst);
+        };
+        for_each_chunk(out, WHOLE_BLOCK, spread, one);
+        return Ok(());
+    }
     let one = |p: usize, dst: &mut [T]| {
         let src = &x.data[p * win.h * win.w..][..win.h * win.w];
         plane_pool(&win, src, is_max, dst);
     };
-    let work = out.len() * win.k[0] * win.k[1];
-    let spread = (work >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1).then_some(1);
     for_each_chunk(out, plane, spread, one);
     Ok(())
+}
+
+/// Planes per task of a whole-plane pool.
+const WHOLE_BLOCK: usize = 64;
+
+/// Planes folded side by side by [`whole_planes`]: each its own chain of dependent adds (or
+/// maxes), so that they overlap.
+const WHOLE_LANES: usize = 8;
+
+/// The pool of `dst.len()` whole planes (`src`, one after the other), one output each: each
+/// plane folded in its order (the TIR order: taps `(i, j)` row by row, from the pad value),
+/// `WHOLE_LANES` planes at a time; an average then divided by the plane's size (there is no
+/// padding to exclude).
+fn whole_planes<T: Float>(win: &Window, src: &[T], is_max: bool, dst: &mut [T]) {
+    let len = win.h * win.w;
+    if is_max {
+        fold_whole::<T, true>(src, len, dst);
+    } else {
+        fold_whole::<T, false>(src, len, dst);
+        let n = T::from_i64((win.k[0] * win.k[1]) as i64);
+        dst.iter_mut().for_each(|o| *o = o.div(n));
+    }
+}
+
+fn fold_whole<T: Float, const MAX: bool>(src: &[T], len: usize, dst: &mut [T]) {
+    let init = if MAX { T::LOWEST } else { T::ZERO };
+    let fold = |cur: T, v: T| {
+        if MAX {
+            if cur > v { cur } else { v }
+        } else {
+            cur + v
+        }
+    };
+    let done = dst.len() - dst.len() % WHOLE_LANES;
+    for (b, out) in dst[..done].chunks_exact_mut(WHOLE_LANES).enumerate() {
+        let rows: [&[T]; WHOLE_LANES] =
+            std::array::from_fn(|l| &src[(b * WHOLE_LANES + l) * len..][..len]);
+        let mut acc = [init; WHOLE_LANES];
+        for t in 0..len {
+            for (a, row) in acc.iter_mut().zip(&rows) {
+                *a = fold(*a, row[t]);
+            }
+        }
+        out.copy_from_slice(&acc);
+    }
+    for (p, o) in dst.iter_mut().enumerate().skip(done) {
+        *o = src[p * len..][..len].iter().fold(init, |a, &v| fold(a, v));
+    }
 }
 
 fn plane_pool<T: Float>(win: &Window, src: &[T], is_max: bool, dst: &mut [T]) {
@@ -286,126 +357,96 @@ fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T])
 /// Column stride 2 on AVX-512, reading the rows in place (see the module comment).
 #[cfg(target_arch = "x86_64")]
 mod stride2 {
-    use super::{BLOCK, MAX_TAPS, Window};
+    use std::arch::x86_64::{
+        __m512, _mm512_add_ps, _mm512_mask_loadu_ps, _mm512_mask_storeu_ps, _mm512_max_ps,
+        _mm512_permutex2var_ps, _mm512_set1_ps, _mm512_setr_epi32,
+    };
+
+    use super::{BLOCK, Window};
 
     /// [`super::plane_fold`] for f32 with `win.stride[1] == 2`; the caller checked that the CPU
-    /// has AVX-512F.
+    /// has AVX-512F. `src` is the plane (`h × w`).
     pub(super) fn plane_fold<const MAX: bool>(win: &Window, src: &[f32], dst: &mut [f32]) {
-        let pad_value = if MAX { f32::MIN } else { 0.0 };
-        let fold = |cur: f32, v: f32| {
-            if MAX {
-                if cur > v { cur } else { v }
-            } else {
-                cur + v
-            }
-        };
-        let taps = win.k[0] * win.k[1];
-        let (kw, w) = (win.k[1], win.w as isize);
-        // Input column (before padding) of output column `c`'s tap `j`.
-        let col = |c: usize, j: usize| (c * 2 + j * win.dilation[1]) as isize - win.pad[1] as isize;
-        let row_of = |oy: usize, i: usize| {
-            (oy * win.stride[0] + i * win.dilation[0]) as isize - win.pad[0] as isize
-        };
-        // Each tap's offset in `src` for output column 0 of the current row.
-        let mut bases = [0isize; MAX_TAPS];
-        for (oy, row) in dst.chunks_mut(win.ow).enumerate() {
-            let rows_inside = taps <= MAX_TAPS
-                && (0..win.k[0]).all(|i| (0..win.h as isize).contains(&row_of(oy, i)));
-            if rows_inside {
-                for i in 0..win.k[0] {
-                    for j in 0..kw {
-                        bases[i * kw + j] = row_of(oy, i) * w + col(0, j);
-                    }
-                }
-            }
-            let last_base = if rows_inside {
-                bases[..taps].iter().copied().max().unwrap_or(0)
-            } else {
-                0
-            };
-            for c0 in (0..win.ow).step_by(BLOCK) {
-                let n = BLOCK.min(win.ow - c0);
-                // A block whose every tap reads inside the data takes the vector path; lanes
-                // past the row's end read whatever follows in the source (never stored).
-                let inside = rows_inside
-                    && col(c0, 0) >= 0
-                    && col(c0 + n - 1, kw - 1) < w
-                    && last_base + (2 * c0 + 2 * BLOCK) as isize <= src.len() as isize;
-                if inside {
-                    // SAFETY: the caller checked that the CPU has AVX-512F; every tap's run of
-                    // 32 columns starting at `bases[t] + 2 · c0` is inside `src` (its first
-                    // column is not before the row's, and the largest base's run ends inside
-                    // `src`), and `n <= 16`.
-                    unsafe {
-                        fold_taps::<MAX>(
-                            pad_value,
-                            src,
-                            &bases[..taps],
-                            2 * c0,
-                            &mut row[c0..c0 + n],
-                        );
-                    }
-                    continue;
-                }
-                for (l, o) in row[c0..c0 + n].iter_mut().enumerate() {
-                    let mut acc = pad_value;
-                    for i in 0..win.k[0] {
-                        let iy = row_of(oy, i);
-                        for j in 0..kw {
-                            let ix = col(c0 + l, j);
-                            let inside = iy >= 0 && iy < win.h as isize && ix >= 0 && ix < w;
-                            let v = if inside {
-                                src[iy as usize * win.w + ix as usize]
-                            } else {
-                                pad_value
-                            };
-                            acc = fold(acc, v);
-                        }
-                    }
-                    *o = acc;
-                }
-            }
-        }
+        assert_eq!(src.len(), win.h * win.w, "one input plane");
+        // SAFETY: the caller checked that the CPU has AVX-512F.
+        unsafe { fold_plane::<MAX>(win, src, dst) }
     }
 
-    /// `out[l] = fold(init, src[b + off + 2l])` for the lanes `l < out.len()`, over the
-    /// offsets `b` of `bases` in order; `vmaxps(cur, v)` is `cur > v ? cur : v`, NaN and signed
-    /// zeros included.
+    /// Every block of 16 output columns folds its taps in a register: a tap's 32 input
+    /// columns (its 16 even ones are the block's) come from two masked loads, the lanes
+    /// outside the row taking the pad value, so that the padded edges take the same path as
+    /// the middle; a tap on a row outside the plane folds the pad value.
     ///
     /// # Safety
-    /// The CPU must have AVX-512F; `src[b + off ..][..32]` must be in bounds for every `b` of
-    /// `bases`, and `out.len() <= 16`.
+    /// The CPU must have AVX-512F.
     #[target_feature(enable = "avx512f")]
-    unsafe fn fold_taps<const MAX: bool>(
-        init: f32,
-        src: &[f32],
-        bases: &[isize],
-        off: usize,
-        out: &mut [f32],
-    ) {
-        use std::arch::x86_64::{
-            _mm512_add_ps, _mm512_loadu_ps, _mm512_mask_storeu_ps, _mm512_max_ps,
-            _mm512_permutex2var_ps, _mm512_set1_ps, _mm512_setr_epi32,
-        };
+    unsafe fn fold_plane<const MAX: bool>(win: &Window, src: &[f32], dst: &mut [f32]) {
+        let pad = _mm512_set1_ps(if MAX { f32::MIN } else { 0.0 });
         let even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-        let mut acc = _mm512_set1_ps(init);
-        for &b in bases {
-            // SAFETY: the caller guarantees `src[b + off ..][..32]` is in bounds; the address
-            // is formed from `src`'s start in one step (`off` alone may lie past the end).
-            let (lo, hi) = unsafe {
-                let p = src.as_ptr().offset(b + off as isize);
-                (_mm512_loadu_ps(p), _mm512_loadu_ps(p.add(BLOCK)))
-            };
-            let v = _mm512_permutex2var_ps(lo, even, hi);
-            acc = if MAX {
-                _mm512_max_ps(acc, v)
+        // `vmaxps(cur, v)` is `cur > v ? cur : v`, NaN and signed zeros included.
+        let fold = |cur: __m512, v: __m512| {
+            if MAX {
+                _mm512_max_ps(cur, v)
             } else {
-                _mm512_add_ps(acc, v)
-            };
+                _mm512_add_ps(cur, v)
+            }
+        };
+        let (h, w) = (win.h as isize, win.w as isize);
+        // Per block of 16 output columns and column tap `j`: the input column of lane 0's
+        // tap, and which of the 32 columns from it lie inside the row (the same on every
+        // row, so computed once).
+        let blocks = win.ow.div_ceil(BLOCK);
+        let kw = win.k[1];
+        let cols: Vec<(isize, u32)> = (0..blocks * kw)
+            .map(|bj| {
+                let (b, j) = (bj / kw, bj % kw);
+                let x0 = (2 * b * BLOCK + j * win.dilation[1]) as isize - win.pad[1] as isize;
+                let (lo, hi) = ((-x0).clamp(0, 32), (w - x0).clamp(0, 32));
+                let keep = if hi > lo {
+                    (u32::MAX >> (32 - (hi - lo))) << lo
+                } else {
+                    0
+                };
+                (x0, keep)
+            })
+            .collect();
+        for (oy, row) in dst.chunks_mut(win.ow).enumerate() {
+            for (b, taps) in cols.chunks_exact(kw).enumerate() {
+                let c0 = b * BLOCK;
+                let n = BLOCK.min(row.len() - c0);
+                // The fold starts from the pad value (the TIR path's initial value).
+                let mut acc = pad;
+                for i in 0..win.k[0] {
+                    let iy =
+                        (oy * win.stride[0] + i * win.dilation[0]) as isize - win.pad[0] as isize;
+                    if !(0..h).contains(&iy) {
+                        for _ in 0..kw {
+                            acc = fold(acc, pad);
+                        }
+                        continue;
+                    }
+                    let line = src.as_ptr().wrapping_offset(iy * w);
+                    for &(x0, keep) in taps {
+                        // Element `e` of the 32 read is column `x0 + e` of row `iy`.
+                        let at = line.wrapping_offset(x0);
+                        // SAFETY: the masks load only elements `e` with `0 <= x0 + e < w`,
+                        // on row `iy` of the plane (`0 <= iy < h`): inside `src`, which holds
+                        // the `h × w` plane (asserted by the caller); masked-off lanes are
+                        // not accessed (AVX-512 masked loads suppress their faults).
+                        let v = unsafe {
+                            let a = _mm512_mask_loadu_ps(pad, keep as u16, at);
+                            let b =
+                                _mm512_mask_loadu_ps(pad, (keep >> 16) as u16, at.wrapping_add(16));
+                            _mm512_permutex2var_ps(a, even, b)
+                        };
+                        acc = fold(acc, v);
+                    }
+                }
+                let mask = ((1u32 << n) - 1) as u16;
+                // SAFETY: the mask writes lanes `0..n`, columns `c0..c0 + n` of the row.
+                unsafe { _mm512_mask_storeu_ps(row.as_mut_ptr().add(c0), mask, acc) };
+            }
         }
-        let mask = ((1u32 << out.len().min(BLOCK)) - 1) as u16;
-        // SAFETY: the mask writes the first `out.len()` lanes, all inside `out`.
-        unsafe { _mm512_mask_storeu_ps(out.as_mut_ptr(), mask, acc) };
     }
 }
 

@@ -13,7 +13,8 @@
 //! `R.permute_dims` (of an `R.reshape`) of another tensor, as attention heads are, becomes a
 //! `relaxjit.matmul_view` that reads that tensor in place through strides, and takes a
 //! following multiply by a scalar constant and a permute/reshape of its output the same way.
-//! `R.nn.max_pool2d` and `R.nn.avg_pool2d` (NCHW), `R.concat` of two tensors, and
+//! `R.nn.max_pool2d` and `R.nn.avg_pool2d` (NCHW) and `R.mean` over the spatial axes of an
+//! NCHW tensor (keeping them, an average pool over the whole plane), `R.concat` of two tensors, and
 //! `R.nn.softmax` and `R.nn.layer_norm` over the last axis become calls of their own, without
 //! epilogues, and so does the eight-binding lowering of ONNX `LRN` (squares, a channel-window
 //! `R.nn.avg_pool3d`, scale, bias, power, divide).
@@ -564,6 +565,7 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
                 .map(|chain| pack_constant_weights(chain, bindings, &index)),
             "relax.nn.max_pool2d" => pool2d_anchor(call, var, i, LibraryOp::MaxPool2d),
             "relax.nn.avg_pool2d" => pool2d_anchor(call, var, i, LibraryOp::AvgPool2d),
+            "relax.mean" => spatial_mean_anchor(call, var, i),
             "relax.concat" => concat_anchor(call, var, i),
             "relax.divide" => lrn_anchor(call, var, bindings, &index, &single_use),
             "relax.nn.softmax" | "relax.nn.layer_norm" => last_axis_anchor(op, call, var, i),
@@ -1437,6 +1439,54 @@ fn pool2d_anchor(call: &Call, var: &Var, at: usize, op: LibraryOp) -> Option<Cha
     Some(Chain {
         kernel: LibraryKernel {
             op,
+            norm: false,
+            addends: 0,
+            activation: None,
+        },
+        inputs: vec![x.clone()],
+        params,
+        fparams: Vec::new(),
+        members: vec![at],
+        end: var.clone(),
+    })
+}
+
+/// `R.mean(x, axis=[2, 3], keepdims=True)` of a 4-D float tensor of static spatial size
+/// `H × W`, a global average pool: `avg_pool2d` with an `H × W` window and no padding, whose
+/// sum runs over the plane in the same order as the reduction's and divides by the same count.
+fn spatial_mean_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
+    let x = call.args.first()?;
+    let x_si = operand_si(x)?;
+    float_dtype(&[x_si], var.struct_info())?;
+    if x_si.ndim() != Some(4) || var.struct_info().ndim() != Some(4) {
+        return None;
+    }
+    let keepdims = match call.attrs.get("keepdims") {
+        None | Some(AttrValue::None) => false,
+        Some(v) => v.as_bool()?,
+    };
+    let mut axes: Vec<i64> = call
+        .attrs
+        .get("axis")?
+        .as_int_list()?
+        .iter()
+        .map(|&a| if a < 0 { a + 4 } else { a })
+        .collect();
+    axes.sort_unstable();
+    if !keepdims || axes != [2, 3] {
+        return None;
+    }
+    let shape = x_si.tensor_shape()?;
+    let (h, w) = (shape.get(2)?.as_int()?, shape.get(3)?.as_int()?);
+    if h < 1 || w < 1 {
+        return None;
+    }
+    let mut params = vec![h, w, 1, 1];
+    params.extend([0; 4]);
+    params.extend([1, 1, 0, 0]);
+    Some(Chain {
+        kernel: LibraryKernel {
+            op: LibraryOp::AvgPool2d,
             norm: false,
             addends: 0,
             activation: None,
