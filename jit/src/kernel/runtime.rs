@@ -334,21 +334,43 @@ extern "C" fn f32_to_bf16(x: f32) -> i32 {
     half::bf16::from_f32(x).to_bits() as i32
 }
 
+/// The alignment of a kernel's heap buffers.
 const ALIGN: usize = 64;
+/// The alignment the system allocator gives with `calloc`'s zeroing (fresh pages for large
+/// blocks, written only when touched); at `ALIGN` it would allocate and then `memset` the whole
+/// block, and a 16 GB scratch buffer of a kernel whose loops run nothing cost 30 s.
+const SYSTEM_ALIGN: usize = 16;
 
+/// The system block behind a heap buffer of `bytes`: `ALIGN` bytes of slack in front of the
+/// buffer, which starts at the first `ALIGN` boundary at least 16 bytes in and keeps the
+/// block's address in the 8 bytes before it.
 fn layout(bytes: i64) -> Option<Layout> {
     let n = usize::try_from(bytes).ok()?.max(1);
-    Layout::from_size_align(n.checked_next_multiple_of(ALIGN)?, ALIGN).ok()
+    let size = n.checked_next_multiple_of(ALIGN)?.checked_add(ALIGN)?;
+    Layout::from_size_align(size, SYSTEM_ALIGN).ok()
 }
 
 extern "C" fn rt_alloc(bytes: i64) -> *mut u8 {
     // Nothing below is expected to panic (the layout is checked arithmetic and the allocator
     // reports exhaustion as null), but no unwinding may leave an `extern "C"` function: a
     // panic becomes a failed allocation, which generated code reports as `ERR_ALLOC`.
-    std::panic::catch_unwind(|| match layout(bytes) {
+    std::panic::catch_unwind(|| {
+        let Some(l) = layout(bytes) else {
+            return std::ptr::null_mut();
+        };
         // SAFETY: the layout has a non-zero size.
-        Some(l) => unsafe { std::alloc::alloc_zeroed(l) },
-        None => std::ptr::null_mut(),
+        let base = unsafe { std::alloc::alloc_zeroed(l) };
+        if base.is_null() {
+            return base;
+        }
+        // `base` is SYSTEM_ALIGN-aligned, so `skip` is in [16, ALIGN]: the header's 8 bytes
+        // and the buffer's padded size both fit in the block, which is ALIGN bytes longer.
+        let skip = ALIGN - (base as usize % ALIGN);
+        // SAFETY: `skip <= ALIGN`, inside the block (see above).
+        let buffer = unsafe { base.add(skip) };
+        // SAFETY: `buffer - 8 >= base + 8`, inside the block; unaligned-safe write.
+        unsafe { buffer.cast::<*mut u8>().sub(1).write_unaligned(base) };
+        buffer
     })
     .unwrap_or(std::ptr::null_mut())
 }
@@ -362,8 +384,11 @@ unsafe extern "C" fn rt_free(ptr: *mut u8, bytes: i64) {
     // As in `rt_alloc`: a panic must not unwind out; at worst the block leaks.
     let _ = std::panic::catch_unwind(|| {
         if let Some(l) = layout(bytes) {
-            // SAFETY: by the contract, ptr came from alloc_zeroed with exactly this layout.
-            unsafe { std::alloc::dealloc(ptr, l) }
+            // SAFETY: by the contract, ptr came from rt_alloc, which wrote the block's address
+            // in the 8 bytes before it.
+            let base = unsafe { ptr.cast::<*mut u8>().sub(1).read_unaligned() };
+            // SAFETY: `base` came from alloc_zeroed with exactly this layout (same `bytes`).
+            unsafe { std::alloc::dealloc(base, l) }
         }
     });
 }
@@ -627,10 +652,15 @@ mod tests {
     fn alloc_rejects_bad_sizes() {
         assert!(rt_alloc(-1).is_null());
         assert!(rt_alloc(i64::MAX).is_null());
-        let p = rt_alloc(100);
-        assert!(!p.is_null() && (p as usize).is_multiple_of(64));
-        // SAFETY: p came from rt_alloc(100).
-        unsafe { rt_free(p, 100) };
+        for bytes in [0, 1, 100, 4096, 1 << 20] {
+            let p = rt_alloc(bytes);
+            assert!(!p.is_null() && (p as usize).is_multiple_of(64));
+            // SAFETY: the buffer has max(bytes, 1) bytes, none written since rt_alloc.
+            let zeroed = unsafe { std::slice::from_raw_parts(p, bytes.max(1) as usize) };
+            assert!(zeroed.iter().all(|&b| b == 0));
+            // SAFETY: p came from rt_alloc(bytes).
+            unsafe { rt_free(p, bytes) };
+        }
     }
 
     #[test]
