@@ -574,6 +574,17 @@ fn countdown() -> (Executable, Library) {
     (ib.get().unwrap(), lib)
 }
 
+/// [`countdown`] on a bytecode VM and on a VM running it compiled.
+fn countdown_vms() -> (VirtualMachine, VirtualMachine) {
+    let (exec, lib) = countdown();
+    let compiled = vmtir::compile(&exec, &KernelLibrary::default()).unwrap();
+    let mut lib_c = lib.clone();
+    compiled.add_to(&mut lib_c);
+    let bytecode = VirtualMachine::with_library(Arc::new(exec), &lib).unwrap();
+    let native = VirtualMachine::with_library(Arc::new(compiled.executable), &lib_c).unwrap();
+    (bytecode, native)
+}
+
 /// Recursion agrees at every depth: compiled functions nest on the native stack (as TVM's do)
 /// and bytecode frames live on the heap, but both count against `max_call_depth`, so a
 /// recursion far deeper than a thread's stack holds natively runs in both modes, and one past
@@ -581,12 +592,7 @@ fn countdown() -> (Executable, Library) {
 /// small stack, so that the compiled recursion must continue on new stack segments.
 #[test]
 fn recursion_depth() {
-    let (exec, lib) = countdown();
-    let compiled = vmtir::compile(&exec, &KernelLibrary::default()).unwrap();
-    let mut lib_c = lib.clone();
-    compiled.add_to(&mut lib_c);
-    let bytecode = VirtualMachine::with_library(Arc::new(exec), &lib).unwrap();
-    let native = VirtualMachine::with_library(Arc::new(compiled.executable), &lib_c).unwrap();
+    let (bytecode, native) = countdown_vms();
     let max = vm::VmConfig::default().max_call_depth as i64;
     std::thread::Builder::new()
         .stack_size(256 << 10)
@@ -611,12 +617,7 @@ fn recursion_depth() {
 /// VM each get the whole depth.
 #[test]
 fn recursion_depth_is_per_thread() {
-    let (exec, lib) = countdown();
-    let compiled = vmtir::compile(&exec, &KernelLibrary::default()).unwrap();
-    let mut lib_c = lib.clone();
-    compiled.add_to(&mut lib_c);
-    let bytecode = VirtualMachine::with_library(Arc::new(exec), &lib).unwrap();
-    let native = VirtualMachine::with_library(Arc::new(compiled.executable), &lib_c).unwrap();
+    let (bytecode, native) = countdown_vms();
     let n = vm::VmConfig::default().max_call_depth as i64 - 1;
     std::thread::scope(|s| {
         for vm in [&bytecode, &native, &bytecode, &native] {

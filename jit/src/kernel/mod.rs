@@ -387,11 +387,7 @@ fn define_function(
     })) {
         Ok(defined) => defined,
         Err(payload) => {
-            let why = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "no message".to_string());
+            let why = runtime::panic_message(payload.as_ref());
             Err(Error::Codegen(format!(
                 "internal compiler error: Cranelift failed on {name}: {why}"
             )))

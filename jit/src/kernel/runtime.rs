@@ -423,6 +423,16 @@ unsafe fn helper_failed(err: *mut KernelError, msg: String) -> i32 {
     ERR_HELPER
 }
 
+/// The message a panic carried (`panic!` with a literal or a formatted string), for an error
+/// that reports it.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
+}
+
 /// Runs the body of the `extern "C"` helper `helper`, turning a panic into `ERR_HELPER` with a
 /// message: unwinding out of an `extern "C"` function aborts the process.
 ///
@@ -435,11 +445,7 @@ unsafe fn helper_boundary(helper: &str, err: *mut KernelError, body: impl FnOnce
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
         Ok(status) => status,
         Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic without a message".into());
+            let what = panic_message(payload.as_ref());
             // SAFETY: forwarded contract.
             unsafe { helper_failed(err, format!("runtime helper `{helper}` failed: {what}")) }
         }
