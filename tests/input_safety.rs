@@ -312,3 +312,29 @@ class Module:
         );
     }
 }
+
+/// A kernel reading scratch that no loop wrote (TVM's argmin with its reduction loop's extent
+/// made -2^63, from mutating the corpus) reads zeros, as the interpreter's zeroed allocations
+/// do: the kernel's stack scratch once held whatever an earlier kernel left on the stack, and
+/// pointers came out in the result.
+#[test]
+fn unwritten_stack_scratch_reads_zero() {
+    let src = include_str!("input_safety/unwritten_scratch.py");
+    let x = Tensor::from_slice(&[3, 5], &[0.5f32; 15]).unwrap();
+    for exec_mode in [relaxjit::ExecMode::Bytecode, relaxjit::ExecMode::Compiled] {
+        let out = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap()
+        .compile_str(src)
+        .unwrap_or_else(|e| panic!("{exec_mode:?}: {e}"))
+        .run("main", &[x.clone().into()])
+        .unwrap();
+        let Value::Tuple(fields) = out else {
+            panic!("{exec_mode:?}: not a tuple: {out:?}");
+        };
+        let argmin = fields[1].as_tensor().unwrap().to_vec::<i64>().unwrap();
+        assert_eq!(argmin, [0; 5], "{exec_mode:?}");
+    }
+}

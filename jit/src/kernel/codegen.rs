@@ -344,6 +344,30 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Continues only if `ok` (an integer, nonzero = true); otherwise runs `on_fail` in a cold
     /// block (which must end by jumping away, as [`Self::fail`] does).
+    /// Zeroes `bytes` (a multiple of 8) at `p`: a stack buffer starts zeroed, as the
+    /// interpreter's allocations and the heap path's (`calloc`) do, so that a program reading
+    /// scratch it never wrote gets zeros in every mode, never earlier contents of the stack.
+    fn zero_words(&mut self, p: Value, bytes: i64) {
+        let zero = self.iconst(types::I64, 0);
+        if bytes <= 128 {
+            for at in (0..bytes).step_by(8) {
+                self.b.ins().store(flags(), zero, p, at as i32);
+            }
+            return;
+        }
+        let end = self.b.ins().iadd_imm_s(p, bytes);
+        let body = self.b.create_block();
+        let at = self.b.append_block_param(body, types::I64);
+        let done = self.b.create_block();
+        self.b.ins().jump(body, &[p.into()]);
+        self.b.switch_to_block(body);
+        self.b.ins().store(flags(), zero, at, 0);
+        let next = self.b.ins().iadd_imm_s(at, 8);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, end);
+        self.b.ins().brif(more, body, &[next.into()], done, &[]);
+        self.b.switch_to_block(done);
+    }
+
     fn guard(&mut self, ok: Value, on_fail: impl FnOnce(&mut Self)) {
         let bad = self.b.create_block();
         let cont = self.b.create_block();
@@ -1008,13 +1032,16 @@ impl Translator<'_, '_> {
         match self.heap_index.get(&var.id()).copied() {
             None => {
                 let bytes = n.as_int().unwrap_or(0) * size;
+                // Whole words, so that the slot can be zeroed by 8-byte stores.
+                let slot_bytes = (bytes.max(1) + 7) / 8 * 8;
                 let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                     StackSlotKind::ExplicitSlot,
-                    bytes.max(1) as u32,
+                    slot_bytes as u32,
                     6,
                 ));
                 self.stack_used += bytes;
                 let p = self.b.ins().stack_addr(types::I64, slot, 0);
+                self.zero_words(p, slot_bytes);
                 self.define(var, p)?;
                 self.stmt(body)
             }
