@@ -56,19 +56,62 @@ impl fmt::Display for Device {
     }
 }
 
-/// A raw 64-byte-aligned host buffer, zeroed when first allocated; allocators hand these out
-/// and take them back.
+/// The system block behind an aligned buffer of `size` bytes: `size` rounded up to whole
+/// `ALLOC_ALIGNMENT` blocks (at least one), plus one block of slack in front, at the system
+/// allocator's own 16-byte alignment. Asking the allocator for `ALLOC_ALIGNMENT` instead would
+/// make it allocate and then `memset` the whole block (`posix_memalign` has no zeroed form),
+/// where `calloc` of a large block maps fresh pages, which are zero already and cost nothing
+/// until touched: a 16 GB buffer that a call allocates and then rejects is no 16 GB written.
+/// `None` for a size no allocation can have (checked: a size near `usize::MAX` must not wrap).
+fn aligned_layout(size: usize) -> Option<Layout> {
+    size.max(1)
+        .checked_next_multiple_of(ALLOC_ALIGNMENT)?
+        .checked_add(ALLOC_ALIGNMENT)
+        .and_then(|total| Layout::from_size_align(total, 16).ok())
+}
+
+/// `size` zeroed bytes (at least one) starting at an `ALLOC_ALIGNMENT` boundary, or null if
+/// the system cannot provide them. The buffer starts at the first boundary at least 16 bytes
+/// into the system block ([`aligned_layout`]), whose address is kept in the 8 bytes before it
+/// for [`free_aligned`]. Tensor storage and compiled kernels' heap buffers both come from here.
+pub fn alloc_zeroed_aligned(size: usize) -> *mut u8 {
+    let Some(layout) = aligned_layout(size) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: the layout has a non-zero size (at least 2 * ALLOC_ALIGNMENT).
+    let base = unsafe { std::alloc::alloc_zeroed(layout) };
+    if base.is_null() {
+        return base;
+    }
+    // `base` is 16-byte aligned, so `skip` is in [16, ALLOC_ALIGNMENT]: the 8-byte header
+    // and the padded buffer both fit in the block, which is ALLOC_ALIGNMENT bytes longer.
+    let skip = ALLOC_ALIGNMENT - (base as usize % ALLOC_ALIGNMENT);
+    // SAFETY: `skip <= ALLOC_ALIGNMENT`, inside the block (see above).
+    let ptr = unsafe { base.add(skip) };
+    // SAFETY: `ptr - 8 >= base + 8`, inside the block; the write need not be aligned.
+    unsafe { ptr.cast::<*mut u8>().sub(1).write_unaligned(base) };
+    ptr
+}
+
+/// Gives back a buffer of [`alloc_zeroed_aligned`].
 ///
-/// The memory comes from the system allocator at its own 16-byte alignment, one alignment
-/// block larger than asked, and `ptr` is the first 64-byte boundary inside it: asking the
-/// allocator for 64-byte alignment would make it allocate and then `memset` the whole buffer
-/// (`posix_memalign` has no zeroed form), where `calloc` of a large block maps fresh pages,
-/// which are zero already and cost nothing until touched. A 16 GB tensor that a call
-/// allocates and then rejects is then no 16 GB written.
+/// # Safety
+/// `ptr` was returned (non-null) by `alloc_zeroed_aligned(size)` with the same `size`, and is
+/// not used or freed again.
+pub unsafe fn free_aligned(ptr: *mut u8, size: usize) {
+    let layout = aligned_layout(size).expect("the layout was valid when allocated");
+    // SAFETY: by the contract, `alloc_zeroed_aligned` wrote the block's address in the 8 bytes
+    // before `ptr`, and that block was allocated with exactly this layout.
+    unsafe {
+        let base = ptr.cast::<*mut u8>().sub(1).read_unaligned();
+        std::alloc::dealloc(base, layout);
+    }
+}
+
+/// A raw 64-byte-aligned host buffer, zeroed when first allocated ([`alloc_zeroed_aligned`]);
+/// allocators hand these out and take them back.
 pub struct RawBuffer {
     ptr: NonNull<u8>,
-    /// What the allocator returned: `ptr` lies `ptr - base < ALLOC_ALIGNMENT` bytes into it.
-    base: NonNull<u8>,
     size: usize,
 }
 
@@ -78,40 +121,19 @@ unsafe impl Send for RawBuffer {}
 // and the caller of that `unsafe` operation guarantees the absence of data races.
 unsafe impl Sync for RawBuffer {}
 
-/// The alignment the system allocator gives without a special (and non-zeroing) path.
-const SYSTEM_ALIGNMENT: usize = 16;
-
 impl RawBuffer {
     /// Allocates `size` zeroed bytes (at least one, so the pointer is never dangling). A size
     /// the system cannot provide is an error naming it.
     pub fn zeroed(size: usize) -> Result<RawBuffer> {
-        let layout = Self::layout(size)?;
-        // SAFETY: `layout` has a non-zero size (at least 2 * ALLOC_ALIGNMENT, see `layout`).
-        let base = unsafe { std::alloc::alloc_zeroed(layout) };
-        let base = NonNull::new(base).ok_or_else(|| {
+        if aligned_layout(size).is_none() {
+            return Err(Error::runtime(format!(
+                "out of memory: cannot allocate {size} bytes (larger than any allocation can be)"
+            )));
+        }
+        let ptr = NonNull::new(alloc_zeroed_aligned(size)).ok_or_else(|| {
             Error::runtime(format!("out of memory: cannot allocate {size} bytes"))
         })?;
-        let skip = base.as_ptr().align_offset(ALLOC_ALIGNMENT);
-        debug_assert!(skip < ALLOC_ALIGNMENT);
-        // SAFETY: `skip < ALLOC_ALIGNMENT` and the block holds `ALLOC_ALIGNMENT` bytes more
-        // than the padded size, so `base + skip` and the `size` bytes after it are inside it.
-        let ptr = unsafe { base.add(skip) };
-        Ok(RawBuffer { ptr, base, size })
-    }
-
-    /// `size` rounded up to a whole number of aligned blocks (at least one), plus one block
-    /// of slack for moving the start to an aligned address, at the system alignment. Checked:
-    /// a size near `usize::MAX` must not wrap to a small (or zero-sized) layout.
-    fn layout(size: usize) -> Result<Layout> {
-        size.max(1)
-            .checked_next_multiple_of(ALLOC_ALIGNMENT)
-            .and_then(|padded| padded.checked_add(ALLOC_ALIGNMENT))
-            .and_then(|total| Layout::from_size_align(total, SYSTEM_ALIGNMENT).ok())
-            .ok_or_else(|| {
-                Error::runtime(format!(
-                    "out of memory: cannot allocate {size} bytes (larger than any allocation can be)"
-                ))
-            })
+        Ok(RawBuffer { ptr, size })
     }
 
     pub fn size(&self) -> usize {
@@ -125,9 +147,8 @@ impl RawBuffer {
 
 impl Drop for RawBuffer {
     fn drop(&mut self) {
-        let layout = Self::layout(self.size).expect("layout was valid when allocated");
-        // SAFETY: `base` was returned by alloc_zeroed with exactly this layout.
-        unsafe { std::alloc::dealloc(self.base.as_ptr(), layout) }
+        // SAFETY: `ptr` came from `alloc_zeroed_aligned(self.size)` and is freed only here.
+        unsafe { free_aligned(self.ptr.as_ptr(), self.size) }
     }
 }
 

@@ -12,7 +12,6 @@
 //! fallible ones catch it and report `ERR_HELPER` (or a failed allocation), and the math helpers
 //! cannot panic at all.
 
-use std::alloc::Layout;
 use std::cell::RefCell;
 use std::mem::offset_of;
 use std::sync::OnceLock;
@@ -334,43 +333,15 @@ extern "C" fn f32_to_bf16(x: f32) -> i32 {
     half::bf16::from_f32(x).to_bits() as i32
 }
 
-/// The alignment of a kernel's heap buffers.
-const ALIGN: usize = 64;
-/// The alignment the system allocator gives with `calloc`'s zeroing (fresh pages for large
-/// blocks, written only when touched); at `ALIGN` it would allocate and then `memset` the whole
-/// block, and a 16 GB scratch buffer of a kernel whose loops run nothing cost 30 s.
-const SYSTEM_ALIGN: usize = 16;
-
-/// The system block behind a heap buffer of `bytes`: `ALIGN` bytes of slack in front of the
-/// buffer, which starts at the first `ALIGN` boundary at least 16 bytes in and keeps the
-/// block's address in the 8 bytes before it.
-fn layout(bytes: i64) -> Option<Layout> {
-    let n = usize::try_from(bytes).ok()?.max(1);
-    let size = n.checked_next_multiple_of(ALIGN)?.checked_add(ALIGN)?;
-    Layout::from_size_align(size, SYSTEM_ALIGN).ok()
-}
-
+/// A kernel's heap buffer: zeroed, 64-byte aligned ([`vm::tensor::alloc_zeroed_aligned`]),
+/// or null for a negative or impossible size or when memory runs out.
 extern "C" fn rt_alloc(bytes: i64) -> *mut u8 {
     // Nothing below is expected to panic (the layout is checked arithmetic and the allocator
     // reports exhaustion as null), but no unwinding may leave an `extern "C"` function: a
     // panic becomes a failed allocation, which generated code reports as `ERR_ALLOC`.
-    std::panic::catch_unwind(|| {
-        let Some(l) = layout(bytes) else {
-            return std::ptr::null_mut();
-        };
-        // SAFETY: the layout has a non-zero size.
-        let base = unsafe { std::alloc::alloc_zeroed(l) };
-        if base.is_null() {
-            return base;
-        }
-        // `base` is SYSTEM_ALIGN-aligned, so `skip` is in [16, ALIGN]: the header's 8 bytes
-        // and the buffer's padded size both fit in the block, which is ALIGN bytes longer.
-        let skip = ALIGN - (base as usize % ALIGN);
-        // SAFETY: `skip <= ALIGN`, inside the block (see above).
-        let buffer = unsafe { base.add(skip) };
-        // SAFETY: `buffer - 8 >= base + 8`, inside the block; unaligned-safe write.
-        unsafe { buffer.cast::<*mut u8>().sub(1).write_unaligned(base) };
-        buffer
+    std::panic::catch_unwind(|| match usize::try_from(bytes) {
+        Ok(n) => vm::tensor::alloc_zeroed_aligned(n),
+        Err(_) => std::ptr::null_mut(),
     })
     .unwrap_or(std::ptr::null_mut())
 }
@@ -383,12 +354,10 @@ unsafe extern "C" fn rt_free(ptr: *mut u8, bytes: i64) {
     }
     // As in `rt_alloc`: a panic must not unwind out; at worst the block leaks.
     let _ = std::panic::catch_unwind(|| {
-        if let Some(l) = layout(bytes) {
-            // SAFETY: by the contract, ptr came from rt_alloc, which wrote the block's address
-            // in the 8 bytes before it.
-            let base = unsafe { ptr.cast::<*mut u8>().sub(1).read_unaligned() };
-            // SAFETY: `base` came from alloc_zeroed with exactly this layout (same `bytes`).
-            unsafe { std::alloc::dealloc(base, l) }
+        if let Ok(n) = usize::try_from(bytes) {
+            // SAFETY: by the contract, ptr came from rt_alloc(bytes), that is from
+            // alloc_zeroed_aligned(n), and is freed only here.
+            unsafe { vm::tensor::free_aligned(ptr, n) }
         }
     });
 }

@@ -52,8 +52,8 @@ use bound::{NEG_INF, POS_INF};
 use linear::{Linear, expr_key, is_index_type};
 use scalar::Scalar;
 
-/// The greatest common divisor of two non-negative integers.
-fn gcd(mut a: i64, mut b: i64) -> i64 {
+/// The greatest common divisor of two integers.
+fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         (a, b) = (b, a % b);
     }
@@ -215,21 +215,24 @@ impl Analyzer {
         self.simp(e)
     }
 
+    /// `a + sign·b` as a linear form, with divisions that recombine merged
+    /// ([`merge_div_mod`]).
+    fn sum(&self, a: &PrimExpr, b: &PrimExpr, sign: i64) -> Linear {
+        self.merge_div_mod(self.to_linear(a).add(&self.to_linear(b), sign))
+    }
+
+    /// [`merge_div_mod`] with this analyzer's linear forms for what a merge leaves.
+    fn merge_div_mod(&self, l: Linear) -> Linear {
+        merge_div_mod(l, &|e| self.to_linear(e))
+    }
+
     /// The linear form of an (already simplified) integer expression.
     pub(crate) fn to_linear(&self, e: &PrimExpr) -> Linear {
         match e.kind() {
             ExprKind::IntImm { dtype, value } => Linear::constant(*dtype, *value),
             ExprKind::Binary { op, a, b } => match op {
-                BinaryOp::Add => {
-                    merge_div_mod(self.to_linear(a).add(&self.to_linear(b), 1), &|e| {
-                        self.to_linear(e)
-                    })
-                }
-                BinaryOp::Sub => {
-                    merge_div_mod(self.to_linear(a).add(&self.to_linear(b), -1), &|e| {
-                        self.to_linear(e)
-                    })
-                }
+                BinaryOp::Add => self.sum(a, b, 1),
+                BinaryOp::Sub => self.sum(a, b, -1),
                 BinaryOp::Mul => self
                     .to_linear(a)
                     .mul(&self.to_linear(b))
@@ -378,14 +381,8 @@ impl Analyzer {
             return PrimExpr::binary(op, a, b);
         }
         match op {
-            BinaryOp::Add => merge_div_mod(self.to_linear(&a).add(&self.to_linear(&b), 1), &|e| {
-                self.to_linear(e)
-            })
-            .to_expr(),
-            BinaryOp::Sub => merge_div_mod(self.to_linear(&a).add(&self.to_linear(&b), -1), &|e| {
-                self.to_linear(e)
-            })
-            .to_expr(),
+            BinaryOp::Add => self.sum(&a, &b, 1).to_expr(),
+            BinaryOp::Sub => self.sum(&a, &b, -1).to_expr(),
             BinaryOp::Mul => match self.to_linear(&a).mul(&self.to_linear(&b)) {
                 Some(l) => l.to_expr(),
                 None => PrimExpr::binary(op, a, b),
@@ -480,10 +477,8 @@ impl Analyzer {
             return if is_div {
                 quotient.add(&self.to_linear(&inner), 1).to_expr()
             } else {
-                merge_div_mod(self.to_linear(&inner).scale(g).add(&t, 1), &|e| {
-                    self.to_linear(e)
-                })
-                .to_expr()
+                self.merge_div_mod(self.to_linear(&inner).scale(g).add(&t, 1))
+                    .to_expr()
             };
         }
         let pulled_out = quotient.as_const() != Some(0);
@@ -506,7 +501,8 @@ impl Analyzer {
         let mut candidates: Vec<i64> = rest
             .terms
             .iter()
-            .map(|(_, k)| gcd(c, k.unsigned_abs() as i64))
+            // `c > 0`, so every gcd lies in [1, c] and converts back.
+            .map(|(_, k)| gcd(c.unsigned_abs(), k.unsigned_abs()) as i64)
             .filter(|&g| g > 1 && g < c)
             .collect();
         candidates.sort_unstable_by(|a, b| b.cmp(a));
@@ -530,7 +526,7 @@ impl Analyzer {
             }
             t = t.add(&Linear::constant(rest.dtype, rest.constant), 1);
             let (lo, hi) = self.linear_bound(&t, 3);
-            if lo >= 0 && hi < g && hi != POS_INF {
+            if lo >= 0 && hi < g {
                 return Some((s, t, g));
             }
         }
