@@ -378,7 +378,6 @@ fn define_function(
     id: cranelift_module::FuncId,
     ctx: &mut cranelift_codegen::Context,
 ) -> Result<()> {
-    use cranelift_module::Module;
     let name = ctx.func.name.to_string();
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         module
