@@ -401,6 +401,23 @@ fn cases() -> Vec<Case> {
             &["bias"],
             f32_,
         ),
+        // Batch-1 layers under 4 MiB: one block on this thread, 128 columns at a time, the
+        // last ones 16 at a time under a mask (291 = 2·128 + 2·16 + 3).
+        matmul(
+            dims(&[1, 300]),
+            dims(&[300, 291]),
+            false,
+            &["bias", "relu"],
+            f32_,
+        ),
+        matmul(dims(&[50]), dims(&[50, 144]), false, &[], f32_),
+        matmul(
+            dims(&[1, 40]),
+            dims(&[40, 130]),
+            false,
+            &["bias"],
+            "float64",
+        ),
         matmul(
             dims(&[5, 12]),
             dims(&[12, 7]),

@@ -106,44 +106,43 @@ pub(super) fn matmul<T: Float>(
     if b_plain && a_batch.iter().product::<usize>() == batches {
         // One GEMM with the batch folded into the rows.
         let rows = batches * m;
-        if rows == 1 && split_gemv::<T>(k, n) {
-            // A batch-1 layer streams the whole weight once and is bound by memory bandwidth;
-            // the GEMM crate's matrix-vector path runs on one thread, so the output columns
-            // (and the weight behind them) are cut into blocks spread over the pool.
+        if rows == 1 && (split_gemv::<T>(k, n) || b_cs == 1) {
+            // A batch-1 layer streams the whole weight once and is bound by memory bandwidth.
+            // Large weights are cut into blocks of output columns (and the weight behind them)
+            // spread over the pool; each block runs [`gemv_block`].
             let threads = rayon::current_num_threads();
-            let chunk = n
-                .div_ceil(threads * GEMV_BLOCKS_PER_THREAD)
-                .next_multiple_of(16);
+            let chunk = if split_gemv::<T>(k, n) {
+                n.div_ceil(threads * GEMV_BLOCKS_PER_THREAD)
+                    .next_multiple_of(16)
+            } else {
+                n
+            };
             let dst = SendPtr(out.as_mut_ptr());
             let b_ptr = SendPtr(b.data.as_ptr().cast_mut());
-            (0..n.div_ceil(chunk)).into_par_iter().for_each(|c| {
+            let block = |c: usize| {
                 let j0 = c * chunk;
                 let width = chunk.min(n - j0);
                 // SAFETY: block `c` reads all of `a` (`k` elements) and the columns
                 // `j0..j0 + width` of `b` (in range: `j0 + width <= n`, column `j` starting at
                 // `j * b_cs`), and writes `out[j0..j0 + width]`, which no other block writes.
                 unsafe {
-                    gemm_into(
-                        1,
+                    gemv_block(
+                        &a.data[..k],
+                        b_ptr.get().add(j0 * b_cs as usize).cast_const(),
+                        b_rs,
+                        b_cs,
                         width,
-                        k,
                         dst.get().add(j0),
-                        n as isize,
                         read_dst,
-                        Mat {
-                            ptr: a.data.as_ptr(),
-                            rs: k as isize,
-                            cs: 1,
-                        },
-                        Mat {
-                            ptr: b_ptr.get().add(j0 * b_cs as usize).cast_const(),
-                            rs: b_rs,
-                            cs: b_cs,
-                        },
-                        gemm::Parallelism::None,
-                    );
+                    )
                 }
-            });
+            };
+            let blocks = n.div_ceil(chunk);
+            if blocks > 1 {
+                (0..blocks).into_par_iter().for_each(block);
+            } else {
+                block(0);
+            }
             return Ok(());
         }
         // SAFETY: `a` holds `rows × k` row-major elements, `b` `k × n` through the strides
@@ -223,6 +222,124 @@ pub(super) fn matmul<T: Float>(
     };
     run_batches(batches, m, n, k, one);
     Ok(())
+}
+
+/// `out[j] (+)= Σ_k a[k] · b[k·b_rs + j·b_cs]` for `j < width`: one block of a
+/// matrix-vector product. A row-major f32 weight (`b_cs == 1`) on AVX-512 runs
+/// [`gemv_rows_avx512`]; anything else goes through the GEMM crate on this thread.
+///
+/// # Safety
+/// `b` must be valid for every `k·b_rs + j·b_cs` (`k < a.len()`, `j < width`), `out` for
+/// `width` elements that nothing else accesses during the call and that overlap neither
+/// operand.
+unsafe fn gemv_block<T: Float>(
+    a: &[T],
+    b: *const T,
+    b_rs: isize,
+    b_cs: isize,
+    width: usize,
+    out: *mut T,
+    read_dst: bool,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if b_cs == 1
+        && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
+        && std::arch::is_x86_feature_detected!("avx512f")
+    {
+        // SAFETY: T is f32 (checked just above), so the pointers and the slice are of f32;
+        // the CPU has AVX-512F; the bounds are the caller's contract with `b_cs == 1`.
+        unsafe {
+            let a = std::slice::from_raw_parts(a.as_ptr().cast::<f32>(), a.len());
+            gemv_rows_avx512(a, b.cast(), b_rs, width, out.cast(), read_dst);
+        }
+        return;
+    }
+    // SAFETY: the caller's contract is `gemm_into`'s for a 1 × width product.
+    unsafe {
+        gemm_into(
+            1,
+            width,
+            a.len(),
+            out,
+            width as isize,
+            read_dst,
+            Mat {
+                ptr: a.as_ptr(),
+                rs: a.len() as isize,
+                cs: 1,
+            },
+            Mat {
+                ptr: b,
+                rs: b_rs,
+                cs: b_cs,
+            },
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// [`gemv_block`] for a row-major f32 weight: blocks of 128 output columns held in eight
+/// registers while the rows of the weight stream past (each weight element is loaded once,
+/// 64 bytes at a time), the last columns 16 at a time under a mask. The reduction runs in
+/// order of `k` for every column.
+///
+/// # Safety
+/// The CPU must have AVX-512F; `b` valid for `k·rs + j` (`k < a.len()`, `j < width`), `out`
+/// for `width` elements as in [`gemv_block`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn gemv_rows_avx512(
+    a: &[f32],
+    b: *const f32,
+    rs: isize,
+    width: usize,
+    out: *mut f32,
+    read_dst: bool,
+) {
+    use std::arch::x86_64::*;
+    const REGS: usize = 8;
+    let mut j = 0;
+    // SAFETY (all the loads and stores below): columns `j..j + 16·REGS` (or the masked lanes
+    // `j..width`) of rows `0..a.len()` are inside `b`, and `out[j..]` inside `out`, by the
+    // caller's contract.
+    unsafe {
+        while j + 16 * REGS <= width {
+            let mut acc = [_mm512_setzero_ps(); REGS];
+            if read_dst {
+                for (t, r) in acc.iter_mut().enumerate() {
+                    *r = _mm512_loadu_ps(out.add(j + 16 * t));
+                }
+            }
+            let mut p = b.add(j);
+            for &x in a {
+                let x = _mm512_set1_ps(x);
+                for (t, r) in acc.iter_mut().enumerate() {
+                    *r = _mm512_fmadd_ps(x, _mm512_loadu_ps(p.add(16 * t)), *r);
+                }
+                p = p.offset(rs);
+            }
+            for (t, r) in acc.iter().enumerate() {
+                _mm512_storeu_ps(out.add(j + 16 * t), *r);
+            }
+            j += 16 * REGS;
+        }
+        while j < width {
+            let lanes = (width - j).min(16);
+            let mask: __mmask16 = (((1u32 << lanes) - 1) & 0xffff) as u16;
+            let mut acc = if read_dst {
+                _mm512_maskz_loadu_ps(mask, out.add(j))
+            } else {
+                _mm512_setzero_ps()
+            };
+            let mut p = b.add(j);
+            for &x in a {
+                acc = _mm512_fmadd_ps(_mm512_set1_ps(x), _mm512_maskz_loadu_ps(mask, p), acc);
+                p = p.offset(rs);
+            }
+            _mm512_mask_storeu_ps(out.add(j), mask, acc);
+            j += 16;
+        }
+    }
 }
 
 /// Runs `one(i, par)` for the `batches` GEMMs of `m×k @ k×n`: spread over the pool one whole
