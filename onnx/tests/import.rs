@@ -291,3 +291,89 @@ fn constant_fills_stay_within_the_import_budget() {
         assert_eq!(y, want, "budget {budget}");
     }
 }
+
+/// Nodes whose inputs or attributes contradict each other are errors naming the node, not
+/// panics or runaway imports (each was found by mutating the backend models).
+#[test]
+fn malformed_nodes_are_errors_naming_them() {
+    let i64_tensor = |name: &str, dims: &[i64], data: &[i64]| TensorProto {
+        name: Some(name.into()),
+        dims: dims.to_vec(),
+        data_type: Some(7),
+        int64_data: data.to_vec(),
+        ..Default::default()
+    };
+    let int_attr = |name: &str, v: i64| AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_type::INT),
+        i: Some(v),
+        ..Default::default()
+    };
+    let x = || value_info("x", &[Ok(1), Ok(3), Ok(4), Ok(4)]);
+    let cases: Vec<(GraphProto, i64, &str)> = vec![
+        // A convolution weight of rank 1 for a 4-D input (indexed its kernel dims past the end).
+        (
+            GraphProto {
+                node: vec![node("Conv", "conv", &["x", "w"], &["y"])],
+                initializer: vec![float_tensor("w", &[3], &[1.0, 2.0, 3.0])],
+                input: vec![x()],
+                output: vec![value_info("y", &[])],
+                ..Default::default()
+            },
+            13,
+            "a weight of shape [3] for an input of rank 4",
+        ),
+        // A 2^31-element shape read at run time (made 2^31 symbolic dimensions, for minutes).
+        (
+            GraphProto {
+                node: vec![node("Expand", "expand", &["x", "shape"], &["y"])],
+                input: vec![x(), {
+                    let mut s = value_info("shape", &[Ok(1 << 31)]);
+                    let tt = s.r#type.as_mut().unwrap().tensor_type.as_mut().unwrap();
+                    tt.elem_type = Some(7);
+                    s
+                }],
+                output: vec![value_info("y", &[])],
+                ..Default::default()
+            },
+            13,
+            "a shape input of 2147483648 elements",
+        ),
+        // num_outputs that is not the node's number of outputs (a negative one split into an
+        // empty list of sizes).
+        (
+            GraphProto {
+                node: vec![NodeProto {
+                    attribute: vec![int_attr("num_outputs", -1), int_attr("axis", 2)],
+                    ..node("Split", "split", &["x"], &["y", "z"])
+                }],
+                input: vec![x()],
+                output: vec![value_info("y", &[]), value_info("z", &[])],
+                ..Default::default()
+            },
+            18,
+            "num_outputs is -1 but the node has 2 outputs",
+        ),
+        // Range bounds that are empty tensors instead of scalars.
+        (
+            GraphProto {
+                node: vec![node("Range", "range", &["a", "b", "d"], &["y"])],
+                initializer: vec![
+                    i64_tensor("a", &[0], &[]),
+                    i64_tensor("b", &[], &[5]),
+                    i64_tensor("d", &[], &[1]),
+                ],
+                output: vec![value_info("y", &[])],
+                ..Default::default()
+            },
+            13,
+            "start, limit and delta must be scalars, got 0, 1 and 1 elements",
+        ),
+    ];
+    for (graph, opset, want) in cases {
+        let e = import_bytes(&model(graph, opset), &ImportOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "want `{want}` in: {e}");
+    }
+}

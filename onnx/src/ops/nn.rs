@@ -174,6 +174,19 @@ fn add_bias(imp: &mut Importer, y: &Val, bias: &Val, r: usize) -> Result<Val> {
     imp.op0("relax.add", &[y, &b])
 }
 
+/// The static shape of a convolution's weight, of the input's rank `r` (`(O, C/g, k…)`).
+fn weight_shape(node: &Node, w: &Val, r: usize) -> Result<Vec<i64>> {
+    let ws = w
+        .static_shape()
+        .ok_or_else(|| node.unsupported("a weight of symbolic shape"))?;
+    if ws.len() != r {
+        return Err(node.invalid(format!(
+            "a weight of shape {ws:?} for an input of rank {r}; the ranks must agree"
+        )));
+    }
+    Ok(ws)
+}
+
 pub(crate) fn conv(imp: &mut Importer, node: &Node) -> Result<Val> {
     let x = node.input(0)?;
     let w = node.input(1)?;
@@ -182,9 +195,7 @@ pub(crate) fn conv(imp: &mut Importer, node: &Node) -> Result<Val> {
         .checked_sub(2)
         .filter(|n| (1..=3).contains(n))
         .ok_or_else(|| node.unsupported(format!("a convolution of rank {r}")))?;
-    let ws = w
-        .static_shape()
-        .ok_or_else(|| node.unsupported("a weight of symbolic shape"))?;
+    let ws = weight_shape(node, w, r)?;
     let kernel = match node.attr_ints("kernel_shape")? {
         Some(k) => k,
         None => ws[2..].to_vec(),
@@ -216,9 +227,7 @@ pub(crate) fn conv_transpose(imp: &mut Importer, node: &Node) -> Result<Val> {
         .checked_sub(2)
         .filter(|n| (1..=2).contains(n))
         .ok_or_else(|| node.unsupported(format!("a transposed convolution of rank {r}")))?;
-    let ws = w
-        .static_shape()
-        .ok_or_else(|| node.unsupported("a weight of symbolic shape"))?;
+    let ws = weight_shape(node, w, r)?;
     let kernel = match node.attr_ints("kernel_shape")? {
         Some(k) => k,
         None => ws[2..].to_vec(),
@@ -235,6 +244,11 @@ pub(crate) fn conv_transpose(imp: &mut Importer, node: &Node) -> Result<Val> {
             .static_shape()
             .ok_or_else(|| node.unsupported("output_shape/auto_pad with a symbolic input"))?;
         let out: Vec<i64> = match &output_shape {
+            Some(o) if o.len() < n => {
+                return Err(node.invalid(format!(
+                    "output_shape {o:?} has fewer than the {n} spatial dimensions"
+                )));
+            }
             Some(o) => o[o.len() - n..].to_vec(),
             None => (0..n).map(|i| s[2 + i] * strides[i]).collect(),
         };

@@ -656,6 +656,10 @@ fn reshape_to(imp: &mut Importer, x: &Val, dims: Vec<PrimExpr>) -> Result<Val> {
     )
 }
 
+/// The most dimensions a shape read at run time may have: numpy's `NPY_MAXDIMS`. Each becomes a
+/// symbolic variable, so the length of the input must be bounded before they are made.
+const MAX_RUNTIME_RANK: i64 = 64;
+
 /// The elements of a 1-D shape-like input: known at import time, or read at run time into
 /// fresh symbolic dimensions (`R.match_cast` of `R.tensor_to_shape`).
 fn shape_operand(imp: &mut Importer, node: &Node, v: &Val) -> Result<Vec<PrimExpr>> {
@@ -666,6 +670,11 @@ fn shape_operand(imp: &mut Importer, node: &Node, v: &Val) -> Result<Vec<PrimExp
         Some([n]) => *n,
         _ => return Err(node.unsupported("a shape input of unknown length")),
     };
+    if !(0..=MAX_RUNTIME_RANK).contains(&n) {
+        return Err(node.unsupported(format!(
+            "a shape input of {n} elements (a shape read at run time has at most {MAX_RUNTIME_RANK} dimensions)"
+        )));
+    }
     let v64 = if v.dtype() != Some(tir::DataType::INT64) {
         imp.op(
             "relax.astype",
@@ -766,12 +775,15 @@ pub(crate) fn split(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
             ),
         }
     };
-    let n_out = if node.opset >= 18 {
-        node.opt_i("num_outputs")?
-            .map_or(node.proto.output.len(), |n| n as usize)
-    } else {
-        node.proto.output.len()
-    };
+    let n_out = node.proto.output.len();
+    if node.opset >= 18
+        && let Some(n) = node.opt_i("num_outputs")?
+        && usize::try_from(n) != Ok(n_out)
+    {
+        return Err(node.invalid(format!(
+            "num_outputs is {n} but the node has {n_out} outputs"
+        )));
+    }
     let sizes = match sizes {
         Some(s) => s,
         None => {
@@ -784,7 +796,12 @@ pub(crate) fn split(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
                 .collect()
         }
     };
-    if sizes.iter().sum::<i64>() != dim {
+    if sizes.is_empty() || sizes.iter().any(|&s| s < 0) {
+        return Err(node.invalid(format!(
+            "split sizes {sizes:?}: there must be at least one and none negative"
+        )));
+    }
+    if sizes.iter().map(|&s| i128::from(s)).sum::<i128>() != i128::from(dim) {
         return Err(node.invalid(format!("split sizes {sizes:?} do not add up to {dim}")));
     }
     let mut indices = Vec::new();
@@ -1174,7 +1191,15 @@ pub(crate) fn range(imp: &mut Importer, node: &Node) -> Result<Val> {
     let (Some(fa), Some(fb), Some(fd)) = (a.floats(), b.floats(), d.floats()) else {
         return Err(node.unsupported("bounds computed at run time"));
     };
-    let (fa, fb, fd) = (fa[0], fb[0], fd[0]);
+    let ([fa], [fb], [fd]) = (&fa[..], &fb[..], &fd[..]) else {
+        return Err(node.invalid(format!(
+            "start, limit and delta must be scalars, got {}, {} and {} elements",
+            fa.len(),
+            fb.len(),
+            fd.len()
+        )));
+    };
+    let (fa, fb, fd) = (*fa, *fb, *fd);
     if fd == 0.0 {
         return Err(node.invalid("delta is 0"));
     }
