@@ -131,7 +131,7 @@ const CASES: &[Case] = &[
         args: &["run", "tests/cli/add.py", "--max-generated", "63"],
         status: 1,
         expect: &[
-            "err:cannot generate a value for `x`: a float32 tensor of shape [16] needs 64 bytes, over the limit of 63 bytes",
+            "err:cannot generate a value for `x`: a tensor of shape [16] and dtype float32 needs 64 bytes, over the limit of 63 bytes",
         ],
     },
     Case {

@@ -714,6 +714,29 @@ fn cases() -> Vec<Case> {
             1,
             &["bias", "relu"],
         ),
+        // Depthwise taps that fall in the padding for every output column: a 5×5 kernel
+        // over a one-column image padded by 2 (its first input column would be -1; found by
+        // the random-program fuzzer), and one padded wider than the image on both sides.
+        conv(
+            [1, 6, 5, 1],
+            6,
+            [5, 5],
+            [1, 1],
+            [1, 2, 1, 2],
+            [1, 1],
+            6,
+            &[],
+        ),
+        conv(
+            [1, 4, 3, 2],
+            8,
+            [3, 5],
+            [2, 3],
+            [3, 4, 2, 4],
+            [1, 1],
+            4,
+            &["bias", "relu"],
+        ),
         // Tiles wide enough for the fused kernel at a larger inner dimension (216, 192).
         conv(
             [1, 24, 64, 64],
@@ -738,6 +761,29 @@ fn cases() -> Vec<Case> {
     ]);
     for kind in ["max_pool2d", "avg_pool2d"] {
         c.extend([
+            // A column stride far past the row (2^62: the phase split asked for 2^62 phases
+            // and overflowed; found by mutating the ONNX backend models), and stride 3 over a
+            // row of 2 columns (more phases than columns).
+            pool(
+                kind,
+                [2, 3, 6, 1],
+                [2, 1],
+                [2, 1 << 62],
+                [0; 4],
+                [1, 1],
+                false,
+                false,
+            ),
+            pool(
+                kind,
+                [1, 2, 5, 2],
+                [2, 2],
+                [1, 3],
+                [0, 1, 1, 0],
+                [1, 1],
+                false,
+                true,
+            ),
             // Column stride 2 over rows of several 16-column blocks, padded and dilated
             // unevenly, ceil mode: vector blocks and edge blocks in one row.
             pool(

@@ -21,7 +21,7 @@ pub enum Error {
     Unsupported { name: String, why: String },
     /// The tensor would be larger than the limit (or than the address space).
     #[error(
-        "cannot generate a value for `{name}`: a {dtype} tensor of shape {shape:?} needs {size}, \
+        "cannot generate a value for `{name}`: a tensor of shape {shape:?} and dtype {dtype} needs {size}, \
          over the limit of {limit} for generated inputs; give it as an input or raise the limit"
     )]
     TooLarge {

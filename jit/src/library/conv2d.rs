@@ -814,6 +814,11 @@ fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: 
                 let wv = k[i * g.kw + j];
                 let off_w = (j * g.dilation[1]) as isize - g.pad[1] as isize;
                 let (lo, hi) = g.valid(off_w, g.stride[1], g.w, g.ow);
+                if lo >= hi {
+                    // The tap falls in the padding for every output column (its first input
+                    // column, `lo + off_w`, may even be negative).
+                    continue;
+                }
                 for (oy, out_row) in dst.chunks_mut(g.ow).enumerate() {
                     let iy = (oy * g.stride[0] + i * g.dilation[0]) as isize - g.pad[0] as isize;
                     if iy < 0 || iy >= g.h as isize {

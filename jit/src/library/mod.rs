@@ -53,7 +53,19 @@ pub fn add_named<'a>(lib: &mut vm::Library, names: impl IntoIterator<Item = &'a 
 
 fn add_kernel(lib: &mut vm::Library, kernel: LibraryKernel, name: String) {
     lib.add_fn(&name.clone(), move |args| {
-        crate::pool::run(|| call(kernel, args)).map_err(|e| e.context(&name))
+        // A panic inside a kernel is a bug of ours, not of the input; it becomes an error
+        // naming the kernel instead of unwinding through the VM (or aborting across the
+        // compiled code's frames).
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::pool::run(|| call(kernel, args))
+        }))
+        .unwrap_or_else(|payload| {
+            Err(Error::runtime(format!(
+                "internal error: {}",
+                crate::kernel::runtime::panic_message(payload.as_ref())
+            )))
+        })
+        .map_err(|e| e.context(&name))
     });
 }
 

@@ -250,9 +250,13 @@ fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T])
     let mut phases = Vec::new();
     if s > 1 {
         phases = T::take_scratch();
-        // Only grown: a tap reads only columns inside the row, which the split writes.
-        if phases.len() < s * win.h * wp {
-            phases.resize(s * win.h * wp, T::ZERO);
+        // One phase per residue of the column modulo the stride, of which a row has at most
+        // `w` (a stride past the row's end, 2^62 say, has one column per phase; stride 2
+        // always splits into two). Only grown: a tap reads only columns inside the row,
+        // which the split writes.
+        let n_phases = if s == 2 { 2 } else { s.min(win.w) };
+        if phases.len() < n_phases * win.h * wp {
+            phases.resize(n_phases * win.h * wp, T::ZERO);
         }
         for y in 0..win.h {
             let in_row = &src[y * win.w..][..win.w];
