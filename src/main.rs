@@ -135,6 +135,10 @@ struct RunArgs {
     /// Compile without FuseOps/FuseTIR
     #[arg(long)]
     no_fusion: bool,
+    /// Compile without DispatchLibrary: every operator runs as its TIR kernel (the reference
+    /// path), none through the native library kernels (matmul, conv2d, pooling, ...)
+    #[arg(long)]
+    no_library: bool,
     /// Neither load the module from the artifact cache nor store it there
     #[arg(long)]
     no_cache: bool,
@@ -558,6 +562,7 @@ fn compile_prepared(
     let engine = relaxjit::Engine::new(relaxjit::Config {
         exec_mode: args.mode.into(),
         fusion: !args.no_fusion,
+        library: !args.no_library,
         threads: args.threads.map(usize::from),
         cache: if args.no_cache {
             None
@@ -869,6 +874,7 @@ mod tests {
             output: None,
             threads: None,
             no_fusion: false,
+            no_library: false,
             no_cache: false,
             max_generated: values::DEFAULT_MAX_BYTES,
             metadata: None,
@@ -902,6 +908,7 @@ mod tests {
                 "--threads",
                 "2",
                 "--no-fusion",
+                "--no-library",
                 "--max-generated",
                 "4GiB",
             ],
@@ -915,6 +922,7 @@ mod tests {
                 output: Some(PathBuf::from("o.npy")),
                 threads: Some(2),
                 no_fusion: true,
+                no_library: true,
                 max_generated: 4 << 30,
                 ..run_args("m.py")
             }),

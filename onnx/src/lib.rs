@@ -49,9 +49,11 @@ pub struct ImportOptions {
     pub keep_params_in_input: bool,
     /// The name of the Relax function.
     pub func_name: String,
-    /// The most bytes, over the whole model, that `ConstantOfShape` nodes of constant shape may
-    /// fill at import into constants (weights written as fills, such as the light zoo's);
-    /// beyond it they are filled at run time, so a model cannot make the import hold more.
+    /// The most bytes, over the whole model, of the constants the import makes itself:
+    /// `ConstantOfShape` nodes of constant shape filled into constants (weights written as
+    /// fills, such as the light zoo's; beyond the budget they are filled at run time) and the
+    /// index maps of reflect, edge and wrap padding (beyond it, an error). A model cannot make
+    /// the import hold more.
     pub constant_fill_budget: usize,
 }
 

@@ -369,6 +369,34 @@ fn malformed_nodes_are_errors_naming_them() {
             13,
             "start, limit and delta must be scalars, got 0, 1 and 1 elements",
         ),
+        // Reflect padding by 2^31 - 1 (its index map took 16 GB at import, then the kernel's
+        // intermediates the rest of memory).
+        (
+            GraphProto {
+                node: vec![NodeProto {
+                    attribute: vec![
+                        AttributeProto {
+                            name: Some("mode".into()),
+                            r#type: Some(attribute_type::STRING),
+                            s: Some(b"reflect".to_vec()),
+                            ..Default::default()
+                        },
+                        AttributeProto {
+                            name: Some("pads".into()),
+                            r#type: Some(attribute_type::INTS),
+                            ints: vec![0, 0, 0, 0, 0, (1 << 31) - 1, 0, 0],
+                            ..Default::default()
+                        },
+                    ],
+                    ..node("Pad", "pad", &["x"], &["y"])
+                }],
+                input: vec![x()],
+                output: vec![value_info("y", &[])],
+                ..Default::default()
+            },
+            2,
+            "reflect padding to 2147483650 elements along axis 1",
+        ),
     ];
     for (graph, opset, want) in cases {
         let e = import_bytes(&model(graph, opset), &ImportOptions::default())

@@ -1090,6 +1090,20 @@ pub(crate) fn pad(imp: &mut Importer, node: &Node) -> Result<Val> {
                     continue;
                 }
                 let n = s[a];
+                // The index map is a constant made at import: it draws on the import budget,
+                // so that pads of 2^31 cannot make the import itself hold 16 GB.
+                let len = n.saturating_add(before[a]).saturating_add(after[a]);
+                let nbytes = usize::try_from(len)
+                    .ok()
+                    .and_then(|l| l.checked_mul(8))
+                    .filter(|&b| b <= imp.constant_fill_budget)
+                    .ok_or_else(|| {
+                        node.unsupported(format!(
+                            "{mode} padding to {len} elements along axis {a}: its index map is larger than what is left of the import budget for constants ({} bytes)",
+                            imp.constant_fill_budget
+                        ))
+                    })?;
+                imp.constant_fill_budget -= nbytes;
                 let idx: Vec<i64> = (-before[a]..n + after[a])
                     .map(|i| match mode.as_str() {
                         "edge" => i.clamp(0, n - 1),
