@@ -299,7 +299,7 @@ unsafe fn gemv_rows_avx512(
     use std::arch::x86_64::*;
     const REGS: usize = 8;
     let mut j = 0;
-    // SAFETY (all the loads and stores below): columns `j..j + 16·REGS` (or the masked lanes
+    // SAFETY: for all the loads and stores below, columns `j..j + 16·REGS` (or the masked lanes
     // `j..width`) of rows `0..a.len()` are inside `b`, and `out[j..]` inside `out`, by the
     // caller's contract.
     unsafe {
