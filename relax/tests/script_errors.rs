@@ -35,6 +35,20 @@ const CASES: &[(&str, &str, u32, u32, &str)] = &[
         "",
     ),
     (
+        "out_ty under its old name, out_sinfo",
+        "        gv = R.call_tir(cls.double_it, (x,), out_sinfo=R.Tensor((n,), dtype=\"float32\"))\n        return gv",
+        0,
+        0,
+        "",
+    ),
+    (
+        "out_ty under both names",
+        "        gv = R.call_tir(cls.double_it, (x,), out_ty=R.Tensor((n,), dtype=\"float32\"), out_sinfo=R.Tensor((n,), dtype=\"float32\"))\n        return gv",
+        16,
+        86,
+        "unexpected keyword argument `out_sinfo` of `R.call_tir`",
+    ),
+    (
         "numpy call that is not a constant",
         "        c = R.const(np.random.rand(3))\n        return x",
         16,

@@ -434,6 +434,11 @@ fn string_arg(e: &ast::Expr, what: &str) -> PResult<String> {
     }
 }
 
+/// Keywords TVM renamed in its StructInfo/Type unification (2026), with their old names, which
+/// most hand-written TVMScript still uses: either is accepted (both at once is an error, the
+/// unused one reported as unexpected).
+const KEYWORD_ALIASES: &[(&str, &str)] = &[("out_ty", "out_sinfo"), ("ty_args", "sinfo_args")];
+
 /// Positional-or-keyword arguments of a fixed-shape call form.
 struct Args<'e> {
     name: String,
@@ -460,7 +465,12 @@ impl<'e> Args<'e> {
     }
     /// Argument `pos` (positional index) or keyword `key`.
     fn get(&mut self, pos: usize, key: &str) -> PResult<Option<&'e ast::Expr>> {
-        let kw = self.keywords.iter().position(|k| k.name == key);
+        let named = |name: &str| self.keywords.iter().position(|k| k.name == name);
+        let alias = KEYWORD_ALIASES
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|&(_, old)| named(old));
+        let kw = named(key).or(alias);
         if let Some(i) = kw {
             self.used[i] = true;
         }

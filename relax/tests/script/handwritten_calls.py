@@ -17,7 +17,7 @@ class Module:
     @R.function(pure=False)
     def impure(x: R.Tensor((n,), "float32")) -> R.Tensor(("n",), dtype="float32"):
         R.func_attr({"relax.force_pure": False, "note": "hand written"})
-        R.call_packed("test.print", x, R.str("x"), 3, 1.5, True, ty_args=R.Tuple())
+        R.call_packed("test.print", x, R.str("x"), 3, 1.5, True, sinfo_args=R.Tuple())
         y = R.call_packed("test.copy", x, ty_args=[R.Tensor((n,), "float32")])
         return y
 
@@ -26,7 +26,7 @@ class Module:
         m = T.int64()
         cls = Module
         a = R.call_tir(cls.copy, x, R.Tensor((n,), dtype="float32"))
-        b = R.call_dps_packed("test.dps", (a,), R.Tensor((n,), "float32"))
+        b = R.call_dps_packed("test.dps", (a,), out_sinfo=R.Tensor((n,), "float32"))
         c = R.call_pure_packed("test.pure", b, R.prim_value(T.int64(1)), ty_args=(R.Tensor((n,), "float32"),))
         z = R.call_tir(cls.shift, (R.const([1, 2, 3, 4], "float32"),), out_ty=R.Tensor((4,), "float32"), tir_vars=R.shape([m]))
         w = R.call_tir_inplace(cls.shift, (z,), [0], [R.Tensor((4,), "float32")], tir_vars=R.shape([2]))
