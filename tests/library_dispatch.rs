@@ -280,15 +280,28 @@ fn pool(
 
 /// `y = R.concat((a, b), axis)`.
 fn concat(a: &[i64], b: &[i64], axis: i64) -> Case {
-    let nd = a.len() as i64;
+    concat_n(&[a, b], axis)
+}
+
+/// `y = R.concat((t0, t1, ...), axis)`.
+fn concat_n(shapes: &[&[i64]], axis: i64) -> Case {
+    let nd = shapes[0].len() as i64;
     let ax = if axis < 0 { axis + nd } else { axis } as usize;
-    let mut out = a.to_vec();
-    out[ax] += b[ax];
+    let mut out = shapes[0].to_vec();
+    out[ax] = shapes.iter().map(|s| s[ax]).sum();
+    let names = ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"];
     Case {
-        name: format!("concat {a:?} {b:?} axis={axis}"),
+        name: format!("concat {shapes:?} axis={axis}"),
         dtype: "float32",
-        params: vec![("a", dims(a)), ("b", dims(b))],
-        body: vec![format!("y = R.concat((a, b), axis={axis})")],
+        params: shapes
+            .iter()
+            .zip(names)
+            .map(|(s, n)| (n, dims(s)))
+            .collect(),
+        body: vec![format!(
+            "y = R.concat(({}), axis={axis})",
+            names[..shapes.len()].join(", ")
+        )],
         out: dims(&out),
     }
 }
@@ -906,6 +919,21 @@ fn cases() -> Vec<Case> {
         concat(&[3, 2, 5], &[3, 2, 1], -1),
         concat(&[1, 64, 55, 55], &[1, 64, 55, 55], 1),
         concat(&[3, 40, 33, 7], &[3, 24, 33, 7], 1),
+        // More than two inputs (an Inception block's four branches; one input of extent 0).
+        concat_n(
+            &[
+                &[1, 64, 28, 28],
+                &[1, 128, 28, 28],
+                &[1, 32, 28, 28],
+                &[1, 32, 28, 28],
+            ],
+            1,
+        ),
+        concat_n(
+            &[&[2, 3, 4], &[2, 1, 4], &[2, 0, 4], &[2, 5, 4], &[2, 2, 4]],
+            1,
+        ),
+        concat_n(&[&[3, 1], &[3, 2], &[3, 3]], -1),
     ]);
     for ln in [false, true] {
         c.extend([
@@ -1095,6 +1123,34 @@ fn concat_in_place_cases() -> Vec<Case> {
                 "y = R.nn.softmax(e, axis=-1)",
             ],
             &[1, 3, 4, 5],
+        ),
+        written(
+            "a concat of three producers, in place",
+            "float32",
+            &[("x", &[1, 3, 4, 5])],
+            &[
+                "a = R.nn.softmax(x, axis=-1)",
+                "b = R.nn.relu(x)",
+                "d = R.nn.softmax(b, axis=2)",
+                "c = R.concat((a, d, b), axis=1)",
+                "y = R.nn.relu(c)",
+            ],
+            &[1, 9, 4, 5],
+        ),
+        written(
+            "a concat of three with an input used after it, copied",
+            "float32",
+            &[("x", &[1, 3, 4, 5])],
+            &[
+                "a = R.nn.softmax(x, axis=-1)",
+                "b = R.nn.relu(x)",
+                "d = R.nn.softmax(b, axis=2)",
+                "c = R.concat((a, d, b), axis=1)",
+                "e = R.nn.relu(c)",
+                "f = R.concat((e, b), axis=1)",
+                "y = R.nn.relu(f)",
+            ],
+            &[1, 12, 4, 5],
         ),
         written(
             "a producer read before the concat, in place",

@@ -71,14 +71,18 @@ fn add_kernel(lib: &mut vm::Library, kernel: LibraryKernel, name: String) {
 
 fn call(kernel: LibraryKernel, args: &[Value]) -> Result<Value> {
     let params = kernel.num_params();
-    let tensors = kernel.num_tensors();
-    if args.len() != tensors + params + 1 {
+    let Some(tensors) = args.len().checked_sub(1).and_then(|n| kernel.tensors_of(n)) else {
         return Err(Error::type_error(format!(
-            "expects {} arguments, got {}",
-            tensors + params + 1,
+            "expects {}{} arguments, got {}",
+            if kernel.op.variadic() {
+                "at least "
+            } else {
+                ""
+            },
+            kernel.num_tensors() + params + 1,
             args.len()
         )));
-    }
+    };
     let tensor = |i: usize| {
         args[i]
             .as_tensor()
@@ -132,7 +136,7 @@ fn run<T: Float>(
     let trans_b = match kernel.op {
         LibraryOp::Matmul { trans_b } => trans_b,
         LibraryOp::Concat => {
-            return concat::concat(&views[0], &views[1], ints, out_data, &out_shape);
+            return concat::concat(&views, ints, out_data, &out_shape);
         }
         LibraryOp::Softmax => {
             return norm::softmax(&views[0], out_data, &out_shape);

@@ -147,6 +147,12 @@ impl LibraryOp {
         }
     }
 
+    /// Whether it takes any number of operands from [`num_operands`](Self::num_operands) up
+    /// (concat: one run of every input).
+    pub fn variadic(self) -> bool {
+        self == LibraryOp::Concat
+    }
+
     /// Whether addends and an activation may be fused after it.
     pub fn takes_epilogue(self) -> bool {
         // Concat and pooling have nothing to fuse after them.
@@ -225,9 +231,17 @@ impl LibraryKernel {
     }
 
     /// The tensors the kernel takes before its integer parameters: the operands, then the
-    /// addends.
+    /// addends (for a [variadic](LibraryOp::variadic) operation, the fewest it takes).
     pub fn num_tensors(&self) -> usize {
         self.op.num_operands() + 4 * usize::from(self.norm) + self.addends
+    }
+
+    /// How many of `args` arguments (the output not counted) are tensors, or `None` when the
+    /// kernel takes no such number of arguments.
+    pub fn tensors_of(&self, args: usize) -> Option<usize> {
+        let tensors = args.checked_sub(self.num_params())?;
+        let fixed = self.num_tensors();
+        (tensors == fixed || (self.op.variadic() && tensors > fixed)).then_some(tensors)
     }
 
     /// The kernel whose [`name`](Self::name) is `name`, if any — without building every
@@ -358,8 +372,11 @@ pub fn verify(module: &IRModule) -> Result<()> {
                 Some(ExprKind::Tuple(items)) => items.len(),
                 _ => 1,
             };
-            if n != want {
-                problems.push(format!("{at}: `{name}` takes {want} arguments, got {n}"));
+            if k.tensors_of(n).is_none() {
+                let least = if k.op.variadic() { "at least " } else { "" };
+                problems.push(format!(
+                    "{at}: `{name}` takes {least}{want} arguments, got {n}"
+                ));
             }
             let out = call.ty_args.first();
             let float = out
@@ -1504,16 +1521,18 @@ fn concat_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
     let ExprKind::Tuple(fields) = call.args.first()?.kind() else {
         return None;
     };
-    let [a, b] = &fields[..] else { return None };
-    let (a_si, b_si) = (operand_si(a)?, operand_si(b)?);
-    float_dtype(&[a_si, b_si], var.struct_info())?;
+    if fields.len() < 2 {
+        return None;
+    }
+    let sis: Vec<&StructInfo> = fields.iter().map(operand_si).collect::<Option<_>>()?;
+    float_dtype(&sis, var.struct_info())?;
     let nd = var.struct_info().ndim()?;
     let axis = match call.attrs.get("axis") {
         None | Some(AttrValue::None) => 0,
         Some(v) => v.as_int()?,
     };
     let axis = if axis < 0 { axis + nd as i64 } else { axis };
-    if !(0..nd as i64).contains(&axis) || a_si.ndim() != Some(nd) || b_si.ndim() != Some(nd) {
+    if !(0..nd as i64).contains(&axis) || sis.iter().any(|si| si.ndim() != Some(nd)) {
         return None;
     }
     Some(Chain {
@@ -1523,7 +1542,7 @@ fn concat_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
             addends: 0,
             activation: None,
         },
-        inputs: vec![a.clone(), b.clone()],
+        inputs: fields.clone(),
         params: vec![axis],
         fparams: Vec::new(),
         members: vec![at],

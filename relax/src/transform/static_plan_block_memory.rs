@@ -21,9 +21,9 @@
 //! block of its output (every axis before the concat axis has extent 1, as in a batch-1 NCHW
 //! channel concat) is removed, and its inputs are planned as views of the output's storage
 //! (`R.memory.alloc_tensor(storage, offset, ...)`), so that their producers write straight
-//! into their slice of it. This is done only when the output and both inputs are tensors this
-//! pass plans, of static size, in the same scope, the output is first written by the concat,
-//! and neither input is used after the concat (a later in-place write to an input would
+//! into their slice of it. This is done only when the output and all inputs are distinct
+//! tensors this pass plans, of static size, in the same scope, the output is first written by
+//! the concat, and no input is used after the concat (a later in-place write to an input would
 //! otherwise change the concat's result); any other concat is left as a copy.
 
 use std::collections::{HashMap, HashSet};
@@ -107,7 +107,7 @@ struct ConcatSite {
     binding: VarId,
     step: usize,
     scope: usize,
-    inputs: [usize; 2],
+    inputs: Vec<usize>,
     out: usize,
     axis: usize,
 }
@@ -317,8 +317,8 @@ impl Planner<'_> {
         }
     }
 
-    /// Records `value` if it is a `relaxjit.concat` of two planned tensors into a fresh one
-    /// (called before its arguments are counted).
+    /// Records `value` if it is a `relaxjit.concat` of distinct planned tensors into a fresh
+    /// one (called before its arguments are counted).
     fn note_concat(&mut self, binding: VarId, value: &Expr, scope: usize) {
         let Some(call) = value.as_call() else {
             return;
@@ -327,30 +327,32 @@ impl Planner<'_> {
             return;
         };
         let is_concat = LibraryKernel::from_name(name).is_some_and(|k| k.op == LibraryOp::Concat);
-        let [a, b, axis, out] = call.args.as_slice() else {
+        // The tensors, the axis, the output.
+        let [tensors @ .., axis, out] = call.args.as_slice() else {
             return;
         };
+        if !is_concat || tensors.len() < 2 {
+            return;
+        }
         let axis = match axis.kind() {
             ExprKind::PrimValue(p) => p.as_int().and_then(|x| usize::try_from(x).ok()),
             _ => None,
         };
-        let (Some(a), Some(b), Some(out), Some(axis)) = (
-            self.sole_proto(a),
-            self.sole_proto(b),
-            self.sole_proto(out),
-            axis,
-        ) else {
+        let inputs: Option<Vec<usize>> = tensors.iter().map(|t| self.sole_proto(t)).collect();
+        let (Some(inputs), Some(out), Some(axis)) = (inputs, self.sole_proto(out), axis) else {
             return;
         };
-        // The output must be fresh: nothing wrote or read it before the concat.
-        if !is_concat || a == b || out == a || out == b || self.protos[out].refs != 0 {
+        // Distinct inputs (one slice each), and a fresh output: nothing wrote or read it
+        // before the concat.
+        let distinct = inputs.iter().collect::<HashSet<_>>().len() == inputs.len();
+        if !distinct || inputs.contains(&out) || self.protos[out].refs != 0 {
             return;
         }
         self.concats.push(ConcatSite {
             binding,
             step: self.step,
             scope,
-            inputs: [a, b],
+            inputs,
             out,
             axis,
         });
@@ -361,7 +363,7 @@ impl Planner<'_> {
     fn place_concats(&mut self) {
         let sites = std::mem::take(&mut self.concats);
         for site in sites {
-            let members = [site.out, site.inputs[0], site.inputs[1]];
+            let members: Vec<usize> = [site.out].into_iter().chain(site.inputs.clone()).collect();
             let usable = members.iter().all(|&m| {
                 let p = &self.protos[m];
                 !p.discarded
@@ -380,15 +382,21 @@ impl Planner<'_> {
             if !(usable && contiguous && unused_after) {
                 continue;
             }
-            let sizes = members.map(|m| self.protos[m].size.as_int().unwrap_or(-1));
-            if sizes[1] + sizes[2] != sizes[0] {
+            let sizes: Vec<i64> = members
+                .iter()
+                .map(|&m| self.protos[m].size.as_int().unwrap_or(-1))
+                .collect();
+            if sizes[1..].iter().sum::<i64>() != sizes[0] {
                 continue;
             }
             let group = self.groups.len();
             self.groups.push((site.out, None));
             self.placed.insert(site.out, (group, 0));
-            self.placed.insert(site.inputs[0], (group, 0));
-            self.placed.insert(site.inputs[1], (group, sizes[1]));
+            let mut offset = 0;
+            for (&input, &size) in site.inputs.iter().zip(&sizes[1..]) {
+                self.placed.insert(input, (group, offset));
+                offset += size;
+            }
             self.removed.insert(site.binding);
         }
     }
