@@ -1446,14 +1446,39 @@ fn pool2d_anchor(call: &Call, var: &Var, at: usize, op: LibraryOp) -> Option<Cha
     {
         return None;
     }
+    let window = PoolWindow {
+        pool,
+        strides,
+        padding,
+        dilation,
+        ceil,
+        include_pad,
+    };
+    Some(pool_chain(op, x, window, var, at))
+}
+
+/// A pooling window, as the pooling kernels take it.
+struct PoolWindow {
+    pool: [i64; 2],
+    strides: [i64; 2],
+    /// Top, left, bottom, right.
+    padding: [i64; 4],
+    dilation: [i64; 2],
+    ceil: bool,
+    include_pad: bool,
+}
+
+/// The chain of one pooling kernel of `x` into `var` (binding `at`): its 12 integer parameters
+/// are the window's fields in order.
+fn pool_chain(op: LibraryOp, x: &Expr, w: PoolWindow, var: &Var, at: usize) -> Chain {
     let mut params = Vec::with_capacity(12);
-    params.extend(pool);
-    params.extend(strides);
-    params.extend(padding);
-    params.extend(dilation);
-    params.push(i64::from(ceil));
-    params.push(i64::from(include_pad));
-    Some(Chain {
+    params.extend(w.pool);
+    params.extend(w.strides);
+    params.extend(w.padding);
+    params.extend(w.dilation);
+    params.push(i64::from(w.ceil));
+    params.push(i64::from(w.include_pad));
+    Chain {
         kernel: LibraryKernel {
             op,
             norm: false,
@@ -1465,7 +1490,7 @@ fn pool2d_anchor(call: &Call, var: &Var, at: usize, op: LibraryOp) -> Option<Cha
         fparams: Vec::new(),
         members: vec![at],
         end: var.clone(),
-    })
+    }
 }
 
 /// `R.mean(x, axis=[2, 3], keepdims=True)` of a 4-D float tensor of static spatial size
@@ -1498,22 +1523,16 @@ fn spatial_mean_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
     if h < 1 || w < 1 {
         return None;
     }
-    let mut params = vec![h, w, 1, 1];
-    params.extend([0; 4]);
-    params.extend([1, 1, 0, 0]);
-    Some(Chain {
-        kernel: LibraryKernel {
-            op: LibraryOp::AvgPool2d,
-            norm: false,
-            addends: 0,
-            activation: None,
-        },
-        inputs: vec![x.clone()],
-        params,
-        fparams: Vec::new(),
-        members: vec![at],
-        end: var.clone(),
-    })
+    // One window over the whole plane: the mean of its h·w elements.
+    let window = PoolWindow {
+        pool: [h, w],
+        strides: [1, 1],
+        padding: [0; 4],
+        dilation: [1, 1],
+        ceil: false,
+        include_pad: false,
+    };
+    Some(pool_chain(LibraryOp::AvgPool2d, x, window, var, at))
 }
 
 /// `R.concat((a, b), axis)` of two float tensors of known rank (more inputs stay on TIR).
