@@ -130,7 +130,7 @@ pub(crate) type Loaded = (
 pub(crate) fn from_entry(entry: Entry, compiled: bool) -> Result<Loaded, String> {
     let exec = Executable::load_from_bytes(&entry.executable)
         .map_err(|e| format!("the stored executable does not load: {e}"))?;
-    let kernels = KernelLibrary::from_code(&entry.code, entry.kernels)
+    let kernels = KernelLibrary::from_code(entry.code, entry.kernels)
         .map_err(|e| format!("the stored code does not load: {e}"))?;
     let mut library = Library::new();
     kernels.add_for(&mut library, &exec);

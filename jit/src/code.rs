@@ -406,7 +406,7 @@ impl CodeMemory {
     /// the file: a later `cache clear`, an eviction or a truncation by another process cannot
     /// pull pages from under it (a shared file mapping would fault with SIGBUS).
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-    pub fn new(blob: &CodeBlob) -> Result<Arc<CodeMemory>> {
+    pub fn new(blob: CodeBlob) -> Result<Arc<CodeMemory>> {
         let map = if blob.bytes.is_empty() {
             None
         } else {
@@ -440,7 +440,7 @@ impl CodeMemory {
         }
         Ok(Arc::new(CodeMemory {
             map,
-            symbols: blob.symbols.clone(),
+            symbols: blob.symbols,
             by_name,
         }))
     }
@@ -545,7 +545,7 @@ mod tests {
             1,
             "anonymous functions have no symbol"
         );
-        let mem = CodeMemory::new(&blob).unwrap();
+        let mem = CodeMemory::new(blob).unwrap();
         assert_eq!(run(&mem, 5), 14);
     }
 
@@ -556,7 +556,7 @@ mod tests {
         big.append(&CodeBlob::from_parts(vec![0xcc; 100], Vec::new()).unwrap());
         big.append(&one);
         assert!(big.offset_of("caller").unwrap() >= 100);
-        let mem = CodeMemory::new(&big).unwrap();
+        let mem = CodeMemory::new(big).unwrap();
         assert_eq!(run(&mem, 1), 6);
     }
 

@@ -529,7 +529,7 @@ impl KernelLibrary {
         for o in &objects {
             blob.append(&o.blob);
         }
-        KernelLibrary::from_code(&blob, objects.iter().map(|o| o.meta.clone()).collect())
+        KernelLibrary::from_code(blob, objects.iter().map(|o| o.meta.clone()).collect())
     }
 
     /// Whether `func` (by [`object_key`]) was compiled with `options` before in this process,
@@ -542,7 +542,7 @@ impl KernelLibrary {
     /// each kernel's entry is the blob's symbol `meta.symbol`. This is how the artifact cache
     /// turns a stored entry back into the library a compile returns.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-    pub fn from_code(blob: &CodeBlob, metas: Vec<KernelMeta>) -> Result<KernelLibrary> {
+    pub fn from_code(blob: CodeBlob, metas: Vec<KernelMeta>) -> Result<KernelLibrary> {
         let code = CodeMemory::new(blob)?;
         // A loop popping from the back rather than an iterator collected into a `Result`: the
         // adaptors' generic code (the `IntoIter` too) would lie outside the hit path's section.

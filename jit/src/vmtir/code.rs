@@ -103,7 +103,7 @@ impl CodeBuilder {
     pub fn finish(self) -> Result<CompiledCode> {
         let blob = self.module.finish()?;
         let symbols: Vec<String> = self.pending.into_iter().map(|(s, _)| s).collect();
-        CompiledCode::from_blob(&blob, &symbols)
+        CompiledCode::from_blob(blob, &symbols)
     }
 }
 
@@ -118,7 +118,7 @@ impl CompiledCode {
     /// [`CodeBuilder`] for this host and this relaxjit build, as a cache entry checked against
     /// both holds); entry `i` of the result is `symbols[i]`.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-    pub fn from_blob(blob: &CodeBlob, symbols: &[String]) -> Result<CompiledCode> {
+    pub fn from_blob(blob: CodeBlob, symbols: &[String]) -> Result<CompiledCode> {
         let memory = CodeMemory::new(blob)?;
         // A loop rather than an iterator collected into a `Result`, whose generic code would
         // lie outside the artifact cache's hit-path section.

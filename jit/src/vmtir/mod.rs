@@ -157,7 +157,7 @@ pub fn load(exec: &Executable, kernels: &KernelLibrary, section: &[u8]) -> Resul
         for &fi in &compiled {
             symbols.push(code::symbol(&exec.func_table[fi].name));
         }
-        let code = CompiledCode::from_blob(&blob, &symbols)?;
+        let code = CompiledCode::from_blob(blob, &symbols)?;
         let (_, used) = kernel_slots(exec, kernels);
         let s = Arc::new(Shared::new(exec, code, used, words));
         functions = link(exec, &s, compiled.iter().copied().zip(0..));
