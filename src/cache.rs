@@ -129,8 +129,10 @@ pub(crate) type Loaded = (
 
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub(crate) fn from_entry(entry: Entry, compiled: bool) -> Result<Loaded, String> {
-    let exec = Executable::load_from_bytes(&entry.executable)
-        .map_err(|e| format!("the stored executable does not load: {e}"))?;
+    let exec = Arc::new(
+        Executable::load_from_bytes(&entry.executable)
+            .map_err(|e| format!("the stored executable does not load: {e}"))?,
+    );
     let section = match entry.extra.as_slice() {
         [] => None,
         [(name, bytes)] if name == jit::vmtir::SECTION => Some(bytes),
@@ -147,7 +149,7 @@ pub(crate) fn from_entry(entry: Entry, compiled: bool) -> Result<Loaded, String>
                 KernelLibrary::from_code(entry.code, entry.kernels).map_err(code_error)?;
             let mut library = Library::new();
             kernels.add_for(&mut library, &exec);
-            Ok((Arc::new(exec), kernels, library, None))
+            Ok((exec, kernels, library, None))
         }
         (true, Some(section)) => {
             // The kernels' code and the compiled functions' in one mapping.
@@ -162,7 +164,7 @@ pub(crate) fn from_entry(entry: Entry, compiled: bool) -> Result<Loaded, String>
             let m = jit::vmtir::load_mapped(&exec, &kernels, section, vmtir_code)
                 .map_err(compiled_error)?;
             m.add_to(&mut library);
-            Ok((Arc::new(exec), kernels, library, Some(m)))
+            Ok((exec, kernels, library, Some(m)))
         }
         (true, None) => Err("no compiled functions in a compiled-mode entry".into()),
         (false, Some(_)) => Err("compiled functions in a bytecode-mode entry".into()),

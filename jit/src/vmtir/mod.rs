@@ -49,7 +49,7 @@ pub struct Fallback {
 pub struct VmtirModule {
     /// The executable with every compiled function recorded as `VMTIRFunc`
     /// (`@f num_inputs=N vm_tir_func;` in `as_text()`); fallbacks stay `VMFunc`.
-    pub executable: Executable,
+    pub executable: Arc<Executable>,
     functions: Vec<(String, VmTirFunc)>,
     /// Functions that stay bytecode.
     pub fallbacks: Vec<Fallback>,
@@ -132,7 +132,7 @@ pub fn load(exec: &Executable, kernels: &KernelLibrary, section: &[u8]) -> Resul
     let start = Instant::now();
     let mut section = Section::parse(section)?;
     let code = CodeMemory::new(std::mem::take(&mut section.code))?;
-    link_loaded(exec, kernels, section, code, start)
+    link_loaded(&Arc::new(exec.clone()), kernels, section, code, start)
 }
 
 /// [`VmtirModule::to_section`] read back, its code not mapped yet.
@@ -161,7 +161,7 @@ impl Section {
 /// [`load`] of a parsed section whose code the caller mapped as `code`.
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn load_mapped(
-    exec: &Executable,
+    exec: &Arc<Executable>,
     kernels: &KernelLibrary,
     section: Section,
     code: Arc<CodeMemory>,
@@ -173,7 +173,7 @@ pub fn load_mapped(
 /// the module records the time since `start` as its compile time.
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn link_loaded(
-    exec: &Executable,
+    exec: &Arc<Executable>,
     kernels: &KernelLibrary,
     section: Section,
     code: Arc<CodeMemory>,
@@ -211,7 +211,7 @@ fn link_loaded(
         shared = Some(s);
     }
     Ok(VmtirModule {
-        executable: exec.clone(),
+        executable: Arc::clone(exec),
         functions,
         fallbacks: section.fallbacks,
         compile_time: start.elapsed(),
@@ -387,7 +387,7 @@ pub fn compile(exec: &Executable, kernels: &KernelLibrary) -> vm::Result<VmtirMo
         })),
     }
     Ok(VmtirModule {
-        executable: out,
+        executable: Arc::new(out),
         functions,
         fallbacks,
         compile_time: start.elapsed(),
