@@ -456,8 +456,8 @@ impl CompiledModule {
     }
 
     /// Compiled mode: the time spent translating the functions to native code (included in
-    /// the compile time), or for a module from the artifact cache the time spent mapping their
-    /// stored code. `None` in bytecode mode.
+    /// the compile time), or for a module from the artifact cache the time spent linking their
+    /// stored code (mapped with the kernels'). `None` in bytecode mode.
     pub fn vmtir_compile_time(&self) -> Option<std::time::Duration> {
         self.vmtir.as_ref().map(|v| v.module.compile_time)
     }

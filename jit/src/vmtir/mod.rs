@@ -54,7 +54,7 @@ pub struct VmtirModule {
     /// Functions that stay bytecode.
     pub fallbacks: Vec<Fallback>,
     /// Translation and code generation, all functions together; for a module from [`load`],
-    /// the time it took to map its code.
+    /// the time it took to map and link its code, from [`load_mapped`] to link it.
     pub compile_time: Duration,
     /// The code all compiled functions share; `None` if none was compiled.
     shared: Option<Arc<Shared>>,
