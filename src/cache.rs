@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use jit::cache::{ArtifactCache, Entry, Key, KeyBuilder};
+use jit::code::CodeMemory;
 use jit::kernel::{CompileOptions, KernelLibrary};
 use relax::IRModule;
 use vm::{Executable, Library, VmConfig};
@@ -128,12 +129,10 @@ pub(crate) type Loaded = (
 
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub(crate) fn from_entry(entry: Entry, compiled: bool) -> Result<Loaded, String> {
-    let exec = Executable::load_from_bytes(&entry.executable)
-        .map_err(|e| format!("the stored executable does not load: {e}"))?;
-    let kernels = KernelLibrary::from_code(&entry.code, entry.kernels)
-        .map_err(|e| format!("the stored code does not load: {e}"))?;
-    let mut library = Library::new();
-    kernels.add_for(&mut library, &exec);
+    let exec = Arc::new(
+        Executable::load_from_bytes(&entry.executable)
+            .map_err(|e| format!("the stored executable does not load: {e}"))?,
+    );
     let section = match entry.extra.as_slice() {
         [] => None,
         [(name, bytes)] if name == jit::vmtir::SECTION => Some(bytes),
@@ -142,18 +141,34 @@ pub(crate) fn from_entry(entry: Entry, compiled: bool) -> Result<Loaded, String>
             return Err(format!("unexpected sections {names:?}"));
         }
     };
-    let vmtir = match (compiled, section) {
-        (false, None) => None,
-        (true, Some(section)) => {
-            let m = jit::vmtir::load(&exec, &kernels, section)
-                .map_err(|e| format!("the stored compiled functions do not load: {e}"))?;
-            m.add_to(&mut library);
-            Some(m)
+    let code_error = |e: jit::Error| format!("the stored code does not load: {e}");
+    let compiled_error = |e: jit::Error| format!("the stored compiled functions do not load: {e}");
+    match (compiled, section) {
+        (false, None) => {
+            let kernels =
+                KernelLibrary::from_code(entry.code, entry.kernels).map_err(code_error)?;
+            let mut library = Library::new();
+            kernels.add_for(&mut library, &exec);
+            Ok((exec, kernels, library, None))
         }
-        (true, None) => return Err("no compiled functions in a compiled-mode entry".into()),
-        (false, Some(_)) => return Err("compiled functions in a bytecode-mode entry".into()),
-    };
-    Ok((Arc::new(exec), kernels, library, vmtir))
+        (true, Some(section)) => {
+            // The kernels' code and the compiled functions' in one mapping.
+            let mut section = jit::vmtir::Section::parse(section).map_err(compiled_error)?;
+            let (kernel_code, vmtir_code) =
+                CodeMemory::new_pair(entry.code, std::mem::take(&mut section.code))
+                    .map_err(code_error)?;
+            let kernels =
+                KernelLibrary::from_memory(kernel_code, entry.kernels).map_err(code_error)?;
+            let mut library = Library::new();
+            kernels.add_for(&mut library, &exec);
+            let m = jit::vmtir::load_mapped(&exec, &kernels, section, vmtir_code)
+                .map_err(compiled_error)?;
+            m.add_to(&mut library);
+            Ok((exec, kernels, library, Some(m)))
+        }
+        (true, None) => Err("no compiled functions in a compiled-mode entry".into()),
+        (false, Some(_)) => Err("compiled functions in a bytecode-mode entry".into()),
+    }
 }
 
 /// The VM settings a loaded module gets: as for a compile under `config`.

@@ -212,17 +212,18 @@ impl Engine {
         let kernels = KernelLibrary::compile(&funcs)?;
         let mut library = Library::new();
         kernels.add_for(&mut library, &exec);
-        let mut exec = exec;
         let mut vmtir = None;
         if self.config.exec_mode == ExecMode::Compiled {
             let module =
                 jit::vmtir::compile(&exec, &kernels).map_err(|error| Error::Link { error })?;
             module.add_to(&mut library);
-            exec = module.executable.clone();
             vmtir = Some(VmtirInfo { module });
         }
         let compiled = CompiledModule {
-            exec: Arc::new(exec),
+            // In compiled mode, the executable recording the compiled functions.
+            exec: vmtir
+                .as_ref()
+                .map_or_else(|| Arc::new(exec), |v| v.module.executable.clone()),
             kernels,
             library,
             vmtir,
@@ -455,8 +456,8 @@ impl CompiledModule {
     }
 
     /// Compiled mode: the time spent translating the functions to native code (included in
-    /// the compile time), or for a module from the artifact cache the time spent mapping their
-    /// stored code. `None` in bytecode mode.
+    /// the compile time), or for a module from the artifact cache the time spent linking their
+    /// stored code (mapped with the kernels'). `None` in bytecode mode.
     pub fn vmtir_compile_time(&self) -> Option<std::time::Duration> {
         self.vmtir.as_ref().map(|v| v.module.compile_time)
     }

@@ -14,7 +14,10 @@
 //! [--exec-mode bytecode|compiled] [--child-exe PATH] [ROW…]` (rows: `mlp_b1`, `mlp_b64`,
 //! `transformer`, …; default `mlp_b1 transformer`). `--child-exe` runs another build of this
 //! example as the child processes (e.g. the one before a change, to compare in one run); a
-//! child that reports no first call leaves that column empty.
+//! child that reports no first call leaves that column empty. Compare builds whose files were
+//! written the same way (e.g. both copied with `cp`): a hit costs mostly page faults on the
+//! binary's code, and how many pages one fault maps depends on how the file's page cache was
+//! filled — the linker's output takes markedly more faults per hit than a copy of it.
 
 use std::process::Command;
 use std::time::Instant;

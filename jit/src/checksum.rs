@@ -86,25 +86,17 @@ static TABLE: [u32; 256] = {
 mod sse42 {
     use super::STREAMS;
     use std::arch::x86_64::_mm_crc32_u64;
-    use std::sync::atomic::{AtomicU8, Ordering};
 
     /// Whether the `crc32` instruction can run: by the feature words glibc recorded at start
     /// where it keeps them (leaf 1 ECX bit 20, no `cpuid`), else by the standard library's
-    /// detection. Answered once; an atomic rather than a `OnceLock`, whose generic initializer
-    /// would lie outside the hit path's section.
+    /// detection. Answered once.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(super) fn available() -> bool {
-        static AVAILABLE: AtomicU8 = AtomicU8::new(0);
-        match AVAILABLE.load(Ordering::Relaxed) {
-            1 => false,
-            2 => true,
-            _ => {
-                let yes = crate::isa::glibc_cpu_active(0, 2, 20)
-                    .unwrap_or_else(|| std::is_x86_feature_detected!("sse4.2"));
-                AVAILABLE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-                yes
-            }
-        }
+        static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *AVAILABLE.get_or_init(|| {
+            crate::isa::glibc_cpu_active(0, 2, 20)
+                .unwrap_or_else(|| std::is_x86_feature_detected!("sse4.2"))
+        })
     }
 
     /// [`super::portable_words`] with the `crc32` instruction.

@@ -257,45 +257,35 @@ mod glibc {
         pub(super) active_array: [u32; 4],
     }
 
-    use std::ffi::{c_char, c_void};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
     type FeatureLeaf = unsafe extern "C" fn(u32) -> *const CpuidFeature;
 
-    unsafe extern "C" {
-        // The dynamic linker's lookup, which the standard library already links on
-        // linux-gnu (it finds optional glibc functions the same way).
-        fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
-    }
-
-    /// glibc's `__x86_get_cpuid_feature_leaf` (glibc ≥ 2.33), looked up at run time rather
-    /// than linked, so that relaxjit builds and runs on an older glibc (where it is `None`).
+    /// glibc's `__x86_get_cpuid_feature_leaf` (glibc ≥ 2.33), or `None` on an older glibc.
+    ///
+    /// A weak reference, which the dynamic linker binds with the executable's other symbols
+    /// when the process starts (null where no library defines it), so that relaxjit builds and
+    /// runs on an older glibc too. Looking the function up at run time instead (`dlsym`) costs
+    /// a symbol search through every loaded object, most of it page faults, several
+    /// microseconds of every cache hit. Rust has no stable weak linkage, hence the assembly:
+    /// the `.weak` directive and the one load through the GOT are in one block, so no strong
+    /// reference to the symbol can exist in the object it lands in.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn feature_leaf() -> Option<FeatureLeaf> {
-        // The looked-up address, `UNKNOWN` before the first lookup, `ABSENT` if glibc has no
-        // such function. An atomic rather than a `OnceLock`, whose generic initializer would
-        // lie outside the hit path's section; threads racing look up the same address.
-        static FN: AtomicUsize = AtomicUsize::new(UNKNOWN);
-        const UNKNOWN: usize = 0;
-        const ABSENT: usize = 1;
-        let mut f = FN.load(Ordering::Relaxed);
-        if f == UNKNOWN {
-            // SAFETY: `RTLD_DEFAULT` (a null handle on glibc) searches the global symbol
-            // scope; the name is a NUL-terminated string literal.
-            let p = unsafe {
-                dlsym(
-                    std::ptr::null_mut(),
-                    c"__x86_get_cpuid_feature_leaf".as_ptr(),
-                )
-            };
-            // A function's address is never 0 or 1.
-            f = if p.is_null() { ABSENT } else { p as usize };
-            FN.store(f, Ordering::Relaxed);
+        let f: usize;
+        // SAFETY: the block only loads the symbol's GOT slot, which the dynamic linker filled
+        // in before `main` (the address, or 0 for an undefined weak symbol) and never writes
+        // again; it touches no other memory, stack or flags.
+        unsafe {
+            std::arch::asm!(
+                ".weak __x86_get_cpuid_feature_leaf",
+                "mov {f}, qword ptr [rip + __x86_get_cpuid_feature_leaf@GOTPCREL]",
+                f = out(reg) f,
+                options(pure, readonly, nostack, preserves_flags),
+            );
         }
-        // SAFETY: `f` is a non-null address `dlsym` returned for the symbol, which, where glibc
-        // defines it, is the function
-        // `const struct cpuid_feature *__x86_get_cpuid_feature_leaf(unsigned int)`.
-        (f != ABSENT).then(|| unsafe { std::mem::transmute::<usize, FeatureLeaf>(f) })
+        // SAFETY: a non-null `f` is the address of the symbol, which, where glibc defines it,
+        // is the function `const struct cpuid_feature *__x86_get_cpuid_feature_leaf(unsigned
+        // int)`.
+        (f != 0).then(|| unsafe { std::mem::transmute::<usize, FeatureLeaf>(f) })
     }
 
     /// A copy of glibc's leaf `index`; `None` on a glibc without the function.

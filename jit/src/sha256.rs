@@ -141,23 +141,9 @@ mod shani {
     /// where it keeps them (no `cpuid`), else by the standard library's detection.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(super) fn available() -> bool {
-        use std::sync::atomic::{AtomicU8, Ordering};
-        // `compress` asks on every call: answer once. An atomic rather than a `OnceLock`,
-        // whose generic initializer would lie outside the hit path's section; two threads
-        // racing both detect the same answer.
-        static AVAILABLE: AtomicU8 = AtomicU8::new(UNKNOWN);
-        const UNKNOWN: u8 = 0;
-        const NO: u8 = 1;
-        const YES: u8 = 2;
-        match AVAILABLE.load(Ordering::Relaxed) {
-            NO => false,
-            YES => true,
-            _ => {
-                let yes = detect();
-                AVAILABLE.store(if yes { YES } else { NO }, Ordering::Relaxed);
-                yes
-            }
-        }
+        // `compress` asks on every call: answer once.
+        static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *AVAILABLE.get_or_init(detect)
     }
 
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]

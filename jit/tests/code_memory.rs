@@ -84,7 +84,7 @@ fn a_library_rebuilt_from_its_blob_behaves_the_same() {
     let blob = lib.code_blob();
     assert!(blob.offset_of("rebuilt").is_some() && blob.offset_of("rebuilt_neg").is_some());
     let metas = lib.kernels().iter().map(|k| k.meta().clone()).collect();
-    let rebuilt = KernelLibrary::from_code(&blob, metas).unwrap();
+    let rebuilt = KernelLibrary::from_code(blob.clone(), metas).unwrap();
     assert_eq!(behaviour(&lib, "rebuilt"), behaviour(&rebuilt, "rebuilt"));
     assert!(
         behaviour(&lib, "rebuilt").1.contains('A'),
@@ -92,5 +92,5 @@ fn a_library_rebuilt_from_its_blob_behaves_the_same() {
     );
     let mut missing = lib.kernels()[0].meta().clone();
     missing.symbol = "not_in_the_blob".into();
-    assert!(KernelLibrary::from_code(&blob, vec![missing]).is_err());
+    assert!(KernelLibrary::from_code(blob, vec![missing]).is_err());
 }

@@ -335,7 +335,7 @@ fn run_both(p: &Program, args: &[Value]) -> (String, String) {
     let compiled = vmtir::compile(&exec, &KernelLibrary::default()).unwrap();
     assert!(compiled.fallbacks.is_empty(), "{:?}", compiled.fallbacks);
     // Turn some functions back into bytecode, so both kinds call each other.
-    let mut mixed = compiled.executable.clone();
+    let mut mixed = (*compiled.executable).clone();
     let mut lib_c = lib.clone();
     for (i, name) in (0..N_HELPERS)
         .map(|k| format!("f{k}"))

@@ -154,7 +154,7 @@ fn run_both_with(
     };
     [
         run(exec.clone(), false),
-        run(compiled.executable.clone(), true),
+        run((*compiled.executable).clone(), true),
     ]
 }
 
@@ -497,7 +497,7 @@ fn replaced_builtins_are_called_in_both_modes() {
     let exec = alloc_and_add(&[4], &[4], 0, true);
     let kernels = kernels();
     let compiled = vmtir::compile(&exec, &kernels).unwrap();
-    for (exec, is_compiled) in [(exec, false), (compiled.executable.clone(), true)] {
+    for (exec, is_compiled) in [(exec, false), ((*compiled.executable).clone(), true)] {
         let calls = Arc::new(Mutex::new(Vec::new()));
         let mut lib = Library::new();
         kernels.add_to(&mut lib);
@@ -544,7 +544,7 @@ fn a_short_register_file_is_an_error() {
     let mut lib = Library::new();
     kernels.add_to(&mut lib);
     compiled.add_to(&mut lib);
-    let mut shrunk = compiled.executable.clone();
+    let mut shrunk = (*compiled.executable).clone();
     shrunk.func_table[0].register_file_size = 3;
     let vm = VirtualMachine::with_library(Arc::new(shrunk), &lib).unwrap();
     let e = vm.invoke("main", &[vec4(0.0), vec4(0.0)]).unwrap_err();
@@ -581,7 +581,7 @@ fn countdown_vms() -> (VirtualMachine, VirtualMachine) {
     let mut lib_c = lib.clone();
     compiled.add_to(&mut lib_c);
     let bytecode = VirtualMachine::with_library(Arc::new(exec), &lib).unwrap();
-    let native = VirtualMachine::with_library(Arc::new(compiled.executable), &lib_c).unwrap();
+    let native = VirtualMachine::with_library(compiled.executable, &lib_c).unwrap();
     (bytecode, native)
 }
 
@@ -648,7 +648,7 @@ fn a_stored_module_loads_and_runs_the_same() {
         let mut lib = Library::new();
         kernels.add_to(&mut lib);
         m.add_to(&mut lib);
-        let vm = VirtualMachine::with_library(Arc::new(m.executable.clone()), &lib).unwrap();
+        let vm = VirtualMachine::with_library(m.executable.clone(), &lib).unwrap();
         outcome(vm.invoke("main", &[vec4(1.0), vec4(10.0)]))
     };
     assert_eq!(run(&loaded), "ok Ok([11.0, 13.0, 15.0, 17.0])");

@@ -32,9 +32,12 @@
 //!   and the functions a hit calls lie scattered over megabytes of text. On Linux those
 //!   functions (here, in the `vm` loader and linker, and in `relaxjit`'s engine) are placed in
 //!   one linker section, `relaxjit_hit`, which ELF linkers lay out as one contiguous run of
-//!   code; a hit then faults in a few pages instead of one per function. The hit path
-//!   itself avoids generic adaptors and lazily initialized statics where a loop or an atomic
-//!   does, since their instantiations land outside the section.
+//!   code; a hit then faults in a few pages instead of one per function. Generic code the
+//!   hit instantiates (the standard library's vectors and hash maps, a `OnceLock`'s
+//!   initializer) lands outside the section wherever the linker puts it, a few more faults
+//!   whose number shifts with the layout of each build by more than any one of them costs:
+//!   what is worth avoiding is work a hit does not need (a clone, a `format!`, a symbol
+//!   lookup, a second mapping), not every generic call.
 
 pub mod entry;
 
@@ -144,35 +147,11 @@ pub fn relaxjit_version() -> &'static str {
 /// The target Cranelift compiles for ([`crate::isa::host_isa_description`]), computed once.
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn host_isa_description() -> &'static str {
-    use std::sync::atomic::AtomicPtr;
-    // An atomic pointer to a leaked string rather than a `OnceLock`, whose generic initializer
-    // would lie outside the hit path's section. Threads racing compute the same description;
-    // the first to publish wins and the others free theirs.
-    static D: AtomicPtr<String> = AtomicPtr::new(std::ptr::null_mut());
-    let published = D.load(Ordering::Acquire);
-    if !published.is_null() {
-        // SAFETY: a non-null `D` points to a string leaked below, never freed or written.
-        return unsafe { &*published };
-    }
+    static D: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     // No ISA means no compiling either; the description only has to differ from any real one.
-    let mine = Box::into_raw(Box::new(
-        crate::isa::host_isa_description().unwrap_or_else(|e| format!("no host isa: {e}")),
-    ));
-    match D.compare_exchange(
-        std::ptr::null_mut(),
-        mine,
-        Ordering::AcqRel,
-        Ordering::Acquire,
-    ) {
-        // SAFETY: `mine` is now published: leaked, never freed or written.
-        Ok(_) => unsafe { &*mine },
-        Err(winner) => {
-            // SAFETY: `mine` came from `Box::into_raw` above and was never published.
-            drop(unsafe { Box::from_raw(mine) });
-            // SAFETY: as for `published`.
-            unsafe { &*winner }
-        }
-    }
+    D.get_or_init(|| {
+        crate::isa::host_isa_description().unwrap_or_else(|e| format!("no host isa: {e}"))
+    })
 }
 
 /// What `relaxjit cache stats` reports.

@@ -529,7 +529,7 @@ impl KernelLibrary {
         for o in &objects {
             blob.append(&o.blob);
         }
-        KernelLibrary::from_code(&blob, objects.iter().map(|o| o.meta.clone()).collect())
+        KernelLibrary::from_code(blob, objects.iter().map(|o| o.meta.clone()).collect())
     }
 
     /// Whether `func` (by [`object_key`]) was compiled with `options` before in this process,
@@ -542,8 +542,14 @@ impl KernelLibrary {
     /// each kernel's entry is the blob's symbol `meta.symbol`. This is how the artifact cache
     /// turns a stored entry back into the library a compile returns.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-    pub fn from_code(blob: &CodeBlob, metas: Vec<KernelMeta>) -> Result<KernelLibrary> {
-        let code = CodeMemory::new(blob)?;
+    pub fn from_code(blob: CodeBlob, metas: Vec<KernelMeta>) -> Result<KernelLibrary> {
+        KernelLibrary::from_memory(CodeMemory::new(blob)?, metas)
+    }
+
+    /// [`KernelLibrary::from_code`] over code already mapped (e.g. together with a
+    /// compiled-mode module's functions, [`CodeMemory::new_pair`]).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    pub fn from_memory(code: Arc<CodeMemory>, metas: Vec<KernelMeta>) -> Result<KernelLibrary> {
         // A loop popping from the back rather than an iterator collected into a `Result`: the
         // adaptors' generic code (the `IntoIter` too) would lie outside the hit path's section.
         let mut metas = metas;

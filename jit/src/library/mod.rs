@@ -36,21 +36,18 @@ pub fn add_to(lib: &mut vm::Library) {
 /// Adds the library kernels among `names` to `lib`, skipping every other name: only what an
 /// executable calls, so that linking it (a cache hit above all) does not build a function for
 /// every kernel variant.
+// On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn add_named<'a>(lib: &mut vm::Library, names: impl IntoIterator<Item = &'a str>) {
-    let wanted: Vec<&str> = names
-        .into_iter()
-        .filter(|n| n.starts_with(relax::transform::dispatch_library::PREFIX))
-        .collect();
-    if wanted.is_empty() {
-        return;
-    }
-    for name in wanted {
+    // `from_name` rejects every name without the library's prefix.
+    for name in names {
         if let Some(kernel) = LibraryKernel::from_name(name) {
             add_kernel(lib, kernel, name.to_string());
         }
     }
 }
 
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn add_kernel(lib: &mut vm::Library, kernel: LibraryKernel, name: String) {
     lib.add_fn(&name.clone(), move |args| {
         // A panic inside a kernel is a bug of ours, not of the input; it becomes an error

@@ -28,7 +28,12 @@ pub type NativeFn = unsafe extern "C" fn(*mut CallCtx, *mut vm::Value, *const Vm
 // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn symbol(name: &str) -> String {
-    format!("__vmtir__{name}")
+    // By hand rather than `format!`, whose machinery a cache hit would otherwise page in.
+    const PREFIX: &str = "__vmtir__";
+    let mut s = String::with_capacity(PREFIX.len() + name.len());
+    s.push_str(PREFIX);
+    s.push_str(name);
+    s
 }
 
 /// A module being built: functions are declared and defined, then [`CodeBuilder::finish`]
@@ -103,7 +108,7 @@ impl CodeBuilder {
     pub fn finish(self) -> Result<CompiledCode> {
         let blob = self.module.finish()?;
         let symbols: Vec<String> = self.pending.into_iter().map(|(s, _)| s).collect();
-        CompiledCode::from_blob(&blob, &symbols)
+        CompiledCode::from_blob(blob, &symbols)
     }
 }
 
@@ -117,9 +122,13 @@ impl CompiledCode {
     /// Maps `blob` and looks up `symbols` (each one a function defined by a
     /// [`CodeBuilder`] for this host and this relaxjit build, as a cache entry checked against
     /// both holds); entry `i` of the result is `symbols[i]`.
+    pub fn from_blob(blob: CodeBlob, symbols: &[String]) -> Result<CompiledCode> {
+        CompiledCode::from_memory(CodeMemory::new(blob)?, symbols)
+    }
+
+    /// [`CompiledCode::from_blob`] over code already mapped.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-    pub fn from_blob(blob: &CodeBlob, symbols: &[String]) -> Result<CompiledCode> {
-        let memory = CodeMemory::new(blob)?;
+    pub fn from_memory(memory: Arc<CodeMemory>, symbols: &[String]) -> Result<CompiledCode> {
         // A loop rather than an iterator collected into a `Result`, whose generic code would
         // lie outside the artifact cache's hit-path section.
         let mut entries = Vec::with_capacity(symbols.len());

@@ -30,7 +30,7 @@ use cranelift_frontend::FunctionBuilder;
 use vm::{Executable, FixedState, FuncKind, InlineBuiltin, Library, Value, VmRef, VmTirFunc};
 
 use crate::cache::entry::{Reader, put_bytes, put_str, put_u64};
-use crate::code::{CodeBlob, Symbol};
+use crate::code::{CodeBlob, CodeMemory, Symbol};
 use crate::error::{Error, Result};
 use crate::kernel::abi::KernelFn;
 use crate::kernel::{Kernel, KernelLibrary};
@@ -49,12 +49,12 @@ pub struct Fallback {
 pub struct VmtirModule {
     /// The executable with every compiled function recorded as `VMTIRFunc`
     /// (`@f num_inputs=N vm_tir_func;` in `as_text()`); fallbacks stay `VMFunc`.
-    pub executable: Executable,
+    pub executable: Arc<Executable>,
     functions: Vec<(String, VmTirFunc)>,
     /// Functions that stay bytecode.
     pub fallbacks: Vec<Fallback>,
     /// Translation and code generation, all functions together; for a module from [`load`],
-    /// the time it took to map its code.
+    /// the time it took to map and link its code, from [`load_mapped`] to link it.
     pub compile_time: Duration,
     /// The code all compiled functions share; `None` if none was compiled.
     shared: Option<Arc<Shared>>,
@@ -128,25 +128,72 @@ pub const SECTION: &str = "vmtir";
 /// against, and [`VmtirModule::to_section`]. The section must come from a compile by this
 /// relaxjit build for this host (the artifact cache checks both before handing it over); a
 /// section that does not parse, or lacks the code of a compiled function, is an error.
-#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn load(exec: &Executable, kernels: &KernelLibrary, section: &[u8]) -> Result<VmtirModule> {
     let start = Instant::now();
+    let mut section = Section::parse(section)?;
+    let code = CodeMemory::new(std::mem::take(&mut section.code))?;
+    link_loaded(&Arc::new(exec.clone()), kernels, section, code, start)
+}
+
+/// [`VmtirModule::to_section`] read back, its code not mapped yet.
+pub struct Section {
+    /// The compiled functions' code, for the caller to map ([`CodeMemory::new_pair`] maps it
+    /// with the kernels' code) and hand to [`load_mapped`].
+    pub code: CodeBlob,
+    words: Vec<i64>,
+    fallbacks: Vec<Fallback>,
+}
+
+impl Section {
+    /// Checks and decodes `section`: a section that does not parse is an error.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    pub fn parse(section: &[u8]) -> Result<Section> {
+        let (code, words, fallbacks) = parse_section(section)
+            .map_err(|m| Error::Module(format!("compiled-mode section: {m}")))?;
+        Ok(Section {
+            code,
+            words,
+            fallbacks,
+        })
+    }
+}
+
+/// [`load`] of a parsed section whose code the caller mapped as `code`.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+pub fn load_mapped(
+    exec: &Arc<Executable>,
+    kernels: &KernelLibrary,
+    section: Section,
+    code: Arc<CodeMemory>,
+) -> Result<VmtirModule> {
+    link_loaded(exec, kernels, section, code, Instant::now())
+}
+
+/// Links the compiled functions of `section`, whose code is `code`, to `exec` and `kernels`;
+/// the module records the time since `start` as its compile time.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+fn link_loaded(
+    exec: &Arc<Executable>,
+    kernels: &KernelLibrary,
+    section: Section,
+    code: Arc<CodeMemory>,
+    start: Instant,
+) -> Result<VmtirModule> {
     let malformed = |m: String| Error::Module(format!("compiled-mode section: {m}"));
-    let (blob, words, fallbacks) = parse_section(section).map_err(malformed)?;
     exec.validate()
         .map_err(|e| Error::Module(format!("the executable does not validate: {e}")))?;
     // Loops rather than iterator adaptors, whose generic code would lie outside the hit path's
     // section.
-    let mut compiled: Vec<usize> = Vec::new();
+    let mut compiled: Vec<usize> = Vec::with_capacity(exec.func_table.len());
     for (i, f) in exec.func_table.iter().enumerate() {
         if f.kind == FuncKind::VMTIRFunc {
             compiled.push(i);
         }
     }
-    if blob.symbols().len() != compiled.len() {
+    if code.symbols().len() != compiled.len() {
         return Err(malformed(format!(
             "{} functions of code for {} compiled functions",
-            blob.symbols().len(),
+            code.symbols().len(),
             compiled.len()
         )));
     }
@@ -157,16 +204,16 @@ pub fn load(exec: &Executable, kernels: &KernelLibrary, section: &[u8]) -> Resul
         for &fi in &compiled {
             symbols.push(code::symbol(&exec.func_table[fi].name));
         }
-        let code = CompiledCode::from_blob(&blob, &symbols)?;
+        let code = CompiledCode::from_memory(code, &symbols)?;
         let (_, used) = kernel_slots(exec, kernels);
-        let s = Arc::new(Shared::new(exec, code, used, words));
+        let s = Arc::new(Shared::new(exec, code, used, section.words));
         functions = link(exec, &s, compiled.iter().copied().zip(0..));
         shared = Some(s);
     }
     Ok(VmtirModule {
-        executable: exec.clone(),
+        executable: Arc::clone(exec),
         functions,
-        fallbacks,
+        fallbacks: section.fallbacks,
         compile_time: start.elapsed(),
         shared,
     })
@@ -340,7 +387,7 @@ pub fn compile(exec: &Executable, kernels: &KernelLibrary) -> vm::Result<VmtirMo
         })),
     }
     Ok(VmtirModule {
-        executable: out,
+        executable: Arc::new(out),
         functions,
         fallbacks,
         compile_time: start.elapsed(),

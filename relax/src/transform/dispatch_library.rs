@@ -247,6 +247,9 @@ impl LibraryKernel {
     /// The kernel whose [`name`](Self::name) is `name`, if any — without building every
     /// kernel's name as a search of [`all`](Self::all) would (linking a cached module looks up
     /// the few it calls).
+    // On the artifact cache's hit path, which keeps its code in one linker section
+    // (`jit::cache` docs, "Hit path").
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn from_name(name: &str) -> Option<LibraryKernel> {
         let mut rest = name.strip_prefix(PREFIX)?;
         let mut activation = None;
