@@ -397,6 +397,15 @@ fn cases() -> Vec<Case> {
         matmul(dims(&[4, 8]), dims(&[8]), false, &[], f32_),
         matmul(dims(&[3, 4, 8]), dims(&[8]), false, &[], f32_),
         matmul(dims(&[8]), dims(&[8]), false, &[], f32_),
+        // An empty batch broadcast against none (its extent 0 is the output's, not 1).
+        matmul(dims(&[0, 4, 4]), dims(&[4, 3]), false, &[], f32_),
+        matmul(
+            dims(&[2, 0, 1, 5]),
+            dims(&[1, 5, 3]),
+            false,
+            &["bias"],
+            f32_,
+        ),
         // Batch-1 layers with a weight of over 4 MiB: the matrix-vector product split over
         // the pool in column blocks (the last one partial).
         matmul(

@@ -77,7 +77,8 @@ pub(super) fn matmul<T: Float>(
                 a.shape, b.shape
             ));
         }
-        batch.push(x.max(y));
+        // Broadcasting: a 1 takes the other extent (0 included).
+        batch.push(if x == 1 { y } else { x });
     }
     let mut want = batch.clone();
     if a.shape.len() > 1 {
