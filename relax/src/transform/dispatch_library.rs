@@ -78,7 +78,9 @@ pub enum LibraryOp {
     /// dilation_h, dilation_w, groups, out)`: NCHW data, OIHW weights, the integers as
     /// `R.prim_value`s. Constant `float32` weights of the convolutions that run faster
     /// vectorized along the output channels come packed instead, as a 5-D tensor (see
-    /// [`pack_conv_weights`]).
+    /// [`pack_conv_weights`]); those of 3×3 convolutions that run faster as Winograd
+    /// F(4×4, 3×3) come transformed, as a 3-D `[36, O, C]` tensor (see
+    /// [`winograd_conv_weights`]).
     Conv2d,
     /// `(x, pool_h, pool_w, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
     /// dilation_h, dilation_w, ceil_mode, count_include_pad, out)`: NCHW max pooling.
@@ -1300,8 +1302,67 @@ fn pack_conv_weights_into(w: &[f32], [o, c, kh, kw]: [usize; 4], packed: &mut [f
     }
 }
 
+/// The points of a Winograd F(4×4, 3×3) tile: each 6 × 6 input tile becomes 36 products.
+pub const WINOGRAD_POINTS: usize = 36;
+
+/// Whether a `float32` 3×3 convolution of one group, stride 1 and dilation 1, with `c` input
+/// and `o` output channels and an `oh × ow` output, runs faster as Winograd F(4×4, 3×3)
+/// (`jit`'s `conv2d::winograd`) than directly. Winograd does a quarter of the multiply-adds
+/// on whole 4 × 4 output tiles, which its batched GEMM vectorizes along 16 tiles at a time:
+/// small planes waste lanes (a 7×7 output is 4 tiles, a quarter of a vector), and few
+/// channels leave the transforms, which cost per channel and tile, too large a share.
+///
+/// Measured on one thread (`RAYON_NUM_THREADS=1 cargo run --release -p relaxjit-bench
+/// --example library -- --calls 20 [--no-winograd] NAME`, minimum of 20 calls, µs, direct →
+/// Winograd): see the table in `jit/src/library/conv2d/winograd.rs`. So: planes of at least
+/// 13×13 (16 tiles, one whole vector) and at least 16 input and output channels.
+pub fn uses_winograd(o: usize, c: usize, oh: usize, ow: usize) -> bool {
+    o >= 16 && c >= 16 && oh >= 13 && ow >= 13
+}
+
+/// OIHW 3×3 `float32` weights `w` (`o × c × 3 × 3`) transformed for Winograd F(4×4, 3×3):
+/// `U = G g Gᵀ` per (output, input) channel pair, in `f64` and rounded once, laid out
+/// `[36, o, c]` (point-major, so that each of the 36 GEMMs reads an `o × c` row-major
+/// matrix).
+pub fn winograd_conv_weights(w: &[f32], [o, c]: [usize; 2]) -> Vec<f32> {
+    let mut u = vec![0f32; WINOGRAD_POINTS * o * c];
+    winograd_conv_weights_into(w, [o, c], &mut u);
+    u
+}
+
+/// [`winograd_conv_weights`] into `u` (`36·o·c` elements).
+fn winograd_conv_weights_into(w: &[f32], [o, c]: [usize; 2], u: &mut [f32]) {
+    // Lavin & Gray's G for F(4, 3).
+    const G: [[f64; 3]; 6] = [
+        [1.0 / 4.0, 0.0, 0.0],
+        [-1.0 / 6.0, -1.0 / 6.0, -1.0 / 6.0],
+        [-1.0 / 6.0, 1.0 / 6.0, -1.0 / 6.0],
+        [1.0 / 24.0, 1.0 / 12.0, 1.0 / 6.0],
+        [1.0 / 24.0, -1.0 / 12.0, 1.0 / 6.0],
+        [0.0, 0.0, 1.0],
+    ];
+    let plane = o * c;
+    for (pair, g) in w.chunks_exact(9).take(plane).enumerate() {
+        // G g: 6 × 3.
+        let mut gg = [[0f64; 3]; 6];
+        for (r, row) in gg.iter_mut().enumerate() {
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = (0..3).map(|k| G[r][k] * f64::from(g[3 * k + j])).sum();
+            }
+        }
+        // (G g) Gᵀ: 6 × 6.
+        for r in 0..6 {
+            for s in 0..6 {
+                let v: f64 = (0..3).map(|k| gg[r][k] * G[s][k]).sum();
+                u[(6 * r + s) * plane + pair] = v as f32;
+            }
+        }
+    }
+}
+
 /// A conv2d chain whose weights are a constant (inline, or bound earlier in the block) that
-/// [`packs_conv_weights`] chooses, with those weights packed; any other chain unchanged.
+/// [`uses_winograd`] or [`packs_conv_weights`] chooses, with those weights transformed or
+/// packed; any other chain unchanged.
 fn pack_constant_weights(
     mut chain: Chain,
     bindings: &[Binding],
@@ -1342,12 +1403,21 @@ fn pack_constant_weights(
             .and_then(|&v| usize::try_from(v).ok())
             .unwrap_or(0)
     });
-    if w.dtype() != vm::DataType::F32
-        || constant.is_placeholder()
-        || groups != Some(1)
-        || wo != o
-        || !packs_conv_weights(o, c, [kh, kw], stride, oh * ow)
+    if w.dtype() != vm::DataType::F32 || constant.is_placeholder() || groups != Some(1) || wo != o {
+        return chain;
+    }
+    let dilation = [6, 7].map(|i| chain.params.get(i).copied());
+    if [kh, kw] == [3, 3]
+        && stride == [1, 1]
+        && dilation == [Some(1); 2]
+        && uses_winograd(o, c, oh, ow)
     {
+        if let Some(weights) = winograd_constant_weights(constant, [o, c]) {
+            chain.inputs[1] = weights;
+        }
+        return chain;
+    }
+    if !packs_conv_weights(o, c, [kh, kw], stride, oh * ow) {
         return chain;
     }
     let shape_i64 = packed_conv_shape([o, c, kh, kw]).map(|d| d as i64);
@@ -1376,6 +1446,33 @@ fn pack_constant_weights(
         metadata_index: None,
     }));
     chain
+}
+
+/// The Winograd transform of constant 3×3 `float32` conv2d weights (`o × c × 3 × 3`), a 3-D
+/// `[36, o, c]` tensor (see [`winograd_conv_weights`]).
+fn winograd_constant_weights(constant: &Constant, [o, c]: [usize; 2]) -> Option<Expr> {
+    let w = &constant.data;
+    let shape_i64 = [WINOGRAD_POINTS, o, c].map(|d| d as i64);
+    let mut tensor = vm::Tensor::zeros(&shape_i64, vm::DataType::F32).ok()?;
+    let bytes = tensor.bytes_mut().ok()?;
+    // SAFETY: the constant is a float32 tensor of `o·c·3·3` elements (its shape, checked by
+    // the caller), at an address aligned for f32 (every allocation is 64-byte aligned);
+    // constants are never written, so nothing writes these bytes while they are read here.
+    let src = unsafe { std::slice::from_raw_parts(w.as_ptr().cast::<f32>(), w.numel()) };
+    // SAFETY: `bytes` is the new tensor's whole zeroed buffer, uniquely borrowed, 64-byte
+    // aligned, holding `nbytes / 4` f32 elements (all bit patterns are valid f32).
+    let dst = unsafe {
+        std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<f32>(), bytes.len() / 4)
+    };
+    winograd_conv_weights_into(src, [o, c], dst);
+    Some(Expr::new(ExprKind::Constant(Constant {
+        data: tensor,
+        struct_info: StructInfo::tensor(
+            shape_i64.iter().map(|&d| PrimExpr::i64(d)).collect(),
+            DataType::FLOAT32,
+        ),
+        metadata_index: None,
+    })))
 }
 
 /// `R.nn.max_pool2d` / `R.nn.avg_pool2d` of a 4-D NCHW float tensor, with the padding forms
