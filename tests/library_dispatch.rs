@@ -1331,22 +1331,7 @@ fn a_wrong_shape_is_an_error_not_a_crash() {
 /// ReLU), and sizes big enough to be split over the pool.
 #[test]
 fn packed_conv_weights_match_oihw_weights() {
-    use relaxjit::relax::transform::dispatch_library::pack_conv_weights;
-    let mut lib = vm::Library::new();
-    jit::library::add_to(&mut lib);
-    // (input NCHW, output channels, kernel, stride, padding t/l/b/r, dilation, kernel name,
-    // the shapes of its extra tensors after the weights).
-    type PackedCase = (
-        [i64; 4],
-        i64,
-        [i64; 2],
-        [i64; 2],
-        [i64; 4],
-        [i64; 2],
-        &'static str,
-        &'static [&'static str],
-    );
-    let cases: &[PackedCase] = &[
+    let cases: &[WeightsCase] = &[
         (
             [1, 8, 7, 7],
             32,
@@ -1514,6 +1499,134 @@ fn packed_conv_weights_match_oihw_weights() {
             &["bn"],
         ),
     ];
+    compare_weight_forms(cases, WeightForm::Packed);
+}
+
+/// Constant 3×3 `float32` weights of stride-1 convolutions that DispatchLibrary transforms for
+/// Winograd F(4×4, 3×3) (`dispatch_library::winograd_conv_weights`), against the OIHW weights
+/// as in `packed_conv_weights_match_oihw_weights`: odd planes (edge tiles cropped), planes
+/// smaller than a tile, padding 0, 1 and uneven, channel counts that are not multiples of 16,
+/// two images, a plane small enough for blocks of output channels to share the transformed
+/// input, and every epilogue form. Winograd rounds differently from the direct convolution
+/// (the transforms' coefficients, up to 8, amplify the rounding of each product), so the
+/// tolerance is relative to the largest output magnitude (1e-4 of it; measured errors are
+/// below 1e-5 of it), not to each element.
+#[test]
+fn winograd_conv_weights_match_oihw_weights() {
+    let s = [1, 1];
+    let cases: &[WeightsCase] = &[
+        (
+            [1, 16, 13, 13],
+            32,
+            [3, 3],
+            s,
+            [1, 1, 1, 1],
+            s,
+            "conv2d",
+            &[],
+        ),
+        (
+            [1, 5, 5, 7],
+            40,
+            [3, 3],
+            s,
+            [1, 2, 0, 1],
+            s,
+            "conv2d_add_relu",
+            &["chan"],
+        ),
+        (
+            [2, 24, 17, 15],
+            20,
+            [3, 3],
+            s,
+            [1, 1, 1, 1],
+            s,
+            "conv2d_bn_add_relu",
+            &["bn", "full"],
+        ),
+        (
+            [1, 12, 15, 11],
+            64,
+            [3, 3],
+            s,
+            [0, 0, 0, 0],
+            s,
+            "conv2d_add_gelu",
+            &["full"],
+        ),
+        (
+            [1, 9, 12, 12],
+            33,
+            [3, 3],
+            s,
+            [2, 2, 2, 2],
+            s,
+            "conv2d_add",
+            &["row"],
+        ),
+        (
+            [1, 3, 2, 3],
+            17,
+            [3, 3],
+            s,
+            [1, 1, 1, 1],
+            s,
+            "conv2d_bn_relu",
+            &["bn"],
+        ),
+        (
+            [1, 64, 14, 14],
+            96,
+            [3, 3],
+            s,
+            [1, 1, 1, 1],
+            s,
+            "conv2d_add_add",
+            &["chan", "full"],
+        ),
+        (
+            [1, 32, 57, 55],
+            48,
+            [3, 3],
+            s,
+            [1, 1, 1, 1],
+            s,
+            "conv2d_add_relu",
+            &["chan"],
+        ),
+    ];
+    compare_weight_forms(cases, WeightForm::Winograd);
+}
+
+/// (input NCHW, output channels, kernel, stride, padding t/l/b/r, dilation, kernel name, the
+/// shapes of its extra tensors after the weights).
+type WeightsCase = (
+    [i64; 4],
+    i64,
+    [i64; 2],
+    [i64; 2],
+    [i64; 4],
+    [i64; 2],
+    &'static str,
+    &'static [&'static str],
+);
+
+/// A form DispatchLibrary gives constant conv2d weights.
+#[derive(Clone, Copy, PartialEq)]
+enum WeightForm {
+    Packed,
+    Winograd,
+}
+
+/// Runs each case's kernel with OIHW weights and with the same weights in `form`, on the same
+/// inputs, and compares.
+fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
+    use relaxjit::relax::transform::dispatch_library::{
+        WINOGRAD_POINTS, pack_conv_weights, winograd_conv_weights,
+    };
+    let mut lib = vm::Library::new();
+    jit::library::add_to(&mut lib);
     let tensor = |shape: &[i64], seed: u64, positive: bool| {
         let n = shape.iter().product::<i64>() as usize;
         let v: Vec<f32> = random(n, seed)
@@ -1542,8 +1655,17 @@ fn packed_conv_weights_match_oihw_weights() {
         let wshape = [o, x[1], k[0], k[1]];
         let w = tensor(&wshape, 2, false);
         let dims = wshape.map(|d| d as usize);
-        let (packed, pshape) = pack_conv_weights(&w.to_vec::<f32>().unwrap(), dims);
-        let wp = Tensor::from_slice(&pshape.map(|d| d as i64), &packed).unwrap();
+        let wv = w.to_vec::<f32>().unwrap();
+        let wp = match form {
+            WeightForm::Packed => {
+                let (packed, pshape) = pack_conv_weights(&wv, dims);
+                Tensor::from_slice(&pshape.map(|d| d as i64), &packed).unwrap()
+            }
+            WeightForm::Winograd => {
+                let u = winograd_conv_weights(&wv, [dims[0], dims[1]]);
+                Tensor::from_slice(&[WINOGRAD_POINTS as i64, o, x[1]], &u).unwrap()
+            }
+        };
         let mut rest = Vec::new();
         for (i, e) in extra.iter().enumerate() {
             let seed = 10 + 5 * i as u64;
@@ -1585,20 +1707,25 @@ fn packed_conv_weights_match_oihw_weights() {
             format!("{name} x={x:?} o={o} k={k:?} stride={stride:?} pad={pad:?} dil={dil:?}");
         match (run(&w), run(&wp)) {
             (Ok(want), Ok(got)) => {
-                let bad = got
-                    .iter()
-                    .zip(&want)
-                    .position(|(g, w)| (g - w).abs() > 1e-4 * (1.0 + w.abs()));
+                let scale = want.iter().fold(1f32, |m, v| m.max(v.abs()));
+                let bad = got.iter().zip(&want).position(|(g, w)| match form {
+                    WeightForm::Packed => (g - w).abs() > 1e-4 * (1.0 + w.abs()),
+                    WeightForm::Winograd => !((g - w).abs() <= 1e-4 * scale),
+                });
                 if let Some(i) = bad {
                     failures.push(format!(
-                        "{label}: element {i}: packed {}, OIHW {}",
+                        "{label}: element {i}: transformed {}, OIHW {}",
                         got[i], want[i]
                     ));
                 } else {
                     println!("ok {label}");
                 }
             }
-            (a, b) => failures.push(format!("{label}: OIHW {:?}, packed {:?}", a.err(), b.err())),
+            (a, b) => failures.push(format!(
+                "{label}: OIHW {:?}, transformed {:?}",
+                a.err(),
+                b.err()
+            )),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -7,6 +7,8 @@
 //! (`--no-pack`: OIHW weights everywhere, the kernel vectorized along the output positions;
 //! `--pack-all`: packed weights everywhere, the kernel vectorized along the output channels;
 //! `--residual`: a full-shape addend after the bias, as a ResNet block's last conv has;
+//! `--no-winograd`: no Winograd-transformed weights where `uses_winograd` would choose them;
+//! `--winograd-all`: Winograd on every 3×3 stride-1 conv, whatever `uses_winograd` says;
 //! `--cold`: 64 MiB written between calls, so that every call starts with its weights and
 //! input out of cache, as inside a model whose weights do not fit the caches).
 
@@ -377,6 +379,8 @@ fn main() -> anyhow::Result<()> {
     // Every f32 conv of one group packed, whatever `packs_conv_weights` says: to measure the
     // channel-vectorized kernel on the shapes it does not take.
     let pack_all = args.iter().any(|a| a == "--pack-all");
+    let winograd = !args.iter().any(|a| a == "--no-winograd");
+    let winograd_all = args.iter().any(|a| a == "--winograd-all");
     let mut evict = args
         .iter()
         .any(|a| a == "--cold")
@@ -421,8 +425,14 @@ fn main() -> anyhow::Result<()> {
         // packs a constant.
         let dims = [c.o, c.x[1], c.k, c.k].map(|d| d as usize);
         let mut weights = random_f32(&[c.o, c.x[1], c.k, c.k], 2, 0.1);
-        let packed = pack_all
-            || pack
+        let wino = c.k == 3
+            && c.stride == 1
+            && (winograd_all
+                || winograd
+                    && dispatch_library::uses_winograd(dims[0], dims[1], oh as usize, ow as usize));
+        let packed = !wino && pack_all
+            || !wino
+                && pack
                 && dispatch_library::packs_conv_weights(
                     dims[0],
                     dims[1],
@@ -430,7 +440,12 @@ fn main() -> anyhow::Result<()> {
                     [c.stride as usize; 2],
                     (oh * ow) as usize,
                 );
-        if packed {
+        if wino {
+            let data =
+                dispatch_library::winograd_conv_weights(&weights.to_vec()?, [dims[0], dims[1]]);
+            let shape = [dispatch_library::WINOGRAD_POINTS, dims[0], dims[1]];
+            weights = Tensor::from_slice(&shape.map(|d| d as i64), &data)?;
+        } else if packed {
             let (data, shape) = dispatch_library::pack_conv_weights(&weights.to_vec()?, dims);
             weights = Tensor::from_slice(&shape.map(|d| d as i64), &data)?;
         }
@@ -462,7 +477,13 @@ fn main() -> anyhow::Result<()> {
             times[0] * 1e6,
             times[calls / 2] * 1e6,
             flops / times[0] / 1e9,
-            if packed { "  packed" } else { "" }
+            if wino {
+                "  winograd"
+            } else if packed {
+                "  packed"
+            } else {
+                ""
+            }
         );
     }
     let pool = lib

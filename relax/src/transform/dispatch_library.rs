@@ -1317,7 +1317,7 @@ pub const WINOGRAD_POINTS: usize = 36;
 /// Winograd): see the table in `jit/src/library/conv2d/winograd.rs`. So: planes of at least
 /// 13×13 (16 tiles, one whole vector) and at least 16 input and output channels.
 pub fn uses_winograd(o: usize, c: usize, oh: usize, ow: usize) -> bool {
-    o >= 16 && c >= 16 && oh >= 13 && ow >= 13
+    o >= 16 && c >= 16 && oh.div_ceil(4) * ow.div_ceil(4) >= 16
 }
 
 /// OIHW 3×3 `float32` weights `w` (`o × c × 3 × 3`) transformed for Winograd F(4×4, 3×3):
