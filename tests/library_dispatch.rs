@@ -574,9 +574,10 @@ fn cases() -> Vec<Case> {
         ),
         // Large enough to run in parallel tiles: a plane split into tiles that cross output
         // rows, a small plane split by output channels, strides with dilation and uneven
-        // padding, every epilogue form (per channel, full residual, other broadcasts).
+        // padding, every epilogue form (per channel, full residual, other broadcasts). (15
+        // input channels: with 16, the 3×3 ones would run as Winograd.)
         conv(
-            [1, 16, 23, 19],
+            [1, 15, 23, 19],
             24,
             [3, 3],
             [1, 1],
@@ -626,7 +627,7 @@ fn cases() -> Vec<Case> {
             &["bias", "res", "relu"],
         ),
         conv(
-            [1, 16, 23, 19],
+            [1, 15, 23, 19],
             24,
             [3, 3],
             [1, 1],
@@ -697,10 +698,34 @@ fn cases() -> Vec<Case> {
             1,
             &["bias", "relu"],
         ),
-        // Tiles wide enough for the fused kernel at a larger inner dimension (216, 192).
+        // 3×3, stride 1, at least 16 input and output channels and 16 output tiles of 4 × 4:
+        // Winograd F(4×4, 3×3), the weights transformed on the call (two images, edge tiles
+        // cropped; the first with padding, the second without).
         conv(
             [1, 24, 64, 64],
             32,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &["bn", "res", "relu"],
+        ),
+        conv(
+            [2, 16, 15, 19],
+            20,
+            [3, 3],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            1,
+            &["bias", "relu"],
+        ),
+        // Tiles wide enough for the fused kernel at a larger inner dimension (216, 192); fewer
+        // than 16 output channels, so not Winograd.
+        conv(
+            [1, 24, 64, 64],
+            12,
             [3, 3],
             [1, 1],
             [1, 1, 1, 1],
@@ -1619,15 +1644,17 @@ enum WeightForm {
     Winograd,
 }
 
-/// Runs each case's kernel with OIHW weights and with the same weights in `form`, on the same
-/// inputs, and compares.
+/// Runs each case's kernel with the weights in `form` and with OIHW `float32` weights, and
+/// compares both with the kernel run in `float64` on the same values (the direct path, the
+/// reference: the packed and Winograd forms are `float32`'s only).
 fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
     use relaxjit::relax::transform::dispatch_library::{
         WINOGRAD_POINTS, pack_conv_weights, winograd_conv_weights,
     };
     let mut lib = vm::Library::new();
     jit::library::add_to(&mut lib);
-    let tensor = |shape: &[i64], seed: u64, positive: bool| {
+    // f32 values, as f32 or (for the reference) as f64 tensors.
+    let tensor = |shape: &[i64], seed: u64, positive: bool, wide: bool| {
         let n = shape.iter().product::<i64>() as usize;
         let v: Vec<f32> = random(n, seed)
             .iter()
@@ -1639,7 +1666,12 @@ fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
                 }
             })
             .collect();
-        Tensor::from_slice(shape, &v).unwrap()
+        if wide {
+            let v: Vec<f64> = v.iter().map(|&x| f64::from(x)).collect();
+            Tensor::from_slice(shape, &v).unwrap()
+        } else {
+            Tensor::from_slice(shape, &v).unwrap()
+        }
     };
     let mut failures = Vec::new();
     for &(x, o, k, stride, pad, dil, name, extra) in cases {
@@ -1653,7 +1685,7 @@ fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
             ext(x[3], pad[1], pad[3], k[1], stride[1], dil[1]),
         ];
         let wshape = [o, x[1], k[0], k[1]];
-        let w = tensor(&wshape, 2, false);
+        let w = tensor(&wshape, 2, false, false);
         let dims = wshape.map(|d| d as usize);
         let wv = w.to_vec::<f32>().unwrap();
         let wp = match form {
@@ -1666,20 +1698,26 @@ fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
                 Tensor::from_slice(&[WINOGRAD_POINTS as i64, o, x[1]], &u).unwrap()
             }
         };
-        let mut rest = Vec::new();
-        for (i, e) in extra.iter().enumerate() {
-            let seed = 10 + 5 * i as u64;
-            match *e {
-                "bn" => {
-                    for (j, positive) in [false, false, false, true].into_iter().enumerate() {
-                        rest.push(Value::Tensor(tensor(&[o], seed + j as u64, positive)));
+        let rest = |wide: bool| {
+            let mut rest = Vec::new();
+            for (i, e) in extra.iter().enumerate() {
+                let seed = 10 + 5 * i as u64;
+                let mut push = |shape: &[i64], seed: u64, positive: bool| {
+                    rest.push(Value::Tensor(tensor(shape, seed, positive, wide)));
+                };
+                match *e {
+                    "bn" => {
+                        for (j, positive) in [false, false, false, true].into_iter().enumerate() {
+                            push(&[o], seed + j as u64, positive);
+                        }
                     }
+                    "chan" => push(&[1, o, 1, 1], seed, false),
+                    "full" => push(&out, seed, false),
+                    _ => push(&[out[3]], seed, false),
                 }
-                "chan" => rest.push(Value::Tensor(tensor(&[1, o, 1, 1], seed, false))),
-                "full" => rest.push(Value::Tensor(tensor(&out, seed, false))),
-                _ => rest.push(Value::Tensor(tensor(&[out[3]], seed, false))),
             }
-        }
+            rest
+        };
         let mut ints: Vec<Value> = stride
             .iter()
             .chain(&pad)
@@ -1691,41 +1729,56 @@ fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
             ints.push(Value::Float(1e-5));
         }
         let f = lib.get_packed(&format!("relaxjit.{name}")).unwrap();
-        let run = |weights: &Tensor| -> Result<Vec<f32>, String> {
-            let y = Tensor::zeros(&out, vm::DataType::F32).unwrap();
+        // The reference runs in f64 (the direct path: the fast paths are f32's) on the same
+        // values.
+        let run = |weights: &Tensor| -> Result<Vec<f64>, String> {
+            let wide = weights.dtype() == vm::DataType::F64;
+            let y = Tensor::zeros(&out, weights.dtype()).unwrap();
             let mut args = vec![
-                Value::Tensor(tensor(&x, 1, false)),
+                Value::Tensor(tensor(&x, 1, false, wide)),
                 Value::Tensor(weights.clone()),
             ];
-            args.extend(rest.iter().cloned());
+            args.extend(rest(wide));
             args.extend(ints.iter().cloned());
             args.push(Value::Tensor(y.clone()));
             f.call(&args).map_err(|e| e.to_string())?;
-            Ok(y.to_vec::<f32>().unwrap())
+            Ok(if wide {
+                y.to_vec::<f64>().unwrap()
+            } else {
+                y.to_vec::<f32>()
+                    .unwrap()
+                    .into_iter()
+                    .map(f64::from)
+                    .collect()
+            })
         };
+        let reference = tensor(&wshape, 2, false, true);
         let label =
             format!("{name} x={x:?} o={o} k={k:?} stride={stride:?} pad={pad:?} dil={dil:?}");
-        match (run(&w), run(&wp)) {
-            (Ok(want), Ok(got)) => {
-                let scale = want.iter().fold(1f32, |m, v| m.max(v.abs()));
-                let bad = got.iter().zip(&want).position(|(g, w)| match form {
-                    WeightForm::Packed => (g - w).abs() > 1e-4 * (1.0 + w.abs()),
-                    WeightForm::Winograd => !((g - w).abs() <= 1e-4 * scale),
-                });
-                if let Some(i) = bad {
-                    failures.push(format!(
-                        "{label}: element {i}: transformed {}, OIHW {}",
-                        got[i], want[i]
-                    ));
-                } else {
-                    println!("ok {label}");
+        // OIHW f32 weights too: 3×3 ones may be transformed for Winograd on the call.
+        for (form_name, weights) in [("transformed", &wp), ("OIHW f32", &w)] {
+            match (run(&reference), run(weights)) {
+                (Ok(want), Ok(got)) => {
+                    let scale = want.iter().fold(1f64, |m, v| m.max(v.abs()));
+                    let bad = got.iter().zip(&want).position(|(g, w)| match form {
+                        WeightForm::Packed => (g - w).abs() > 1e-4 * (1.0 + w.abs()),
+                        WeightForm::Winograd => (g - w).abs() > 1e-4 * scale || g.is_nan(),
+                    });
+                    if let Some(i) = bad {
+                        failures.push(format!(
+                            "{label}: element {i}: {form_name} {}, reference {}",
+                            got[i], want[i]
+                        ));
+                    } else {
+                        println!("ok {label} {form_name}");
+                    }
                 }
+                (a, b) => failures.push(format!(
+                    "{label}: reference {:?}, {form_name} {:?}",
+                    a.err(),
+                    b.err()
+                )),
             }
-            (a, b) => failures.push(format!(
-                "{label}: OIHW {:?}, transformed {:?}",
-                a.err(),
-                b.err()
-            )),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -29,6 +29,7 @@ use super::{
 };
 
 /// The geometry of one convolution, checked against the tensors.
+#[derive(Clone)]
 struct Geometry {
     n: usize,
     c: usize,
@@ -374,12 +375,30 @@ pub(super) fn conv2d<T: Float>(
     out: &mut [T],
     out_shape: &[usize],
 ) -> Result<()> {
+    conv2d_with(x, wt, params, epi, out, out_shape, true)
+}
+
+/// [`conv2d`], transforming OIHW weights for Winograd on the call only if `winograd_oihw`
+/// (tests compare Winograd against the direct path).
+fn conv2d_with<T: Float>(
+    x: &View<T>,
+    wt: &View<T>,
+    params: &[i64],
+    epi: &Epilogue<T>,
+    out: &mut [T],
+    out_shape: &[usize],
+    winograd_oihw: bool,
+) -> Result<()> {
     let g = Geometry::new(&x.shape, &wt.shape, params, out_shape)?;
     if out.is_empty() {
         return Ok(());
     }
     if g.winograd {
         winograd::conv2d(&g, x.data, wt.data, epi, out);
+        return Ok(());
+    }
+    if winograd_oihw && winograd::at_run_time::<T>(&g) {
+        winograd::conv2d_oihw(&g, x.data, wt.data, epi, out);
         return Ok(());
     }
     if g.c / g.groups == 1 {

@@ -1330,31 +1330,54 @@ pub fn winograd_conv_weights(w: &[f32], [o, c]: [usize; 2]) -> Vec<f32> {
     u
 }
 
-/// [`winograd_conv_weights`] into `u` (`36·o·c` elements).
-fn winograd_conv_weights_into(w: &[f32], [o, c]: [usize; 2], u: &mut [f32]) {
-    // Lavin & Gray's G for F(4, 3).
-    const G: [[f64; 3]; 6] = [
-        [1.0 / 4.0, 0.0, 0.0],
-        [-1.0 / 6.0, -1.0 / 6.0, -1.0 / 6.0],
-        [-1.0 / 6.0, 1.0 / 6.0, -1.0 / 6.0],
-        [1.0 / 24.0, 1.0 / 12.0, 1.0 / 6.0],
-        [1.0 / 24.0, -1.0 / 12.0, 1.0 / 6.0],
-        [0.0, 0.0, 1.0],
-    ];
-    let plane = o * c;
-    for (pair, g) in w.chunks_exact(9).take(plane).enumerate() {
-        // G g: 6 × 3.
-        let mut gg = [[0f64; 3]; 6];
-        for (r, row) in gg.iter_mut().enumerate() {
-            for (j, v) in row.iter_mut().enumerate() {
-                *v = (0..3).map(|k| G[r][k] * f64::from(g[3 * k + j])).sum();
+/// [`winograd_conv_weights`] into `u` (`36·o·c` elements). The weights are first regrouped
+/// tap-major (nine runs of `o·c`), so that the transform, Lavin & Gray's `G` for F(4, 3)
+/// written out, runs over contiguous runs and vectorizes: a model's weights are transformed
+/// on every compile, and weights passed as parameters on every call.
+pub fn winograd_conv_weights_into(w: &[f32], [o, c]: [usize; 2], u: &mut [f32]) {
+    const CHUNK: usize = 256;
+    let pairs = o * c;
+    let (w, u) = (&w[..pairs * 9], &mut u[..WINOGRAD_POINTS * pairs]);
+    let mut taps = [[0f32; CHUNK]; 9];
+    for p0 in (0..pairs).step_by(CHUNK) {
+        let len = CHUNK.min(pairs - p0);
+        for (i, g) in w[9 * p0..9 * (p0 + len)].chunks_exact(9).enumerate() {
+            for (k, &v) in g.iter().enumerate() {
+                taps[k][i] = v;
             }
         }
-        // (G g) Gᵀ: 6 × 6.
-        for r in 0..6 {
-            for s in 0..6 {
-                let v: f64 = (0..3).map(|k| gg[r][k] * G[s][k]).sum();
-                u[(6 * r + s) * plane + pair] = v as f32;
+        // `G g` for each of the three columns of `g`, then `(G g) Gᵀ` for each of its six rows,
+        // in f64 and rounded once.
+        let mut gg = [[[0f64; CHUNK]; 3]; 6];
+        for j in 0..3 {
+            let (g0, g1, g2) = (&taps[j], &taps[3 + j], &taps[6 + j]);
+            for i in 0..len {
+                let (a, b, c) = (f64::from(g0[i]), f64::from(g1[i]), f64::from(g2[i]));
+                gg[0][j][i] = a / 4.0;
+                gg[1][j][i] = -(a + b + c) / 6.0;
+                gg[2][j][i] = -(a - b + c) / 6.0;
+                gg[3][j][i] = a / 24.0 + b / 12.0 + c / 6.0;
+                gg[4][j][i] = a / 24.0 - b / 12.0 + c / 6.0;
+                gg[5][j][i] = c;
+            }
+        }
+        for (r, row) in gg.iter().enumerate() {
+            let mut out: [&mut [f32]; 6] = [&mut [], &mut [], &mut [], &mut [], &mut [], &mut []];
+            let mut rest = &mut u[6 * r * pairs..];
+            for slot in &mut out {
+                let (head, tail) = std::mem::take(&mut rest).split_at_mut(pairs);
+                *slot = &mut head[p0..p0 + len];
+                rest = tail;
+            }
+            let [u0, u1, u2, u3, u4, u5] = out;
+            for i in 0..len {
+                let (a, b, c) = (row[0][i], row[1][i], row[2][i]);
+                u0[i] = (a / 4.0) as f32;
+                u1[i] = (-(a + b + c) / 6.0) as f32;
+                u2[i] = (-(a - b + c) / 6.0) as f32;
+                u3[i] = (a / 24.0 + b / 12.0 + c / 6.0) as f32;
+                u4[i] = (a / 24.0 - b / 12.0 + c / 6.0) as f32;
+                u5[i] = c as f32;
             }
         }
     }
