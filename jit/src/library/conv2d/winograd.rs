@@ -658,11 +658,10 @@ mod avx512 {
                 // Bᵀ d, column by column, then (Bᵀ d) B, row by row.
                 let cols: [[__m512; ALPHA]; ALPHA] =
                     std::array::from_fn(|j| bt(std::array::from_fn(|i| d[i][j])));
-                for i in 0..ALPHA {
-                    for (j, x) in bt(std::array::from_fn(|k| cols[k][i]))
-                        .into_iter()
-                        .enumerate()
-                    {
+                let rows: [[__m512; ALPHA]; ALPHA] =
+                    std::array::from_fn(|i| bt(std::array::from_fn(|k| cols[k][i])));
+                for (i, row) in rows.into_iter().enumerate() {
+                    for (j, x) in row.into_iter().enumerate() {
                         // SAFETY: column `16·gi..16·gi + 16` of row `c` of point `6i + j`:
                         // inside `ld` (the caller's contract).
                         unsafe {
