@@ -9,6 +9,9 @@
 //! `--residual`: a full-shape addend after the bias, as a ResNet block's last conv has;
 //! `--no-winograd`: no Winograd-transformed weights where `uses_winograd` would choose them;
 //! `--winograd-all`: Winograd on every 3×3 stride-1 conv, whatever `uses_winograd` says;
+//! `--check`: after the timing, the largest error of the output against the same conv run in
+//! float64 (the direct path), relative to the output's largest magnitude, and the same for the
+//! direct float32 path (packed weights), to weigh Winograd's rounding against it;
 //! `--cold`: 64 MiB written between calls, so that every call starts with its weights and
 //! input out of cache, as inside a model whose weights do not fit the caches).
 
@@ -366,6 +369,64 @@ const CONVS: &[Conv] = &[
     },
 ];
 
+/// The largest error of `a`'s output (its last argument, as `f` wrote it) against `f` run on
+/// the same values in float64 with OIHW weights (`dims`), and of the direct float32 path
+/// (packed weights) against the same, each relative to the largest output magnitude.
+fn errors(f: &vm::PackedFunc, a: &[Value], dims: &[usize; 4]) -> anyhow::Result<(f64, f64)> {
+    let widen = |t: &Tensor| -> anyhow::Result<Tensor> {
+        let v: Vec<f64> = t.to_vec::<f32>()?.into_iter().map(f64::from).collect();
+        Ok(Tensor::from_slice(t.shape(), &v)?)
+    };
+    let Some(Value::Tensor(out)) = a.last() else {
+        anyhow::bail!("no output");
+    };
+    let got: Vec<f64> = out.to_vec::<f32>()?.into_iter().map(f64::from).collect();
+    // The OIHW weights: the example makes them with seed 2 and scale 0.1.
+    let oihw = random_f32(&dims.map(|d| d as i64), 2, 0.1);
+    let run = |weights: Tensor, wide: bool| -> anyhow::Result<Vec<f64>> {
+        let mut args: Vec<Value> = Vec::new();
+        for (i, v) in a.iter().enumerate() {
+            args.push(match v {
+                Value::Tensor(_) if i == 1 => Value::Tensor(weights.clone()),
+                Value::Tensor(t) if i + 1 == a.len() => Value::Tensor(Tensor::zeros(
+                    t.shape(),
+                    if wide {
+                        vm::DataType::F64
+                    } else {
+                        vm::DataType::F32
+                    },
+                )?),
+                Value::Tensor(t) if wide => Value::Tensor(widen(t)?),
+                other => other.clone(),
+            });
+        }
+        f.call(&args)?;
+        let Some(Value::Tensor(y)) = args.last() else {
+            anyhow::bail!("no output");
+        };
+        Ok(if wide {
+            y.to_vec::<f64>()?
+        } else {
+            y.to_vec::<f32>()?.into_iter().map(f64::from).collect()
+        })
+    };
+    let want = run(widen(&oihw)?, true)?;
+    let (data, shape) = dispatch_library::pack_conv_weights(&oihw.to_vec()?, *dims);
+    let direct = run(Tensor::from_slice(&shape.map(|d| d as i64), &data)?, false)?;
+    let scale = want
+        .iter()
+        .fold(0f64, |m, v| m.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
+    let err = |v: &[f64]| {
+        v.iter()
+            .zip(&want)
+            .map(|(g, w)| (g - w).abs())
+            .fold(0f64, f64::max)
+            / scale
+    };
+    Ok((err(&got), err(&direct)))
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let calls: usize = args
@@ -399,6 +460,7 @@ fn main() -> anyhow::Result<()> {
     let mut lib = vm::Library::new();
     jit::library::add_to(&mut lib);
     let residual = args.iter().any(|a| a == "--residual");
+    let check = args.iter().any(|a| a == "--check");
     let f = lib
         .get_packed(if residual {
             "relaxjit.conv2d_add_add_relu"
@@ -462,6 +524,11 @@ fn main() -> anyhow::Result<()> {
         a.extend([s, s, p, p, p, p, 1, 1, 1].map(Value::Int));
         a.push(Value::Tensor(out));
         f.call(&a)?;
+        let errors = if check {
+            Some(errors(&f, &a, &dims)?)
+        } else {
+            None
+        };
         let mut times: Vec<f64> = (0..calls)
             .map(|_| {
                 flush();
@@ -485,6 +552,12 @@ fn main() -> anyhow::Result<()> {
                 ""
             }
         );
+        if let Some((got, direct)) = errors {
+            println!(
+                "{:16} max error / max |out|: {got:.2e} (direct f32: {direct:.2e})",
+                ""
+            );
+        }
     }
     let pool = lib
         .get_packed("relaxjit.max_pool2d")

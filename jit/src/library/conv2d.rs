@@ -1253,7 +1253,7 @@ mod small_k {
     /// then the 128-bit lanes are exchanged between the four groups of four rows.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub(super) fn transpose16(r: [__m512; 16]) -> [__m512; 16] {
+    fn transpose16(r: [__m512; 16]) -> [__m512; 16] {
         // Interleave rows pairwise: t[2i] = (a0 b0 a1 b1 | …), t[2i+1] = (a2 b2 a3 b3 | …).
         let mut t = [_mm512_setzero_ps(); 16];
         for i in 0..8 {

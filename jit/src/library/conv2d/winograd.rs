@@ -20,9 +20,8 @@
 //! digit of the largest magnitudes of a layer (measured on SqueezeNet's and ResNet-50's
 //! layers; see the tests), not bit for bit.
 //!
-//! Measured on one thread (minimum of 20 calls, `RAYON_NUM_THREADS=1 cargo run --release -p
-//! relaxjit-bench --example library -- --calls 20 [--no-winograd] NAME`), µs, direct (packed
-//! channel kernel) → Winograd: see `relax::transform::dispatch_library::uses_winograd`.
+//! Where it runs (and its measurements against the direct kernels): see
+//! `relax::transform::dispatch_library::uses_winograd`.
 
 use std::cell::Cell;
 
@@ -72,17 +71,23 @@ impl Plan {
         let tiles = tiles_y * tiles_x;
         let work = g.n * g.o * tiles * g.c.max(1) * POINTS;
         let parallel = threads > 1 && work >= 1 << 20;
-        let target = if parallel { 4 * threads } else { 1 };
         let by_cache = (BLOCK_ELEMENTS / (POINTS * g.c.max(1))) / LANES * LANES;
-        let by_threads = (g.n * tiles).div_ceil(target).next_multiple_of(LANES);
-        let tb = by_cache
-            .min(by_threads)
+        let cap = by_cache
             .min(tiles.next_multiple_of(LANES))
             .clamp(LANES, MAX_BLOCK);
+        let tb = if parallel {
+            Self::spread(g.n, tiles, cap, threads)
+        } else {
+            cap
+        };
         let blocks = tiles.div_ceil(tb);
+        // Fewer than two blocks per thread: blocks of output channels too.
         let mut o_blocks = 1;
-        if can_share && g.n * blocks < target {
-            o_blocks = target.div_ceil(g.n * blocks).min(g.o.div_ceil(OB)).max(1);
+        if parallel && can_share && g.n * blocks < 2 * threads {
+            o_blocks = (2 * threads)
+                .div_ceil(g.n * blocks)
+                .min(g.o.div_ceil(OB))
+                .max(1);
         }
         let o_per = g.o.div_ceil(o_blocks).max(1);
         let o_blocks = g.o.div_ceil(o_per).max(1);
@@ -96,6 +101,34 @@ impl Plan {
             shared: o_blocks > 1,
             parallel,
         }
+    }
+
+    /// The block size, a multiple of 16 tiles up to `cap`, whose blocks spread best over
+    /// `threads`: the least work on the busiest thread when the blocks of `n` images of
+    /// `tiles` are dealt out largest first, a block's work being its vectors of 16 tiles plus
+    /// one for its fixed costs (the weights streamed, the padded rows copied); the largest
+    /// such size. (196 tiles on two threads: 48, four blocks of 3 vectors and one of 1, rather
+    /// than 32, whose seven blocks leave one thread a block more.)
+    fn spread(n: usize, tiles: usize, cap: usize, threads: usize) -> usize {
+        let mut best = (usize::MAX, LANES);
+        let mut loads = vec![0usize; threads];
+        for tb in (LANES..=cap).step_by(LANES) {
+            let (full, rest) = (tiles / tb, tiles % tb);
+            loads.fill(0);
+            let costs = std::iter::repeat_n(tb / LANES + 1, n * full).chain(std::iter::repeat_n(
+                rest.div_ceil(LANES) + 1,
+                n * usize::from(rest > 0),
+            ));
+            for cost in costs {
+                let least = loads.iter_mut().min().expect("at least one thread");
+                *least += cost;
+            }
+            let busiest = loads.iter().copied().max().unwrap_or(0);
+            if busiest <= best.0 {
+                best = (busiest, tb);
+            }
+        }
+        best.1
     }
 
     /// Where tile `t` of an image starts, in output rows and columns.
@@ -181,10 +214,14 @@ thread_local! {
 fn run<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T], fast: bool) {
     let threads = rayon::current_num_threads();
     let plan = Plan::new(g, threads, fast);
-    // The gather indices of the AVX-512 input transform are i32 offsets into a block's
-    // padded rows.
-    let fast =
-        fast && (plan.rows(0, plan.tb.min(plan.tiles)).1 + M) * plan.wp() < i32::MAX as usize;
+    // The gather indices of the AVX-512 input transform are i32 offsets into the padded rows
+    // of a block of up to `MAX_BLOCK` tiles, which span at most `MAX_BLOCK / tiles_x + 2`
+    // rows of tiles.
+    let reach = (MAX_BLOCK / plan.tiles_x + 2) * M + ALPHA;
+    let fast = fast
+        && reach
+            .checked_mul(plan.wp())
+            .is_some_and(|v| v < i32::MAX as usize);
     let plan = if fast {
         plan
     } else {
@@ -265,7 +302,7 @@ fn run<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T
         #[cfg(target_arch = "x86_64")]
         if fast {
             let mut pad = Vec::new();
-            // SAFETY (all of this block): `fast` means `T` is f32 and the CPU has AVX-512.
+            // Below, `fast` means that `T` is f32 and that the CPU has AVX-512F and VL.
             let (v32, ldv) = if plan.shared {
                 (
                     shared_ref[n * POINTS * g.c * ld_all + t0..].as_ptr(),
@@ -273,11 +310,12 @@ fn run<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T
                 )
             } else {
                 pad = avx512::take_pad();
+                // SAFETY: `T` is f32 (`fast`): the same elements retyped.
                 let image32 = unsafe {
                     std::slice::from_raw_parts(image.as_ptr().cast::<f32>(), image.len())
                 };
-                // SAFETY: `v` holds `36 × C × width` elements, `width` the block's tiles
-                // rounded up to 16.
+                // SAFETY: AVX-512 (`fast`); `v` holds `36 × C × width` elements, `width` the
+                // block's tiles rounded up to 16, this task's own.
                 unsafe {
                     avx512::input_transform(
                         g,
@@ -292,6 +330,7 @@ fn run<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T
                 }
                 (v.as_ptr().cast::<f32>(), width)
             };
+            // SAFETY: `T` is f32 (`fast`): the same epilogue retyped.
             let epi32 = unsafe { &*(epi as *const Epilogue<T>).cast::<Epilogue<f32>>() };
             let m32 = m.as_mut_ptr().cast::<f32>();
             for os in (o0..o1).step_by(OB) {
@@ -517,7 +556,6 @@ mod avx512 {
     use relax::transform::dispatch_library::Activation;
 
     use super::super::super::activate_serial;
-    use super::super::small_k::transpose16;
     use super::{ALPHA, Addend, Epilogue, Geometry, LANES, M, MAX_BLOCK, OB, Plan};
 
     thread_local! {
@@ -772,6 +810,32 @@ mod avx512 {
         }
     }
 
+    /// Four vectors of 16 tiles (lane `q` tile `q`) interleaved: lane `4a + j` of vector `k`
+    /// of the result is lane `4k + a` of `y[j]`.
+    #[inline(always)]
+    fn interleave4(y: &[__m512]) -> [__m512; 4] {
+        // SAFETY: only called from functions compiled with AVX-512F (inlined into them).
+        unsafe {
+            let lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+            let hi =
+                _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+            // Pairs (y0[q], y1[q]) and (y2[q], y3[q]), for q in 0..8 and 8..16.
+            let a_lo = _mm512_castps_pd(_mm512_permutex2var_ps(y[0], lo, y[1]));
+            let a_hi = _mm512_castps_pd(_mm512_permutex2var_ps(y[0], hi, y[1]));
+            let b_lo = _mm512_castps_pd(_mm512_permutex2var_ps(y[2], lo, y[3]));
+            let b_hi = _mm512_castps_pd(_mm512_permutex2var_ps(y[2], hi, y[3]));
+            // Then the pairs of each tile side by side.
+            let first = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
+            let second = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+            [
+                _mm512_castpd_ps(_mm512_permutex2var_pd(a_lo, first, b_lo)),
+                _mm512_castpd_ps(_mm512_permutex2var_pd(a_lo, second, b_lo)),
+                _mm512_castpd_ps(_mm512_permutex2var_pd(a_hi, first, b_hi)),
+                _mm512_castpd_ps(_mm512_permutex2var_pd(a_hi, second, b_hi)),
+            ]
+        }
+    }
+
     /// Lane mask of the first `n` (at most 16) lanes.
     fn mask16(n: usize) -> __mmask16 {
         ((1u32 << n) - 1) as __mmask16
@@ -779,9 +843,12 @@ mod avx512 {
 
     /// [`super::portable_output_transform`] on 16 tiles at a time: the 36 products of a
     /// channel's 16 tiles are transformed as vectors, the per-channel part of the epilogue
-    /// (batch norm, per-channel addends) applied, then the 16 × 16 block transposed so that
-    /// each tile's 4 × 4 outputs are one vector, whose rows are stored (cropped at the edges)
-    /// after the rest of the epilogue (full-shape addends, a preloaded output, a ReLU).
+    /// (batch norm, per-channel addends) applied, then each output row's four columns
+    /// interleaved ([`interleave4`]) so that the 16 tiles' outputs on that row lie in order,
+    /// and stored with masks per row of tiles (cropped at the edges) after the rest of the
+    /// epilogue (full-shape addends, a preloaded output, a ReLU). (Transposing to one vector
+    /// per tile and storing its rows as four 128-bit pieces measured 2–12% slower on
+    /// SqueezeNet's and ResNet-50's layers, one thread.)
     ///
     /// # Safety
     /// The CPU must support AVX-512F and VL; `m` holds `[36][OB][ld]` products of channels
@@ -837,44 +904,68 @@ mod avx512 {
                         }
                     }
                 }
-                let per_tile = transpose16(y);
-                for (q, &tv) in per_tile.iter().enumerate().take(lanes) {
-                    let (y0, x0) = plan.origin(t + q);
-                    let cols = M.min(g.ow - x0);
-                    let mk = mask16(cols) as __mmask8;
-                    let rows: [__m128; 4] = [
-                        _mm512_extractf32x4_ps::<0>(tv),
-                        _mm512_extractf32x4_ps::<1>(tv),
-                        _mm512_extractf32x4_ps::<2>(tv),
-                        _mm512_extractf32x4_ps::<3>(tv),
-                    ];
-                    for (i, mut r) in rows.into_iter().enumerate().take(M.min(g.oh - y0)) {
-                        let off = (o * g.oh + y0 + i) * g.ow + x0;
-                        // SAFETY: `cols` elements of output row `y0 + i` of channel `o` from
-                        // column `x0`, inside the image's output and this call's own; a
-                        // full-shape addend has the output's shape (offset `base + off`).
-                        unsafe {
-                            let dst = out.add(off);
-                            if epi.preloaded {
-                                r = _mm_add_ps(r, _mm_maskz_loadu_ps(mk, dst));
+                // Each output row of the 16 tiles, their 4 columns interleaved: 64 outputs in
+                // 4 vectors, a run of 16 tiles' worth of one output row, stored per row of
+                // tiles that the group touches.
+                let rows: [[__m512; 4]; M] = std::array::from_fn(|i| interleave4(&y[M * i..]));
+                let mut b = 0;
+                while b < lanes {
+                    let (y0, x0) = plan.origin(t + b);
+                    // Lanes `b..e` lie in this row of tiles, from column `x0`.
+                    let e = lanes.min(b + (g.ow.div_ceil(M) - x0 / M));
+                    for (i, row) in rows.iter().enumerate().take(M.min(g.oh - y0)) {
+                        let line = (o * g.oh + y0 + i) * g.ow;
+                        for (k, &v) in row.iter().enumerate() {
+                            let (lo, hi) = ((M * b).max(16 * k), (M * e).min(16 * k + 16));
+                            if lo >= hi {
+                                continue;
                             }
-                            for a in &epi.addends {
-                                if let Addend::Full(data) = *a {
-                                    let at = data.as_ptr().add(base + off);
-                                    r = _mm_add_ps(r, _mm_maskz_loadu_ps(mk, at));
+                            // Vector `k` holds tiles `4k..4k + 4`: its lane 0 would be column
+                            // `x0 + 4·(4k - b)` of this row; lanes past the row's end are
+                            // cropped.
+                            let first = (x0 + 16 * k) as isize - (M * b) as isize;
+                            let limit = (g.ow as isize - first).clamp(0, 16) as usize;
+                            let (lo, hi) = (lo - 16 * k, (hi - 16 * k).min(limit));
+                            if lo >= hi {
+                                continue;
+                            }
+                            let mk = (mask16(hi) & !mask16(lo)) as __mmask16;
+                            let off = line as isize + first;
+                            // SAFETY: the masked lanes are columns `first + lo..first + hi` of
+                            // output row `y0 + i` of channel `o`, inside it and this call's
+                            // own, and the same of a full-shape addend (offset `base + off`);
+                            // masked-off lanes are not accessed (no fault either), so the
+                            // pointers are formed with wrapping arithmetic.
+                            unsafe {
+                                let dst = out.wrapping_offset(off);
+                                let mut r = v;
+                                if epi.preloaded {
+                                    r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(mk, dst));
                                 }
-                            }
-                            if relu {
-                                // `max` returns its second operand for a NaN, as `relu`
-                                // gives 0.
-                                r = _mm_max_ps(r, _mm_setzero_ps());
-                            }
-                            _mm_mask_storeu_ps(dst, mk, r);
-                            if let Some(act) = other_act {
-                                activate_serial(std::slice::from_raw_parts_mut(dst, cols), act);
+                                for a in &epi.addends {
+                                    if let Addend::Full(data) = *a {
+                                        let at = data.as_ptr().wrapping_offset(base as isize + off);
+                                        r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(mk, at));
+                                    }
+                                }
+                                if relu {
+                                    // `max` returns its second operand for a NaN, as `relu`
+                                    // gives 0.
+                                    r = _mm512_max_ps(r, _mm512_setzero_ps());
+                                }
+                                _mm512_mask_storeu_ps(dst, mk, r);
                             }
                         }
+                        if let Some(act) = other_act {
+                            let end = g.ow.min(x0 + M * (e - b));
+                            // SAFETY: columns `x0..end` of this output row, written above.
+                            let run = unsafe {
+                                std::slice::from_raw_parts_mut(out.add(line + x0), end - x0)
+                            };
+                            activate_serial(run, act);
+                        }
                     }
+                    b = e;
                 }
                 t += lanes;
             }
