@@ -12,6 +12,10 @@
 //! `--check`: after the timing, the largest error of the output against the same conv run in
 //! float64 (the direct path), relative to the output's largest magnitude, and the same for the
 //! direct float32 path (packed weights), to weigh Winograd's rounding against it;
+//! `--chain N`: instead of timing, `N` layers of a square conv (as many output as input
+//! channels) with bias and ReLU run one after the other, each with its own random weights
+//! (He-uniform), as Winograd, direct float32 and float64, and the largest error of the last
+//! output of each float32 run against float64, relative to its largest magnitude;
 //! `--cold`: 64 MiB written between calls, so that every call starts with its weights and
 //! input out of cache, as inside a model whose weights do not fit the caches).
 
@@ -427,6 +431,55 @@ fn errors(f: &vm::PackedFunc, a: &[Value], dims: &[usize; 4]) -> anyhow::Result<
     Ok((err(&got), err(&direct)))
 }
 
+/// `layers` convs of `c` (square, 3×3, stride 1, padding `c.pad`) with bias and ReLU, one
+/// after the other, as Winograd, direct float32 (packed weights) and float64: the largest error
+/// of the last output of the first two against the third, relative to its largest magnitude.
+fn chain_errors(f: &vm::PackedFunc, c: &Conv, layers: usize) -> anyhow::Result<(f64, f64)> {
+    let widen = |t: &Tensor| -> anyhow::Result<Tensor> {
+        let v: Vec<f64> = t.to_vec::<f32>()?.into_iter().map(f64::from).collect();
+        Ok(Tensor::from_slice(t.shape(), &v)?)
+    };
+    let dims = [c.o, c.x[1], 3, 3].map(|d| d as usize);
+    let x = random_f32(&c.x, 1, 1.0);
+    let (mut xw, mut xd, mut x64) = (x.clone(), x.clone(), widen(&x)?);
+    let p = c.pad;
+    let call = |x: &Tensor, w: Tensor, b: Tensor| -> anyhow::Result<Tensor> {
+        let out = Tensor::zeros(x.shape(), x.dtype())?;
+        let mut a = vec![Value::Tensor(x.clone()), Value::Tensor(w), Value::Tensor(b)];
+        a.extend([1, 1, p, p, p, p, 1, 1, 1].map(Value::Int));
+        a.push(Value::Tensor(out.clone()));
+        f.call(&a)?;
+        Ok(out)
+    };
+    for l in 0..layers as u64 {
+        let bound = (6.0 / (9 * c.x[1]) as f32).sqrt();
+        let w = random_f32(&[c.o, c.x[1], 3, 3], 100 + l, bound);
+        let b = random_f32(&[1, c.o, 1, 1], 200 + l, 0.1);
+        let wv = w.to_vec::<f32>()?;
+        let u = dispatch_library::winograd_conv_weights(&wv, [dims[0], dims[1]]);
+        let u = Tensor::from_slice(&[dispatch_library::WINOGRAD_POINTS as i64, c.o, c.x[1]], &u)?;
+        let (packed, shape) = dispatch_library::pack_conv_weights(&wv, dims);
+        let packed = Tensor::from_slice(&shape.map(|d| d as i64), &packed)?;
+        xw = call(&xw, u, b.clone())?;
+        xd = call(&xd, packed, b.clone())?;
+        x64 = call(&x64, widen(&w)?, widen(&b)?)?;
+    }
+    let want = x64.to_vec::<f64>()?;
+    let scale = want
+        .iter()
+        .fold(0f64, |m, v| m.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
+    let err = |t: &Tensor| -> anyhow::Result<f64> {
+        Ok(t.to_vec::<f32>()?
+            .into_iter()
+            .zip(&want)
+            .map(|(g, w)| (f64::from(g) - w).abs())
+            .fold(0f64, f64::max)
+            / scale)
+    };
+    Ok((err(&xw)?, err(&xd)?))
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let calls: usize = args
@@ -461,6 +514,12 @@ fn main() -> anyhow::Result<()> {
     jit::library::add_to(&mut lib);
     let residual = args.iter().any(|a| a == "--residual");
     let check = args.iter().any(|a| a == "--check");
+    let chain: Option<usize> = args
+        .iter()
+        .position(|a| a == "--chain")
+        .and_then(|i| args.get(i + 1))
+        .map(|s| s.parse())
+        .transpose()?;
     let f = lib
         .get_packed(if residual {
             "relaxjit.conv2d_add_add_relu"
@@ -478,6 +537,16 @@ fn main() -> anyhow::Result<()> {
     );
     for c in CONVS {
         if filter.is_some_and(|f| !c.name.contains(f.as_str())) {
+            continue;
+        }
+        if let Some(layers) = chain {
+            if c.k == 3 && c.stride == 1 && c.x[1] == c.o {
+                let (wino, direct) = chain_errors(&f, c, layers)?;
+                println!(
+                    "{:16} {layers} layers: max error / max |out|: Winograd {wino:.2e}, direct f32 {direct:.2e}",
+                    c.name
+                );
+            }
             continue;
         }
         let oh = (c.x[2] + 2 * c.pad - c.k) / c.stride + 1;
