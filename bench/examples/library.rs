@@ -541,7 +541,7 @@ fn main() -> anyhow::Result<()> {
         }
         if let Some(layers) = chain {
             if c.k == 3 && c.stride == 1 && c.x[1] == c.o {
-                let (wino, direct) = chain_errors(&f, c, layers)?;
+                let (wino, direct) = chain_errors(f, c, layers)?;
                 println!(
                     "{:16} {layers} layers: max error / max |out|: Winograd {wino:.2e}, direct f32 {direct:.2e}",
                     c.name
@@ -594,7 +594,7 @@ fn main() -> anyhow::Result<()> {
         a.push(Value::Tensor(out));
         f.call(&a)?;
         let errors = if check {
-            Some(errors(&f, &a, &dims)?)
+            Some(errors(f, &a, &dims)?)
         } else {
             None
         };
