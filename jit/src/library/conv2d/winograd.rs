@@ -870,11 +870,14 @@ mod avx512 {
     ) {
         let relu = epi.act == Some(Activation::Relu);
         let other_act = epi.act.filter(|&a| a != Activation::Relu);
-        for o in os.clone() {
-            let mut t = t0;
-            while t < t1 {
-                let lanes = (t1 - t).min(LANES);
-                let col = t - t0;
+        let plane = g.oh * g.ow;
+        // Group by group, then channel by channel: the stores of a group of 16 tiles are the
+        // same for every channel.
+        for gi in 0..(t1 - t0).div_ceil(LANES) {
+            let t = t0 + gi * LANES;
+            let stores = StorePlan::new(g, plan, t, (t1 - t).min(LANES));
+            let col = gi * LANES;
+            for o in os.clone() {
                 // Aᵀ m, column by column, then (Aᵀ m) A, row by row.
                 let cols: [[__m512; M]; ALPHA] = std::array::from_fn(|j| {
                     // SAFETY: point `6i + j`'s row `o - os.start`, columns `col..col + 16`.
@@ -905,70 +908,111 @@ mod avx512 {
                     }
                 }
                 // Each output row of the 16 tiles, their 4 columns interleaved: 64 outputs in
-                // 4 vectors, a run of 16 tiles' worth of one output row, stored per row of
-                // tiles that the group touches.
+                // 4 vectors, a run of 16 tiles' worth of one output row.
                 let rows: [[__m512; 4]; M] = std::array::from_fn(|i| interleave4(&y[M * i..]));
-                let mut b = 0;
-                while b < lanes {
-                    let (y0, x0) = plan.origin(t + b);
-                    // Lanes `b..e` lie in this row of tiles, from column `x0`.
-                    let e = lanes.min(b + (g.ow.div_ceil(M) - x0 / M));
-                    for (i, row) in rows.iter().enumerate().take(M.min(g.oh - y0)) {
-                        let line = (o * g.oh + y0 + i) * g.ow;
-                        for (k, &v) in row.iter().enumerate() {
-                            let (lo, hi) = ((M * b).max(16 * k), (M * e).min(16 * k + 16));
-                            if lo >= hi {
-                                continue;
-                            }
-                            // Vector `k` holds tiles `4k..4k + 4`: its lane 0 would be column
-                            // `x0 + 4·(4k - b)` of this row; lanes past the row's end are
-                            // cropped.
-                            let first = (x0 + 16 * k) as isize - (M * b) as isize;
-                            let limit = (g.ow as isize - first).clamp(0, 16) as usize;
-                            let (lo, hi) = (lo - 16 * k, (hi - 16 * k).min(limit));
-                            if lo >= hi {
-                                continue;
-                            }
-                            let mk = (mask16(hi) & !mask16(lo)) as __mmask16;
-                            let off = line as isize + first;
-                            // SAFETY: the masked lanes are columns `first + lo..first + hi` of
-                            // output row `y0 + i` of channel `o`, inside it and this call's
-                            // own, and the same of a full-shape addend (offset `base + off`);
-                            // masked-off lanes are not accessed (no fault either), so the
-                            // pointers are formed with wrapping arithmetic.
-                            unsafe {
-                                let dst = out.wrapping_offset(off);
-                                let mut r = v;
-                                if epi.preloaded {
-                                    r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(mk, dst));
-                                }
-                                for a in &epi.addends {
-                                    if let Addend::Full(data) = *a {
-                                        let at = data.as_ptr().wrapping_offset(base as isize + off);
-                                        r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(mk, at));
-                                    }
-                                }
-                                if relu {
-                                    // `max` returns its second operand for a NaN, as `relu`
-                                    // gives 0.
-                                    r = _mm512_max_ps(r, _mm512_setzero_ps());
-                                }
-                                _mm512_mask_storeu_ps(dst, mk, r);
+                let channel = (o * plane) as isize;
+                for st in &stores.entries[..stores.len] {
+                    let off = channel + st.off;
+                    // SAFETY: the masked lanes are outputs of channel `o` inside the image's
+                    // output, this call's own, and the same of a full-shape addend (offset
+                    // `base + off`); masked-off lanes are not accessed (no fault either), so
+                    // the pointers are formed with wrapping arithmetic.
+                    unsafe {
+                        let dst = out.wrapping_offset(off);
+                        let mut r = rows[st.row as usize][st.vector as usize];
+                        if epi.preloaded {
+                            r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(st.mask, dst));
+                        }
+                        for a in &epi.addends {
+                            if let Addend::Full(data) = *a {
+                                let at = data.as_ptr().wrapping_offset(base as isize + off);
+                                r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(st.mask, at));
                             }
                         }
+                        if relu {
+                            // `max` returns its second operand for a NaN, as `relu` gives 0.
+                            r = _mm512_max_ps(r, _mm512_setzero_ps());
+                        }
+                        _mm512_mask_storeu_ps(dst, st.mask, r);
                         if let Some(act) = other_act {
-                            let end = g.ow.min(x0 + M * (e - b));
-                            // SAFETY: columns `x0..end` of this output row, written above.
-                            let run = unsafe {
-                                std::slice::from_raw_parts_mut(out.add(line + x0), end - x0)
-                            };
+                            // The masked lanes are a run from its lowest.
+                            let lo = st.mask.trailing_zeros() as usize;
+                            let len = st.mask.count_ones() as usize;
+                            let run = std::slice::from_raw_parts_mut(dst.add(lo), len);
                             activate_serial(run, act);
                         }
                     }
-                    b = e;
                 }
-                t += lanes;
             }
+        }
+    }
+
+    /// One masked store of [`output_transform`]: vector `vector` of output row `row` of a
+    /// group's tiles, at `off` from its channel's first output, of the lanes in `mask`.
+    #[derive(Clone, Copy)]
+    struct Store {
+        off: isize,
+        mask: __mmask16,
+        row: u8,
+        vector: u8,
+    }
+
+    /// The stores of a group of 16 tiles, the same for every output channel: per row of tiles
+    /// the group touches (lanes `b..e`), per output row inside the image, per vector holding
+    /// some of those lanes, the columns inside the image.
+    struct StorePlan {
+        entries: [Store; Self::MAX],
+        len: usize,
+    }
+
+    impl StorePlan {
+        /// At most 4 output rows × (4 vectors + one more per extra row of tiles, at most 15).
+        const MAX: usize = M * (4 + LANES);
+
+        const EMPTY: StorePlan = StorePlan {
+            entries: [Store {
+                off: 0,
+                mask: 0,
+                row: 0,
+                vector: 0,
+            }; Self::MAX],
+            len: 0,
+        };
+
+        fn new(g: &Geometry, plan: &Plan, t: usize, lanes: usize) -> StorePlan {
+            let mut sp = Self::EMPTY;
+            let mut b = 0;
+            while b < lanes {
+                let (y0, x0) = plan.origin(t + b);
+                // Lanes `b..e` lie in this row of tiles, from column `x0`.
+                let e = lanes.min(b + (plan.tiles_x - x0 / M));
+                for i in 0..M.min(g.oh - y0) {
+                    let line = ((y0 + i) * g.ow) as isize;
+                    for k in 0..4 {
+                        let (lo, hi) = ((M * b).max(16 * k), (M * e).min(16 * k + 16));
+                        if lo >= hi {
+                            continue;
+                        }
+                        // Vector `k` holds tiles `4k..4k + 4`: its lane 0 would be column
+                        // `x0 + 4·(4k - b)` of this row; lanes past the row's end are cropped.
+                        let first = (x0 + 16 * k) as isize - (M * b) as isize;
+                        let limit = (g.ow as isize - first).clamp(0, 16) as usize;
+                        let (lo, hi) = (lo - 16 * k, (hi - 16 * k).min(limit));
+                        if lo >= hi {
+                            continue;
+                        }
+                        sp.entries[sp.len] = Store {
+                            off: line + first,
+                            mask: (mask16(hi) & !mask16(lo)) as __mmask16,
+                            row: i as u8,
+                            vector: k as u8,
+                        };
+                        sp.len += 1;
+                    }
+                }
+                b = e;
+            }
+            sp
         }
     }
 }
