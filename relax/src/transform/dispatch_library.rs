@@ -1360,17 +1360,21 @@ pub fn winograd_conv_weights_into(w: &[f32], [o, c]: [usize; 2], u: &mut [f32]) 
             }
         }
         // `G g` for each of the three columns of `g`, then `(G g) Gᵀ` for each of its six rows,
-        // in f64 and rounded once.
+        // in f64 and rounded once; multiplied by the reciprocals (in f64, no different once
+        // rounded to f32), as divisions would not vectorize as well.
+        const SIXTH: f64 = 1.0 / 6.0;
+        const TWELFTH: f64 = 1.0 / 12.0;
+        const TWENTY_FOURTH: f64 = 1.0 / 24.0;
         let mut gg = [[[0f64; CHUNK]; 3]; 6];
         for j in 0..3 {
             let (g0, g1, g2) = (&taps[j], &taps[3 + j], &taps[6 + j]);
             for i in 0..len {
                 let (a, b, c) = (f64::from(g0[i]), f64::from(g1[i]), f64::from(g2[i]));
-                gg[0][j][i] = a / 4.0;
-                gg[1][j][i] = -(a + b + c) / 6.0;
-                gg[2][j][i] = -(a - b + c) / 6.0;
-                gg[3][j][i] = a / 24.0 + b / 12.0 + c / 6.0;
-                gg[4][j][i] = a / 24.0 - b / 12.0 + c / 6.0;
+                gg[0][j][i] = a * 0.25;
+                gg[1][j][i] = -(a + b + c) * SIXTH;
+                gg[2][j][i] = -(a - b + c) * SIXTH;
+                gg[3][j][i] = a * TWENTY_FOURTH + b * TWELFTH + c * SIXTH;
+                gg[4][j][i] = a * TWENTY_FOURTH - b * TWELFTH + c * SIXTH;
                 gg[5][j][i] = c;
             }
         }
@@ -1385,11 +1389,11 @@ pub fn winograd_conv_weights_into(w: &[f32], [o, c]: [usize; 2], u: &mut [f32]) 
             let [u0, u1, u2, u3, u4, u5] = out;
             for i in 0..len {
                 let (a, b, c) = (row[0][i], row[1][i], row[2][i]);
-                u0[i] = (a / 4.0) as f32;
-                u1[i] = (-(a + b + c) / 6.0) as f32;
-                u2[i] = (-(a - b + c) / 6.0) as f32;
-                u3[i] = (a / 24.0 + b / 12.0 + c / 6.0) as f32;
-                u4[i] = (a / 24.0 - b / 12.0 + c / 6.0) as f32;
+                u0[i] = (a * 0.25) as f32;
+                u1[i] = (-(a + b + c) * SIXTH) as f32;
+                u2[i] = (-(a - b + c) * SIXTH) as f32;
+                u3[i] = (a * TWENTY_FOURTH + b * TWELFTH + c * SIXTH) as f32;
+                u4[i] = (a * TWENTY_FOURTH - b * TWELFTH + c * SIXTH) as f32;
                 u5[i] = c as f32;
             }
         }
