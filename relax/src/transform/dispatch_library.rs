@@ -1312,20 +1312,25 @@ pub const WINOGRAD_POINTS: usize = 36;
 /// small planes waste lanes (a 7×7 output is 4 tiles, a quarter of a vector), and few
 /// channels leave the transforms, which cost per channel and tile, too large a share.
 ///
-/// Measured on one thread on a loaded 2-core Zen 4 (`RAYON_NUM_THREADS=1 cargo run --release
+/// Measured on one thread on a shared 2-core Zen 4 (`RAYON_NUM_THREADS=1 cargo run --release
 /// -p relaxjit-bench --example library -- --calls 20 [--no-winograd | --winograd-all] NAME`,
-/// minimum of 20 calls), µs, direct (the packed channel kernel, 103–114 GFLOP/s) → Winograd:
+/// best of three alternating runs of the minimum of 20 calls), µs, direct (the packed channel
+/// kernel, 103–114 GFLOP/s) → Winograd:
 ///
 /// | shape | plane (tiles) | direct | Winograd |
 /// |---|---|---|---|
-/// | 3×3 64→64 (`block3x3`, `rn_3x3_64`) | 56×56 (196) | 2112 | 953 |
-/// | 3×3 128→128 (`rn_3x3_128`) | 28×28 (49) | 2044 | 980 |
-/// | 3×3 256→256 (`rn_3x3_256`) | 14×14 (16) | 2036 | 823 |
-/// | 3×3 512→512 (`rn_3x3_512`) | 7×7 (4) | 2139 | 5103 |
-/// | 3×3 16→64 (`sq_expand3`) | 55×55 (196) | 544 | 410 |
-/// | 3×3 32→128 (`sq_ex3_27`) | 27×27 (49) | 499 | 302 |
-/// | 3×3 48→192 (`sq_ex3_13`) | 13×13 (16) | 262 | 155 |
-/// | 3×3 64→256 (`sq_expand3b`) | 13×13 (16) | 454 | 235 |
+/// | 3×3 64→64 (`block3x3`, `rn_3x3_64`) | 56×56 (196) | 2070 | 879 |
+/// | 3×3 128→128 (`rn_3x3_128`) | 28×28 (49) | 2165 | 1075 |
+/// | 3×3 256→256 (`rn_3x3_256`) | 14×14 (16) | 2030 | 795 |
+/// | 3×3 512→512 (`rn_3x3_512`) | 7×7 (4) | 2067 | 4810 |
+/// | 3×3 16→64 (`sq_expand3`) | 55×55 (196) | 543 | 352 |
+/// | 3×3 32→128 (`sq_ex3_27`) | 27×27 (49) | 502 | 270 |
+/// | 3×3 48→192 (`sq_ex3_13`) | 13×13 (16) | 262 | 137 |
+/// | 3×3 64→256 (`sq_expand3b`) | 13×13 (16) | 453 | 210 |
+///
+/// Inside SqueezeNet on two threads, where the transformed weights (four times the size)
+/// come from memory, each of its eight 3×3 layers still ran 1.3–1.9× faster (`cargo run
+/// --release -p relaxjit-bench --example rows -- --sequence squeezenet`).
 ///
 /// So: at least 16 tiles (a 13×13 output and up) and at least 16 input and output channels
 /// (with 16 input channels the transforms already take a quarter of the time).
