@@ -613,9 +613,10 @@ fn cases() -> Vec<Case> {
         ),
         // Large enough to run in parallel tiles: a plane split into tiles that cross output
         // rows, a small plane split by output channels, strides with dilation and uneven
-        // padding, every epilogue form (per channel, full residual, other broadcasts).
+        // padding, every epilogue form (per channel, full residual, other broadcasts). (15
+        // input channels: with 16, the 3×3 ones would run as Winograd.)
         conv(
-            [1, 16, 23, 19],
+            [1, 15, 23, 19],
             24,
             [3, 3],
             [1, 1],
@@ -665,7 +666,7 @@ fn cases() -> Vec<Case> {
             &["bias", "res", "relu"],
         ),
         conv(
-            [1, 16, 23, 19],
+            [1, 15, 23, 19],
             24,
             [3, 3],
             [1, 1],
@@ -759,10 +760,34 @@ fn cases() -> Vec<Case> {
             4,
             &["bias", "relu"],
         ),
-        // Tiles wide enough for the fused kernel at a larger inner dimension (216, 192).
+        // 3×3, stride 1, at least 16 input and output channels and 16 output tiles of 4 × 4:
+        // Winograd F(4×4, 3×3), the weights transformed on the call (two images, edge tiles
+        // cropped; the first with padding, the second without).
         conv(
             [1, 24, 64, 64],
             32,
+            [3, 3],
+            [1, 1],
+            [1, 1, 1, 1],
+            [1, 1],
+            1,
+            &["bn", "res", "relu"],
+        ),
+        conv(
+            [2, 16, 15, 19],
+            20,
+            [3, 3],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            1,
+            &["bias", "relu"],
+        ),
+        // Tiles wide enough for the fused kernel at a larger inner dimension (216, 192); fewer
+        // than 16 output channels, so not Winograd.
+        conv(
+            [1, 24, 64, 64],
+            12,
             [3, 3],
             [1, 1],
             [1, 1, 1, 1],
@@ -1459,22 +1484,7 @@ fn a_wrong_shape_is_an_error_not_a_crash() {
 /// ReLU), and sizes big enough to be split over the pool.
 #[test]
 fn packed_conv_weights_match_oihw_weights() {
-    use relaxjit::relax::transform::dispatch_library::pack_conv_weights;
-    let mut lib = vm::Library::new();
-    jit::library::add_to(&mut lib);
-    // (input NCHW, output channels, kernel, stride, padding t/l/b/r, dilation, kernel name,
-    // the shapes of its extra tensors after the weights).
-    type PackedCase = (
-        [i64; 4],
-        i64,
-        [i64; 2],
-        [i64; 2],
-        [i64; 4],
-        [i64; 2],
-        &'static str,
-        &'static [&'static str],
-    );
-    let cases: &[PackedCase] = &[
+    let cases: &[WeightsCase] = &[
         (
             [1, 8, 7, 7],
             32,
@@ -1642,7 +1652,137 @@ fn packed_conv_weights_match_oihw_weights() {
             &["bn"],
         ),
     ];
-    let tensor = |shape: &[i64], seed: u64, positive: bool| {
+    compare_weight_forms(cases, WeightForm::Packed);
+}
+
+/// Constant 3×3 `float32` weights of stride-1 convolutions that DispatchLibrary transforms for
+/// Winograd F(4×4, 3×3) (`dispatch_library::winograd_conv_weights`), against the OIHW weights
+/// as in `packed_conv_weights_match_oihw_weights`: odd planes (edge tiles cropped), planes
+/// smaller than a tile, padding 0, 1 and uneven, channel counts that are not multiples of 16,
+/// two images, a plane small enough for blocks of output channels to share the transformed
+/// input, and every epilogue form. Winograd rounds differently from the direct convolution
+/// (the transforms' coefficients, up to 8, amplify the rounding of each product), so the
+/// tolerance is relative to the largest output magnitude (1e-4 of it; measured errors are
+/// below 1e-5 of it), not to each element.
+#[test]
+fn winograd_conv_weights_match_oihw_weights() {
+    let s = [1, 1];
+    let cases: &[WeightsCase] = &[
+        (
+            [1, 16, 13, 13],
+            32,
+            [3, 3],
+            s,
+            [1, 1, 1, 1],
+            s,
+            "conv2d",
+            &[],
+        ),
+        (
+            [1, 5, 5, 7],
+            40,
+            [3, 3],
+            s,
+            [1, 2, 0, 1],
+            s,
+            "conv2d_add_relu",
+            &["chan"],
+        ),
+        (
+            [2, 24, 17, 15],
+            20,
+            [3, 3],
+            s,
+            [1, 1, 1, 1],
+            s,
+            "conv2d_bn_add_relu",
+            &["bn", "full"],
+        ),
+        (
+            [1, 12, 15, 11],
+            64,
+            [3, 3],
+            s,
+            [0, 0, 0, 0],
+            s,
+            "conv2d_add_gelu",
+            &["full"],
+        ),
+        (
+            [1, 9, 12, 12],
+            33,
+            [3, 3],
+            s,
+            [2, 2, 2, 2],
+            s,
+            "conv2d_add",
+            &["row"],
+        ),
+        (
+            [1, 3, 2, 3],
+            17,
+            [3, 3],
+            s,
+            [1, 1, 1, 1],
+            s,
+            "conv2d_bn_relu",
+            &["bn"],
+        ),
+        (
+            [1, 64, 14, 14],
+            96,
+            [3, 3],
+            s,
+            [1, 1, 1, 1],
+            s,
+            "conv2d_add_add",
+            &["chan", "full"],
+        ),
+        (
+            [1, 32, 57, 55],
+            48,
+            [3, 3],
+            s,
+            [1, 1, 1, 1],
+            s,
+            "conv2d_add_relu",
+            &["chan"],
+        ),
+    ];
+    compare_weight_forms(cases, WeightForm::Winograd);
+}
+
+/// (input NCHW, output channels, kernel, stride, padding t/l/b/r, dilation, kernel name, the
+/// shapes of its extra tensors after the weights).
+type WeightsCase = (
+    [i64; 4],
+    i64,
+    [i64; 2],
+    [i64; 2],
+    [i64; 4],
+    [i64; 2],
+    &'static str,
+    &'static [&'static str],
+);
+
+/// A form DispatchLibrary gives constant conv2d weights.
+#[derive(Clone, Copy, PartialEq)]
+enum WeightForm {
+    Packed,
+    Winograd,
+}
+
+/// Runs each case's kernel with the weights in `form` and with OIHW `float32` weights, and
+/// compares both with the kernel run in `float64` on the same values (the direct path, the
+/// reference: the packed and Winograd forms are `float32`'s only).
+fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
+    use relaxjit::relax::transform::dispatch_library::{
+        WINOGRAD_POINTS, pack_conv_weights, winograd_conv_weights,
+    };
+    let mut lib = vm::Library::new();
+    jit::library::add_to(&mut lib);
+    // f32 values, as f32 or (for the reference) as f64 tensors.
+    let tensor = |shape: &[i64], seed: u64, positive: bool, wide: bool| {
         let n = shape.iter().product::<i64>() as usize;
         let v: Vec<f32> = random(n, seed)
             .iter()
@@ -1654,7 +1794,12 @@ fn packed_conv_weights_match_oihw_weights() {
                 }
             })
             .collect();
-        Tensor::from_slice(shape, &v).unwrap()
+        if wide {
+            let v: Vec<f64> = v.iter().map(|&x| f64::from(x)).collect();
+            Tensor::from_slice(shape, &v).unwrap()
+        } else {
+            Tensor::from_slice(shape, &v).unwrap()
+        }
     };
     let mut failures = Vec::new();
     for &(x, o, k, stride, pad, dil, name, extra) in cases {
@@ -1668,24 +1813,39 @@ fn packed_conv_weights_match_oihw_weights() {
             ext(x[3], pad[1], pad[3], k[1], stride[1], dil[1]),
         ];
         let wshape = [o, x[1], k[0], k[1]];
-        let w = tensor(&wshape, 2, false);
+        let w = tensor(&wshape, 2, false, false);
         let dims = wshape.map(|d| d as usize);
-        let (packed, pshape) = pack_conv_weights(&w.to_vec::<f32>().unwrap(), dims);
-        let wp = Tensor::from_slice(&pshape.map(|d| d as i64), &packed).unwrap();
-        let mut rest = Vec::new();
-        for (i, e) in extra.iter().enumerate() {
-            let seed = 10 + 5 * i as u64;
-            match *e {
-                "bn" => {
-                    for (j, positive) in [false, false, false, true].into_iter().enumerate() {
-                        rest.push(Value::Tensor(tensor(&[o], seed + j as u64, positive)));
-                    }
-                }
-                "chan" => rest.push(Value::Tensor(tensor(&[1, o, 1, 1], seed, false))),
-                "full" => rest.push(Value::Tensor(tensor(&out, seed, false))),
-                _ => rest.push(Value::Tensor(tensor(&[out[3]], seed, false))),
+        let wv = w.to_vec::<f32>().unwrap();
+        let wp = match form {
+            WeightForm::Packed => {
+                let (packed, pshape) = pack_conv_weights(&wv, dims);
+                Tensor::from_slice(&pshape.map(|d| d as i64), &packed).unwrap()
             }
-        }
+            WeightForm::Winograd => {
+                let u = winograd_conv_weights(&wv, [dims[0], dims[1]]);
+                Tensor::from_slice(&[WINOGRAD_POINTS as i64, o, x[1]], &u).unwrap()
+            }
+        };
+        let rest = |wide: bool| {
+            let mut rest = Vec::new();
+            for (i, e) in extra.iter().enumerate() {
+                let seed = 10 + 5 * i as u64;
+                let mut push = |shape: &[i64], seed: u64, positive: bool| {
+                    rest.push(Value::Tensor(tensor(shape, seed, positive, wide)));
+                };
+                match *e {
+                    "bn" => {
+                        for (j, positive) in [false, false, false, true].into_iter().enumerate() {
+                            push(&[o], seed + j as u64, positive);
+                        }
+                    }
+                    "chan" => push(&[1, o, 1, 1], seed, false),
+                    "full" => push(&out, seed, false),
+                    _ => push(&[out[3]], seed, false),
+                }
+            }
+            rest
+        };
         let mut ints: Vec<Value> = stride
             .iter()
             .chain(&pad)
@@ -1697,36 +1857,56 @@ fn packed_conv_weights_match_oihw_weights() {
             ints.push(Value::Float(1e-5));
         }
         let f = lib.get_packed(&format!("relaxjit.{name}")).unwrap();
-        let run = |weights: &Tensor| -> Result<Vec<f32>, String> {
-            let y = Tensor::zeros(&out, vm::DataType::F32).unwrap();
+        // The reference runs in f64 (the direct path: the fast paths are f32's) on the same
+        // values.
+        let run = |weights: &Tensor| -> Result<Vec<f64>, String> {
+            let wide = weights.dtype() == vm::DataType::F64;
+            let y = Tensor::zeros(&out, weights.dtype()).unwrap();
             let mut args = vec![
-                Value::Tensor(tensor(&x, 1, false)),
+                Value::Tensor(tensor(&x, 1, false, wide)),
                 Value::Tensor(weights.clone()),
             ];
-            args.extend(rest.iter().cloned());
+            args.extend(rest(wide));
             args.extend(ints.iter().cloned());
             args.push(Value::Tensor(y.clone()));
             f.call(&args).map_err(|e| e.to_string())?;
-            Ok(y.to_vec::<f32>().unwrap())
+            Ok(if wide {
+                y.to_vec::<f64>().unwrap()
+            } else {
+                y.to_vec::<f32>()
+                    .unwrap()
+                    .into_iter()
+                    .map(f64::from)
+                    .collect()
+            })
         };
+        let reference = tensor(&wshape, 2, false, true);
         let label =
             format!("{name} x={x:?} o={o} k={k:?} stride={stride:?} pad={pad:?} dil={dil:?}");
-        match (run(&w), run(&wp)) {
-            (Ok(want), Ok(got)) => {
-                let bad = got
-                    .iter()
-                    .zip(&want)
-                    .position(|(g, w)| (g - w).abs() > 1e-4 * (1.0 + w.abs()));
-                if let Some(i) = bad {
-                    failures.push(format!(
-                        "{label}: element {i}: packed {}, OIHW {}",
-                        got[i], want[i]
-                    ));
-                } else {
-                    println!("ok {label}");
+        // OIHW f32 weights too: 3×3 ones may be transformed for Winograd on the call.
+        for (form_name, weights) in [("transformed", &wp), ("OIHW f32", &w)] {
+            match (run(&reference), run(weights)) {
+                (Ok(want), Ok(got)) => {
+                    let scale = want.iter().fold(1f64, |m, v| m.max(v.abs()));
+                    let bad = got.iter().zip(&want).position(|(g, w)| match form {
+                        WeightForm::Packed => (g - w).abs() > 1e-4 * (1.0 + w.abs()),
+                        WeightForm::Winograd => (g - w).abs() > 1e-4 * scale || g.is_nan(),
+                    });
+                    if let Some(i) = bad {
+                        failures.push(format!(
+                            "{label}: element {i}: {form_name} {}, reference {}",
+                            got[i], want[i]
+                        ));
+                    } else {
+                        println!("ok {label} {form_name}");
+                    }
                 }
+                (a, b) => failures.push(format!(
+                    "{label}: reference {:?}, {form_name} {:?}",
+                    a.err(),
+                    b.err()
+                )),
             }
-            (a, b) => failures.push(format!("{label}: OIHW {:?}, packed {:?}", a.err(), b.err())),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

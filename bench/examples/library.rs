@@ -7,6 +7,15 @@
 //! (`--no-pack`: OIHW weights everywhere, the kernel vectorized along the output positions;
 //! `--pack-all`: packed weights everywhere, the kernel vectorized along the output channels;
 //! `--residual`: a full-shape addend after the bias, as a ResNet block's last conv has;
+//! `--no-winograd`: no Winograd-transformed weights where `uses_winograd` would choose them;
+//! `--winograd-all`: Winograd on every 3×3 stride-1 conv, whatever `uses_winograd` says;
+//! `--check`: after the timing, the largest error of the output against the same conv run in
+//! float64 (the direct path), relative to the output's largest magnitude, and the same for the
+//! direct float32 path (packed weights), to weigh Winograd's rounding against it;
+//! `--chain N`: instead of timing, `N` layers of a square conv (as many output as input
+//! channels) with bias and ReLU run one after the other, each with its own random weights
+//! (He-uniform), as Winograd, direct float32 and float64, and the largest error of the last
+//! output of each float32 run against float64, relative to its largest magnitude;
 //! `--cold`: 64 MiB written between calls, so that every call starts with its weights and
 //! input out of cache, as inside a model whose weights do not fit the caches).
 
@@ -364,6 +373,113 @@ const CONVS: &[Conv] = &[
     },
 ];
 
+/// The largest error of `a`'s output (its last argument, as `f` wrote it) against `f` run on
+/// the same values in float64 with OIHW weights (`dims`), and of the direct float32 path
+/// (packed weights) against the same, each relative to the largest output magnitude.
+fn errors(f: &vm::PackedFunc, a: &[Value], dims: &[usize; 4]) -> anyhow::Result<(f64, f64)> {
+    let widen = |t: &Tensor| -> anyhow::Result<Tensor> {
+        let v: Vec<f64> = t.to_vec::<f32>()?.into_iter().map(f64::from).collect();
+        Ok(Tensor::from_slice(t.shape(), &v)?)
+    };
+    let Some(Value::Tensor(out)) = a.last() else {
+        anyhow::bail!("no output");
+    };
+    let got: Vec<f64> = out.to_vec::<f32>()?.into_iter().map(f64::from).collect();
+    // The OIHW weights: the example makes them with seed 2 and scale 0.1.
+    let oihw = random_f32(&dims.map(|d| d as i64), 2, 0.1);
+    let run = |weights: Tensor, wide: bool| -> anyhow::Result<Vec<f64>> {
+        let mut args: Vec<Value> = Vec::new();
+        for (i, v) in a.iter().enumerate() {
+            args.push(match v {
+                Value::Tensor(_) if i == 1 => Value::Tensor(weights.clone()),
+                Value::Tensor(t) if i + 1 == a.len() => Value::Tensor(Tensor::zeros(
+                    t.shape(),
+                    if wide {
+                        vm::DataType::F64
+                    } else {
+                        vm::DataType::F32
+                    },
+                )?),
+                Value::Tensor(t) if wide => Value::Tensor(widen(t)?),
+                other => other.clone(),
+            });
+        }
+        f.call(&args)?;
+        let Some(Value::Tensor(y)) = args.last() else {
+            anyhow::bail!("no output");
+        };
+        Ok(if wide {
+            y.to_vec::<f64>()?
+        } else {
+            y.to_vec::<f32>()?.into_iter().map(f64::from).collect()
+        })
+    };
+    let want = run(widen(&oihw)?, true)?;
+    let (data, shape) = dispatch_library::pack_conv_weights(&oihw.to_vec()?, *dims);
+    let direct = run(Tensor::from_slice(&shape.map(|d| d as i64), &data)?, false)?;
+    let scale = want
+        .iter()
+        .fold(0f64, |m, v| m.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
+    let err = |v: &[f64]| {
+        v.iter()
+            .zip(&want)
+            .map(|(g, w)| (g - w).abs())
+            .fold(0f64, f64::max)
+            / scale
+    };
+    Ok((err(&got), err(&direct)))
+}
+
+/// `layers` convs of `c` (square, 3×3, stride 1, padding `c.pad`) with bias and ReLU, one
+/// after the other, as Winograd, direct float32 (packed weights) and float64: the largest error
+/// of the last output of the first two against the third, relative to its largest magnitude.
+fn chain_errors(f: &vm::PackedFunc, c: &Conv, layers: usize) -> anyhow::Result<(f64, f64)> {
+    let widen = |t: &Tensor| -> anyhow::Result<Tensor> {
+        let v: Vec<f64> = t.to_vec::<f32>()?.into_iter().map(f64::from).collect();
+        Ok(Tensor::from_slice(t.shape(), &v)?)
+    };
+    let dims = [c.o, c.x[1], 3, 3].map(|d| d as usize);
+    let x = random_f32(&c.x, 1, 1.0);
+    let (mut xw, mut xd, mut x64) = (x.clone(), x.clone(), widen(&x)?);
+    let p = c.pad;
+    let call = |x: &Tensor, w: Tensor, b: Tensor| -> anyhow::Result<Tensor> {
+        let out = Tensor::zeros(x.shape(), x.dtype())?;
+        let mut a = vec![Value::Tensor(x.clone()), Value::Tensor(w), Value::Tensor(b)];
+        a.extend([1, 1, p, p, p, p, 1, 1, 1].map(Value::Int));
+        a.push(Value::Tensor(out.clone()));
+        f.call(&a)?;
+        Ok(out)
+    };
+    for l in 0..layers as u64 {
+        let bound = (6.0 / (9 * c.x[1]) as f32).sqrt();
+        let w = random_f32(&[c.o, c.x[1], 3, 3], 100 + l, bound);
+        let b = random_f32(&[1, c.o, 1, 1], 200 + l, 0.1);
+        let wv = w.to_vec::<f32>()?;
+        let u = dispatch_library::winograd_conv_weights(&wv, [dims[0], dims[1]]);
+        let u = Tensor::from_slice(&[dispatch_library::WINOGRAD_POINTS as i64, c.o, c.x[1]], &u)?;
+        let (packed, shape) = dispatch_library::pack_conv_weights(&wv, dims);
+        let packed = Tensor::from_slice(&shape.map(|d| d as i64), &packed)?;
+        xw = call(&xw, u, b.clone())?;
+        xd = call(&xd, packed, b.clone())?;
+        x64 = call(&x64, widen(&w)?, widen(&b)?)?;
+    }
+    let want = x64.to_vec::<f64>()?;
+    let scale = want
+        .iter()
+        .fold(0f64, |m, v| m.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
+    let err = |t: &Tensor| -> anyhow::Result<f64> {
+        Ok(t.to_vec::<f32>()?
+            .into_iter()
+            .zip(&want)
+            .map(|(g, w)| (f64::from(g) - w).abs())
+            .fold(0f64, f64::max)
+            / scale)
+    };
+    Ok((err(&xw)?, err(&xd)?))
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let calls: usize = args
@@ -377,6 +493,8 @@ fn main() -> anyhow::Result<()> {
     // Every f32 conv of one group packed, whatever `packs_conv_weights` says: to measure the
     // channel-vectorized kernel on the shapes it does not take.
     let pack_all = args.iter().any(|a| a == "--pack-all");
+    let winograd = !args.iter().any(|a| a == "--no-winograd");
+    let winograd_all = args.iter().any(|a| a == "--winograd-all");
     let mut evict = args
         .iter()
         .any(|a| a == "--cold")
@@ -395,6 +513,13 @@ fn main() -> anyhow::Result<()> {
     let mut lib = vm::Library::new();
     jit::library::add_to(&mut lib);
     let residual = args.iter().any(|a| a == "--residual");
+    let check = args.iter().any(|a| a == "--check");
+    let chain: Option<usize> = args
+        .iter()
+        .position(|a| a == "--chain")
+        .and_then(|i| args.get(i + 1))
+        .map(|s| s.parse())
+        .transpose()?;
     let f = lib
         .get_packed(if residual {
             "relaxjit.conv2d_add_add_relu"
@@ -414,6 +539,16 @@ fn main() -> anyhow::Result<()> {
         if filter.is_some_and(|f| !c.name.contains(f.as_str())) {
             continue;
         }
+        if let Some(layers) = chain {
+            if c.k == 3 && c.stride == 1 && c.x[1] == c.o {
+                let (wino, direct) = chain_errors(f, c, layers)?;
+                println!(
+                    "{:16} {layers} layers: max error / max |out|: Winograd {wino:.2e}, direct f32 {direct:.2e}",
+                    c.name
+                );
+            }
+            continue;
+        }
         let oh = (c.x[2] + 2 * c.pad - c.k) / c.stride + 1;
         let ow = (c.x[3] + 2 * c.pad - c.k) / c.stride + 1;
         let out = Tensor::zeros(&[c.x[0], c.o, oh, ow], vm::DataType::F32)?;
@@ -421,8 +556,14 @@ fn main() -> anyhow::Result<()> {
         // packs a constant.
         let dims = [c.o, c.x[1], c.k, c.k].map(|d| d as usize);
         let mut weights = random_f32(&[c.o, c.x[1], c.k, c.k], 2, 0.1);
-        let packed = pack_all
-            || pack
+        let wino = c.k == 3
+            && c.stride == 1
+            && (winograd_all
+                || winograd
+                    && dispatch_library::uses_winograd(dims[0], dims[1], oh as usize, ow as usize));
+        let packed = !wino && pack_all
+            || !wino
+                && pack
                 && dispatch_library::packs_conv_weights(
                     dims[0],
                     dims[1],
@@ -430,7 +571,12 @@ fn main() -> anyhow::Result<()> {
                     [c.stride as usize; 2],
                     (oh * ow) as usize,
                 );
-        if packed {
+        if wino {
+            let data =
+                dispatch_library::winograd_conv_weights(&weights.to_vec()?, [dims[0], dims[1]]);
+            let shape = [dispatch_library::WINOGRAD_POINTS, dims[0], dims[1]];
+            weights = Tensor::from_slice(&shape.map(|d| d as i64), &data)?;
+        } else if packed {
             let (data, shape) = dispatch_library::pack_conv_weights(&weights.to_vec()?, dims);
             weights = Tensor::from_slice(&shape.map(|d| d as i64), &data)?;
         }
@@ -447,6 +593,11 @@ fn main() -> anyhow::Result<()> {
         a.extend([s, s, p, p, p, p, 1, 1, 1].map(Value::Int));
         a.push(Value::Tensor(out));
         f.call(&a)?;
+        let errors = if check {
+            Some(errors(f, &a, &dims)?)
+        } else {
+            None
+        };
         let mut times: Vec<f64> = (0..calls)
             .map(|_| {
                 flush();
@@ -462,8 +613,20 @@ fn main() -> anyhow::Result<()> {
             times[0] * 1e6,
             times[calls / 2] * 1e6,
             flops / times[0] / 1e9,
-            if packed { "  packed" } else { "" }
+            if wino {
+                "  winograd"
+            } else if packed {
+                "  packed"
+            } else {
+                ""
+            }
         );
+        if let Some((got, direct)) = errors {
+            println!(
+                "{:16} max error / max |out|: {got:.2e} (direct f32: {direct:.2e})",
+                ""
+            );
+        }
     }
     let pool = lib
         .get_packed("relaxjit.max_pool2d")

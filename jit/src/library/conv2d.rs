@@ -20,13 +20,16 @@
 use rayon::prelude::*;
 use vm::{Error, Result};
 
-use relax::transform::dispatch_library::{Activation, CONV_PANEL};
+use relax::transform::dispatch_library::{Activation, CONV_PANEL, WINOGRAD_POINTS};
+
+mod winograd;
 
 use super::{
     Float, Mat, PARALLEL_ELEMENTS, SendPtr, View, activate_serial, for_each_chunk, gemm_into,
 };
 
 /// The geometry of one convolution, checked against the tensors.
+#[derive(Clone)]
 struct Geometry {
     n: usize,
     c: usize,
@@ -45,13 +48,28 @@ struct Geometry {
     /// The weights come packed in panels of output channels (`[⌈O/32⌉, C, KH, KW, 32]`,
     /// `relax::transform::dispatch_library::pack_conv_weights`) rather than as OIHW.
     packed: bool,
+    /// The weights come transformed for Winograd F(4×4, 3×3) (`[36, O, C]`,
+    /// `relax::transform::dispatch_library::winograd_conv_weights`) rather than as OIHW: a
+    /// 3×3 kernel, stride 1, dilation 1, one group.
+    winograd: bool,
 }
 
 impl Geometry {
     fn new(x: &[usize], wt: &[usize], p: &[i64], out: &[usize]) -> Result<Geometry> {
         let bad = |what: String| Err(Error::value_error(what));
         let packed = wt.len() == 5;
+        let winograd = wt.len() == 3;
         let wt4 = match *wt {
+            [points, o, c] => {
+                let want_o = out.get(1).copied().unwrap_or(0);
+                let want_c = x.get(1).copied().unwrap_or(0);
+                if points != WINOGRAD_POINTS || o != want_o || c != want_c {
+                    return bad(format!(
+                        "conv2d Winograd-transformed weights of shape {wt:?} for {want_c} input and {want_o} output channels; expected [{WINOGRAD_POINTS}, {want_o}, {want_c}]"
+                    ));
+                }
+                [o, c, 3, 3]
+            }
             [p, cg, kh, kw, lanes] => {
                 let o = out.get(1).copied().unwrap_or(0);
                 if lanes != CONV_PANEL || p != o.div_ceil(CONV_PANEL) {
@@ -65,9 +83,9 @@ impl Geometry {
             [o, cg, kh, kw] => [o, cg, kh, kw],
             _ => [0; 4],
         };
-        let ([n, c, h, w], 4..=5) = (x, wt.len()) else {
+        let ([n, c, h, w], 3..=5) = (x, wt.len()) else {
             return bad(format!(
-                "conv2d of shapes {x:?} and {wt:?}; both must be 4-D (NCHW, OIHW) or the weights 5-D (packed)"
+                "conv2d of shapes {x:?} and {wt:?}; both must be 4-D (NCHW, OIHW) or the weights 5-D (packed) or 3-D (Winograd)"
             ));
         };
         let (n, c, h, w) = (*n, *c, *h, *w);
@@ -99,6 +117,11 @@ impl Geometry {
                 "conv2d packed weights {wt:?} need one group of more than one input channel, got {groups} groups of {c} channels"
             ));
         }
+        if winograd && (stride != [1, 1] || dilation != [1, 1] || groups != 1) {
+            return bad(format!(
+                "conv2d Winograd-transformed weights {wt:?} need stride 1, dilation 1 and one group, got parameters {p:?}"
+            ));
+        }
         let extent = |size: usize, lo: usize, hi: usize, k: usize, s: usize, d: usize| {
             let span = d * (k.max(1) - 1) + 1;
             (size + lo + hi).checked_sub(span).map_or(0, |v| v / s + 1)
@@ -126,6 +149,7 @@ impl Geometry {
             pad,
             dilation,
             packed,
+            winograd,
         })
     }
 
@@ -260,6 +284,15 @@ impl<T: Float> Epilogue<'_, T> {
         }
     }
 
+    /// The whole epilogue on output elements `off..` of channel `o`, which hold the bare
+    /// convolution (plus the output's own values when `preloaded`).
+    fn apply(&self, dst: &mut [T], o: usize, off: usize) {
+        if self.norm.is_none() {
+            self.add(dst, o, off, false);
+        }
+        self.finish(dst, o, off);
+    }
+
     /// The rest of the epilogue on output elements `off..` of channel `o`: the batch norm and
     /// the addends after it, then the activation.
     fn finish(&self, dst: &mut [T], o: usize, off: usize) {
@@ -342,8 +375,30 @@ pub(super) fn conv2d<T: Float>(
     out: &mut [T],
     out_shape: &[usize],
 ) -> Result<()> {
+    conv2d_with(x, wt, params, epi, out, out_shape, true)
+}
+
+/// [`conv2d`], transforming OIHW weights for Winograd on the call only if `winograd_oihw`
+/// (tests compare Winograd against the direct path).
+fn conv2d_with<T: Float>(
+    x: &View<T>,
+    wt: &View<T>,
+    params: &[i64],
+    epi: &Epilogue<T>,
+    out: &mut [T],
+    out_shape: &[usize],
+    winograd_oihw: bool,
+) -> Result<()> {
     let g = Geometry::new(&x.shape, &wt.shape, params, out_shape)?;
     if out.is_empty() {
+        return Ok(());
+    }
+    if g.winograd {
+        winograd::conv2d(&g, x.data, wt.data, epi, out);
+        return Ok(());
+    }
+    if winograd_oihw && winograd::at_run_time::<T>(&g) {
+        winograd::conv2d_oihw(&g, x.data, wt.data, epi, out);
         return Ok(());
     }
     if g.c / g.groups == 1 {
@@ -1445,6 +1500,7 @@ mod tests {
             pad: [pad, pad],
             dilation: [dilation, dilation],
             packed: true,
+            winograd: false,
         }
     }
 

@@ -78,7 +78,9 @@ pub enum LibraryOp {
     /// dilation_h, dilation_w, groups, out)`: NCHW data, OIHW weights, the integers as
     /// `R.prim_value`s. Constant `float32` weights of the convolutions that run faster
     /// vectorized along the output channels come packed instead, as a 5-D tensor (see
-    /// [`pack_conv_weights`]).
+    /// [`pack_conv_weights`]); those of 3×3 convolutions that run faster as Winograd
+    /// F(4×4, 3×3) come transformed, as a 3-D `[36, O, C]` tensor (see
+    /// [`winograd_conv_weights`]).
     Conv2d,
     /// `(x, pool_h, pool_w, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
     /// dilation_h, dilation_w, ceil_mode, count_include_pad, out)`: NCHW max pooling.
@@ -1320,8 +1322,112 @@ fn pack_conv_weights_into(w: &[f32], [o, c, kh, kw]: [usize; 4], packed: &mut [f
     }
 }
 
+/// The points of a Winograd F(4×4, 3×3) tile: each 6 × 6 input tile becomes 36 products.
+pub const WINOGRAD_POINTS: usize = 36;
+
+/// Whether a `float32` 3×3 convolution of one group, stride 1 and dilation 1, with `c` input
+/// and `o` output channels and an `oh × ow` output, runs faster as Winograd F(4×4, 3×3)
+/// (`jit`'s `conv2d::winograd`) than directly. Winograd does a quarter of the multiply-adds
+/// on whole 4 × 4 output tiles, which its batched GEMM vectorizes along 16 tiles at a time:
+/// small planes waste lanes (a 7×7 output is 4 tiles, a quarter of a vector), and few
+/// channels leave the transforms, which cost per channel and tile, too large a share.
+///
+/// Measured on one thread on a shared 2-core Zen 4 (`RAYON_NUM_THREADS=1 cargo run --release
+/// -p relaxjit-bench --example library -- --calls 20 [--no-winograd | --winograd-all] NAME`,
+/// best of three alternating runs of the minimum of 20 calls), µs, direct (the packed channel
+/// kernel, 103–114 GFLOP/s) → Winograd:
+///
+/// | shape | plane (tiles) | direct | Winograd |
+/// |---|---|---|---|
+/// | 3×3 64→64 (`block3x3`, `rn_3x3_64`) | 56×56 (196) | 2068 | 868 |
+/// | 3×3 128→128 (`rn_3x3_128`) | 28×28 (49) | 2040 | 928 |
+/// | 3×3 256→256 (`rn_3x3_256`) | 14×14 (16) | 2026 | 797 |
+/// | 3×3 512→512 (`rn_3x3_512`) | 7×7 (4) | 2041 | 4712 |
+/// | 3×3 16→64 (`sq_expand3`) | 55×55 (196) | 542 | 316 |
+/// | 3×3 32→128 (`sq_ex3_27`) | 27×27 (49) | 500 | 271 |
+/// | 3×3 48→192 (`sq_ex3_13`) | 13×13 (16) | 260 | 129 |
+/// | 3×3 64→256 (`sq_expand3b`) | 13×13 (16) | 452 | 208 |
+///
+/// Inside SqueezeNet on two threads, where the transformed weights (four times the size)
+/// come from memory, each of its eight 3×3 layers still ran 1.3–1.9× faster (`cargo run
+/// --release -p relaxjit-bench --example rows -- --sequence squeezenet`).
+///
+/// So: at least 16 tiles (a 13×13 output and up) and at least 16 input and output channels
+/// (with 16 input channels the transforms already take a quarter of the time).
+pub fn uses_winograd(o: usize, c: usize, oh: usize, ow: usize) -> bool {
+    o >= 16 && c >= 16 && oh.div_ceil(4) * ow.div_ceil(4) >= 16
+}
+
+/// OIHW 3×3 `float32` weights `w` (`o × c × 3 × 3`) transformed for Winograd F(4×4, 3×3):
+/// `U = G g Gᵀ` per (output, input) channel pair, in `f64` and rounded once, laid out
+/// `[36, o, c]` (point-major, so that each of the 36 GEMMs reads an `o × c` row-major
+/// matrix).
+pub fn winograd_conv_weights(w: &[f32], [o, c]: [usize; 2]) -> Vec<f32> {
+    let mut u = vec![0f32; WINOGRAD_POINTS * o * c];
+    winograd_conv_weights_into(w, [o, c], &mut u);
+    u
+}
+
+/// [`winograd_conv_weights`] into `u` (`36·o·c` elements). The weights are first regrouped
+/// tap-major (nine runs of `o·c`), so that the transform, Lavin & Gray's `G` for F(4, 3)
+/// written out, runs over contiguous runs and vectorizes: a model's weights are transformed
+/// on every compile, and weights passed as parameters on every call.
+pub fn winograd_conv_weights_into(w: &[f32], [o, c]: [usize; 2], u: &mut [f32]) {
+    const CHUNK: usize = 256;
+    let pairs = o * c;
+    let (w, u) = (&w[..pairs * 9], &mut u[..WINOGRAD_POINTS * pairs]);
+    let mut taps = [[0f32; CHUNK]; 9];
+    for p0 in (0..pairs).step_by(CHUNK) {
+        let len = CHUNK.min(pairs - p0);
+        for (i, g) in w[9 * p0..9 * (p0 + len)].chunks_exact(9).enumerate() {
+            for (k, &v) in g.iter().enumerate() {
+                taps[k][i] = v;
+            }
+        }
+        // `G g` for each of the three columns of `g`, then `(G g) Gᵀ` for each of its six rows,
+        // in f64 and rounded once; multiplied by the reciprocals (in f64, no different once
+        // rounded to f32), as divisions would not vectorize as well.
+        const SIXTH: f64 = 1.0 / 6.0;
+        const TWELFTH: f64 = 1.0 / 12.0;
+        const TWENTY_FOURTH: f64 = 1.0 / 24.0;
+        let mut gg = [[[0f64; CHUNK]; 3]; 6];
+        for j in 0..3 {
+            let (g0, g1, g2) = (&taps[j], &taps[3 + j], &taps[6 + j]);
+            for i in 0..len {
+                let (a, b, c) = (f64::from(g0[i]), f64::from(g1[i]), f64::from(g2[i]));
+                gg[0][j][i] = a * 0.25;
+                gg[1][j][i] = -(a + b + c) * SIXTH;
+                gg[2][j][i] = -(a - b + c) * SIXTH;
+                gg[3][j][i] = a * TWENTY_FOURTH + b * TWELFTH + c * SIXTH;
+                gg[4][j][i] = a * TWENTY_FOURTH - b * TWELFTH + c * SIXTH;
+                gg[5][j][i] = c;
+            }
+        }
+        for (r, row) in gg.iter().enumerate() {
+            let mut out: [&mut [f32]; 6] = [&mut [], &mut [], &mut [], &mut [], &mut [], &mut []];
+            let mut rest = &mut u[6 * r * pairs..];
+            for slot in &mut out {
+                let (head, tail) = std::mem::take(&mut rest).split_at_mut(pairs);
+                *slot = &mut head[p0..p0 + len];
+                rest = tail;
+            }
+            let [u0, u1, u2, u3, u4, u5] = out;
+            for i in 0..len {
+                let (a, b, c) = (row[0][i], row[1][i], row[2][i]);
+                u0[i] = (a * 0.25) as f32;
+                u1[i] = (-(a + b + c) * SIXTH) as f32;
+                u2[i] = (-(a - b + c) * SIXTH) as f32;
+                u3[i] = (a * TWENTY_FOURTH + b * TWELFTH + c * SIXTH) as f32;
+                u4[i] = (a * TWENTY_FOURTH - b * TWELFTH + c * SIXTH) as f32;
+                u5[i] = c as f32;
+            }
+        }
+    }
+}
+
 /// A conv2d chain whose weights are a constant (inline, or bound earlier in the block) that
-/// [`packs_conv_weights`] chooses, with those weights packed; any other chain unchanged.
+/// [`uses_winograd`] or [`packs_conv_weights`] chooses, with those weights transformed or
+/// packed; any other chain unchanged.
 fn pack_constant_weights(
     mut chain: Chain,
     bindings: &[Binding],
@@ -1362,12 +1468,21 @@ fn pack_constant_weights(
             .and_then(|&v| usize::try_from(v).ok())
             .unwrap_or(0)
     });
-    if w.dtype() != vm::DataType::F32
-        || constant.is_placeholder()
-        || groups != Some(1)
-        || wo != o
-        || !packs_conv_weights(o, c, [kh, kw], stride, oh * ow)
+    if w.dtype() != vm::DataType::F32 || constant.is_placeholder() || groups != Some(1) || wo != o {
+        return chain;
+    }
+    let dilation = [6, 7].map(|i| chain.params.get(i).copied());
+    if [kh, kw] == [3, 3]
+        && stride == [1, 1]
+        && dilation == [Some(1); 2]
+        && uses_winograd(o, c, oh, ow)
     {
+        if let Some(weights) = winograd_constant_weights(constant, [o, c]) {
+            chain.inputs[1] = weights;
+        }
+        return chain;
+    }
+    if !packs_conv_weights(o, c, [kh, kw], stride, oh * ow) {
         return chain;
     }
     let shape_i64 = packed_conv_shape([o, c, kh, kw]).map(|d| d as i64);
@@ -1396,6 +1511,33 @@ fn pack_constant_weights(
         metadata_index: None,
     }));
     chain
+}
+
+/// The Winograd transform of constant 3×3 `float32` conv2d weights (`o × c × 3 × 3`), a 3-D
+/// `[36, o, c]` tensor (see [`winograd_conv_weights`]).
+fn winograd_constant_weights(constant: &Constant, [o, c]: [usize; 2]) -> Option<Expr> {
+    let w = &constant.data;
+    let shape_i64 = [WINOGRAD_POINTS, o, c].map(|d| d as i64);
+    let mut tensor = vm::Tensor::zeros(&shape_i64, vm::DataType::F32).ok()?;
+    let bytes = tensor.bytes_mut().ok()?;
+    // SAFETY: the constant is a float32 tensor of `o·c·3·3` elements (its shape, checked by
+    // the caller), at an address aligned for f32 (every allocation is 64-byte aligned);
+    // constants are never written, so nothing writes these bytes while they are read here.
+    let src = unsafe { std::slice::from_raw_parts(w.as_ptr().cast::<f32>(), w.numel()) };
+    // SAFETY: `bytes` is the new tensor's whole zeroed buffer, uniquely borrowed, 64-byte
+    // aligned, holding `nbytes / 4` f32 elements (all bit patterns are valid f32).
+    let dst = unsafe {
+        std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<f32>(), bytes.len() / 4)
+    };
+    winograd_conv_weights_into(src, [o, c], dst);
+    Some(Expr::new(ExprKind::Constant(Constant {
+        data: tensor,
+        struct_info: StructInfo::tensor(
+            shape_i64.iter().map(|&d| PrimExpr::i64(d)).collect(),
+            DataType::FLOAT32,
+        ),
+        metadata_index: None,
+    })))
 }
 
 /// `R.nn.max_pool2d` / `R.nn.avg_pool2d` of a 4-D NCHW float tensor, with the padding forms
