@@ -9,8 +9,10 @@
 //! dispatch chain without fusion, in every exec mode the engine accepts) and timed by
 //! `support::timing::sample`: batches of calls, reported as the median time per call and the
 //! interquartile spread of the batches. With `--peers`, `bench/peers.py --serve` runs the same
-//! workload on onnxruntime and numpy right after relaxjit's, in the same run, so the ratio of
-//! a row compares figures taken under the same load of a shared machine.
+//! workload on onnxruntime and numpy in the same run, alternating with relaxjit's in `--rounds`
+//! rounds (3 by default) that split the budget: on a shared machine whose speed drifts within
+//! seconds (a neighbour's memory traffic moved one SqueezeNet row from 3.3 to 6.6 ms between
+//! runs), the ratio of a row then compares samples taken under the same load.
 //!
 //! `--save-baseline NAME` writes the run to `bench/baselines/NAME.json`; `--baseline NAME`
 //! compares against it and exits with status 1 if a row got slower by more than its noise
@@ -29,11 +31,13 @@ use serde_json::{Value as Json, json};
 use support::timing::{self, Plan, Summary, format_seconds};
 
 const USAGE: &str = "usage: cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE]
-                        [--save-baseline NAME] [--baseline NAME] [--budget SECONDS] [--list]
+                        [--save-baseline NAME] [--baseline NAME] [--budget SECONDS]
+                        [--rounds N] [--list]
 rows: the suite's rows (all by default; --list names them)
 --peers: also time onnxruntime and numpy on the same workloads (through PATH, default python3;
          needs `pip install numpy onnx onnxruntime`)
---budget: seconds of timed samples per row and peer (default 2)";
+--budget: seconds of timed samples per row and peer (default 2)
+--rounds: with --peers, relaxjit's and the peers' samples alternate in N rounds (default 3)";
 
 /// The smallest regression threshold, relative to the baseline's median: between two runs on
 /// a shared machine, medians move by this much with nothing changed.
@@ -50,6 +54,7 @@ struct Options {
     save_baseline: Option<String>,
     baseline: Option<String>,
     budget: Duration,
+    rounds: usize,
     list: bool,
 }
 
@@ -62,6 +67,7 @@ fn parse(args: &[String]) -> Result<Options> {
         save_baseline: None,
         baseline: None,
         budget: Duration::from_secs(2),
+        rounds: 3,
         list: false,
     };
     let mut it = args.iter();
@@ -87,6 +93,14 @@ fn parse(args: &[String]) -> Result<Options> {
                         format!("--budget: `{v}` is not a number of seconds in (0, 600]")
                     })?;
                 o.budget = Duration::from_secs_f64(s);
+            }
+            "--rounds" => {
+                let v = value("--rounds")?;
+                o.rounds = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=20).contains(n))
+                    .with_context(|| format!("--rounds: `{v}` is not a number in 1..=20"))?;
             }
             "--list" => o.list = true,
             "-h" | "--help" => bail!("{USAGE}"),
@@ -277,8 +291,16 @@ fn configs(entry: &Entry) -> Vec<(String, Config)> {
         .collect()
 }
 
-/// Compiles and times `entry` in `config`.
-fn measure(entry: &Entry, key: &str, config: &Config, plan: &Plan) -> Result<Line> {
+/// A row compiled and linked, ready to time.
+struct Ready<'a> {
+    entry: &'a Entry,
+    compiled: relaxjit::CompiledModule,
+    vm: relaxjit::vm::VirtualMachine,
+}
+
+/// Compiles `entry` in `config`: its line (with the compile time, or why it is skipped) and,
+/// unless skipped, the module to time.
+fn compile<'a>(entry: &'a Entry, key: &str, config: &Config) -> Result<(Line, Option<Ready<'a>>)> {
     let w = &entry.workload;
     let mut line = Line {
         key: key.to_string(),
@@ -298,12 +320,27 @@ fn measure(entry: &Entry, key: &str, config: &Config, plan: &Plan) -> Result<Lin
         Ok(c) => c,
         Err(relaxjit::Error::Unsupported(why)) => {
             line.skipped = Some(why);
-            return Ok(line);
+            return Ok((line, None));
         }
         Err(e) => return Err(e).with_context(|| format!("{key}: compiling")),
     };
     line.compile = Some(t.elapsed());
     let vm = compiled.vm()?;
+    Ok((
+        line,
+        Some(Ready {
+            entry,
+            compiled,
+            vm,
+        }),
+    ))
+}
+
+/// Times one round of `ready`'s calls into `line`: its samples join the earlier rounds', the
+/// first call is the first round's.
+fn time_round(line: &mut Line, ready: &Ready, plan: &Plan) -> Result<()> {
+    let w = &ready.entry.workload;
+    let key = line.key.clone();
     let progress = |done: usize, of: usize| {
         if std::io::stderr().is_terminal() {
             eprint!("\r{key}: sample {done}/{of} ");
@@ -312,16 +349,34 @@ fn measure(entry: &Entry, key: &str, config: &Config, plan: &Plan) -> Result<Lin
     };
     let m = timing::sample(
         plan,
-        || compiled.invoke(&vm, &w.func, &w.args).map(drop),
+        || ready.compiled.invoke(&ready.vm, &w.func, &w.args).map(drop),
         progress,
     )
-    .with_context(|| format!("{key}: calling {}", w.func))?;
+    .with_context(|| format!("{}: calling {}", line.key, w.func))?;
     clear_progress();
-    line.first_call = Some(m.first_call);
-    line.summary = Summary::of(&m.samples);
-    line.samples = m.samples;
-    line.calls_per_sample = m.calls_per_sample;
-    Ok(line)
+    line.first_call.get_or_insert(m.first_call);
+    line.samples.extend(m.samples);
+    line.calls_per_sample = line.calls_per_sample.max(m.calls_per_sample);
+    line.summary = Summary::of(&line.samples);
+    Ok(())
+}
+
+/// Adds one round's peer answer (`{PEER: {"samples": [...]} | {"skipped": why}}`) to the
+/// earlier rounds' in `into`.
+fn merge_peer_samples(into: &mut Json, answer: &Json) {
+    let Some(answer) = answer.as_object() else {
+        return;
+    };
+    if !into.is_object() {
+        *into = json!({});
+    }
+    for (peer, v) in answer {
+        let slot = &mut into[peer.as_str()];
+        match (slot["samples"].as_array_mut(), v["samples"].as_array()) {
+            (Some(have), Some(more)) => have.extend(more.iter().cloned()),
+            _ => *slot = v.clone(),
+        }
+    }
 }
 
 /// Erases the progress line (on a terminal; elsewhere there is none).
@@ -543,46 +598,64 @@ pub fn run(args: &[String]) -> Result<bool> {
     let start = Instant::now();
     print_header();
     let mut lines = Vec::new();
+    // Without peers there is nothing to alternate with.
+    let rounds = if peers.is_some() { o.rounds } else { 1 };
+    let round_plan = Plan {
+        budget: o.budget / rounds as u32,
+        ..plan
+    };
     for name in names {
-        let mut row_lines = Vec::new();
-        match workloads::row(name)? {
+        let row = workloads::row(name)?;
+        let mut rows: Vec<(Line, Option<Ready>)> = Vec::new();
+        match &row {
             Row::Ready(w) => {
-                for (key, config) in configs(&w) {
-                    row_lines.push(measure(&w, &key, &config, &plan)?);
+                for (key, config) in configs(w) {
+                    rows.push(compile(w, &key, &config)?);
                 }
             }
-            Row::Skipped(why) => row_lines.push(Line {
-                key: name.to_string(),
-                flops: 0.0,
-                ops: 0,
-                skipped: Some(why),
-                compile: None,
-                first_call: None,
-                summary: None,
-                samples: Vec::new(),
-                calls_per_sample: 0,
-                peers: Json::Null,
-            }),
+            Row::Skipped(why) => rows.push((
+                Line {
+                    key: name.to_string(),
+                    flops: 0.0,
+                    ops: 0,
+                    skipped: Some(why.clone()),
+                    compile: None,
+                    first_call: None,
+                    summary: None,
+                    samples: Vec::new(),
+                    calls_per_sample: 0,
+                    peers: Json::Null,
+                },
+                None,
+            )),
         }
-        if let Some(p) = &mut peers {
+        for _ in 0..rounds {
+            for (line, ready) in &mut rows {
+                if let Some(ready) = ready {
+                    time_round(line, ready, &round_plan)?;
+                }
+            }
+            let Some(p) = &mut peers else { continue };
             if std::io::stderr().is_terminal() {
                 eprint!("\r{name}: peers… ");
             }
-            let answer = p.measure(name, o.budget);
+            let answer = p.measure(name, round_plan.budget);
             clear_progress();
             match answer {
                 Ok(answer) => {
-                    for line in &mut row_lines {
-                        line.peers = answer.clone();
+                    for (line, _) in &mut rows {
+                        merge_peer_samples(&mut line.peers, &answer);
                     }
                 }
                 // The peers are context: losing them ends their columns, not the run.
                 Err(e) => {
                     eprintln!("peers stopped: {e:#}");
                     peers = None;
+                    break;
                 }
             }
         }
+        let row_lines: Vec<Line> = rows.into_iter().map(|(line, _)| line).collect();
         for line in &row_lines {
             print_line(line);
         }
