@@ -207,6 +207,22 @@ struct Line {
 }
 
 impl Line {
+    /// The line of `key`, with nothing measured yet.
+    fn new(key: &str) -> Line {
+        Line {
+            key: key.to_string(),
+            flops: 0.0,
+            ops: 0,
+            skipped: None,
+            compile: None,
+            first_call: None,
+            summary: None,
+            samples: Vec::new(),
+            calls_per_sample: 0,
+            peers: Json::Null,
+        }
+    }
+
     fn peer(&self, name: &str) -> Option<Summary> {
         let samples: Vec<f64> = self.peers[name]["samples"]
             .as_array()?
@@ -303,17 +319,10 @@ struct Ready<'a> {
 fn compile<'a>(entry: &'a Entry, key: &str, config: &Config) -> Result<(Line, Option<Ready<'a>>)> {
     let w = &entry.workload;
     let mut line = Line {
-        key: key.to_string(),
         // The chain's `flops` counts its adds; it reads as time per operation instead.
         flops: if entry.ops > 0 { 0.0 } else { w.flops },
         ops: entry.ops,
-        skipped: None,
-        compile: None,
-        first_call: None,
-        summary: None,
-        samples: Vec::new(),
-        calls_per_sample: 0,
-        peers: Json::Null,
+        ..Line::new(key)
     };
     let t = Instant::now();
     let compiled = match entry.compile(config) {
@@ -615,16 +624,8 @@ pub fn run(args: &[String]) -> Result<bool> {
             }
             Row::Skipped(why) => rows.push((
                 Line {
-                    key: name.to_string(),
-                    flops: 0.0,
-                    ops: 0,
                     skipped: Some(why.clone()),
-                    compile: None,
-                    first_call: None,
-                    summary: None,
-                    samples: Vec::new(),
-                    calls_per_sample: 0,
-                    peers: Json::Null,
+                    ..Line::new(name)
                 },
                 None,
             )),
