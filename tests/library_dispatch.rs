@@ -285,14 +285,19 @@ fn concat(a: &[i64], b: &[i64], axis: i64) -> Case {
 
 /// `y = R.concat((t0, t1, ...), axis)`.
 fn concat_n(shapes: &[&[i64]], axis: i64) -> Case {
+    concat_typed(shapes, axis, "float32")
+}
+
+/// [`concat_n`] of tensors of `dtype` (the library copies any dtype's elements as bytes).
+fn concat_typed(shapes: &[&[i64]], axis: i64, dtype: &'static str) -> Case {
     let nd = shapes[0].len() as i64;
     let ax = if axis < 0 { axis + nd } else { axis } as usize;
     let mut out = shapes[0].to_vec();
     out[ax] = shapes.iter().map(|s| s[ax]).sum();
     let names = ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"];
     Case {
-        name: format!("concat {shapes:?} axis={axis}"),
-        dtype: "float32",
+        name: format!("concat {shapes:?} axis={axis} {dtype}"),
+        dtype,
         params: shapes
             .iter()
             .zip(names)
@@ -968,6 +973,9 @@ fn cases() -> Vec<Case> {
             1,
         ),
         concat_n(&[&[3, 1], &[3, 2], &[3, 3]], -1),
+        // Integer elements (ONNX shape arithmetic concatenates int64 vectors).
+        concat_typed(&[&[2, 3], &[2, 1], &[2, 4]], 1, "int32"),
+        concat_typed(&[&[3], &[1], &[2]], 0, "int64"),
     ]);
     for ln in [false, true] {
         c.extend([
@@ -1335,11 +1343,20 @@ fn input(shape: &[Dim], seed: u64, dtype: &str) -> Value {
     let dims: Vec<i64> = shape.iter().map(|d| d.1).collect();
     let n: i64 = dims.iter().product();
     let v = random(n as usize, seed);
-    let t = if dtype == "float32" {
-        let v: Vec<f32> = v.iter().map(|&x| x as f32).collect();
-        Tensor::from_slice(&dims, &v).unwrap()
-    } else {
-        Tensor::from_slice(&dims, &v).unwrap()
+    let t = match dtype {
+        "float32" => {
+            let v: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+            Tensor::from_slice(&dims, &v).unwrap()
+        }
+        "int32" => {
+            let v: Vec<i32> = v.iter().map(|&x| (x * 1000.0) as i32).collect();
+            Tensor::from_slice(&dims, &v).unwrap()
+        }
+        "int64" => {
+            let v: Vec<i64> = v.iter().map(|&x| (x * 1000.0) as i64).collect();
+            Tensor::from_slice(&dims, &v).unwrap()
+        }
+        _ => Tensor::from_slice(&dims, &v).unwrap(),
     };
     Value::Tensor(t)
 }

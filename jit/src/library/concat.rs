@@ -1,13 +1,58 @@
-//! `relaxjit.concat`: any number of tensors (two or more) joined along one axis. The output is a
-//! sequence of contiguous runs (for each index over the leading axes, one run of each input),
-//! copied in pieces spread over the pool when the tensor is large.
+//! `relaxjit.concat`: any number of tensors (two or more) of one dtype joined along one axis.
+//! The output is a sequence of contiguous runs (for each index over the leading axes, one run
+//! of each input), copied in pieces spread over the pool when the tensor is large. Elements
+//! are copied as bytes, so every dtype takes the same path.
 
 use rayon::prelude::*;
-use vm::{Error, Result};
+use vm::{Error, Result, Tensor};
 
-use super::{Float, PARALLEL_ELEMENTS, SendPtr, View};
+use super::{PARALLEL_ELEMENTS, SendPtr, View};
 
-pub(super) fn concat<T: Float>(
+/// Concatenates `inputs` along axis `params[0]` into `out` (which overlaps none of them), as
+/// bytes: each tensor is seen as its shape with one more, innermost axis of its element's
+/// bytes.
+pub(super) fn concat_tensors(inputs: &[&Tensor], params: &[i64], out: &Tensor) -> Result<()> {
+    let dt = out.dtype();
+    let rank = out.shape().len();
+    if !matches!(params, [a] if usize::try_from(*a).is_ok_and(|a| a < rank)) {
+        return Err(Error::value_error(format!(
+            "concat axis {params:?} for tensors of rank {rank}"
+        )));
+    }
+    let bytes = dt.bytes();
+    let as_bytes = |t: &Tensor, i: usize| -> Result<(Vec<usize>, usize)> {
+        if t.dtype() != dt {
+            return Err(Error::type_error(format!(
+                "argument {i} has dtype {}, the output {dt}",
+                t.dtype()
+            )));
+        }
+        if !t.device().is_cpu() {
+            return Err(Error::value_error(format!(
+                "argument {i} is on {}, library kernels run on the CPU",
+                t.device()
+            )));
+        }
+        let mut shape: Vec<usize> = t.shape().iter().map(|&d| d as usize).collect();
+        shape.push(bytes);
+        Ok((shape, t.nbytes()))
+    };
+    let mut views = Vec::with_capacity(inputs.len());
+    for (i, t) in inputs.iter().enumerate() {
+        let (shape, len) = as_bytes(t, i)?;
+        // SAFETY: a tensor's storage holds `nbytes` bytes from its data pointer; every byte
+        // pattern is a valid `u8`; nothing writes an input while a kernel reads it.
+        let data = unsafe { std::slice::from_raw_parts(t.as_ptr(), len) };
+        views.push(View { data, shape });
+    }
+    let (out_shape, len) = as_bytes(out, inputs.len())?;
+    // SAFETY: as above for the output, which the caller checked overlaps no input and holds
+    // no other reference to while the kernel runs (destination-passing style).
+    let out_data = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr(), len) };
+    concat(&views, params, out_data, &out_shape)
+}
+
+fn concat<T: Copy + Send + Sync>(
     inputs: &[View<T>],
     params: &[i64],
     out: &mut [T],

@@ -384,10 +384,12 @@ pub fn verify(module: &IRModule) -> Result<()> {
                 ));
             }
             let out = call.ty_args.first();
+            // Concat copies elements of any dtype; the others compute in float.
             let float = out
                 .and_then(StructInfo::tensor_dtype)
                 .is_some_and(|d| d == DataType::FLOAT32 || d == DataType::FLOAT64);
-            if !float || out.and_then(StructInfo::tensor_shape).is_none() {
+            let typed = float || k.op == LibraryOp::Concat;
+            if !typed || out.and_then(StructInfo::tensor_shape).is_none() {
                 problems.push(format!(
                     "{at}: `{name}` needs a float output of known shape"
                 ));
@@ -1689,8 +1691,16 @@ fn concat_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
         return None;
     }
     let sis: Vec<&StructInfo> = fields.iter().map(operand_si).collect::<Option<_>>()?;
-    float_dtype(&sis, var.struct_info())?;
-    let nd = var.struct_info().ndim()?;
+    // A copy of whole elements: any dtype of whole bytes (and bool, a byte per element), the
+    // same for every input and the output.
+    let out = var.struct_info();
+    let dt = out.tensor_dtype()?;
+    out.tensor_shape()?;
+    let whole_bytes = dt.lanes == 1 && (dt.bits % 8 == 0 || dt.is_bool()) && !dt.is_handle();
+    if !whole_bytes || !sis.iter().all(|si| si.tensor_dtype() == Some(dt)) {
+        return None;
+    }
+    let nd = out.ndim()?;
     let axis = match call.attrs.get("axis") {
         None | Some(AttrValue::None) => 0,
         Some(v) => v.as_int()?,
