@@ -910,6 +910,7 @@ mod small_k {
 
     use relax::transform::dispatch_library::{Activation, CONV_PANEL};
 
+    use super::super::first_lanes;
     use super::{Addend, Epilogue};
 
     /// Whether it beats the GEMM for this inner dimension, tile width and number of output
@@ -961,7 +962,10 @@ mod small_k {
         // Column panels outside, blocks of channels inside: the panel stays in L1.
         for j in (0..n).step_by(NR) {
             let cols = (n - j).min(NR);
-            let masks = [mask(cols.min(16)), mask(cols.saturating_sub(16))];
+            let masks = [
+                first_lanes(cols.min(16)),
+                first_lanes(cols.saturating_sub(16)),
+            ];
             for i in (0..m).step_by(MR) {
                 // SAFETY: rows `i..` of `a` and `c`, columns `j..j + cols` of `b` and `c`:
                 // inside the caller's bounds; the masks keep every access below `n`.
@@ -1039,7 +1043,10 @@ mod small_k {
         let k = src.taps.len();
         for j in (0..m).step_by(CONV_PANEL) {
             let chans = (m - j).min(CONV_PANEL);
-            let masks = [mask(chans.min(16)), mask(chans.saturating_sub(16))];
+            let masks = [
+                first_lanes(chans.min(16)),
+                first_lanes(chans.saturating_sub(16)),
+            ];
             // Tiles of up to 12 positions that lie `col_step` apart in the image; none crosses
             // a row of the output unless the image's rows follow each other that way too (a
             // 1×1 unstrided, unpadded convolution).
@@ -1184,7 +1191,7 @@ mod small_k {
         acc: [[__m512; 2]; R],
     ) {
         let relu = epi.act == Some(Activation::Relu);
-        let positions = mask(R);
+        let positions = first_lanes(R);
         // A bias and perhaps a ReLU (SqueezeNet's every conv) take a loop of their own, as in
         // `tile`: A ReLU's `max(v, 0)` (which returns its second operand for a NaN, as `relu`
         // gives 0), or `v` itself through an empty mask.
@@ -1309,10 +1316,6 @@ mod small_k {
                 e += 16;
             }
         }
-    }
-
-    fn mask(lanes: usize) -> __mmask16 {
-        ((1u32 << lanes) - 1) as __mmask16
     }
 
     /// One register tile's operands: `R` rows from `a` and `c`, up to 32 columns (`masks`).

@@ -326,7 +326,7 @@ unsafe fn gemv_rows_avx512(
         }
         while j < width {
             let lanes = (width - j).min(16);
-            let mask: __mmask16 = (((1u32 << lanes) - 1) & 0xffff) as u16;
+            let mask: __mmask16 = super::first_lanes(lanes);
             let mut acc = if read_dst {
                 _mm512_maskz_loadu_ps(mask, out.add(j))
             } else {

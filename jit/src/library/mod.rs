@@ -357,6 +357,13 @@ fn for_each_chunk<T: Send>(
     }
 }
 
+/// The mask of the first `n` (at most 16) lanes of a 16-lane vector: AVX-512's `__mmask16`
+/// for a partial vector of f32.
+fn first_lanes(n: usize) -> u16 {
+    debug_assert!(n <= 16);
+    ((1u32 << n) - 1) as u16
+}
+
 /// Applies `act` to every element of `out` on the calling thread. The crate is built for the
 /// baseline x86-64 (128-bit vectors); on a CPU with AVX-512 the same loop runs compiled for
 /// it (no FMA contraction either way, so the results are the same).

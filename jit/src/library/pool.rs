@@ -446,7 +446,7 @@ mod stride2 {
                         acc = fold(acc, v);
                     }
                 }
-                let mask = ((1u32 << n) - 1) as u16;
+                let mask = crate::library::first_lanes(n);
                 // SAFETY: the mask writes lanes `0..n`, columns `c0..c0 + n` of the row.
                 unsafe { _mm512_mask_storeu_ps(row.as_mut_ptr().add(c0), mask, acc) };
             }

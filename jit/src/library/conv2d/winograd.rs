@@ -557,7 +557,7 @@ mod avx512 {
 
     use relax::transform::dispatch_library::Activation;
 
-    use super::super::super::activate_serial;
+    use super::super::super::{activate_serial, first_lanes};
     use super::{ALPHA, Addend, Epilogue, Geometry, LANES, M, MAX_BLOCK, OB, Plan};
 
     thread_local! {
@@ -838,11 +838,6 @@ mod avx512 {
         }
     }
 
-    /// Lane mask of the first `n` (at most 16) lanes.
-    fn mask16(n: usize) -> __mmask16 {
-        ((1u32 << n) - 1) as __mmask16
-    }
-
     /// [`super::portable_output_transform`] on 16 tiles at a time: the 36 products of a
     /// channel's 16 tiles are transformed as vectors, the per-channel part of the epilogue
     /// (batch norm, per-channel addends) applied, then each output row's four columns
@@ -1005,7 +1000,7 @@ mod avx512 {
                         }
                         sp.entries[sp.len] = Store {
                             off: line + first,
-                            mask: (mask16(hi) & !mask16(lo)) as __mmask16,
+                            mask: first_lanes(hi) & !first_lanes(lo),
                             row: i as u8,
                             vector: k as u8,
                         };
