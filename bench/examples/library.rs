@@ -17,7 +17,9 @@
 //! (He-uniform), as Winograd, direct float32 and float64, and the largest error of the last
 //! output of each float32 run against float64, relative to its largest magnitude;
 //! `--cold`: 64 MiB written between calls, so that every call starts with its weights and
-//! input out of cache, as inside a model whose weights do not fit the caches).
+//! input out of cache, as inside a model whose weights do not fit the caches);
+//! `--evict-mib N`: N MiB written between calls instead (8: each core's L2 emptied, L3 mostly
+//! kept — a layer inside a model whose weights fit L3, as SqueezeNet's do).
 
 use relaxjit::relax::transform::dispatch_library;
 use relaxjit::{Tensor, Value};
@@ -495,15 +497,27 @@ fn main() -> anyhow::Result<()> {
     let pack_all = args.iter().any(|a| a == "--pack-all");
     let winograd = !args.iter().any(|a| a == "--no-winograd");
     let winograd_all = args.iter().any(|a| a == "--winograd-all");
-    let mut evict = args
-        .iter()
-        .any(|a| a == "--cold")
-        .then(|| vec![0u8; 64 << 20]);
+    let evict_mib = if args.iter().any(|a| a == "--cold") {
+        Some(64)
+    } else {
+        args.iter()
+            .position(|a| a == "--evict-mib")
+            .and_then(|i| args.get(i + 1))
+            .map(|s| s.parse::<usize>())
+            .transpose()?
+    };
+    let mut evict = evict_mib.map(|mib| vec![0u8; mib << 20]);
+    // Written by every thread of the pool, a part each, so that each core's own caches are
+    // overwritten too and not only the shared L3.
     let mut flush = move || {
+        use rayon::prelude::*;
         if let Some(buf) = evict.as_mut() {
-            for (i, b) in buf.iter_mut().enumerate().step_by(64) {
-                *b = b.wrapping_add(i as u8);
-            }
+            let part = buf.len().div_ceil(rayon::current_num_threads());
+            buf.par_chunks_mut(part).for_each(|chunk| {
+                for (i, b) in chunk.iter_mut().enumerate().step_by(64) {
+                    *b = b.wrapping_add(i as u8);
+                }
+            });
             std::hint::black_box(&buf);
         }
     };
