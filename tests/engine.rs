@@ -296,3 +296,54 @@ fn the_demo_agrees_across_configurations() {
         assert!(worst < 1e-4, "{config:?}: differs by {worst}");
     }
 }
+
+/// Older TVM releases printed an unset `out_dtype` as `"void"` (`R.nn.conv2d(…, out_dtype="void")`,
+/// `R.matmul(…, out_dtype="void")`): it means the operands' dtype, as `None` does, on every
+/// path (the library kernels and the TIR legalization).
+#[test]
+fn out_dtype_void_means_unset() {
+    let module = |out_dtype: &str| {
+        format!(
+            r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 4, 8, 8), dtype="float32"), w: R.Tensor((6, 4, 3, 3), dtype="float32"), m: R.Tensor((6, 6), dtype="float32")) -> R.Tensor((1, 6, 6, 6), dtype="float32"):
+        with R.dataflow():
+            c: R.Tensor((1, 6, 6, 6), dtype="float32") = R.nn.conv2d(x, w, strides=[1, 1], padding=[0, 0, 0, 0], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype={out_dtype})
+            y: R.Tensor((1, 6, 6, 6), dtype="float32") = R.matmul(c, m, out_dtype={out_dtype})
+            R.output(y)
+        return y
+"#
+        )
+    };
+    let parsed = Engine::parse(&module("None")).unwrap();
+    let args = random_inputs(parsed.relax_function("main").unwrap(), 7).unwrap();
+    let run = |text: &str, library: bool| {
+        let engine = Engine::new(Config {
+            library,
+            ..Config::default()
+        })
+        .unwrap();
+        as_f32(
+            &engine
+                .compile_str(text)
+                .unwrap()
+                .run("main", &args)
+                .unwrap(),
+        )
+    };
+    let want = run(&module("None"), false);
+    for library in [false, true] {
+        let got = run(&module(r#""void""#), library);
+        assert_eq!(got.len(), want.len());
+        let worst = got
+            .iter()
+            .zip(&want)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        assert!(worst < 1e-4, "library {library}: differs by {worst}");
+    }
+}

@@ -315,6 +315,9 @@ pub(crate) fn attr_str(call: &Call, name: &str) -> Result<String> {
 pub(crate) fn attr_opt_dtype(call: &Call, name: &str) -> Result<Option<DataType>> {
     match attr(call, name) {
         None | Some(AttrValue::None) => Ok(None),
+        // Older TVM releases printed an unset dtype as `out_dtype="void"`, which the reader keeps
+        // as a dtype.
+        Some(AttrValue::DType(d)) if d == DataType::VOID => Ok(None),
         Some(AttrValue::DType(d)) => Ok(Some(d)),
         Some(AttrValue::Str(s)) if s.is_empty() || s == "void" => Ok(None),
         Some(AttrValue::Str(s)) => DataType::parse(&s)

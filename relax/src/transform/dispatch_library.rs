@@ -816,11 +816,10 @@ fn float_dtype(exprs: &[&StructInfo], out: &StructInfo) -> Option<DataType> {
 }
 
 fn out_dtype_ok(call: &Call, dt: DataType) -> bool {
-    match call.attrs.get("out_dtype") {
-        None | Some(AttrValue::None) => true,
-        Some(AttrValue::DType(d)) => *d == dt,
-        Some(AttrValue::Str(s)) => s.is_empty() || s == "void" || DataType::parse(s) == Some(dt),
-        _ => false,
+    match crate::op::common::attr_opt_dtype(call, "out_dtype") {
+        Ok(None) => true,
+        Ok(Some(d)) => d == dt,
+        Err(_) => false,
     }
 }
 
