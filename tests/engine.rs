@@ -347,3 +347,100 @@ class Module:
         assert!(worst < 1e-4, "library {library}: differs by {worst}");
     }
 }
+
+/// `R.call_tir_inplace`: the callee takes the inputs and only the outputs not written in place
+/// (an in-place output is its input, passed once), in both exec modes; and a `Primitive`
+/// function (a group as TVM's FuseOps prints it) holding in-place calls, which FuseTIR cannot
+/// merge, runs unfused with the same results instead of failing to compile.
+#[test]
+fn call_tir_inplace_and_unmergeable_groups() {
+    const PRIM_FUNCS: &str = r#"
+    @T.prim_func(private=True)
+    def add(A: T.Buffer((T.int64(4), T.int64(5)), "float32"), B: T.Buffer((), "float32"), Out: T.Buffer((T.int64(4), T.int64(5)), "float32")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        for ax0, ax1 in T.grid(T.int64(4), T.int64(5)):
+            with T.block("T_add"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(A[v_ax0, v_ax1], B[()])
+                T.writes(Out[v_ax0, v_ax1])
+                Out[v_ax0, v_ax1] = A[v_ax0, v_ax1] + B[()]
+
+    @T.prim_func(private=True)
+    def exp_inplace(A: T.Buffer((T.int64(4), T.int64(5)), "float32")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        for i0, i1 in T.grid(T.int64(4), T.int64(5)):
+            with T.block("compute"):
+                v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+                T.reads(A[v_i0, v_i1])
+                T.writes(A[v_i0, v_i1])
+                A[v_i0, v_i1] = T.exp(A[v_i0, v_i1])
+"#;
+    let flat = format!(
+        r#"# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:{PRIM_FUNCS}
+    @R.function
+    def main(x: R.Tensor((4, 5), dtype="float32"), p: R.Tensor((), dtype="float32")) -> R.Tensor((4, 5), dtype="float32"):
+        cls = Module
+        with R.dataflow():
+            lv = R.call_tir(cls.add, (x, p), out_sinfo=R.Tensor((4, 5), dtype="float32"))
+            gv: R.Tensor((4, 5), dtype="float32") = R.call_tir_inplace(cls.exp_inplace, (lv,), out_sinfo=R.Tensor((4, 5), dtype="float32"), inplace_indices=[0])
+            R.output(gv)
+        return gv
+"#
+    );
+    let grouped = format!(
+        r#"# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:{PRIM_FUNCS}
+    @R.function(private=True)
+    def fused_add_exp_inplace(x: R.Tensor((4, 5), dtype="float32"), p: R.Tensor((), dtype="float32")) -> R.Tensor((4, 5), dtype="float32"):
+        R.func_attr({{"Primitive": True}})
+        cls = Module
+        with R.dataflow():
+            lv = R.call_tir(cls.add, (x, p), out_sinfo=R.Tensor((4, 5), dtype="float32"))
+            gv: R.Tensor((4, 5), dtype="float32") = R.call_tir_inplace(cls.exp_inplace, (lv,), out_sinfo=R.Tensor((4, 5), dtype="float32"), inplace_indices=[0])
+            R.output(gv)
+        return gv
+
+    @R.function
+    def main(x: R.Tensor((4, 5), dtype="float32"), p: R.Tensor((), dtype="float32")) -> R.Tensor((4, 5), dtype="float32"):
+        cls = Module
+        with R.dataflow():
+            gv: R.Tensor((4, 5), dtype="float32") = cls.fused_add_exp_inplace(x, p)
+            R.output(gv)
+        return gv
+"#
+    );
+    let x: Vec<f32> = (0..20).map(|i| i as f32 * 0.1 - 1.0).collect();
+    let args: Vec<Value> = vec![
+        Tensor::from_slice(&[4, 5], &x).unwrap().into(),
+        Tensor::from_slice(&[], &[0.25f32]).unwrap().into(),
+    ];
+    for (text, what) in [(&flat, "call_tir_inplace"), (&grouped, "a group with it")] {
+        for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+            let engine = Engine::new(Config {
+                exec_mode,
+                ..Config::default()
+            })
+            .unwrap();
+            let compiled = engine
+                .compile_str(text)
+                .unwrap_or_else(|e| panic!("{what}, {exec_mode:?}: {e}"));
+            let got = as_f32(&compiled.run("main", &args).unwrap());
+            for (g, v) in got.iter().zip(&x) {
+                let want = (v + 0.25).exp();
+                assert!(
+                    (g - want).abs() <= 1e-6 * want,
+                    "{what}, {exec_mode:?}: {g} for exp({v} + 0.25) = {want}"
+                );
+            }
+        }
+    }
+}

@@ -52,6 +52,9 @@ pub fn call_tir_rewrite(module: &IRModule) -> Result<IRModule> {
             None => Vec::new(),
         };
         let mut outs = Vec::with_capacity(outs_si.len());
+        // The outputs the callee takes as parameters after the inputs: those not written in
+        // place (an in-place output is its input, passed once, as TVM's CallTIRRewrite does).
+        let mut allocated = Vec::with_capacity(outs_si.len());
         for (i, si) in outs_si.iter().enumerate() {
             if let Some(&idx) = inplace.get(i)
                 && idx >= 0
@@ -80,9 +83,10 @@ pub fn call_tir_rewrite(module: &IRModule) -> Result<IRModule> {
             );
             let v = em.emit("alloc", alloc, si.clone());
             outs.push(Expr::var(&v));
+            allocated.push(Expr::var(&v));
         }
         let mut call_args = inputs;
-        call_args.extend(outs.iter().cloned());
+        call_args.extend(allocated);
         let new_call = if let Some(tir_vars) = call.args.get(2) {
             call_args.push(tir_vars.clone());
             op_call(

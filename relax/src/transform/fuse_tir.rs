@@ -11,8 +11,12 @@
 //! group, which becomes a parameter; allocations of the callees are kept. Attributes are
 //! `tirx.noalias` only (no `op_pattern`, as in TVM).
 //!
-//! Invariants: every `Primitive` function is replaced and no longer called; PrimFuncs that are
-//! no longer called are left for DeadCodeElimination; the calls keep their binding variables.
+//! A `Primitive` function whose bindings this pass cannot merge (see [`fuse_function`]'s
+//! `Unsupported` errors) loses the attribute and stays a Relax function, called as before.
+//!
+//! Invariants: every `Primitive` function is replaced (or, unmergeable, no longer `Primitive`)
+//! and no longer called as a group; PrimFuncs that are no longer called are left for
+//! DeadCodeElimination; the calls keep their binding variables.
 
 use std::collections::HashMap;
 
@@ -40,9 +44,22 @@ pub fn fuse_tir(module: &IRModule) -> Result<IRModule> {
     }
     let mut fused: HashMap<String, StructInfo> = HashMap::new();
     for (name, f) in &primitive {
-        let pf = fuse_function(name, f, module)?;
-        out.functions.insert(name.clone(), BaseFunc::Tir(pf));
-        fused.insert(name.clone(), f.ret_struct_info.clone());
+        match fuse_function(name, f, module) {
+            Ok(pf) => {
+                out.functions.insert(name.clone(), BaseFunc::Tir(pf));
+                fused.insert(name.clone(), f.ret_struct_info.clone());
+            }
+            // A group this pass cannot merge (one written by hand or printed after TVM's
+            // FuseOps, with bindings FuseOps here never groups: `call_tir_inplace`, tuple
+            // outputs of unknown shape, …) stays a Relax function, called as it was: the
+            // same results, unfused.
+            Err(Error::Unsupported(_)) => {
+                let mut plain = f.clone();
+                plain.attrs.0.retain(|(k, _)| k != "Primitive");
+                out.functions.insert(name.clone(), BaseFunc::Relax(plain));
+            }
+            Err(e) => return Err(e),
+        }
     }
     rewrite_module(&out.clone(), |b, em| {
         if let Binding::Var { var, value } = &b
