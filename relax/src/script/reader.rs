@@ -1596,6 +1596,22 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 let [target] = targets.as_slice() else {
                     return err(stmt.span, "chained assignment is not supported");
                 };
+                // `n, m = T.int64(), T.int64()`: symbolic variables declared side by side.
+                if let (A::Tuple(names), A::Tuple(values)) = (&target.kind, &value.kind)
+                    && names.len() == values.len()
+                {
+                    for (t, v) in names.iter().zip(values) {
+                        let declared = t.as_name().is_some_and(|n| self.declare_sym(n, v));
+                        if !declared {
+                            return err(
+                                t.span,
+                                "a tuple assignment may only declare symbolic variables \
+                                 (`n, m = T.int64(), T.int64()`); bind values one per line",
+                            );
+                        }
+                    }
+                    return Ok(());
+                }
                 let Some(name) = target.as_name() else {
                     return err(
                         target.span,
@@ -1608,19 +1624,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
                     self.cls.insert(name.to_string());
                     return Ok(());
                 }
-                if let Some((callee, [], [])) = call_parts(value)
-                    && let Some(dt) = callee.strip_prefix("T.")
-                    && let Some(dtype) = DataType::parse(dt)
-                {
-                    // A name already used in the signature names the same variable (TVM's
-                    // printer repeats module-level names this way).
-                    match self.lookup_sym(name) {
-                        Some(v) if v.dtype() == dtype => {}
-                        _ => {
-                            self.sym
-                                .insert(name.to_string(), tir::Var::new(name, dtype));
-                        }
-                    }
+                if self.declare_sym(name, value) {
                     return Ok(());
                 }
                 self.binding(name, None, value, body, kind)
@@ -1974,6 +1978,26 @@ impl<'m, 'a> FnReader<'m, 'a> {
         span: Span,
     ) -> PResult<Expr> {
         normalize_operands(value, &mut |x| self.emit(x, kind, body, span))
+    }
+
+    /// `name = T.int64()` (any dtype): declares the symbolic variable `name`, and says so. A
+    /// name already used in the signature names the same variable (TVM's printer repeats
+    /// module-level names this way).
+    fn declare_sym(&mut self, name: &str, value: &ast::Expr) -> bool {
+        let Some((callee, [], [])) = call_parts(value) else {
+            return false;
+        };
+        let Some(dtype) = callee.strip_prefix("T.").and_then(DataType::parse) else {
+            return false;
+        };
+        match self.lookup_sym(name) {
+            Some(v) if v.dtype() == dtype => {}
+            _ => {
+                self.sym
+                    .insert(name.to_string(), tir::Var::new(name, dtype));
+            }
+        }
+        true
     }
 
     /// An annotated binding's value is inferred too, as TVM's parser normalizes it: a value

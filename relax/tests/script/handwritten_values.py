@@ -9,8 +9,7 @@ class Module:
 
     @R.function
     def values(x: R.Tensor(dtype="float32"), k: R.Prim("int64"), cb: R.Callable((R.Tensor((3,), "float32"),), R.Tensor((3,), "float32"))) -> R.Tuple:
-        n = T.int64()
-        m = T.int64()
+        n, m = T.int64(), T.int64()
         y = R.match_cast(x, R.Tensor((n, m), "float32"))
         s: R.Shape([n * 2, m + 1]) = R.shape([n * 2, m + 1])
         p = n * m + 1

@@ -877,9 +877,28 @@ impl<'a> Reader<'a> {
             if call == "T.axis.remap" {
                 return self.axis_remap(targets, value).map(|_| Item::Nothing);
             }
+            // `n, m = T.int64(), T.int64()`: declarations side by side, each as if alone.
+            if let A::Tuple(values) = &value.kind
+                && values.len() == targets.len()
+            {
+                for (t, v) in targets.iter().zip(values) {
+                    match self.assign(t, v)? {
+                        Item::Nothing => {}
+                        _ => {
+                            return err(
+                                t.span,
+                                "a tuple assignment may only declare (variables, buffers, \
+                                 axes); assign values one per line",
+                            );
+                        }
+                    }
+                }
+                return Ok(Item::Nothing);
+            }
             return err(
                 target.span,
-                "tuple assignment is only supported with `T.axis.remap`",
+                "tuple assignment is only supported with `T.axis.remap` or a tuple of \
+                 declarations (`n, m = T.int64(), T.int64()`)",
             );
         }
         let Some(name) = target.as_name() else {

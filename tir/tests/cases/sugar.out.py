@@ -1,6 +1,9 @@
+# from typing import TypeVar
 # from tvm.script import ir as I
 # from tvm.script import tirx as T
 
+m = TypeVar("m")
+n = TypeVar("n")
 @I.ir_module
 class Module:
     @T.prim_func
@@ -22,3 +25,8 @@ class Module:
             A[z] = T.float32(0.0)
         for i in range(3, 7):
             A[i - 3] = T.Cast("float32", i)
+
+    @T.prim_func
+    def sugar_symbolic(A: T.Buffer((n, m), "float32"), B: T.Buffer((n, m), "float32")):
+        for i, j in T.grid(n, m):
+            B[i, j] = A[i, j]

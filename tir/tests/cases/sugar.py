@@ -20,3 +20,11 @@ class Module:
             A[z] = T.float32(0)
         for i in range(3, 7):
             A[i - 3] = T.float32(i)
+
+    @T.prim_func
+    def sugar_symbolic(a: T.handle, b: T.handle):
+        n, m = T.int64(), T.int64()
+        A = T.match_buffer(a, (n, m), "float32")
+        B = T.match_buffer(b, (n, m), "float32")
+        for i, j in T.grid(n, m):
+            B[i, j] = A[i, j]
