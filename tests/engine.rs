@@ -444,3 +444,47 @@ class Module:{PRIM_FUNCS}
         }
     }
 }
+
+/// `R.floor`, `R.ceil`, `R.round` and `R.trunc` of an integer tensor are copies (TVM's `tir`
+/// builders return an integer argument itself), in both exec modes.
+#[test]
+fn rounding_an_integer_tensor_is_a_copy() {
+    for op in ["floor", "ceil", "round", "trunc"] {
+        for dtype in ["int32", "int64"] {
+            let text = format!(
+                r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((5,), dtype="{dtype}")) -> R.Tensor((5,), dtype="{dtype}"):
+        gv: R.Tensor((5,), dtype="{dtype}") = R.{op}(x)
+        return gv
+"#
+            );
+            let x = [-7i64, -1, 0, 3, 1 << 40];
+            let arg: Value = if dtype == "int32" {
+                let v: Vec<i32> = x.iter().map(|&v| v as i32).collect();
+                Tensor::from_slice(&[5], &v).unwrap().into()
+            } else {
+                Tensor::from_slice(&[5], &x).unwrap().into()
+            };
+            for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+                let engine = Engine::new(Config {
+                    exec_mode,
+                    ..Config::default()
+                })
+                .unwrap();
+                let out = engine
+                    .compile_str(&text)
+                    .unwrap_or_else(|e| panic!("R.{op} of {dtype}: {e}"))
+                    .run("main", std::slice::from_ref(&arg))
+                    .unwrap();
+                let same =
+                    out.as_tensor().unwrap().to_bytes() == arg.as_tensor().unwrap().to_bytes();
+                assert!(same, "R.{op} of {dtype}, {exec_mode:?}: not a copy");
+            }
+        }
+    }
+}

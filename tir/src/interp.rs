@@ -939,6 +939,13 @@ impl<'m> Interp<'_, 'm> {
     }
 
     fn math(&mut self, e: &PrimExpr, dt: DataType, op: &str, args: &[PrimExpr]) -> Result<Value> {
+        // An integer is its own floor, ceiling, truncation and rounding (TVM's builders
+        // return the argument itself).
+        if let ("floor" | "ceil" | "trunc" | "round" | "nearbyint" | "rint", [x]) = (op, args)
+            && (dt.is_int() || dt.is_uint())
+        {
+            return self.eval(x);
+        }
         if !dt.is_float() {
             return self.err(format!("unsupported intrinsic `{e}`"));
         }

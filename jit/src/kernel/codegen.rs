@@ -1784,6 +1784,10 @@ impl Translator<'_, '_> {
                 }
                 "isnan" | "isinf" => Ok(self.iconst(types::I8, 0)),
                 "isfinite" => Ok(self.iconst(types::I8, 1)),
+                // An integer is its own floor, ceiling, truncation and rounding: TVM's
+                // builders (`tvm::floor` and friends) return the argument itself, so that
+                // `R.ceil` of an integer tensor is a copy.
+                "floor" | "ceil" | "trunc" | "round" | "nearbyint" | "rint" => Ok(x),
                 _ => unsupported(format!("`T.{op}` on {dt}")),
             };
         }
