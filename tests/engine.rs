@@ -488,3 +488,53 @@ class Module:
         }
     }
 }
+
+/// `R.call_tir_with_grad` (its struct info under the old keyword `out_sinfo`, as TVM printed
+/// it) runs as the `call_tir` it is at run time; the gradient's TE function it names is for
+/// TVM's Gradient pass only.
+#[test]
+fn call_tir_with_grad_runs_as_call_tir() {
+    let text = r#"# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def f_mul(A: T.Buffer((T.int64(3),), "float32"), B: T.Buffer((T.int64(3),), "float32"), C: T.Buffer((T.int64(3),), "float32")):
+        for i in range(T.int64(3)):
+            with T.block("mul"):
+                vi = T.axis.spatial(T.int64(3), i)
+                C[vi] = A[vi] * B[vi]
+
+    @R.function
+    def main(a: R.Tensor((3,), dtype="float32"), b: R.Tensor((3,), dtype="float32")) -> R.Tensor((), dtype="float32"):
+        cls = Module
+        with R.dataflow():
+            lv: R.Tensor((3,), dtype="float32") = R.call_tir_with_grad(cls.f_mul, (a, b), out_sinfo=R.Tensor((3,), dtype="float32"), te_grad_name="f_mul_grad")
+            gv: R.Tensor((), dtype="float32") = R.sum(lv, axis=None, keepdims=False)
+            R.output(gv)
+        return gv
+"#;
+    let args: Vec<Value> = vec![
+        Tensor::from_slice(&[3], &[1.0f32, 2.0, 3.0])
+            .unwrap()
+            .into(),
+        Tensor::from_slice(&[3], &[4.0f32, -5.0, 6.0])
+            .unwrap()
+            .into(),
+    ];
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let engine = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap();
+        let out = engine
+            .compile_str(text)
+            .unwrap()
+            .run("main", &args)
+            .unwrap();
+        assert_eq!(as_f32(&out), [12.0], "{exec_mode:?}");
+    }
+}

@@ -439,6 +439,17 @@ fn string_arg(e: &ast::Expr, what: &str) -> PResult<String> {
 /// unused one reported as unexpected).
 const KEYWORD_ALIASES: &[(&str, &str)] = &[("out_ty", "out_sinfo"), ("ty_args", "sinfo_args")];
 
+/// The keyword argument `key` among `keywords`, under its name or its old one
+/// ([`KEYWORD_ALIASES`]).
+fn find_keyword(keywords: &[ast::Keyword], key: &str) -> Option<usize> {
+    let named = |name: &str| keywords.iter().position(|k| k.name == name);
+    let alias = KEYWORD_ALIASES
+        .iter()
+        .find(|(k, _)| *k == key)
+        .and_then(|&(_, old)| named(old));
+    named(key).or(alias)
+}
+
 /// Positional-or-keyword arguments of a fixed-shape call form.
 struct Args<'e> {
     name: String,
@@ -465,12 +476,7 @@ impl<'e> Args<'e> {
     }
     /// Argument `pos` (positional index) or keyword `key`.
     fn get(&mut self, pos: usize, key: &str) -> PResult<Option<&'e ast::Expr>> {
-        let named = |name: &str| self.keywords.iter().position(|k| k.name == name);
-        let alias = KEYWORD_ALIASES
-            .iter()
-            .find(|(k, _)| *k == key)
-            .and_then(|&(_, old)| named(old));
-        let kw = named(key).or(alias);
+        let kw = find_keyword(self.keywords, key);
         if let Some(i) = kw {
             self.used[i] = true;
         }
@@ -1339,7 +1345,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
             }
             let is_attr = p.kind == ParamKind::Attr;
             let is_expr = p.kind == ParamKind::Expr;
-            let kw = keywords.iter().position(|k| k.name == p.name);
+            let kw = find_keyword(keywords, p.name);
             if let Some(i) = kw {
                 used[i] = true;
             }

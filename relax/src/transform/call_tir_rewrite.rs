@@ -22,9 +22,14 @@ pub fn call_tir_rewrite(module: &IRModule) -> Result<IRModule> {
             return Ok(());
         };
         let op = call.op().unwrap_or("");
+        // `call_tir_with_grad` names the gradient's TE function for the Gradient pass only:
+        // at run time it is a `call_tir`.
         if !matches!(
             op,
-            "relax.call_tir" | "relax.call_tir_inplace" | "relax.call_dps_packed"
+            "relax.call_tir"
+                | "relax.call_tir_inplace"
+                | "relax.call_tir_with_grad"
+                | "relax.call_dps_packed"
         ) {
             em.push(b);
             return Ok(());
