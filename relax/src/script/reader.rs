@@ -877,6 +877,13 @@ impl<'m, 'a> FnReader<'m, 'a> {
                     .collect::<PResult<_>>()?,
             )),
             A::Dict(_) => Ok(AttrValue::Map(self.attr_dict(e)?.0)),
+            // `R.print(format=R.str("…"))`: a string attribute written as a Relax string.
+            A::Call { .. } if e.call_name().as_deref() == Some("R.str") => {
+                let Some((_, [arg], [])) = call_parts(e) else {
+                    return err(e.span, "`R.str` takes one string");
+                };
+                Ok(AttrValue::Str(string_arg(arg, "a string")?))
+            }
             A::Call { .. } if e.call_name().as_deref() == Some("R.dtype") => {
                 let Some((_, [arg], _)) = call_parts(e) else {
                     return err(e.span, "`R.dtype` takes one string");

@@ -139,6 +139,15 @@ pub fn lower_runtime_builtin(module: &IRModule) -> Result<IRModule> {
                 em.push(b);
                 return Ok(());
             }
+            "relax.print" | "relax.assert_op" => {
+                return Err(Error::Unsupported(format!(
+                    "`{}` at run time: TVM calls the packed function `relax.run.{}`, which its \
+                     Python package registers; relaxjit has none {}",
+                    op.replace("relax.", "R."),
+                    op.trim_start_matches("relax."),
+                    where_()
+                )));
+            }
             other => {
                 return Err(Error::Unsupported(format!(
                     "the operator `{other}` reached the VM lowering (it must be legalized first) {}",

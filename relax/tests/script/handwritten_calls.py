@@ -18,6 +18,7 @@ class Module:
     def impure(x: R.Tensor((n,), "float32")) -> R.Tensor(("n",), dtype="float32"):
         R.func_attr({"relax.force_pure": False, "note": "hand written"})
         R.call_packed("test.print", x, R.str("x"), 3, 1.5, True, sinfo_args=R.Tuple())
+        R.print(x, format=R.str("x = {}"))
         y = R.call_packed("test.copy", x, ty_args=[R.Tensor((n,), "float32")])
         return y
 
