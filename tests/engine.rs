@@ -538,3 +538,56 @@ class Module:
         assert_eq!(as_f32(&out), [12.0], "{exec_mode:?}");
     }
 }
+
+/// A `call_tir` whose output is annotated without dtype (`out_sinfo=R.Tensor((3,))`, as TVM's
+/// own tests write it) allocates the dtype of the callee's output buffer, fused or not.
+#[test]
+fn call_tir_output_without_dtype_takes_the_callees() {
+    let text = r#"# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def twice(A: T.Buffer((T.int64(3),), "float32"), B: T.Buffer((T.int64(3),), "float32")):
+        for i in range(T.int64(3)):
+            with T.block("twice"):
+                vi = T.axis.spatial(T.int64(3), i)
+                B[vi] = A[vi] * T.float32(2)
+
+    @R.function
+    def main(a: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+        cls = Module
+        with R.dataflow():
+            lv = R.call_tir(cls.twice, (a,), out_sinfo=R.Tensor((3,)))
+            gv = R.call_tir(cls.twice, (lv,), out_sinfo=R.Tensor((3,), dtype="float32"))
+            R.output(gv)
+        return gv
+"#;
+    let args: Vec<Value> = vec![
+        Tensor::from_slice(&[3], &[1.0f32, -2.0, 0.5])
+            .unwrap()
+            .into(),
+    ];
+    for fusion in [true, false] {
+        for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+            let engine = Engine::new(Config {
+                exec_mode,
+                fusion,
+                ..Config::default()
+            })
+            .unwrap();
+            let out = engine
+                .compile_str(text)
+                .unwrap_or_else(|e| panic!("fusion {fusion}, {exec_mode:?}: {e}"))
+                .run("main", &args)
+                .unwrap();
+            assert_eq!(
+                as_f32(&out),
+                [4.0, -8.0, 2.0],
+                "fusion {fusion}, {exec_mode:?}"
+            );
+        }
+    }
+}

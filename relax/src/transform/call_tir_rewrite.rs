@@ -70,9 +70,22 @@ pub fn call_tir_rewrite(module: &IRModule) -> Result<IRModule> {
                 outs.push(input);
                 continue;
             }
-            let (Some(shape), Some(dtype)) = (si.tensor_shape(), si.tensor_dtype()) else {
+            // An output annotated without dtype (`out_sinfo=R.Tensor((4, 4))`, as TVM's tests
+            // write) has the dtype of the callee's output buffer.
+            let callee_dtype = || {
+                let ExprKind::GlobalVar(g) = callee.kind() else {
+                    return None;
+                };
+                let pf = module.prim_func(g)?;
+                let param = pf.params.get(inputs.len() + allocated.len())?;
+                Some(pf.buffer_of(param)?.dtype)
+            };
+            let (Some(shape), Some(dtype)) =
+                (si.tensor_shape(), si.tensor_dtype().or_else(callee_dtype))
+            else {
                 return Err(Error::Unsupported(format!(
-                    "{op} with an output of unknown shape or dtype ({si:?}) {}",
+                    "{op} with an output of unknown shape or dtype ({}) {}",
+                    crate::struct_info_ops::describe(si),
                     where_()
                 )));
             };
@@ -86,7 +99,7 @@ pub fn call_tir_rewrite(module: &IRModule) -> Result<IRModule> {
                 ],
                 vec![],
             );
-            let v = em.emit("alloc", alloc, si.clone());
+            let v = em.emit("alloc", alloc, StructInfo::tensor(shape.to_vec(), dtype));
             outs.push(Expr::var(&v));
             allocated.push(Expr::var(&v));
         }
