@@ -200,6 +200,40 @@ fn finish(
     }
 }
 
+/// `R.nn.conv1d` (NCW/OIW), which DispatchLibrary runs as a conv2d of rows of height 1.
+fn conv1d(
+    x: [i64; 3],
+    o: i64,
+    k: i64,
+    stride: i64,
+    pad: [i64; 2],
+    dil: i64,
+    groups: i64,
+    epilogue: &[&str],
+) -> Case {
+    let w = [o, x[1] / groups, k];
+    let out = [
+        x[0],
+        o,
+        (x[2] + pad[0] + pad[1] - dil * (k - 1) - 1) / stride + 1,
+    ];
+    let body = vec![format!(
+        "t0 = R.nn.conv1d(x, w, strides=[{stride}], padding={pad:?}, dilation=[{dil}], groups={groups}, data_layout=\"NCW\", kernel_layout=\"OIW\", out_layout=\"NCW\", out_dtype=\"void\")"
+    )];
+    let name = format!(
+        "conv1d x={x:?} w={w:?} stride={stride} pad={pad:?} dil={dil} groups={groups} {} => relaxjit.conv2d",
+        epilogue.join("+")
+    );
+    finish(
+        name,
+        "float32",
+        vec![("x", dims(&x)), ("w", dims(&w))],
+        body,
+        dims(&out),
+        epilogue,
+    )
+}
+
 #[allow(clippy::too_many_arguments)]
 fn conv(
     x: [i64; 4],
@@ -503,6 +537,13 @@ fn cases() -> Vec<Case> {
             f32_,
         ),
     ];
+    c.extend([
+        conv1d([1, 8, 50], 16, 3, 1, [1, 1], 1, 1, &[]),
+        conv1d([2, 6, 37], 4, 5, 2, [2, 1], 2, 1, &["relu"]),
+        conv1d([1, 8, 64], 8, 3, 1, [1, 1], 1, 8, &[]),
+        conv1d([1, 64, 300], 128, 3, 1, [1, 1], 1, 1, &["relu"]),
+        conv1d([1, 12, 40], 6, 1, 1, [0, 0], 1, 3, &[]),
+    ]);
     c.extend([
         conv(
             [1, 3, 8, 8],
@@ -1927,4 +1968,48 @@ fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A conv1d with constant weights (as an imported model has): DispatchLibrary reshapes the
+/// constant itself to `[O, C, 1, K]`, so that the conv2d dispatch packs it, and the result
+/// matches the TIR path.
+#[test]
+fn conv1d_with_constant_weights_matches_the_tir_path() {
+    let text = r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 64, 120), dtype="float32")) -> R.Tensor((1, 64, 120), dtype="float32"):
+        with R.dataflow():
+            y: R.Tensor((1, 64, 120), dtype="float32") = R.nn.conv1d(x, metadata["ir.GenericConst"][0], strides=[1], padding=[1, 1], dilation=[1], groups=1, data_layout="NCW", kernel_layout="OIW", out_layout="NCW", out_dtype="void")
+            z: R.Tensor((1, 64, 120), dtype="float32") = R.nn.relu(y)
+            R.output(z)
+        return z
+"#;
+    let w: Vec<f32> = random(64 * 64 * 3, 7).iter().map(|&v| v as f32).collect();
+    let weights = Tensor::from_slice(&[64, 64, 3], &w).unwrap();
+    let x = input(&dims(&[1, 64, 120]), 3, "float32");
+    let run = |library: bool| {
+        let engine = Engine::new(Config {
+            library,
+            ..Config::default()
+        })
+        .unwrap();
+        let m = engine
+            .compile_str_with_metadata(text, vec![weights.clone()])
+            .unwrap();
+        let listing = m.executable().as_text();
+        assert_eq!(listing.contains("relaxjit.conv2d"), library, "{listing}");
+        values(&m.run("main", std::slice::from_ref(&x)).unwrap())
+    };
+    let (got, want) = (run(true), run(false));
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-4 * (1.0 + w.abs()),
+            "element {i}: {g} vs {w}"
+        );
+    }
 }

@@ -3,7 +3,8 @@
 //! operators a user writes.
 //!
 //! `R.matmul` (2-D, batched, broadcast batch, matrix-vector; static or symbolic shapes) and
-//! `R.nn.conv2d` (NCHW/OIHW, any strides, padding, dilation and groups) of `float32` or
+//! `R.nn.conv2d` (NCHW/OIHW, any strides, padding, dilation and groups; `R.nn.conv1d` NCW/OIW
+//! too, as a conv2d of rows of height 1 between reshapes) of `float32` or
 //! `float64` become `R.call_dps_packed("relaxjit.…", …)` of a [`LibraryKernel`], together with
 //! the epilogue that follows them in the same block when the intermediate has no other use:
 //! `R.permute_dims` of a 2-D right operand (read transposed, never copied), up to two
@@ -429,6 +430,12 @@ fn simplify_idioms(seq: &SeqExpr) -> SeqExpr {
             };
             let call = value.as_call();
             let op = call.and_then(Call::op);
+            if let (Some(call), Some("relax.nn.conv1d")) = (call, op)
+                && let Some(as_conv2d) = conv1d_as_conv2d(call, var, &subst)
+            {
+                out.extend(as_conv2d);
+                continue;
+            }
             if let (Some(call), Some("relax.broadcast_to")) = (call, op)
                 && var.is_dataflow()
                 && let Some(x) = call.args.first()
@@ -492,6 +499,122 @@ fn simplify_idioms(seq: &SeqExpr) -> SeqExpr {
         },
         &subst,
     )
+}
+
+/// `y = R.nn.conv1d(x, w)` (NCW data, OIW weights, float, static shapes) as the 2-D
+/// convolution it is on rows of height 1: `x` and `y` reshaped (views at run time) around an
+/// `R.nn.conv2d` of `[N, C, 1, W]` data and `[O, C/g, 1, K]` weights (a constant reshaped
+/// here, so that the conv2d dispatch packs it), which the conv2d anchor then hands to the
+/// library kernel. The TIR path (`--no-library`) keeps the conv1d.
+fn conv1d_as_conv2d(
+    call: &Call,
+    var: &Var,
+    subst: &crate::transform::Subst,
+) -> Option<Vec<Binding>> {
+    let (x, w) = (call.args.first()?, call.args.get(1)?);
+    let (x_si, w_si) = (operand_si(x)?, operand_si(w)?);
+    let dt = float_dtype(&[x_si, w_si], var.struct_info())?;
+    let (xs, ws, ys) = (
+        static_shape(x_si)?,
+        static_shape(w_si)?,
+        static_shape(var.struct_info())?,
+    );
+    let (&[n, c, wd], &[o, cg, k], &[yn, yo, yw]) = (&xs[..], &ws[..], &ys[..]) else {
+        return None;
+    };
+    let attr_str = |name: &str| call.attrs.get(name).and_then(AttrValue::as_str);
+    let layout_ok = |name: &str, want: &str| {
+        matches!(attr_str(name), None | Some("")) || attr_str(name) == Some(want)
+    };
+    if !out_dtype_ok(call, dt)
+        || !layout_ok("data_layout", "NCW")
+        || !layout_ok("kernel_layout", "OIW")
+        || !layout_ok("out_layout", "NCW")
+    {
+        return None;
+    }
+    let ints = |name: &str, default: i64| -> Option<Vec<i64>> {
+        match call.attrs.get(name) {
+            None | Some(AttrValue::None) => Some(vec![default]),
+            Some(v) => v.as_int_list().or_else(|| v.as_int().map(|i| vec![i])),
+        }
+    };
+    let [stride] = ints("strides", 1)?[..] else {
+        return None;
+    };
+    let [dilation] = ints("dilation", 1)?[..] else {
+        return None;
+    };
+    let (left, right) = match ints("padding", 0)?[..] {
+        [p] => (p, p),
+        [l, r] => (l, r),
+        _ => return None,
+    };
+    let groups = match call.attrs.get("groups") {
+        None => 1,
+        Some(v) => v.as_int()?,
+    };
+    let dims = |d: &[i64]| d.iter().map(|&v| PrimExpr::i64(v)).collect::<Vec<_>>();
+    let tensor = |d: &[i64]| StructInfo::tensor(dims(d), dt);
+    let fresh = |name: String, si: StructInfo| {
+        if var.is_dataflow() {
+            Var::dataflow(name, si)
+        } else {
+            Var::new(name, si)
+        }
+    };
+    let reshape = |e: Expr, d: &[i64]| Expr::op("relax.reshape", vec![e, Expr::shape(dims(d))]);
+    let mut bindings = Vec::with_capacity(4);
+    let x4 = fresh(format!("{}_rows", var.name()), tensor(&[n, c, 1, wd]));
+    bindings.push(Binding::Var {
+        var: x4.clone(),
+        value: reshape(crate::transform::substitute(x, subst), &[n, c, 1, wd]),
+    });
+    let w4 = match w.kind() {
+        ExprKind::Constant(cst) if !cst.is_placeholder() => {
+            let data = cst.data.view(&[o, cg, 1, k], cst.data.dtype()).ok()?;
+            Expr::new(ExprKind::Constant(Constant {
+                data,
+                struct_info: tensor(&[o, cg, 1, k]),
+                metadata_index: None,
+            }))
+        }
+        _ => {
+            let w4 = fresh(format!("{}_kernel", var.name()), tensor(&[o, cg, 1, k]));
+            bindings.push(Binding::Var {
+                var: w4.clone(),
+                value: reshape(crate::transform::substitute(w, subst), &[o, cg, 1, k]),
+            });
+            Expr::var(&w4)
+        }
+    };
+    let list = |v: &[i64]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i)).collect());
+    let mut attrs = Attrs::new()
+        .with("strides", list(&[1, stride]))
+        .with("padding", list(&[0, left, 0, right]))
+        .with("dilation", list(&[1, dilation]))
+        .with("groups", AttrValue::Int(groups))
+        .with("data_layout", AttrValue::Str("NCHW".into()))
+        .with("kernel_layout", AttrValue::Str("OIHW".into()))
+        .with("out_layout", AttrValue::Str("NCHW".into()));
+    if let Some(od) = call.attrs.get("out_dtype") {
+        attrs = attrs.with("out_dtype", od.clone());
+    }
+    let y4 = fresh(format!("{}_rows_out", var.name()), tensor(&[yn, yo, 1, yw]));
+    bindings.push(Binding::Var {
+        var: y4.clone(),
+        value: Expr::call(
+            Callee::Op("relax.nn.conv2d".into()),
+            vec![Expr::var(&x4), w4],
+            attrs,
+            Vec::new(),
+        ),
+    });
+    bindings.push(Binding::Var {
+        var: var.clone(),
+        value: reshape(Expr::var(&y4), &[yn, yo, yw]),
+    });
+    Some(bindings)
 }
 
 fn count_uses(seq: &SeqExpr, uses: &mut HashMap<VarId, usize>) {
