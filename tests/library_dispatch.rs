@@ -234,6 +234,40 @@ fn conv1d(
     )
 }
 
+/// `R.nn.conv2d_transpose` (NCHW/IOHW, one group), which DispatchLibrary runs as a stride-1
+/// conv2d of the zero-inserted image.
+fn conv2d_transpose(
+    x: [i64; 4],
+    o: i64,
+    k: [i64; 2],
+    stride: [i64; 2],
+    pad: [i64; 4],
+    out_pad: [i64; 2],
+    dil: [i64; 2],
+    epilogue: &[&str],
+) -> Case {
+    let w = [x[1], o, k[0], k[1]];
+    let ext = |i: usize| {
+        (x[2 + i] - 1) * stride[i] - pad[i] - pad[i + 2] + dil[i] * (k[i] - 1) + out_pad[i] + 1
+    };
+    let out = [x[0], o, ext(0), ext(1)];
+    let body = vec![format!(
+        "t0 = R.nn.conv2d_transpose(x, w, strides={stride:?}, padding={pad:?}, output_padding={out_pad:?}, dilation={dil:?}, groups=1, data_layout=\"NCHW\", kernel_layout=\"IOHW\", out_layout=\"NCHW\", out_dtype=\"void\")"
+    )];
+    let name = format!(
+        "conv2d_transpose x={x:?} w={w:?} stride={stride:?} pad={pad:?} out_pad={out_pad:?} dil={dil:?} {}",
+        epilogue.join("+")
+    );
+    finish(
+        name,
+        "float32",
+        vec![("x", dims(&x)), ("w", dims(&w))],
+        body,
+        dims(&out),
+        epilogue,
+    )
+}
+
 #[allow(clippy::too_many_arguments)]
 fn conv(
     x: [i64; 4],
@@ -543,6 +577,47 @@ fn cases() -> Vec<Case> {
         conv1d([1, 8, 64], 8, 3, 1, [1, 1], 1, 8, &[]),
         conv1d([1, 64, 300], 128, 3, 1, [1, 1], 1, 1, &["relu"]),
         conv1d([1, 12, 40], 6, 1, 1, [0, 0], 1, 3, &[]),
+        conv2d_transpose([1, 8, 6, 6], 4, [4, 4], [2, 2], [1; 4], [0, 0], [1, 1], &[]),
+        conv2d_transpose(
+            [2, 5, 7, 5],
+            3,
+            [3, 3],
+            [2, 2],
+            [1; 4],
+            [1, 1],
+            [1, 1],
+            &["relu"],
+        ),
+        conv2d_transpose(
+            [1, 4, 5, 6],
+            6,
+            [3, 2],
+            [1, 1],
+            [0, 1, 2, 0],
+            [0, 0],
+            [1, 1],
+            &[],
+        ),
+        conv2d_transpose(
+            [1, 3, 4, 5],
+            2,
+            [3, 3],
+            [3, 2],
+            [2, 1, 0, 1],
+            [2, 1],
+            [1, 1],
+            &[],
+        ),
+        conv2d_transpose(
+            [1, 64, 16, 16],
+            32,
+            [4, 4],
+            [2, 2],
+            [1; 4],
+            [0, 0],
+            [1, 1],
+            &["relu"],
+        ),
     ]);
     c.extend([
         conv(
@@ -1991,6 +2066,51 @@ class Module:
     let w: Vec<f32> = random(64 * 64 * 3, 7).iter().map(|&v| v as f32).collect();
     let weights = Tensor::from_slice(&[64, 64, 3], &w).unwrap();
     let x = input(&dims(&[1, 64, 120]), 3, "float32");
+    let run = |library: bool| {
+        let engine = Engine::new(Config {
+            library,
+            ..Config::default()
+        })
+        .unwrap();
+        let m = engine
+            .compile_str_with_metadata(text, vec![weights.clone()])
+            .unwrap();
+        let listing = m.executable().as_text();
+        assert_eq!(listing.contains("relaxjit.conv2d"), library, "{listing}");
+        values(&m.run("main", std::slice::from_ref(&x)).unwrap())
+    };
+    let (got, want) = (run(true), run(false));
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-4 * (1.0 + w.abs()),
+            "element {i}: {g} vs {w}"
+        );
+    }
+}
+
+/// A conv2d_transpose with constant weights: DispatchLibrary transposes and flips the
+/// constant itself into OIHW, and the result matches the TIR path.
+#[test]
+fn conv2d_transpose_with_constant_weights_matches_the_tir_path() {
+    let text = r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 16, 9, 7), dtype="float32")) -> R.Tensor((1, 24, 18, 14), dtype="float32"):
+        with R.dataflow():
+            y: R.Tensor((1, 24, 18, 14), dtype="float32") = R.nn.conv2d_transpose(x, metadata["ir.GenericConst"][0], strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[0, 0], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="IOHW", out_layout="NCHW", out_dtype="void")
+            R.output(y)
+        return y
+"#;
+    let w: Vec<f32> = random(16 * 24 * 4 * 4, 11)
+        .iter()
+        .map(|&v| v as f32)
+        .collect();
+    let weights = Tensor::from_slice(&[16, 24, 4, 4], &w).unwrap();
+    let x = input(&dims(&[1, 16, 9, 7]), 5, "float32");
     let run = |library: bool| {
         let engine = Engine::new(Config {
             library,

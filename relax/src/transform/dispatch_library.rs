@@ -4,7 +4,8 @@
 //!
 //! `R.matmul` (2-D, batched, broadcast batch, matrix-vector; static or symbolic shapes) and
 //! `R.nn.conv2d` (NCHW/OIHW, any strides, padding, dilation and groups; `R.nn.conv1d` NCW/OIW
-//! too, as a conv2d of rows of height 1 between reshapes) of `float32` or
+//! too, as a conv2d of rows of height 1 between reshapes; `R.nn.conv2d_transpose` NCHW/IOHW as the
+//! stride-1 conv2d of the zero-inserted image) of `float32` or
 //! `float64` become `R.call_dps_packed("relaxjit.…", …)` of a [`LibraryKernel`], together with
 //! the epilogue that follows them in the same block when the intermediate has no other use:
 //! `R.permute_dims` of a 2-D right operand (read transposed, never copied), up to two
@@ -436,6 +437,12 @@ fn simplify_idioms(seq: &SeqExpr) -> SeqExpr {
                 out.extend(as_conv2d);
                 continue;
             }
+            if let (Some(call), Some("relax.nn.conv2d_transpose")) = (call, op)
+                && let Some(as_conv2d) = conv2d_transpose_as_conv2d(call, var, &subst)
+            {
+                out.extend(as_conv2d);
+                continue;
+            }
             if let (Some(call), Some("relax.broadcast_to")) = (call, op)
                 && var.is_dataflow()
                 && let Some(x) = call.args.first()
@@ -615,6 +622,231 @@ fn conv1d_as_conv2d(
         value: reshape(Expr::var(&y4), &[yn, yo, yw]),
     });
     Some(bindings)
+}
+
+/// `y = R.nn.conv2d_transpose(x, w)` (NCHW data, IOHW weights, one group, float, static
+/// shapes) as the stride-1 convolution it equals: `x` with `stride − 1` zeros inserted between
+/// its rows and columns (a reshape to `[N, C, H, 1, W, 1]`, a zero pad of the unit axes to
+/// the stride, a reshape back: views and one copy), convolved with the weights transposed to
+/// OIHW and flipped in both spatial axes, padded by `dilation·(k − 1) − padding` (plus the
+/// output padding, minus the `stride − 1` trailing zero rows and columns the insertion leaves).
+/// The zero inserts cost `stride²` times the transposed convolution's multiply-adds, on the
+/// library kernel that is a hundred times faster than the TIR loop nest. Constant weights are
+/// transposed and flipped here, so that the conv2d dispatch packs them; others through
+/// `R.permute_dims` and `R.flip`. Padding larger than the kernel, groups, dilation and other
+/// layouts stay on the TIR path.
+fn conv2d_transpose_as_conv2d(
+    call: &Call,
+    var: &Var,
+    subst: &crate::transform::Subst,
+) -> Option<Vec<Binding>> {
+    let (x, w) = (call.args.first()?, call.args.get(1)?);
+    let (x_si, w_si) = (operand_si(x)?, operand_si(w)?);
+    let dt = float_dtype(&[x_si, w_si], var.struct_info())?;
+    let (xs, ws, ys) = (
+        static_shape(x_si)?,
+        static_shape(w_si)?,
+        static_shape(var.struct_info())?,
+    );
+    let (&[n, c, h, wd], &[wc, o, kh, kw], &[yn, yo, yh, yw]) = (&xs[..], &ws[..], &ys[..]) else {
+        return None;
+    };
+    let attr_str = |name: &str| call.attrs.get(name).and_then(AttrValue::as_str);
+    let layout_ok = |name: &str, want: &str| {
+        matches!(attr_str(name), None | Some("")) || attr_str(name) == Some(want)
+    };
+    if !out_dtype_ok(call, dt)
+        || !layout_ok("data_layout", "NCHW")
+        || !layout_ok("kernel_layout", "IOHW")
+        || !layout_ok("out_layout", "NCHW")
+        || wc != c
+        || yo != o
+        || yn != n
+    {
+        return None;
+    }
+    let ints = |name: &str, default: &[i64]| -> Option<Vec<i64>> {
+        match call.attrs.get(name) {
+            None | Some(AttrValue::None) => Some(default.to_vec()),
+            Some(v) => v.as_int_list().or_else(|| v.as_int().map(|i| vec![i])),
+        }
+    };
+    let pair = |v: Vec<i64>| -> Option<[i64; 2]> {
+        match v[..] {
+            [a] => Some([a, a]),
+            [a, b] => Some([a, b]),
+            _ => None,
+        }
+    };
+    let stride = pair(ints("strides", &[1, 1])?)?;
+    let dilation = pair(ints("dilation", &[1, 1])?)?;
+    let out_pad = pair(ints("output_padding", &[0, 0])?)?;
+    let pad: [i64; 4] = match ints("padding", &[0, 0, 0, 0])?[..] {
+        [p] => [p; 4],
+        [ph, pw] => [ph, pw, ph, pw],
+        [t, l, b, r] => [t, l, b, r],
+        _ => return None,
+    };
+    let groups = call
+        .attrs
+        .get("groups")
+        .map_or(Some(1), AttrValue::as_int)?;
+    // Dilation as the TIR legalization: unsupported (TOPI's transposed convolution has none
+    // either), so that both paths give the same error.
+    if groups != 1 || dilation != [1, 1] || stride.iter().any(|&v| v < 1) {
+        return None;
+    }
+    // The stride-1 convolution's padding on each side of the zero-inserted image of
+    // `in · stride` rows (its last `stride − 1` rows are the inserted zeros past the end).
+    let reach = [dilation[0] * (kh - 1), dilation[1] * (kw - 1)];
+    let conv_pad = [
+        reach[0] - pad[0],
+        reach[1] - pad[1],
+        reach[0] - pad[2] + out_pad[0] - (stride[0] - 1),
+        reach[1] - pad[3] + out_pad[1] - (stride[1] - 1),
+    ];
+    let (uh, uw) = (h * stride[0], wd * stride[1]);
+    if conv_pad.iter().any(|&p| p < 0)
+        || uh + conv_pad[0] + conv_pad[2] - reach[0] != yh
+        || uw + conv_pad[1] + conv_pad[3] - reach[1] != yw
+    {
+        return None;
+    }
+    let dims = |d: &[i64]| d.iter().map(|&v| PrimExpr::i64(v)).collect::<Vec<_>>();
+    let tensor = |d: &[i64]| StructInfo::tensor(dims(d), dt);
+    let fresh = |name: String, si: StructInfo| {
+        if var.is_dataflow() {
+            Var::dataflow(name, si)
+        } else {
+            Var::new(name, si)
+        }
+    };
+    let list = |v: &[i64]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i)).collect());
+    let mut bindings = Vec::with_capacity(8);
+    let mut bind = |name: &str, d: &[i64], value: Expr| {
+        let v = fresh(format!("{}_{name}", var.name()), tensor(d));
+        bindings.push(Binding::Var {
+            var: v.clone(),
+            value,
+        });
+        Expr::var(&v)
+    };
+    let x = crate::transform::substitute(x, subst);
+    let up = if stride == [1, 1] {
+        x
+    } else {
+        let six = [n, c, h, 1, wd, 1];
+        let cols = bind(
+            "cols",
+            &six,
+            Expr::op("relax.reshape", vec![x, Expr::shape(dims(&six))]),
+        );
+        let spread = [n, c, h, stride[0], wd, stride[1]];
+        let padded = bind(
+            "spread",
+            &spread,
+            Expr::call(
+                Callee::Op("relax.nn.pad".into()),
+                vec![cols],
+                Attrs::new()
+                    .with(
+                        "pad_width",
+                        list(&[0, 0, 0, 0, 0, 0, 0, stride[0] - 1, 0, 0, 0, stride[1] - 1]),
+                    )
+                    .with("pad_value", AttrValue::Float(0.0))
+                    .with("pad_mode", AttrValue::Str("constant".into())),
+                Vec::new(),
+            ),
+        );
+        bind(
+            "zero_inserted",
+            &[n, c, uh, uw],
+            Expr::op(
+                "relax.reshape",
+                vec![padded, Expr::shape(dims(&[n, c, uh, uw]))],
+            ),
+        )
+    };
+    let w_oihw = match w.kind() {
+        ExprKind::Constant(cst) if !cst.is_placeholder() => Expr::new(ExprKind::Constant(
+            transposed_flipped(cst, [c, o, kh, kw], dt)?,
+        )),
+        _ => {
+            let w = crate::transform::substitute(w, subst);
+            let t = bind(
+                "kernel_oihw",
+                &[o, c, kh, kw],
+                Expr::call(
+                    Callee::Op("relax.permute_dims".into()),
+                    vec![w],
+                    Attrs::new().with("axes", list(&[1, 0, 2, 3])),
+                    Vec::new(),
+                ),
+            );
+            let flip = |e: Expr, axis: i64| {
+                Expr::call(
+                    Callee::Op("relax.flip".into()),
+                    vec![e],
+                    Attrs::new().with("axis", AttrValue::Int(axis)),
+                    Vec::new(),
+                )
+            };
+            let f2 = bind("kernel_flipped_h", &[o, c, kh, kw], flip(t, 2));
+            bind("kernel_flipped", &[o, c, kh, kw], flip(f2, 3))
+        }
+    };
+    let mut attrs = Attrs::new()
+        .with("strides", list(&[1, 1]))
+        .with("padding", list(&conv_pad))
+        .with("dilation", list(&dilation))
+        .with("groups", AttrValue::Int(1))
+        .with("data_layout", AttrValue::Str("NCHW".into()))
+        .with("kernel_layout", AttrValue::Str("OIHW".into()))
+        .with("out_layout", AttrValue::Str("NCHW".into()));
+    if let Some(od) = call.attrs.get("out_dtype") {
+        attrs = attrs.with("out_dtype", od.clone());
+    }
+    bindings.push(Binding::Var {
+        var: var.clone(),
+        value: Expr::call(
+            Callee::Op("relax.nn.conv2d".into()),
+            vec![up, w_oihw],
+            attrs,
+            Vec::new(),
+        ),
+    });
+    Some(bindings)
+}
+
+/// Constant IOHW transposed-convolution weights as the OIHW weights of the equivalent direct
+/// convolution: input and output channels swapped, both spatial axes reversed.
+fn transposed_flipped(cst: &Constant, [c, o, kh, kw]: [i64; 4], dt: DataType) -> Option<Constant> {
+    let [c, o, kh, kw] = [c, o, kh, kw].map(|v| usize::try_from(v).ok());
+    let (c, o, kh, kw) = (c?, o?, kh?, kw?);
+    let bytes = cst.data.to_bytes();
+    let size = (dt.bits / 8) as usize;
+    if bytes.len() != c * o * kh * kw * size {
+        return None;
+    }
+    let mut out = vec![0u8; bytes.len()];
+    for ci in 0..c {
+        for oi in 0..o {
+            for y in 0..kh {
+                for x in 0..kw {
+                    let from = ((ci * o + oi) * kh + y) * kw + x;
+                    let to = ((oi * c + ci) * kh + (kh - 1 - y)) * kw + (kw - 1 - x);
+                    out[to * size..][..size].copy_from_slice(&bytes[from * size..][..size]);
+                }
+            }
+        }
+    }
+    let shape = [o as i64, c as i64, kh as i64, kw as i64];
+    let data = vm::Tensor::from_bytes(&shape, cst.data.dtype(), &out).ok()?;
+    Some(Constant {
+        data,
+        struct_info: StructInfo::tensor(shape.iter().map(|&v| PrimExpr::i64(v)).collect(), dt),
+        metadata_index: None,
+    })
 }
 
 fn count_uses(seq: &SeqExpr, uses: &mut HashMap<VarId, usize>) {
