@@ -1,4 +1,4 @@
-//! Reductions over an axis of extent 0 (`R.sum(x, axis=[1])` with `x` of shape `(3, 0)`, and
+//! Reductions and scans over an axis of extent 0 (`R.sum(x, axis=[1])` with `x` of shape `(3, 0)`, and
 //! the same with the extent symbolic and 0 only at run time): every output element is the
 //! reduction's init as TVM's legalization defines it (0 for sum, 1 for prod, the dtype's lowest
 //! value for max, its highest for min, -1 for argmax/argmin), and what follows from it (mean
@@ -6,6 +6,8 @@
 //! every configuration (bytecode and compiled, fusion and library kernels on and off), on the
 //! first call and on a second call of the same VM, whose memory pool then hands out storage
 //! that earlier intermediates filled — an output left unwritten would show those values.
+//! A cumulative sum or product over an empty axis is an empty tensor (its legalization once
+//! divided the element count by the axis' extent to count the rows: a division by zero).
 
 use relaxjit::{Config, Engine, ExecMode, Tensor, Value, vm};
 
@@ -318,6 +320,76 @@ class Module:
             };
             let y = fields[0].as_tensor().unwrap().to_vec::<f32>().unwrap();
             assert_eq!(y, [0.0; 12], "{name}");
+        }
+    }
+}
+
+/// `R.cumsum`/`R.cumprod` over an axis of `x: (3, m)`, and over the flattened tensor: empty
+/// results at `m = 0`, the scans at `m = 2`.
+#[test]
+fn scans_over_an_empty_axis_are_empty() {
+    let module = |expr: &str, out: &str| {
+        format!(
+            r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3, "m"), dtype="float32")) -> R.Tensor({out}, dtype="float32"):
+        m = T.int64()
+        with R.dataflow():
+            y: R.Tensor({out}, dtype="float32") = {expr}
+            R.output(y)
+        return y
+"#
+        )
+    };
+    let x2 = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let cases: [(&str, &str, [f32; 6]); 5] = [
+        (
+            "R.cumsum(x, axis=1, dtype=None, exclusive=False)",
+            "(3, m)",
+            [1.0, 3.0, 3.0, 7.0, 5.0, 11.0],
+        ),
+        (
+            "R.cumsum(x, axis=1, dtype=None, exclusive=True)",
+            "(3, m)",
+            [0.0, 1.0, 0.0, 3.0, 0.0, 5.0],
+        ),
+        (
+            "R.cumprod(x, axis=1, dtype=None, exclusive=False)",
+            "(3, m)",
+            [1.0, 2.0, 3.0, 12.0, 5.0, 30.0],
+        ),
+        (
+            "R.cumsum(x, axis=0, dtype=None, exclusive=False)",
+            "(3, m)",
+            [1.0, 2.0, 4.0, 6.0, 9.0, 12.0],
+        ),
+        (
+            "R.cumsum(x, axis=None, dtype=None, exclusive=False)",
+            "(3 * m,)",
+            [1.0, 3.0, 6.0, 10.0, 15.0, 21.0],
+        ),
+    ];
+    for (name, config) in configs() {
+        let engine = Engine::new(config).unwrap();
+        for (expr, out, want) in &cases {
+            let compiled = engine
+                .compile_str(&module(expr, out))
+                .unwrap_or_else(|e| panic!("{name}: {expr}: {e}"));
+            for m in [0i64, 2] {
+                let x = Tensor::from_slice(&[3, m], &x2[..3 * m as usize]).unwrap();
+                let y = compiled
+                    .run("main", &[x.into()])
+                    .unwrap_or_else(|e| panic!("{name}: {expr} at m = {m}: {e}"));
+                let y = y.as_tensor().unwrap();
+                assert_eq!(y.numel(), 3 * m as usize, "{name}: {expr} at m = {m}");
+                if m == 2 {
+                    assert_eq!(y.to_vec::<f32>().unwrap(), want, "{name}: {expr}");
+                }
+            }
         }
     }
 }
