@@ -398,10 +398,58 @@ fn malformed_nodes_are_errors_naming_them() {
             "reflect padding to 2147483650 elements along axis 1",
         ),
     ];
+    // Edge, wrap and reflect padding of an axis without elements (edge clamped its index map
+    // to `0..=-1` and panicked; wrap took a remainder by 0).
+    let pad_empty = |mode: &str, opset: i64| {
+        let pads = vec![0, 0, 0, 3, 0, 0, 0, 2];
+        let mode_attr = AttributeProto {
+            name: Some("mode".into()),
+            r#type: Some(attribute_type::STRING),
+            s: Some(mode.as_bytes().to_vec()),
+            ..Default::default()
+        };
+        // From opset 11 the pads are an input.
+        let (attribute, inputs, initializer) = if opset < 11 {
+            let pads_attr = AttributeProto {
+                name: Some("pads".into()),
+                r#type: Some(attribute_type::INTS),
+                ints: pads,
+                ..Default::default()
+            };
+            (vec![mode_attr, pads_attr], vec!["x"], vec![])
+        } else {
+            (
+                vec![mode_attr],
+                vec!["x", "pads"],
+                vec![i64_tensor("pads", &[8], &pads)],
+            )
+        };
+        let graph = GraphProto {
+            node: vec![NodeProto {
+                attribute,
+                ..node("Pad", "pad", &inputs, &["y"])
+            }],
+            initializer,
+            input: vec![value_info("x", &[Ok(2), Ok(3), Ok(4), Ok(0)])],
+            output: vec![value_info("y", &[])],
+            ..Default::default()
+        };
+        (graph, opset)
+    };
+    let cases = cases
+        .into_iter()
+        .map(|(graph, opset, want)| (graph, opset, want.to_string()))
+        .chain(
+            [("edge", 2), ("reflect", 13), ("wrap", 19)].map(|(mode, opset)| {
+                let (graph, opset) = pad_empty(mode, opset);
+                let want = format!("{mode} padding of axis 3, which has no elements");
+                (graph, opset, want)
+            }),
+        );
     for (graph, opset, want) in cases {
         let e = import_bytes(&model(graph, opset), &ImportOptions::default())
             .unwrap_err()
             .to_string();
-        assert!(e.contains(want), "want `{want}` in: {e}");
+        assert!(e.contains(&want), "want `{want}` in: {e}");
     }
 }

@@ -1090,6 +1090,12 @@ pub(crate) fn pad(imp: &mut Importer, node: &Node) -> Result<Val> {
                     continue;
                 }
                 let n = s[a];
+                if n == 0 {
+                    // No element to repeat, reflect or wrap around (onnxruntime rejects it too).
+                    return Err(
+                        node.invalid(format!("{mode} padding of axis {a}, which has no elements"))
+                    );
+                }
                 // The index map is a constant made at import: it draws on the import budget,
                 // so that pads of 2^31 cannot make the import itself hold 16 GB.
                 let len = n.saturating_add(before[a]).saturating_add(after[a]);
