@@ -7,7 +7,8 @@
 //! first call and on a second call of the same VM, whose memory pool then hands out storage
 //! that earlier intermediates filled — an output left unwritten would show those values.
 //! A cumulative sum or product over an empty axis is an empty tensor (its legalization once
-//! divided the element count by the axis' extent to count the rows: a division by zero).
+//! divided the element count by the axis' extent to count the rows: a division by zero), and
+//! so is a strided slice of one (a backward slice once clamped its start to `0..=-1`: a panic).
 
 use relaxjit::{Config, Engine, ExecMode, Tensor, Value, vm};
 
@@ -390,6 +391,46 @@ class Module:
                     assert_eq!(y.to_vec::<f32>().unwrap(), want, "{name}: {expr}");
                 }
             }
+        }
+    }
+}
+
+/// `R.strided_slice` of the empty axis of `x: (3, 0)`, forward and backward, from any start.
+#[test]
+fn slices_of_an_empty_axis_are_empty() {
+    for (begin, end, stride) in [
+        (-1, -100, -1),
+        (0, 5, 1),
+        (5, 0, -2),
+        (0, 0, -1),
+        (-3, 2, 3),
+    ] {
+        let src = format!(
+            r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3, 0), dtype="float32")) -> R.Tensor((3, 0), dtype="float32"):
+        with R.dataflow():
+            y: R.Tensor((3, 0), dtype="float32") = R.strided_slice(x, (1,), ({begin},), ({end},), ({stride},), assume_inbound=False)
+            R.output(y)
+        return y
+"#
+        );
+        for (name, config) in configs() {
+            let what = format!("{name}: slice {begin}:{end}:{stride}");
+            let y = Engine::new(config)
+                .unwrap()
+                .compile_str(&src)
+                .unwrap_or_else(|e| panic!("{what}: {e}"))
+                .run(
+                    "main",
+                    &[Tensor::from_slice::<f32>(&[3, 0], &[]).unwrap().into()],
+                )
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(y.as_tensor().unwrap().shape(), [3, 0], "{what}");
         }
     }
 }

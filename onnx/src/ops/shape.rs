@@ -866,7 +866,10 @@ fn slice_params(node: &Node, dims: &[i64]) -> Result<Option<Vec<SliceAxis>>> {
             return Err(node.invalid("a step of 0"));
         }
         let norm = |v: i64| if v < 0 { v.saturating_add(d) } else { v };
-        let (b, e) = if st > 0 {
+        let (b, e) = if d == 0 {
+            // Nothing to take in either direction (a backward slice would clamp to `0..=-1`).
+            (0, 0)
+        } else if st > 0 {
             (norm(starts[i]).clamp(0, d), norm(ends[i]).clamp(0, d))
         } else {
             (
