@@ -398,10 +398,129 @@ fn malformed_nodes_are_errors_naming_them() {
             "reflect padding to 2147483650 elements along axis 1",
         ),
     ];
+    // Edge, wrap and reflect padding of an axis without elements (edge clamped its index map
+    // to `0..=-1` and panicked; wrap took a remainder by 0).
+    let pad_empty = |mode: &str, opset: i64| {
+        let pads = vec![0, 0, 0, 3, 0, 0, 0, 2];
+        let mode_attr = AttributeProto {
+            name: Some("mode".into()),
+            r#type: Some(attribute_type::STRING),
+            s: Some(mode.as_bytes().to_vec()),
+            ..Default::default()
+        };
+        // From opset 11 the pads are an input.
+        let (attribute, inputs, initializer) = if opset < 11 {
+            let pads_attr = AttributeProto {
+                name: Some("pads".into()),
+                r#type: Some(attribute_type::INTS),
+                ints: pads,
+                ..Default::default()
+            };
+            (vec![mode_attr, pads_attr], vec!["x"], vec![])
+        } else {
+            (
+                vec![mode_attr],
+                vec!["x", "pads"],
+                vec![i64_tensor("pads", &[8], &pads)],
+            )
+        };
+        let graph = GraphProto {
+            node: vec![NodeProto {
+                attribute,
+                ..node("Pad", "pad", &inputs, &["y"])
+            }],
+            initializer,
+            input: vec![value_info("x", &[Ok(2), Ok(3), Ok(4), Ok(0)])],
+            output: vec![value_info("y", &[])],
+            ..Default::default()
+        };
+        (graph, opset)
+    };
+    let cases = cases
+        .into_iter()
+        .map(|(graph, opset, want)| (graph, opset, want.to_string()))
+        .chain(
+            [("edge", 2), ("reflect", 13), ("wrap", 19)].map(|(mode, opset)| {
+                let (graph, opset) = pad_empty(mode, opset);
+                let want = format!("{mode} padding of axis 3, which has no elements");
+                (graph, opset, want)
+            }),
+        )
+        // Resizing an axis without elements to a non-empty one (its index map clamped to
+        // `0..=-1` and panicked).
+        .chain(["nearest", "linear"].map(|mode| {
+            let graph = GraphProto {
+                node: vec![NodeProto {
+                    attribute: vec![AttributeProto {
+                        name: Some("mode".into()),
+                        r#type: Some(attribute_type::STRING),
+                        s: Some(mode.as_bytes().to_vec()),
+                        ..Default::default()
+                    }],
+                    ..node("Resize", "resize", &["x", "", "", "sizes"], &["y"])
+                }],
+                initializer: vec![i64_tensor("sizes", &[4], &[1, 1, 3, 8])],
+                input: vec![value_info("x", &[Ok(1), Ok(1), Ok(0), Ok(4)])],
+                output: vec![value_info("y", &[])],
+                ..Default::default()
+            };
+            let want = "resizing axis 2, which has no elements, to 3 elements".to_string();
+            (graph, 13, want)
+        }));
     for (graph, opset, want) in cases {
         let e = import_bytes(&model(graph, opset), &ImportOptions::default())
             .unwrap_err()
             .to_string();
-        assert!(e.contains(want), "want `{want}` in: {e}");
+        assert!(e.contains(&want), "want `{want}` in: {e}");
+    }
+}
+
+/// A Slice of an axis without elements is empty, whatever its bounds and direction (a
+/// backward one clamped its start to `0..=-1` and panicked).
+#[test]
+fn slices_of_an_empty_axis_are_empty() {
+    for (start, end, step) in [
+        (-1, -100, -1),
+        (0, 5, 1),
+        (5, 0, -2),
+        (i64::MAX, i64::MIN, -1),
+    ] {
+        let ints = |name: &str, v: i64| TensorProto {
+            name: Some(name.into()),
+            dims: vec![1],
+            data_type: Some(7),
+            int64_data: vec![v],
+            ..Default::default()
+        };
+        let graph = GraphProto {
+            node: vec![node(
+                "Slice",
+                "slice",
+                &["x", "starts", "ends", "axes", "steps"],
+                &["y"],
+            )],
+            initializer: vec![
+                ints("starts", start),
+                ints("ends", end),
+                ints("axes", 1),
+                ints("steps", step),
+            ],
+            input: vec![value_info("x", &[Ok(3), Ok(0)])],
+            output: vec![value_info("y", &[])],
+            ..Default::default()
+        };
+        let m = import_bytes(&model(graph, 13), &ImportOptions::default())
+            .unwrap_or_else(|e| panic!("slice {start}:{end}:{step}: {e}"));
+        let x = Tensor::from_slice::<f32>(&[3, 0], &[]).unwrap();
+        let y = Engine::default()
+            .compile(&m.module)
+            .unwrap()
+            .run("main", &[x.into()])
+            .unwrap_or_else(|e| panic!("slice {start}:{end}:{step}: {e}"));
+        assert_eq!(
+            y.as_tensor().unwrap().shape(),
+            [3, 0],
+            "slice {start}:{end}:{step}"
+        );
     }
 }

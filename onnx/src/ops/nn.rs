@@ -674,6 +674,12 @@ pub(crate) fn resize(imp: &mut Importer, node: &Node) -> Result<Val> {
         if sizes[a] == s[a] && scales[a] == 1.0 {
             continue;
         }
+        if s[a] == 0 && sizes[a] > 0 {
+            return Err(node.invalid(format!(
+                "resizing axis {a}, which has no elements, to {} elements",
+                sizes[a]
+            )));
+        }
         let last = s[a] - 1;
         match mode.as_str() {
             "nearest" => {

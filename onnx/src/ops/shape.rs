@@ -866,7 +866,10 @@ fn slice_params(node: &Node, dims: &[i64]) -> Result<Option<Vec<SliceAxis>>> {
             return Err(node.invalid("a step of 0"));
         }
         let norm = |v: i64| if v < 0 { v.saturating_add(d) } else { v };
-        let (b, e) = if st > 0 {
+        let (b, e) = if d == 0 {
+            // Nothing to take in either direction (a backward slice would clamp to `0..=-1`).
+            (0, 0)
+        } else if st > 0 {
             (norm(starts[i]).clamp(0, d), norm(ends[i]).clamp(0, d))
         } else {
             (
@@ -1090,6 +1093,12 @@ pub(crate) fn pad(imp: &mut Importer, node: &Node) -> Result<Val> {
                     continue;
                 }
                 let n = s[a];
+                if n == 0 {
+                    // No element to repeat, reflect or wrap around (onnxruntime rejects it too).
+                    return Err(
+                        node.invalid(format!("{mode} padding of axis {a}, which has no elements"))
+                    );
+                }
                 // The index map is a constant made at import: it draws on the import budget,
                 // so that pads of 2^31 cannot make the import itself hold 16 GB.
                 let len = n.saturating_add(before[a]).saturating_add(after[a]);

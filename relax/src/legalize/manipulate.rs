@@ -305,7 +305,8 @@ fn strided_slice(c: &OpCall) -> Result<Lowered> {
                     b += dim;
                 }
                 b = if st < 0 {
-                    b.clamp(0, dim - 1)
+                    // An empty axis has no last element (the result is empty along it).
+                    b.clamp(0, (dim - 1).max(0))
                 } else {
                     b.clamp(0, dim)
                 };

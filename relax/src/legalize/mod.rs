@@ -6,7 +6,11 @@
 //! TVM's `bb.call_te(topi.*)`. Like TVM's `BlockBuilder::AddFunction`, a generated function
 //! that is structurally equal to one already in the module is reused, and new names are made
 //! unique with numeric suffixes (`add`, `add1`, ...). Rank-0 constant operands of binary
-//! operators are inlined into the TIR as literals.
+//! operators are inlined into the TIR as literals. A reduction whose extent may be zero is
+//! decomposed into init and update blocks
+//! ([`tir::transform::decompose_empty_reductions`]), so that over an empty axis its result is
+//! the init (TVM's block form would leave the output unwritten); the only departure from
+//! TVM's TIR.
 //!
 //! Operators that are not computations (`call_tir`, `shape_of`, closures, VM and memory
 //! builtins) are left alone, as TVM leaves operators without a legalization. A compute operator
@@ -154,7 +158,13 @@ impl Legalizer<'_> {
             }
         };
         match lowered {
-            Lowered::CallTir { func, args, out } => {
+            Lowered::CallTir {
+                mut func,
+                args,
+                out,
+            } => {
+                // An operator has a result over an empty reduction axis too: its init.
+                func.body = tir::transform::decompose_empty_reductions(&func.body);
                 let name = self.add_func(func);
                 let call_args = vec![Expr::new(ExprKind::GlobalVar(name)), Expr::tuple(args)];
                 Ok(Expr::call(

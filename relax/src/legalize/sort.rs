@@ -3,7 +3,7 @@
 //! (`T.call_packed` on `T.tvm_stack_make_array` descriptors); `cumsum`/`cumprod` are a
 //! `T.parallel` loop over the rows with a serial scan inside.
 
-use tir::{Buffer, BufferNode, DataType, ForKind, PrimExpr, Stmt, StmtKind, Var};
+use tir::{Buffer, BufferNode, CmpOp, DataType, ForKind, PrimExpr, Stmt, StmtKind, Var};
 
 use super::te::{self, Te};
 use super::{Lowered, OpCall, Result, Rule, TArg, unsupported};
@@ -195,19 +195,21 @@ fn scan(c: &OpCall, prod: bool) -> Result<Lowered> {
         Some(crate::ir::AttrValue::None) | None => None,
         Some(v) => v.as_int(),
     };
-    // Scan over a flattened view: `rows` independent scans of length `n` with stride `post`.
-    let (n, post, total) = match axis {
-        None => (te::product(x.shape()), te::i64c(1), te::product(x.shape())),
+    // Scan over a flattened view: `rows` independent scans of length `n` with stride `post`
+    // (topi's `axis_mul_before * axis_mul_after` scans; not `numel / n`, which divides by
+    // zero over an empty axis).
+    let (n, post, rows) = match axis {
+        None => (te::product(x.shape()), te::i64c(1), te::i64c(1)),
         Some(a) => {
             let a = if a < 0 { a + x.ndim() as i64 } else { a } as usize;
+            let post = te::product(&x.shape()[a + 1..]);
             (
                 x.shape()[a].clone(),
-                te::product(&x.shape()[a + 1..]),
-                te::product(x.shape()),
+                post.clone(),
+                te::mul(te::product(&x.shape()[..a]), post),
             )
         }
     };
-    let rows = te::floordiv(total, n.clone());
     let out = te::placeholder("out_buf", &out_shape, dt);
     let v = Var::new("v", DataType::INT64);
     let j = Var::new("v", DataType::INT64);
@@ -237,7 +239,17 @@ fn scan(c: &OpCall, prod: bool) -> Result<Lowered> {
     let src = if exclusive { xin(&prev) } else { xin(&pk) };
     let step = te::store(&out, oat(&pk), comb(te::load(&out, oat(&prev)), src));
     let inner = te::for_loop(&j, te::sub(n.clone(), te::i64c(1)), ForKind::Serial, step);
-    let body = te::for_loop(&v, rows, ForKind::Parallel, Stmt::seq(vec![first, inner]));
+    let mut row = Stmt::seq(vec![first, inner]);
+    // A scan over an empty axis has no first element to store (topi stores it regardless,
+    // out of bounds); the guard is left out where `n` is a positive constant, as in TVM.
+    if n.as_int().is_none_or(|n| n <= 0) {
+        row = Stmt::new(StmtKind::IfThenElse {
+            cond: te::cmp(CmpOp::Gt, n.clone(), te::i64c(0)),
+            then_case: row,
+            else_case: None,
+        });
+    }
+    let body = te::for_loop(&v, rows, ForKind::Parallel, row);
     let mut te = Te::new();
     te.opaque(
         if prod {

@@ -56,6 +56,16 @@ pub fn pre_passes(json: &Json) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// `func` as our LegalizeOps would generate it from TVM's legalization of the same operator:
+/// reductions that may be empty decomposed into init and update blocks
+/// (`tir::transform::decompose_empty_reductions`, the one deliberate difference from TVM's TIR).
+pub fn as_our_legalization(func: &tir::PrimFunc) -> tir::PrimFunc {
+    tir::PrimFunc {
+        body: tir::transform::decompose_empty_reductions(&func.body),
+        ..func.clone()
+    }
+}
+
 /// A short description of the first difference between two listings.
 pub fn first_difference(got: &str, want: &str) -> String {
     for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {

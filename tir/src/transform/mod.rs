@@ -13,6 +13,7 @@
 //!
 //! Passes do no IO and never panic on user input: unsupported constructs are [`LowerError`]s.
 
+mod decompose_reduction;
 mod flatten;
 mod interchange;
 mod lower_sblocks;
@@ -22,6 +23,7 @@ mod simplify_indices;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
+pub use decompose_reduction::decompose_empty_reductions;
 pub use flatten::{Flatten, add, mul, numel, to_i64};
 pub use interchange::{affine_coef, has_load, interchange_reductions};
 pub use lower_sblocks::{flatten_seq, hoist_reduction_init, lower_sblocks};
