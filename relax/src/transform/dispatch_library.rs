@@ -508,6 +508,52 @@ fn simplify_idioms(seq: &SeqExpr) -> SeqExpr {
     )
 }
 
+/// Whether the layout attribute `name` of `call` is `want` (or unset).
+fn layout_is(call: &Call, name: &str, want: &str) -> bool {
+    match call.attrs.get(name).and_then(AttrValue::as_str) {
+        None | Some("") => true,
+        Some(l) => l == want,
+    }
+}
+
+/// The integer list attribute `name` of `call` (a single integer as a list of one), `default`
+/// if unset; `None` if it is something else.
+fn attr_ints(call: &Call, name: &str, default: &[i64]) -> Option<Vec<i64>> {
+    match call.attrs.get(name) {
+        None | Some(AttrValue::None) => Some(default.to_vec()),
+        Some(v) => v.as_int_list().or_else(|| v.as_int().map(|i| vec![i])),
+    }
+}
+
+/// A per-axis pair given as one value for both axes or one per axis.
+fn pair(v: Vec<i64>) -> Option<[i64; 2]> {
+    match v[..] {
+        [a] => Some([a, a]),
+        [a, b] => Some([a, b]),
+        _ => None,
+    }
+}
+
+/// An integer list attribute value.
+fn int_list(v: &[i64]) -> AttrValue {
+    AttrValue::List(v.iter().map(|&i| AttrValue::Int(i)).collect())
+}
+
+/// The static struct info of a `dt` tensor of shape `d`.
+fn static_tensor(d: &[i64], dt: DataType) -> StructInfo {
+    StructInfo::tensor(d.iter().map(|&v| PrimExpr::i64(v)).collect(), dt)
+}
+
+/// A new variable beside `var`, of the same kind (dataflow or not).
+fn var_beside(var: &Var, suffix: &str, si: StructInfo) -> Var {
+    let name = format!("{}_{suffix}", var.name());
+    if var.is_dataflow() {
+        Var::dataflow(name, si)
+    } else {
+        Var::new(name, si)
+    }
+}
+
 /// `y = R.nn.conv1d(x, w)` (NCW data, OIW weights, float, static shapes) as the 2-D
 /// convolution it is on rows of height 1: `x` and `y` reshaped (views at run time) around an
 /// `R.nn.conv2d` of `[N, C, 1, W]` data and `[O, C/g, 1, K]` weights (a constant reshaped
@@ -529,30 +575,20 @@ fn conv1d_as_conv2d(
     let (&[n, c, wd], &[o, cg, k], &[yn, yo, yw]) = (&xs[..], &ws[..], &ys[..]) else {
         return None;
     };
-    let attr_str = |name: &str| call.attrs.get(name).and_then(AttrValue::as_str);
-    let layout_ok = |name: &str, want: &str| {
-        matches!(attr_str(name), None | Some("")) || attr_str(name) == Some(want)
-    };
     if !out_dtype_ok(call, dt)
-        || !layout_ok("data_layout", "NCW")
-        || !layout_ok("kernel_layout", "OIW")
-        || !layout_ok("out_layout", "NCW")
+        || !layout_is(call, "data_layout", "NCW")
+        || !layout_is(call, "kernel_layout", "OIW")
+        || !layout_is(call, "out_layout", "NCW")
     {
         return None;
     }
-    let ints = |name: &str, default: i64| -> Option<Vec<i64>> {
-        match call.attrs.get(name) {
-            None | Some(AttrValue::None) => Some(vec![default]),
-            Some(v) => v.as_int_list().or_else(|| v.as_int().map(|i| vec![i])),
-        }
-    };
-    let [stride] = ints("strides", 1)?[..] else {
+    let [stride] = attr_ints(call, "strides", &[1])?[..] else {
         return None;
     };
-    let [dilation] = ints("dilation", 1)?[..] else {
+    let [dilation] = attr_ints(call, "dilation", &[1])?[..] else {
         return None;
     };
-    let (left, right) = match ints("padding", 0)?[..] {
+    let (left, right) = match attr_ints(call, "padding", &[0])?[..] {
         [p] => (p, p),
         [l, r] => (l, r),
         _ => return None,
@@ -561,18 +597,13 @@ fn conv1d_as_conv2d(
         None => 1,
         Some(v) => v.as_int()?,
     };
-    let dims = |d: &[i64]| d.iter().map(|&v| PrimExpr::i64(v)).collect::<Vec<_>>();
-    let tensor = |d: &[i64]| StructInfo::tensor(dims(d), dt);
-    let fresh = |name: String, si: StructInfo| {
-        if var.is_dataflow() {
-            Var::dataflow(name, si)
-        } else {
-            Var::new(name, si)
-        }
+    let tensor = |d: &[i64]| static_tensor(d, dt);
+    let reshape = |e: Expr, d: &[i64]| {
+        let dims = d.iter().map(|&v| PrimExpr::i64(v)).collect();
+        Expr::op("relax.reshape", vec![e, Expr::shape(dims)])
     };
-    let reshape = |e: Expr, d: &[i64]| Expr::op("relax.reshape", vec![e, Expr::shape(dims(d))]);
     let mut bindings = Vec::with_capacity(4);
-    let x4 = fresh(format!("{}_rows", var.name()), tensor(&[n, c, 1, wd]));
+    let x4 = var_beside(var, "rows", tensor(&[n, c, 1, wd]));
     bindings.push(Binding::Var {
         var: x4.clone(),
         value: reshape(crate::transform::substitute(x, subst), &[n, c, 1, wd]),
@@ -587,7 +618,7 @@ fn conv1d_as_conv2d(
             }))
         }
         _ => {
-            let w4 = fresh(format!("{}_kernel", var.name()), tensor(&[o, cg, 1, k]));
+            let w4 = var_beside(var, "kernel", tensor(&[o, cg, 1, k]));
             bindings.push(Binding::Var {
                 var: w4.clone(),
                 value: reshape(crate::transform::substitute(w, subst), &[o, cg, 1, k]),
@@ -595,11 +626,10 @@ fn conv1d_as_conv2d(
             Expr::var(&w4)
         }
     };
-    let list = |v: &[i64]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i)).collect());
     let mut attrs = Attrs::new()
-        .with("strides", list(&[1, stride]))
-        .with("padding", list(&[0, left, 0, right]))
-        .with("dilation", list(&[1, dilation]))
+        .with("strides", int_list(&[1, stride]))
+        .with("padding", int_list(&[0, left, 0, right]))
+        .with("dilation", int_list(&[1, dilation]))
         .with("groups", AttrValue::Int(groups))
         .with("data_layout", AttrValue::Str("NCHW".into()))
         .with("kernel_layout", AttrValue::Str("OIHW".into()))
@@ -607,7 +637,7 @@ fn conv1d_as_conv2d(
     if let Some(od) = call.attrs.get("out_dtype") {
         attrs = attrs.with("out_dtype", od.clone());
     }
-    let y4 = fresh(format!("{}_rows_out", var.name()), tensor(&[yn, yo, 1, yw]));
+    let y4 = var_beside(var, "rows_out", tensor(&[yn, yo, 1, yw]));
     bindings.push(Binding::Var {
         var: y4.clone(),
         value: Expr::call(
@@ -651,37 +681,20 @@ fn conv2d_transpose_as_conv2d(
     let (&[n, c, h, wd], &[wc, o, kh, kw], &[yn, yo, yh, yw]) = (&xs[..], &ws[..], &ys[..]) else {
         return None;
     };
-    let attr_str = |name: &str| call.attrs.get(name).and_then(AttrValue::as_str);
-    let layout_ok = |name: &str, want: &str| {
-        matches!(attr_str(name), None | Some("")) || attr_str(name) == Some(want)
-    };
     if !out_dtype_ok(call, dt)
-        || !layout_ok("data_layout", "NCHW")
-        || !layout_ok("kernel_layout", "IOHW")
-        || !layout_ok("out_layout", "NCHW")
+        || !layout_is(call, "data_layout", "NCHW")
+        || !layout_is(call, "kernel_layout", "IOHW")
+        || !layout_is(call, "out_layout", "NCHW")
         || wc != c
         || yo != o
         || yn != n
     {
         return None;
     }
-    let ints = |name: &str, default: &[i64]| -> Option<Vec<i64>> {
-        match call.attrs.get(name) {
-            None | Some(AttrValue::None) => Some(default.to_vec()),
-            Some(v) => v.as_int_list().or_else(|| v.as_int().map(|i| vec![i])),
-        }
-    };
-    let pair = |v: Vec<i64>| -> Option<[i64; 2]> {
-        match v[..] {
-            [a] => Some([a, a]),
-            [a, b] => Some([a, b]),
-            _ => None,
-        }
-    };
-    let stride = pair(ints("strides", &[1, 1])?)?;
-    let dilation = pair(ints("dilation", &[1, 1])?)?;
-    let out_pad = pair(ints("output_padding", &[0, 0])?)?;
-    let pad: [i64; 4] = match ints("padding", &[0, 0, 0, 0])?[..] {
+    let stride = pair(attr_ints(call, "strides", &[1, 1])?)?;
+    let dilation = pair(attr_ints(call, "dilation", &[1, 1])?)?;
+    let out_pad = pair(attr_ints(call, "output_padding", &[0, 0])?)?;
+    let pad: [i64; 4] = match attr_ints(call, "padding", &[0, 0, 0, 0])?[..] {
         [p] => [p; 4],
         [ph, pw] => [ph, pw, ph, pw],
         [t, l, b, r] => [t, l, b, r],
@@ -713,18 +726,9 @@ fn conv2d_transpose_as_conv2d(
         return None;
     }
     let dims = |d: &[i64]| d.iter().map(|&v| PrimExpr::i64(v)).collect::<Vec<_>>();
-    let tensor = |d: &[i64]| StructInfo::tensor(dims(d), dt);
-    let fresh = |name: String, si: StructInfo| {
-        if var.is_dataflow() {
-            Var::dataflow(name, si)
-        } else {
-            Var::new(name, si)
-        }
-    };
-    let list = |v: &[i64]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i)).collect());
     let mut bindings = Vec::with_capacity(8);
     let mut bind = |name: &str, d: &[i64], value: Expr| {
-        let v = fresh(format!("{}_{name}", var.name()), tensor(d));
+        let v = var_beside(var, name, static_tensor(d, dt));
         bindings.push(Binding::Var {
             var: v.clone(),
             value,
@@ -751,7 +755,7 @@ fn conv2d_transpose_as_conv2d(
                 Attrs::new()
                     .with(
                         "pad_width",
-                        list(&[0, 0, 0, 0, 0, 0, 0, stride[0] - 1, 0, 0, 0, stride[1] - 1]),
+                        int_list(&[0, 0, 0, 0, 0, 0, 0, stride[0] - 1, 0, 0, 0, stride[1] - 1]),
                     )
                     .with("pad_value", AttrValue::Float(0.0))
                     .with("pad_mode", AttrValue::Str("constant".into())),
@@ -779,7 +783,7 @@ fn conv2d_transpose_as_conv2d(
                 Expr::call(
                     Callee::Op("relax.permute_dims".into()),
                     vec![w],
-                    Attrs::new().with("axes", list(&[1, 0, 2, 3])),
+                    Attrs::new().with("axes", int_list(&[1, 0, 2, 3])),
                     Vec::new(),
                 ),
             );
@@ -796,9 +800,9 @@ fn conv2d_transpose_as_conv2d(
         }
     };
     let mut attrs = Attrs::new()
-        .with("strides", list(&[1, 1]))
-        .with("padding", list(&conv_pad))
-        .with("dilation", list(&dilation))
+        .with("strides", int_list(&[1, 1]))
+        .with("padding", int_list(&conv_pad))
+        .with("dilation", int_list(&dilation))
         .with("groups", AttrValue::Int(1))
         .with("data_layout", AttrValue::Str("NCHW".into()))
         .with("kernel_layout", AttrValue::Str("OIHW".into()))
@@ -844,7 +848,7 @@ fn transposed_flipped(cst: &Constant, [c, o, kh, kw]: [i64; 4], dt: DataType) ->
     let data = vm::Tensor::from_bytes(&shape, cst.data.dtype(), &out).ok()?;
     Some(Constant {
         data,
-        struct_info: StructInfo::tensor(shape.iter().map(|&v| PrimExpr::i64(v)).collect(), dt),
+        struct_info: static_tensor(&shape, dt),
         metadata_index: None,
     })
 }
@@ -1516,31 +1520,15 @@ fn conv2d_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
     if !out_dtype_ok(call, dt) || x_si.ndim() != Some(4) || w_si.ndim() != Some(4) {
         return None;
     }
-    let attr_str = |n: &str| call.attrs.get(n).and_then(AttrValue::as_str);
-    let layout_ok =
-        |n: &str, want: &str| matches!(attr_str(n), None | Some("")) || attr_str(n) == Some(want);
-    if !layout_ok("data_layout", "NCHW")
-        || !layout_ok("kernel_layout", "OIHW")
-        || !layout_ok("out_layout", "NCHW")
+    if !layout_is(call, "data_layout", "NCHW")
+        || !layout_is(call, "kernel_layout", "OIHW")
+        || !layout_is(call, "out_layout", "NCHW")
     {
         return None;
     }
-    let ints = |n: &str, default: Vec<i64>| -> Option<Vec<i64>> {
-        match call.attrs.get(n) {
-            None | Some(AttrValue::None) => Some(default),
-            Some(v) => v.as_int_list().or_else(|| v.as_int().map(|i| vec![i])),
-        }
-    };
-    let pair = |v: Vec<i64>| -> Option<[i64; 2]> {
-        match v[..] {
-            [a] => Some([a, a]),
-            [a, b] => Some([a, b]),
-            _ => None,
-        }
-    };
-    let strides = pair(ints("strides", vec![1, 1])?)?;
-    let dilation = pair(ints("dilation", vec![1, 1])?)?;
-    let padding: [i64; 4] = match ints("padding", vec![0, 0, 0, 0])?[..] {
+    let strides = pair(attr_ints(call, "strides", &[1, 1])?)?;
+    let dilation = pair(attr_ints(call, "dilation", &[1, 1])?)?;
+    let padding: [i64; 4] = match attr_ints(call, "padding", &[0, 0, 0, 0])?[..] {
         [p] => [p; 4],
         [h, w] => [h, w, h, w],
         [t, l, b, r] => [t, l, b, r],
@@ -1906,25 +1894,14 @@ fn pool2d_anchor(call: &Call, var: &Var, at: usize, op: LibraryOp) -> Option<Cha
     if x_si.ndim() != Some(4) || var.struct_info().ndim() != Some(4) {
         return None;
     }
-    let attr_str = |n: &str| call.attrs.get(n).and_then(AttrValue::as_str);
-    for n in ["layout", "out_layout"] {
-        if !matches!(attr_str(n), None | Some("") | Some("NCHW")) {
-            return None;
-        }
+    if !layout_is(call, "layout", "NCHW") || !layout_is(call, "out_layout", "NCHW") {
+        return None;
     }
-    let ints = |n: &str| -> Option<Vec<i64>> {
-        match call.attrs.get(n) {
-            None | Some(AttrValue::None) => Some(Vec::new()),
-            Some(v) => v.as_int_list().or_else(|| v.as_int().map(|i| vec![i])),
-        }
-    };
+    let ints = |n: &str| attr_ints(call, n, &[]);
+    // Unset (or empty) windows, strides and dilations are 1.
     let pair = |n: &str| -> Option<[i64; 2]> {
-        match ints(n)?[..] {
-            [] => Some([1, 1]),
-            [a] => Some([a, a]),
-            [a, b] => Some([a, b]),
-            _ => None,
-        }
+        let v = ints(n)?;
+        if v.is_empty() { Some([1, 1]) } else { pair(v) }
     };
     let flag = |n: &str| match call.attrs.get(n) {
         None | Some(AttrValue::None) => Some(false),
