@@ -30,13 +30,15 @@
 //! Invariants: every new binding is a variable of its block's kind (a dataflow variable in a
 //! dataflow block) whose struct info is the one the normalizer infers for its value; the
 //! rewritten operator's own variable keeps its struct info (the final permutation puts the
-//! result back in `out_layout`, so the shape is the same).
+//! result back in `out_layout`, so the shape is the same; a contradiction is an internal
+//! error rather than a wrong annotation).
 
 use crate::ir::{
     AttrValue, Attrs, Binding, BindingBlock, Call, Callee, Expr, ExprKind, Function, IRModule, If,
     SeqExpr, StructInfo, Var,
 };
 use crate::normalize::infer_struct_info;
+use crate::struct_info_ops::{Compatibility, compatibility, describe};
 use crate::transform::map_functions;
 use crate::{Error, Result};
 
@@ -286,6 +288,16 @@ impl Converter<'_> {
             let name = format!("{}_{}", var.name(), canon.data.to_ascii_lowercase());
             permute_dims(&Expr::var(&emit(name, converted)?), &plan.out)
         };
+        let si = self.infer(var, &value)?;
+        if compatibility(var.struct_info(), &si) == Compatibility::No {
+            return Err(Error::Internal(format!(
+                "in function `{}`, `{}` was {} and became {}",
+                self.func,
+                var.name(),
+                describe(var.struct_info()),
+                describe(&si)
+            )));
+        }
         out.push(Binding::Var {
             var: var.clone(),
             value,
