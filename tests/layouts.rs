@@ -5,7 +5,8 @@
 //! around it, on the same random inputs, in both exec modes, with and without the library
 //! kernels; the results must agree within 1e-4. Convolutions and pools also match a naive
 //! evaluation written here from the layout letters alone, so that the reference module is
-//! checked too. A constant weight in HWIO must reach the convolution as an OIHW constant.
+//! checked too. With the library on, a conv2d in any layout must run on the library's kernel.
+//! A constant weight in HWIO must reach the convolution as an OIHW constant.
 
 use std::collections::HashMap;
 
@@ -564,6 +565,14 @@ fn run(
     let m = engine
         .compile_str_with_metadata(src, metadata.to_vec())
         .map_err(|e| format!("compile: {e}\n{src}"))?;
+    // A conv2d in any layout runs on the library kernel when the library is on.
+    let listing = m.executable().as_text();
+    if engine.config().library
+        && src.contains("R.nn.conv2d(")
+        && !listing.contains("relaxjit.conv2d")
+    {
+        return Err(format!("the library's conv2d is not called\n{listing}"));
+    }
     let y = m.run("main", args).map_err(|e| format!("run: {e}"))?;
     values(&y)
 }
