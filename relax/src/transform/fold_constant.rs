@@ -9,10 +9,10 @@
 //! dropped. A call that fails in the interpreter (an out-of-bounds access, a division by zero)
 //! is left alone so that the error surfaces at run time, where TVM reports it.
 //!
-//! Data movement on a constant (`R.reshape`, `R.broadcast_to`) is folded natively before
-//! legalization, without copying where the bytes are only relabelled (a reshape, a broadcast to
-//! the same shape): the pipeline runs this pass also ahead of `DispatchLibrary` and
-//! `LegalizeOps`.
+//! Data movement on a constant (`R.reshape`, `R.broadcast_to`, `R.permute_dims` of rank 3 or
+//! more) is folded natively before legalization, without copying where the bytes are only
+//! relabelled (a reshape, a broadcast to the same shape): the pipeline runs this pass also ahead
+//! of `DispatchLibrary` and `LegalizeOps`.
 //!
 //! Unlike TVM, folding is bounded: a call whose result (or any input) is larger than the limit
 //! ([`DEFAULT_MAX_FOLD_BYTES`] unless the pipeline says otherwise) is kept, to run at run time.
@@ -117,8 +117,8 @@ impl Folder<'_> {
     /// (the operand itself) copy nothing, so no size limit applies: this is how weights
     /// imported by TVM's ONNX frontend (`R.broadcast_to(metadata[...], shape)` of every conv
     /// and dense weight) reach their kernels without a compile-time or run-time copy. A real
-    /// `R.broadcast_to` and an `R.permute_dims` (ConvertLayout's of an OHWI or HWIO weight)
-    /// are copied once, within the size limit.
+    /// `R.broadcast_to` and an `R.permute_dims` of rank 3 or more (ConvertLayout's of an OHWI
+    /// or HWIO weight) are copied once, within the size limit.
     fn data_movement(&self, c: &Call, result: &StructInfo) -> Option<Expr> {
         let op = c.op()?;
         if !matches!(
@@ -146,6 +146,11 @@ impl Folder<'_> {
                 self.broadcast(&k.data, &shape)?
             }
         } else if op == "relax.permute_dims" {
+            // A transposed matrix is left to DispatchLibrary, whose matmul reads it in place
+            // (`trans_b`), and otherwise to the FoldConstant after legalization.
+            if shape.len() < 3 {
+                return None;
+            }
             self.permute(&k.data, c.attrs.get("axes"), &shape)?
         } else {
             if vm::tensor::checked_numel(&shape).ok()? != k.data.numel() {
