@@ -82,6 +82,13 @@ pub type OptPass = fn(&IRModule, &OptConfig) -> Result<IRModule>;
 /// The passes [`optimize`] runs, by name, in order, each when its [`Gate`] is open.
 pub const OPT_PASSES: &[(&str, OptPass, Gate)] = &[
     ("LambdaLift", |m, _| transform::lambda_lift(m), Gate::Always),
+    // Convolutions and pools in other layouts (NHWC, OHWI, HWIO, ...) become the canonical
+    // ones between permutations, which FoldConstant applies to constant weights.
+    (
+        "ConvertLayout",
+        |m, _| transform::convert_layout(m),
+        Gate::Always,
+    ),
     // Before legalization it folds what needs no kernel (reshapes of constants, identity
     // broadcasts), so that the weights of imported models reach DispatchLibrary as constants.
     (

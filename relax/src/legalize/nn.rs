@@ -425,7 +425,11 @@ fn layouts_ok(c: &OpCall, data: &str, kernel: &str) -> Result<()> {
     let k = c.attr_str("kernel_layout").unwrap_or(kernel);
     let o = c.attr_str("out_layout").unwrap_or(d);
     if d != data || k != kernel || o != data {
-        return unsupported(format!("layouts {d}/{k}/{o} (only {data}/{kernel})"));
+        // ConvertLayout has turned permutations of these letters into them; what is left has
+        // split axes (`NCHW16c`, `OIHW16o16i`).
+        return unsupported(format!(
+            "layouts {d}/{k}/{o} (only {data}/{kernel} and permutations of their letters; split axes are not supported)"
+        ));
     }
     Ok(())
 }
@@ -765,12 +769,15 @@ fn conv_transpose(c: &OpCall, k: usize) -> Result<Lowered> {
 
 /// max/avg pooling over `k` spatial dimensions in NCW/NCHW/NCDHW.
 fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
-    let x = c.tensor(0)?;
     let want = ["NCW", "NCHW", "NCDHW"][k.clamp(1, 3) - 1];
     let layout = c.attr_str("layout").unwrap_or(want);
-    if layout != want || c.attr_str("out_layout").is_some_and(|l| l != want) {
-        return unsupported(format!("pool layout {layout}"));
+    let out_layout = c.attr_str("out_layout").unwrap_or(layout);
+    if layout != want || out_layout != want {
+        return unsupported(format!(
+            "pool layouts {layout}/{out_layout} (only {want} and permutations of its letters; split axes are not supported)"
+        ));
     }
+    let x = c.tensor(0)?;
     let ceil_mode = c.attr_bool("ceil_mode") == Some(true);
     let include_pad = c.attr_bool("count_include_pad").unwrap_or(false);
     if ceil_mode && !is_max && include_pad {

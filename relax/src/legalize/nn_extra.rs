@@ -485,8 +485,11 @@ fn adaptive_avg_pool(c: &OpCall, k: usize) -> Result<Lowered> {
     let layouts = ["NCW", "NCHW", "NCDHW"];
     let want = layouts[k - 1];
     let layout = c.attr_str("layout").unwrap_or(want);
-    if layout != want || c.attr_str("out_layout").is_some_and(|l| l != want) {
-        return unsupported(format!("attribute `layout` {layout} (only {want})"));
+    let out_layout = c.attr_str("out_layout").unwrap_or(layout);
+    if layout != want || out_layout != want {
+        return unsupported(format!(
+            "pool layouts {layout}/{out_layout} (only {want} and permutations of its letters; split axes are not supported)"
+        ));
     }
     let x = c.tensor(0)?;
     let (out_shape, _) = c.out_tensor()?;

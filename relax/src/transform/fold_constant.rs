@@ -9,10 +9,10 @@
 //! dropped. A call that fails in the interpreter (an out-of-bounds access, a division by zero)
 //! is left alone so that the error surfaces at run time, where TVM reports it.
 //!
-//! Data movement on a constant (`R.reshape`, `R.broadcast_to`) is folded natively before
-//! legalization, without copying where the bytes are only relabelled (a reshape, a broadcast to
-//! the same shape): the pipeline runs this pass also ahead of `DispatchLibrary` and
-//! `LegalizeOps`.
+//! Data movement on a constant (`R.reshape`, `R.broadcast_to`, `R.permute_dims` of rank 3 or
+//! more) is folded natively before legalization, without copying where the bytes are only
+//! relabelled (a reshape, a broadcast to the same shape): the pipeline runs this pass also ahead
+//! of `DispatchLibrary` and `LegalizeOps`.
 //!
 //! Unlike TVM, folding is bounded: a call whose result (or any input) is larger than the limit
 //! ([`DEFAULT_MAX_FOLD_BYTES`] unless the pipeline says otherwise) is kept, to run at run time.
@@ -31,8 +31,8 @@ use tir::interp::InterpArg;
 
 use crate::Result;
 use crate::ir::{
-    Binding, BindingBlock, Call, Constant, Expr, ExprKind, Function, IRModule, SeqExpr, StructInfo,
-    VarId,
+    AttrValue, Binding, BindingBlock, Call, Constant, Expr, ExprKind, Function, IRModule, SeqExpr,
+    StructInfo, VarId,
 };
 use crate::transform::{map_functions, substitute, substitute_binding};
 
@@ -117,10 +117,14 @@ impl Folder<'_> {
     /// (the operand itself) copy nothing, so no size limit applies: this is how weights
     /// imported by TVM's ONNX frontend (`R.broadcast_to(metadata[...], shape)` of every conv
     /// and dense weight) reach their kernels without a compile-time or run-time copy. A real
-    /// `R.broadcast_to` is copied once, within the size limit.
+    /// `R.broadcast_to` and an `R.permute_dims` of rank 3 or more (ConvertLayout's of an OHWI
+    /// or HWIO weight) are copied once, within the size limit.
     fn data_movement(&self, c: &Call, result: &StructInfo) -> Option<Expr> {
         let op = c.op()?;
-        if op != "relax.reshape" && op != "relax.broadcast_to" {
+        if !matches!(
+            op,
+            "relax.reshape" | "relax.broadcast_to" | "relax.permute_dims"
+        ) {
             return None;
         }
         let ExprKind::Constant(k) = c.args.first()?.kind() else {
@@ -141,6 +145,13 @@ impl Folder<'_> {
             } else {
                 self.broadcast(&k.data, &shape)?
             }
+        } else if op == "relax.permute_dims" {
+            // A transposed matrix is left to DispatchLibrary, whose matmul reads it in place
+            // (`trans_b`), and otherwise to the FoldConstant after legalization.
+            if shape.len() < 3 {
+                return None;
+            }
+            self.permute(&k.data, c.attrs.get("axes"), &shape)?
         } else {
             if vm::tensor::checked_numel(&shape).ok()? != k.data.numel() {
                 return None;
@@ -182,6 +193,62 @@ impl Folder<'_> {
         let from = t.to_bytes();
         let mut out = vm::Tensor::zeros(shape, dtype).ok()?;
         broadcast_into(out.bytes_mut().ok()?, &from, shape, &strides, dtype.bytes());
+        Some(out)
+    }
+
+    /// `t` with its dimensions permuted as `R.permute_dims(t, axes)` does (no axes: reversed),
+    /// copied once natively; `shape` is the result's. `None` if the axes are not a permutation
+    /// of `t`'s dimensions giving `shape`, or the result is over the size limit.
+    fn permute(
+        &self,
+        t: &vm::Tensor,
+        axes: Option<&AttrValue>,
+        shape: &[i64],
+    ) -> Option<vm::Tensor> {
+        let src = t.shape();
+        let n = src.len();
+        let axes: Vec<usize> = match axes {
+            None | Some(AttrValue::None) => (0..n).rev().collect(),
+            Some(v) => v
+                .as_int_list()?
+                .into_iter()
+                .map(|a| usize::try_from(if a < 0 { a + n as i64 } else { a }).ok())
+                .collect::<Option<_>>()?,
+        };
+        if axes.len() != n || shape.len() != n {
+            return None;
+        }
+        let mut seen = vec![false; n];
+        for &a in &axes {
+            if a >= n || std::mem::replace(&mut seen[a], true) {
+                return None;
+            }
+        }
+        if axes.iter().zip(shape).any(|(&a, &d)| src[a] != d) {
+            return None;
+        }
+        if axes.iter().enumerate().all(|(i, &a)| i == a) {
+            return Some(t.clone());
+        }
+        // Element strides of the source, read in the result's order.
+        let mut src_strides = vec![0usize; n];
+        let mut stride = 1usize;
+        for i in (0..n).rev() {
+            src_strides[i] = stride;
+            stride = stride.checked_mul(usize::try_from(src[i]).ok()?)?;
+        }
+        let strides: Vec<usize> = axes.iter().map(|&a| src_strides[a]).collect();
+        let dtype = t.dtype();
+        if vm::tensor::checked_nbytes(shape, dtype).ok()? > self.max_bytes {
+            return None;
+        }
+        let from = t.to_bytes();
+        let mut out = vm::Tensor::zeros(shape, dtype).ok()?;
+        let bytes = out.bytes_mut().ok()?;
+        if bytes.len() != from.len() || from.len() != stride * dtype.bytes() {
+            return None;
+        }
+        broadcast_into(bytes, &from, shape, &strides, dtype.bytes());
         Some(out)
     }
 
@@ -295,7 +362,64 @@ fn broadcast_into(out: &mut [u8], src: &[u8], shape: &[i64], strides: &[usize], 
 
 #[cfg(test)]
 mod tests {
-    use super::broadcast_into;
+    use super::{Folder, broadcast_into};
+    use crate::ir::{AttrValue, IRModule};
+
+    /// Every permutation of a rank-3 tensor (axes given, negative, or none for the reverse)
+    /// moves each element where `R.permute_dims` puts it; axes that are not a permutation,
+    /// or do not give the result's shape, fold nothing.
+    #[test]
+    fn permute_moves_every_element() {
+        let module = IRModule::new();
+        let folder = Folder {
+            module: &module,
+            max_bytes: 1 << 20,
+        };
+        let shape = [2i64, 3, 4];
+        let data: Vec<i32> = (0..24).collect();
+        let t = vm::Tensor::from_slice(&shape, &data).unwrap();
+        let list = |v: &[i64]| AttrValue::List(v.iter().map(|&a| AttrValue::Int(a)).collect());
+        let perms = [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ];
+        for axes in perms {
+            let out_shape: Vec<i64> = axes.iter().map(|&a| shape[a]).collect();
+            let negative: Vec<i64> = axes.iter().map(|&a| a as i64 - 3).collect();
+            let reversed = (axes == [2, 1, 0]).then_some(AttrValue::None);
+            let given = [Some(list(&axes.map(|a| a as i64))), Some(list(&negative))];
+            for attr in given.into_iter().chain([reversed]).flatten() {
+                let got = folder.permute(&t, Some(&attr), &out_shape).unwrap();
+                assert_eq!(got.shape().to_vec(), out_shape);
+                let mut flat = 0;
+                for i in 0..out_shape[0] {
+                    for j in 0..out_shape[1] {
+                        for k in 0..out_shape[2] {
+                            let mut src = [0i64; 3];
+                            for (d, v) in [i, j, k].into_iter().enumerate() {
+                                src[axes[d]] = v;
+                            }
+                            let want = (src[0] * 12 + src[1] * 4 + src[2]) as f64;
+                            assert_eq!(got.get_f64(flat), Some(want), "axes {attr:?}");
+                            flat += 1;
+                        }
+                    }
+                }
+            }
+        }
+        for bad in [list(&[0, 0, 1]), list(&[0, 1]), list(&[0, 1, 3])] {
+            assert!(folder.permute(&t, Some(&bad), &shape).is_none(), "{bad:?}");
+        }
+        assert!(
+            folder
+                .permute(&t, Some(&list(&[1, 0, 2])), &shape)
+                .is_none()
+        );
+    }
 
     /// The reference: one element at a time, advancing a row-major index.
     fn broadcast_naive(src: &[u8], shape: &[i64], strides: &[usize], es: usize) -> Vec<u8> {
