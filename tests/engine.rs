@@ -162,10 +162,10 @@ fn bad_modules_fail_at_compile_time_with_context() {
 /// compile-time error naming the pass, the operator, the binding and the function.
 #[test]
 fn an_operator_without_a_rule_fails_at_compile_time() {
-    let src = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 4, 4, 2), dtype=\"float32\")):\n        y = R.nn.adaptive_avg_pool2d(x, output_size=[2, 2], layout=\"NHWC\")\n        return y\n";
+    let src = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 4, 4, 2), dtype=\"float32\")):\n        y = R.nn.adaptive_avg_pool2d(x, output_size=[2, 2], layout=\"NCHW4c\")\n        return y\n";
     let e = Engine::default()
         .compile_str(src)
-        .expect_err("NHWC adaptive pooling has no legalization")
+        .expect_err("adaptive pooling in a split layout has no legalization")
         .to_string();
     for w in [
         "LegalizeOps",
