@@ -201,6 +201,7 @@ fn finish(
 }
 
 /// `R.nn.conv1d` (NCW/OIW), which DispatchLibrary runs as a conv2d of rows of height 1.
+#[allow(clippy::too_many_arguments)]
 fn conv1d(
     x: [i64; 3],
     o: i64,
@@ -236,6 +237,7 @@ fn conv1d(
 
 /// `R.nn.conv2d_transpose` (NCHW/IOHW, one group), which DispatchLibrary runs as a stride-1
 /// conv2d of the zero-inserted image.
+#[allow(clippy::too_many_arguments)]
 fn conv2d_transpose(
     x: [i64; 4],
     o: i64,
