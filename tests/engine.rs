@@ -591,3 +591,73 @@ class Module:
         }
     }
 }
+
+/// A module printed by older TVM with `script(show_meta=True)` carries its constants in a
+/// `metadata = tvm.ir.load_json("""…""")` header (TVM's JSON object graph, tensors in
+/// base64): they are read from it, in both exec modes; a corrupt tensor is an error naming
+/// the entry.
+#[test]
+fn embedded_metadata_tables_are_read() {
+    let header = |int_tensor: &str| {
+        format!(
+            r#"metadata = tvm.ir.load_json("""{{
+  \"root\": 1,
+  \"nodes\": [
+    {{\"type_key\": \"\"}},
+    {{\"type_key\": \"Map\", \"keys\": [\"relax.expr.Constant\"], \"data\": [2]}},
+    {{\"type_key\": \"Array\", \"data\": [3, 4]}},
+    {{\"type_key\": \"relax.expr.Constant\", \"attrs\": {{\"data\": \"0\", \"span\": \"0\"}}}},
+    {{\"type_key\": \"relax.expr.Constant\", \"attrs\": {{\"data\": \"1\", \"span\": \"0\"}}}}
+  ],
+  \"b64ndarrays\": [
+    \"{int_tensor}\",
+    \"P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIgAQACAAAAAAAAAAIAAAAAAAAAEAAAAAAAAAAAAAA/AACAvwAAEEAAAIBA\"
+  ],
+  \"attrs\": {{\"tvm_version\": \"0.17.dev0\"}}
+}}""")
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 2), dtype="float32")) -> R.Tuple(R.Tensor((3,), dtype="int32"), R.Tensor((2, 2), dtype="float32")):
+        c: R.Tensor((3,), dtype="int32") = metadata["relax.expr.Constant"][0]
+        w: R.Tensor((2, 2), dtype="float32") = metadata["relax.expr.Constant"][1]
+        y: R.Tensor((2, 2), dtype="float32") = R.add(x, w)
+        return (c, y)
+"#
+        )
+    };
+    let good =
+        header("P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAAgAQADAAAAAAAAAAwAAAAAAAAAAQAAAAIAAAADAAAA");
+    let x: Value = Tensor::from_slice(&[2, 2], &[1.0f32, 1.0, 1.0, 1.0])
+        .unwrap()
+        .into();
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let engine = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap();
+        let out = engine
+            .compile_str(&good)
+            .unwrap_or_else(|e| panic!("{exec_mode:?}: {e}"))
+            .run("main", std::slice::from_ref(&x))
+            .unwrap();
+        let Value::Tuple(items) = &out else {
+            panic!("{exec_mode:?}: expected a tuple, got {out:?}");
+        };
+        let c = items[0].as_tensor().unwrap().to_vec::<i32>().unwrap();
+        assert_eq!(c, [1, 2, 3], "{exec_mode:?}");
+        assert_eq!(as_f32(&items[1]), [1.5, 0.0, 3.25, 5.0], "{exec_mode:?}");
+    }
+    // The int32 tensor's data size field says 13 bytes instead of 12.
+    let bad =
+        header("P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAAgAQADAAAAAAAAAA0AAAAAAAAAAQAAAAIAAAADAAAA");
+    let e = Engine::default().compile_str(&bad).unwrap_err().to_string();
+    assert!(
+        e.contains("relax.expr.Constant") && e.contains("data size"),
+        "{e}"
+    );
+}

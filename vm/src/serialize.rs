@@ -299,6 +299,26 @@ struct Reader<'a> {
     pos: usize,
 }
 
+impl Tensor {
+    /// A tensor in TVM's `Tensor::Save` format (as `b64ndarrays` entries of TVM's JSON
+    /// graphs hold them, base64-decoded): the whole of `bytes`, CPU, one lane.
+    pub fn load_tvm_bytes(bytes: &[u8]) -> Result<Tensor> {
+        let mut r = Reader {
+            data: bytes,
+            pos: 0,
+        };
+        let t = r.tensor(&"tensor")?;
+        if r.remaining() != 0 {
+            return Err(Error::load(format!(
+                "{} unexpected bytes after the tensor at byte {}",
+                r.remaining(),
+                r.pos
+            )));
+        }
+        Ok(t)
+    }
+}
+
 impl<'a> Reader<'a> {
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn remaining(&self) -> usize {

@@ -100,9 +100,16 @@ fn read(src: &str, options: &ReadOptions) -> PResult<IRModule> {
     let tir_ctx = tir::ModuleContext::from_module(&module);
     let mut members: Option<(&[ast::Stmt], String)> = None;
     let mut loose = Vec::new();
+    let mut embedded = HashMap::new();
     for stmt in &module.body {
         match &stmt.kind {
             S::Assign { value, .. } if value.call_name().as_deref() == Some("TypeVar") => {}
+            S::Assign { targets, value }
+                if value.call_name().as_deref() == Some("tvm.ir.load_json")
+                    && matches!(&targets[..], [t] if t.as_name() == Some("metadata")) =>
+            {
+                embedded = embedded_metadata(value)?;
+            }
             S::ClassDef(c) => {
                 if !c
                     .decorators
@@ -151,6 +158,7 @@ fn read(src: &str, options: &ReadOptions) -> PResult<IRModule> {
     let type_vars = tir_ctx.type_vars.clone();
     let mut m = ModuleReader {
         options,
+        embedded,
         tir_ctx,
         class_name,
         type_vars,
@@ -160,8 +168,133 @@ fn read(src: &str, options: &ReadOptions) -> PResult<IRModule> {
     m.module(&body)
 }
 
+/// The tensor tables of `metadata = tvm.ir.load_json("""…""")`: TVM's JSON object graph
+/// (`nodes`, `root`, `b64ndarrays`) whose root is a map from a type key to an array of
+/// constants, each naming its tensor by index into `b64ndarrays` (base64 of TVM's
+/// `Tensor::Save` bytes). Only constants are read; anything else in the table is an error.
+fn embedded_metadata(call: &ast::Expr) -> PResult<HashMap<String, Vec<vm::Tensor>>> {
+    let bad = |what: String| -> PResult<HashMap<String, Vec<vm::Tensor>>> {
+        err(
+            call.span,
+            format!("metadata = tvm.ir.load_json(...): {what}"),
+        )
+    };
+    let Some((_, [arg], [])) = call_parts(call) else {
+        return bad("expected one string".into());
+    };
+    let A::Str(text) = &arg.kind else {
+        return bad("expected one string".into());
+    };
+    let json: serde_json::Value = match serde_json::from_str(text) {
+        Ok(j) => j,
+        Err(e) => return bad(format!("not JSON: {e}")),
+    };
+    let nodes = json.get("nodes").and_then(|n| n.as_array());
+    let arrays = json.get("b64ndarrays").and_then(|n| n.as_array());
+    let root = json.get("root").and_then(|r| r.as_u64());
+    let (Some(nodes), Some(root)) = (nodes, root) else {
+        return bad("no `nodes` and `root`".into());
+    };
+    let node = |i: u64| nodes.get(usize::try_from(i).ok()?);
+    let indices = |n: &serde_json::Value| -> Option<Vec<u64>> {
+        n.get("data")?
+            .as_array()?
+            .iter()
+            .map(|d| d.as_u64())
+            .collect()
+    };
+    let Some(map) = node(root) else {
+        return bad(format!("root {root} is not a node"));
+    };
+    let keys: Vec<&str> = match map.get("keys").and_then(|k| k.as_array()) {
+        Some(k) => k.iter().filter_map(|k| k.as_str()).collect(),
+        None => return bad("the root is not a map with `keys`".into()),
+    };
+    let Some(values) = indices(map) else {
+        return bad("the root map has no `data`".into());
+    };
+    if keys.len() != values.len() {
+        return bad("the root map's keys and values differ in number".into());
+    }
+    let mut tables = HashMap::new();
+    for (key, &array) in keys.iter().zip(&values) {
+        let Some(items) = node(array).and_then(indices) else {
+            return bad(format!("`{key}` is not an array"));
+        };
+        let mut table = Vec::with_capacity(items.len());
+        for (i, &item) in items.iter().enumerate() {
+            let Some(n) = node(item) else {
+                return bad(format!("`{key}`[{i}] is not a node"));
+            };
+            if n.get("type_key").and_then(|t| t.as_str()) != Some("relax.expr.Constant") {
+                return bad(format!(
+                    "`{key}`[{i}] is a {}, not a constant",
+                    n.get("type_key")
+                        .and_then(|t| t.as_str())
+                        .unwrap_or("node without type")
+                ));
+            }
+            let data = n
+                .get("attrs")
+                .and_then(|a| a.get("data"))
+                .and_then(|d| d.as_str())
+                .and_then(|d| d.parse::<usize>().ok())
+                .and_then(|d| arrays?.get(d))
+                .and_then(|b| b.as_str());
+            let Some(data) = data else {
+                return bad(format!("`{key}`[{i}] names no tensor of `b64ndarrays`"));
+            };
+            let Some(bytes) = base64_decode(data) else {
+                return bad(format!("`{key}`[{i}]: the tensor is not base64"));
+            };
+            match vm::Tensor::load_tvm_bytes(&bytes) {
+                Ok(t) => table.push(t),
+                Err(e) => return bad(format!("`{key}`[{i}]: {e}")),
+            }
+        }
+        tables.insert(key.to_string(), table);
+    }
+    Ok(tables)
+}
+
+/// Standard base64 (RFC 4648, with `=` padding; whitespace ignored), `None` if malformed.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    if !digits.len().is_multiple_of(4) {
+        return None;
+    }
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::with_capacity(digits.len() / 4 * 3);
+    let quads = digits.len() / 4;
+    for (q, quad) in digits.chunks_exact(4).enumerate() {
+        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 || (pad > 0 && q + 1 != quads) {
+            return None;
+        }
+        let mut n = 0u32;
+        for &c in &quad[..4 - pad] {
+            n = n << 6 | value(c)?;
+        }
+        n <<= 6 * pad as u32;
+        out.extend_from_slice(&n.to_be_bytes()[1..4 - pad]);
+    }
+    Some(out)
+}
+
 struct ModuleReader<'a> {
     options: &'a ReadOptions,
+    /// The tables of a `metadata = tvm.ir.load_json("""…""")` header (older TVM's
+    /// `script(show_meta=True)`), by key (`"relax.expr.Constant"`).
+    embedded: HashMap<String, Vec<vm::Tensor>>,
     tir_ctx: tir::ModuleContext,
     class_name: String,
     type_vars: BTreeSet<String>,
@@ -983,19 +1116,20 @@ impl<'m, 'a> FnReader<'m, 'a> {
         index: &ast::Expr,
         span: Span,
     ) -> PResult<Expr> {
-        match &key.kind {
-            A::Str(s) if s == "ir.GenericConst" => {}
+        let table = match &key.kind {
+            A::Str(s) if self.m.embedded.contains_key(s) => &self.m.embedded[s],
+            A::Str(s) if s == "ir.GenericConst" => &self.m.options.metadata,
             _ => {
                 return err(
                     key.span,
-                    "expected `\"ir.GenericConst\"`: only tensor constants are read from metadata",
+                    "expected `\"ir.GenericConst\"` (or a key of the file's `metadata = \
+                     tvm.ir.load_json(...)` table): only tensor constants are read from metadata",
                 );
             }
-        }
+        };
         let Some(i) = int_of(index).filter(|i| *i >= 0) else {
             return err(index.span, "expected a non-negative integer metadata index");
         };
-        let table = &self.m.options.metadata;
         if table.is_empty() {
             // Reading (and printing) needs no values: the constant stays a reference, with
             // the struct info of the binding that names it (see `make_binding`).
