@@ -342,6 +342,29 @@ pub(crate) fn normalize_axis(call: &Call, axis: i64, ndim: usize) -> Result<usiz
     Ok(if axis < 0 { axis + n } else { axis } as usize)
 }
 
+/// The permutation `R.permute_dims` of a rank-`rank` tensor applies for its `axes` attribute
+/// (unset: the dimensions reversed): each axis normalized and given once. `None` if the
+/// attribute is not such a permutation (the operator's inference reports why).
+pub(crate) fn permute_dims_axes(axes: Option<&AttrValue>, rank: usize) -> Option<Vec<usize>> {
+    let list = match axes {
+        None | Some(AttrValue::None) => return Some((0..rank).rev().collect()),
+        Some(a) => a.as_int_list()?,
+    };
+    let n = i64::try_from(rank).ok()?;
+    let mut out = Vec::with_capacity(rank);
+    for a in list {
+        if !(-n..n).contains(&a) {
+            return None;
+        }
+        let k = if a < 0 { a + n } else { a } as usize;
+        if out.contains(&k) {
+            return None;
+        }
+        out.push(k);
+    }
+    (out.len() == rank).then_some(out)
+}
+
 /// Normalized axes, each once.
 pub(crate) fn normalize_axes(call: &Call, axes: &[i64], ndim: usize) -> Result<Vec<usize>> {
     let mut out = Vec::with_capacity(axes.len());

@@ -1264,11 +1264,7 @@ fn dense_strides(shape: &[i64]) -> Vec<i64> {
 /// `R.permute_dims`' axes for a tensor of rank `rank` (none: reversed), checked to be a
 /// permutation.
 fn permutation(call: &Call, rank: usize) -> Option<Vec<usize>> {
-    let axes = match call.attrs.get("axes") {
-        None | Some(AttrValue::None) => return Some((0..rank).rev().collect()),
-        Some(a) => crate::op::common::normalize_axes(call, &a.as_int_list()?, rank).ok()?,
-    };
-    (axes.len() == rank).then_some(axes)
+    crate::op::common::permute_dims_axes(call.attrs.get("axes"), rank)
 }
 
 /// A matmul operand read in place: `base`'s elements through `strides`, seen as `shape`.

@@ -207,22 +207,9 @@ impl Folder<'_> {
     ) -> Option<vm::Tensor> {
         let src = t.shape();
         let n = src.len();
-        let axes: Vec<usize> = match axes {
-            None | Some(AttrValue::None) => (0..n).rev().collect(),
-            Some(v) => v
-                .as_int_list()?
-                .into_iter()
-                .map(|a| usize::try_from(if a < 0 { a + n as i64 } else { a }).ok())
-                .collect::<Option<_>>()?,
-        };
-        if axes.len() != n || shape.len() != n {
+        let axes = crate::op::common::permute_dims_axes(axes, n)?;
+        if shape.len() != n {
             return None;
-        }
-        let mut seen = vec![false; n];
-        for &a in &axes {
-            if a >= n || std::mem::replace(&mut seen[a], true) {
-                return None;
-            }
         }
         if axes.iter().zip(shape).any(|(&a, &d)| src[a] != d) {
             return None;
