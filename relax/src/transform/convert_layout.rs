@@ -33,13 +33,10 @@
 //! result back in `out_layout`, so the shape is the same; a contradiction is an internal
 //! error rather than a wrong annotation).
 
-use crate::ir::{
-    AttrValue, Attrs, Binding, BindingBlock, Call, Callee, Expr, ExprKind, Function, IRModule, If,
-    SeqExpr, StructInfo, Var,
-};
+use crate::ir::{AttrValue, Attrs, Binding, Call, Callee, Expr, ExprKind, IRModule, Var};
 use crate::normalize::infer_struct_info;
 use crate::struct_info_ops::{Compatibility, compatibility, describe};
-use crate::transform::map_functions;
+use crate::transform::{Emitter, rewrite_module};
 use crate::{Error, Result};
 
 /// Where an operator keeps its layouts, and the layouts LegalizeOps implements.
@@ -153,168 +150,99 @@ fn plan(call: &Call, canon: &Canonical) -> Option<Plan> {
 }
 
 pub fn convert_layout(module: &IRModule) -> Result<IRModule> {
-    map_functions(module, |name, f| {
-        let cx = Converter { module, func: name };
-        cx.function(f)
+    rewrite_module(module, |b, em| {
+        if let Binding::Var { var, value } = &b
+            && let Some(call) = value.as_call()
+            && let Some(canon) = call.op().and_then(canonical)
+            && let Some(plan) = plan(call, &canon)
+        {
+            return rewrite(module, var, call, &canon, &plan, em);
+        }
+        em.push(b);
+        Ok(())
     })
 }
 
-struct Converter<'a> {
-    module: &'a IRModule,
-    /// The function being rewritten (for error messages).
-    func: &'a str,
-}
-
-impl Converter<'_> {
-    fn function(&self, f: &Function) -> Result<Function> {
-        Ok(Function {
-            body: self.seq(&f.body)?,
-            ..f.clone()
-        })
+/// Emits the permutations and the canonical call of `var = call`, the last binding defining
+/// `var` itself.
+fn rewrite(
+    module: &IRModule,
+    var: &Var,
+    call: &Call,
+    canon: &Canonical,
+    plan: &Plan,
+    em: &mut Emitter,
+) -> Result<()> {
+    let func = em.func.clone();
+    let want = if canon.kernel.is_some() { 2 } else { 1 };
+    if call.args.len() != want {
+        return Err(Error::TypeInference(format!(
+            "in function `{func}`, `{}`: {} takes {want} tensor arguments, got {}",
+            var.name(),
+            call.op().unwrap_or_default(),
+            call.args.len()
+        )));
     }
-
-    fn seq(&self, s: &SeqExpr) -> Result<SeqExpr> {
-        let mut blocks = Vec::with_capacity(s.blocks.len());
-        for block in &s.blocks {
-            let mut out = Vec::with_capacity(block.bindings.len());
-            for b in &block.bindings {
-                match b {
-                    Binding::Var { var, value } => {
-                        let value = self.nested(value)?;
-                        if let Some(call) = value.as_call()
-                            && let Some(canon) = call.op().and_then(canonical)
-                            && let Some(plan) = plan(call, &canon)
-                        {
-                            self.rewrite(var, call, &canon, &plan, block.dataflow, &mut out)?;
-                        } else {
-                            out.push(Binding::Var {
-                                var: var.clone(),
-                                value,
-                            });
-                        }
-                    }
-                    Binding::MatchCast { .. } => out.push(b.clone()),
-                }
-            }
-            blocks.push(BindingBlock {
-                bindings: out,
-                dataflow: block.dataflow,
-            });
-        }
-        Ok(SeqExpr {
-            blocks,
-            body: s.body.clone(),
-        })
-    }
-
-    /// `e` with the bindings inside it (`If` branches, local functions) rewritten.
-    fn nested(&self, e: &Expr) -> Result<Expr> {
-        Ok(match e.kind() {
-            ExprKind::If(i) => Expr::new(ExprKind::If(If {
-                cond: i.cond.clone(),
-                then_branch: self.seq(&i.then_branch)?,
-                else_branch: self.seq(&i.else_branch)?,
-            })),
-            ExprKind::Seq(s) => Expr::new(ExprKind::Seq(self.seq(s)?)),
-            ExprKind::Function(f) => Expr::new(ExprKind::Function(Box::new(self.function(f)?))),
-            _ => e.clone(),
-        })
-    }
-
-    /// Emits the permutations and the canonical call of `var = call` into `out`, the last
-    /// binding defining `var` itself.
-    fn rewrite(
-        &self,
-        var: &Var,
-        call: &Call,
-        canon: &Canonical,
-        plan: &Plan,
-        dataflow: bool,
-        out: &mut Vec<Binding>,
-    ) -> Result<()> {
-        let want = if canon.kernel.is_some() { 2 } else { 1 };
-        if call.args.len() != want {
-            return Err(Error::TypeInference(format!(
-                "in function `{}`, `{}`: {} takes {want} tensor arguments, got {}",
-                self.func,
-                var.name(),
-                call.op().unwrap_or_default(),
-                call.args.len()
-            )));
-        }
-        let mut emit = |name: String, value: Expr| -> Result<Var> {
-            let si = self.infer(var, &value)?;
-            let v = if dataflow {
-                Var::dataflow(name, si)
-            } else {
-                Var::new(name, si)
-            };
-            out.push(Binding::Var {
-                var: v.clone(),
-                value,
-            });
-            Ok(v)
-        };
-        let mut args = call.args.clone();
-        let mut attrs = call.attrs.clone();
-        let operands = [
-            (0, "data", Some(&plan.data), canon.data_attr, canon.data),
-            (
-                1,
-                "weight",
-                plan.kernel.as_ref(),
-                "kernel_layout",
-                canon.kernel.unwrap_or_default(),
-            ),
-        ];
-        for (i, what, axes, attr, layout) in operands {
-            let Some(axes) = axes else { continue };
-            attrs.set(attr, AttrValue::Str(layout.to_string()));
-            if is_identity(axes) {
-                continue;
-            }
-            let base = match args[i].kind() {
-                ExprKind::Var(v) => v.name().to_string(),
-                _ => what.to_string(),
-            };
-            let name = format!("{base}_{}", layout.to_ascii_lowercase());
-            args[i] = Expr::var(&emit(name, permute_dims(&args[i], axes))?);
-        }
-        attrs.set("out_layout", AttrValue::Str(canon.data.to_string()));
-        let converted = Expr::call(call.callee.clone(), args, attrs, call.ty_args.clone());
-        let value = if is_identity(&plan.out) {
-            converted
-        } else {
-            let name = format!("{}_{}", var.name(), canon.data.to_ascii_lowercase());
-            permute_dims(&Expr::var(&emit(name, converted)?), &plan.out)
-        };
-        let si = self.infer(var, &value)?;
-        if compatibility(var.struct_info(), &si) == Compatibility::No {
-            return Err(Error::Internal(format!(
-                "in function `{}`, `{}` was {} and became {}",
-                self.func,
-                var.name(),
-                describe(var.struct_info()),
-                describe(&si)
-            )));
-        }
-        out.push(Binding::Var {
-            var: var.clone(),
-            value,
-        });
-        Ok(())
-    }
-
-    /// The struct info of a value this pass builds for `var`'s operator.
-    fn infer(&self, var: &Var, value: &Expr) -> Result<StructInfo> {
-        infer_struct_info(value, self.module).map_err(|e| {
+    // The struct info of a value this pass builds for `var`'s operator.
+    let infer = |value: &Expr| {
+        infer_struct_info(value, module).map_err(|e| {
             Error::TypeInference(format!(
-                "in function `{}`, converting the layout of `{}`: {e}",
-                self.func,
+                "in function `{func}`, converting the layout of `{}`: {e}",
                 var.name()
             ))
         })
+    };
+    let mut emit = |name: String, value: Expr| -> Result<Var> {
+        let si = infer(&value)?;
+        Ok(em.emit_local(&name, value, si))
+    };
+    let mut args = call.args.clone();
+    let mut attrs = call.attrs.clone();
+    let operands = [
+        (0, "data", Some(&plan.data), canon.data_attr, canon.data),
+        (
+            1,
+            "weight",
+            plan.kernel.as_ref(),
+            "kernel_layout",
+            canon.kernel.unwrap_or_default(),
+        ),
+    ];
+    for (i, what, axes, attr, layout) in operands {
+        let Some(axes) = axes else { continue };
+        attrs.set(attr, AttrValue::Str(layout.to_string()));
+        if is_identity(axes) {
+            continue;
+        }
+        let base = match args[i].kind() {
+            ExprKind::Var(v) => v.name().to_string(),
+            _ => what.to_string(),
+        };
+        let name = format!("{base}_{}", layout.to_ascii_lowercase());
+        args[i] = Expr::var(&emit(name, permute_dims(&args[i], axes))?);
     }
+    attrs.set("out_layout", AttrValue::Str(canon.data.to_string()));
+    let converted = Expr::call(call.callee.clone(), args, attrs, call.ty_args.clone());
+    let value = if is_identity(&plan.out) {
+        converted
+    } else {
+        let name = format!("{}_{}", var.name(), canon.data.to_ascii_lowercase());
+        permute_dims(&Expr::var(&emit(name, converted)?), &plan.out)
+    };
+    let si = infer(&value)?;
+    if compatibility(var.struct_info(), &si) == Compatibility::No {
+        return Err(Error::Internal(format!(
+            "in function `{func}`, `{}` was {} and became {}",
+            var.name(),
+            describe(var.struct_info()),
+            describe(&si)
+        )));
+    }
+    em.push(Binding::Var {
+        var: var.clone(),
+        value,
+    });
+    Ok(())
 }
 
 /// `R.permute_dims(x, axes=axes)`.

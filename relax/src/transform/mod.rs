@@ -171,12 +171,28 @@ pub(crate) struct Emitter {
     pub subst: Subst,
     /// The name of the function being rewritten (for error messages).
     pub func: String,
+    /// Whether the block being rewritten is a dataflow block.
+    pub dataflow: bool,
 }
 
 impl Emitter {
     /// Emits `name = value` with struct info `si` and returns the new variable.
     pub fn emit(&mut self, name: &str, value: Expr, si: StructInfo) -> Var {
         let var = Var::new(name, si);
+        self.out.push(Binding::Var {
+            var: var.clone(),
+            value,
+        });
+        var
+    }
+    /// Emits `name = value` with struct info `si` as a variable of the block's kind (a
+    /// dataflow variable in a dataflow block) and returns it.
+    pub fn emit_local(&mut self, name: &str, value: Expr, si: StructInfo) -> Var {
+        let var = if self.dataflow {
+            Var::dataflow(name, si)
+        } else {
+            Var::new(name, si)
+        };
         self.out.push(Binding::Var {
             var: var.clone(),
             value,
@@ -212,6 +228,7 @@ pub(crate) fn rewrite_seq(
             out: Vec::new(),
             subst,
             func: func.to_string(),
+            dataflow: block.dataflow,
         };
         for b in &block.bindings {
             let mut b = substitute_binding(b, &em.subst);
