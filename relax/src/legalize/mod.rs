@@ -20,10 +20,12 @@
 //! Families: [`elementwise`] (unary, binary, comparison, `where`, `clip`, `astype`), [`reduce`]
 //! (sum/mean/max/min/prod/variance/std, argmax/argmin), [`matmul`], [`nn`] (softmax, norms,
 //! convolutions, pools, pad, activations), [`manipulate`] (reshape and data movement),
-//! [`create`] (full/zeros/ones/arange/tril/triu), [`sort`] (sort/argsort/topk/cumsum).
+//! [`create`] (full/zeros/ones/arange/tril/triu), [`sort`] (sort/argsort/topk/cumsum), [`image`]
+//! (resize2d).
 
 mod create;
 mod elementwise;
+mod image;
 mod manipulate;
 mod matmul;
 mod nn;
@@ -266,6 +268,18 @@ impl TArg {
     }
 }
 
+/// A number attribute: a literal or a `T.float32(…)`/`T.int64(…)` constant.
+fn number(v: &AttrValue) -> Option<f64> {
+    match v {
+        AttrValue::Expr(e) => match e.kind() {
+            tir::ExprKind::FloatImm { value, .. } => Some(*value),
+            tir::ExprKind::IntImm { value, .. } => Some(*value as f64),
+            _ => None,
+        },
+        v => v.as_float(),
+    }
+}
+
 pub(crate) fn unsupported<T>(msg: impl Into<String>) -> Result<T> {
     Err(Error::Unsupported(msg.into()))
 }
@@ -333,13 +347,13 @@ impl OpCall<'_> {
         }
     }
     pub(crate) fn attr_f64(&self, name: &str) -> Option<f64> {
+        number(self.attr(name)?)
+    }
+    /// A list of numbers (`roi=[T.float32(0), …]`).
+    pub(crate) fn attr_f64s(&self, name: &str) -> Option<Vec<f64>> {
         match self.attr(name)? {
-            AttrValue::Expr(e) => match e.kind() {
-                tir::ExprKind::FloatImm { value, .. } => Some(*value),
-                tir::ExprKind::IntImm { value, .. } => Some(*value as f64),
-                _ => None,
-            },
-            v => v.as_float(),
+            AttrValue::List(items) => items.iter().map(number).collect(),
+            _ => None,
         }
     }
     pub(crate) fn attr_bool(&self, name: &str) -> Option<bool> {
@@ -434,4 +448,5 @@ fn rule(op: &str) -> Option<Rule> {
         .or_else(|| manipulate::rule(name))
         .or_else(|| create::rule(name))
         .or_else(|| sort::rule(name))
+        .or_else(|| image::rule(name))
 }

@@ -35,6 +35,7 @@ mod binary;
 mod call;
 pub(crate) mod common;
 mod create;
+pub(crate) mod image;
 mod index;
 mod linalg;
 mod manipulate;

@@ -3,7 +3,7 @@
 //! modules).
 
 use super::{CanonicalizeFn, InferFn, OpDef, OpParam, ParamKind};
-use super::{binary, call, create, index, linalg, manipulate, nn, reduce, sort, unary};
+use super::{binary, call, create, image, index, linalg, manipulate, nn, reduce, sort, unary};
 use crate::ir::AttrValue;
 
 const fn e(name: &'static str) -> OpParam {
@@ -730,6 +730,32 @@ pub(super) static OPS: &[OpDef] = &[
         ADAPTIVE3D,
         nn::infer_adaptive_pool,
         nn::canon_pool,
+    ),
+    op(
+        "relax.image.resize2d",
+        "R.image.resize2d",
+        &[
+            e("data"),
+            e("size"),
+            ad("roi", || {
+                AttrValue::List(vec![
+                    AttrValue::Expr(tir::PrimExpr::float(
+                        tir::DataType::FLOAT32,
+                        0.0
+                    ));
+                    4
+                ])
+            }),
+            ad("layout", || s("NCHW")),
+            ad("method", || s("linear")),
+            ad("coordinate_transformation_mode", || s("half_pixel")),
+            ad("rounding_method", || s("round")),
+            ad("cubic_alpha", || AttrValue::Float(-0.5)),
+            ad("cubic_exclude", zero),
+            ad("extrapolation_value", || AttrValue::Float(0.0)),
+            ad("out_dtype", none),
+        ],
+        image::infer_resize2d,
     ),
     op(
         "relax.nn.pad",
