@@ -21,7 +21,7 @@
 //! (sum/mean/max/min/prod/variance/std, argmax/argmin), [`matmul`], [`nn`] (softmax, norms,
 //! convolutions, pools, pad, activations), [`manipulate`] (reshape and data movement),
 //! [`create`] (full/zeros/ones/arange/tril/triu), [`sort`] (sort/argsort/topk/cumsum), [`image`]
-//! (resize2d).
+//! (resize2d), [`qdq`] (quantize/dequantize).
 
 mod create;
 mod elementwise;
@@ -30,6 +30,7 @@ mod manipulate;
 mod matmul;
 mod nn;
 mod nn_extra;
+mod qdq;
 mod reduce;
 mod sort;
 pub(crate) mod te;
@@ -449,4 +450,5 @@ fn rule(op: &str) -> Option<Rule> {
         .or_else(|| create::rule(name))
         .or_else(|| sort::rule(name))
         .or_else(|| image::rule(name))
+        .or_else(|| qdq::rule(name))
 }

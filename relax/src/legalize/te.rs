@@ -641,8 +641,10 @@ pub(crate) fn expr_eq(a: &PrimExpr, b: &PrimExpr) -> bool {
 
 // ----- expression helpers with TVM's constant folding ----------------------------------------
 
-/// Converts an integer constant to `dt` so that both operands of a binary node agree (TVM's
-/// `BinaryOpMatchTypes` for literals).
+/// Makes both operands of a binary node one type, as TVM's `BinaryOpMatchTypes` does: a
+/// literal is converted to the other operand's type; otherwise an integer meets a float as
+/// that float, two floats or two integers meet as the wider (a signed and an unsigned integer
+/// of one width: as the unsigned).
 fn match_types(a: PrimExpr, b: PrimExpr) -> (PrimExpr, PrimExpr) {
     let (da, db) = (a.dtype(), b.dtype());
     if da == db {
@@ -664,13 +666,20 @@ fn match_types(a: PrimExpr, b: PrimExpr) -> (PrimExpr, PrimExpr) {
     if let Some(a2) = conv(&a, db) {
         return (a2, b);
     }
-    if da.is_int_or_uint() && db.is_int_or_uint() {
-        if da.bits < db.bits {
-            return (PrimExpr::cast(db, a), b);
+    let widen = |a: PrimExpr, b: PrimExpr| {
+        if da.bits < db.bits || (da.bits == db.bits && db.is_uint()) {
+            (PrimExpr::cast(db, a), b)
+        } else {
+            (a, PrimExpr::cast(da, b))
         }
-        return (a, PrimExpr::cast(da, b));
+    };
+    match (da.is_float(), db.is_float()) {
+        (true, false) if db.is_int_or_uint() => (a, PrimExpr::cast(da, b)),
+        (false, true) if da.is_int_or_uint() => (PrimExpr::cast(db, a), b),
+        (true, true) => widen(a, b),
+        _ if da.is_int_or_uint() && db.is_int_or_uint() => widen(a, b),
+        _ => (a, b),
     }
-    (a, b)
 }
 
 fn fold(op: BinaryOp, a: &PrimExpr, b: &PrimExpr) -> Option<PrimExpr> {

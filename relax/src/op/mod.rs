@@ -40,6 +40,7 @@ mod index;
 mod linalg;
 mod manipulate;
 mod nn;
+mod qdq;
 mod reduce;
 mod registry;
 mod sort;

@@ -3,7 +3,7 @@
 //! modules).
 
 use super::{CanonicalizeFn, InferFn, OpDef, OpParam, ParamKind};
-use super::{binary, call, create, image, index, linalg, manipulate, nn, reduce, sort, unary};
+use super::{binary, call, create, image, index, linalg, manipulate, nn, qdq, reduce, sort, unary};
 use crate::ir::AttrValue;
 
 const fn e(name: &'static str) -> OpParam {
@@ -730,6 +730,30 @@ pub(super) static OPS: &[OpDef] = &[
         ADAPTIVE3D,
         nn::infer_adaptive_pool,
         nn::canon_pool,
+    ),
+    op(
+        "relax.quantize",
+        "R.quantize",
+        &[
+            e("data"),
+            e("scale"),
+            e("zero_point"),
+            ad("out_dtype", || AttrValue::DType(tir::DataType::INT8)),
+            ad("axis", minus_one),
+        ],
+        qdq::infer_quantize,
+    ),
+    op(
+        "relax.dequantize",
+        "R.dequantize",
+        &[
+            e("data"),
+            e("scale"),
+            e("zero_point"),
+            ad("out_dtype", || AttrValue::DType(tir::DataType::FLOAT32)),
+            ad("axis", minus_one),
+        ],
+        qdq::infer_dequantize,
     ),
     op(
         "relax.image.resize2d",

@@ -53,6 +53,8 @@ impl DataType {
     pub const INT64: DataType = DataType::new(TypeCode::Int, 64);
     /// `uint8`.
     pub const UINT8: DataType = DataType::new(TypeCode::UInt, 8);
+    /// `uint16`.
+    pub const UINT16: DataType = DataType::new(TypeCode::UInt, 16);
     /// `bool` (1-bit unsigned).
     pub const BOOL: DataType = DataType::new(TypeCode::UInt, 1);
     /// `float16`.
