@@ -661,3 +661,71 @@ class Module:
         "{e}"
     );
 }
+
+/// A module as TVM prints it after RealizeVDevice: `I.module_global_infos` with virtual
+/// devices and tensors annotated with them. It prints back as read, and runs on the host
+/// (`R.to_vdevice` moves nothing) with the values of the same module without devices.
+#[test]
+fn virtual_devices_are_kept_and_run_on_the_host() {
+    let src = r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    I.module_attrs({"attr": 10})
+    I.module_global_infos({"vdevice": [I.vdevice({"keys": ["cpu"], "kind": "llvm", "tag": ""}, 0, "global"), I.vdevice({"arch": "sm_86", "kind": "cuda"}, 0, "global"), I.vdevice("llvm", 1, "global")]})
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((3,), dtype="float32")) -> R.Tensor((2, 3), dtype="float32", vdevice="cuda:0"):
+        with R.dataflow():
+            a: R.Tensor((2, 3), dtype="float32", vdevice="llvm:0") = R.add(x, y)
+            b: R.Tensor((2, 3), dtype="float32", vdevice="cuda:0") = R.to_vdevice(a, dst_vdevice="cuda:0")
+            c: R.Tensor((2, 3), dtype="float32", vdevice="cuda:0") = R.multiply(b, R.const(2.0, "float32"))
+            R.output(c)
+        return c
+"#;
+    let module = Engine::parse(src).expect("parses");
+    assert_eq!(module.global_infos.len(), 1);
+    assert_eq!(module.global_infos[0].1.len(), 3);
+    let printed = relaxjit::relax::script::print_module(&module);
+    assert!(
+        printed.contains(r#"I.vdevice({"arch": "sm_86", "kind": "cuda"}, 0, "global")"#)
+            && printed.contains(r#"I.vdevice({"kind": "llvm"}, 1, "global")"#),
+        "{printed}"
+    );
+    let reparsed = Engine::parse(&printed).expect("the printed module parses");
+    assert!(
+        relaxjit::relax::structural_equal(&module, &reparsed),
+        "{printed}"
+    );
+    let want = as_f32(
+        &Engine::new(Config::default())
+            .unwrap()
+            .compile_str(ADD_MUL)
+            .unwrap()
+            .run("main", &inputs())
+            .unwrap(),
+    );
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let engine = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap();
+        let got = engine
+            .compile_str(src)
+            .unwrap()
+            .run("main", &inputs())
+            .unwrap();
+        assert_eq!(as_f32(&got), want, "{exec_mode:?}");
+    }
+    // Another kind of global info is an error naming it.
+    let other = src.replace(
+        "I.vdevice(\"llvm\", 1, \"global\")",
+        "I.dummy_global_info()",
+    );
+    let err = Engine::parse(&other).expect_err("an error").to_string();
+    assert!(
+        err.contains("unsupported global info `I.dummy_global_info`"),
+        "{err}"
+    );
+}

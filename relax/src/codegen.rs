@@ -42,6 +42,7 @@ pub fn codegen_into(builder: &mut ExecBuilder, module: &IRModule) -> Result<IRMo
     let mut rest = IRModule {
         functions: Default::default(),
         attrs: module.attrs.clone(),
+        global_infos: module.global_infos.clone(),
     };
     for (name, f) in &module.functions {
         match f {

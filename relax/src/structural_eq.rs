@@ -19,6 +19,30 @@ pub fn structural_equal(a: &IRModule, b: &IRModule) -> bool {
     structural_diff(a, b).is_none()
 }
 
+/// The modules' `I.module_global_infos`, in order.
+fn global_infos(a: &[(String, Vec<VDevice>)], b: &[(String, Vec<VDevice>)]) -> Result<(), String> {
+    let names = |g: &[(String, Vec<VDevice>)]| -> Vec<(String, usize)> {
+        g.iter().map(|(n, v)| (n.clone(), v.len())).collect()
+    };
+    if names(a) != names(b) {
+        return Err(format!(
+            "module global infos differ: {:?} vs {:?}",
+            names(a),
+            names(b)
+        ));
+    }
+    for ((name, xs), (_, ys)) in a.iter().zip(b) {
+        for (i, (x, y)) in xs.iter().zip(ys).enumerate() {
+            let path = format!("module.global_infos[{name:?}][{i}]");
+            if (x.vdevice_id, &x.memory_scope) != (y.vdevice_id, &y.memory_scope) {
+                return Err(format!("{path}: {x:?} vs {y:?}"));
+            }
+            EqCtx::default().attrs(&format!("{path}.target"), &x.target, &y.target)?;
+        }
+    }
+    Ok(())
+}
+
 /// `None` if the modules are structurally equal, otherwise the first difference with its path
 /// (`main.body.blocks[0].bindings[2].value.args[1]: ...`).
 pub fn structural_diff(a: &IRModule, b: &IRModule) -> Option<String> {
@@ -28,6 +52,9 @@ pub fn structural_diff(a: &IRModule, b: &IRModule) -> Option<String> {
         return Some(format!("functions differ: {names_a:?} vs {names_b:?}"));
     }
     if let Err(e) = EqCtx::default().attrs("module.attrs", &a.attrs, &b.attrs) {
+        return Some(e);
+    }
+    if let Err(e) = global_infos(&a.global_infos, &b.global_infos) {
         return Some(e);
     }
     for (name, fa) in &a.functions {

@@ -50,6 +50,21 @@ pub enum BaseFunc {
 pub struct IRModule {
     pub functions: BTreeMap<String, BaseFunc>,
     pub attrs: Attrs,
+    /// `I.module_global_infos({...})`: named lists of global infos, in the order written.
+    pub global_infos: Vec<(String, Vec<VDevice>)>,
+}
+
+/// A virtual device, `I.vdevice(target, vdevice_id, memory_scope)` in
+/// `I.module_global_infos({"vdevice": [...]})`: where TVM places tensors annotated
+/// `vdevice="<kind>:<index>"`. relaxjit keeps and prints them, and runs every tensor on the
+/// host whatever its device.
+#[derive(Clone, Debug)]
+pub struct VDevice {
+    /// The target as a dict (`{"kind": "cuda", "arch": "sm_86", …}`; a target written as a
+    /// string, `"llvm"`, is `{"kind": "llvm"}`).
+    pub target: Attrs,
+    pub vdevice_id: i64,
+    pub memory_scope: String,
 }
 
 impl IRModule {

@@ -89,11 +89,32 @@ pub fn print_module_with_metadata(m: &IRModule) -> (String, Vec<vm::Tensor>) {
     out.push_str("@I.ir_module\nclass Module:\n");
     if !m.attrs.is_empty() {
         let _ = writeln!(out, "    I.module_attrs({})", attr_dict(&m.attrs));
-        if !sections.is_empty() {
-            out.push('\n');
-        }
     }
-    if sections.is_empty() && m.attrs.is_empty() {
+    if !m.global_infos.is_empty() {
+        let lists: Vec<String> = m
+            .global_infos
+            .iter()
+            .map(|(name, devices)| {
+                let items: Vec<String> = devices
+                    .iter()
+                    .map(|d| {
+                        format!(
+                            "I.vdevice({}, {}, {})",
+                            attr_dict(&d.target),
+                            d.vdevice_id,
+                            quote(&d.memory_scope)
+                        )
+                    })
+                    .collect();
+                format!("{}: [{}]", quote(name), items.join(", "))
+            })
+            .collect();
+        let _ = writeln!(out, "    I.module_global_infos({{{}}})", lists.join(", "));
+    }
+    if (!m.attrs.is_empty() || !m.global_infos.is_empty()) && !sections.is_empty() {
+        out.push('\n');
+    }
+    if sections.is_empty() && m.attrs.is_empty() && m.global_infos.is_empty() {
         out.push_str("    pass\n");
     }
     for (i, s) in sections.iter().enumerate() {

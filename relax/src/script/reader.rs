@@ -383,11 +383,21 @@ impl ModuleReader<'_> {
                     };
                     module.attrs = FnReader::new(self).attr_dict(dict)?;
                 }
+                S::Expr(e) if e.call_name().as_deref() == Some("I.module_global_infos") => {
+                    let ast::ExprKind::Call { args, .. } = &e.kind else {
+                        return err(e.span, "expected `I.module_global_infos({...})`");
+                    };
+                    let [dict] = args.as_slice() else {
+                        return err(e.span, "`I.module_global_infos` takes one dict");
+                    };
+                    module.global_infos = FnReader::new(self).global_infos(dict)?;
+                }
                 S::Pass => {}
                 _ => {
                     return err(
                         stmt.span,
-                        "expected a function definition or `I.module_attrs({...})` in the module",
+                        "expected a function definition, `I.module_attrs({...})` or \
+                         `I.module_global_infos({...})` in the module",
                     );
                 }
             }
@@ -1026,6 +1036,68 @@ impl<'m, 'a> FnReader<'m, 'a> {
             }
             _ => Ok(AttrValue::Expr(self.prim(e, false)?)),
         }
+    }
+
+    /// `{"vdevice": [I.vdevice(target, vdevice_id, memory_scope), …]}`.
+    fn global_infos(&mut self, e: &ast::Expr) -> PResult<Vec<(String, Vec<VDevice>)>> {
+        let A::Dict(items) = &e.kind else {
+            return err(e.span, format!("expected a dict, found {}", e.describe()));
+        };
+        let mut out = Vec::new();
+        for (k, v) in items {
+            let key = string_arg(k, "a global info name")?;
+            let A::List(infos) = &v.kind else {
+                return err(v.span, format!("expected a list, found {}", v.describe()));
+            };
+            let mut devices = Vec::new();
+            for info in infos {
+                let Some((name, args, keywords)) = call_parts(info) else {
+                    return err(
+                        info.span,
+                        format!("expected `I.vdevice(...)`, found {}", info.describe()),
+                    );
+                };
+                if name != "I.vdevice" {
+                    return err(
+                        info.span,
+                        format!("unsupported global info `{name}` (only `I.vdevice`)"),
+                    );
+                }
+                let mut a = Args::new(&name, info.span, args, keywords);
+                let target = match a.get(0, "target")? {
+                    None => Attrs::new(),
+                    Some(
+                        t @ ast::Expr {
+                            kind: A::Dict(_), ..
+                        },
+                    ) => self.attr_dict(t)?,
+                    Some(t) => {
+                        let mut d = Attrs::new();
+                        d.set("kind", AttrValue::Str(string_arg(t, "a target")?));
+                        d
+                    }
+                };
+                let vdevice_id = match a.get(1, "vdevice_id")? {
+                    None => 0,
+                    Some(n) => match int_of(n) {
+                        Some(v) => to_i64(v, n.span)?,
+                        None => return err(n.span, "expected `vdevice_id` to be an integer"),
+                    },
+                };
+                let memory_scope = match a.get(2, "memory_scope")? {
+                    None => "global".to_string(),
+                    Some(s) => string_arg(s, "a memory scope")?,
+                };
+                a.finish(3)?;
+                devices.push(VDevice {
+                    target,
+                    vdevice_id,
+                    memory_scope,
+                });
+            }
+            out.push((key, devices));
+        }
+        Ok(out)
     }
 
     fn attr_dict(&mut self, e: &ast::Expr) -> PResult<Attrs> {

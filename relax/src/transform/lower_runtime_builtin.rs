@@ -125,6 +125,9 @@ pub fn lower_runtime_builtin(module: &IRModule) -> Result<IRModule> {
                     None,
                 )
             }
+            // Every tensor lives on the host: moving one to a virtual device, or hinting
+            // where it should be, leaves it as it is (TVM copies with `vm.builtin.to_device`).
+            "relax.to_vdevice" | "relax.hint_on_device" => (arg(0)?, None),
             "relax.builtin.alloc_tensor" => {
                 return Err(Error::Unsupported(format!(
                     "R.builtin.alloc_tensor left after memory lowering {}",
