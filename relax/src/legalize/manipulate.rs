@@ -222,41 +222,52 @@ fn split(c: &OpCall) -> Result<Lowered> {
     let x = c.tensor(0)?;
     let n = x.ndim();
     let axis = norm(c.attr_int("axis").unwrap_or(0), n);
-    let crate::ir::StructInfo::Tuple(outs) = &c.out else {
-        return unsupported("split result is not a tuple");
+    let outs = match &c.out {
+        crate::ir::StructInfo::Tuple(outs) => outs.clone(),
+        // One section (or no split index): the result is the tensor itself, a copy here.
+        single @ crate::ir::StructInfo::Tensor { .. } => vec![single.clone()],
+        _ => return unsupported("split result is neither a tuple nor a tensor"),
     };
-    let (name, starts): (&str, Vec<i64>) = match c.attr("indices_or_sections") {
-        Some(crate::ir::AttrValue::List(items)) => {
-            let mut s = vec![0];
-            s.extend(items.iter().filter_map(crate::ir::AttrValue::as_int));
-            ("T_split", s)
-        }
-        _ => {
-            let mut s = Vec::new();
-            let mut acc = 0;
-            for o in outs {
-                s.push(acc);
-                acc += o
-                    .tensor_shape()
-                    .and_then(|sh| sh.get(axis))
-                    .and_then(PrimExpr::as_int)
-                    .unwrap_or(0);
-            }
-            ("T_split_sections", s)
-        }
+    // Where each piece starts: at its split index, clamped into the axis as the inference
+    // clamps it (pieces between unsorted indices are empty); equal sections each start where
+    // the previous one ended, symbolic extents too.
+    let list = match c.attr("indices_or_sections") {
+        Some(crate::ir::AttrValue::List(items)) => Some(
+            items
+                .iter()
+                .map(crate::ir::AttrValue::as_int)
+                .collect::<Option<Vec<i64>>>()
+                .map_or_else(|| unsupported("split indices that are not integers"), Ok)?,
+        ),
+        _ => None,
     };
+    let name = if list.is_some() {
+        "T_split"
+    } else {
+        "T_split_sections"
+    };
+    let extent = x.shape()[axis].clone();
     let mut te = Te::new();
     let mut bufs = Vec::new();
+    let mut start = te::i64c(0);
     for (j, o) in outs.iter().enumerate() {
         let Some(shape) = o.tensor_shape() else {
             return unsupported("split output of unknown shape");
         };
-        let start = starts.get(j).copied().unwrap_or(0);
+        let Some(len) = shape.get(axis) else {
+            return unsupported("split output of another rank than its input");
+        };
+        if let (Some(list), 1..) = (&list, j) {
+            let at = te::i64c(list.get(j - 1).copied().unwrap_or(0));
+            start = te::min(te::max(at, te::i64c(0)), extent.clone());
+        }
+        let at = start.clone();
         bufs.push(te.compute(name, "ax", shape, |i| {
             let mut idx = i.to_vec();
-            idx[axis] = te::add(i[axis].clone(), te::i64c(start));
+            idx[axis] = te::add(i[axis].clone(), at);
             te::load(&x.buf, idx)
         }));
+        start = te::add(start, len.clone());
     }
     c.finish("split", te, &[&x], &bufs)
 }
