@@ -793,3 +793,58 @@ class Module:
         assert_eq!(got, want, "{exec_mode:?}");
     }
 }
+
+/// `R.triu`/`R.tril` with a diagonal offset known only at run time (a symbolic prim value):
+/// the offset read from the shape argument, not taken as 0.
+#[test]
+fn triangles_with_a_symbolic_offset() {
+    let src = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4, 5), dtype="float32"), s: R.Shape(["k"])):
+        k = T.int64()
+        with R.dataflow():
+            a = R.triu(x, R.prim_value(k))
+            b = R.tril(x, R.prim_value(k - 3))
+            R.output(a, b)
+        return (a, b)
+"#;
+    let x: Vec<f32> = (1..=20).map(|v| v as f32).collect();
+    let tri = |keep: &dyn Fn(i64, i64) -> bool| -> Vec<f32> {
+        (0..20)
+            .map(|i| {
+                if keep(i / 5, i % 5) {
+                    x[i as usize]
+                } else {
+                    0.0
+                }
+            })
+            .collect()
+    };
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let engine = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap();
+        let m = engine.compile_str(src).unwrap();
+        for k in [-1i64, 0, 2] {
+            let args = [
+                Value::Tensor(Tensor::from_slice(&[4, 5], &x).unwrap()),
+                Value::shape(vec![k]),
+            ];
+            let out = m.run("main", &args).unwrap();
+            let t = out.as_tuple().unwrap().fields().to_vec();
+            assert_eq!(
+                as_f32(&t[0]),
+                tri(&|r, c| c - r >= k),
+                "{exec_mode:?} triu k={k}"
+            );
+            assert_eq!(
+                as_f32(&t[1]),
+                tri(&|r, c| c - r <= k - 3),
+                "{exec_mode:?} tril k={k}"
+            );
+        }
+    }
+}

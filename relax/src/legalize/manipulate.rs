@@ -500,9 +500,11 @@ fn one_hot(c: &OpCall) -> Result<Lowered> {
 
 fn trilu(c: &OpCall, upper: bool) -> Result<Lowered> {
     let x = c.tensor(0)?;
+    // The diagonal offset: a literal, or a symbolic value read at run time.
     let k = match c.call.args.get(1).map(|e| e.kind()) {
-        Some(ExprKind::PrimValue(p)) => p.as_int().unwrap_or(0),
-        _ => c.attr_int("k").unwrap_or(0),
+        Some(ExprKind::PrimValue(p)) => te::cast(DataType::INT64, p.clone()),
+        Some(_) => return unsupported("tril/triu with an offset that is not a prim value"),
+        None => te::i64c(c.attr_int("k").unwrap_or(0)),
     };
     let n = x.ndim();
     if n < 2 {
@@ -513,15 +515,15 @@ fn trilu(c: &OpCall, upper: bool) -> Result<Lowered> {
         let (r, col) = (i[n - 2].clone(), i[n - 1].clone());
         let cond = if upper {
             // col - row >= k  ⇔  row + k <= col; TVM prints `row < col` for k = 1.
-            if k == 1 {
+            if k.as_int() == Some(1) {
                 te::cmp(CmpOp::Lt, r, col)
             } else {
-                te::cmp(CmpOp::Le, te::add(r, te::i64c(k)), col)
+                te::cmp(CmpOp::Le, te::add(r, k.clone()), col)
             }
-        } else if k == 0 {
+        } else if k.as_int() == Some(0) {
             te::cmp(CmpOp::Le, col, r)
         } else {
-            te::cmp(CmpOp::Le, col, te::add(r, te::i64c(k)))
+            te::cmp(CmpOp::Le, col, te::add(r, k.clone()))
         };
         te::select(cond, te::load(&x.buf, i.to_vec()), te::zero(x.dtype()))
     });
