@@ -848,3 +848,42 @@ class Module:
         }
     }
 }
+
+/// `R.strided_slice` with a negative begin on an axis of symbolic extent counts from its end
+/// (it indexed before the start of the buffer).
+#[test]
+fn strided_slice_counts_a_negative_begin_from_a_symbolic_end() {
+    let src = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 3), dtype="float32")):
+        n = T.int64()
+        with R.dataflow():
+            a: R.Tensor((2, 3), dtype="float32") = R.strided_slice(x, (0,), (-2,), (100,), (1,), assume_inbound=False)
+            b: R.Tensor((n, 3), dtype="float32") = R.strided_slice(x, (0,), (-1,), (-100,), (-1,), assume_inbound=False)
+            R.output(a, b)
+        return (a, b)
+"#;
+    let x: Vec<f32> = (0..15).map(|v| v as f32).collect();
+    let rows = |rs: &[usize]| -> Vec<f32> {
+        rs.iter()
+            .flat_map(|&r| (0..3).map(move |c| (r * 3 + c) as f32))
+            .collect()
+    };
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let engine = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap();
+        let arg = Value::Tensor(Tensor::from_slice(&[5, 3], &x).unwrap());
+        let out = engine
+            .compile_str(src)
+            .unwrap()
+            .run("main", &[arg])
+            .unwrap();
+        let t = out.as_tuple().unwrap().fields().to_vec();
+        assert_eq!(as_f32(&t[0]), rows(&[3, 4]), "{exec_mode:?}");
+        assert_eq!(as_f32(&t[1]), rows(&[4, 3, 2, 1, 0]), "{exec_mode:?}");
+    }
+}

@@ -301,7 +301,13 @@ fn strided_slice(c: &OpCall) -> Result<Lowered> {
     let (Some(axes), Some(begin)) = (get(1), get(2)) else {
         return unsupported("strided_slice with non-constant axes or begin");
     };
-    let strides = get(4).unwrap_or_else(|| vec![1; axes.len()]);
+    let strides = match c.call.args.get(4) {
+        None => vec![1; axes.len()],
+        Some(_) => match get(4) {
+            Some(s) => s,
+            None => return unsupported("strided_slice with non-constant strides"),
+        },
+    };
     let (shape, _) = c.out_tensor()?;
     let mut te = Te::new();
     let out = te.compute("T_strided_slice_with_axes", "ax", &shape, |i| {
@@ -309,20 +315,23 @@ fn strided_slice(c: &OpCall) -> Result<Lowered> {
         for (j, &a) in axes.iter().enumerate() {
             let d = norm(a, n);
             let st = strides.get(j).copied().unwrap_or(1);
-            let dim = x.shape()[d].as_int();
-            let mut b = begin.get(j).copied().unwrap_or(0);
-            if let Some(dim) = dim {
-                if b < 0 {
-                    b += dim;
-                }
-                b = if st < 0 {
-                    // An empty axis has no last element (the result is empty along it).
-                    b.clamp(0, (dim - 1).max(0))
-                } else {
-                    b.clamp(0, dim)
-                };
-            }
-            idx[d] = te::add(te::mul(i[d].clone(), te::i64c(st)), te::i64c(b));
+            let dim = x.shape()[d].clone();
+            let b = begin.get(j).copied().unwrap_or(0);
+            // A negative begin counts from the end; then it is clamped into the axis (for a
+            // negative stride, onto its last element: an empty axis has none, and the result
+            // is empty along it). Folds to a literal on a static axis.
+            let b = if b < 0 {
+                te::add(dim.clone(), te::i64c(b))
+            } else {
+                te::i64c(b)
+            };
+            let hi = if st < 0 {
+                te::max(te::sub(dim, te::i64c(1)), te::i64c(0))
+            } else {
+                dim
+            };
+            let b = te::min(te::max(b, te::i64c(0)), hi);
+            idx[d] = te::add(te::mul(i[d].clone(), te::i64c(st)), b);
         }
         te::load(&x.buf, idx)
     });
