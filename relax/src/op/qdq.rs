@@ -10,14 +10,18 @@ use super::common::tensor_arg;
 use super::common::{TensorInfo, attr_int, attr_opt_dtype, check_arity, err, normalize_axis};
 use crate::struct_info_ops::{dim_str, prove_equal};
 
+/// The dtypes a zero point may have.
+const ZERO_POINT_DTYPES: &[DataType] = &[
+    DataType::INT8,
+    DataType::UINT8,
+    DataType::INT32,
+    DataType::FLOAT16,
+    DataType::FLOAT32,
+];
+
 /// The checks both operators share: `scale` and `zero_point` are scalars or 1-D tensors as
 /// long as `data`'s axis `axis`, of the dtypes allowed.
-fn check_params(
-    call: &Call,
-    args: &[StructInfo],
-    data: &TensorInfo,
-    zp_dtypes: &[DataType],
-) -> Result<()> {
+fn check_params(call: &Call, args: &[StructInfo], data: &TensorInfo) -> Result<()> {
     check_arity(call, args, 3, 3)?;
     let axis = attr_int(call, "axis")?;
     let axis = match data.ndim() {
@@ -26,7 +30,7 @@ fn check_params(
     };
     for (i, what, dtypes) in [
         (1, "scale", &[DataType::FLOAT32, DataType::FLOAT16][..]),
-        (2, "zero_point", zp_dtypes),
+        (2, "zero_point", ZERO_POINT_DTYPES),
     ] {
         let p = tensor_arg(call, args, i)?;
         if let Some(dt) = p.dtype
@@ -79,14 +83,7 @@ pub(super) fn infer_quantize(call: &Call, args: &[StructInfo]) -> Result<StructI
             format!("data must be float32 or float16, got {dt}"),
         ));
     }
-    let zp = [
-        DataType::INT8,
-        DataType::UINT8,
-        DataType::INT32,
-        DataType::FLOAT16,
-        DataType::FLOAT32,
-    ];
-    check_params(call, args, &data, &zp)?;
+    check_params(call, args, &data)?;
     let out = attr_opt_dtype(call, "out_dtype")?.unwrap_or(DataType::INT8);
     if !matches!(
         out,
@@ -115,14 +112,7 @@ pub(super) fn infer_dequantize(call: &Call, args: &[StructInfo]) -> Result<Struc
             format!("data must be int8, uint8, int16, uint16 or int32, got {dt}"),
         ));
     }
-    let zp = [
-        DataType::INT8,
-        DataType::UINT8,
-        DataType::INT32,
-        DataType::FLOAT16,
-        DataType::FLOAT32,
-    ];
-    check_params(call, args, &data, &zp)?;
+    check_params(call, args, &data)?;
     let out = attr_opt_dtype(call, "out_dtype")?.unwrap_or(DataType::FLOAT32);
     if out != DataType::FLOAT32 && out != DataType::FLOAT16 {
         return Err(err(
