@@ -1,14 +1,29 @@
-//! DeadCodeElimination: removes the private functions that no public function reaches
-//! (through calls, `cls.f` values or `call_tir` callees). Public functions are the entry
-//! points and are kept; bindings are left alone (the corpus input is already free of dead
-//! bindings, and VMCodeGen's output must keep TVM's).
+//! DeadCodeElimination, as TVM's: removes the private functions that no public function
+//! reaches (through calls, `cls.f` values or `call_tir` callees) — public functions are the
+//! entry points and are kept — and, in every function, the bindings of dataflow blocks whose
+//! variables nothing reads. Dataflow bindings are pure, so an unread one computes nothing
+//! anyone sees (a dead `R.matmul` a user left in cost its time at every call before);
+//! removing one can leave others unread, so this repeats until none goes. `R.match_cast`
+//! bindings stay (their check can fail at run time), and so does everything outside dataflow
+//! blocks, where calls may have effects.
 
 use std::collections::HashSet;
 
 use crate::Result;
-use crate::ir::{BaseFunc, Callee, Expr, ExprKind, IRModule, SeqExpr};
+use crate::ir::visit::Visitor;
+use crate::ir::{
+    BaseFunc, Binding, BindingBlock, Callee, Expr, ExprKind, Function, IRModule, If, SeqExpr, Var,
+    VarId,
+};
 
 pub fn dead_code_elimination(module: &IRModule) -> Result<IRModule> {
+    // Bindings first, so that a function only a dead binding called goes too.
+    let mut module = module.clone();
+    for f in module.functions.values_mut() {
+        if let BaseFunc::Relax(func) = f {
+            *func = remove_unread_bindings(func);
+        }
+    }
     let mut live: HashSet<String> = HashSet::new();
     let mut work: Vec<String> = module
         .functions
@@ -29,9 +44,82 @@ pub fn dead_code_elimination(module: &IRModule) -> Result<IRModule> {
             work.extend(refs);
         }
     }
-    let mut out = module.clone();
-    out.functions.retain(|n, _| live.contains(n));
-    Ok(out)
+    module.functions.retain(|n, _| live.contains(n));
+    Ok(module)
+}
+
+/// `f` without the dataflow bindings nothing reads, to a fixed point.
+fn remove_unread_bindings(f: &Function) -> Function {
+    let mut f = f.clone();
+    loop {
+        let mut reads = Reads::default();
+        reads.visit_function(&f);
+        let mut removed = false;
+        f.body = prune_seq(&f.body, &reads.0, &mut removed);
+        if !removed {
+            return f;
+        }
+    }
+}
+
+/// The variables a function reads anywhere (nested functions and branches included).
+#[derive(Default)]
+struct Reads(HashSet<VarId>);
+
+impl Visitor for Reads {
+    fn visit_var_use(&mut self, v: &Var) {
+        self.0.insert(v.id());
+    }
+}
+
+fn prune_seq(s: &SeqExpr, reads: &HashSet<VarId>, removed: &mut bool) -> SeqExpr {
+    let mut blocks = Vec::with_capacity(s.blocks.len());
+    for block in &s.blocks {
+        let mut bindings = Vec::with_capacity(block.bindings.len());
+        for b in &block.bindings {
+            if block.dataflow && matches!(b, Binding::Var { .. }) && !reads.contains(&b.var().id())
+            {
+                *removed = true;
+                continue;
+            }
+            bindings.push(match b {
+                Binding::Var { var, value } => Binding::Var {
+                    var: var.clone(),
+                    value: prune_expr(value, reads, removed),
+                },
+                other => other.clone(),
+            });
+        }
+        if bindings.is_empty() && block.dataflow {
+            continue;
+        }
+        blocks.push(BindingBlock {
+            bindings,
+            dataflow: block.dataflow,
+        });
+    }
+    SeqExpr {
+        blocks,
+        body: prune_expr(&s.body, reads, removed),
+    }
+}
+
+/// `e` with the sequences it holds (an `if`'s branches, a nested function's body) pruned.
+fn prune_expr(e: &Expr, reads: &HashSet<VarId>, removed: &mut bool) -> Expr {
+    match e.kind() {
+        ExprKind::If(i) => Expr::new(ExprKind::If(If {
+            cond: i.cond.clone(),
+            then_branch: prune_seq(&i.then_branch, reads, removed),
+            else_branch: prune_seq(&i.else_branch, reads, removed),
+        })),
+        ExprKind::Seq(s) => Expr::new(ExprKind::Seq(prune_seq(s, reads, removed))),
+        ExprKind::Function(f) => {
+            let mut f = (**f).clone();
+            f.body = prune_seq(&f.body, reads, removed);
+            Expr::new(ExprKind::Function(Box::new(f)))
+        }
+        _ => e.clone(),
+    }
 }
 
 fn seq_refs(s: &SeqExpr, out: &mut Vec<String>) {
