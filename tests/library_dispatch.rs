@@ -2349,8 +2349,9 @@ fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
 /// modes.
 #[test]
 fn constant_weights_match_the_tir_path() {
-    // (the call, its data shape, weight shape and output shape)
-    let cases: [(&str, &[i64], &[i64], &[i64]); 4] = [
+    // The call, its data shape, weight shape and output shape.
+    type Shaped<'a> = (&'a str, &'a [i64], &'a [i64], &'a [i64]);
+    let cases: [Shaped; 4] = [
         (
             r#"R.nn.conv1d(x, metadata["ir.GenericConst"][0], strides=[1], padding=[1, 1], dilation=[1], groups=1, data_layout="NCW", kernel_layout="OIW", out_layout="NCW", out_dtype="void")"#,
             &[1, 64, 120],

@@ -50,7 +50,7 @@ pub(super) fn gather_planes(x: &Tensor, indices: &Tensor, out: &Tensor) -> Resul
             indices.numel()
         )));
     }
-    if x.numel() % plane.max(1) != 0 {
+    if !x.numel().is_multiple_of(plane.max(1)) {
         return Err(Error::value_error(format!(
             "argument 0 of shape {:?} is not made of planes of {h}×{w}",
             x.shape()
