@@ -1437,6 +1437,18 @@ fn view_cases() -> Vec<Case> {
     ]
 }
 
+/// `c` in `float64`.
+fn in_f64(mut c: Case) -> Case {
+    c.dtype = "float64";
+    c.body = c
+        .body
+        .iter()
+        .map(|l| l.replace("\"float32\"", "\"float64\""))
+        .collect();
+    c.name = format!("float64 {}", c.name);
+    c
+}
+
 /// The convolutions DispatchLibrary rewrites into a library conv2d between Relax operators:
 /// conv1d, conv2d_transpose (groups, dilation, output padding) and conv3d (strides 1 and 2,
 /// asymmetric padding, dilation, depth kernels of 1, 2 and 3, groups, depthwise, odd sizes,
@@ -1669,6 +1681,27 @@ fn conv_rewrite_cases() -> Vec<Case> {
             1,
             &["relu"],
         ),
+        in_f64(conv3d(
+            [2, 4, 5, 6, 5],
+            6,
+            [3, 2, 3],
+            [2, 1, 1],
+            [1, 0, 1, 1, 1, 0],
+            [1, 2, 1],
+            2,
+            &[],
+        )),
+        in_f64(conv2d_transpose(
+            [1, 6, 5, 4],
+            9,
+            [3, 3],
+            [2, 2],
+            [1; 4],
+            [1, 0],
+            [2, 1],
+            3,
+            &[],
+        )),
     ]
 }
 
