@@ -582,7 +582,9 @@ const MAX_GATHERED_PLANES: i64 = 1 << 22;
 /// order, so that groups stay whole); those `N·OD` images convolved as a batch with the
 /// weights rearranged to `[O, kd·C/g, kh, kw]` (`(z, channel)` order) and the height and width
 /// strides, padding and dilation; the `[N·OD, O, OH, OW]` result put back in `[N, O, OD, OH,
-/// OW]` order by another gather (a reshape when `OD = 1`). The gathered image holds each input
+/// OW]` order by another gather (a reshape when `OD = 1`). A kernel of one tap in depth and
+/// height at stride 1 and no padding there (a pointwise convolution) needs no gather: depth
+/// and height merge into the rows of a 2-D convolution. The gathered image holds each input
 /// slice up to `kd / sd` times, a copy small beside the convolution, which then runs as one
 /// large library conv2d (with its packed weights and Winograd tiles). A pad, a take and a
 /// permutation would do the same copy as Relax operators, but FuseOps fuses them into one
@@ -642,11 +644,32 @@ fn conv3d_as_conv2d(
     {
         return None;
     }
+    let mut r = Replacement::new(var, dt, dataflow);
+    let x = crate::transform::substitute(x, subst);
+    if kd == 1 && kh == 1 && stride[..2] == [1, 1] && [pad[0], pad[1], pad[3], pad[4]] == [0; 4] {
+        // Each output (depth, row) reads that input (depth, row) alone, as the pointwise
+        // convolutions of 3-D networks do: depth and height merge into one axis of a 2-D
+        // convolution, with views and no copy.
+        let rows = r.reshape("rows", x, &xs, &[n, c, d * h, wd]);
+        let view = [o, cg, 1, 1, kw];
+        let oihw = [o, cg, 1, kw];
+        let w2 = rearranged_weights(&mut r, w, [&view, &oihw], &[0, 1, 2, 3, 4], &[], subst)?;
+        let attrs = conv2d_attrs(
+            call,
+            [1, stride[2]],
+            [0, pad[2], 0, pad[5]],
+            [1, dilation[2]],
+            groups,
+        );
+        let rows_out = [n, o, yd * yh, yw];
+        let conv = op_call("relax.nn.conv2d", vec![rows, w2], attrs);
+        let y = r.bind("rows_out", &rows_out, conv);
+        let y = r.reshape("out", y, &rows_out, &ys);
+        return Some(r.finish(y));
+    }
     if n * od * (kd * c + o) > MAX_GATHERED_PLANES {
         return None;
     }
-    let mut r = Replacement::new(var, dt, dataflow);
-    let x = crate::transform::substitute(x, subst);
     // Image `n·OD + od` of the 2-D convolution has channel `(gi·kd + z)·C/g + ci` from depth
     // `od·sd + z·dd − pad_front` of channel `gi·C/g + ci` of image `n`.
     let mut slices = Vec::new();
