@@ -237,6 +237,43 @@ fn conv1d(
     )
 }
 
+/// `R.nn.conv1d_transpose` (NCW/IOW) of `o` output channels in all, which DispatchLibrary
+/// runs as the conv2d_transpose of rows of height 1.
+#[allow(clippy::too_many_arguments)]
+fn conv1d_transpose(
+    x: [i64; 3],
+    o: i64,
+    k: i64,
+    stride: i64,
+    pad: [i64; 2],
+    out_pad: i64,
+    dil: i64,
+    groups: i64,
+    epilogue: &[&str],
+) -> Case {
+    let w = [x[1], o / groups, k];
+    let out = [
+        x[0],
+        o,
+        (x[2] - 1) * stride - pad[0] - pad[1] + dil * (k - 1) + out_pad + 1,
+    ];
+    let body = vec![format!(
+        "t0 = R.nn.conv1d_transpose(x, w, strides=[{stride}], padding={pad:?}, output_padding=[{out_pad}], dilation=[{dil}], groups={groups}, data_layout=\"NCW\", kernel_layout=\"IOW\", out_layout=\"NCW\", out_dtype=\"void\")"
+    )];
+    let name = format!(
+        "conv1d_transpose x={x:?} w={w:?} stride={stride} pad={pad:?} out_pad={out_pad} dil={dil} groups={groups} {} => relaxjit.conv2d",
+        epilogue.join("+")
+    );
+    finish(
+        name,
+        "float32",
+        vec![("x", dims(&x)), ("w", dims(&w))],
+        body,
+        dims(&out),
+        epilogue,
+    )
+}
+
 /// `R.nn.conv2d_transpose` (NCHW/IOHW) of `o` output channels in all, which DispatchLibrary
 /// runs as a stride-1 conv2d of the zero-inserted image.
 #[allow(clippy::too_many_arguments)]
@@ -1450,7 +1487,7 @@ fn in_f64(mut c: Case) -> Case {
 }
 
 /// The convolutions DispatchLibrary rewrites into a library conv2d between Relax operators:
-/// conv1d, conv2d_transpose (groups, dilation, output padding) and conv3d (strides 1 and 2,
+/// conv1d, conv1d_transpose and conv2d_transpose (groups, dilation, output padding) and conv3d (strides 1 and 2,
 /// asymmetric padding, dilation, depth kernels of 1, 2 and 3, groups, depthwise, odd sizes,
 /// batch 2).
 fn conv_rewrite_cases() -> Vec<Case> {
@@ -1460,6 +1497,9 @@ fn conv_rewrite_cases() -> Vec<Case> {
         conv1d([1, 8, 64], 8, 3, 1, [1, 1], 1, 8, &[]),
         conv1d([1, 64, 300], 128, 3, 1, [1, 1], 1, 1, &["relu"]),
         conv1d([1, 12, 40], 6, 1, 1, [0, 0], 1, 3, &[]),
+        conv1d_transpose([1, 8, 20], 4, 4, 2, [1, 1], 0, 1, 1, &[]),
+        conv1d_transpose([2, 6, 13], 9, 3, 3, [2, 0], 1, 2, 3, &["relu"]),
+        conv1d_transpose([1, 16, 31], 16, 5, 1, [2, 2], 0, 1, 16, &[]),
         conv2d_transpose(
             [1, 8, 6, 6],
             4,
@@ -2397,14 +2437,14 @@ fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
 
 /// Convolutions DispatchLibrary rewrites, with constant weights (as an imported model has):
 /// the rewrite rearranges the constant itself (conv1d: reshaped to `[O, C, 1, K]`;
-/// conv2d_transpose: each group transposed to OIHW and flipped; conv3d: `[O, kd·C/g, kh, kw]`),
-/// so that the conv2d dispatch packs it, and the result matches the TIR path in both exec
-/// modes.
+/// conv1d_transpose and conv2d_transpose: each group transposed to OIHW and flipped; conv3d:
+/// `[O, kd·C/g, kh, kw]`), so that the conv2d dispatch packs it, and the result matches the TIR
+/// path in both exec modes.
 #[test]
 fn constant_weights_match_the_tir_path() {
     // The call, its data shape, weight shape and output shape.
     type Shaped<'a> = (&'a str, &'a [i64], &'a [i64], &'a [i64]);
-    let cases: [Shaped; 4] = [
+    let cases: [Shaped; 5] = [
         (
             r#"R.nn.conv1d(x, metadata["ir.GenericConst"][0], strides=[1], padding=[1, 1], dilation=[1], groups=1, data_layout="NCW", kernel_layout="OIW", out_layout="NCW", out_dtype="void")"#,
             &[1, 64, 120],
@@ -2422,6 +2462,12 @@ fn constant_weights_match_the_tir_path() {
             &[1, 32, 9, 7],
             &[32, 8, 3, 4],
             &[1, 32, 21, 7],
+        ),
+        (
+            r#"R.nn.conv1d_transpose(x, metadata["ir.GenericConst"][0], strides=[2], padding=[1, 0], output_padding=[1], dilation=[2], groups=2, data_layout="NCW", kernel_layout="IOW", out_layout="NCW", out_dtype="void")"#,
+            &[1, 16, 30],
+            &[16, 12, 3],
+            &[1, 24, 63],
         ),
         (
             r#"R.nn.conv3d(x, metadata["ir.GenericConst"][0], strides=[1, 2, 1], padding=[1, 1, 1, 1, 0, 1], dilation=[1, 1, 1], groups=2, data_layout="NCDHW", kernel_layout="OIDHW", out_layout="NCDHW", out_dtype="void")"#,
@@ -2507,6 +2553,19 @@ class Module:
 "#
         )
     };
+    let transposed1d = |attrs: &str| {
+        format!(
+            r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 4, 6), dtype="float32"), w: R.Tensor((4, 2, 3), dtype="float32")):
+        with R.dataflow():
+            y = R.nn.conv1d_transpose(x, w, {attrs}, data_layout="NCW", kernel_layout="IOW", out_layout="NCW", out_dtype="void")
+            R.output(y)
+        return y
+"#
+        )
+    };
     let modules = [
         conv3d("strides=[0, 1, 1], padding=[1, 1, 1, 1, 1, 1], dilation=[1, 1, 1], groups=1"),
         conv3d("strides=[1, 1, 1], padding=[1, 1, 1, 1, 1, 1], dilation=[1, 0, 1], groups=1"),
@@ -2533,6 +2592,9 @@ class Module:
         transposed(
             "strides=[1, 1], padding=[0, 0, 0, 0], output_padding=[0, 0], dilation=[1, 1], groups=0",
         ),
+        transposed1d("strides=[1], padding=[0, 0, 0], output_padding=[0], dilation=[1], groups=1"),
+        transposed1d("strides=[1, 1], padding=[0, 0], output_padding=[0], dilation=[1], groups=1"),
+        transposed1d("strides=[1], padding=[0, 0], output_padding=[0], dilation=[0], groups=1"),
     ];
     let args = [
         input(&dims(&[1, 4, 5, 6, 7]), 1, "float32"),
@@ -2542,10 +2604,16 @@ class Module:
         input(&dims(&[1, 4, 5, 6]), 1, "float32"),
         input(&dims(&[4, 2, 3, 3]), 2, "float32"),
     ];
+    let t1args = [
+        input(&dims(&[1, 4, 6]), 1, "float32"),
+        input(&dims(&[4, 2, 3]), 2, "float32"),
+    ];
     let mut failures = Vec::new();
     for src in &modules {
         let args = if src.contains("conv3d") {
             &args[..]
+        } else if src.contains("conv1d") {
+            &t1args[..]
         } else {
             &targs[..]
         };

@@ -4,12 +4,12 @@
 //!
 //! `R.matmul` (2-D, batched, broadcast batch, matrix-vector; static or symbolic shapes) and
 //! `R.nn.conv2d` (NCHW/OIHW, any strides, padding, dilation and groups; `R.nn.conv1d` NCW/OIW
-//! too, as a conv2d of rows of height 1 between reshapes; `R.nn.conv2d_transpose` NCHW/IOHW as the
-//! stride-1 conv2d of the zero-inserted image; `R.nn.conv3d` NCDHW/OIDHW as a conv2d of the
-//! gathered depth slices; see the `idioms` module) of `float32` or
-//! `float64` become `R.call_dps_packed("relaxjit.…", …)` of a [`LibraryKernel`], together with
-//! the epilogue that follows them in the same block when the intermediate has no other use:
-//! `R.permute_dims` of a 2-D right operand (read transposed, never copied), up to two
+//! too, as a conv2d of rows of height 1 between reshapes; `R.nn.conv2d_transpose` NCHW/IOHW and
+//! `R.nn.conv1d_transpose` NCW/IOW as the stride-1 conv2d of the zero-inserted image;
+//! `R.nn.conv3d` NCDHW/OIDHW as a conv2d of the gathered depth slices; see the `idioms` module)
+//! of `float32` or `float64` become `R.call_dps_packed("relaxjit.…", …)` of a [`LibraryKernel`],
+//! together with the epilogue that follows them in the same block when the intermediate has no
+//! other use: `R.permute_dims` of a 2-D right operand (read transposed, never copied), up to two
 //! `R.add`s that keep the output shape (bias, residual) and one activation (`R.nn.relu`,
 //! `R.nn.gelu` for `float32`, `R.nn.gelu_tanh`). The fused call takes the place of the last
 //! binding of its chain and keeps that binding's variable. A matmul with an operand that is an

@@ -20,9 +20,9 @@ use crate::ir::{
 };
 use crate::struct_info_ops::shapes_equal;
 
-/// Rewrites `R.nn.conv1d`, `R.nn.conv2d_transpose` and `R.nn.conv3d` into an `R.nn.conv2d`
-/// between bindings that rearrange data and weights (see [`conv1d_as_conv2d`],
-/// [`conv2d_transpose_as_conv2d`], [`conv3d_as_conv2d`]; the last binding keeps the
+/// Rewrites `R.nn.conv1d`, `R.nn.conv1d_transpose`, `R.nn.conv2d_transpose` and `R.nn.conv3d`
+/// into an `R.nn.conv2d` between bindings that rearrange data and weights (see
+/// [`conv1d_as_conv2d`], [`conv_transpose_as_conv2d`], [`conv3d_as_conv2d`]; the last binding keeps the
 /// convolution's variable), and undoes two idioms of TVM's ONNX import that hide an elementwise
 /// add from the chains: `R.broadcast_to(x, s)` to `x`'s own shape (the variable is replaced by
 /// `x`), and ONNX `Sum` as `R.sum(R.stack((a, b), axis=k), axis=[k])` (becomes `R.add(a, b)`;
@@ -49,8 +49,11 @@ pub(super) fn simplify_idioms(seq: &SeqExpr) -> SeqExpr {
                 (Some(call), Some("relax.nn.conv1d")) => {
                     conv1d_as_conv2d(call, var, block.dataflow, &subst)
                 }
+                (Some(call), Some("relax.nn.conv1d_transpose")) => {
+                    conv_transpose_as_conv2d(call, var, 1, block.dataflow, &subst)
+                }
                 (Some(call), Some("relax.nn.conv2d_transpose")) => {
-                    conv2d_transpose_as_conv2d(call, var, block.dataflow, &subst)
+                    conv_transpose_as_conv2d(call, var, 2, block.dataflow, &subst)
                 }
                 (Some(call), Some("relax.nn.conv3d")) => {
                     conv3d_as_conv2d(call, var, block.dataflow, &subst)
@@ -468,8 +471,9 @@ fn conv1d_as_conv2d(
     Some(r.finish(y))
 }
 
-/// `y = R.nn.conv2d_transpose(x, w)` (NCHW data, IOHW weights, float, static shapes) as the
-/// stride-1 convolution it equals: `x` with `stride − 1` zeros inserted between its rows and
+/// `y = R.nn.conv2d_transpose(x, w)` (NCHW data, IOHW weights, float, static shapes; with
+/// `rank` 1, `R.nn.conv1d_transpose` of NCW data and IOW weights, as the 2-D one of height 1
+/// between reshapes) as the stride-1 convolution it equals: `x` with `stride − 1` zeros inserted between its rows and
 /// columns (a reshape to `[N, C, H, 1, W, 1]`, a zero pad of the unit axes to the stride, a
 /// reshape back: views and one copy), convolved with the weights of each group transposed to
 /// OIHW and flipped in both spatial axes, dilated as the transposed convolution's, padded by
@@ -478,9 +482,10 @@ fn conv1d_as_conv2d(
 /// convolution's multiply-adds, on the library kernel that is a hundred times faster than the
 /// TIR loop nest. Padding larger than the dilated kernel and other layouts stay on the TIR
 /// path.
-fn conv2d_transpose_as_conv2d(
+fn conv_transpose_as_conv2d(
     call: &Call,
     var: &Var,
+    rank: usize,
     dataflow: bool,
     subst: &crate::transform::Subst,
 ) -> Option<Vec<Binding>> {
@@ -492,14 +497,41 @@ fn conv2d_transpose_as_conv2d(
         static_shape(w_si)?,
         static_shape(var.struct_info())?,
     );
-    let (&[n, c, h, wd], &[wc, og, kh, kw], &[yn, yo, yh, yw]) = (&xs[..], &ws[..], &ys[..]) else {
-        return None;
+    // A 1-D convolution is the 2-D one of height 1: shapes, then per-axis attributes, lifted.
+    let lift = |s: &[i64]| match (rank, s) {
+        (1, &[a, b, w]) => Some([a, b, 1, w]),
+        (2, &[a, b, h, w]) => Some([a, b, h, w]),
+        _ => None,
+    };
+    let [n, c, h, wd] = lift(&xs)?;
+    let [wc, og, kh, kw] = lift(&ws)?;
+    let [yn, yo, yh, yw] = lift(&ys)?;
+    let per_axis = |name: &str, unit: i64| match (rank, &attr_ints(call, name, &[unit])?[..]) {
+        (1, &[v]) => Some([unit, v]),
+        (2, v) => pair(v.to_vec()),
+        _ => None,
+    };
+    let stride = per_axis("strides", 1)?;
+    let dilation = per_axis("dilation", 1)?;
+    let out_pad = per_axis("output_padding", 0)?;
+    let pad: [i64; 4] = match (rank, &attr_ints(call, "padding", &[0])?[..]) {
+        (1, &[p]) => [0, p, 0, p],
+        (1, &[left, right]) => [0, left, 0, right],
+        (2, &[p]) => [p; 4],
+        (2, &[ph, pw]) => [ph, pw, ph, pw],
+        (2, &[t, l, b, r]) => [t, l, b, r],
+        _ => return None,
+    };
+    let (data, kernel) = if rank == 1 {
+        ("NCW", "IOW")
+    } else {
+        ("NCHW", "IOHW")
     };
     let groups = conv_groups(call)?;
     if !out_dtype_ok(call, dt)
-        || !layout_is(call, "data_layout", "NCHW")
-        || !layout_is(call, "kernel_layout", "IOHW")
-        || !layout_is(call, "out_layout", "NCHW")
+        || !layout_is(call, "data_layout", data)
+        || !layout_is(call, "kernel_layout", kernel)
+        || !layout_is(call, "out_layout", data)
         || wc != c
         || c % groups != 0
         || yo != og * groups
@@ -507,15 +539,6 @@ fn conv2d_transpose_as_conv2d(
     {
         return None;
     }
-    let stride = pair(attr_ints(call, "strides", &[1, 1])?)?;
-    let dilation = pair(attr_ints(call, "dilation", &[1, 1])?)?;
-    let out_pad = pair(attr_ints(call, "output_padding", &[0, 0])?)?;
-    let pad: [i64; 4] = match attr_ints(call, "padding", &[0, 0, 0, 0])?[..] {
-        [p] => [p; 4],
-        [ph, pw] => [ph, pw, ph, pw],
-        [t, l, b, r] => [t, l, b, r],
-        _ => return None,
-    };
     if stride.iter().chain(&dilation).any(|&v| v < 1) {
         return None;
     }
@@ -537,11 +560,12 @@ fn conv2d_transpose_as_conv2d(
     }
     let mut r = Replacement::new(var, dt, dataflow);
     let x = crate::transform::substitute(x, subst);
+    let x = r.reshape("rows", x, &xs, &[n, c, h, wd]);
     let up = if stride == [1, 1] {
         x
     } else {
         let six = [n, c, h, 1, wd, 1];
-        let cols = r.reshape("cols", x, &xs, &six);
+        let cols = r.reshape("cols", x, &[n, c, h, wd], &six);
         let spread = [n, c, h, stride[0], wd, stride[1]];
         let pad_width = [0, 0, 0, 0, 0, 0, 0, stride[0] - 1, 0, 0, 0, stride[1] - 1];
         let attrs = Attrs::new()
@@ -562,11 +586,10 @@ fn conv2d_transpose_as_conv2d(
     let oihw = [groups * og, cg, kh, kw];
     let w_oihw = rearranged_weights(&mut r, w, [&view, &oihw], &[0, 2, 1, 3, 4], &[3, 4], subst)?;
     let attrs = conv2d_attrs(call, [1, 1], conv_pad, dilation, groups);
-    let y = r.bind(
-        "conv",
-        &ys,
-        op_call("relax.nn.conv2d", vec![up, w_oihw], attrs),
-    );
+    let conv = op_call("relax.nn.conv2d", vec![up, w_oihw], attrs);
+    let y4 = [yn, yo, yh, yw];
+    let y = r.bind("conv", &y4, conv);
+    let y = r.reshape("out", y, &y4, &ys);
     Some(r.finish(y))
 }
 
