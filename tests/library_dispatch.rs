@@ -1498,6 +1498,17 @@ fn conv_rewrite_cases() -> Vec<Case> {
         conv1d([1, 64, 300], 128, 3, 1, [1, 1], 1, 1, &["relu"]),
         conv1d([1, 12, 40], 6, 1, 1, [0, 0], 1, 3, &[]),
         conv1d_transpose([1, 8, 20], 4, 4, 2, [1, 1], 0, 1, 1, &[]),
+        conv2d_transpose(
+            [1, 4, 5, 5],
+            6,
+            [2, 2],
+            [3, 3],
+            [1; 4],
+            [0, 0],
+            [1, 1],
+            1,
+            &[],
+        ),
         conv1d_transpose([2, 6, 13], 9, 3, 3, [2, 0], 1, 2, 3, &["relu"]),
         conv1d_transpose([1, 16, 31], 16, 5, 1, [2, 2], 0, 1, 16, &[]),
         conv2d_transpose(
@@ -1984,6 +1995,32 @@ fn a_wrong_shape_is_an_error_not_a_crash() {
         let err = gather.call(&[x, indices, out]).unwrap_err();
         assert!(err.to_string().contains(want), "{err}");
     }
+    let dilate = lib.get_packed("relaxjit.dilate").unwrap();
+    let cases = [
+        (t(&[1, 2, 3]), [2, 2], t(&[1, 4, 6]), "expected [1, 3, 5]"),
+        (t(&[1, 2, 3]), [0, 2], t(&[1, 1, 5]), "positive strides"),
+        (t(&[3]), [2, 2], t(&[5]), "two axes"),
+    ];
+    for (x, [sh, sw], out, want) in cases {
+        let err = dilate
+            .call(&[x, Value::Int(sh), Value::Int(sw), out])
+            .unwrap_err();
+        assert!(err.to_string().contains(want), "{err}");
+    }
+    let x = Tensor::from_slice(&[1, 2, 2], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    let out = Tensor::zeros(&[1, 3, 4], vm::DataType::F32).unwrap();
+    dilate
+        .call(&[
+            Value::Tensor(x),
+            Value::Int(2),
+            Value::Int(3),
+            Value::Tensor(out.clone()),
+        ])
+        .unwrap();
+    let want = [
+        1.0f32, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 4.0,
+    ];
+    assert_eq!(out.to_vec::<f32>().unwrap(), want);
     // A plane gather copies planes and fills zeros.
     let x = Tensor::from_slice(&[2, 1, 2], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
     let out = Tensor::zeros(&[3, 1, 2], vm::DataType::F32).unwrap();

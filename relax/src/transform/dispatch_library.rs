@@ -118,11 +118,16 @@ pub enum LibraryOp {
     /// convolution's depth slices are laid out as a 2-D convolution's images by one
     /// (`R.nn.conv3d`, see the `idioms` module), and its output put back in NCDHW by another.
     GatherPlanes,
+    /// `(x, stride_h, stride_w, out)`: `x` with `stride − 1` zeros inserted between neighbours
+    /// along its last two axes (TOPI's `nn.dilate`), `out[…, i·sh, j·sw] = x[…, i, j]`; the
+    /// image whose stride-1 convolution is a transposed convolution (`R.nn.conv2d_transpose`,
+    /// see the `idioms` module). Copies elements of any dtype.
+    Dilate,
 }
 
 impl LibraryOp {
     /// Every operation, in the order [`LibraryKernel::all`] lists their kernels.
-    pub const ALL: [LibraryOp; 11] = [
+    pub const ALL: [LibraryOp; 12] = [
         LibraryOp::Matmul { trans_b: false },
         LibraryOp::Matmul { trans_b: true },
         LibraryOp::Conv2d,
@@ -134,6 +139,7 @@ impl LibraryOp {
         LibraryOp::LayerNorm,
         LibraryOp::MatmulView,
         LibraryOp::GatherPlanes,
+        LibraryOp::Dilate,
     ];
 
     /// The kernel name's stem, after [`PREFIX`] and before the epilogue's suffixes.
@@ -150,6 +156,7 @@ impl LibraryOp {
             LibraryOp::LayerNorm => "layer_norm",
             LibraryOp::MatmulView => "matmul_view",
             LibraryOp::GatherPlanes => "gather_planes",
+            LibraryOp::Dilate => "dilate",
         }
     }
 
@@ -157,7 +164,11 @@ impl LibraryOp {
     pub fn num_operands(self) -> usize {
         match self {
             LibraryOp::Matmul { .. } | LibraryOp::Conv2d | LibraryOp::Concat => 2,
-            LibraryOp::MaxPool2d | LibraryOp::AvgPool2d | LibraryOp::Lrn | LibraryOp::Softmax => 1,
+            LibraryOp::MaxPool2d
+            | LibraryOp::AvgPool2d
+            | LibraryOp::Lrn
+            | LibraryOp::Softmax
+            | LibraryOp::Dilate => 1,
             LibraryOp::LayerNorm => 3,
             LibraryOp::MatmulView | LibraryOp::GatherPlanes => 2,
         }
@@ -227,6 +238,8 @@ impl LibraryKernel {
                 // count_include_pad.
                 LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 12,
                 LibraryOp::Concat => 1,
+                // stride (h, w).
+                LibraryOp::Dilate => 2,
                 // size, before.
                 LibraryOp::Lrn => 2,
                 LibraryOp::Softmax | LibraryOp::LayerNorm | LibraryOp::GatherPlanes => 0,
@@ -398,12 +411,16 @@ pub fn verify(module: &IRModule) -> Result<()> {
                 ));
             }
             let out = call.ty_args.first();
-            // Concat and the plane gather copy elements of any dtype; the others compute in
-            // float.
+            // Concat, the plane gather and dilate copy elements of any dtype; the others
+            // compute in float.
             let float = out
                 .and_then(StructInfo::tensor_dtype)
                 .is_some_and(|d| d == DataType::FLOAT32 || d == DataType::FLOAT64);
-            let typed = float || matches!(k.op, LibraryOp::Concat | LibraryOp::GatherPlanes);
+            let typed = float
+                || matches!(
+                    k.op,
+                    LibraryOp::Concat | LibraryOp::GatherPlanes | LibraryOp::Dilate
+                );
             if !typed || out.and_then(StructInfo::tensor_shape).is_none() {
                 problems.push(format!(
                     "{at}: `{name}` needs a float output of known shape"

@@ -1,10 +1,10 @@
 //! The operator idioms DispatchLibrary rewrites before it looks for chains: forms that hide an
 //! elementwise add (TVM's ONNX import), and convolutions the library has no kernel of its own
 //! for, rewritten around an `R.nn.conv2d` that the conv2d anchor then hands to the library
-//! kernel. The rewrites are Relax operators (reshapes, a zero pad, permutations, flips) and
-//! `relaxjit.gather_planes` calls, which both exec modes run; none happens without the library
-//! (`Config::library` off), so the TIR legalization of the original operator stays the
-//! reference.
+//! kernel. The rewrites are Relax operators (reshapes, permutations, flips) and calls of the
+//! library's layout kernels (`relaxjit.gather_planes`, `relaxjit.dilate`), which both exec
+//! modes run; none happens without the library (`Config::library` off), so the TIR
+//! legalization of the original operator stays the reference.
 
 use std::collections::HashMap;
 
@@ -275,23 +275,37 @@ impl<'v> Replacement<'v> {
             struct_info: static_tensor(&count, DataType::INT64),
             metadata_index: None,
         };
+        let table = Expr::new(ExprKind::Constant(table));
+        Some(self.library(suffix, LibraryOp::GatherPlanes, vec![x, table], &[], to))
+    }
+
+    /// A call of the library kernel of `op` (no epilogue) on `inputs` and the integer `params`,
+    /// of shape `shape`.
+    fn library(
+        &mut self,
+        suffix: &str,
+        op: LibraryOp,
+        mut inputs: Vec<Expr>,
+        params: &[i64],
+        shape: &[i64],
+    ) -> Expr {
         let kernel = LibraryKernel {
-            op: LibraryOp::GatherPlanes,
+            op,
             norm: false,
             addends: 0,
             activation: None,
         };
-        let args = vec![x, Expr::new(ExprKind::Constant(table))];
+        inputs.extend(params.iter().map(|&p| Expr::prim(PrimExpr::i64(p))));
         let call = Expr::call(
             Callee::Op("relax.call_dps_packed".into()),
             vec![
                 Expr::new(ExprKind::ExternFunc(kernel.name())),
-                Expr::tuple(args),
+                Expr::tuple(inputs),
             ],
             Attrs::new(),
-            vec![static_tensor(to, self.dt)],
+            vec![static_tensor(shape, self.dt)],
         );
-        Some(self.bind(suffix, to, call))
+        self.bind(suffix, shape, call)
     }
 
     /// The bindings, the last of them `var = out`.
@@ -473,15 +487,13 @@ fn conv1d_as_conv2d(
 
 /// `y = R.nn.conv2d_transpose(x, w)` (NCHW data, IOHW weights, float, static shapes; with
 /// `rank` 1, `R.nn.conv1d_transpose` of NCW data and IOW weights, as the 2-D one of height 1
-/// between reshapes) as the stride-1 convolution it equals: `x` with `stride − 1` zeros inserted between its rows and
-/// columns (a reshape to `[N, C, H, 1, W, 1]`, a zero pad of the unit axes to the stride, a
-/// reshape back: views and one copy), convolved with the weights of each group transposed to
-/// OIHW and flipped in both spatial axes, dilated as the transposed convolution's, padded by
-/// `dilation·(k − 1) − padding` (plus the output padding, minus the `stride − 1` trailing zero
-/// rows and columns the insertion leaves). The zero inserts cost `stride²` times the transposed
-/// convolution's multiply-adds, on the library kernel that is a hundred times faster than the
-/// TIR loop nest. Padding larger than the dilated kernel and other layouts stay on the TIR
-/// path.
+/// between reshapes) as the stride-1 convolution it equals: `x` dilated by the strides
+/// (`stride − 1` zeros between neighbours, one `relaxjit.dilate`), convolved with the weights
+/// of each group transposed to OIHW and flipped in both spatial axes, dilated as the transposed
+/// convolution's, padded by `dilation·(k − 1) − padding` (plus the output padding after). The
+/// inserted zeros cost `stride²` times the transposed convolution's multiply-adds, on the
+/// library kernel that is a hundred times faster than the TIR loop nest. Padding larger than
+/// the dilated kernel and other layouts stay on the TIR path.
 fn conv_transpose_as_conv2d(
     call: &Call,
     var: &Var,
@@ -542,16 +554,16 @@ fn conv_transpose_as_conv2d(
     if stride.iter().chain(&dilation).any(|&v| v < 1) {
         return None;
     }
-    // The stride-1 convolution's padding on each side of the zero-inserted image of
-    // `in · stride` rows (its last `stride − 1` rows are the inserted zeros past the end).
+    // The stride-1 convolution's padding on each side of the dilated image of
+    // `(in − 1)·stride + 1` rows.
     let reach = [dilation[0] * (kh - 1), dilation[1] * (kw - 1)];
     let conv_pad = [
         reach[0] - pad[0],
         reach[1] - pad[1],
-        reach[0] - pad[2] + out_pad[0] - (stride[0] - 1),
-        reach[1] - pad[3] + out_pad[1] - (stride[1] - 1),
+        reach[0] - pad[2] + out_pad[0],
+        reach[1] - pad[3] + out_pad[1],
     ];
-    let (uh, uw) = (h * stride[0], wd * stride[1]);
+    let (uh, uw) = ((h - 1) * stride[0] + 1, (wd - 1) * stride[1] + 1);
     if conv_pad.iter().any(|&p| p < 0)
         || uh + conv_pad[0] + conv_pad[2] - reach[0] != yh
         || uw + conv_pad[1] + conv_pad[3] - reach[1] != yw
@@ -564,20 +576,13 @@ fn conv_transpose_as_conv2d(
     let up = if stride == [1, 1] {
         x
     } else {
-        let six = [n, c, h, 1, wd, 1];
-        let cols = r.reshape("cols", x, &[n, c, h, wd], &six);
-        let spread = [n, c, h, stride[0], wd, stride[1]];
-        let pad_width = [0, 0, 0, 0, 0, 0, 0, stride[0] - 1, 0, 0, 0, stride[1] - 1];
-        let attrs = Attrs::new()
-            .with("pad_width", int_list(&pad_width))
-            .with("pad_value", AttrValue::Float(0.0))
-            .with("pad_mode", AttrValue::Str("constant".into()));
-        let padded = r.bind(
-            "spread",
-            &spread,
-            op_call("relax.nn.pad", vec![cols], attrs),
-        );
-        r.reshape("zero_inserted", padded, &spread, &[n, c, uh, uw])
+        r.library(
+            "dilated",
+            LibraryOp::Dilate,
+            vec![x],
+            &stride,
+            &[n, c, uh, uw],
+        )
     };
     // IOHW weights of each group, `[C/g, O/g]` input and output channels, to the OIHW weights
     // `[g·O/g, C/g]` of the direct convolution.
