@@ -6,9 +6,11 @@
 //! multiples of any tile, batch broadcast, matrix-vector, a transposed weight, symbolic batch,
 //! every epilogue, groups, depthwise, strides, padding and dilation, and the lowering of ONNX
 //! `LRN` (window sizes odd and even, wider than the channels, every power form), softmax and
-//! layer norm over the last axis (rows of 1, odd lengths, enough rows to run in parallel).
+//! layer norm over the last axis (rows of 1, odd lengths, enough rows to run in parallel). The
+//! convolutions DispatchLibrary rewrites into a conv2d (conv1d, conv2d_transpose, conv3d) are
+//! compared in both exec modes.
 
-use relaxjit::{Config, Engine, Tensor, Value};
+use relaxjit::{Config, Engine, ExecMode, Tensor, Value};
 
 /// A dimension: its text in the module and its value at run time (`("n", 5)` is symbolic).
 type Dim = (&'static str, i64);
@@ -235,8 +237,45 @@ fn conv1d(
     )
 }
 
-/// `R.nn.conv2d_transpose` (NCHW/IOHW, one group), which DispatchLibrary runs as a stride-1
-/// conv2d of the zero-inserted image.
+/// `R.nn.conv1d_transpose` (NCW/IOW) of `o` output channels in all, which DispatchLibrary
+/// runs as the conv2d_transpose of rows of height 1.
+#[allow(clippy::too_many_arguments)]
+fn conv1d_transpose(
+    x: [i64; 3],
+    o: i64,
+    k: i64,
+    stride: i64,
+    pad: [i64; 2],
+    out_pad: i64,
+    dil: i64,
+    groups: i64,
+    epilogue: &[&str],
+) -> Case {
+    let w = [x[1], o / groups, k];
+    let out = [
+        x[0],
+        o,
+        (x[2] - 1) * stride - pad[0] - pad[1] + dil * (k - 1) + out_pad + 1,
+    ];
+    let body = vec![format!(
+        "t0 = R.nn.conv1d_transpose(x, w, strides=[{stride}], padding={pad:?}, output_padding=[{out_pad}], dilation=[{dil}], groups={groups}, data_layout=\"NCW\", kernel_layout=\"IOW\", out_layout=\"NCW\", out_dtype=\"void\")"
+    )];
+    let name = format!(
+        "conv1d_transpose x={x:?} w={w:?} stride={stride} pad={pad:?} out_pad={out_pad} dil={dil} groups={groups} {} => relaxjit.conv2d",
+        epilogue.join("+")
+    );
+    finish(
+        name,
+        "float32",
+        vec![("x", dims(&x)), ("w", dims(&w))],
+        body,
+        dims(&out),
+        epilogue,
+    )
+}
+
+/// `R.nn.conv2d_transpose` (NCHW/IOHW) of `o` output channels in all, which DispatchLibrary
+/// runs as a stride-1 conv2d of the zero-inserted image.
 #[allow(clippy::too_many_arguments)]
 fn conv2d_transpose(
     x: [i64; 4],
@@ -246,18 +285,57 @@ fn conv2d_transpose(
     pad: [i64; 4],
     out_pad: [i64; 2],
     dil: [i64; 2],
+    groups: i64,
     epilogue: &[&str],
 ) -> Case {
-    let w = [x[1], o, k[0], k[1]];
+    let w = [x[1], o / groups, k[0], k[1]];
     let ext = |i: usize| {
         (x[2 + i] - 1) * stride[i] - pad[i] - pad[i + 2] + dil[i] * (k[i] - 1) + out_pad[i] + 1
     };
     let out = [x[0], o, ext(0), ext(1)];
     let body = vec![format!(
-        "t0 = R.nn.conv2d_transpose(x, w, strides={stride:?}, padding={pad:?}, output_padding={out_pad:?}, dilation={dil:?}, groups=1, data_layout=\"NCHW\", kernel_layout=\"IOHW\", out_layout=\"NCHW\", out_dtype=\"void\")"
+        "t0 = R.nn.conv2d_transpose(x, w, strides={stride:?}, padding={pad:?}, output_padding={out_pad:?}, dilation={dil:?}, groups={groups}, data_layout=\"NCHW\", kernel_layout=\"IOHW\", out_layout=\"NCHW\", out_dtype=\"void\")"
+    )];
+    // The library conv2d takes the epilogue: the activation, or else the add of `finish`.
+    let kernel = match epilogue {
+        [] => "conv2d_add".to_string(),
+        e => format!("conv2d_{}", e.join("_")),
+    };
+    let name = format!(
+        "conv2d_transpose x={x:?} w={w:?} stride={stride:?} pad={pad:?} out_pad={out_pad:?} dil={dil:?} groups={groups} {} => relaxjit.{kernel}",
+        epilogue.join("+")
+    );
+    finish(
+        name,
+        "float32",
+        vec![("x", dims(&x)), ("w", dims(&w))],
+        body,
+        dims(&out),
+        epilogue,
+    )
+}
+
+/// `R.nn.conv3d` (NCDHW/OIDHW; padding front, top, left, back, bottom, right), which
+/// DispatchLibrary runs as a conv2d of the gathered depth slices.
+#[allow(clippy::too_many_arguments)]
+fn conv3d(
+    x: [i64; 5],
+    o: i64,
+    k: [i64; 3],
+    stride: [i64; 3],
+    pad: [i64; 6],
+    dil: [i64; 3],
+    groups: i64,
+    epilogue: &[&str],
+) -> Case {
+    let w = [o, x[1] / groups, k[0], k[1], k[2]];
+    let ext = |i: usize| (x[2 + i] + pad[i] + pad[i + 3] - dil[i] * (k[i] - 1) - 1) / stride[i] + 1;
+    let out = [x[0], o, ext(0), ext(1), ext(2)];
+    let body = vec![format!(
+        "t0 = R.nn.conv3d(x, w, strides={stride:?}, padding={pad:?}, dilation={dil:?}, groups={groups}, data_layout=\"NCDHW\", kernel_layout=\"OIDHW\", out_layout=\"NCDHW\", out_dtype=\"void\")"
     )];
     let name = format!(
-        "conv2d_transpose x={x:?} w={w:?} stride={stride:?} pad={pad:?} out_pad={out_pad:?} dil={dil:?} {}",
+        "conv3d x={x:?} w={w:?} stride={stride:?} pad={pad:?} dil={dil:?} groups={groups} {} => relaxjit.conv2d",
         epilogue.join("+")
     );
     finish(
@@ -573,54 +651,6 @@ fn cases() -> Vec<Case> {
             f32_,
         ),
     ];
-    c.extend([
-        conv1d([1, 8, 50], 16, 3, 1, [1, 1], 1, 1, &[]),
-        conv1d([2, 6, 37], 4, 5, 2, [2, 1], 2, 1, &["relu"]),
-        conv1d([1, 8, 64], 8, 3, 1, [1, 1], 1, 8, &[]),
-        conv1d([1, 64, 300], 128, 3, 1, [1, 1], 1, 1, &["relu"]),
-        conv1d([1, 12, 40], 6, 1, 1, [0, 0], 1, 3, &[]),
-        conv2d_transpose([1, 8, 6, 6], 4, [4, 4], [2, 2], [1; 4], [0, 0], [1, 1], &[]),
-        conv2d_transpose(
-            [2, 5, 7, 5],
-            3,
-            [3, 3],
-            [2, 2],
-            [1; 4],
-            [1, 1],
-            [1, 1],
-            &["relu"],
-        ),
-        conv2d_transpose(
-            [1, 4, 5, 6],
-            6,
-            [3, 2],
-            [1, 1],
-            [0, 1, 2, 0],
-            [0, 0],
-            [1, 1],
-            &[],
-        ),
-        conv2d_transpose(
-            [1, 3, 4, 5],
-            2,
-            [3, 3],
-            [3, 2],
-            [2, 1, 0, 1],
-            [2, 1],
-            [1, 1],
-            &[],
-        ),
-        conv2d_transpose(
-            [1, 64, 16, 16],
-            32,
-            [4, 4],
-            [2, 2],
-            [1; 4],
-            [0, 0],
-            [1, 1],
-            &["relu"],
-        ),
-    ]);
     c.extend([
         conv(
             [1, 3, 8, 8],
@@ -1444,6 +1474,308 @@ fn view_cases() -> Vec<Case> {
     ]
 }
 
+/// `c` in `float64`.
+fn in_f64(mut c: Case) -> Case {
+    c.dtype = "float64";
+    c.body = c
+        .body
+        .iter()
+        .map(|l| l.replace("\"float32\"", "\"float64\""))
+        .collect();
+    c.name = format!("float64 {}", c.name);
+    c
+}
+
+/// The convolutions DispatchLibrary rewrites into a library conv2d between Relax operators:
+/// conv1d, conv1d_transpose and conv2d_transpose (groups, dilation, output padding) and conv3d (strides 1 and 2,
+/// asymmetric padding, dilation, depth kernels of 1, 2 and 3, groups, depthwise, odd sizes,
+/// batch 2).
+fn conv_rewrite_cases() -> Vec<Case> {
+    vec![
+        conv1d([1, 8, 50], 16, 3, 1, [1, 1], 1, 1, &[]),
+        conv1d([2, 6, 37], 4, 5, 2, [2, 1], 2, 1, &["relu"]),
+        conv1d([1, 8, 64], 8, 3, 1, [1, 1], 1, 8, &[]),
+        conv1d([1, 64, 300], 128, 3, 1, [1, 1], 1, 1, &["relu"]),
+        conv1d([1, 12, 40], 6, 1, 1, [0, 0], 1, 3, &[]),
+        conv1d_transpose([1, 8, 20], 4, 4, 2, [1, 1], 0, 1, 1, &[]),
+        conv2d_transpose(
+            [1, 4, 5, 5],
+            6,
+            [2, 2],
+            [3, 3],
+            [1; 4],
+            [0, 0],
+            [1, 1],
+            1,
+            &[],
+        ),
+        conv1d_transpose([2, 6, 13], 9, 3, 3, [2, 0], 1, 2, 3, &["relu"]),
+        conv1d_transpose([1, 16, 31], 16, 5, 1, [2, 2], 0, 1, 16, &[]),
+        conv2d_transpose(
+            [1, 8, 6, 6],
+            4,
+            [4, 4],
+            [2, 2],
+            [1; 4],
+            [0, 0],
+            [1, 1],
+            1,
+            &[],
+        ),
+        conv2d_transpose(
+            [2, 5, 7, 5],
+            3,
+            [3, 3],
+            [2, 2],
+            [1; 4],
+            [1, 1],
+            [1, 1],
+            1,
+            &["relu"],
+        ),
+        conv2d_transpose(
+            [1, 4, 5, 6],
+            6,
+            [3, 2],
+            [1, 1],
+            [0, 1, 2, 0],
+            [0, 0],
+            [1, 1],
+            1,
+            &[],
+        ),
+        conv2d_transpose(
+            [1, 3, 4, 5],
+            2,
+            [3, 3],
+            [3, 2],
+            [2, 1, 0, 1],
+            [2, 1],
+            [1, 1],
+            1,
+            &[],
+        ),
+        conv2d_transpose(
+            [1, 64, 16, 16],
+            32,
+            [4, 4],
+            [2, 2],
+            [1; 4],
+            [0, 0],
+            [1, 1],
+            1,
+            &["relu"],
+        ),
+        conv2d_transpose(
+            [1, 8, 6, 6],
+            4,
+            [4, 4],
+            [2, 2],
+            [1; 4],
+            [0, 0],
+            [1, 1],
+            2,
+            &[],
+        ),
+        conv2d_transpose(
+            [2, 6, 5, 7],
+            9,
+            [3, 3],
+            [2, 1],
+            [1, 0, 0, 1],
+            [1, 0],
+            [1, 1],
+            3,
+            &["relu"],
+        ),
+        conv2d_transpose(
+            [1, 8, 7, 7],
+            8,
+            [3, 3],
+            [2, 2],
+            [1; 4],
+            [1, 1],
+            [1, 1],
+            8,
+            &[],
+        ),
+        conv2d_transpose(
+            [1, 4, 5, 6],
+            6,
+            [3, 3],
+            [1, 1],
+            [1; 4],
+            [0, 0],
+            [2, 2],
+            1,
+            &[],
+        ),
+        conv2d_transpose(
+            [2, 6, 5, 4],
+            4,
+            [3, 2],
+            [2, 2],
+            [2, 1, 1, 0],
+            [1, 1],
+            [2, 3],
+            2,
+            &[],
+        ),
+        conv2d_transpose(
+            [1, 32, 9, 9],
+            64,
+            [4, 4],
+            [2, 2],
+            [1; 4],
+            [0, 0],
+            [1, 1],
+            4,
+            &["relu"],
+        ),
+        conv3d(
+            [1, 4, 5, 6, 7],
+            8,
+            [3, 3, 3],
+            [1; 3],
+            [1; 6],
+            [1; 3],
+            1,
+            &[],
+        ),
+        conv3d(
+            [2, 3, 7, 9, 8],
+            5,
+            [3, 3, 3],
+            [2; 3],
+            [1, 0, 1, 0, 1, 2],
+            [1; 3],
+            1,
+            &["relu"],
+        ),
+        conv3d(
+            [1, 4, 9, 8, 8],
+            6,
+            [3, 3, 3],
+            [1; 3],
+            [2; 6],
+            [2; 3],
+            1,
+            &[],
+        ),
+        conv3d(
+            [1, 8, 4, 6, 6],
+            8,
+            [1, 3, 3],
+            [1; 3],
+            [0, 1, 1, 0, 1, 1],
+            [1; 3],
+            1,
+            &[],
+        ),
+        conv3d(
+            [1, 8, 5, 6, 6],
+            4,
+            [1, 1, 1],
+            [2, 1, 1],
+            [0; 6],
+            [1; 3],
+            1,
+            &[],
+        ),
+        conv3d(
+            [1, 3, 6, 7, 5],
+            4,
+            [2, 3, 2],
+            [2, 1, 2],
+            [1, 0, 0, 0, 2, 1],
+            [1, 2, 1],
+            1,
+            &[],
+        ),
+        conv3d(
+            [1, 8, 5, 6, 7],
+            6,
+            [3, 3, 3],
+            [1, 2, 1],
+            [1; 6],
+            [1; 3],
+            2,
+            &[],
+        ),
+        conv3d(
+            [2, 6, 4, 5, 5],
+            6,
+            [3, 3, 3],
+            [1; 3],
+            [1; 6],
+            [1; 3],
+            6,
+            &["relu"],
+        ),
+        conv3d(
+            [1, 5, 1, 6, 6],
+            3,
+            [1, 3, 3],
+            [1; 3],
+            [0, 1, 1, 0, 1, 1],
+            [1; 3],
+            1,
+            &[],
+        ),
+        conv3d(
+            [1, 16, 8, 16, 16],
+            32,
+            [3, 3, 3],
+            [1; 3],
+            [1; 6],
+            [1; 3],
+            1,
+            &["relu"],
+        ),
+        conv3d(
+            [2, 8, 3, 5, 6],
+            16,
+            [1, 1, 1],
+            [1; 3],
+            [0; 6],
+            [1; 3],
+            1,
+            &[],
+        ),
+        conv3d(
+            [1, 6, 4, 5, 9],
+            4,
+            [1, 1, 3],
+            [1, 1, 2],
+            [0, 0, 1, 0, 0, 2],
+            [1, 1, 2],
+            2,
+            &["relu"],
+        ),
+        in_f64(conv3d(
+            [2, 4, 5, 6, 5],
+            6,
+            [3, 2, 3],
+            [2, 1, 1],
+            [1, 0, 1, 1, 1, 0],
+            [1, 2, 1],
+            2,
+            &[],
+        )),
+        in_f64(conv2d_transpose(
+            [1, 6, 5, 4],
+            9,
+            [3, 3],
+            [2, 2],
+            [1; 4],
+            [1, 0],
+            [2, 1],
+            3,
+            &[],
+        )),
+    ]
+}
+
 /// Deterministic values in [-1, 1).
 fn random(n: usize, seed: u64) -> Vec<f64> {
     let mut s = seed;
@@ -1486,14 +1818,40 @@ fn values(v: &Value) -> Vec<f64> {
 
 #[test]
 fn library_kernels_match_the_tir_path() {
-    let lib = Engine::new(Config::default()).unwrap();
+    let failures = compare_with_tir(cases(), ExecMode::Bytecode);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn convolution_rewrites_match_the_tir_path_in_both_exec_modes() {
+    let mut failures = Vec::new();
+    for mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        failures.extend(
+            compare_with_tir(conv_rewrite_cases(), mode)
+                .into_iter()
+                .map(|f| format!("{mode:?}: {f}")),
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Runs each case with the library and without (the TIR path) in `exec_mode`, and returns
+/// what went wrong: a case whose library path calls no `relaxjit.*` kernel (or not the one its
+/// name ends in), or whose results differ beyond the dtype's tolerance.
+fn compare_with_tir(cases: Vec<Case>, exec_mode: ExecMode) -> Vec<String> {
+    let lib = Engine::new(Config {
+        exec_mode,
+        ..Config::default()
+    })
+    .unwrap();
     let tir = Engine::new(Config {
+        exec_mode,
         library: false,
         ..Config::default()
     })
     .unwrap();
     let mut failures = Vec::new();
-    for case in cases() {
+    for case in cases {
         let src = case.script();
         let args: Vec<Value> = case
             .params
@@ -1516,12 +1874,14 @@ fn library_kernels_match_the_tir_path() {
             if want_library && case.name.contains(" bn") && !listing.contains("_bn") {
                 return Err(format!("the batch norm was not fused\n{listing}"));
             }
-            // A name ending in `=> KERNEL` says which kernel the chain must become.
+            // A name ending in `=> KERNEL` says which kernel the chain must become (called
+            // in the bytecode, or in the function table of compiled code).
             if let Some((_, k)) = case.name.split_once("=> ")
                 && want_library
                 && !listing.contains(&format!("\"{k}\""))
                 && !listing.contains(&format!(" {k} "))
                 && !listing.contains(&format!("{k},"))
+                && !listing.contains(&format!("@{k} packed_func"))
             {
                 return Err(format!("`{k}` is not called\n{listing}"));
             }
@@ -1586,7 +1946,7 @@ fn library_kernels_match_the_tir_path() {
             println!("ok {}", case.name);
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    failures
 }
 
 /// A kernel handed a shape it does not expect fails with an error naming the kernel.
@@ -1607,6 +1967,71 @@ fn a_wrong_shape_is_an_error_not_a_crash() {
     args.push(t(&[1, 2, 3, 3]));
     let err = conv.call(&args).unwrap_err();
     assert!(err.to_string().contains("output shape"), "{err}");
+    let gather = lib.get_packed("relaxjit.gather_planes").unwrap();
+    let table = |v: &[i64]| Value::Tensor(Tensor::from_slice(&[v.len() as i64], v).unwrap());
+    let cases = [
+        (
+            t(&[2, 3, 3]),
+            table(&[0, -1, 1]),
+            t(&[2, 3, 3]),
+            "3 plane indices",
+        ),
+        (
+            t(&[2, 3, 3]),
+            table(&[0, 2]),
+            t(&[2, 3, 3]),
+            "past the 2 planes",
+        ),
+        (
+            t(&[2, 3, 4]),
+            table(&[0, 1]),
+            t(&[2, 3, 3]),
+            "not made of planes",
+        ),
+        (t(&[2, 3, 3]), t(&[2]), t(&[2, 3, 3]), "int64"),
+        (t(&[4]), table(&[0]), t(&[4]), "two axes"),
+    ];
+    for (x, indices, out, want) in cases {
+        let err = gather.call(&[x, indices, out]).unwrap_err();
+        assert!(err.to_string().contains(want), "{err}");
+    }
+    let dilate = lib.get_packed("relaxjit.dilate").unwrap();
+    let cases = [
+        (t(&[1, 2, 3]), [2, 2], t(&[1, 4, 6]), "expected [1, 3, 5]"),
+        (t(&[1, 2, 3]), [0, 2], t(&[1, 1, 5]), "positive strides"),
+        (t(&[3]), [2, 2], t(&[5]), "two axes"),
+    ];
+    for (x, [sh, sw], out, want) in cases {
+        let err = dilate
+            .call(&[x, Value::Int(sh), Value::Int(sw), out])
+            .unwrap_err();
+        assert!(err.to_string().contains(want), "{err}");
+    }
+    let x = Tensor::from_slice(&[1, 2, 2], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    let out = Tensor::zeros(&[1, 3, 4], vm::DataType::F32).unwrap();
+    dilate
+        .call(&[
+            Value::Tensor(x),
+            Value::Int(2),
+            Value::Int(3),
+            Value::Tensor(out.clone()),
+        ])
+        .unwrap();
+    let want = [
+        1.0f32, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 4.0,
+    ];
+    assert_eq!(out.to_vec::<f32>().unwrap(), want);
+    // A plane gather copies planes and fills zeros.
+    let x = Tensor::from_slice(&[2, 1, 2], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    let out = Tensor::zeros(&[3, 1, 2], vm::DataType::F32).unwrap();
+    gather
+        .call(&[
+            Value::Tensor(x),
+            table(&[1, -1, 0]),
+            Value::Tensor(out.clone()),
+        ])
+        .unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), [3.0, 4.0, 0.0, 0.0, 1.0, 2.0]);
 }
 
 /// Constant `float32` weights that DispatchLibrary packs (`dispatch_library::pack_conv_weights`)
@@ -2047,91 +2472,208 @@ fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// A conv1d with constant weights (as an imported model has): DispatchLibrary reshapes the
-/// constant itself to `[O, C, 1, K]`, so that the conv2d dispatch packs it, and the result
-/// matches the TIR path.
+/// Convolutions DispatchLibrary rewrites, with constant weights (as an imported model has):
+/// the rewrite rearranges the constant itself (conv1d: reshaped to `[O, C, 1, K]`;
+/// conv1d_transpose and conv2d_transpose: each group transposed to OIHW and flipped; conv3d:
+/// `[O, kd·C/g, kh, kw]`), so that the conv2d dispatch packs it, and the result matches the TIR
+/// path in both exec modes.
 #[test]
-fn conv1d_with_constant_weights_matches_the_tir_path() {
-    let text = r#"# from tvm.script import ir as I
-# from tvm.script import relax as R
-
-@I.ir_module
-class Module:
-    @R.function
-    def main(x: R.Tensor((1, 64, 120), dtype="float32")) -> R.Tensor((1, 64, 120), dtype="float32"):
-        with R.dataflow():
-            y: R.Tensor((1, 64, 120), dtype="float32") = R.nn.conv1d(x, metadata["ir.GenericConst"][0], strides=[1], padding=[1, 1], dilation=[1], groups=1, data_layout="NCW", kernel_layout="OIW", out_layout="NCW", out_dtype="void")
-            z: R.Tensor((1, 64, 120), dtype="float32") = R.nn.relu(y)
-            R.output(z)
-        return z
-"#;
-    let w: Vec<f32> = random(64 * 64 * 3, 7).iter().map(|&v| v as f32).collect();
-    let weights = Tensor::from_slice(&[64, 64, 3], &w).unwrap();
-    let x = input(&dims(&[1, 64, 120]), 3, "float32");
-    let run = |library: bool| {
-        let engine = Engine::new(Config {
-            library,
-            ..Config::default()
-        })
-        .unwrap();
-        let m = engine
-            .compile_str_with_metadata(text, vec![weights.clone()])
-            .unwrap();
-        let listing = m.executable().as_text();
-        assert_eq!(listing.contains("relaxjit.conv2d"), library, "{listing}");
-        values(&m.run("main", std::slice::from_ref(&x)).unwrap())
-    };
-    let (got, want) = (run(true), run(false));
-    assert_eq!(got.len(), want.len());
-    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-        assert!(
-            (g - w).abs() <= 1e-4 * (1.0 + w.abs()),
-            "element {i}: {g} vs {w}"
+fn constant_weights_match_the_tir_path() {
+    // The call, its data shape, weight shape and output shape.
+    type Shaped<'a> = (&'a str, &'a [i64], &'a [i64], &'a [i64]);
+    let cases: [Shaped; 5] = [
+        (
+            r#"R.nn.conv1d(x, metadata["ir.GenericConst"][0], strides=[1], padding=[1, 1], dilation=[1], groups=1, data_layout="NCW", kernel_layout="OIW", out_layout="NCW", out_dtype="void")"#,
+            &[1, 64, 120],
+            &[64, 64, 3],
+            &[1, 64, 120],
+        ),
+        (
+            r#"R.nn.conv2d_transpose(x, metadata["ir.GenericConst"][0], strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[0, 0], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="IOHW", out_layout="NCHW", out_dtype="void")"#,
+            &[1, 16, 9, 7],
+            &[16, 24, 4, 4],
+            &[1, 24, 18, 14],
+        ),
+        (
+            r#"R.nn.conv2d_transpose(x, metadata["ir.GenericConst"][0], strides=[2, 1], padding=[1, 2, 0, 1], output_padding=[1, 0], dilation=[2, 1], groups=4, data_layout="NCHW", kernel_layout="IOHW", out_layout="NCHW", out_dtype="void")"#,
+            &[1, 32, 9, 7],
+            &[32, 8, 3, 4],
+            &[1, 32, 21, 7],
+        ),
+        (
+            r#"R.nn.conv1d_transpose(x, metadata["ir.GenericConst"][0], strides=[2], padding=[1, 0], output_padding=[1], dilation=[2], groups=2, data_layout="NCW", kernel_layout="IOW", out_layout="NCW", out_dtype="void")"#,
+            &[1, 16, 30],
+            &[16, 12, 3],
+            &[1, 24, 63],
+        ),
+        (
+            r#"R.nn.conv3d(x, metadata["ir.GenericConst"][0], strides=[1, 2, 1], padding=[1, 1, 1, 1, 0, 1], dilation=[1, 1, 1], groups=2, data_layout="NCDHW", kernel_layout="OIDHW", out_layout="NCDHW", out_dtype="void")"#,
+            &[2, 16, 6, 9, 8],
+            &[32, 8, 3, 3, 3],
+            &[2, 32, 6, 4, 8],
+        ),
+    ];
+    for (i, (call, x_shape, w_shape, y_shape)) in cases.into_iter().enumerate() {
+        let tensor = |s: &[i64]| {
+            let s: Vec<String> = s.iter().map(i64::to_string).collect();
+            format!("R.Tensor(({}), dtype=\"float32\")", s.join(", "))
+        };
+        let (xt, yt) = (tensor(x_shape), tensor(y_shape));
+        let text = format!(
+            "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n    @R.function\n    def main(x: {xt}) -> {yt}:\n        with R.dataflow():\n            y: {yt} = {call}\n            z: {yt} = R.nn.relu(y)\n            R.output(z)\n        return z\n"
         );
+        let n: i64 = w_shape.iter().product();
+        let w: Vec<f32> = random(n as usize, 7 + i as u64)
+            .iter()
+            .map(|&v| v as f32)
+            .collect();
+        let weights = Tensor::from_slice(w_shape, &w).unwrap();
+        let x = input(&dims(x_shape), 3, "float32");
+        let run = |library: bool, exec_mode: ExecMode| {
+            let engine = Engine::new(Config {
+                library,
+                exec_mode,
+                ..Config::default()
+            })
+            .unwrap();
+            let m = engine
+                .compile_str_with_metadata(&text, vec![weights.clone()])
+                .unwrap();
+            if exec_mode == ExecMode::Bytecode {
+                let listing = m.executable().as_text();
+                assert_eq!(listing.contains("relaxjit.conv2d"), library, "{listing}");
+            }
+            values(&m.run("main", std::slice::from_ref(&x)).unwrap())
+        };
+        let want = run(false, ExecMode::Bytecode);
+        for mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+            let got = run(true, mode);
+            assert_eq!(got.len(), want.len());
+            for (e, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    (g - w).abs() <= 1e-4 * (1.0 + w.abs()),
+                    "{call} ({mode:?}): element {e}: {g} vs {w}"
+                );
+            }
+        }
     }
 }
 
-/// A conv2d_transpose with constant weights: DispatchLibrary transposes and flips the
-/// constant itself into OIHW, and the result matches the TIR path.
+/// Malformed attributes of the convolutions DispatchLibrary rewrites are errors (when the
+/// module is read, compiled or run), with the library and without, in both exec modes — never
+/// panics.
 #[test]
-fn conv2d_transpose_with_constant_weights_matches_the_tir_path() {
-    let text = r#"# from tvm.script import ir as I
-# from tvm.script import relax as R
-
-@I.ir_module
+fn malformed_convolution_attributes_are_errors() {
+    let conv3d = |attrs: &str| {
+        format!(
+            r#"@I.ir_module
 class Module:
     @R.function
-    def main(x: R.Tensor((1, 16, 9, 7), dtype="float32")) -> R.Tensor((1, 24, 18, 14), dtype="float32"):
+    def main(x: R.Tensor((1, 4, 5, 6, 7), dtype="float32"), w: R.Tensor((8, 4, 3, 3, 3), dtype="float32")):
         with R.dataflow():
-            y: R.Tensor((1, 24, 18, 14), dtype="float32") = R.nn.conv2d_transpose(x, metadata["ir.GenericConst"][0], strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[0, 0], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="IOHW", out_layout="NCHW", out_dtype="void")
+            y = R.nn.conv3d(x, w, {attrs}, data_layout="NCDHW", kernel_layout="OIDHW", out_layout="NCDHW", out_dtype="void")
             R.output(y)
         return y
-"#;
-    let w: Vec<f32> = random(16 * 24 * 4 * 4, 11)
-        .iter()
-        .map(|&v| v as f32)
-        .collect();
-    let weights = Tensor::from_slice(&[16, 24, 4, 4], &w).unwrap();
-    let x = input(&dims(&[1, 16, 9, 7]), 5, "float32");
-    let run = |library: bool| {
-        let engine = Engine::new(Config {
-            library,
-            ..Config::default()
-        })
-        .unwrap();
-        let m = engine
-            .compile_str_with_metadata(text, vec![weights.clone()])
-            .unwrap();
-        let listing = m.executable().as_text();
-        assert_eq!(listing.contains("relaxjit.conv2d"), library, "{listing}");
-        values(&m.run("main", std::slice::from_ref(&x)).unwrap())
+"#
+        )
     };
-    let (got, want) = (run(true), run(false));
-    assert_eq!(got.len(), want.len());
-    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-        assert!(
-            (g - w).abs() <= 1e-4 * (1.0 + w.abs()),
-            "element {i}: {g} vs {w}"
-        );
+    let transposed = |attrs: &str| {
+        format!(
+            r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 4, 5, 6), dtype="float32"), w: R.Tensor((4, 2, 3, 3), dtype="float32")):
+        with R.dataflow():
+            y = R.nn.conv2d_transpose(x, w, {attrs}, data_layout="NCHW", kernel_layout="IOHW", out_layout="NCHW", out_dtype="void")
+            R.output(y)
+        return y
+"#
+        )
+    };
+    let transposed1d = |attrs: &str| {
+        format!(
+            r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 4, 6), dtype="float32"), w: R.Tensor((4, 2, 3), dtype="float32")):
+        with R.dataflow():
+            y = R.nn.conv1d_transpose(x, w, {attrs}, data_layout="NCW", kernel_layout="IOW", out_layout="NCW", out_dtype="void")
+            R.output(y)
+        return y
+"#
+        )
+    };
+    let modules = [
+        conv3d("strides=[0, 1, 1], padding=[1, 1, 1, 1, 1, 1], dilation=[1, 1, 1], groups=1"),
+        conv3d("strides=[1, 1, 1], padding=[1, 1, 1, 1, 1, 1], dilation=[1, 0, 1], groups=1"),
+        conv3d("strides=[1, 1, 1], padding=[1, 1, 1, 1], dilation=[1, 1, 1], groups=1"),
+        conv3d("strides=[1, 1], padding=[1, 1, 1, 1, 1, 1], dilation=[1, 1, 1], groups=1"),
+        conv3d("strides=[1, 1, 1], padding=[1, 1, 1, 1, 1, 1], dilation=[1, 1, 1], groups=3"),
+        conv3d("strides=[1, 1, 1], padding=[1, 1, 1, 1, 1, 1], dilation=[1, 1, 1], groups=0"),
+        conv3d("strides=[1, 1, 1], padding=[-5, 1, 1, 1, 1, 1], dilation=[1, 1, 1], groups=1"),
+        transposed(
+            "strides=[0, 1], padding=[0, 0, 0, 0], output_padding=[0, 0], dilation=[1, 1], groups=1",
+        ),
+        transposed(
+            "strides=[1, 1], padding=[0, 0, 0, 0], output_padding=[0, 0], dilation=[0, 1], groups=1",
+        ),
+        transposed(
+            "strides=[1, 1], padding=[0, 0, 0], output_padding=[0, 0], dilation=[1, 1], groups=1",
+        ),
+        transposed(
+            "strides=[1, 1], padding=[0, 0, 0, 0], output_padding=[0, 0, 0], dilation=[1, 1], groups=1",
+        ),
+        transposed(
+            "strides=[1, 1], padding=[0, 0, 0, 0], output_padding=[0, 0], dilation=[1, 1], groups=3",
+        ),
+        transposed(
+            "strides=[1, 1], padding=[0, 0, 0, 0], output_padding=[0, 0], dilation=[1, 1], groups=0",
+        ),
+        transposed1d("strides=[1], padding=[0, 0, 0], output_padding=[0], dilation=[1], groups=1"),
+        transposed1d("strides=[1, 1], padding=[0, 0], output_padding=[0], dilation=[1], groups=1"),
+        transposed1d("strides=[1], padding=[0, 0], output_padding=[0], dilation=[0], groups=1"),
+    ];
+    let args = [
+        input(&dims(&[1, 4, 5, 6, 7]), 1, "float32"),
+        input(&dims(&[8, 4, 3, 3, 3]), 2, "float32"),
+    ];
+    let targs = [
+        input(&dims(&[1, 4, 5, 6]), 1, "float32"),
+        input(&dims(&[4, 2, 3, 3]), 2, "float32"),
+    ];
+    let t1args = [
+        input(&dims(&[1, 4, 6]), 1, "float32"),
+        input(&dims(&[4, 2, 3]), 2, "float32"),
+    ];
+    let mut failures = Vec::new();
+    for src in &modules {
+        let args = if src.contains("conv3d") {
+            &args[..]
+        } else if src.contains("conv1d") {
+            &t1args[..]
+        } else {
+            &targs[..]
+        };
+        for library in [true, false] {
+            for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+                let engine = Engine::new(Config {
+                    library,
+                    exec_mode,
+                    ..Config::default()
+                })
+                .unwrap();
+                let result = engine
+                    .compile_str(src)
+                    .and_then(|m| m.run("main", args).map(|_| ()));
+                if result.is_ok() {
+                    let line = src.lines().find(|l| l.contains("R.nn.")).unwrap_or("");
+                    failures.push(format!(
+                        "library {library}, {exec_mode:?}: no error for {}",
+                        line.trim()
+                    ));
+                }
+            }
+        }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -409,9 +409,16 @@ fn conv3d_ref(a: &[T]) -> Vec<T> {
     )]
 }
 
-/// Grouped conv1d_transpose (NCW, IOW with O per group):
-/// `out[b, g*cout_g + c, j*s + t - pad] += x[b, i, j] * w[i, c, t]` for `i` in group `g`.
-fn conv1d_transpose_g(x: &T, w: &T, s: usize, pad: i64, width: usize, groups: usize) -> T {
+/// Grouped, dilated conv1d_transpose (NCW, IOW with O per group):
+/// `out[b, g*cout_g + c, j*s + t*dil - pad] += x[b, i, j] * w[i, c, t]` for `i` in group `g`.
+fn conv1d_transpose_g(
+    x: &T,
+    w: &T,
+    [s, dil]: [usize; 2],
+    pad: i64,
+    width: usize,
+    groups: usize,
+) -> T {
     let cin_g = x.shape[1] / groups;
     let cout_g = w.shape[1];
     let mut out = T::zeros(&[x.shape[0], cout_g * groups, width]);
@@ -421,7 +428,7 @@ fn conv1d_transpose_g(x: &T, w: &T, s: usize, pad: i64, width: usize, groups: us
             for j in 0..x.shape[2] {
                 for c in 0..cout_g {
                     for t in 0..w.shape[2] {
-                        let o = (j * s + t) as i64 - pad;
+                        let o = (j * s + t * dil) as i64 - pad;
                         if o >= 0 && (o as usize) < width {
                             let off = out.offset(&[b, g * cout_g + c, o as usize]);
                             out.data[off] += x.at(&[b, i, j]) * w.at(&[i, c, t]);
@@ -435,10 +442,13 @@ fn conv1d_transpose_g(x: &T, w: &T, s: usize, pad: i64, width: usize, groups: us
 }
 
 fn conv1d_transpose_ref(a: &[T]) -> Vec<T> {
-    vec![conv1d_transpose_g(&a[0], &a[1], 2, 1, 9, 1)]
+    vec![conv1d_transpose_g(&a[0], &a[1], [2, 1], 1, 9, 1)]
 }
 fn conv1d_transpose_grouped_ref(a: &[T]) -> Vec<T> {
-    vec![conv1d_transpose_g(&a[0], &a[1], 1, 0, 6, 2)]
+    vec![conv1d_transpose_g(&a[0], &a[1], [1, 1], 0, 6, 2)]
+}
+fn conv1d_transpose_dilated_ref(a: &[T]) -> Vec<T> {
+    vec![conv1d_transpose_g(&a[0], &a[1], [2, 2], 1, 12, 2)]
 }
 
 /// Grouped conv2d_transpose, stride 1, no padding: 2-D analogue of the above.
@@ -805,6 +815,14 @@ const CASES: &[Case] = &[
         reference: conv1d_transpose_ref,
     },
     Case {
+        name: "conv1d_transpose dilated, grouped, strided, padded",
+        params: r#"x: R.Tensor((1, 4, 5), dtype="float32"), w: R.Tensor((4, 3, 3), dtype="float32")"#,
+        ret: r#"R.Tensor((1, 6, 12), dtype="float32")"#,
+        call: "R.nn.conv1d_transpose(x, w, strides=[2], padding=[1, 0], output_padding=[0], dilation=[2], groups=2, data_layout=\"NCW\", kernel_layout=\"IOW\", out_layout=\"NCW\")",
+        inputs: &[(&[1, 4, 5], false), (&[4, 3, 3], false)],
+        reference: conv1d_transpose_dilated_ref,
+    },
+    Case {
         name: "attention",
         params: r#"q: R.Tensor((1, 3, 2, 4), dtype="float32"), k: R.Tensor((1, 5, 2, 4), dtype="float32"), v: R.Tensor((1, 5, 2, 3), dtype="float32")"#,
         ret: r#"R.Tensor((1, 3, 2, 3), dtype="float32")"#,
@@ -1062,8 +1080,8 @@ fn unsupported_attributes_are_errors_naming_the_operator() {
         ),
         (
             r#"x: R.Tensor((1, 2, 4), dtype="float32"), w: R.Tensor((2, 3, 3), dtype="float32")"#,
-            r#"R.Tensor((1, 3, 10), dtype="float32")"#,
-            "R.nn.conv1d_transpose(x, w, strides=[1], padding=[0, 0], dilation=[2])",
+            r#"R.Tensor((1, 3, 4), dtype="float32")"#,
+            "R.nn.conv1d_transpose(x, w, strides=[1], padding=[0, 0], dilation=[0])",
             "relax.nn.conv1d_transpose",
         ),
     ];

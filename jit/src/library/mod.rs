@@ -1,7 +1,8 @@
 //! Native library kernels that `relax::transform::dispatch_library` dispatches to: matrix
 //! multiply and 2-D convolution over the `gemm` crate's packed micro-kernels, with their batch
 //! norm, bias, residual and activation epilogues — TVM's BLAS/DNNL offload, in process — and
-//! 2-D pooling and two-input concat, parallel over the pool.
+//! 2-D pooling, concat, and the plane gather and dilation that lay out 3-D and transposed
+//! convolutions as 2-D ones, parallel over the pool.
 //!
 //! The GEMM crate was chosen by measurement on a 2-core AVX-512 machine (f32, median of many
 //! calls): `gemm` 0.19 reached 159 GFLOP/s on 1024³ with two threads against
@@ -15,6 +16,8 @@
 
 mod concat;
 mod conv2d;
+mod dilate;
+mod gather;
 mod lrn;
 mod matmul;
 mod norm;
@@ -103,6 +106,18 @@ fn call(kernel: LibraryKernel, args: &[Value]) -> Result<Value> {
         concat::concat_tensors(&inputs, &ints, out)?;
         return Ok(Value::Null);
     }
+    if let (LibraryOp::GatherPlanes, [x, indices]) = (kernel.op, &inputs[..]) {
+        // Likewise.
+        check_disjoint(out, &inputs)?;
+        gather::gather_planes(x, indices, out)?;
+        return Ok(Value::Null);
+    }
+    if let (LibraryOp::Dilate, [x]) = (kernel.op, &inputs[..]) {
+        // Likewise.
+        check_disjoint(out, &inputs)?;
+        dilate::dilate(x, &ints, out)?;
+        return Ok(Value::Null);
+    }
     match out.dtype() {
         DataType::F32 => run::<f32>(kernel, &inputs, &ints, &fparams, out),
         DataType::F64 => run::<f64>(kernel, &inputs, &ints, &fparams, out),
@@ -138,9 +153,9 @@ fn run<T: Float>(
     let addends = &views[stats.end..];
     let trans_b = match kernel.op {
         LibraryOp::Matmul { trans_b } => trans_b,
-        LibraryOp::Concat => {
+        LibraryOp::Concat | LibraryOp::GatherPlanes | LibraryOp::Dilate => {
             return Err(Error::runtime(
-                "internal error: concat runs on its tensors' bytes (`call`), not typed",
+                "internal error: concat, gather_planes and dilate run on their tensors' bytes (`call`), not typed",
             ));
         }
         LibraryOp::Softmax => {

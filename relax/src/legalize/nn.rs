@@ -580,8 +580,10 @@ fn conv2d_transpose(c: &OpCall) -> Result<Lowered> {
 }
 
 /// conv1d_transpose / conv2d_transpose (topi): dilate the data by the strides, pad it by
-/// `kernel - 1 - padding` (plus the output padding after), and convolve with the flipped,
-/// transposed kernel.
+/// `dilation * (kernel - 1) - padding` (plus the output padding after), and convolve with the
+/// flipped, transposed kernel at the dilation. TOPI has no dilation here (TVM leaves a dilated
+/// transposed convolution unlegalized); it is the adjoint of the dilated convolution, as in
+/// PyTorch's `conv_transpose2d`.
 fn conv_transpose(c: &OpCall, k: usize) -> Result<Lowered> {
     let groups = c.attr_int("groups").unwrap_or(1);
     let (x, w) = (c.tensor(0)?, c.tensor(1)?);
@@ -612,8 +614,8 @@ fn conv_transpose(c: &OpCall, k: usize) -> Result<Lowered> {
     let (out_shape, out_dt) = c.out_tensor()?;
     let strides = ints_or(c, "strides", k, 1);
     let dil = ints_or(c, "dilation", k, 1);
-    if dil.iter().any(|&d| d != 1) {
-        return unsupported(format!("dilated conv{k}d_transpose"));
+    if dil.len() != k || dil.iter().any(|&d| d < 1) {
+        return unsupported("dilation needs one positive value per dimension");
     }
     let padding = c.attr_ints("padding").unwrap_or_default();
     let p = |d: usize| -> (i64, i64) {
@@ -681,8 +683,8 @@ fn conv_transpose(c: &OpCall, k: usize) -> Result<Lowered> {
     let mut after = vec![0, 0];
     for d in 0..k {
         let (pb, pa) = p(d);
-        before.push(ks[d] - 1 - pb);
-        after.push(ks[d] - 1 - pa + opad[d]);
+        before.push(dil[d] * (ks[d] - 1) - pb);
+        after.push(dil[d] * (ks[d] - 1) - pa + opad[d]);
     }
     let padded = pad_stage(
         &mut te,
@@ -756,7 +758,10 @@ fn conv_transpose(c: &OpCall, k: usize) -> Result<Lowered> {
             let mut ai = vec![i[0].clone(), ch];
             let mut bi = vec![i[1].clone(), r[0].clone()];
             for d in 0..k {
-                ai.push(te::add(i[2 + d].clone(), r[1 + d].clone()));
+                ai.push(te::add(
+                    i[2 + d].clone(),
+                    te::mul(r[1 + d].clone(), te::i64c(dil[d])),
+                ));
                 bi.push(r[1 + d].clone());
             }
             let a = te::load(&padded, ai);

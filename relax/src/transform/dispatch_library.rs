@@ -4,11 +4,12 @@
 //!
 //! `R.matmul` (2-D, batched, broadcast batch, matrix-vector; static or symbolic shapes) and
 //! `R.nn.conv2d` (NCHW/OIHW, any strides, padding, dilation and groups; `R.nn.conv1d` NCW/OIW
-//! too, as a conv2d of rows of height 1 between reshapes; `R.nn.conv2d_transpose` NCHW/IOHW as the
-//! stride-1 conv2d of the zero-inserted image) of `float32` or
-//! `float64` become `R.call_dps_packed("relaxjit.…", …)` of a [`LibraryKernel`], together with
-//! the epilogue that follows them in the same block when the intermediate has no other use:
-//! `R.permute_dims` of a 2-D right operand (read transposed, never copied), up to two
+//! too, as a conv2d of rows of height 1 between reshapes; `R.nn.conv2d_transpose` NCHW/IOHW and
+//! `R.nn.conv1d_transpose` NCW/IOW as the stride-1 conv2d of the zero-inserted image;
+//! `R.nn.conv3d` NCDHW/OIDHW as a conv2d of the gathered depth slices; see the `idioms` module)
+//! of `float32` or `float64` become `R.call_dps_packed("relaxjit.…", …)` of a [`LibraryKernel`],
+//! together with the epilogue that follows them in the same block when the intermediate has no
+//! other use: `R.permute_dims` of a 2-D right operand (read transposed, never copied), up to two
 //! `R.add`s that keep the output shape (bias, residual) and one activation (`R.nn.relu`,
 //! `R.nn.gelu` for `float32`, `R.nn.gelu_tanh`). The fused call takes the place of the last
 //! binding of its chain and keeps that binding's variable. A matmul with an operand that is an
@@ -38,6 +39,9 @@ use crate::ir::{
 };
 use crate::struct_info_ops::shapes_equal;
 use crate::transform::{for_each_binding, kill_after_last_use_uses, map_functions};
+
+mod idioms;
+use idioms::simplify_idioms;
 
 /// An elementwise activation applied to a library kernel's output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -108,11 +112,22 @@ pub enum LibraryOp {
     /// heads are, followed by a scalar multiply and a permute/reshape of its output, with no
     /// copy made. The output view must be a permutation of the output's dense layout.
     MatmulView,
+    /// `(x, indices, out)`: plane `p` of `out` (its last two axes) is plane `indices[p]` of `x`
+    /// (seen as a sequence of planes of that size), or zeros where the index is negative;
+    /// `indices` is `int64`, one per plane of `out`. Copies elements of any dtype. A 3-D
+    /// convolution's depth slices are laid out as a 2-D convolution's images by one
+    /// (`R.nn.conv3d`, see the `idioms` module), and its output put back in NCDHW by another.
+    GatherPlanes,
+    /// `(x, stride_h, stride_w, out)`: `x` with `stride − 1` zeros inserted between neighbours
+    /// along its last two axes (TOPI's `nn.dilate`), `out[…, i·sh, j·sw] = x[…, i, j]`; the
+    /// image whose stride-1 convolution is a transposed convolution (`R.nn.conv2d_transpose`,
+    /// see the `idioms` module). Copies elements of any dtype.
+    Dilate,
 }
 
 impl LibraryOp {
     /// Every operation, in the order [`LibraryKernel::all`] lists their kernels.
-    pub const ALL: [LibraryOp; 10] = [
+    pub const ALL: [LibraryOp; 12] = [
         LibraryOp::Matmul { trans_b: false },
         LibraryOp::Matmul { trans_b: true },
         LibraryOp::Conv2d,
@@ -123,6 +138,8 @@ impl LibraryOp {
         LibraryOp::Softmax,
         LibraryOp::LayerNorm,
         LibraryOp::MatmulView,
+        LibraryOp::GatherPlanes,
+        LibraryOp::Dilate,
     ];
 
     /// The kernel name's stem, after [`PREFIX`] and before the epilogue's suffixes.
@@ -138,6 +155,8 @@ impl LibraryOp {
             LibraryOp::Softmax => "softmax",
             LibraryOp::LayerNorm => "layer_norm",
             LibraryOp::MatmulView => "matmul_view",
+            LibraryOp::GatherPlanes => "gather_planes",
+            LibraryOp::Dilate => "dilate",
         }
     }
 
@@ -145,9 +164,13 @@ impl LibraryOp {
     pub fn num_operands(self) -> usize {
         match self {
             LibraryOp::Matmul { .. } | LibraryOp::Conv2d | LibraryOp::Concat => 2,
-            LibraryOp::MaxPool2d | LibraryOp::AvgPool2d | LibraryOp::Lrn | LibraryOp::Softmax => 1,
+            LibraryOp::MaxPool2d
+            | LibraryOp::AvgPool2d
+            | LibraryOp::Lrn
+            | LibraryOp::Softmax
+            | LibraryOp::Dilate => 1,
             LibraryOp::LayerNorm => 3,
-            LibraryOp::MatmulView => 2,
+            LibraryOp::MatmulView | LibraryOp::GatherPlanes => 2,
         }
     }
 
@@ -215,9 +238,11 @@ impl LibraryKernel {
                 // count_include_pad.
                 LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 12,
                 LibraryOp::Concat => 1,
+                // stride (h, w).
+                LibraryOp::Dilate => 2,
                 // size, before.
                 LibraryOp::Lrn => 2,
-                LibraryOp::Softmax | LibraryOp::LayerNorm => 0,
+                LibraryOp::Softmax | LibraryOp::LayerNorm | LibraryOp::GatherPlanes => 0,
                 // batch, m, n, k, then (batch, row, column) strides of a, b and out.
                 LibraryOp::MatmulView => 13,
             }
@@ -386,11 +411,16 @@ pub fn verify(module: &IRModule) -> Result<()> {
                 ));
             }
             let out = call.ty_args.first();
-            // Concat copies elements of any dtype; the others compute in float.
+            // Concat, the plane gather and dilate copy elements of any dtype; the others
+            // compute in float.
             let float = out
                 .and_then(StructInfo::tensor_dtype)
                 .is_some_and(|d| d == DataType::FLOAT32 || d == DataType::FLOAT64);
-            let typed = float || k.op == LibraryOp::Concat;
+            let typed = float
+                || matches!(
+                    k.op,
+                    LibraryOp::Concat | LibraryOp::GatherPlanes | LibraryOp::Dilate
+                );
             if !typed || out.and_then(StructInfo::tensor_shape).is_none() {
                 problems.push(format!(
                     "{at}: `{name}` needs a float output of known shape"
@@ -408,104 +438,6 @@ pub fn verify(module: &IRModule) -> Result<()> {
             problems.join("; ")
         )))
     }
-}
-
-/// Undoes two idioms of TVM's ONNX import that hide an elementwise add from the chains:
-/// `R.broadcast_to(x, s)` to `x`'s own shape (the variable is replaced by `x`), and ONNX `Sum`
-/// as `R.sum(R.stack((a, b), axis=k), axis=[k])` (becomes `R.add(a, b)`; the sum's `0 + a + b`
-/// and `a + b` differ only in the sign of a zero sum of two negative zeros). Only dataflow
-/// variables of top-level blocks are touched, so a block's outputs keep their bindings.
-fn simplify_idioms(seq: &SeqExpr) -> SeqExpr {
-    let mut subst = crate::transform::Subst::new();
-    let mut uses: HashMap<VarId, usize> = HashMap::new();
-    count_uses(seq, &mut uses);
-    let mut blocks = Vec::with_capacity(seq.blocks.len());
-    for block in &seq.blocks {
-        // Stack variables consumed by a sum over their stacked axis: (a, b).
-        let mut stacks: HashMap<VarId, (Expr, Expr, i64)> = HashMap::new();
-        let mut out = Vec::with_capacity(block.bindings.len());
-        for b in &block.bindings {
-            let Binding::Var { var, value } = b else {
-                out.push(b.clone());
-                continue;
-            };
-            let call = value.as_call();
-            let op = call.and_then(Call::op);
-            if let (Some(call), Some("relax.nn.conv1d")) = (call, op)
-                && let Some(as_conv2d) = conv1d_as_conv2d(call, var, &subst)
-            {
-                out.extend(as_conv2d);
-                continue;
-            }
-            if let (Some(call), Some("relax.nn.conv2d_transpose")) = (call, op)
-                && let Some(as_conv2d) = conv2d_transpose_as_conv2d(call, var, &subst)
-            {
-                out.extend(as_conv2d);
-                continue;
-            }
-            if let (Some(call), Some("relax.broadcast_to")) = (call, op)
-                && var.is_dataflow()
-                && let Some(x) = call.args.first()
-                && let Some(xv) = x.as_var()
-                && let (Some(xs), Some(vs)) = (
-                    xv.struct_info().tensor_shape(),
-                    var.struct_info().tensor_shape(),
-                )
-                && shapes_equal(xs, vs)
-                && xv.struct_info().tensor_dtype() == var.struct_info().tensor_dtype()
-            {
-                let to = crate::transform::substitute(x, &subst);
-                subst.insert(var.id(), to);
-                continue;
-            }
-            if let (Some(call), Some("relax.stack")) = (call, op)
-                && var.is_dataflow()
-                && uses.get(&var.id()).copied() == Some(1)
-                && let Some(ExprKind::Tuple(fields)) = call.args.first().map(Expr::kind)
-                && let [fa, fb] = &fields[..]
-                && let Some(axis) = call.attrs.get("axis").and_then(AttrValue::as_int)
-            {
-                stacks.insert(var.id(), (fa.clone(), fb.clone(), axis));
-                out.push(b.clone());
-                continue;
-            }
-            if let (Some(call), Some("relax.sum")) = (call, op)
-                && let Some(sv) = call.args.first().and_then(Expr::as_var)
-                && let Some((a, b2, axis)) = stacks.get(&sv.id())
-                && call.attrs.get("axis").and_then(AttrValue::as_int_list) == Some(vec![*axis])
-                && call.attrs.get("keepdims").and_then(AttrValue::as_bool) != Some(true)
-            {
-                // The stack binding goes; the sum becomes the add.
-                if let Some(pos) = out.iter().position(|ob: &Binding| ob.var().id() == sv.id()) {
-                    out.remove(pos);
-                }
-                let add = Expr::op(
-                    "relax.add",
-                    vec![
-                        crate::transform::substitute(a, &subst),
-                        crate::transform::substitute(b2, &subst),
-                    ],
-                );
-                out.push(Binding::Var {
-                    var: var.clone(),
-                    value: add,
-                });
-                continue;
-            }
-            out.push(b.clone());
-        }
-        blocks.push(BindingBlock {
-            bindings: out,
-            dataflow: block.dataflow,
-        });
-    }
-    crate::transform::substitute_seq(
-        &SeqExpr {
-            blocks,
-            body: seq.body.clone(),
-        },
-        &subst,
-    )
 }
 
 /// Whether the layout attribute `name` of `call` is `want` (or unset).
@@ -532,325 +464,6 @@ fn pair(v: Vec<i64>) -> Option<[i64; 2]> {
         [a, b] => Some([a, b]),
         _ => None,
     }
-}
-
-/// An integer list attribute value.
-fn int_list(v: &[i64]) -> AttrValue {
-    AttrValue::List(v.iter().map(|&i| AttrValue::Int(i)).collect())
-}
-
-/// The static struct info of a `dt` tensor of shape `d`.
-fn static_tensor(d: &[i64], dt: DataType) -> StructInfo {
-    StructInfo::tensor(d.iter().map(|&v| PrimExpr::i64(v)).collect(), dt)
-}
-
-/// A new variable beside `var`, of the same kind (dataflow or not).
-fn var_beside(var: &Var, suffix: &str, si: StructInfo) -> Var {
-    let name = format!("{}_{suffix}", var.name());
-    if var.is_dataflow() {
-        Var::dataflow(name, si)
-    } else {
-        Var::new(name, si)
-    }
-}
-
-/// `y = R.nn.conv1d(x, w)` (NCW data, OIW weights, float, static shapes) as the 2-D
-/// convolution it is on rows of height 1: `x` and `y` reshaped (views at run time) around an
-/// `R.nn.conv2d` of `[N, C, 1, W]` data and `[O, C/g, 1, K]` weights (a constant reshaped
-/// here, so that the conv2d dispatch packs it), which the conv2d anchor then hands to the
-/// library kernel. The TIR path (`--no-library`) keeps the conv1d.
-fn conv1d_as_conv2d(
-    call: &Call,
-    var: &Var,
-    subst: &crate::transform::Subst,
-) -> Option<Vec<Binding>> {
-    let (x, w) = (call.args.first()?, call.args.get(1)?);
-    let (x_si, w_si) = (operand_si(x)?, operand_si(w)?);
-    let dt = float_dtype(&[x_si, w_si], var.struct_info())?;
-    let (xs, ws, ys) = (
-        static_shape(x_si)?,
-        static_shape(w_si)?,
-        static_shape(var.struct_info())?,
-    );
-    let (&[n, c, wd], &[o, cg, k], &[yn, yo, yw]) = (&xs[..], &ws[..], &ys[..]) else {
-        return None;
-    };
-    if !out_dtype_ok(call, dt)
-        || !layout_is(call, "data_layout", "NCW")
-        || !layout_is(call, "kernel_layout", "OIW")
-        || !layout_is(call, "out_layout", "NCW")
-    {
-        return None;
-    }
-    let [stride] = attr_ints(call, "strides", &[1])?[..] else {
-        return None;
-    };
-    let [dilation] = attr_ints(call, "dilation", &[1])?[..] else {
-        return None;
-    };
-    let (left, right) = match attr_ints(call, "padding", &[0])?[..] {
-        [p] => (p, p),
-        [l, r] => (l, r),
-        _ => return None,
-    };
-    let groups = match call.attrs.get("groups") {
-        None => 1,
-        Some(v) => v.as_int()?,
-    };
-    let tensor = |d: &[i64]| static_tensor(d, dt);
-    let reshape = |e: Expr, d: &[i64]| {
-        let dims = d.iter().map(|&v| PrimExpr::i64(v)).collect();
-        Expr::op("relax.reshape", vec![e, Expr::shape(dims)])
-    };
-    let mut bindings = Vec::with_capacity(4);
-    let x4 = var_beside(var, "rows", tensor(&[n, c, 1, wd]));
-    bindings.push(Binding::Var {
-        var: x4.clone(),
-        value: reshape(crate::transform::substitute(x, subst), &[n, c, 1, wd]),
-    });
-    let w4 = match w.kind() {
-        ExprKind::Constant(cst) if !cst.is_placeholder() => {
-            let data = cst.data.view(&[o, cg, 1, k], cst.data.dtype()).ok()?;
-            Expr::new(ExprKind::Constant(Constant {
-                data,
-                struct_info: tensor(&[o, cg, 1, k]),
-                metadata_index: None,
-            }))
-        }
-        _ => {
-            let w4 = var_beside(var, "kernel", tensor(&[o, cg, 1, k]));
-            bindings.push(Binding::Var {
-                var: w4.clone(),
-                value: reshape(crate::transform::substitute(w, subst), &[o, cg, 1, k]),
-            });
-            Expr::var(&w4)
-        }
-    };
-    let mut attrs = Attrs::new()
-        .with("strides", int_list(&[1, stride]))
-        .with("padding", int_list(&[0, left, 0, right]))
-        .with("dilation", int_list(&[1, dilation]))
-        .with("groups", AttrValue::Int(groups))
-        .with("data_layout", AttrValue::Str("NCHW".into()))
-        .with("kernel_layout", AttrValue::Str("OIHW".into()))
-        .with("out_layout", AttrValue::Str("NCHW".into()));
-    if let Some(od) = call.attrs.get("out_dtype") {
-        attrs = attrs.with("out_dtype", od.clone());
-    }
-    let y4 = var_beside(var, "rows_out", tensor(&[yn, yo, 1, yw]));
-    bindings.push(Binding::Var {
-        var: y4.clone(),
-        value: Expr::call(
-            Callee::Op("relax.nn.conv2d".into()),
-            vec![Expr::var(&x4), w4],
-            attrs,
-            Vec::new(),
-        ),
-    });
-    bindings.push(Binding::Var {
-        var: var.clone(),
-        value: reshape(Expr::var(&y4), &[yn, yo, yw]),
-    });
-    Some(bindings)
-}
-
-/// `y = R.nn.conv2d_transpose(x, w)` (NCHW data, IOHW weights, one group, float, static
-/// shapes) as the stride-1 convolution it equals: `x` with `stride − 1` zeros inserted between
-/// its rows and columns (a reshape to `[N, C, H, 1, W, 1]`, a zero pad of the unit axes to
-/// the stride, a reshape back: views and one copy), convolved with the weights transposed to
-/// OIHW and flipped in both spatial axes, padded by `dilation·(k − 1) − padding` (plus the
-/// output padding, minus the `stride − 1` trailing zero rows and columns the insertion leaves).
-/// The zero inserts cost `stride²` times the transposed convolution's multiply-adds, on the
-/// library kernel that is a hundred times faster than the TIR loop nest. Constant weights are
-/// transposed and flipped here, so that the conv2d dispatch packs them; others through
-/// `R.permute_dims` and `R.flip`. Padding larger than the kernel, groups, dilation and other
-/// layouts stay on the TIR path.
-fn conv2d_transpose_as_conv2d(
-    call: &Call,
-    var: &Var,
-    subst: &crate::transform::Subst,
-) -> Option<Vec<Binding>> {
-    let (x, w) = (call.args.first()?, call.args.get(1)?);
-    let (x_si, w_si) = (operand_si(x)?, operand_si(w)?);
-    let dt = float_dtype(&[x_si, w_si], var.struct_info())?;
-    let (xs, ws, ys) = (
-        static_shape(x_si)?,
-        static_shape(w_si)?,
-        static_shape(var.struct_info())?,
-    );
-    let (&[n, c, h, wd], &[wc, o, kh, kw], &[yn, yo, yh, yw]) = (&xs[..], &ws[..], &ys[..]) else {
-        return None;
-    };
-    if !out_dtype_ok(call, dt)
-        || !layout_is(call, "data_layout", "NCHW")
-        || !layout_is(call, "kernel_layout", "IOHW")
-        || !layout_is(call, "out_layout", "NCHW")
-        || wc != c
-        || yo != o
-        || yn != n
-    {
-        return None;
-    }
-    let stride = pair(attr_ints(call, "strides", &[1, 1])?)?;
-    let dilation = pair(attr_ints(call, "dilation", &[1, 1])?)?;
-    let out_pad = pair(attr_ints(call, "output_padding", &[0, 0])?)?;
-    let pad: [i64; 4] = match attr_ints(call, "padding", &[0, 0, 0, 0])?[..] {
-        [p] => [p; 4],
-        [ph, pw] => [ph, pw, ph, pw],
-        [t, l, b, r] => [t, l, b, r],
-        _ => return None,
-    };
-    let groups = call
-        .attrs
-        .get("groups")
-        .map_or(Some(1), AttrValue::as_int)?;
-    // Dilation as the TIR legalization: unsupported (TOPI's transposed convolution has none
-    // either), so that both paths give the same error.
-    if groups != 1 || dilation != [1, 1] || stride.iter().any(|&v| v < 1) {
-        return None;
-    }
-    // The stride-1 convolution's padding on each side of the zero-inserted image of
-    // `in · stride` rows (its last `stride − 1` rows are the inserted zeros past the end).
-    let reach = [dilation[0] * (kh - 1), dilation[1] * (kw - 1)];
-    let conv_pad = [
-        reach[0] - pad[0],
-        reach[1] - pad[1],
-        reach[0] - pad[2] + out_pad[0] - (stride[0] - 1),
-        reach[1] - pad[3] + out_pad[1] - (stride[1] - 1),
-    ];
-    let (uh, uw) = (h * stride[0], wd * stride[1]);
-    if conv_pad.iter().any(|&p| p < 0)
-        || uh + conv_pad[0] + conv_pad[2] - reach[0] != yh
-        || uw + conv_pad[1] + conv_pad[3] - reach[1] != yw
-    {
-        return None;
-    }
-    let dims = |d: &[i64]| d.iter().map(|&v| PrimExpr::i64(v)).collect::<Vec<_>>();
-    let mut bindings = Vec::with_capacity(8);
-    let mut bind = |name: &str, d: &[i64], value: Expr| {
-        let v = var_beside(var, name, static_tensor(d, dt));
-        bindings.push(Binding::Var {
-            var: v.clone(),
-            value,
-        });
-        Expr::var(&v)
-    };
-    let x = crate::transform::substitute(x, subst);
-    let up = if stride == [1, 1] {
-        x
-    } else {
-        let six = [n, c, h, 1, wd, 1];
-        let cols = bind(
-            "cols",
-            &six,
-            Expr::op("relax.reshape", vec![x, Expr::shape(dims(&six))]),
-        );
-        let spread = [n, c, h, stride[0], wd, stride[1]];
-        let padded = bind(
-            "spread",
-            &spread,
-            Expr::call(
-                Callee::Op("relax.nn.pad".into()),
-                vec![cols],
-                Attrs::new()
-                    .with(
-                        "pad_width",
-                        int_list(&[0, 0, 0, 0, 0, 0, 0, stride[0] - 1, 0, 0, 0, stride[1] - 1]),
-                    )
-                    .with("pad_value", AttrValue::Float(0.0))
-                    .with("pad_mode", AttrValue::Str("constant".into())),
-                Vec::new(),
-            ),
-        );
-        bind(
-            "zero_inserted",
-            &[n, c, uh, uw],
-            Expr::op(
-                "relax.reshape",
-                vec![padded, Expr::shape(dims(&[n, c, uh, uw]))],
-            ),
-        )
-    };
-    let w_oihw = match w.kind() {
-        ExprKind::Constant(cst) if !cst.is_placeholder() => Expr::new(ExprKind::Constant(
-            transposed_flipped(cst, [c, o, kh, kw], dt)?,
-        )),
-        _ => {
-            let w = crate::transform::substitute(w, subst);
-            let t = bind(
-                "kernel_oihw",
-                &[o, c, kh, kw],
-                Expr::call(
-                    Callee::Op("relax.permute_dims".into()),
-                    vec![w],
-                    Attrs::new().with("axes", int_list(&[1, 0, 2, 3])),
-                    Vec::new(),
-                ),
-            );
-            let flip = |e: Expr, axis: i64| {
-                Expr::call(
-                    Callee::Op("relax.flip".into()),
-                    vec![e],
-                    Attrs::new().with("axis", AttrValue::Int(axis)),
-                    Vec::new(),
-                )
-            };
-            let f2 = bind("kernel_flipped_h", &[o, c, kh, kw], flip(t, 2));
-            bind("kernel_flipped", &[o, c, kh, kw], flip(f2, 3))
-        }
-    };
-    let mut attrs = Attrs::new()
-        .with("strides", int_list(&[1, 1]))
-        .with("padding", int_list(&conv_pad))
-        .with("dilation", int_list(&dilation))
-        .with("groups", AttrValue::Int(1))
-        .with("data_layout", AttrValue::Str("NCHW".into()))
-        .with("kernel_layout", AttrValue::Str("OIHW".into()))
-        .with("out_layout", AttrValue::Str("NCHW".into()));
-    if let Some(od) = call.attrs.get("out_dtype") {
-        attrs = attrs.with("out_dtype", od.clone());
-    }
-    bindings.push(Binding::Var {
-        var: var.clone(),
-        value: Expr::call(
-            Callee::Op("relax.nn.conv2d".into()),
-            vec![up, w_oihw],
-            attrs,
-            Vec::new(),
-        ),
-    });
-    Some(bindings)
-}
-
-/// Constant IOHW transposed-convolution weights as the OIHW weights of the equivalent direct
-/// convolution: input and output channels swapped, both spatial axes reversed.
-fn transposed_flipped(cst: &Constant, [c, o, kh, kw]: [i64; 4], dt: DataType) -> Option<Constant> {
-    let [c, o, kh, kw] = [c, o, kh, kw].map(|v| usize::try_from(v).ok());
-    let (c, o, kh, kw) = (c?, o?, kh?, kw?);
-    let bytes = cst.data.to_bytes();
-    let size = (dt.bits / 8) as usize;
-    if bytes.len() != c * o * kh * kw * size {
-        return None;
-    }
-    let mut out = vec![0u8; bytes.len()];
-    for ci in 0..c {
-        for oi in 0..o {
-            for y in 0..kh {
-                for x in 0..kw {
-                    let from = ((ci * o + oi) * kh + y) * kw + x;
-                    let to = ((oi * c + ci) * kh + (kh - 1 - y)) * kw + (kw - 1 - x);
-                    out[to * size..][..size].copy_from_slice(&bytes[from * size..][..size]);
-                }
-            }
-        }
-    }
-    let shape = [o as i64, c as i64, kh as i64, kw as i64];
-    let data = vm::Tensor::from_bytes(&shape, cst.data.dtype(), &out).ok()?;
-    Some(Constant {
-        data,
-        struct_info: static_tensor(&shape, dt),
-        metadata_index: None,
-    })
 }
 
 fn count_uses(seq: &SeqExpr, uses: &mut HashMap<VarId, usize>) {
