@@ -190,6 +190,70 @@ class Module:
                 C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vr, vj]
 
     @T.prim_func(s_tir=True)
+    def fused_chain(A: T.Buffer((m, n), "float32"), B: T.Buffer((m, n), "float32"), C: T.Buffer((m, n), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        t0 = T.sblock_alloc_buffer((m, n))
+        t1 = T.sblock_alloc_buffer((m, n))
+        for i, j in T.grid(m, n):
+            with T.sblock("t0"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                t0[vi, vj] = T.exp(A[vi, vj])
+        for i, j in T.grid(m, n):
+            with T.sblock("t1"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                t1[vi, vj] = t0[vi, vj] + B[vi, vj]
+        for i, j in T.grid(m, n):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = T.max(t1[vi, vj], T.float32(0.0)) * A[vi, vj]
+
+    @T.prim_func(s_tir=True)
+    def fused_transpose_reader(A: T.Buffer((T.int64(6), T.int64(10)), "float32"), C: T.Buffer((T.int64(10), T.int64(6)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        t0 = T.sblock_alloc_buffer((T.int64(6), T.int64(10)))
+        for i, j in T.grid(T.int64(6), T.int64(10)):
+            with T.sblock("t0"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                t0[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for j, i in T.grid(T.int64(10), T.int64(6)):
+            with T.sblock("C"):
+                vj, vi = T.axis.remap("SS", [j, i])
+                C[vj, vi] = t0[vi, vj]
+
+    @T.prim_func(s_tir=True)
+    def fused_broadcast_reader(A: T.Buffer((m, n), "float32"), b: T.Buffer((n,), "float32"), D: T.Buffer((m, n), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        eb = T.sblock_alloc_buffer((n,))
+        for j in range(n):
+            with T.sblock("eb"):
+                vj = T.axis.remap("S", [j])
+                eb[vj] = T.exp(b[vj])
+        for i, j in T.grid(m, n):
+            with T.sblock("D"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                D[vi, vj] = eb[vj] + A[vi, vj]
+
+    @T.prim_func(s_tir=True)
+    def fused_two_readers(A: T.Buffer((m, n), "float32"), E: T.Buffer((m, n), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        t2 = T.sblock_alloc_buffer((m, n))
+        s = T.sblock_alloc_buffer((m,))
+        for i, j in T.grid(m, n):
+            with T.sblock("t2"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                t2[vi, vj] = T.exp(A[vi, vj])
+        for i, j in T.grid(m, n):
+            with T.sblock("s"):
+                vi, vj = T.axis.remap("SR", [i, j])
+                with T.init():
+                    s[vi] = T.float32(0.0)
+                s[vi] = s[vi] + t2[vi, vj]
+        for i, j in T.grid(m, n):
+            with T.sblock("E"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                E[vi, vj] = t2[vi, vj] / s[vi]
+
+    @T.prim_func(s_tir=True)
     def scale(A: T.Buffer((T.int64(3),), "float32"), s: T.float32):
         for i in range(T.int64(3)):
             A[i] = A[i] * s
@@ -678,6 +742,45 @@ fn big_symbolic_kernels_run_in_parallel_and_match_the_interpreter() {
         close(&j, &i, 1e-6).unwrap();
         let (j, i) = both("bcast", &[vec![m, n], vec![n], vec![m, n]], 8);
         close(&j, &i, 1e-6).unwrap();
+    }
+}
+
+/// Fused kernels as FuseTIR writes them: an elementwise chain becomes one loop nest with the
+/// loop transforms on (one vector loop instead of three); a transposing reader, a broadcast
+/// reader and two readers of an `exp` keep their intermediate. Every setting agrees with the
+/// interpreter.
+#[test]
+fn fused_elementwise_producers_are_inlined_where_it_costs_nothing() {
+    let vector_loops = |config: usize, name: &str| {
+        library(config)
+            .get(name)
+            .expect("kernel exists")
+            .meta()
+            .vector_loops
+    };
+    assert_eq!(vector_loops(0, "fused_chain"), 1);
+    assert_eq!(vector_loops(2, "fused_chain"), 3);
+    // Read transposed, broadcast, or by two statements: the intermediate stays.
+    for name in [
+        "fused_transpose_reader",
+        "fused_broadcast_reader",
+        "fused_two_readers",
+    ] {
+        assert_eq!(vector_loops(0, name), vector_loops(2, name), "{name}");
+    }
+    let (j, i) = both("fused_transpose_reader", &[vec![6, 10], vec![10, 6]], 12);
+    close(&j, &i, 0.0).unwrap();
+    for (m, n) in [(3i64, 5i64), (17, 70), (1, 1)] {
+        let (j, i) = both("fused_chain", &[vec![m, n], vec![m, n], vec![m, n]], 11);
+        close(&j, &i, 1e-6).unwrap();
+        let (j, i) = both(
+            "fused_broadcast_reader",
+            &[vec![m, n], vec![n], vec![m, n]],
+            13,
+        );
+        close(&j, &i, 1e-6).unwrap();
+        let (j, i) = both("fused_two_readers", &[vec![m, n], vec![m, n]], 14);
+        close(&j, &i, 1e-5).unwrap();
     }
 }
 

@@ -443,6 +443,14 @@ fn compile_object(
 ) -> Result<KernelObject> {
     let host = HostFeatures::of_isa(&**isa);
     let call_conv = isa.default_call_conv();
+    // Fused elementwise chains as one pass over memory (a loop transform too).
+    let inlined;
+    let func = if options.loop_transforms {
+        inlined = tir::transform::inline_elementwise(func);
+        &inlined
+    } else {
+        func
+    };
     let mut lowered = tir::transform::lower(func).map_err(|e| Error::Unsupported(e.to_string()))?;
     lowered.body = tir::transform::simplify_indices(&lowered.body);
     // The interchange reorders accesses of distinct buffers, so it needs `noalias`.

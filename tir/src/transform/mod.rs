@@ -15,6 +15,7 @@
 
 mod decompose_reduction;
 mod flatten;
+mod inline;
 mod interchange;
 mod lower_sblocks;
 pub mod mutator;
@@ -25,6 +26,7 @@ use std::fmt;
 
 pub use decompose_reduction::decompose_empty_reductions;
 pub use flatten::{Flatten, add, mul, numel, to_i64};
+pub use inline::inline_elementwise;
 pub use interchange::{affine_coef, has_load, interchange_reductions};
 pub use lower_sblocks::{flatten_seq, hoist_reduction_init, lower_sblocks};
 pub use simplify_indices::simplify_indices;

@@ -1,0 +1,380 @@
+//! Inlining of elementwise producers (TVM's `compute_inline`), for the fused PrimFuncs FuseTIR
+//! builds: one loop nest per fused operator, each writing a whole intermediate buffer that the
+//! next nest reads. Every intermediate costs an allocation, a pass over memory to write it and
+//! one to read it back; inlined, a chain of elementwise operators is one pass.
+//!
+//! A producer is inlined when all of this holds (otherwise the function is left as it is):
+//! * it is a statement of the root block's body: serial loops around one block whose iteration
+//!   values are those loops' variables, with no `T.where`, no init, no buffers of its own, only
+//!   spatial iteration variables, and whose body is one store `B[v0, …, vn] = value` of its
+//!   iteration variables in order, with domains `[0, B.shape[k])` — so it defines every element
+//!   of `B` as `value` of its index;
+//! * `B` is an intermediate (allocated by the root block), written by no other statement and
+//!   read by none before the producer;
+//! * no later statement writes a buffer `value` reads (so reading it later reads the same
+//!   values), and the function is `noalias` (no parameter is another's memory);
+//! * every later statement reading `B` reads it at most once in its text, iterates over no
+//!   more points than `B` has elements (static extents; symbolic ones: loops over exactly
+//!   `B`'s dimensions) and reads it with its innermost
+//!   iteration variable as the last index: inlining computes each element at most as often as
+//!   it was read (never an `exp` per element of a broadcast), walking the operands in the
+//!   producer's order (not across rows, as a transpose would);
+//! * a value that calls a function (`exp`, `tanh`) has one reading statement (softmax's
+//!   exponentials, read by the sum and by the division, stay computed once).
+//!
+//! Values are unchanged: the inlined expression is the stored one, of `B`'s dtype, evaluated
+//! on the same operands in the same order.
+
+use std::collections::HashMap;
+
+use crate::ir::{
+    Buffer, ExprKind, ForKind, IterVarKind, PrimExpr, PrimFunc, SBlock, Stmt, StmtKind, VarId,
+};
+use crate::transform::mutator::{Mutator, substitute, walk_expr, walk_stmt};
+
+/// `func` with its elementwise intermediates inlined into their readers, repeatedly (a chain
+/// inlines producer by producer).
+pub fn inline_elementwise(func: &PrimFunc) -> PrimFunc {
+    if !func.no_alias() {
+        return func.clone();
+    }
+    let StmtKind::SBlockRealize(root) = func.body.kind() else {
+        return func.clone();
+    };
+    let StmtKind::Seq(stmts) = root.block.body.kind() else {
+        return func.clone();
+    };
+    let mut stmts = stmts.clone();
+    let mut allocs = root.block.alloc_buffers.clone();
+    let mut p = 0;
+    while p < stmts.len() {
+        match try_inline(&stmts, p, &allocs) {
+            Some((rest, buffer)) => {
+                stmts.splice(p.., rest);
+                allocs.retain(|b| b.data.id() != buffer);
+            }
+            None => p += 1,
+        }
+    }
+    if stmts.len() == seq_len(&root.block.body) {
+        return func.clone();
+    }
+    let mut realize = root.clone();
+    realize.block = SBlock {
+        alloc_buffers: allocs,
+        body: Stmt::seq(stmts),
+        ..root.block.clone()
+    };
+    PrimFunc {
+        body: Stmt::new(StmtKind::SBlockRealize(realize)),
+        ..func.clone()
+    }
+}
+
+fn seq_len(s: &Stmt) -> usize {
+    match s.kind() {
+        StmtKind::Seq(v) => v.len(),
+        _ => 1,
+    }
+}
+
+/// A producer statement: the buffer it defines, its block's iteration variables, the value.
+struct Producer {
+    buffer: Buffer,
+    vars: Vec<VarId>,
+    value: PrimExpr,
+    /// The number of elements of `buffer`, when static.
+    elements: Option<i64>,
+}
+
+/// The statements from `p` on with statement `p` inlined into the others, and the inlined
+/// buffer; `None` when `p` is not an inlinable producer.
+fn try_inline(stmts: &[Stmt], p: usize, allocs: &[Buffer]) -> Option<(Vec<Stmt>, VarId)> {
+    let prod = producer(&stmts[p])?;
+    let id = prod.buffer.data.id();
+    if !allocs.iter().any(|b| b.data.id() == id) {
+        return None;
+    }
+    // Read by nothing before, written by nothing after; its operands unchanged after.
+    let mut operands = Accesses::default();
+    operands.expr(&prod.value);
+    if operands.loads.contains_key(&id) {
+        return None;
+    }
+    for s in &stmts[..p] {
+        let a = Accesses::of(s);
+        if a.loads.contains_key(&id) || a.stores.contains(&id) {
+            return None;
+        }
+    }
+    // An expensive value (a call: `exp`, `tanh`, …) is computed once per element, as
+    // before: a single reading statement. Arithmetic is cheap enough to repeat in each.
+    let readers = stmts[p + 1..]
+        .iter()
+        .filter(|s| Accesses::of(s).loads.contains_key(&id))
+        .count();
+    if readers > 1 && calls(&prod.value) {
+        return None;
+    }
+    let mut rest = Vec::with_capacity(stmts.len() - p - 1);
+    for s in &stmts[p + 1..] {
+        let a = Accesses::of(s);
+        if a.stores.contains(&id) || a.stores.iter().any(|b| operands.loads.contains_key(b)) {
+            return None;
+        }
+        match a.loads.get(&id) {
+            None => rest.push(s.clone()),
+            Some(&n) => {
+                if n > 1 || !no_more_points(s, &prod) || !streams(s, id) {
+                    return None;
+                }
+                rest.push(Inliner { prod: &prod }.stmt(s));
+            }
+        }
+    }
+    Some((rest, id))
+}
+
+fn producer(s: &Stmt) -> Option<Producer> {
+    let mut loops = Vec::new();
+    let mut cur = s;
+    while let StmtKind::For(f) = cur.kind() {
+        if f.kind != ForKind::Serial || !f.min.is_zero() {
+            return None;
+        }
+        loops.push(f.loop_var.id());
+        cur = &f.body;
+    }
+    let StmtKind::SBlockRealize(r) = cur.kind() else {
+        return None;
+    };
+    let b = &r.block;
+    if b.init.is_some()
+        || !b.alloc_buffers.is_empty()
+        || r.predicate.as_int() != Some(1) && !is_true(&r.predicate)
+        || r.iter_values.len() != b.iter_vars.len()
+    {
+        return None;
+    }
+    // Each iteration value is a distinct enclosing loop variable.
+    let mut seen = Vec::new();
+    for v in &r.iter_values {
+        let var = v.as_var()?.id();
+        if !loops.contains(&var) || seen.contains(&var) {
+            return None;
+        }
+        seen.push(var);
+    }
+    let StmtKind::BufferStore {
+        buffer,
+        value,
+        indices,
+    } = b.body.kind()
+    else {
+        return None;
+    };
+    if indices.len() != b.iter_vars.len() || buffer.shape.len() != indices.len() {
+        return None;
+    }
+    let mut elements = Some(1i64);
+    for ((iv, index), dim) in b.iter_vars.iter().zip(indices).zip(&buffer.shape) {
+        if iv.kind != IterVarKind::Spatial
+            || index.as_var().map(|v| v.id()) != Some(iv.var.id())
+            || !iv.dom.min.is_zero()
+            || !same(&iv.dom.extent, dim)
+        {
+            return None;
+        }
+        elements = match (elements, dim.as_int()) {
+            (Some(e), Some(d)) => e.checked_mul(d),
+            _ => None,
+        };
+    }
+    // The value reads the block's iteration variables, never its loops' directly.
+    let mut vars = Vars::default();
+    vars.expr(value);
+    if vars.0.iter().any(|v| loops.contains(v)) {
+        return None;
+    }
+    Some(Producer {
+        buffer: buffer.clone(),
+        vars: b.iter_vars.iter().map(|iv| iv.var.id()).collect(),
+        value: value.clone(),
+        elements,
+    })
+}
+
+fn is_true(e: &PrimExpr) -> bool {
+    matches!(e.kind(), ExprKind::IntImm { value: 1, .. })
+}
+
+/// Two extents that are the same constant or the same variable.
+fn same(a: &PrimExpr, b: &PrimExpr) -> bool {
+    match (a.as_int(), b.as_int()) {
+        (Some(x), Some(y)) => x == y,
+        _ => match (a.as_var(), b.as_var()) {
+            (Some(x), Some(y)) => x.id() == y.id(),
+            _ => false,
+        },
+    }
+}
+
+/// Whether the loops of `s` run no more block instances than the producer's buffer has
+/// elements: compared as numbers when both are static, else when the loops' extents are the
+/// buffer's dimensions one by one (symbolic ones the same variables).
+fn no_more_points(s: &Stmt, prod: &Producer) -> bool {
+    if let (Some(points), Some(elements)) = (iteration_points(s), prod.elements) {
+        return points <= elements;
+    }
+    let mut extents = Vec::new();
+    let mut cur = s;
+    while let StmtKind::For(f) = cur.kind() {
+        extents.push(f.extent.clone());
+        cur = &f.body;
+    }
+    matches!(cur.kind(), StmtKind::SBlockRealize(_))
+        && extents.len() == prod.buffer.shape.len()
+        && extents
+            .iter()
+            .zip(&prod.buffer.shape)
+            .all(|(a, b)| same(a, b))
+}
+
+/// How many block instances the loops of `s` run, when every extent is static.
+fn iteration_points(s: &Stmt) -> Option<i64> {
+    match s.kind() {
+        StmtKind::For(f) => f.extent.as_int()?.checked_mul(iteration_points(&f.body)?),
+        // Reduction iteration variables are bound to loops too, counted above.
+        StmtKind::SBlockRealize(r) => iteration_points(&r.block.body),
+        StmtKind::Seq(v) => v
+            .iter()
+            .map(iteration_points)
+            .try_fold(0i64, |acc, n| acc.checked_add(n?)),
+        _ => Some(1),
+    }
+}
+
+/// Whether every block of `s` that loads `buffer` does so with its last iteration variable
+/// as the last index: the consumer walks the producer's operands in the order the producer
+/// did (elementwise, broadcast, a reduction over the last axis). A transposing consumer does
+/// not, and an inlined producer would then read its operands across rows.
+fn streams(s: &Stmt, buffer: VarId) -> bool {
+    struct Check {
+        buffer: VarId,
+        last: Vec<Option<VarId>>,
+        ok: bool,
+    }
+    impl Mutator for Check {
+        fn stmt(&mut self, s: &Stmt) -> Stmt {
+            if let StmtKind::SBlockRealize(r) = s.kind() {
+                self.last
+                    .push(r.block.iter_vars.last().map(|iv| iv.var.id()));
+                let out = walk_stmt(self, s);
+                self.last.pop();
+                return out;
+            }
+            walk_stmt(self, s)
+        }
+        fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
+            if let ExprKind::BufferLoad { buffer, indices } = e.kind()
+                && buffer.data.id() == self.buffer
+            {
+                let last = indices.last().and_then(PrimExpr::as_var).map(|v| v.id());
+                let block_last = self.last.last().copied().flatten();
+                self.ok &= last.is_some() && last == block_last;
+            }
+            walk_expr(self, e)
+        }
+    }
+    let mut c = Check {
+        buffer,
+        last: Vec::new(),
+        ok: true,
+    };
+    c.stmt(s);
+    c.ok
+}
+
+/// The buffers a statement loads (with how many loads of each appear in its text) and stores.
+#[derive(Default)]
+struct Accesses {
+    loads: HashMap<VarId, usize>,
+    stores: Vec<VarId>,
+}
+
+impl Accesses {
+    fn of(s: &Stmt) -> Accesses {
+        let mut a = Accesses::default();
+        a.stmt(s);
+        a
+    }
+}
+
+impl Mutator for Accesses {
+    fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
+        if let ExprKind::BufferLoad { buffer, .. } = e.kind() {
+            *self.loads.entry(buffer.data.id()).or_insert(0) += 1;
+        }
+        walk_expr(self, e)
+    }
+    fn stmt(&mut self, s: &Stmt) -> Stmt {
+        if let StmtKind::BufferStore { buffer, .. } = s.kind() {
+            self.stores.push(buffer.data.id());
+        }
+        walk_stmt(self, s)
+    }
+}
+
+/// Whether `e` calls anything (a math function, an intrinsic).
+fn calls(e: &PrimExpr) -> bool {
+    #[derive(Default)]
+    struct Calls(bool);
+    impl Mutator for Calls {
+        fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
+            self.0 |= matches!(e.kind(), ExprKind::Call { .. });
+            walk_expr(self, e)
+        }
+    }
+    let mut c = Calls::default();
+    c.expr(e);
+    c.0
+}
+
+/// The variables an expression reads.
+#[derive(Default)]
+struct Vars(Vec<VarId>);
+
+impl Mutator for Vars {
+    fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
+        if let Some(v) = e.as_var() {
+            self.0.push(v.id());
+        }
+        walk_expr(self, e)
+    }
+}
+
+/// Replaces the loads of the producer's buffer by its value at the loaded index.
+struct Inliner<'p> {
+    prod: &'p Producer,
+}
+
+impl Mutator for Inliner<'_> {
+    fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
+        let e = walk_expr(self, e);
+        match e.kind() {
+            ExprKind::BufferLoad { buffer, indices }
+                if buffer.data.id() == self.prod.buffer.data.id() =>
+            {
+                let map: HashMap<VarId, PrimExpr> = self
+                    .prod
+                    .vars
+                    .iter()
+                    .copied()
+                    .zip(indices.iter().cloned())
+                    .collect();
+                substitute(&self.prod.value, &map)
+            }
+            _ => e,
+        }
+    }
+}
