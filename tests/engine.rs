@@ -661,3 +661,69 @@ class Module:
         "{e}"
     );
 }
+
+/// Constants of an embedded metadata table that name the same tensor of `b64ndarrays` share
+/// one decoded tensor: a table naming one large tensor many times (a few bytes each) must
+/// not cost a copy of it per reference, which a small file could grow past any memory.
+#[test]
+fn embedded_metadata_tensors_are_decoded_once() {
+    // A float32 tensor of shape (2,): 1.5, -2.0 (TVM's Tensor::Save bytes, base64).
+    let tensor = "P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAIgAQACAAAAAAAAAAgAAAAAAAAAAADAPwAAAMA=";
+    let refs = vec!["3"; 1000].join(", ");
+    let src = format!(
+        r#"metadata = tvm.ir.load_json("""{{
+  \"root\": 1,
+  \"nodes\": [
+    {{\"type_key\": \"\"}},
+    {{\"type_key\": \"Map\", \"keys\": [\"relax.expr.Constant\"], \"data\": [2]}},
+    {{\"type_key\": \"Array\", \"data\": [{refs}, 4]}},
+    {{\"type_key\": \"relax.expr.Constant\", \"attrs\": {{\"data\": \"0\", \"span\": \"0\"}}}},
+    {{\"type_key\": \"relax.expr.Constant\", \"attrs\": {{\"data\": \"0\", \"span\": \"0\"}}}}
+  ],
+  \"b64ndarrays\": [\"{tensor}\"],
+  \"attrs\": {{\"tvm_version\": \"0.17.dev0\"}}
+}}""")
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        a: R.Tensor((2,), dtype="float32") = metadata["relax.expr.Constant"][0]
+        b: R.Tensor((2,), dtype="float32") = metadata["relax.expr.Constant"][1000]
+        c: R.Tensor((2,), dtype="float32") = R.add(a, b)
+        y: R.Tensor((2,), dtype="float32") = R.add(x, c)
+        return y
+"#
+    );
+    let m = Engine::parse(&src).unwrap_or_else(|e| panic!("{e}"));
+    let main = m.relax_function("main").expect("main");
+    let constants: Vec<Tensor> = main
+        .body
+        .blocks
+        .iter()
+        .flat_map(|b| &b.bindings)
+        .filter_map(|b| match b {
+            relaxjit::relax::ir::Binding::Var { value, .. } => match value.kind() {
+                relaxjit::relax::ir::ExprKind::Constant(k) => Some(k.data.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let [a, b] = &constants[..] else {
+        panic!("expected two constants, got {}", constants.len());
+    };
+    assert!(
+        a.ptr_eq(b),
+        "entries 0 and 1000 name the same tensor but were decoded apart"
+    );
+    let x: Value = Tensor::from_slice(&[2], &[1.0f32, 1.0]).unwrap().into();
+    let out = Engine::default()
+        .compile_str(&src)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .run("main", &[x])
+        .unwrap();
+    assert_eq!(as_f32(&out), [4.0, -3.0]);
+}
