@@ -79,3 +79,87 @@ fn wrapping_indices_are_run_time_errors() {
         }
     }
 }
+
+/// Gathers and scatters whose indices come from a tensor: an index outside its dimension
+/// must be an error even where the flat offset it makes lies inside the buffer (`x[0, 4]` of
+/// a 3×4 `x` is where `x[1, 0]` lives), in both exec modes, fused and not.
+/// `(what, expression, index shape, index values)`; `x` is 3×4 float32, `i` int64.
+const AXIS_CASES: &[(&str, &str, &[i64], &[i64])] = &[
+    (
+        "gather_elements, index = extent",
+        "R.gather_elements(x, i, axis=1)",
+        &[2, 1],
+        &[4, 0],
+    ),
+    (
+        "gather_elements, negative index",
+        "R.gather_elements(x, i, axis=1)",
+        &[3, 1],
+        &[0, -1, 0],
+    ),
+    (
+        "gather_nd, index past the second axis",
+        "R.gather_nd(x, i, batch_dims=0)",
+        &[1, 2],
+        &[0, 5],
+    ),
+    (
+        "scatter_elements, index = extent",
+        "R.scatter_elements(x, i, R.ones(R.shape([2, 1]), dtype=\"float32\"), axis=1, reduction=\"update\")",
+        &[2, 1],
+        &[4, 0],
+    ),
+    (
+        "scatter_nd, index past the second axis",
+        "R.scatter_nd(x, i, R.ones(R.shape([1]), dtype=\"float32\"), reduction=\"update\")",
+        &[1, 2],
+        &[0, 6],
+    ),
+];
+
+#[test]
+fn indices_outside_their_axis_are_run_time_errors() {
+    use relaxjit::{Config, ExecMode};
+    let data: Vec<f32> = (0..12).map(|x| x as f32).collect();
+    for (what, expr, ishape, ivals) in AXIS_CASES {
+        let ishape_text: Vec<String> = ishape.iter().map(i64::to_string).collect();
+        let text = format!(
+            r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3, 4), dtype="float32"), i: R.Tensor(({}), dtype="int64")):
+        with R.dataflow():
+            y = {expr}
+            R.output(y)
+        return y
+"#,
+            ishape_text.join(", ")
+        );
+        for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+            for fusion in [true, false] {
+                let config = format!("{what} ({exec_mode:?}, fusion {fusion})");
+                let engine = Engine::new(Config {
+                    exec_mode,
+                    fusion,
+                    ..Config::default()
+                })
+                .unwrap();
+                let compiled = engine
+                    .compile_str(&text)
+                    .unwrap_or_else(|e| panic!("{config}: {e}"));
+                let x: Value = Tensor::from_slice(&[3, 4], &data).unwrap().into();
+                let i: Value = Tensor::from_slice(ishape, ivals).unwrap().into();
+                match compiled.run("main", &[x, i]) {
+                    Err(e) => {
+                        let msg = e.to_string();
+                        assert!(msg.contains("out of bounds"), "{config}: {msg}");
+                    }
+                    Ok(v) => panic!("{config}: want an out-of-bounds error, got {v:?}"),
+                }
+            }
+        }
+    }
+}
