@@ -312,8 +312,12 @@ pub(crate) fn pool(imp: &mut Importer, node: &Node) -> Result<Val> {
     }
     let max = node.op == "MaxPool";
     let with_dilations = (max && node.opset >= 10) || (!max && node.opset >= 19);
-    let win = window(node, x, kernel, n, with_dilations)?;
-    let ceil = node.opset >= 10 && node.attr_i("ceil_mode", 0)? != 0;
+    let mut win = window(node, x, kernel, n, with_dilations)?;
+    let mut ceil = node.opset >= 10 && node.attr_i("ceil_mode", 0)? != 0;
+    let include_pad = !max && node.attr_i("count_include_pad", 0)? != 0;
+    if ceil && let Some(s) = x.static_shape() {
+        ceil = !floor_mode_pads(&s[2..], &mut win, include_pad);
+    }
     let mut a = vec![
         ("pool_size", ints(&win.kernel)),
         ("strides", ints(&win.strides)),
@@ -331,8 +335,7 @@ pub(crate) fn pool(imp: &mut Importer, node: &Node) -> Result<Val> {
             "relax.nn.max_pool3d",
         ][n - 1]
     } else {
-        let include = node.attr_i("count_include_pad", 0)? != 0;
-        a.push(("count_include_pad", AttrValue::Bool(include)));
+        a.push(("count_include_pad", AttrValue::Bool(include_pad)));
         [
             "relax.nn.avg_pool1d",
             "relax.nn.avg_pool2d",
@@ -340,6 +343,40 @@ pub(crate) fn pool(imp: &mut Importer, node: &Node) -> Result<Val> {
         ][n - 1]
     };
     imp.op(op, vec![x.expr.clone()], attrs(&a))
+}
+
+/// ONNX's ceil mode as floor mode over `input` (the spatial extents): each axis's end
+/// padding becomes the least that holds every output window, so that floor mode gives ONNX's
+/// output size. That size is not Relax's ceil-mode size: ONNX (as PyTorch) drops a last
+/// window that would start past the data and its begin padding, Relax keeps it (an extra
+/// output row of the pad value, 0 or the lowest float). Returns whether it rewrote `win`;
+/// it does not when an average counting the padding would count positions past the given
+/// padding (ceil mode's windows reach past it, but ONNX counts only the given padding).
+fn floor_mode_pads(input: &[i64], win: &mut Window, include_pad: bool) -> bool {
+    let n = input.len();
+    let mut ends = Vec::with_capacity(n);
+    for i in 0..n {
+        let (s, b, e) = (win.strides[i], win.pads[i], win.pads[n + i]);
+        if s <= 0 {
+            return false;
+        }
+        let eff = win.dilations[i] * (win.kernel[i] - 1) + 1;
+        let span = input[i] + b + e - eff;
+        if span < 0 {
+            return false;
+        }
+        let mut out = (span + s - 1) / s + 1;
+        if (out - 1) * s >= input[i] + b {
+            out -= 1;
+        }
+        let end = ((out - 1) * s + eff - input[i] - b).max(0);
+        if include_pad && end > e {
+            return false;
+        }
+        ends.push(end);
+    }
+    win.pads[n..].copy_from_slice(&ends);
+    true
 }
 
 pub(crate) fn global_pool(imp: &mut Importer, node: &Node) -> Result<Val> {
