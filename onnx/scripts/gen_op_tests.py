@@ -338,11 +338,15 @@ def found_by_fuzzing():
     case("test_op_gather_elements_negative", [helper.make_node("GatherElements", ["x", "i"], ["y"], axis=1)],
          [("x", F, [3, 4]), ("i", I64, [3, 2])], [("y", F)],
          [rand(3, 4), np.array([[-1, 0], [-4, 3], [2, -2]], np.int64)], 13)
-    case("test_op_topk_k0", [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1)],
+    case("test_op_topk_k0", [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1, largest=0)],
          [("x", F, [3, 6])], [("v", F), ("i", I64)], [rand(3, 6)], 13,
          inits=[("k", np.array([0], np.int64))])
     case("test_op_split_18_one_output", [helper.make_node("Split", ["x"], ["a"], axis=1, num_outputs=1)],
          [("x", F, [2, 5])], [("a", F)], [rand(2, 5)], 18)
+    case("test_op_conv_transpose_same_kernel_below_stride",
+         [helper.make_node("ConvTranspose", ["x", "w"], ["y"], kernel_shape=[2, 2], strides=[3, 2], auto_pad="SAME_LOWER", group=2)],
+         [("x", F, [1, 2, 4, 3])], [("y", F)], [rand(1, 2, 4, 3)], 13,
+         inits=[("w", rand(2, 1, 2, 2))])
     case("test_op_slice_backward_int64_max_end",
          [helper.make_node("Slice", ["x", "s", "e", "a", "t"], ["y"])],
          [("x", F, [3, 5])], [("y", F)], [rand(3, 5)], 13,

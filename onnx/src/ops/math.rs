@@ -582,6 +582,10 @@ pub(crate) fn topk(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
             .ok_or_else(|| node.unsupported("K computed at run time"))?
     };
     let axis = norm_axis(node, node.attr_i("axis", -1)?, r)? as i64;
+    let largest = node.attr_i("largest", 1)? != 0;
+    if node.attr_i("sorted", 1)? == 0 {
+        // Unsorted output may be in any order; sorted order is one of them.
+    }
     let extent = super::shape_of(node, x)?[axis as usize].as_int();
     if k < 0 || extent.is_some_and(|d| k > d) {
         return Err(node.invalid(format!(
@@ -609,10 +613,6 @@ pub(crate) fn topk(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
             attrs(&[("dtype", AttrValue::DType(tir::DataType::INT64))]),
         )?;
         return Ok(vec![values, indices]);
-    }
-    let largest = node.attr_i("largest", 1)? != 0;
-    if node.attr_i("sorted", 1)? == 0 {
-        // Unsorted output may be in any order; sorted order is one of them.
     }
     let t = imp.op(
         "relax.topk",

@@ -258,6 +258,14 @@ pub(crate) fn conv_transpose(imp: &mut Importer, node: &Node) -> Result<Val> {
                 + (kernel[i] - 1) * dilations[i]
                 + 1;
             let total = full - out[i];
+            if total < 0 && output_shape.is_none() {
+                // SAME asks for `input * stride`, more than the full result when the kernel
+                // is shorter than the stride: onnxruntime then gives the full result, with no
+                // padding.
+                pads[i] = 0;
+                pads[n + i] = 0;
+                continue;
+            }
             if total < 0 {
                 // The requested output is larger than the full result: extend with
                 // output padding on the far side.
