@@ -727,3 +727,46 @@ class Module:
         .unwrap();
     assert_eq!(as_f32(&out), [4.0, -3.0]);
 }
+
+/// Pooling and convolution windows that cannot produce an output are compile errors naming
+/// the cause: a pool size of zero or less (it ran, giving the pad value or 0/0), and a window
+/// larger than the padded data (a tensor of negative shape at run time).
+#[test]
+fn impossible_windows_are_compile_errors() {
+    let cases = [
+        (
+            "(1, 2, 4, 4)",
+            r#"R.nn.max_pool2d(x, pool_size=[0, 0], strides=[1, 1], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout="NCHW", out_layout="NCHW")"#,
+            "pool_size",
+        ),
+        (
+            "(1, 2, 4, 4)",
+            r#"R.nn.avg_pool2d(x, pool_size=[-1, 2], strides=[1, 1], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout="NCHW", out_layout="NCHW")"#,
+            "pool_size",
+        ),
+        (
+            "(1, 2, 4, 4)",
+            r#"R.nn.avg_pool2d(x, pool_size=[9, 9], strides=[1, 1], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout="NHWC", out_layout="NHWC")"#,
+            "window is larger",
+        ),
+        (
+            "(1, 2, 4, 4)",
+            r#"R.nn.conv2d(x, R.ones(R.shape([3, 2, 3, 9]), dtype="float32"), strides=[1, 1], padding=[0, 1, 0, 1], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype="float32")"#,
+            "window is larger",
+        ),
+        (
+            "(1, 2, 4, 4)",
+            r#"R.nn.conv2d_transpose(x, R.ones(R.shape([2, 3, 1, 1]), dtype="float32"), strides=[1, 1], padding=[5, 5, 5, 5], output_padding=[0, 0], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="IOHW", out_layout="NCHW", out_dtype="float32")"#,
+            "window is larger",
+        ),
+    ];
+    for (shape, expr, want) in cases {
+        let src = format!(
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor({shape}, dtype=\"float32\")):\n        with R.dataflow():\n            y = {expr}\n            R.output(y)\n        return y\n"
+        );
+        match Engine::default().compile_str(&src) {
+            Err(e) => assert!(e.to_string().contains(want), "{expr}: {e}"),
+            Ok(_) => panic!("{expr}: compiled"),
+        }
+    }
+}
