@@ -770,3 +770,21 @@ fn impossible_windows_are_compile_errors() {
         }
     }
 }
+
+/// `R.topk` with `k` larger than its axis is a compile error naming both (the struct info
+/// promised `k` elements; the kernel then failed with an output shape mismatch).
+#[test]
+fn topk_larger_than_its_axis_is_a_compile_error() {
+    for (shape, k) in [("(2, 0)", 1), ("(3, 4)", 5)] {
+        let src = format!(
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor({shape}, dtype=\"float32\")):\n        with R.dataflow():\n            y = R.topk(x, k={k}, axis=-1, ret_type=\"values\", largest=True, dtype=\"int32\")\n            R.output(y)\n        return y\n"
+        );
+        match Engine::default().compile_str(&src) {
+            Err(e) => assert!(
+                e.to_string().contains(&format!("k = {k} is larger")),
+                "{shape}: {e}"
+            ),
+            Ok(_) => panic!("topk k={k} of {shape}: compiled"),
+        }
+    }
+}
