@@ -163,3 +163,50 @@ class Module:
         }
     }
 }
+
+/// `R.nn.nll_loss` reads the prediction and the weight of a target only when the target is
+/// not `ignore_index`, which is usually no class at all (PyTorch's -100): a loss over targets
+/// with ignored ones is their mean, not an out-of-bounds error.
+#[test]
+fn nll_loss_does_not_read_at_ignored_targets() {
+    use relaxjit::{Config, ExecMode};
+    let text = r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(p: R.Tensor((3, 5), dtype="float32"), t: R.Tensor((3,), dtype="int64"), w: R.Tensor((5,), dtype="float32")):
+        with R.dataflow():
+            mean = R.nn.nll_loss(p, t, w, reduction="mean", ignore_index=-100)
+            each = R.nn.nll_loss(p, t, w, reduction="none", ignore_index=-100)
+            gv = (mean, each)
+            R.output(gv)
+        return gv
+"#;
+    let data: Vec<f32> = (0..15).map(|x| x as f32).collect();
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let engine = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap();
+        let p: Value = Tensor::from_slice(&[3, 5], &data).unwrap().into();
+        let t: Value = Tensor::from_slice(&[3], &[1i64, -100, 3]).unwrap().into();
+        let w: Value = Tensor::from_slice(&[5], &[1.0f32, 2.0, 1.0, 0.5, 1.0])
+            .unwrap()
+            .into();
+        let out = engine
+            .compile_str(text)
+            .unwrap()
+            .run("main", &[p, t, w])
+            .unwrap_or_else(|e| panic!("{exec_mode:?}: {e}"));
+        let Value::Tuple(items) = &out else {
+            panic!("{exec_mode:?}: expected a tuple, got {out:?}");
+        };
+        let f = |i: usize| items[i].as_tensor().unwrap().to_vec::<f32>().unwrap();
+        // Rows 0 and 2: -p[0, 1] * 2 = -2, -p[2, 13] * 0.5 = -6.5; weights 2 + 0.5.
+        assert_eq!(f(0), [-8.5 / 2.5], "{exec_mode:?}");
+        assert_eq!(f(1), [-2.0, 0.0, -6.5], "{exec_mode:?}");
+    }
+}

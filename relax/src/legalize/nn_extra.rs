@@ -882,11 +882,14 @@ fn nll_loss(c: &OpCall) -> Result<Lowered> {
             idx
         }
     };
+    // An ignored target is usually no class at all (PyTorch's -100): the prediction and the
+    // weight are read only for the others, so `if_then_else` (one branch evaluated), not
+    // `Select` (both), whose read at the ignored index would be out of bounds.
     let mut te = Te::new();
     let loss = te.compute("nll_loss", "ax", &tshape, |i| {
         let tv = te::load(&t.buf, i.to_vec());
         let cls = te::cast(tir::DataType::INT64, tv.clone());
-        te::select(
+        te::if_then_else(
             te::cmp(CmpOp::Ne, tv, PrimExpr::int(tdt, ignore)),
             te::mul(
                 te::sub(te::zero(dt), te::load(&p.buf, pred_index(i, cls.clone()))),
@@ -914,7 +917,7 @@ fn nll_loss(c: &OpCall) -> Result<Lowered> {
         let wsum = te.reduce("nll_loss_red", &[], &raxes, Combiner::Sum, None, |_, r| {
             let tv = te::load(&t.buf, r.to_vec());
             let cls = te::cast(tir::DataType::INT64, tv.clone());
-            te::select(
+            te::if_then_else(
                 te::cmp(CmpOp::Ne, tv, PrimExpr::int(tdt, ignore)),
                 weight(&cls),
                 te::zero(dt),
