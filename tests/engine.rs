@@ -788,3 +788,46 @@ fn topk_larger_than_its_axis_is_a_compile_error() {
         }
     }
 }
+
+/// `R.reshape` to a shape with `-1` whose other dimensions do not divide the element count
+/// is an error (the `-1` was rounded down and the rest of the data dropped: (2, 3) into
+/// (4, -1) gave a (4, 1) tensor); so is a new shape whose element count overflows i64.
+#[test]
+fn reshape_must_keep_every_element() {
+    for (target, want) in [
+        ("[4, -1]", "6 is not a multiple of 4"),
+        ("[4611686018427387904, -1]", "not a multiple"),
+        (
+            "[4611686018427387905, 4611686018427387905, 6]",
+            "more elements than an i64 counts",
+        ),
+    ] {
+        let src = format!(
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((2, 3), dtype=\"float32\")):\n        with R.dataflow():\n            y = R.reshape(x, R.shape({target}))\n            R.output(y)\n        return y\n"
+        );
+        match Engine::default().compile_str(&src) {
+            Err(e) => assert!(e.to_string().contains(want), "{target}: {e}"),
+            Ok(_) => panic!("reshape to {target}: compiled"),
+        }
+    }
+}
+
+/// `R.split` into a number of sections from the text builds one struct info per section: a
+/// huge count is an error, not an allocation that aborts the process, and so is a count
+/// larger than a static axis (the last part had a negative extent).
+#[test]
+fn split_section_counts_are_bounded() {
+    for (shape, n, want) in [
+        ("(2, 0)", "2147483648", "at most 65536"),
+        ("(2, 4)", "9223372036854775807", "at most 65536"),
+        ("(2, 4)", "9", "cannot be split into 9 sections"),
+    ] {
+        let src = format!(
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor({shape}, dtype=\"float32\")):\n        with R.dataflow():\n            y = R.split(x, indices_or_sections={n}, axis=1)\n            R.output(y)\n        return y\n"
+        );
+        match Engine::default().compile_str(&src) {
+            Err(e) => assert!(e.to_string().contains(want), "{shape} into {n}: {e}"),
+            Ok(_) => panic!("split of {shape} into {n}: compiled"),
+        }
+    }
+}
