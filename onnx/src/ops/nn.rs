@@ -363,22 +363,32 @@ pub(crate) fn pool(imp: &mut Importer, node: &Node) -> Result<Val> {
 fn floor_mode_pads(input: &[i64], win: &mut Window, include_pad: bool) -> bool {
     let n = input.len();
     let mut ends = Vec::with_capacity(n);
-    for i in 0..n {
-        let (s, b, e) = (win.strides[i], win.pads[i], win.pads[n + i]);
+    for (i, &size) in input.iter().enumerate() {
+        // In i128: the attributes are the file's, and their products may leave i64 (the
+        // pool's own inference then rejects them).
+        let (s, b, e) = (
+            i128::from(win.strides[i]),
+            i128::from(win.pads[i]),
+            i128::from(win.pads[n + i]),
+        );
+        let size = i128::from(size);
         if s <= 0 {
             return false;
         }
-        let eff = win.dilations[i] * (win.kernel[i] - 1) + 1;
-        let span = input[i] + b + e - eff;
+        let eff = i128::from(win.dilations[i]) * (i128::from(win.kernel[i]) - 1) + 1;
+        let span = size + b + e - eff;
         if span < 0 {
             return false;
         }
         let mut out = (span + s - 1) / s + 1;
-        if (out - 1) * s >= input[i] + b {
+        if (out - 1) * s >= size + b {
             out -= 1;
         }
-        let end = ((out - 1) * s + eff - input[i] - b).max(0);
-        if include_pad && end > e {
+        let end = ((out - 1) * s + eff - size - b).max(0);
+        let Ok(end) = i64::try_from(end) else {
+            return false;
+        };
+        if include_pad && i128::from(end) > e {
             return false;
         }
         ends.push(end);

@@ -139,19 +139,6 @@ pub(super) fn reshape(args: &[Value]) -> Result<Value> {
         }
     };
     let shape = a.shape(1, "new_shape")?;
-    // A view may be smaller than its tensor; a reshape keeps every element. A new shape
-    // computed at run time (a `-1` over symbolic dimensions) that does not divide the element
-    // count would otherwise drop the rest silently.
-    // (Negative dimensions are the view's to report.)
-    let numel = shape.iter().try_fold(1i64, |acc, &d| acc.checked_mul(d));
-    if shape.iter().all(|&d| d >= 0) && numel != Some(t.numel() as i64) {
-        return Err(Error::value_error(format!(
-            "vm.builtin.reshape: cannot reshape a tensor of shape {:?} ({} elements) into shape {:?}",
-            t.shape(),
-            t.numel(),
-            shape.iter().collect::<Vec<_>>()
-        )));
-    }
     Ok(Value::Tensor(
         t.view(shape, t.dtype()).map_err(|e| e.context(a.name))?,
     ))
