@@ -831,3 +831,20 @@ fn split_section_counts_are_bounded() {
         }
     }
 }
+
+/// Adaptive pooling to an output size from the text compiles in bounded time: the largest
+/// window was measured by a loop over every output position at compile time, so an output
+/// size of 2^62 hung the compiler. The output is then too large to allocate, which is a
+/// run-time error.
+#[test]
+fn adaptive_pool_output_size_does_not_hang_the_compiler() {
+    let src = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 1, 2, 3), dtype=\"float32\")):\n        with R.dataflow():\n            y = R.nn.adaptive_avg_pool2d(x, output_size=[4611686018427387904, 2], layout=\"NCHW\", out_layout=\"NCHW\")\n            R.output(y)\n        return y\n";
+    let compiled = Engine::default()
+        .compile_str(src)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let x: Value = Tensor::from_slice(&[1, 1, 2, 3], &[0.0f32; 6])
+        .unwrap()
+        .into();
+    let e = compiled.run("main", &[x]).unwrap_err().to_string();
+    assert!(e.contains("too large"), "{e}");
+}
