@@ -887,3 +887,190 @@ class Module:
         assert_eq!(as_f32(&t[1]), rows(&[4, 3, 2, 1, 0]), "{exec_mode:?}");
     }
 }
+
+/// Constants of an embedded metadata table that name the same tensor of `b64ndarrays` share
+/// one decoded tensor: a table naming one large tensor many times (a few bytes each) must
+/// not cost a copy of it per reference, which a small file could grow past any memory.
+#[test]
+fn embedded_metadata_tensors_are_decoded_once() {
+    // A float32 tensor of shape (2,): 1.5, -2.0 (TVM's Tensor::Save bytes, base64).
+    let tensor = "P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAIgAQACAAAAAAAAAAgAAAAAAAAAAADAPwAAAMA=";
+    let refs = vec!["3"; 1000].join(", ");
+    let src = format!(
+        r#"metadata = tvm.ir.load_json("""{{
+  \"root\": 1,
+  \"nodes\": [
+    {{\"type_key\": \"\"}},
+    {{\"type_key\": \"Map\", \"keys\": [\"relax.expr.Constant\"], \"data\": [2]}},
+    {{\"type_key\": \"Array\", \"data\": [{refs}, 4]}},
+    {{\"type_key\": \"relax.expr.Constant\", \"attrs\": {{\"data\": \"0\", \"span\": \"0\"}}}},
+    {{\"type_key\": \"relax.expr.Constant\", \"attrs\": {{\"data\": \"0\", \"span\": \"0\"}}}}
+  ],
+  \"b64ndarrays\": [\"{tensor}\"],
+  \"attrs\": {{\"tvm_version\": \"0.17.dev0\"}}
+}}""")
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        a: R.Tensor((2,), dtype="float32") = metadata["relax.expr.Constant"][0]
+        b: R.Tensor((2,), dtype="float32") = metadata["relax.expr.Constant"][1000]
+        c: R.Tensor((2,), dtype="float32") = R.add(a, b)
+        y: R.Tensor((2,), dtype="float32") = R.add(x, c)
+        return y
+"#
+    );
+    let m = Engine::parse(&src).unwrap_or_else(|e| panic!("{e}"));
+    let main = m.relax_function("main").expect("main");
+    let constants: Vec<Tensor> = main
+        .body
+        .blocks
+        .iter()
+        .flat_map(|b| &b.bindings)
+        .filter_map(|b| match b {
+            relaxjit::relax::ir::Binding::Var { value, .. } => match value.kind() {
+                relaxjit::relax::ir::ExprKind::Constant(k) => Some(k.data.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let [a, b] = &constants[..] else {
+        panic!("expected two constants, got {}", constants.len());
+    };
+    assert!(
+        a.ptr_eq(b),
+        "entries 0 and 1000 name the same tensor but were decoded apart"
+    );
+    let x: Value = Tensor::from_slice(&[2], &[1.0f32, 1.0]).unwrap().into();
+    let out = Engine::default()
+        .compile_str(&src)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .run("main", &[x])
+        .unwrap();
+    assert_eq!(as_f32(&out), [4.0, -3.0]);
+}
+
+/// Pooling and convolution windows that cannot produce an output are compile errors naming
+/// the cause: a pool size of zero or less (it ran, giving the pad value or 0/0), and a window
+/// larger than the padded data (a tensor of negative shape at run time).
+#[test]
+fn impossible_windows_are_compile_errors() {
+    let cases = [
+        (
+            "(1, 2, 4, 4)",
+            r#"R.nn.max_pool2d(x, pool_size=[0, 0], strides=[1, 1], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout="NCHW", out_layout="NCHW")"#,
+            "pool_size",
+        ),
+        (
+            "(1, 2, 4, 4)",
+            r#"R.nn.avg_pool2d(x, pool_size=[-1, 2], strides=[1, 1], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout="NCHW", out_layout="NCHW")"#,
+            "pool_size",
+        ),
+        (
+            "(1, 2, 4, 4)",
+            r#"R.nn.avg_pool2d(x, pool_size=[9, 9], strides=[1, 1], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout="NHWC", out_layout="NHWC")"#,
+            "window is larger",
+        ),
+        (
+            "(1, 2, 4, 4)",
+            r#"R.nn.conv2d(x, R.ones(R.shape([3, 2, 3, 9]), dtype="float32"), strides=[1, 1], padding=[0, 1, 0, 1], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype="float32")"#,
+            "window is larger",
+        ),
+        (
+            "(1, 2, 4, 4)",
+            r#"R.nn.conv2d_transpose(x, R.ones(R.shape([2, 3, 1, 1]), dtype="float32"), strides=[1, 1], padding=[5, 5, 5, 5], output_padding=[0, 0], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="IOHW", out_layout="NCHW", out_dtype="float32")"#,
+            "window is larger",
+        ),
+    ];
+    for (shape, expr, want) in cases {
+        let src = format!(
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor({shape}, dtype=\"float32\")):\n        with R.dataflow():\n            y = {expr}\n            R.output(y)\n        return y\n"
+        );
+        match Engine::default().compile_str(&src) {
+            Err(e) => assert!(e.to_string().contains(want), "{expr}: {e}"),
+            Ok(_) => panic!("{expr}: compiled"),
+        }
+    }
+}
+
+/// `R.topk` with `k` larger than its axis is a compile error naming both (the struct info
+/// promised `k` elements; the kernel then failed with an output shape mismatch).
+#[test]
+fn topk_larger_than_its_axis_is_a_compile_error() {
+    for (shape, k) in [("(2, 0)", 1), ("(3, 4)", 5)] {
+        let src = format!(
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor({shape}, dtype=\"float32\")):\n        with R.dataflow():\n            y = R.topk(x, k={k}, axis=-1, ret_type=\"values\", largest=True, dtype=\"int32\")\n            R.output(y)\n        return y\n"
+        );
+        match Engine::default().compile_str(&src) {
+            Err(e) => assert!(
+                e.to_string().contains(&format!("k = {k} is larger")),
+                "{shape}: {e}"
+            ),
+            Ok(_) => panic!("topk k={k} of {shape}: compiled"),
+        }
+    }
+}
+
+/// `R.reshape` to a shape with `-1` whose other dimensions do not divide the element count
+/// is an error (the `-1` was rounded down and the rest of the data dropped: (2, 3) into
+/// (4, -1) gave a (4, 1) tensor); so is a new shape whose element count overflows i64.
+#[test]
+fn reshape_must_keep_every_element() {
+    for (target, want) in [
+        ("[4, -1]", "6 is not a multiple of 4"),
+        ("[4611686018427387904, -1]", "not a multiple"),
+        (
+            "[4611686018427387905, 4611686018427387905, 6]",
+            "more elements than an i64 counts",
+        ),
+    ] {
+        let src = format!(
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((2, 3), dtype=\"float32\")):\n        with R.dataflow():\n            y = R.reshape(x, R.shape({target}))\n            R.output(y)\n        return y\n"
+        );
+        match Engine::default().compile_str(&src) {
+            Err(e) => assert!(e.to_string().contains(want), "{target}: {e}"),
+            Ok(_) => panic!("reshape to {target}: compiled"),
+        }
+    }
+}
+
+/// `R.split` into a number of sections from the text builds one struct info per section: a
+/// huge count is an error, not an allocation that aborts the process, and so is a count
+/// larger than a static axis (the last part had a negative extent).
+#[test]
+fn split_section_counts_are_bounded() {
+    for (shape, n, want) in [
+        ("(2, 0)", "2147483648", "at most 65536"),
+        ("(2, 4)", "9223372036854775807", "at most 65536"),
+        ("(2, 4)", "9", "cannot be split into 9 sections"),
+    ] {
+        let src = format!(
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor({shape}, dtype=\"float32\")):\n        with R.dataflow():\n            y = R.split(x, indices_or_sections={n}, axis=1)\n            R.output(y)\n        return y\n"
+        );
+        match Engine::default().compile_str(&src) {
+            Err(e) => assert!(e.to_string().contains(want), "{shape} into {n}: {e}"),
+            Ok(_) => panic!("split of {shape} into {n}: compiled"),
+        }
+    }
+}
+
+/// Adaptive pooling to an output size from the text compiles in bounded time: the largest
+/// window was measured by a loop over every output position at compile time, so an output
+/// size of 2^62 hung the compiler. The output is then too large to allocate, which is a
+/// run-time error.
+#[test]
+fn adaptive_pool_output_size_does_not_hang_the_compiler() {
+    let src = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 1, 2, 3), dtype=\"float32\")):\n        with R.dataflow():\n            y = R.nn.adaptive_avg_pool2d(x, output_size=[4611686018427387904, 2], layout=\"NCHW\", out_layout=\"NCHW\")\n            R.output(y)\n        return y\n";
+    let compiled = Engine::default()
+        .compile_str(src)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let x: Value = Tensor::from_slice(&[1, 1, 2, 3], &[0.0f32; 6])
+        .unwrap()
+        .into();
+    let e = compiled.run("main", &[x]).unwrap_err().to_string();
+    assert!(e.contains("too large"), "{e}");
+}

@@ -315,7 +315,43 @@ def main():
          [("x", F, [1, 2, 3, 3])], [("y", F)], [rand(1, 2, 3, 3)], 9,
          inits=[("s", np.array([1, 1, 2, 3], np.float32))])
     transformer_layer()
+    found_by_fuzzing()
     print(f"wrote {len(os.listdir(ROOT))} tests to {os.path.normpath(ROOT)}")
+
+
+def found_by_fuzzing():
+    """Forms on which the importer once disagreed with onnxruntime (single-node models with
+    random attributes): ceil-mode pools whose last window would start in the end padding
+    (onnxruntime drops it), Flatten with a negative axis, GatherElements with negative run-time
+    indices, TopK with K = 0, Split into one output, a backward Slice whose end is INT64_MAX."""
+    case("test_op_maxpool_ceil_drops_last_window",
+         [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[1, 2], strides=[1, 3], pads=[0, 1, 0, 1], ceil_mode=1)],
+         [("x", F, [1, 1, 2, 8])], [("y", F)], [rand(1, 1, 2, 8)], 13)
+    case("test_op_avgpool_ceil_drops_last_window",
+         [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[1, 3], strides=[3, 2], pads=[0, 2, 0, 1], ceil_mode=1)],
+         [("x", F, [2, 3, 2, 8])], [("y", F)], [rand(2, 3, 2, 8)], 13)
+    case("test_op_avgpool_ceil_include_pad",
+         [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1, count_include_pad=1)],
+         [("x", F, [1, 2, 5, 5])], [("y", F)], [rand(1, 2, 5, 5)], 13)
+    case("test_op_flatten_negative_axis", [helper.make_node("Flatten", ["x"], ["y"], axis=-1)],
+         [("x", F, [2, 3, 4])], [("y", F)], [rand(2, 3, 4)], 13)
+    case("test_op_gather_elements_negative", [helper.make_node("GatherElements", ["x", "i"], ["y"], axis=1)],
+         [("x", F, [3, 4]), ("i", I64, [3, 2])], [("y", F)],
+         [rand(3, 4), np.array([[-1, 0], [-4, 3], [2, -2]], np.int64)], 13)
+    case("test_op_topk_k0", [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1, largest=0)],
+         [("x", F, [3, 6])], [("v", F), ("i", I64)], [rand(3, 6)], 13,
+         inits=[("k", np.array([0], np.int64))])
+    case("test_op_split_18_one_output", [helper.make_node("Split", ["x"], ["a"], axis=1, num_outputs=1)],
+         [("x", F, [2, 5])], [("a", F)], [rand(2, 5)], 18)
+    case("test_op_conv_transpose_same_kernel_below_stride",
+         [helper.make_node("ConvTranspose", ["x", "w"], ["y"], kernel_shape=[2, 2], strides=[3, 2], auto_pad="SAME_LOWER", group=2)],
+         [("x", F, [1, 2, 4, 3])], [("y", F)], [rand(1, 2, 4, 3)], 13,
+         inits=[("w", rand(2, 1, 2, 2))])
+    case("test_op_slice_backward_int64_max_end",
+         [helper.make_node("Slice", ["x", "s", "e", "a", "t"], ["y"])],
+         [("x", F, [3, 5])], [("y", F)], [rand(3, 5)], 13,
+         inits=[("s", np.array([-2], np.int64)), ("e", np.array([2**63 - 1], np.int64)),
+                ("a", np.array([1], np.int64)), ("t", np.array([-1], np.int64))])
 
 
 if __name__ == "__main__":

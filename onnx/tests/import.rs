@@ -524,3 +524,35 @@ fn slices_of_an_empty_axis_are_empty() {
         );
     }
 }
+
+/// Gather with indices known only at run time: negative ones count from the end of the axis,
+/// as in onnxruntime, and one outside the axis is an error (it used to wrap around silently).
+#[test]
+fn run_time_gather_indices_count_from_the_end_and_are_checked() {
+    let mut indices = value_info("i", &[Ok(2)]);
+    if let Some(t) = indices.r#type.as_mut().and_then(|t| t.tensor_type.as_mut()) {
+        t.elem_type = Some(7);
+    }
+    let graph = GraphProto {
+        node: vec![node("Gather", "gather", &["x", "i"], &["y"])],
+        input: vec![value_info("x", &[Ok(4), Ok(3)]), indices],
+        output: vec![value_info("y", &[Ok(2), Ok(3)])],
+        ..Default::default()
+    };
+    let m = import_bytes(&model(graph, 13), &ImportOptions::default()).unwrap();
+    let compiled = Engine::default().compile(&m.module).unwrap();
+    let data: Vec<f32> = (0..12).map(|v| v as f32).collect();
+    let x = || -> Value { Tensor::from_slice(&[4, 3], &data).unwrap().into() };
+    let i = |v: [i64; 2]| -> Value { Tensor::from_slice(&[2], &v).unwrap().into() };
+    let y = compiled.run("main", &[x(), i([-1, 1])]).unwrap();
+    assert_eq!(
+        y.as_tensor().unwrap().to_vec::<f32>().unwrap(),
+        [9.0, 10.0, 11.0, 3.0, 4.0, 5.0]
+    );
+    for bad in [[4, 0], [0, -5]] {
+        match compiled.run("main", &[x(), i(bad)]) {
+            Err(e) => assert!(e.to_string().contains("out of bounds"), "{bad:?}: {e}"),
+            Ok(v) => panic!("indices {bad:?}: want an error, got {v:?}"),
+        }
+    }
+}

@@ -586,6 +586,34 @@ pub(crate) fn topk(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
     if node.attr_i("sorted", 1)? == 0 {
         // Unsorted output may be in any order; sorted order is one of them.
     }
+    let extent = super::shape_of(node, x)?[axis as usize].as_int();
+    if k < 0 || extent.is_some_and(|d| k > d) {
+        return Err(node.invalid(format!(
+            "K = {k} is outside [0, {}] (the extent of axis {axis})",
+            extent.map_or("?".to_string(), |d| d.to_string())
+        )));
+    }
+    if k == 0 {
+        // No elements: Relax's topk reads k = 0 as "all of them".
+        let prim = |v: i64| Expr::prim(tir::PrimExpr::i64(v));
+        let values = imp.op(
+            "relax.strided_slice",
+            vec![
+                x.expr.clone(),
+                Expr::tuple(vec![prim(axis)]),
+                Expr::tuple(vec![prim(0)]),
+                Expr::tuple(vec![prim(0)]),
+                Expr::tuple(vec![prim(1)]),
+            ],
+            attrs(&[("assume_inbound", AttrValue::Bool(false))]),
+        )?;
+        let indices = imp.op(
+            "relax.astype",
+            vec![values.expr.clone()],
+            attrs(&[("dtype", AttrValue::DType(tir::DataType::INT64))]),
+        )?;
+        return Ok(vec![values, indices]);
+    }
     let t = imp.op(
         "relax.topk",
         vec![x.expr.clone()],

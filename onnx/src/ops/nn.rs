@@ -258,6 +258,14 @@ pub(crate) fn conv_transpose(imp: &mut Importer, node: &Node) -> Result<Val> {
                 + (kernel[i] - 1) * dilations[i]
                 + 1;
             let total = full - out[i];
+            if total < 0 && output_shape.is_none() {
+                // SAME asks for `input * stride`, more than the full result when the kernel
+                // is shorter than the stride: onnxruntime then gives the full result, with no
+                // padding.
+                pads[i] = 0;
+                pads[n + i] = 0;
+                continue;
+            }
             if total < 0 {
                 // The requested output is larger than the full result: extend with
                 // output padding on the far side.
@@ -312,8 +320,12 @@ pub(crate) fn pool(imp: &mut Importer, node: &Node) -> Result<Val> {
     }
     let max = node.op == "MaxPool";
     let with_dilations = (max && node.opset >= 10) || (!max && node.opset >= 19);
-    let win = window(node, x, kernel, n, with_dilations)?;
-    let ceil = node.opset >= 10 && node.attr_i("ceil_mode", 0)? != 0;
+    let mut win = window(node, x, kernel, n, with_dilations)?;
+    let mut ceil = node.opset >= 10 && node.attr_i("ceil_mode", 0)? != 0;
+    let include_pad = !max && node.attr_i("count_include_pad", 0)? != 0;
+    if ceil && let Some(s) = x.static_shape() {
+        ceil = !floor_mode_pads(&s[2..], &mut win, include_pad);
+    }
     let mut a = vec![
         ("pool_size", ints(&win.kernel)),
         ("strides", ints(&win.strides)),
@@ -331,8 +343,7 @@ pub(crate) fn pool(imp: &mut Importer, node: &Node) -> Result<Val> {
             "relax.nn.max_pool3d",
         ][n - 1]
     } else {
-        let include = node.attr_i("count_include_pad", 0)? != 0;
-        a.push(("count_include_pad", AttrValue::Bool(include)));
+        a.push(("count_include_pad", AttrValue::Bool(include_pad)));
         [
             "relax.nn.avg_pool1d",
             "relax.nn.avg_pool2d",
@@ -340,6 +351,50 @@ pub(crate) fn pool(imp: &mut Importer, node: &Node) -> Result<Val> {
         ][n - 1]
     };
     imp.op(op, vec![x.expr.clone()], attrs(&a))
+}
+
+/// ONNX's ceil mode as floor mode over `input` (the spatial extents): each axis's end
+/// padding becomes the least that holds every output window, so that floor mode gives ONNX's
+/// output size. That size is not Relax's ceil-mode size: ONNX (as PyTorch) drops a last
+/// window that would start past the data and its begin padding, Relax keeps it (an extra
+/// output row of the pad value, 0 or the lowest float). Returns whether it rewrote `win`;
+/// it does not when an average counting the padding would count positions past the given
+/// padding (ceil mode's windows reach past it, but ONNX counts only the given padding).
+fn floor_mode_pads(input: &[i64], win: &mut Window, include_pad: bool) -> bool {
+    let n = input.len();
+    let mut ends = Vec::with_capacity(n);
+    for (i, &size) in input.iter().enumerate() {
+        // In i128: the attributes are the file's, and their products may leave i64 (the
+        // pool's own inference then rejects them).
+        let (s, b, e) = (
+            i128::from(win.strides[i]),
+            i128::from(win.pads[i]),
+            i128::from(win.pads[n + i]),
+        );
+        let size = i128::from(size);
+        if s <= 0 {
+            return false;
+        }
+        let eff = i128::from(win.dilations[i]) * (i128::from(win.kernel[i]) - 1) + 1;
+        let span = size + b + e - eff;
+        if span < 0 {
+            return false;
+        }
+        let mut out = (span + s - 1) / s + 1;
+        if (out - 1) * s >= size + b {
+            out -= 1;
+        }
+        let end = ((out - 1) * s + eff - size - b).max(0);
+        let Ok(end) = i64::try_from(end) else {
+            return false;
+        };
+        if include_pad && i128::from(end) > e {
+            return false;
+        }
+        ends.push(end);
+    }
+    win.pads[n..].copy_from_slice(&ends);
+    true
 }
 
 pub(crate) fn global_pool(imp: &mut Importer, node: &Node) -> Result<Val> {

@@ -12,7 +12,7 @@ use vm::Tensor;
 
 use super::{attrs, dtype_of, ints, norm_axis, rank, shape_expr, shape_of};
 use crate::error::{Error, Result};
-use crate::importer::{FOLD_LIMIT, Importer, Val, constant, int_tensor};
+use crate::importer::{FOLD_LIMIT, Importer, Val, constant, int_tensor, scalar};
 use crate::node::{Node, or_str};
 use crate::tensor::{tir_dtype, to_tensor};
 
@@ -488,7 +488,7 @@ fn reshaped_static(
         "Unsqueeze" => unsqueeze_shape(node, &dims)?,
         "Squeeze" => squeeze_shape(node, &dims)?,
         "Flatten" => {
-            let axis = norm_axis(node, node.attr_i("axis", 1)?, s.len() + 1)?;
+            let axis = flatten_axis(node, s.len())?;
             vec![product(&dims[..axis]), product(&dims[axis..])]
         }
         _ => {
@@ -709,9 +709,20 @@ pub(crate) fn reshape(imp: &mut Importer, node: &Node) -> Result<Val> {
 
 pub(crate) fn flatten(imp: &mut Importer, node: &Node) -> Result<Val> {
     let x = node.input(0)?;
-    let r = rank(node, x)?;
-    let axis = norm_axis(node, node.attr_i("axis", 1)?, r + 1)?;
+    let axis = flatten_axis(node, rank(node, x)?)?;
     super::nn::flatten2d(imp, node, x, axis)
+}
+
+/// Flatten's `axis` for an input of rank `r`: in `[-r, r]`, a negative one counting from the
+/// end of the input's axes (`-1` keeps the last axis apart), not from the end of `r + 1`
+/// positions.
+fn flatten_axis(node: &Node, r: usize) -> Result<usize> {
+    let axis = node.attr_i("axis", 1)?;
+    let n = r as i64;
+    if axis < -n || axis > n {
+        return Err(node.invalid(format!("axis {axis} is out of range for rank {r}")));
+    }
+    Ok(if axis < 0 { axis + n } else { axis } as usize)
 }
 
 pub(crate) fn transpose(imp: &mut Importer, node: &Node) -> Result<Val> {
@@ -804,6 +815,10 @@ pub(crate) fn split(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
     if sizes.iter().map(|&s| i128::from(s)).sum::<i128>() != i128::from(dim) {
         return Err(node.invalid(format!("split sizes {sizes:?} do not add up to {dim}")));
     }
+    if sizes.len() == 1 {
+        // One part is the whole input (Relax's split into one part is not a tuple).
+        return Ok(vec![x.clone()]);
+    }
     let mut indices = Vec::new();
     let mut acc = 0;
     for s in &sizes[..sizes.len() - 1] {
@@ -871,6 +886,11 @@ fn slice_params(node: &Node, dims: &[i64]) -> Result<Option<Vec<SliceAxis>>> {
             (0, 0)
         } else if st > 0 {
             (norm(starts[i]).clamp(0, d), norm(ends[i]).clamp(0, d))
+        } else if ends[i] == i64::from(i32::MAX) || ends[i] == i64::MAX {
+            // The largest int32 or int64 end means "to the end" whichever the direction (as
+            // Python's omitted end, and as onnxruntime reads it): for a backward slice, down
+            // to index 0 inclusive rather than clamped to the last index.
+            (norm(starts[i]).clamp(0, d - 1), -1)
         } else {
             (
                 norm(starts[i]).clamp(0, d - 1),
@@ -938,8 +958,9 @@ pub(crate) fn gather(imp: &mut Importer, node: &Node) -> Result<Val> {
     let axis = norm_axis(node, node.attr_i("axis", 0)?, r)?;
     let ind = node.input(1)?;
     let dim = shape_of(node, x)?[axis].as_int();
-    // Known indices are normalized here; others wrap at run time (ONNX allows negative
-    // indices).
+    // Known indices are normalized here; others count from the end at run time when negative
+    // (ONNX allows negative indices), and any still outside the axis is a run-time error, as
+    // in onnxruntime. On an axis of unknown extent they wrap instead.
     let (ind, mode) = match (ind.ints(), dim, &ind.data) {
         (Some(v), Some(d), Some(t)) => {
             let v: Vec<i64> = v.iter().map(|&i| if i < 0 { i + d } else { i }).collect();
@@ -948,6 +969,7 @@ pub(crate) fn gather(imp: &mut Importer, node: &Node) -> Result<Val> {
             }
             (int_tensor(t.shape(), &v)?, "fast")
         }
+        (_, Some(d), _) => (from_end(imp, node, ind, d)?, "fast"),
         _ => (ind.clone(), "wrap"),
     };
     imp.op(
@@ -963,11 +985,27 @@ pub(crate) fn gather(imp: &mut Importer, node: &Node) -> Result<Val> {
 pub(crate) fn gather_elements(imp: &mut Importer, node: &Node) -> Result<Val> {
     let x = node.input(0)?;
     let axis = norm_axis(node, node.attr_i("axis", 0)?, rank(node, x)?)?;
+    let ind = node.input(1)?;
+    // Relax's gather_elements takes indices in `[0, extent)`; ONNX's count from the end when
+    // negative. On an axis of unknown extent a negative index is a run-time error.
+    let ind = match shape_of(node, x)?[axis].as_int() {
+        Some(d) => from_end(imp, node, ind, d)?,
+        None => ind.clone(),
+    };
     imp.op(
         "relax.gather_elements",
-        vec![x.expr.clone(), node.input(1)?.expr.clone()],
+        vec![x.expr.clone(), ind.expr.clone()],
         attrs(&[("axis", AttrValue::Int(axis as i64))]),
     )
+}
+
+/// `where(i < 0, i + d, i)`: ONNX's negative indices into an axis of `d` elements counted
+/// from its end. An index still outside `[0, d)` stays outside, for the gather to reject.
+fn from_end(imp: &mut Importer, node: &Node, ind: &Val, d: i64) -> Result<Val> {
+    let dt = dtype_of(node, ind)?;
+    let neg = imp.op0("relax.less", &[ind, &scalar(0.0, dt)?])?;
+    let shifted = imp.op0("relax.add", &[ind, &scalar(d as f64, dt)?])?;
+    imp.op0("relax.where", &[&neg, &shifted, ind])
 }
 
 pub(crate) fn expand(imp: &mut Importer, node: &Node) -> Result<Val> {

@@ -509,17 +509,21 @@ fn adaptive_avg_pool(c: &OpCall, k: usize) -> Result<Lowered> {
         ins.push(n);
         outs.push(m);
     }
-    // Largest window per dimension.
+    // Largest window per dimension: measured over the outputs when they are few; past that,
+    // the bound ceil(n / m) + 1 (windows outside it are masked below), so that an
+    // `output_size` from the text cannot make this loop run for ever.
     let win: Vec<i64> = (0..k)
         .map(|d| {
-            (0..outs[d])
-                .map(|o| {
-                    let s = o * ins[d] / outs[d];
-                    let e = ((o + 1) * ins[d] + outs[d] - 1) / outs[d];
-                    e - s
-                })
-                .max()
-                .unwrap_or(1)
+            let (n, m) = (i128::from(ins[d]), i128::from(outs[d]));
+            let w = if m <= 1 << 16 {
+                (0..m)
+                    .map(|o| (((o + 1) * n + m - 1) / m) - o * n / m)
+                    .max()
+                    .unwrap_or(1)
+            } else {
+                n.min((n + m - 1) / m + 1)
+            };
+            i64::try_from(w).unwrap_or(i64::MAX)
         })
         .collect();
     let start = |o: &PrimExpr, d: usize| {
@@ -882,11 +886,14 @@ fn nll_loss(c: &OpCall) -> Result<Lowered> {
             idx
         }
     };
+    // An ignored target is usually no class at all (PyTorch's -100): the prediction and the
+    // weight are read only for the others, so `if_then_else` (one branch evaluated), not
+    // `Select` (both), whose read at the ignored index would be out of bounds.
     let mut te = Te::new();
     let loss = te.compute("nll_loss", "ax", &tshape, |i| {
         let tv = te::load(&t.buf, i.to_vec());
         let cls = te::cast(tir::DataType::INT64, tv.clone());
-        te::select(
+        te::if_then_else(
             te::cmp(CmpOp::Ne, tv, PrimExpr::int(tdt, ignore)),
             te::mul(
                 te::sub(te::zero(dt), te::load(&p.buf, pred_index(i, cls.clone()))),
@@ -914,7 +921,7 @@ fn nll_loss(c: &OpCall) -> Result<Lowered> {
         let wsum = te.reduce("nll_loss_red", &[], &raxes, Combiner::Sum, None, |_, r| {
             let tv = te::load(&t.buf, r.to_vec());
             let cls = te::cast(tir::DataType::INT64, tv.clone());
-            te::select(
+            te::if_then_else(
                 te::cmp(CmpOp::Ne, tv, PrimExpr::int(tdt, ignore)),
                 weight(&cls),
                 te::zero(dt),

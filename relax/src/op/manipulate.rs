@@ -62,8 +62,37 @@ pub(super) fn infer_reshape(call: &Call, args: &[StructInfo]) -> Result<StructIn
                     "cannot infer -1 in a shape with a zero dimension",
                 ));
             }
+            if let (Some(t), Some(k)) = (const_value(&total), const_value(&known))
+                && t % k != 0
+            {
+                return Err(err(
+                    call,
+                    format!(
+                        "cannot reshape {} ({t} elements) into {}: {t} is not a multiple of {k}",
+                        shape_str(xs),
+                        shape_str(&values)
+                    ),
+                ));
+            }
             values[h] = floordiv(&total, &known);
         } else {
+            // Counted without wrapping: a product that overflows i64 is no element count.
+            let exact = |dims: &[PrimExpr]| {
+                dims.iter()
+                    .try_fold(1i64, |acc, d| acc.checked_mul(const_value(d)?))
+            };
+            if let (Some(a), None) = (exact(xs), exact(&values))
+                && values.iter().all(|d| const_value(d).is_some())
+            {
+                return Err(err(
+                    call,
+                    format!(
+                        "cannot reshape {} ({a} elements) into {}: more elements than an i64 counts",
+                        shape_str(xs),
+                        shape_str(&values)
+                    ),
+                ));
+            }
             let new_total = product(&values);
             if let (Some(a), Some(b)) = (const_value(&total), const_value(&new_total))
                 && a != b
@@ -428,6 +457,24 @@ pub(super) fn infer_split(call: &Call, args: &[StructInfo]) -> Result<StructInfo
             if n == 1 {
                 return Ok(x.to_struct_info());
             }
+            // One struct info per section is built below: a count from the text must not be
+            // able to ask for more memory than the parts could ever be worth.
+            if n > MAX_SECTIONS {
+                return Err(err(
+                    call,
+                    format!("{n} sections: at most {MAX_SECTIONS} are supported"),
+                ));
+            }
+            if let (Some(s), Some(a)) = (&x.shape, axis)
+                && let Some(len) = const_value(&s[a])
+                && len > 0
+                && n > len
+            {
+                return Err(err(
+                    call,
+                    format!("an axis of {len} elements cannot be split into {n} sections"),
+                ));
+            }
             let (Some(s), Some(a)) = (&x.shape, axis) else {
                 return Ok(StructInfo::Tuple(vec![
                     x.with_ndim(x.ndim, x.dtype);
@@ -451,6 +498,9 @@ pub(super) fn infer_split(call: &Call, args: &[StructInfo]) -> Result<StructInfo
         }
     }
 }
+
+/// The most sections `R.split` takes by count (each is a tensor of the result tuple).
+const MAX_SECTIONS: i64 = 1 << 16;
 
 /// `R.broadcast_to(x, shape)`: every input dimension is 1 or the target's.
 pub(super) fn infer_broadcast_to(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {

@@ -377,7 +377,9 @@ pub(super) fn infer_conv(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
         let pad = dim(padding[i] + padding[i + s.k]);
         let eff = mul(&dim(dilation[i]), &sub(kernel, &dim(1)));
         let numerator = sub(&sub(&add(input, &pad), &eff), &dim(1));
-        spatial.push(add(&floordiv(&numerator, &dim(strides[i])), &dim(1)));
+        let extent = add(&floordiv(&numerator, &dim(strides[i])), &dim(1));
+        check_window_fits(call, i, &extent)?;
+        spatial.push(extent);
     }
     let out = arrange(
         call,
@@ -387,6 +389,21 @@ pub(super) fn infer_conv(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
         spatial,
     )?;
     Ok(s.x.with_shape(out, s.out_dtype))
+}
+
+/// An output extent along spatial axis `i` that is a negative constant means the window
+/// is larger than the (padded) data: an error naming the axis rather than a tensor of
+/// negative shape at run time.
+fn check_window_fits(call: &Call, i: usize, extent: &PrimExpr) -> Result<()> {
+    match const_value(extent) {
+        Some(v) if v < 0 => Err(err(
+            call,
+            format!(
+                "the output would have {v} elements along spatial axis {i}: the window is larger than the padded data"
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// `R.nn.conv1d_transpose/conv2d_transpose`: `out = (in - 1) * stride - pad_before -
@@ -432,6 +449,7 @@ pub(super) fn infer_conv_transpose(call: &Call, args: &[StructInfo]) -> Result<S
             &add(&add(&sub(&grown, &pad), &eff), &dim(output_padding[i])),
             &dim(1),
         );
+        check_window_fits(call, i, &v)?;
         spatial.push(v);
     }
     let out = arrange(call, &s.out_layout, xs[dl.batch].clone(), out_c, spatial)?;
@@ -476,8 +494,11 @@ pub(super) fn infer_pool(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
     let ceil_mode = attr_bool(call, "ceil_mode")?;
     let mut spatial = Vec::with_capacity(k);
     for i in 0..k {
-        if strides[i] <= 0 || dilation[i] <= 0 {
-            return Err(err(call, "strides and dilation must be positive"));
+        if strides[i] <= 0 || dilation[i] <= 0 || pool[i] <= 0 {
+            return Err(err(
+                call,
+                "pool_size, strides and dilation must be positive",
+            ));
         }
         let input = &xs[dl.spatial[i]];
         let pad = dim(padding[i] + padding[i + k]);
@@ -485,7 +506,9 @@ pub(super) fn infer_pool(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
         if ceil_mode {
             numerator = add(&numerator, &dim(strides[i] - 1));
         }
-        spatial.push(add(&floordiv(&numerator, &dim(strides[i])), &dim(1)));
+        let extent = add(&floordiv(&numerator, &dim(strides[i])), &dim(1));
+        check_window_fits(call, i, &extent)?;
+        spatial.push(extent);
     }
     let out = arrange(
         call,

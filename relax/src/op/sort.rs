@@ -7,6 +7,7 @@ use crate::ir::{Call, StructInfo};
 use crate::op::common::{
     attr_int, attr_opt_dtype, attr_str, check_arity, dim, err, normalize_axis, tensor_arg,
 };
+use crate::struct_info_ops::const_value;
 
 /// `R.sort(x, axis, descending)`: the input's struct info.
 pub(super) fn infer_sort(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
@@ -41,6 +42,14 @@ pub(super) fn infer_topk(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
             let a = normalize_axis(call, attr_int(call, "axis")?, n)?;
             let mut out = s.clone();
             if k >= 1 {
+                if let Some(d) = const_value(&s[a])
+                    && k > d
+                {
+                    return Err(err(
+                        call,
+                        format!("k = {k} is larger than axis {a}, which has {d} elements"),
+                    ));
+                }
                 out[a] = dim(k);
             }
             Some(out)

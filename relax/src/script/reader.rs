@@ -216,6 +216,10 @@ fn embedded_metadata(call: &ast::Expr) -> PResult<HashMap<String, Vec<vm::Tensor
     if keys.len() != values.len() {
         return bad("the root map's keys and values differ in number".into());
     }
+    // Each tensor of `b64ndarrays` is decoded once, however many constants name it: the
+    // constants share it, so that a table naming one large tensor many times costs its
+    // references, not a copy each.
+    let mut decoded: HashMap<usize, vm::Tensor> = HashMap::new();
     let mut tables = HashMap::new();
     for (key, &array) in keys.iter().zip(&values) {
         let Some(items) = node(array).and_then(indices) else {
@@ -234,21 +238,30 @@ fn embedded_metadata(call: &ast::Expr) -> PResult<HashMap<String, Vec<vm::Tensor
                         .unwrap_or("node without type")
                 ));
             }
-            let data = n
+            let index = n
                 .get("attrs")
                 .and_then(|a| a.get("data"))
                 .and_then(|d| d.as_str())
-                .and_then(|d| d.parse::<usize>().ok())
+                .and_then(|d| d.parse::<usize>().ok());
+            let data = index
                 .and_then(|d| arrays?.get(d))
-                .and_then(|b| b.as_str());
-            let Some(data) = data else {
+                .and_then(|b| b.as_str())
+                .zip(index);
+            let Some((data, index)) = data else {
                 return bad(format!("`{key}`[{i}] names no tensor of `b64ndarrays`"));
             };
+            if let Some(t) = decoded.get(&index) {
+                table.push(t.clone());
+                continue;
+            }
             let Some(bytes) = base64_decode(data) else {
                 return bad(format!("`{key}`[{i}]: the tensor is not base64"));
             };
             match vm::Tensor::load_tvm_bytes(&bytes) {
-                Ok(t) => table.push(t),
+                Ok(t) => {
+                    decoded.insert(index, t.clone());
+                    table.push(t);
+                }
                 Err(e) => return bad(format!("`{key}`[{i}]: {e}")),
             }
         }

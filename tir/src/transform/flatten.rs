@@ -11,8 +11,9 @@
 use std::collections::HashMap;
 
 use crate::ir::{
-    BinaryOp, Buffer, BufferNode, DataType, ExprKind, PrimExpr, Stmt, StmtKind, VarId,
+    BinaryOp, Buffer, BufferNode, CmpOp, DataType, ExprKind, PrimExpr, Stmt, StmtKind, VarId,
 };
+use crate::transform::has_load;
 use crate::transform::mutator::{Mutator, substitute, walk_stmt};
 
 /// `e` as an `int64` expression (constants re-typed, other types cast).
@@ -136,11 +137,45 @@ impl<'a> Flatten<'a> {
 
 impl Mutator for Flatten<'_> {
     fn access(&mut self, buffer: &Buffer, indices: Vec<PrimExpr>) -> (Buffer, Vec<PrimExpr>) {
+        let bound = self.bound;
         let view = self.view(buffer);
         let mut index = view.elem_offset.clone();
         for (i, s) in indices.iter().zip(&view.strides) {
             // A vector index (a `Ramp`) keeps its lanes: scale the stride, not the lanes.
             index = add(index, mul(to_i64(i), s.clone()));
+        }
+        // An index read from memory (a gather's, a scatter's) may lie outside its dimension
+        // while the flat index stays inside the buffer: `x[0, 4]` of a 3×4 `x` is `x[1, 0]`.
+        // Such an index is checked against its dimension here; out of range, the flat index
+        // becomes one outside the buffer (the index itself if negative, else past the end by
+        // as much as it is past its dimension), which code generation's bounds check rejects.
+        if indices.len() > 1 {
+            let extent = view.flat.shape[0].clone();
+            for (d, i) in indices.iter().enumerate().rev() {
+                if !has_load(i) || i.dtype().lanes != 1 {
+                    continue;
+                }
+                let n = substitute(&to_i64(&buffer.shape[d]), bound);
+                let i = to_i64(i);
+                let inside = PrimExpr::new(ExprKind::And(
+                    PrimExpr::cmp(CmpOp::Ge, i.clone(), PrimExpr::i64(0)),
+                    PrimExpr::cmp(CmpOp::Lt, i.clone(), n.clone()),
+                ));
+                let past_end = add(
+                    extent.clone(),
+                    PrimExpr::binary(BinaryOp::Sub, i.clone(), n),
+                );
+                let outside = PrimExpr::new(ExprKind::Select {
+                    cond: PrimExpr::cmp(CmpOp::Lt, i.clone(), PrimExpr::i64(0)),
+                    true_value: i,
+                    false_value: past_end,
+                });
+                index = PrimExpr::new(ExprKind::Select {
+                    cond: inside,
+                    true_value: index,
+                    false_value: outside,
+                });
+            }
         }
         (view.flat.clone(), vec![index])
     }
