@@ -388,21 +388,11 @@ impl ModuleReader<'_> {
                     );
                 }
                 S::Expr(e) if e.call_name().as_deref() == Some("I.module_attrs") => {
-                    let ast::ExprKind::Call { args, .. } = &e.kind else {
-                        return err(e.span, "expected `I.module_attrs({...})`");
-                    };
-                    let [dict] = args.as_slice() else {
-                        return err(e.span, "`I.module_attrs` takes one dict");
-                    };
+                    let dict = one_dict_arg(e, "I.module_attrs")?;
                     module.attrs = FnReader::new(self).attr_dict(dict)?;
                 }
                 S::Expr(e) if e.call_name().as_deref() == Some("I.module_global_infos") => {
-                    let ast::ExprKind::Call { args, .. } = &e.kind else {
-                        return err(e.span, "expected `I.module_global_infos({...})`");
-                    };
-                    let [dict] = args.as_slice() else {
-                        return err(e.span, "`I.module_global_infos` takes one dict");
-                    };
+                    let dict = one_dict_arg(e, "I.module_global_infos")?;
                     module.global_infos = FnReader::new(self).global_infos(dict)?;
                 }
                 S::Pass => {}
@@ -469,6 +459,17 @@ struct FnReader<'m, 'a> {
     /// it (`lv`, `lv1`, ... in dataflow blocks, `gv`, `gv1`, ... elsewhere), also those the
     /// user names afterwards: normalized text then names its new bindings as TVM does.
     supply: Vec<HashMap<&'static str, usize>>,
+}
+
+/// The one argument of a module-level call `name({...})` (`I.module_attrs`).
+fn one_dict_arg<'e>(e: &'e ast::Expr, name: &str) -> PResult<&'e ast::Expr> {
+    let ast::ExprKind::Call { args, .. } = &e.kind else {
+        return err(e.span, format!("expected `{name}({{...}})`"));
+    };
+    let [dict] = args.as_slice() else {
+        return err(e.span, format!("`{name}` takes one dict"));
+    };
+    Ok(dict)
 }
 
 /// The name of a call (`R.add`) and its parts, if `e` is a call of a dotted name.
