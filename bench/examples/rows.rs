@@ -7,7 +7,8 @@
 //!
 //! Rows are `workloads::ROWS` (the ONNX AlexNet included); `resnet50` runs only when named; `ROWS_TOP=N` prints N callees of
 //! each profile (8 by default); `--sequence` prints every callee call of one model call in
-//! order, the fastest of the N calls, with its tensor arguments' shapes.
+//! order, the fastest and the median of the N calls, with its tensor arguments' shapes
+//! (`bench/ort_profile.py` prints onnxruntime's per-node medians for the same model).
 
 use relaxjit::Config;
 use relaxjit_bench::workloads;
@@ -81,15 +82,16 @@ fn main() -> anyhow::Result<()> {
                 compile.as_secs_f64() * 1e3
             );
             if flag("--sequence") {
-                for (i, (name, shapes, t)) in workloads::profile_sequence(&compiled, w, n)?
-                    .iter()
-                    .enumerate()
-                {
-                    println!(
-                        "    {i:4} {:9.1}us  {name} {shapes:?}",
-                        t.as_secs_f64() * 1e6
-                    );
+                let calls = workloads::profile_sequence(&compiled, w, n)?;
+                let us = |t: &std::time::Duration| t.as_secs_f64() * 1e6;
+                let (mut min_sum, mut median_sum) = (0.0, 0.0);
+                println!("    call       min    median  callee [tensor shapes]");
+                for (i, (name, shapes, times)) in calls.iter().enumerate() {
+                    let (min, median) = (us(&times[0]), us(&times[times.len() / 2]));
+                    (min_sum, median_sum) = (min_sum + min, median_sum + median);
+                    println!("    {i:4} {min:7.1}us {median:7.1}us  {name} {shapes:?}");
                 }
+                println!("    sum  {min_sum:7.0}us {median_sum:7.0}us");
             }
             if flag("--profile") {
                 let prof = workloads::profile(&compiled, w, n)?;

@@ -473,12 +473,14 @@ pub fn profile(
 }
 
 /// A callee called at one position of a model call: its name, its tensor arguments' shapes,
-/// and its time.
-pub type CalleeCall = (String, Vec<Vec<i64>>, std::time::Duration);
+/// and its times over the calls (sorted).
+pub type CalleeCall = (String, Vec<Vec<i64>>, Vec<std::time::Duration>);
 
-/// The time of each callee call by its position in one call of `w` (the fastest of `calls`
-/// calls of `w`, so that another process's noise mostly drops out), with the shapes of its
-/// tensor arguments: to compare a layer inside the model with the same layer alone.
+/// The times of each callee call by its position in one call of `w`, over `calls` calls of
+/// `w` (sorted: the fastest, which another process's noise mostly leaves alone, first; the
+/// median compares with onnxruntime's per-node medians, `bench/ort_profile.py`), with the
+/// shapes of its tensor arguments: to compare a layer inside the model with the same layer
+/// alone, or with the same node in onnxruntime.
 pub fn profile_sequence(
     compiled: &relaxjit::CompiledModule,
     w: &Workload,
@@ -506,7 +508,7 @@ pub fn profile_sequence(
         let i = st.1;
         st.1 += 1;
         if i < st.2.len() {
-            st.2[i].2 = st.2[i].2.min(e);
+            st.2[i].2.push(e);
         } else {
             let name = args.get(1).and_then(|v| v.as_str().ok()).unwrap_or("?");
             let shapes = args[4.min(args.len())..]
@@ -514,7 +516,7 @@ pub fn profile_sequence(
                 .filter_map(|v| v.as_tensor().ok())
                 .map(|t| t.shape().to_vec())
                 .collect();
-            st.2.push((name.to_string(), shapes, e));
+            st.2.push((name.to_string(), shapes, vec![e]));
         }
         Ok(Value::Int(0))
     })));
@@ -522,8 +524,11 @@ pub fn profile_sequence(
         state.lock().unwrap_or_else(|e| e.into_inner()).1 = 0;
         compiled.invoke(&vm, &w.func, &w.args)?;
     }
-    let st = state.lock().unwrap_or_else(|e| e.into_inner());
-    Ok(st.2.clone())
+    let mut rows = state.lock().unwrap_or_else(|e| e.into_inner()).2.clone();
+    for row in &mut rows {
+        row.2.sort();
+    }
+    Ok(rows)
 }
 
 /// The benchmark models copied into the repository (`tests/models`, see its README).
