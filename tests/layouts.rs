@@ -6,7 +6,9 @@
 //! kernels; the results must agree within 1e-4. Convolutions and pools also match a naive
 //! evaluation written here from the layout letters alone, so that the reference module is
 //! checked too. With the library on, a conv2d in any layout must run on the library's kernel.
-//! A constant weight in HWIO must reach the convolution as an OIHW constant.
+//! A constant weight in HWIO must reach the convolution as an OIHW constant. Layouts with
+//! split axes (`NCHW16c`, `OIHW8i8o`) run against the same computation with explicit
+//! permutations and reshapes around it.
 
 use std::collections::HashMap;
 
@@ -382,6 +384,92 @@ fn cases() -> Vec<Case> {
             ]),
             naive: None,
         },
+        Case {
+            name: "max_pool2d NCHW16c, stride 2, padding 1",
+            params: vec![("x", vec![1, 2, 9, 9, 16])],
+            out: vec![1, 2, 5, 5, 16],
+            body: lines(&[
+                "y = R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], layout=\"NCHW16c\", out_layout=\"NCHW16c\")",
+            ]),
+            reference: lines(&[
+                "xp = R.permute_dims(x, axes=[0, 1, 4, 2, 3])",
+                "xt = R.reshape(xp, R.shape([1, 32, 9, 9]))",
+                "p = R.nn.max_pool2d(xt, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])",
+                "ps = R.reshape(p, R.shape([1, 2, 16, 5, 5]))",
+                "y = R.permute_dims(ps, axes=[0, 1, 3, 4, 2])",
+            ]),
+            naive: None,
+        },
+        Case {
+            name: "avg_pool2d NCHW4c, padding excluded",
+            params: vec![("x", vec![2, 3, 6, 7, 4])],
+            out: vec![2, 3, 6, 7, 4],
+            body: lines(&[
+                "y = R.nn.avg_pool2d(x, pool_size=[3, 3], padding=[1, 1, 1, 1], layout=\"NCHW4c\")",
+            ]),
+            reference: lines(&[
+                "xp = R.permute_dims(x, axes=[0, 1, 4, 2, 3])",
+                "xt = R.reshape(xp, R.shape([2, 12, 6, 7]))",
+                "p = R.nn.avg_pool2d(xt, pool_size=[3, 3], padding=[1, 1, 1, 1])",
+                "ps = R.reshape(p, R.shape([2, 3, 4, 6, 7]))",
+                "y = R.permute_dims(ps, axes=[0, 1, 3, 4, 2])",
+            ]),
+            naive: None,
+        },
+        Case {
+            name: "adaptive_avg_pool2d NCHW16c to NCHW",
+            params: vec![("x", vec![1, 2, 7, 7, 16])],
+            out: vec![1, 32, 1, 1],
+            body: lines(&[
+                "y = R.nn.adaptive_avg_pool2d(x, output_size=[1, 1], layout=\"NCHW16c\", out_layout=\"NCHW\")",
+            ]),
+            reference: lines(&[
+                "xp = R.permute_dims(x, axes=[0, 1, 4, 2, 3])",
+                "xt = R.reshape(xp, R.shape([1, 32, 7, 7]))",
+                "y = R.nn.adaptive_avg_pool2d(xt, output_size=[1, 1])",
+            ]),
+            naive: None,
+        },
+        Case {
+            name: "conv2d NCHW8c/OIHW8i8o, padding 1, bias and relu",
+            params: vec![
+                ("x", vec![1, 2, 7, 7, 8]),
+                ("w", vec![3, 2, 3, 3, 8, 8]),
+                ("b", vec![1, 3, 1, 1, 8]),
+            ],
+            out: vec![1, 3, 7, 7, 8],
+            body: lines(&[
+                "c = R.nn.conv2d(x, w, padding=[1, 1, 1, 1], data_layout=\"NCHW8c\", kernel_layout=\"OIHW8i8o\", out_layout=\"NCHW8c\")",
+                "a = R.add(c, b)",
+                "y = R.nn.relu(a)",
+            ]),
+            reference: lines(&[
+                "xp = R.permute_dims(x, axes=[0, 1, 4, 2, 3])",
+                "xt = R.reshape(xp, R.shape([1, 16, 7, 7]))",
+                "wp = R.permute_dims(w, axes=[0, 5, 1, 4, 2, 3])",
+                "wt = R.reshape(wp, R.shape([24, 16, 3, 3]))",
+                "c = R.nn.conv2d(xt, wt, padding=[1, 1, 1, 1])",
+                "cs = R.reshape(c, R.shape([1, 3, 8, 7, 7]))",
+                "ct = R.permute_dims(cs, axes=[0, 1, 3, 4, 2])",
+                "a = R.add(ct, b)",
+                "y = R.nn.relu(a)",
+            ]),
+            naive: None,
+        },
+        Case {
+            name: "conv2d NHWC4c data to NCHW, OIHW kernel",
+            params: vec![("x", vec![1, 5, 6, 2, 4]), ("w", vec![6, 8, 1, 1])],
+            out: vec![1, 6, 5, 6],
+            body: lines(&[
+                "y = R.nn.conv2d(x, w, data_layout=\"NHWC4c\", kernel_layout=\"OIHW\", out_layout=\"NCHW\")",
+            ]),
+            reference: lines(&[
+                "xp = R.permute_dims(x, axes=[0, 3, 4, 1, 2])",
+                "xt = R.reshape(xp, R.shape([1, 8, 5, 6]))",
+                "y = R.nn.conv2d(xt, w)",
+            ]),
+            naive: None,
+        },
     ]
 }
 
@@ -693,27 +781,31 @@ fn a_constant_weight_is_permuted_at_compile_time() {
     }
 }
 
-/// Layouts with split axes are not permutations: ConvertLayout leaves them, and compiling
-/// fails with an error naming them, never a panic or a wrong result.
+/// Layouts with split axes on tensors of unknown shape cannot be reshaped into the canonical
+/// layouts: ConvertLayout leaves them, and compiling fails with an error naming them, never a
+/// panic or a wrong result.
 #[test]
-fn split_layouts_are_rejected_by_name() {
+fn split_layouts_of_unknown_shape_are_rejected_by_name() {
     let cases = [
         (
             "y = R.nn.conv2d(x, w, data_layout=\"NCHW\", kernel_layout=\"OIHW4o\", out_layout=\"NCHW\")",
+            [4, 5, 4],
             "NCHW/OIHW4o/NCHW",
         ),
         (
             "y = R.nn.max_pool2d(x, pool_size=[2, 2], layout=\"NCHW4c\")",
+            [5, 4, 5],
             "NCHW4c/NCHW4c",
         ),
         (
             "y = R.nn.adaptive_avg_pool2d(x, output_size=[1, 1], layout=\"NHWC\", out_layout=\"NCHW4c\")",
+            [4, 4, 5],
             "NHWC/NCHW4c",
         ),
     ];
-    for (line, named) in cases {
+    for (line, [x, w, y], named) in cases {
         let src = format!(
-            "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor(dtype=\"float32\", ndim=4), w: R.Tensor(dtype=\"float32\", ndim=4)) -> R.Tensor(dtype=\"float32\", ndim=4):\n        with R.dataflow():\n            {line}\n            R.output(y)\n        return y\n"
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor(dtype=\"float32\", ndim={x}), w: R.Tensor(dtype=\"float32\", ndim={w})) -> R.Tensor(dtype=\"float32\", ndim={y}):\n        with R.dataflow():\n            {line}\n            R.output(y)\n        return y\n"
         );
         let engine = Engine::new(Config::default()).expect("an engine");
         let Err(e) = engine.compile_str(&src) else {
@@ -721,7 +813,7 @@ fn split_layouts_are_rejected_by_name() {
         };
         let e = e.to_string();
         assert!(
-            e.contains(named) && e.contains("split axes are not supported"),
+            e.contains(named) && e.contains("split axes on tensors of known shape"),
             "`{line}`: {e}"
         );
     }

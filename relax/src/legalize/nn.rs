@@ -428,7 +428,7 @@ fn layouts_ok(c: &OpCall, data: &str, kernel: &str) -> Result<()> {
         // ConvertLayout has turned permutations of these letters into them; what is left has
         // split axes (`NCHW16c`, `OIHW16o16i`).
         return unsupported(format!(
-            "layouts {d}/{k}/{o} (only {data}/{kernel} and permutations of their letters; split axes are not supported)"
+            "layouts {d}/{k}/{o} (only {data}/{kernel}, permutations of their letters, and split axes on tensors of known shape)"
         ));
     }
     Ok(())
@@ -779,7 +779,7 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
     let out_layout = c.attr_str("out_layout").unwrap_or(layout);
     if layout != want || out_layout != want {
         return unsupported(format!(
-            "pool layouts {layout}/{out_layout} (only {want} and permutations of its letters; split axes are not supported)"
+            "pool layouts {layout}/{out_layout} (only {want}, permutations of its letters, and split axes on tensors of known shape)"
         ));
     }
     let x = c.tensor(0)?;

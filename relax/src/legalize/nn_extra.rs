@@ -488,7 +488,7 @@ fn adaptive_avg_pool(c: &OpCall, k: usize) -> Result<Lowered> {
     let out_layout = c.attr_str("out_layout").unwrap_or(layout);
     if layout != want || out_layout != want {
         return unsupported(format!(
-            "pool layouts {layout}/{out_layout} (only {want} and permutations of its letters; split axes are not supported)"
+            "pool layouts {layout}/{out_layout} (only {want}, permutations of its letters, and split axes on tensors of known shape)"
         ));
     }
     let x = c.tensor(0)?;

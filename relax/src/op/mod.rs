@@ -37,6 +37,7 @@ pub(crate) mod common;
 mod create;
 pub(crate) mod image;
 mod index;
+pub(crate) mod layout;
 mod linalg;
 mod manipulate;
 mod nn;

@@ -11,6 +11,7 @@ use crate::op::common::{
     attr_opt_int_list, attr_str, check_arity, dim, err, floordiv, mul, normalize_axes,
     normalize_axis, product, shape_str, sub, tensor_arg,
 };
+use crate::op::layout::{self, Layout, spatial_rank};
 use crate::struct_info_ops::const_value;
 
 fn require_float(call: &Call, x: &TensorInfo) -> Result<()> {
@@ -207,32 +208,27 @@ pub(super) fn canon_axes(_args: &mut Vec<Expr>, attrs: &mut Attrs) -> Result<()>
     Ok(())
 }
 
-/// The positions of batch, channel and spatial dimensions in a layout such as `NCHW`,
-/// `NHWC`, `OIHW` or `HWIO`; `None` for layouts with split dimensions (`NCHW4c`).
-struct Layout {
-    batch: usize,
-    channel: usize,
-    spatial: Vec<usize>,
+/// The primal extents `[batch, channel, spatial...]` of data of shape `shape` in `layout`
+/// (`NCHW`, `NHWC`, `NCHW16c`, ...), or the kernel's `[O, I, spatial...]` with `first` =
+/// `['O', 'I']`; `None` for a layout that does not parse or has other letters (the inference
+/// then keeps only the rank, and LegalizeOps rejects the layout by name).
+fn primal_shape(
+    layout: &str,
+    first: [char; 2],
+    k: usize,
+    shape: &[PrimExpr],
+) -> Option<Vec<PrimExpr>> {
+    let order = if first == ['N', 'C'] {
+        layout::data_order(k)
+    } else {
+        layout::kernel_order(first, k)
+    };
+    Layout::parse(layout)?.primal(&order, shape)
 }
 
-const SPATIAL: [char; 3] = ['D', 'H', 'W'];
-
-fn parse_layout(layout: &str, batch: char, channel: char, k: usize) -> Option<Layout> {
-    if !layout.chars().all(|c| c.is_ascii_uppercase()) || layout.len() != k + 2 {
-        return None;
-    }
-    let pos = |c: char| layout.find(c);
-    let spatial: Option<Vec<usize>> = SPATIAL[3 - k..].iter().map(|&c| pos(c)).collect();
-    Some(Layout {
-        batch: pos(batch)?,
-        channel: pos(channel)?,
-        spatial: spatial?,
-    })
-}
-
-/// The number of spatial dimensions of a data layout (`NCHW` → 2).
-fn spatial_rank(layout: &str) -> usize {
-    layout.chars().filter(|c| SPATIAL.contains(c)).count()
+/// The rank of tensors in `layout`: its number of axes, or `k + 2` if it does not parse.
+fn layout_rank(layout: &str, k: usize) -> usize {
+    Layout::parse(layout).map_or(k + 2, |l| l.rank())
 }
 
 /// Lays out `[n, c, spatial...]` in `layout`.
@@ -244,15 +240,10 @@ fn arrange(
     spatial: Vec<PrimExpr>,
 ) -> Result<Vec<PrimExpr>> {
     let k = spatial.len();
-    let l = parse_layout(layout, 'N', 'C', k)
-        .ok_or_else(|| err(call, format!("unsupported output layout \"{layout}\"")))?;
-    let mut out = vec![dim(0); k + 2];
-    out[l.batch] = n;
-    out[l.channel] = c;
-    for (i, s) in spatial.into_iter().enumerate() {
-        out[l.spatial[i]] = s;
-    }
-    Ok(out)
+    let primal: Vec<PrimExpr> = [n, c].into_iter().chain(spatial).collect();
+    Layout::parse(layout)
+        .and_then(|l| l.layout_shape(&layout::data_order(k), &primal))
+        .ok_or_else(|| err(call, format!("unsupported output layout \"{layout}\"")))
 }
 
 fn list_of(call: &Call, name: &str, k: usize, allow_double: bool) -> Result<Vec<i64>> {
@@ -296,13 +287,13 @@ fn conv_setup(call: &Call, args: &[StructInfo]) -> Result<ConvSetup> {
         _ => data_layout.clone(),
     };
     let k = spatial_rank(&data_layout);
-    for (t, what) in [(&x, "data"), (&w, "weight")] {
-        if t.ndim >= 0 && t.ndim as usize != k + 2 {
+    for (t, what, layout) in [(&x, "data", &data_layout), (&w, "weight", &kernel_layout)] {
+        let rank = layout_rank(layout, k);
+        if t.ndim >= 0 && t.ndim as usize != rank {
             return Err(err(
                 call,
                 format!(
-                    "{what} must have rank {} for layout \"{data_layout}\", got rank {}",
-                    k + 2,
+                    "{what} must have rank {rank} for layout \"{layout}\", got rank {}",
                     t.ndim
                 ),
             ));
@@ -332,11 +323,13 @@ pub(super) fn infer_conv(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
     let (Some(xs), Some(ws)) = (&s.x.shape, &s.w.shape) else {
         return Ok(s.x.with_ndim(s.k as i64 + 2, s.out_dtype));
     };
-    let (Some(dl), Some(kl)) = (
-        parse_layout(&s.data_layout, 'N', 'C', s.k),
-        parse_layout(&s.kernel_layout, 'O', 'I', s.k),
+    let (Some(xs), Some(ws)) = (
+        primal_shape(&s.data_layout, ['N', 'C'], s.k, xs),
+        primal_shape(&s.kernel_layout, ['O', 'I'], s.k, ws),
     ) else {
-        return Ok(s.x.with_ndim(s.k as i64 + 2, s.out_dtype));
+        return Ok(s
+            .x
+            .with_ndim(layout_rank(&s.out_layout, s.k) as i64, s.out_dtype));
     };
     let strides = list_of(call, "strides", s.k, false)?;
     let padding = list_of(call, "padding", s.k, true)?;
@@ -345,9 +338,9 @@ pub(super) fn infer_conv(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
     if groups <= 0 {
         return Err(err(call, format!("groups must be positive, got {groups}")));
     }
-    let in_c = &xs[dl.channel];
-    let w_in = &ws[kl.channel];
-    let out_c = &ws[kl.batch];
+    let in_c = &xs[1];
+    let w_in = &ws[1];
+    let out_c = &ws[0];
     if let (Some(a), Some(b)) = (const_value(in_c), const_value(w_in))
         && a != b * groups
     {
@@ -372,8 +365,8 @@ pub(super) fn infer_conv(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
         if strides[i] <= 0 || dilation[i] <= 0 {
             return Err(err(call, "strides and dilation must be positive"));
         }
-        let input = &xs[dl.spatial[i]];
-        let kernel = &ws[kl.spatial[i]];
+        let input = &xs[2 + i];
+        let kernel = &ws[2 + i];
         let pad = dim(padding[i] + padding[i + s.k]);
         let eff = mul(&dim(dilation[i]), &sub(kernel, &dim(1)));
         let numerator = sub(&sub(&add(input, &pad), &eff), &dim(1));
@@ -381,13 +374,7 @@ pub(super) fn infer_conv(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
         check_window_fits(call, i, &extent)?;
         spatial.push(extent);
     }
-    let out = arrange(
-        call,
-        &s.out_layout,
-        xs[dl.batch].clone(),
-        out_c.clone(),
-        spatial,
-    )?;
+    let out = arrange(call, &s.out_layout, xs[0].clone(), out_c.clone(), spatial)?;
     Ok(s.x.with_shape(out, s.out_dtype))
 }
 
@@ -413,11 +400,13 @@ pub(super) fn infer_conv_transpose(call: &Call, args: &[StructInfo]) -> Result<S
     let (Some(xs), Some(ws)) = (&s.x.shape, &s.w.shape) else {
         return Ok(s.x.with_ndim(s.k as i64 + 2, s.out_dtype));
     };
-    let (Some(dl), Some(kl)) = (
-        parse_layout(&s.data_layout, 'N', 'C', s.k),
-        parse_layout(&s.kernel_layout, 'O', 'I', s.k),
+    let (Some(xs), Some(ws)) = (
+        primal_shape(&s.data_layout, ['N', 'C'], s.k, xs),
+        primal_shape(&s.kernel_layout, ['O', 'I'], s.k, ws),
     ) else {
-        return Ok(s.x.with_ndim(s.k as i64 + 2, s.out_dtype));
+        return Ok(s
+            .x
+            .with_ndim(layout_rank(&s.out_layout, s.k) as i64, s.out_dtype));
     };
     let strides = list_of(call, "strides", s.k, false)?;
     let padding = list_of(call, "padding", s.k, true)?;
@@ -427,8 +416,8 @@ pub(super) fn infer_conv_transpose(call: &Call, args: &[StructInfo]) -> Result<S
     if groups <= 0 {
         return Err(err(call, format!("groups must be positive, got {groups}")));
     }
-    let in_c = &xs[dl.channel];
-    let w_in = &ws[kl.channel];
+    let in_c = &xs[1];
+    let w_in = &ws[1];
     if let (Some(a), Some(b)) = (const_value(in_c), const_value(w_in))
         && a != b
     {
@@ -437,11 +426,11 @@ pub(super) fn infer_conv_transpose(call: &Call, args: &[StructInfo]) -> Result<S
             format!("the data has {a} channels but the weight expects {b} input channels"),
         ));
     }
-    let out_c = mul(&ws[kl.batch], &dim(groups));
+    let out_c = mul(&ws[0], &dim(groups));
     let mut spatial = Vec::with_capacity(s.k);
     for i in 0..s.k {
-        let input = &xs[dl.spatial[i]];
-        let kernel = &ws[kl.spatial[i]];
+        let input = &xs[2 + i];
+        let kernel = &ws[2 + i];
         let grown = mul(&sub(input, &dim(1)), &dim(strides[i]));
         let pad = dim(padding[i] + padding[i + s.k]);
         let eff = mul(&dim(dilation[i]), &sub(kernel, &dim(1)));
@@ -452,7 +441,7 @@ pub(super) fn infer_conv_transpose(call: &Call, args: &[StructInfo]) -> Result<S
         check_window_fits(call, i, &v)?;
         spatial.push(v);
     }
-    let out = arrange(call, &s.out_layout, xs[dl.batch].clone(), out_c, spatial)?;
+    let out = arrange(call, &s.out_layout, xs[0].clone(), out_c, spatial)?;
     Ok(s.x.with_shape(out, s.out_dtype))
 }
 
@@ -463,12 +452,12 @@ fn pool_layouts(call: &Call, x: &TensorInfo) -> Result<(String, String, usize)> 
         _ => layout.clone(),
     };
     let k = spatial_rank(&layout);
-    if x.ndim >= 0 && x.ndim as usize != k + 2 {
+    let rank = layout_rank(&layout, k);
+    if x.ndim >= 0 && x.ndim as usize != rank {
         return Err(err(
             call,
             format!(
-                "data must have rank {} for layout \"{layout}\", got rank {}",
-                k + 2,
+                "data must have rank {rank} for layout \"{layout}\", got rank {}",
                 x.ndim
             ),
         ));
@@ -481,11 +470,13 @@ pub(super) fn infer_pool(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
     check_arity(call, args, 1, 1)?;
     let x = tensor_arg(call, args, 0)?;
     let (layout, out_layout, k) = pool_layouts(call, &x)?;
-    let Some(xs) = &x.shape else {
-        return Ok(x.with_ndim(k as i64 + 2, x.dtype));
-    };
-    let Some(dl) = parse_layout(&layout, 'N', 'C', k) else {
-        return Ok(x.with_ndim(k as i64 + 2, x.dtype));
+    let out_rank = layout_rank(&out_layout, k) as i64;
+    let Some(xs) = x
+        .shape
+        .as_deref()
+        .and_then(|xs| primal_shape(&layout, ['N', 'C'], k, xs))
+    else {
+        return Ok(x.with_ndim(out_rank, x.dtype));
     };
     let pool = list_of(call, "pool_size", k, false)?;
     let strides = list_of(call, "strides", k, false)?;
@@ -500,7 +491,7 @@ pub(super) fn infer_pool(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
                 "pool_size, strides and dilation must be positive",
             ));
         }
-        let input = &xs[dl.spatial[i]];
+        let input = &xs[2 + i];
         let pad = dim(padding[i] + padding[i + k]);
         let mut numerator = sub(&add(input, &pad), &dim(dilation[i] * (pool[i] - 1) + 1));
         if ceil_mode {
@@ -510,13 +501,7 @@ pub(super) fn infer_pool(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
         check_window_fits(call, i, &extent)?;
         spatial.push(extent);
     }
-    let out = arrange(
-        call,
-        &out_layout,
-        xs[dl.batch].clone(),
-        xs[dl.channel].clone(),
-        spatial,
-    )?;
+    let out = arrange(call, &out_layout, xs[0].clone(), xs[1].clone(), spatial)?;
     Ok(x.with_shape(out, x.dtype))
 }
 
@@ -525,14 +510,16 @@ pub(super) fn infer_adaptive_pool(call: &Call, args: &[StructInfo]) -> Result<St
     check_arity(call, args, 1, 1)?;
     let x = tensor_arg(call, args, 0)?;
     let (layout, out_layout, k) = pool_layouts(call, &x)?;
-    let Some(xs) = &x.shape else {
-        return Ok(x.with_ndim(k as i64 + 2, x.dtype));
-    };
-    let Some(dl) = parse_layout(&layout, 'N', 'C', k) else {
-        return Ok(x.with_ndim(k as i64 + 2, x.dtype));
+    let out_rank = layout_rank(&out_layout, k) as i64;
+    let Some(xs) = x
+        .shape
+        .as_deref()
+        .and_then(|xs| primal_shape(&layout, ['N', 'C'], k, xs))
+    else {
+        return Ok(x.with_ndim(out_rank, x.dtype));
     };
     let spatial: Vec<PrimExpr> = match attr_opt_int_list(call, "output_size")? {
-        None => dl.spatial.iter().map(|&i| xs[i].clone()).collect(),
+        None => xs[2..].to_vec(),
         Some(v) if v.len() == 1 => vec![dim(v[0]); k],
         Some(v) if v.len() == k => v.iter().map(|&d| dim(d)).collect(),
         Some(v) => {
@@ -542,13 +529,7 @@ pub(super) fn infer_adaptive_pool(call: &Call, args: &[StructInfo]) -> Result<St
             ));
         }
     };
-    let out = arrange(
-        call,
-        &out_layout,
-        xs[dl.batch].clone(),
-        xs[dl.channel].clone(),
-        spatial,
-    )?;
+    let out = arrange(call, &out_layout, xs[0].clone(), xs[1].clone(), spatial)?;
     Ok(x.with_shape(out, x.dtype))
 }
 

@@ -23,9 +23,14 @@
 //!
 //! This is TVM's `relax.transform.ConvertLayout` with the desired layouts fixed to the
 //! canonical ones and without propagating layouts through the operators in between (two
-//! NHWC convolutions in a row transpose back and forth). Layouts that are not a permutation of
-//! the canonical letters (split axes such as `NCHW16c` or `OIHW16o16i`) are left alone for
-//! LegalizeOps to reject by name.
+//! NHWC convolutions in a row transpose back and forth).
+//!
+//! Layouts with split axes (`NCHW16c`, `OIHW16i16o`, as TVM's AlterOpLayout writes them for
+//! x86) take a reshape too: an operand is permuted so that each sub-axis follows its primal
+//! axis, then reshaped to merge them (`[N, C, H, W, 16]` → `[N, C, 16, H, W]` →
+//! `[N, C·16, H, W]`); the canonical result is reshaped to split its axes and permuted into
+//! `out_layout`. The operand's shape must be known for that (a tensor of unknown shape in a
+//! split layout is left alone, and LegalizeOps rejects its layout by name).
 //!
 //! Invariants: every new binding is a variable of its block's kind (a dataflow variable in a
 //! dataflow block) whose struct info is the one the normalizer infers for its value; the
@@ -33,8 +38,12 @@
 //! result back in `out_layout`, so the shape is the same; a contradiction is an internal
 //! error rather than a wrong annotation).
 
+use tir::PrimExpr;
+
 use crate::ir::{AttrValue, Attrs, Binding, Call, Callee, Expr, ExprKind, IRModule, Var};
 use crate::normalize::infer_struct_info;
+use crate::op::common::{dim, floordiv};
+use crate::op::layout::{Axis, Layout};
 use crate::struct_info_ops::{Compatibility, compatibility, describe};
 use crate::transform::{Emitter, rewrite_module};
 use crate::{Error, Result};
@@ -80,49 +89,61 @@ fn canonical(op: &str) -> Option<Canonical> {
     })
 }
 
-/// The axes of `R.permute_dims` taking a tensor laid out in `from` to `to`: `Some(axes)` with
-/// `axes[i]` the position of `to[i]` in `from`, if `from` holds each letter of `to` once and
-/// nothing else.
-fn permutation(from: &str, to: &str) -> Option<Vec<usize>> {
-    if from.len() != to.len() {
-        return None;
-    }
-    let axes: Vec<usize> = to
-        .chars()
-        .map(|c| {
-            let mut at = from.char_indices().filter(|&(_, f)| f == c).map(|(i, _)| i);
-            match (at.next(), at.next()) {
-                (Some(i), None) => Some(i),
-                _ => None,
-            }
-        })
-        .collect::<Option<_>>()?;
-    Some(axes)
-}
-
 fn is_identity(axes: &[usize]) -> bool {
     axes.iter().enumerate().all(|(i, &a)| i == a)
 }
 
-/// The permutations of one operator call: data into the canonical layout, kernel into the
+/// How one operand or the result moves between its layout and the canonical one.
+struct Conversion {
+    layout: Layout,
+    /// The canonical layout's letters.
+    order: Vec<char>,
+    /// To the canonical layout: the permutation before the merge of split axes; from it: the
+    /// permutation after their split.
+    axes: Vec<usize>,
+}
+
+impl Conversion {
+    /// `None` if `layout` does not parse or its primal letters are not `canonical`'s.
+    fn new(layout: &str, canonical: &str, to_canonical: bool) -> Option<Conversion> {
+        let layout = Layout::parse(layout)?;
+        let order: Vec<char> = canonical.chars().collect();
+        let axes = if to_canonical {
+            layout.permutation_to_primal(&order)?
+        } else {
+            layout.permutation_from_primal(&order)?
+        };
+        Some(Conversion {
+            layout,
+            order,
+            axes,
+        })
+    }
+
+    fn is_identity(&self) -> bool {
+        is_identity(&self.axes) && !self.layout.is_split()
+    }
+}
+
+/// The conversions of one operator call: data into the canonical layout, kernel into the
 /// canonical layout, canonical result into `out_layout`.
 struct Plan {
-    data: Vec<usize>,
-    kernel: Option<Vec<usize>>,
-    out: Vec<usize>,
+    data: Conversion,
+    kernel: Option<Conversion>,
+    out: Conversion,
 }
 
 impl Plan {
     fn is_identity(&self) -> bool {
-        is_identity(&self.data)
-            && self.kernel.as_deref().is_none_or(is_identity)
-            && is_identity(&self.out)
+        self.data.is_identity()
+            && self.kernel.as_ref().is_none_or(Conversion::is_identity)
+            && self.out.is_identity()
     }
 }
 
 /// The plan for `call`, or `None` to leave it alone: its layouts are canonical already, are
-/// not strings (the operator's inference rejects those), or are not permutations of the
-/// canonical letters (LegalizeOps rejects those, naming them).
+/// not strings (the operator's inference rejects those), or do not hold the canonical
+/// letters (LegalizeOps rejects those, naming them).
 fn plan(call: &Call, canon: &Canonical) -> Option<Plan> {
     let layout = |name: &str, default: &'static str| -> Option<String> {
         match call.attrs.get(name) {
@@ -138,13 +159,13 @@ fn plan(call: &Call, canon: &Canonical) -> Option<Plan> {
         Some(_) => return None,
     };
     let kernel = match canon.kernel {
-        Some(k) => Some(permutation(&layout("kernel_layout", k)?, k)?),
+        Some(k) => Some(Conversion::new(&layout("kernel_layout", k)?, k, true)?),
         None => None,
     };
     let plan = Plan {
-        data: permutation(&data, canon.data)?,
+        data: Conversion::new(&data, canon.data, true)?,
         kernel,
-        out: permutation(canon.data, &out)?,
+        out: Conversion::new(&out, canon.data, false)?,
     };
     (!plan.is_identity()).then_some(plan)
 }
@@ -192,10 +213,6 @@ fn rewrite(
             ))
         })
     };
-    let mut emit = |name: String, value: Expr| -> Result<Var> {
-        let si = infer(&value)?;
-        Ok(em.emit_local(&name, value, si))
-    };
     let mut args = call.args.clone();
     let mut attrs = call.attrs.clone();
     let operands = [
@@ -208,10 +225,41 @@ fn rewrite(
             canon.kernel.unwrap_or_default(),
         ),
     ];
-    for (i, what, axes, attr, layout) in operands {
-        let Some(axes) = axes else { continue };
+    // The merged shapes of split operands, from their struct info: without one (or without
+    // the result's shape, when `out_layout` is split), the call is left as it is.
+    let leave = |em: &mut Emitter| {
+        em.push(Binding::Var {
+            var: var.clone(),
+            value: Expr::new(ExprKind::Call(call.clone())),
+        });
+        Ok(())
+    };
+    if plan.out.layout.is_split() && var.struct_info().tensor_shape().is_none() {
+        return leave(em);
+    }
+    let mut merged = [None, None];
+    for (i, _, conv, _, _) in &operands {
+        if let Some(conv) = conv
+            && conv.layout.is_split()
+        {
+            let si = infer(&args[*i])?;
+            let Some(p) = si
+                .tensor_shape()
+                .and_then(|s| conv.layout.primal(&conv.order, s))
+            else {
+                return leave(em);
+            };
+            merged[*i] = Some(p);
+        }
+    }
+    let mut emit = |name: String, value: Expr| -> Result<Var> {
+        let si = infer(&value)?;
+        Ok(em.emit_local(&name, value, si))
+    };
+    for (i, what, conv, attr, layout) in operands {
+        let Some(conv) = conv else { continue };
         attrs.set(attr, AttrValue::Str(layout.to_string()));
-        if is_identity(axes) {
+        if conv.is_identity() {
             continue;
         }
         let base = match args[i].kind() {
@@ -219,15 +267,46 @@ fn rewrite(
             _ => what.to_string(),
         };
         let name = format!("{base}_{}", layout.to_ascii_lowercase());
-        args[i] = Expr::var(&emit(name, permute_dims(&args[i], axes))?);
+        if !is_identity(&conv.axes) {
+            let permuted = permute_dims(&args[i], &conv.axes);
+            let name = if merged[i].is_some() {
+                format!("{base}_permuted")
+            } else {
+                name.clone()
+            };
+            args[i] = Expr::var(&emit(name, permuted)?);
+        }
+        if let Some(shape) = merged[i].take() {
+            args[i] = Expr::var(&emit(name, reshape(&args[i], shape))?);
+        }
     }
     attrs.set("out_layout", AttrValue::Str(canon.data.to_string()));
     let converted = Expr::call(call.callee.clone(), args, attrs, call.ty_args.clone());
-    let value = if is_identity(&plan.out) {
+    let value = if plan.out.is_identity() {
         converted
     } else {
         let name = format!("{}_{}", var.name(), canon.data.to_ascii_lowercase());
-        permute_dims(&Expr::var(&emit(name, converted)?), &plan.out)
+        let split = plan.out.layout.is_split();
+        let mut value = converted;
+        if split {
+            let result = emit(name.clone(), value)?;
+            let Some(shape) = result.struct_info().tensor_shape().map(<[_]>::to_vec) else {
+                return Err(Error::Internal(format!(
+                    "in function `{func}`, `{}` in the canonical layout has no shape to split into its `out_layout`",
+                    var.name()
+                )));
+            };
+            value = reshape(&Expr::var(&result), split_shape(&plan.out, &shape));
+        }
+        if !is_identity(&plan.out.axes) {
+            let name = if split {
+                format!("{}_split", var.name())
+            } else {
+                name
+            };
+            value = permute_dims(&Expr::var(&emit(name, value)?), &plan.out.axes);
+        }
+        value
     };
     let si = infer(&value)?;
     if compatibility(var.struct_info(), &si) == Compatibility::No {
@@ -243,6 +322,33 @@ fn rewrite(
         value,
     });
     Ok(())
+}
+
+/// The canonical result's shape `primal` with each axis that `out` splits cut into (outer,
+/// sub-axis), in the canonical order: the shape before `out.axes` permutes it.
+fn split_shape(out: &Conversion, primal: &[PrimExpr]) -> Vec<PrimExpr> {
+    let mut shape = Vec::with_capacity(out.layout.rank());
+    for (c, extent) in out.order.iter().zip(primal) {
+        let sub = out.layout.axes.iter().find_map(|a| match *a {
+            Axis::Sub(p, f) if p == *c => Some(f),
+            _ => None,
+        });
+        match sub {
+            Some(f) => shape.extend([floordiv(extent, &dim(f)), dim(f)]),
+            None => shape.push(extent.clone()),
+        }
+    }
+    shape
+}
+
+/// `R.reshape(x, R.shape(shape))`.
+fn reshape(x: &Expr, shape: Vec<PrimExpr>) -> Expr {
+    Expr::call(
+        Callee::Op("relax.reshape".to_string()),
+        vec![x.clone(), Expr::shape(shape)],
+        Attrs::new(),
+        Vec::new(),
+    )
 }
 
 /// `R.permute_dims(x, axes=axes)`.

@@ -61,8 +61,16 @@ class Module:
         return z
 
     @R.function
-    def split_layout_unchanged(x: R.Tensor(dtype="float32", ndim=4)) -> R.Tensor(dtype="float32", ndim=4):
+    def split_layout_of_unknown_shape_unchanged(x: R.Tensor(dtype="float32", ndim=5)) -> R.Tensor(dtype="float32", ndim=5):
         with R.dataflow():
-            y: R.Tensor(dtype="float32", ndim=4) = R.nn.max_pool2d(x, pool_size=[2, 2], strides=[2, 2], layout="NCHW4c")
+            y: R.Tensor(dtype="float32", ndim=5) = R.nn.max_pool2d(x, pool_size=[2, 2], strides=[2, 2], layout="NCHW4c")
             R.output(y)
         return y
+
+    @R.function
+    def split_layouts(x: R.Tensor((1, 2, 8, 8, 4), dtype="float32"), w: R.Tensor((3, 2, 3, 3, 4, 4), dtype="float32")) -> R.Tensor((1, 3, 3, 3, 4), dtype="float32"):
+        with R.dataflow():
+            y: R.Tensor((1, 3, 6, 6, 4), dtype="float32") = R.nn.conv2d(x, w, data_layout="NCHW4c", kernel_layout="OIHW4i4o", out_layout="NCHW4c")
+            z: R.Tensor((1, 3, 3, 3, 4), dtype="float32") = R.nn.max_pool2d(y, pool_size=[2, 2], strides=[2, 2], layout="NCHW4c")
+            R.output(z)
+        return z
