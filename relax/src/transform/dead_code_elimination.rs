@@ -10,18 +10,16 @@
 use std::collections::HashSet;
 
 use crate::Result;
-use crate::ir::visit::Visitor;
-use crate::ir::{
-    BaseFunc, Binding, BindingBlock, Callee, Expr, ExprKind, Function, IRModule, If, SeqExpr, Var,
-    VarId,
-};
+use crate::ir::visit::{Visitor, walk_expr};
+use crate::ir::{BaseFunc, Binding, Callee, Expr, ExprKind, Function, IRModule, SeqExpr, VarId};
+use crate::transform::{Subst, rewrite_seq};
 
 pub fn dead_code_elimination(module: &IRModule) -> Result<IRModule> {
     // Bindings first, so that a function only a dead binding called goes too.
     let mut module = module.clone();
-    for f in module.functions.values_mut() {
+    for (name, f) in module.functions.iter_mut() {
         if let BaseFunc::Relax(func) = f {
-            *func = remove_unread_bindings(func);
+            *func = remove_unread_bindings(func, name)?;
         }
     }
     let mut live: HashSet<String> = HashSet::new();
@@ -39,9 +37,9 @@ pub fn dead_code_elimination(module: &IRModule) -> Result<IRModule> {
             continue;
         }
         if let Some(f) = module.relax_function(&name) {
-            let mut refs = Vec::new();
-            seq_refs(&f.body, &mut refs);
-            work.extend(refs);
+            let mut refs = GlobalRefs::default();
+            refs.visit_function(f);
+            work.extend(refs.0);
         }
     }
     module.functions.retain(|n, _| live.contains(n));
@@ -49,15 +47,15 @@ pub fn dead_code_elimination(module: &IRModule) -> Result<IRModule> {
 }
 
 /// `f` without the dataflow bindings nothing reads, to a fixed point.
-fn remove_unread_bindings(f: &Function) -> Function {
+fn remove_unread_bindings(f: &Function, name: &str) -> Result<Function> {
     let mut f = f.clone();
     loop {
         let mut reads = Reads::default();
         reads.visit_function(&f);
         let mut removed = false;
-        f.body = prune_seq(&f.body, &reads.0, &mut removed);
+        f.body = prune(&f.body, &reads.0, name, &mut removed)?;
         if !removed {
-            return f;
+            return Ok(f);
         }
     }
 }
@@ -67,90 +65,51 @@ fn remove_unread_bindings(f: &Function) -> Function {
 struct Reads(HashSet<VarId>);
 
 impl Visitor for Reads {
-    fn visit_var_use(&mut self, v: &Var) {
+    fn visit_var_use(&mut self, v: &crate::ir::Var) {
         self.0.insert(v.id());
     }
 }
 
-fn prune_seq(s: &SeqExpr, reads: &HashSet<VarId>, removed: &mut bool) -> SeqExpr {
-    let mut blocks = Vec::with_capacity(s.blocks.len());
-    for block in &s.blocks {
-        let mut bindings = Vec::with_capacity(block.bindings.len());
-        for b in &block.bindings {
-            if block.dataflow && matches!(b, Binding::Var { .. }) && !reads.contains(&b.var().id())
-            {
-                *removed = true;
-                continue;
+/// The functions of the module that an expression names: global variables, global callees
+/// (calls and `call_tir` callees, which are global variables among the arguments).
+#[derive(Default)]
+struct GlobalRefs(Vec<String>);
+
+impl Visitor for GlobalRefs {
+    fn visit_expr(&mut self, e: &Expr) {
+        match e.kind() {
+            ExprKind::GlobalVar(g) => self.0.push(g.clone()),
+            ExprKind::Call(c) => {
+                if let Callee::Global(g) = &c.callee {
+                    self.0.push(g.clone());
+                }
             }
-            bindings.push(match b {
-                Binding::Var { var, value } => Binding::Var {
-                    var: var.clone(),
-                    value: prune_expr(value, reads, removed),
-                },
-                other => other.clone(),
+            _ => {}
+        }
+        walk_expr(self, e);
+    }
+}
+
+/// `s` without its unread dataflow bindings (in `if` branches and nested functions too),
+/// setting `removed` if one went.
+fn prune(s: &SeqExpr, reads: &HashSet<VarId>, func: &str, removed: &mut bool) -> Result<SeqExpr> {
+    rewrite_seq(s, &Subst::new(), func, &mut |b, em| {
+        if em.dataflow && matches!(b, Binding::Var { .. }) && !reads.contains(&b.var().id()) {
+            *removed = true;
+            return Ok(());
+        }
+        if let Binding::Var { var, value } = &b
+            && let ExprKind::Function(inner) = value.kind()
+        {
+            let mut inner = (**inner).clone();
+            inner.body = prune(&inner.body, reads, func, removed)?;
+            em.push(Binding::Var {
+                var: var.clone(),
+                value: Expr::new(ExprKind::Function(Box::new(inner))),
             });
+            return Ok(());
         }
-        if bindings.is_empty() && block.dataflow {
-            continue;
-        }
-        blocks.push(BindingBlock {
-            bindings,
-            dataflow: block.dataflow,
-        });
-    }
-    SeqExpr {
-        blocks,
-        body: prune_expr(&s.body, reads, removed),
-    }
-}
-
-/// `e` with the sequences it holds (an `if`'s branches, a nested function's body) pruned.
-fn prune_expr(e: &Expr, reads: &HashSet<VarId>, removed: &mut bool) -> Expr {
-    match e.kind() {
-        ExprKind::If(i) => Expr::new(ExprKind::If(If {
-            cond: i.cond.clone(),
-            then_branch: prune_seq(&i.then_branch, reads, removed),
-            else_branch: prune_seq(&i.else_branch, reads, removed),
-        })),
-        ExprKind::Seq(s) => Expr::new(ExprKind::Seq(prune_seq(s, reads, removed))),
-        ExprKind::Function(f) => {
-            let mut f = (**f).clone();
-            f.body = prune_seq(&f.body, reads, removed);
-            Expr::new(ExprKind::Function(Box::new(f)))
-        }
-        _ => e.clone(),
-    }
-}
-
-fn seq_refs(s: &SeqExpr, out: &mut Vec<String>) {
-    for block in &s.blocks {
-        for b in &block.bindings {
-            refs(b.value(), out);
-        }
-    }
-    refs(&s.body, out);
-}
-
-fn refs(e: &Expr, out: &mut Vec<String>) {
-    match e.kind() {
-        ExprKind::GlobalVar(g) => out.push(g.clone()),
-        ExprKind::Tuple(items) => items.iter().for_each(|i| refs(i, out)),
-        ExprKind::TupleGetItem(t, _) => refs(t, out),
-        ExprKind::Call(c) => {
-            match &c.callee {
-                Callee::Global(g) => out.push(g.clone()),
-                Callee::Expr(f) => refs(f, out),
-                _ => {}
-            }
-            c.args.iter().for_each(|a| refs(a, out));
-        }
-        ExprKind::If(i) => {
-            refs(&i.cond, out);
-            seq_refs(&i.then_branch, out);
-            seq_refs(&i.else_branch, out);
-        }
-        ExprKind::Seq(s) => seq_refs(s, out),
-        ExprKind::Function(f) => seq_refs(&f.body, out),
-        _ => {}
-    }
+        em.push(b);
+        Ok(())
+    })
 }
