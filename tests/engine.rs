@@ -1069,3 +1069,66 @@ fn adaptive_pool_output_size_does_not_hang_the_compiler() {
     let e = compiled.run("main", &[x]).unwrap_err().to_string();
     assert!(e.contains("too large"), "{e}");
 }
+
+/// Average pooling in ceil mode counting the padding (TVM's topi and PyTorch): a window's
+/// divisor counts its elements inside the data and the given padding, not the extra rows
+/// that ceil mode adds after them. Checked against that formula evaluated here, on the
+/// library kernel and the TIR path, in both exec modes.
+#[test]
+fn ceil_mode_average_pooling_counts_the_given_padding() {
+    let src = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 2, 6, 7), dtype="float32")):
+        y = R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], ceil_mode=True, count_include_pad=True)
+        return y
+"#;
+    let (h, w, k, s, p) = (6i64, 7i64, 3i64, 2i64, 1i64);
+    let x: Vec<f32> = (0..2 * h * w)
+        .map(|v| ((v * 7) % 11) as f32 - 5.0)
+        .collect();
+    let out = |n: i64| (n + 2 * p - k + s - 1) / s + 1;
+    let (oh, ow) = (out(h), out(w));
+    assert_eq!((oh, ow), (4, 4));
+    let mut want = Vec::new();
+    for c in 0..2 {
+        for i in 0..oh {
+            for j in 0..ow {
+                let (r0, c0) = (i * s - p, j * s - p);
+                let (r1, c1) = ((r0 + k - 1).min(h + p - 1), (c0 + k - 1).min(w + p - 1));
+                let mut sum = 0.0f32;
+                for r in r0.max(0)..=r1.min(h - 1) {
+                    for q in c0.max(0)..=c1.min(w - 1) {
+                        sum += x[((c * h + r) * w + q) as usize];
+                    }
+                }
+                want.push(sum / ((r1 - r0 + 1) * (c1 - c0 + 1)) as f32);
+            }
+        }
+    }
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        for library in [true, false] {
+            let engine = Engine::new(Config {
+                exec_mode,
+                library,
+                ..Config::default()
+            })
+            .unwrap();
+            let arg = Value::Tensor(Tensor::from_slice(&[1, 2, h, w], &x).unwrap());
+            let got = as_f32(
+                &engine
+                    .compile_str(src)
+                    .unwrap()
+                    .run("main", &[arg])
+                    .unwrap(),
+            );
+            assert_eq!(got.len(), want.len());
+            for (g, e) in got.iter().zip(&want) {
+                assert!(
+                    (g - e).abs() <= 1e-5,
+                    "{exec_mode:?} library {library}: {got:?} != {want:?}"
+                );
+            }
+        }
+    }
+}

@@ -785,9 +785,6 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
     let x = c.tensor(0)?;
     let ceil_mode = c.attr_bool("ceil_mode") == Some(true);
     let include_pad = c.attr_bool("count_include_pad").unwrap_or(false);
-    if ceil_mode && !is_max && include_pad {
-        return unsupported("ceil_mode average pooling with count_include_pad");
-    }
     let (out_shape, _) = c.out_tensor()?;
     if x.ndim() != k + 2 || out_shape.len() != k + 2 {
         return unsupported(format!("pooling of a rank-{} tensor", x.ndim()));
@@ -808,7 +805,9 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
         })
         .collect();
     // With ceil_mode the last windows may reach past the padded data: pad further after
-    // (with the pad value, which the excluded-padding count of avg pooling leaves out).
+    // (with the pad value, which the excluded-padding count of avg pooling leaves out, and
+    // the included-padding count too: it counts the padding the attributes ask for only).
+    let given_pads = pads.clone();
     let mut pads = pads;
     if ceil_mode {
         for d in 0..k {
@@ -881,7 +880,30 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
     );
     let dims: Vec<PrimExpr> = x.shape()[2..].to_vec();
     let out = te.compute_attr("pool_avg", "ax", &out_shape, rule_attr("pool_avg"), |i| {
-        let count = if include_pad || !any_pad {
+        let count = if include_pad && ceil_mode {
+            // topi: the window's elements inside the data and the given padding,
+            // `(min(start + (k - 1) * dilation, n + pad_after - 1) - start) / dilation + 1`
+            // with `start = o * stride - pad_before`; the last windows of ceil mode reach
+            // past it.
+            let extent = |d: usize, n: &PrimExpr| {
+                let start = te::sub(
+                    te::mul(i[2 + d].clone(), te::i64c(st[d])),
+                    te::i64c(given_pads[d].0),
+                );
+                let end = te::min(
+                    te::add(start.clone(), te::i64c((ps[d] - 1) * dil[d])),
+                    te::add(n.clone(), te::i64c(given_pads[d].1 - 1)),
+                );
+                te::add(
+                    te::floordiv(te::sub(end, start), te::i64c(dil[d])),
+                    te::i64c(1),
+                )
+            };
+            let prod = (1..k).fold(extent(0, &dims[0]), |acc, d| {
+                te::mul(acc, extent(d, &dims[d]))
+            });
+            te::max(prod, te::i64c(1))
+        } else if include_pad || !any_pad {
             te::i64c(ps.iter().product())
         } else {
             let extent = |d: usize, n: &PrimExpr| {
