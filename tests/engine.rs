@@ -1132,3 +1132,49 @@ class Module:
         }
     }
 }
+
+/// `R.reshape` to a shape computed at run time (`R.tensor_to_shape` of a tensor): the
+/// runtime's view of the same data, as TVM lowers it; a shape larger than the data is a
+/// run-time error naming both shapes.
+#[test]
+fn reshape_to_a_shape_known_at_run_time() {
+    let src = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(data: R.Tensor((256,), dtype="float32"), c0: R.Tensor((2,), dtype="int64"), c1: R.Tensor((2,), dtype="int64")) -> R.Tensor(dtype="float32", ndim=2):
+        with R.dataflow():
+            lv0: R.Tensor((2,), dtype="int64") = R.add(c0, c0)
+            target_shape: R.Tensor((2,), dtype="int64") = R.multiply(lv0, c1)
+            lv2: R.Shape(ndim=2) = R.tensor_to_shape(target_shape)
+            gv: R.Tensor(dtype="float32", ndim=2) = R.reshape(data, lv2)
+            R.output(gv)
+        return gv
+"#;
+    let data: Vec<f32> = (0..256).map(|v| v as f32).collect();
+    let args = |c0: [i64; 2], c1: [i64; 2]| {
+        vec![
+            Value::Tensor(Tensor::from_slice(&[256], &data).unwrap()),
+            Value::Tensor(Tensor::from_slice(&[2], &c0).unwrap()),
+            Value::Tensor(Tensor::from_slice(&[2], &c1).unwrap()),
+        ]
+    };
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let engine = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap();
+        let m = engine.compile_str(src).unwrap();
+        let out = m.run("main", &args([1, 2], [8, 4])).unwrap();
+        assert_eq!(out.as_tensor().unwrap().shape(), &[16, 16], "{exec_mode:?}");
+        assert_eq!(as_f32(&out), data, "{exec_mode:?}");
+        let e = m
+            .run("main", &args([5, 5], [8, 7]))
+            .expect_err("a view larger than the data")
+            .to_string();
+        assert!(
+            e.contains("[256]") && e.contains("[80, 70]"),
+            "{exec_mode:?}: {e}"
+        );
+    }
+}

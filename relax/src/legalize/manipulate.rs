@@ -60,6 +60,15 @@ fn ints_of(e: &Expr) -> Option<Vec<i64>> {
 }
 
 fn reshape(c: &OpCall) -> Result<Lowered> {
+    // A target shape whose values are known only at run time (`R.tensor_to_shape` of a
+    // tensor, a shape parameter of unknown dimensions): left for LowerRuntimeBuiltin, which
+    // calls the runtime's `vm.builtin.reshape` (a view of the same data), as TVM does.
+    if matches!(c.out, crate::ir::StructInfo::Tensor { .. })
+        && c.out.tensor_shape().is_none()
+        && c.sinfo.first().and_then(|s| s.tensor_shape()).is_some()
+    {
+        return Ok(Lowered::Expr(Expr::new(ExprKind::Call(c.call.clone()))));
+    }
     let x = c.tensor(0)?;
     let (shape, _) = c.out_tensor()?;
     let ins = x.shape().to_vec();
