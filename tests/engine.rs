@@ -1178,3 +1178,49 @@ class Module:
         );
     }
 }
+
+/// Elementwise operators with an operand that is a prim value known only at run time (an
+/// `R.Prim("float32")` parameter, on either side): the kernel takes it as a scalar
+/// parameter, as TVM's `call_te` does.
+#[test]
+fn binary_operators_take_a_prim_value_operand() {
+    let src = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Prim("float32")):
+        a = R.subtract(x, y)
+        b = R.subtract(y, x)
+        c = R.less(x, y)
+        d = R.maximum(x, y)
+        return (a, b, c, d)
+"#;
+    let x: Vec<f32> = vec![-2.0, -0.5, 0.0, 0.25, 1.0, 3.5];
+    let y = 0.25f32;
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let engine = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap();
+        let out = engine
+            .compile_str(src)
+            .unwrap()
+            .run(
+                "main",
+                &[
+                    Value::Tensor(Tensor::from_slice(&[2, 3], &x).unwrap()),
+                    Value::Float(f64::from(y)),
+                ],
+            )
+            .unwrap();
+        let fields = out.as_tuple().unwrap().fields().to_vec();
+        let map = |f: fn(f32, f32) -> f32| -> Vec<f32> { x.iter().map(|&v| f(v, y)).collect() };
+        assert_eq!(as_f32(&fields[0]), map(|v, y| v - y), "{exec_mode:?}");
+        assert_eq!(as_f32(&fields[1]), map(|v, y| y - v), "{exec_mode:?}");
+        let less: Vec<bool> = x.iter().map(|&v| v < y).collect();
+        let got = fields[2].as_tensor().unwrap();
+        let got: Vec<bool> = (0..6).map(|i| got.get_f64(i).unwrap() != 0.0).collect();
+        assert_eq!(got, less, "{exec_mode:?}");
+        assert_eq!(as_f32(&fields[3]), map(f32::max), "{exec_mode:?}");
+    }
+}

@@ -145,6 +145,7 @@ impl Legalizer<'_> {
             call: c,
             sinfo: arg_sinfo,
             out,
+            prim_args: Default::default(),
         };
         let lowered = match rule(op) {
             Some(f) => f(&oc).map_err(|err| match err {
@@ -248,6 +249,10 @@ pub(crate) struct OpCall<'a> {
     pub call: &'a Call,
     pub sinfo: Vec<StructInfo>,
     pub out: StructInfo,
+    /// The scalar parameters [`OpCall::scalar`] made for arguments that are prim values
+    /// known only at run time (an `R.Prim("float32")` parameter), with those arguments:
+    /// [`OpCall::finish`] passes the argument for its parameter.
+    prim_args: std::cell::RefCell<Vec<(tir::Var, Expr)>>,
 }
 
 /// A tensor argument as a TE placeholder.
@@ -322,6 +327,19 @@ impl OpCall<'_> {
                 scalar_of(&c.data, dt)
             }
             ExprKind::PrimValue(p) => Some(p.clone()),
+            // A prim value known only at run time: a scalar parameter of the kernel, as
+            // TVM's `call_te` makes one.
+            ExprKind::Var(v) => match self.sinfo.get(i)? {
+                StructInfo::Prim {
+                    value: Some(value), ..
+                } => Some(value.clone()),
+                StructInfo::Prim { dtype, value: None } => {
+                    let param = tir::Var::new(v.name(), *dtype);
+                    self.prim_args.borrow_mut().push((param.clone(), e.clone()));
+                    Some(PrimExpr::from(&param))
+                }
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -378,9 +396,13 @@ impl OpCall<'_> {
         let mut args: Vec<Expr> = inputs.iter().map(|a| a.expr.clone()).collect();
         // Unbound variables become scalar parameters after the inputs, passed as prim values,
         // as TVM's `call_te` does (`T.max(n, 3)` as an output dimension binds no `n`).
+        let prim_args = self.prim_args.borrow();
         for (k, v) in extra_vars(&func, &params).into_iter().enumerate() {
             func.params.insert(inputs.len() + k, v.clone());
-            args.push(Expr::prim(PrimExpr::from(&v)));
+            args.push(match prim_args.iter().find(|(p, _)| *p == v) {
+                Some((_, arg)) => arg.clone(),
+                None => Expr::prim(PrimExpr::from(&v)),
+            });
         }
         Ok(Lowered::CallTir {
             func,
