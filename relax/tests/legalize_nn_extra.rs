@@ -1067,12 +1067,6 @@ fn unsupported_attributes_are_errors_naming_the_operator() {
             "relax.nn.adaptive_avg_pool2d",
         ),
         (
-            r#"x: R.Tensor((1, 2, 5), dtype="float32")"#,
-            r#"R.Tensor((1, 2, 3), dtype="float32")"#,
-            "R.nn.avg_pool1d(x, pool_size=[2], strides=[2], ceil_mode=True, count_include_pad=True, layout=\"NCW\")",
-            "relax.nn.avg_pool1d",
-        ),
-        (
             r#"x: R.Tensor((3, 5), dtype="float32")"#,
             r#"R.Tensor((3, 5), dtype="float32")"#,
             "R.nn.softplus(x, beta=0.0, threshold=20.0)",
