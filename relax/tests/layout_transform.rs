@@ -149,7 +149,7 @@ fn inference_table() {
         ),
         (
             "(4, 4)",
-            format!("index_map=T.index_map(lambda a, b: (a * 4 + b,)), axis_separators=[1]"),
+            "index_map=T.index_map(lambda a, b: (a * 4 + b,)), axis_separators=[1]".to_string(),
             t("(16,)"),
         ),
         // Errors.

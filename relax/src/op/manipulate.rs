@@ -763,7 +763,7 @@ pub(super) fn infer_one_hot(call: &Call, args: &[StructInfo]) -> Result<StructIn
 // ----- layout_transform -------------------------------------------------------------------
 
 /// The `index_map` attribute of a call.
-pub(crate) fn index_map_attr(call: &Call) -> Result<&IndexMap> {
+fn index_map_attr(call: &Call) -> Result<&IndexMap> {
     match call.attrs.get("index_map") {
         Some(AttrValue::IndexMap(m)) => Ok(m),
         Some(other) => Err(err(
@@ -842,14 +842,12 @@ pub(super) fn infer_layout_transform(call: &Call, args: &[StructInfo]) -> Result
 /// does not print it then).
 pub(super) fn canon_layout_transform(_args: &mut Vec<Expr>, attrs: &mut Attrs) -> Result<()> {
     let bad = |m: String| crate::Error::TypeInference(m);
-    match attrs.get("index_map") {
-        Some(AttrValue::IndexMap(_)) => {}
-        Some(other) => {
-            return Err(bad(format!(
-                "index_map must be `T.index_map(lambda ...)`, got {other:?}"
-            )));
-        }
-        None => return Err(bad("missing index_map".into())),
+    if let Some(other) = attrs.get("index_map")
+        && !matches!(other, AttrValue::IndexMap(_))
+    {
+        return Err(bad(format!(
+            "index_map must be `T.index_map(lambda ...)`, got {other:?}"
+        )));
     }
     match attrs.get("pad_value").cloned() {
         None | Some(AttrValue::None) | Some(AttrValue::PrimValue(_)) => {}
