@@ -357,3 +357,139 @@ class Module:
         );
     }
 }
+
+/// Modules printed by TVM for its DeadCodeElimination tests (the OATest corpus, an older
+/// release's `T.block` spelling): `x + y` computed on a (4, 4) layout between a split and a
+/// fusion, and `relu` on a padded (16,) layout between `i % 16` and a `remove_pad` kernel.
+const TVM_ADD_THROUGH_LAYOUTS: &str = r#"# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def add(arg0: T.Buffer((16,), "float32"), arg1: T.Buffer((16,), "float32"), output: T.Buffer((16,), "float32")):
+        T.func_attr({"operator_name": "relax.add"})
+        # with T.block("root"):
+        for ax0 in range(16):
+            with T.block("T_add"):
+                v_ax0 = T.axis.spatial(16, ax0)
+                T.reads(arg0[v_ax0], arg1[v_ax0])
+                T.writes(output[v_ax0])
+                output[v_ax0] = arg0[v_ax0] + arg1[v_ax0]
+
+    @T.prim_func(private=True)
+    def relax_add_replacement(arg0: T.Buffer((4, 4), "float32"), arg1: T.Buffer((4, 4), "float32"), output: T.Buffer((4, 4), "float32")):
+        T.func_attr({"operator_name": "relax.add"})
+        # with T.block("root"):
+        for ax0, ax1 in T.grid(4, 4):
+            with T.block("T_add"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(arg0[v_ax0, v_ax1], arg1[v_ax0, v_ax1])
+                T.writes(output[v_ax0, v_ax1])
+                output[v_ax0, v_ax1] = arg0[v_ax0, v_ax1] + arg1[v_ax0, v_ax1]
+
+    @R.function
+    def main(x: R.Tensor((16,), dtype="float32"), y: R.Tensor((16,), dtype="float32")) -> R.Tensor((16,), dtype="float32"):
+        cls = Module
+        with R.dataflow():
+            lv: R.Tensor((4, 4), dtype="float32") = R.layout_transform(x, index_map=T.index_map(lambda i: (i // 4, i % 4)), pad_value=None, axis_separators=[])
+            lv1: R.Tensor((4, 4), dtype="float32") = R.layout_transform(y, index_map=T.index_map(lambda i: (i // 4, i % 4)), pad_value=None, axis_separators=[])
+            lv2 = R.call_tir(cls.relax_add_replacement, (lv, lv1), out_sinfo=R.Tensor((4, 4), dtype="float32"))
+            lv_1: R.Tensor((16,), dtype="float32") = R.layout_transform(lv2, index_map=T.index_map(lambda axis0, axis1: (axis0 * 4 + axis1,)), pad_value=None, axis_separators=[])
+            gv: R.Tensor((16,), dtype="float32") = lv_1
+            R.output(gv)
+        return gv
+"#;
+
+const TVM_RELU_THROUGH_PADDING: &str = r#"# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def relax_relu_replacement(arg0: T.Buffer((16,), "float32"), output: T.Buffer((16,), "float32")):
+        T.func_attr({"operator_name": "relax.relu"})
+        # with T.block("root"):
+        for ax0 in range(16):
+            with T.block("T_add"):
+                v_ax0 = T.axis.spatial(16, ax0)
+                T.reads(arg0[v_ax0])
+                T.writes(output[v_ax0])
+                output[v_ax0] = T.max(arg0[v_ax0], T.float32(0))
+
+    @T.prim_func(private=True)
+    def relu(arg0: T.Buffer((14,), "float32"), output: T.Buffer((14,), "float32")):
+        T.func_attr({"operator_name": "relax.relu"})
+        # with T.block("root"):
+        for ax0 in range(14):
+            with T.block("T_add"):
+                v_ax0 = T.axis.spatial(14, ax0)
+                T.reads(arg0[v_ax0])
+                T.writes(output[v_ax0])
+                output[v_ax0] = T.max(arg0[v_ax0], T.float32(0))
+
+    @T.prim_func(private=True)
+    def remove_pad(var_input: T.handle, var_output: T.handle):
+        T.func_attr({"operator_name": "remove_pad", "tir.noalias": T.bool(True)})
+        p0 = T.int64()
+        input = T.match_buffer(var_input, (p0,))
+        i0 = T.int64()
+        output = T.match_buffer(var_output, (i0,))
+        # with T.block("root"):
+        for ax0 in range(i0):
+            with T.block("output"):
+                v_ax0 = T.axis.spatial(i0, ax0)
+                T.reads(input[v_ax0])
+                T.writes(output[v_ax0])
+                output[v_ax0] = input[v_ax0]
+
+    @R.function
+    def foo(x: R.Tensor((14,), dtype="float32")) -> R.Tensor((14,), dtype="float32"):
+        cls = Module
+        with R.dataflow():
+            lv: R.Tensor((16,), dtype="float32") = R.layout_transform(x, index_map=T.index_map(lambda i: (i % 16,)), pad_value=None, axis_separators=[])
+            lv1 = R.call_tir(cls.relax_relu_replacement, (lv,), out_sinfo=R.Tensor((16,), dtype="float32"))
+            lv2: R.Tensor((16,), dtype="float32") = R.layout_transform(lv1, index_map=T.index_map(lambda axis0: (axis0,)), pad_value=None, axis_separators=[])
+            lv_1 = R.call_tir(cls.remove_pad, (lv2,), out_sinfo=R.Tensor((14,), dtype="float32"))
+            gv: R.Tensor((14,), dtype="float32") = lv_1
+            R.output(gv)
+        return gv
+"#;
+
+#[test]
+fn modules_printed_by_tvm() {
+    let x: Vec<f32> = (0..16).map(|v| v as f32 - 7.5).collect();
+    let y: Vec<f32> = (0..16).map(|v| (v * v) as f32 * 0.25).collect();
+    let sum: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
+    let relu: Vec<f32> = x[..14].iter().map(|v| v.max(0.0)).collect();
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let engine = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap();
+        let t = |v: &[f32]| Value::Tensor(Tensor::from_slice(&[v.len() as i64], v).unwrap());
+        let out = engine
+            .compile_str(TVM_ADD_THROUGH_LAYOUTS)
+            .unwrap()
+            .run("main", &[t(&x), t(&y)])
+            .unwrap();
+        assert_eq!(
+            out.as_tensor().unwrap().to_vec::<f32>().unwrap(),
+            sum,
+            "{exec_mode:?}"
+        );
+        let out = engine
+            .compile_str(TVM_RELU_THROUGH_PADDING)
+            .unwrap()
+            .run("foo", &[t(&x[..14])])
+            .unwrap();
+        assert_eq!(
+            out.as_tensor().unwrap().to_vec::<f32>().unwrap(),
+            relu,
+            "{exec_mode:?}"
+        );
+    }
+}
