@@ -291,3 +291,47 @@ class Module:
     let e = relax::parse_module(&wrong).expect_err("a contradicting annotation");
     assert!(e.to_string().contains("contradicts"), "{e}");
 }
+
+/// LegalizeOps gives one PrimFunc per transform (`te_layout_transform`, or
+/// `te_layout_transform_with_pad` when the output may be larger than the input) that prints and
+/// reads back to the same module.
+#[test]
+fn legalized_transforms_print_and_read_back() {
+    let cases = [
+        (
+            "(10, 21, 30)",
+            "index_map=T.index_map(lambda a, b, c: (a, c, b // 3, b % 3))",
+            false,
+        ),
+        (
+            "(10, 20, 30)",
+            "index_map=T.index_map(lambda a, b, c: (a, c, b // 3, b % 3))",
+            true,
+        ),
+        (
+            "(\"n\", 4)",
+            "index_map=T.index_map(lambda i, j: (i * 4 + j,))",
+            false,
+        ),
+        (
+            "(\"a\", \"b\")",
+            "index_map=T.index_map(lambda i, j: (j // 16, i, j % 16))",
+            true,
+        ),
+    ];
+    for (input, args, padded) in cases {
+        let m = relax::parse_module(&module(input, args)).expect("reads");
+        let legalized = relax::legalize::legalize_ops(&m).expect("legalizes");
+        let text = relax::print_module(&legalized);
+        let name = if padded {
+            "def te_layout_transform_with_pad("
+        } else {
+            "def te_layout_transform("
+        };
+        assert!(text.contains(name), "{input} / {args}:\n{text}");
+        let again = relax::parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        if let Some(d) = relax::structural_eq::structural_diff(&legalized, &again) {
+            panic!("{input} / {args}: {d}\n{text}");
+        }
+    }
+}
