@@ -318,7 +318,22 @@ impl EqCtx {
             (V::Float(x), V::Float(y)) if x.to_bits() == y.to_bits() => Ok(()),
             (V::Str(x), V::Str(y)) if x == y => Ok(()),
             (V::DType(x), V::DType(y)) if x == y => Ok(()),
-            (V::Expr(x), V::Expr(y)) => self.prim(path, x, y),
+            (V::Expr(x), V::Expr(y)) | (V::PrimValue(x), V::PrimValue(y)) => self.prim(path, x, y),
+            (V::IndexMap(x), V::IndexMap(y))
+                if x.params.len() == y.params.len() && x.results.len() == y.results.len() =>
+            {
+                // The parameters are bound by the map: compare `y` renamed to `x`'s parameters.
+                for (i, (p, q)) in x.params.iter().zip(&y.params).enumerate() {
+                    if p.dtype() != q.dtype() {
+                        return fail(&format!("{path}.params[{i}]"), format!("{p:?} vs {q:?}"));
+                    }
+                }
+                let own: Vec<PrimExpr> = x.params.iter().map(PrimExpr::from).collect();
+                for (i, (u, v)) in x.results.iter().zip(y.apply(&own)).enumerate() {
+                    self.prim(&format!("{path}.results[{i}]"), u, &v)?;
+                }
+                Ok(())
+            }
             (V::List(x), V::List(y)) if x.len() == y.len() => {
                 for (i, (u, v)) in x.iter().zip(y).enumerate() {
                     self.attr(&format!("{path}[{i}]"), u, v)?;

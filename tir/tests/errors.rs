@@ -50,7 +50,28 @@ fn error_positions() {
             "positional argument after keyword",
         ),
         ("1 = x\n".into(), 1, 1, "cannot assign to an integer"),
-        ("x = lambda: 1\n".into(), 1, 5, "`lambda` is not supported"),
+        ("x = lambda a=1: a\n".into(), 1, 13, "has a default value"),
+        ("x = lambda *a: a\n".into(), 1, 12, "`*args`"),
+        ("x = lambda **a: a\n".into(), 1, 12, "`**kwargs`"),
+        (
+            "x = lambda a, a: a\n".into(),
+            1,
+            15,
+            "duplicate lambda parameter `a`",
+        ),
+        (
+            "x = lambda 1: 1\n".into(),
+            1,
+            12,
+            "expected a lambda parameter name",
+        ),
+        (
+            "x = lambda (a): a\n".into(),
+            1,
+            12,
+            "expected a lambda parameter name",
+        ),
+        ("x = lambda a b: a\n".into(), 1, 14, "expected `:`"),
         ("  x = 1\n".into(), 1, 3, "unexpected indent"),
         ("@T.prim_func\nx = 1\n".into(), 2, 1, "`def` or `class`"),
         ("x = a if b\n".into(), 1, 11, "expected `else`"),
@@ -136,6 +157,12 @@ fn error_positions() {
         ),
         (func(buf, "return 1"), 5, 9, "`return` is not supported"),
         (
+            func(buf, "A[0] = lambda i: i"),
+            5,
+            16,
+            "a lambda is not a TIR expression",
+        ),
+        (
             func(buf, "with open(\"x\"):\n    pass"),
             5,
             14,
@@ -189,6 +216,7 @@ fn deep_nesting_is_bounded() {
             format!("x = 1{}\n", " < 1".repeat(d)),
             format!("x = 2{}\n", " ** 2".repeat(d)),
             format!("x = a{}\n", "[0]".repeat(d)),
+            format!("x = {}1\n", "lambda: ".repeat(d)),
             format!("x = a{}\n", ".b".repeat(d)),
             format!("x = {}1{}\n", "a[".repeat(d), "]".repeat(d)),
             (0..d)
@@ -215,4 +243,32 @@ fn deep_nesting_is_bounded() {
             assert!(!tir::print_prim_func(&f[0]).is_empty());
         }
     }
+}
+
+#[test]
+fn lambdas_parse_with_plain_parameters() {
+    use tir::syntax::ast::ExprKind;
+    let e = tir::syntax::parse_expr("lambda a, b_1: (a, b_1 // 3)").expect("parses");
+    let ExprKind::Lambda { params, body } = &e.kind else {
+        panic!("not a lambda: {e:?}");
+    };
+    let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["a", "b_1"]);
+    assert!(matches!(&body.kind, ExprKind::Tuple(items) if items.len() == 2));
+    // No parameters, a trailing comma, and a lambda as a call argument.
+    let e = tir::syntax::parse_expr("lambda: ()").expect("parses");
+    assert!(matches!(&e.kind, ExprKind::Lambda { params, .. } if params.is_empty()));
+    let e = tir::syntax::parse_expr("lambda i,: i").expect("parses");
+    assert!(matches!(&e.kind, ExprKind::Lambda { params, .. } if params.len() == 1));
+    let e =
+        tir::syntax::parse_expr("T.index_map(lambda i: (i // 4, i % 4), index_dtype=\"int64\")")
+            .expect("parses");
+    let ExprKind::Call { args, keywords, .. } = &e.kind else {
+        panic!("not a call: {e:?}");
+    };
+    assert!(matches!(&args[0].kind, ExprKind::Lambda { .. }));
+    assert_eq!(keywords[0].name, "index_dtype");
+    // The body is one expression: a bare tuple after it is the enclosing tuple's.
+    let e = tir::syntax::parse_expr("(lambda i: i, 2)").expect("parses");
+    assert!(matches!(&e.kind, ExprKind::Tuple(items) if items.len() == 2));
 }

@@ -6,6 +6,33 @@
 
 use tir::{DataType, PrimExpr};
 
+/// TVM's `tir::IndexMap`: a function from indices to indices, written
+/// `T.index_map(lambda i, j: (j, i))`. The parameters are variables of the map only (bound by
+/// it, like a lambda's); the results may also use the function's symbolic variables.
+#[derive(Clone, Debug)]
+pub struct IndexMap {
+    /// The lambda's parameters, one per input axis (`int64`, TVM's default index type).
+    pub params: Vec<tir::Var>,
+    /// One index expression per output axis, over `params`.
+    pub results: Vec<PrimExpr>,
+}
+
+impl IndexMap {
+    /// The output indices for the input indices `indices` (one per parameter).
+    pub fn apply(&self, indices: &[PrimExpr]) -> Vec<PrimExpr> {
+        let map: std::collections::HashMap<tir::VarId, PrimExpr> = self
+            .params
+            .iter()
+            .zip(indices)
+            .map(|(p, i)| (p.id(), i.clone()))
+            .collect();
+        self.results
+            .iter()
+            .map(|r| tir::transform::mutator::substitute(r, &map))
+            .collect()
+    }
+}
+
 /// One attribute value.
 #[derive(Clone, Debug)]
 pub enum AttrValue {
@@ -20,6 +47,10 @@ pub enum AttrValue {
     Expr(PrimExpr),
     List(Vec<AttrValue>),
     Map(Vec<(String, AttrValue)>),
+    /// A Relax prim value held by an attribute (`pad_value=R.prim_value(T.float32(2))`).
+    PrimValue(PrimExpr),
+    /// An index map (`index_map=T.index_map(lambda a, b: (b, a))`).
+    IndexMap(IndexMap),
 }
 
 impl AttrValue {

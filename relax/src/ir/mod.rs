@@ -6,7 +6,7 @@ mod function;
 mod struct_info;
 pub mod visit;
 
-pub use attrs::{AttrValue, Attrs};
+pub use attrs::{AttrValue, Attrs, IndexMap};
 pub use expr::{
     Binding, BindingBlock, Call, Callee, Constant, Expr, ExprKind, If, SeqExpr, Var, VarId,
 };

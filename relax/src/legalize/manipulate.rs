@@ -1,13 +1,13 @@
 //! Data movement: reshape/flatten, permute_dims, expand_dims, squeeze, concat, split, stack,
 //! strided_slice, take, broadcast_to, tile, flip, gather_elements, scatter_elements, one_hot,
-//! tril/triu.
+//! tril/triu, layout_transform.
 
 use tir::{CmpOp, DataType, ForKind, PrimExpr, Stmt, Var};
 
 use super::elementwise::bcast_index;
 use super::te::{self, Te};
 use super::{Lowered, OpCall, Result, Rule, TArg, unsupported};
-use crate::ir::{Expr, ExprKind};
+use crate::ir::{AttrValue, Expr, ExprKind};
 
 pub(super) fn rule(name: &str) -> Option<Rule> {
     let r: Rule = match name {
@@ -32,6 +32,7 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "collapse_sum_to" | "collapse_sum_like" => collapse_sum,
         "gather_nd" => gather_nd,
         "scatter_nd" => scatter_nd,
+        "layout_transform" => layout_transform,
         "tril" => |c| trilu(c, false),
         "triu" => |c| trilu(c, true),
         _ => return None,
@@ -486,6 +487,54 @@ fn scatter_elements(c: &OpCall) -> Result<Lowered> {
         Stmt::seq(vec![copy, scatter]),
     );
     c.finish("scatter_elements", te, &[&x, &ind, &upd], &[out])
+}
+
+/// `R.layout_transform` with TVM's semantics (its legalization is `sch.transform_layout` with
+/// `pad_value`, 0 when `None`): an output element that is the image of an input element under
+/// the index map holds that element, every other one (padding) holds the pad value. Lowered as
+/// one opaque block, like `scatter_elements`: when the output may have more elements than the
+/// input, a loop nest fills it with the pad value; then a loop nest over the input stores
+/// `out[map(i)] = x[i]` (stores are bounds-checked at run time, so a map that leaves the
+/// output is an error, not a stray write). The axis separators change nothing on flat buffers.
+fn layout_transform(c: &OpCall) -> Result<Lowered> {
+    let x = c.tensor(0)?;
+    let (shape, dt) = c.out_tensor()?;
+    let Some(AttrValue::IndexMap(map)) = c.attr("index_map") else {
+        return unsupported("the index_map attribute is not `T.index_map(lambda ...)`");
+    };
+    if map.params.len() != x.ndim() || map.results.len() != shape.len() {
+        return unsupported(format!(
+            "the index map takes {} indices to {}, but the input has rank {} and the output {}",
+            map.params.len(),
+            map.results.len(),
+            x.ndim(),
+            shape.len()
+        ));
+    }
+    let pad = match c.attr("pad_value") {
+        Some(AttrValue::PrimValue(p)) => te::cast(dt, p.clone()),
+        _ => te::zero(dt),
+    };
+    let out = te::placeholder("te_layout_transform", &shape, dt);
+    let padded =
+        !crate::struct_info_ops::prove_equal(&te::product(&shape), &te::product(x.shape()));
+    let mut body = Vec::new();
+    if padded {
+        body.push(loop_nest(&shape, "ax", |i| {
+            te::store(&out, i.to_vec(), pad)
+        }));
+    }
+    body.push(loop_nest(x.shape(), "i", |i| {
+        te::store(&out, map.apply(i), te::load(&x.buf, i.to_vec()))
+    }));
+    let name = if padded {
+        "te_layout_transform_with_pad"
+    } else {
+        "te_layout_transform"
+    };
+    let mut te = Te::new();
+    te.opaque(name, vec![out.clone()], Stmt::seq(body));
+    c.finish(name, te, &[&x], &[out])
 }
 
 fn one_hot(c: &OpCall) -> Result<Lowered> {

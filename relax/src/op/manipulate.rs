@@ -1,11 +1,11 @@
 //! Shape manipulation and data movement: reshape, permute_dims, expand_dims, squeeze,
 //! flatten, concat, stack, split, broadcast_to, tile, repeat, flip, gathers and scatters,
-//! one_hot.
+//! one_hot, layout_transform.
 
-use tir::{DataType, PrimExpr};
+use tir::{BinaryOp, DataType, PrimExpr};
 
 use crate::Result;
-use crate::ir::{AttrValue, Attrs, Call, Expr, StructInfo};
+use crate::ir::{AttrValue, Attrs, Call, Expr, IndexMap, StructInfo};
 use crate::op::common::{
     TensorInfo, add, arith, attr, attr_int, attr_int_list, attr_opt_int, attr_opt_int_list,
     check_arity, dim, err, floordiv, mul, normalize_axes, normalize_axis, prim_arg, product,
@@ -758,4 +758,266 @@ pub(super) fn infer_one_hot(call: &Call, args: &[StructInfo]) -> Result<StructIn
         }
         None => i.with_ndim(n as i64 + 1, Some(on)),
     })
+}
+
+// ----- layout_transform -------------------------------------------------------------------
+
+/// The `index_map` attribute of a call.
+fn index_map_attr(call: &Call) -> Result<&IndexMap> {
+    match call.attrs.get("index_map") {
+        Some(AttrValue::IndexMap(m)) => Ok(m),
+        Some(other) => Err(err(
+            call,
+            format!("attribute `index_map` must be `T.index_map(lambda ...)`, got {other:?}"),
+        )),
+        None => Err(err(call, "missing attribute `index_map`")),
+    }
+}
+
+/// `R.layout_transform(x, index_map, pad_value, axis_separators, input_axis_separators)`: the
+/// result has one axis per result of the map, each as long as the map's range over the input's
+/// domain ([`index_map_shape`]), and the input's dtype. The axis separators only describe a
+/// physical (multi-dimensional) memory layout: they are checked, and change nothing here.
+pub(super) fn infer_layout_transform(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let x = tensor_arg(call, args, 0)?;
+    let map = index_map_attr(call)?;
+    let text = crate::script::printer::index_map_to_string(map);
+    if let Some(n) = x.ndim()
+        && n != map.params.len()
+    {
+        return Err(err(
+            call,
+            format!(
+                "the index map `{text}` takes {} indices, but the input has rank {n}",
+                map.params.len()
+            ),
+        ));
+    }
+    check_separators(call, "axis_separators", map.results.len())?;
+    if let Some(n) = x.ndim() {
+        check_separators(call, "input_axis_separators", n)?;
+    }
+    match call.attrs.get("pad_value") {
+        None | Some(AttrValue::None) => {}
+        Some(AttrValue::PrimValue(p)) => {
+            if let Some(dt) = x.dtype
+                && p.dtype() != dt
+            {
+                return Err(err(
+                    call,
+                    format!(
+                        "pad_value {} is of type {}, but the input is {dt}: they must agree",
+                        crate::script::printer::prim_text(p),
+                        p.dtype()
+                    ),
+                ));
+            }
+        }
+        Some(other) => {
+            return Err(err(
+                call,
+                format!("pad_value must be None or `R.prim_value(...)`, got {other:?}"),
+            ));
+        }
+    }
+    let Some(shape) = &x.shape else {
+        return Ok(x.with_ndim(map.results.len() as i64, x.dtype));
+    };
+    let out = index_map_shape(map, shape).map_err(|why| {
+        err(
+            call,
+            format!(
+                "cannot infer the shape that `{text}` maps {} to: {why}",
+                shape_str(shape)
+            ),
+        )
+    })?;
+    Ok(x.with_shape(out, x.dtype))
+}
+
+/// `R.layout_transform`'s stored form: `pad_value` a prim value or `None` (a `T.float32(2)`
+/// written without `R.prim_value` is accepted as one), `axis_separators` a list (`[]` when
+/// unset, as TVM's Python API makes it), `input_axis_separators` absent when unset (TVM 0.27
+/// does not print it then).
+pub(super) fn canon_layout_transform(_args: &mut Vec<Expr>, attrs: &mut Attrs) -> Result<()> {
+    let bad = |m: String| crate::Error::TypeInference(m);
+    if let Some(other) = attrs.get("index_map")
+        && !matches!(other, AttrValue::IndexMap(_))
+    {
+        return Err(bad(format!(
+            "index_map must be `T.index_map(lambda ...)`, got {other:?}"
+        )));
+    }
+    match attrs.get("pad_value").cloned() {
+        None | Some(AttrValue::None) | Some(AttrValue::PrimValue(_)) => {}
+        Some(AttrValue::Expr(e)) if e.as_var().is_none() => {
+            attrs.set("pad_value", AttrValue::PrimValue(e));
+        }
+        Some(other) => {
+            return Err(bad(format!(
+                "pad_value must be None or `R.prim_value(...)` of the input's dtype (as in \
+                 `R.prim_value(T.float32(2))`), got {other:?}"
+            )));
+        }
+    }
+    if matches!(attrs.get("axis_separators"), None | Some(AttrValue::None)) {
+        attrs.set("axis_separators", AttrValue::List(Vec::new()));
+    }
+    if matches!(attrs.get("input_axis_separators"), Some(AttrValue::None)) {
+        attrs.0.retain(|(k, _)| k != "input_axis_separators");
+    }
+    Ok(())
+}
+
+/// Axis separators: strictly increasing positions in `0..=rank`.
+fn check_separators(call: &Call, name: &str, rank: usize) -> Result<()> {
+    let Some(seps) = attr_opt_int_list(call, name)? else {
+        return Ok(());
+    };
+    for (i, &s) in seps.iter().enumerate() {
+        if s < 0 || s as usize > rank {
+            return Err(err(
+                call,
+                format!("{name} {seps:?}: {s} is not an axis position in 0..={rank}"),
+            ));
+        }
+        if i > 0 && seps[i - 1] >= s {
+            return Err(err(
+                call,
+                format!("{name} {seps:?} must be strictly increasing"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The extent of each result of `map` over the domain `0 <= p_i < shape[i]` of its
+/// parameters (TVM's `IndexMap::MapShape`): the range's maximum plus one, its minimum being 0.
+///
+/// * A result `e % c` (`c` a positive constant or a symbolic variable) has extent `c`: TVM's
+///   iterator analysis pads `e` to a multiple of `c` (`lambda i: (i % 16,)` maps `(14,)` to
+///   `(16,)`).
+/// * Over a static shape, the range is the constant bound of [`tir::arith::Analyzer`] with
+///   every parameter bound to its axis.
+/// * Over a symbolic shape, a result that is non-decreasing in every parameter (sums,
+///   differences with parameter-free right-hand sides, products by non-negative constants or
+///   symbolic dimensions, floor divisions by positive constants or symbolic dimensions,
+///   min/max) takes its minimum with
+///   every parameter 0 and its maximum with every parameter at its last index; other results
+///   are an error, since there is no symbolic range analysis to bound them.
+pub(crate) fn index_map_shape(
+    map: &IndexMap,
+    shape: &[PrimExpr],
+) -> std::result::Result<Vec<PrimExpr>, String> {
+    use tir::arith::Analyzer;
+    let dims: Option<Vec<i64>> = shape.iter().map(PrimExpr::as_int).collect();
+    let mut an = Analyzer::new();
+    for (p, d) in map.params.iter().zip(shape) {
+        an.bind(p, tir::Range::from_extent(d.clone()));
+    }
+    // Symbolic divisors are taken to be positive (see `divisor`).
+    for r in &map.results {
+        r.visit(&mut |e| {
+            if let tir::ExprKind::Binary {
+                op: BinaryOp::FloorDiv | BinaryOp::FloorMod,
+                b,
+                ..
+            } = e.kind()
+                && let Some(v) = b.as_var()
+                && !map.params.contains(v)
+            {
+                an.bind_bound(v, 1, i64::MAX);
+            }
+        });
+    }
+    let text = crate::script::printer::prim_text;
+    let mut out = Vec::new();
+    for (k, r) in map.results.iter().enumerate() {
+        let what = || format!("result {k} `{}`", text(r));
+        if let tir::ExprKind::Binary {
+            op: BinaryOp::FloorMod,
+            b,
+            ..
+        } = r.kind()
+            && divisor(b, &map.params)
+        {
+            out.push(b.clone());
+            continue;
+        }
+        if let Some(dims) = &dims {
+            if dims.contains(&0) {
+                // An empty domain: no index is mapped anywhere.
+                out.push(dim(0));
+                continue;
+            }
+            let (lo, hi) = an.const_int_bound(r);
+            if lo == i64::MIN || hi == i64::MAX {
+                return Err(format!("{} is not bounded over the input's domain", what()));
+            }
+            if lo != 0 {
+                return Err(format!(
+                    "{} ranges over [{lo}, {hi}], which does not start at 0",
+                    what()
+                ));
+            }
+            out.push(dim(hi + 1));
+            continue;
+        }
+        if !non_decreasing(r, &map.params) {
+            return Err(format!(
+                "{} is not a sum, product or floor division of the indices that could be \
+                 bounded over a symbolic shape",
+                what()
+            ));
+        }
+        let at = |f: &dyn Fn(&PrimExpr) -> PrimExpr| {
+            let ends: Vec<PrimExpr> = shape.iter().map(f).collect();
+            let one = IndexMap {
+                params: map.params.clone(),
+                results: vec![r.clone()],
+            };
+            one.apply(&ends).remove(0)
+        };
+        let lo = an.simplify(&at(&|_| dim(0)));
+        if !prove_equal(&lo, &dim(0)) {
+            return Err(format!(
+                "{} has the minimum {} over the input's domain, not 0",
+                what(),
+                text(&lo)
+            ));
+        }
+        let hi = at(&|d| sub(d, &dim(1)));
+        out.push(add(&hi, &dim(1)));
+    }
+    Ok(out)
+}
+
+/// A divisor the extents may use: a positive constant, or a symbolic variable that is not an
+/// index (taken to be positive, as a dimension that divides is).
+fn divisor(d: &PrimExpr, params: &[tir::Var]) -> bool {
+    d.as_int().is_some_and(|c| c > 0) || d.as_var().is_some_and(|v| !params.contains(v))
+}
+
+/// Whether `e` provably does not decrease when any of `params` grows (see [`index_map_shape`]).
+fn non_decreasing(e: &PrimExpr, params: &[tir::Var]) -> bool {
+    use tir::ExprKind as K;
+    let free = |x: &PrimExpr| !x.uses_var(&|v| params.contains(v));
+    let factor = |x: &PrimExpr| x.as_int().is_some_and(|c| c >= 0) || x.as_var().is_some();
+    match e.kind() {
+        K::IntImm { .. } | K::Var(_) => true,
+        K::Binary { op, a, b } => match op {
+            BinaryOp::Add | BinaryOp::Min | BinaryOp::Max => {
+                non_decreasing(a, params) && non_decreasing(b, params)
+            }
+            BinaryOp::Sub => non_decreasing(a, params) && free(b),
+            BinaryOp::Mul => {
+                (non_decreasing(a, params) && factor(b) && free(b))
+                    || (non_decreasing(b, params) && factor(a) && free(a))
+            }
+            BinaryOp::FloorDiv => non_decreasing(a, params) && divisor(b, params),
+            _ => free(e),
+        },
+        _ => free(e),
+    }
 }

@@ -907,6 +907,19 @@ pub(super) static OPS: &[OpDef] = &[
         &[e("data"), a("axis")],
         manipulate::infer_flip,
     ),
+    opc(
+        "relax.layout_transform",
+        "R.layout_transform",
+        &[
+            e("x"),
+            a("index_map"),
+            ad("pad_value", none),
+            ad("axis_separators", || ints(&[])),
+            ad("input_axis_separators", none),
+        ],
+        manipulate::infer_layout_transform,
+        manipulate::canon_layout_transform,
+    ),
     op(
         "relax.collapse_sum_like",
         "R.collapse_sum_like",

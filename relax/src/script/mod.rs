@@ -15,7 +15,7 @@
 //! printed here ([`builtins`]).
 
 mod builtins;
-mod printer;
+pub(crate) mod printer;
 mod reader;
 
 pub use printer::{print_module, print_module_with_metadata};

@@ -297,7 +297,16 @@ fn body_syms(f: &Function, out: &mut Vec<tir::Var>) {
     }
     fn attr(v: &AttrValue, out: &mut Vec<tir::Var>) {
         match v {
-            AttrValue::Expr(e) => prim_syms(e, out),
+            AttrValue::Expr(e) | AttrValue::PrimValue(e) => prim_syms(e, out),
+            AttrValue::IndexMap(m) => {
+                let mut used = Vec::new();
+                m.results.iter().for_each(|r| prim_syms(r, &mut used));
+                for v in used {
+                    if !m.params.contains(&v) && !out.contains(&v) {
+                        out.push(v);
+                    }
+                }
+            }
             AttrValue::List(items) => items.iter().for_each(|i| attr(i, out)),
             AttrValue::Map(items) => items.iter().for_each(|(_, i)| attr(i, out)),
             _ => {}
@@ -393,6 +402,42 @@ fn attr_value(v: &AttrValue, names: &HashMap<tir::VarId, String>) -> String {
                 .collect();
             format!("{{{}}}", items.join(", "))
         }
+        AttrValue::PrimValue(e) => format!("R.prim_value({})", prim_to_string(e, names)),
+        AttrValue::IndexMap(m) => {
+            let params: Vec<String> = m.params.iter().map(|p| p.name().to_string()).collect();
+            index_map_text(&params, &m.results, names)
+        }
+    }
+}
+
+/// An index map as TVMScript, its parameters by their own names (for error messages).
+pub(crate) fn index_map_to_string(m: &IndexMap) -> String {
+    attr_value(&AttrValue::IndexMap(m.clone()), &HashMap::new())
+}
+
+/// A TIR expression as the Relax dialect prints it, variables by their own names (for error
+/// messages).
+pub(crate) fn prim_text(e: &PrimExpr) -> String {
+    prim_to_string(e, &HashMap::new())
+}
+
+/// `T.index_map(lambda a, b: (b, a))` with the parameters printed as `params` (`names` must
+/// map them).
+fn index_map_text(
+    params: &[String],
+    results: &[PrimExpr],
+    names: &HashMap<tir::VarId, String>,
+) -> String {
+    let results: Vec<String> = results.iter().map(|r| prim_to_string(r, names)).collect();
+    let body = if results.len() == 1 {
+        format!("({},)", results[0])
+    } else {
+        format!("({})", results.join(", "))
+    };
+    if params.is_empty() {
+        format!("T.index_map(lambda: {body})")
+    } else {
+        format!("T.index_map(lambda {}: {body})", params.join(", "))
     }
 }
 
@@ -851,11 +896,38 @@ impl<'m> FnPrinter<'m> {
     }
 
     fn attr(&mut self, v: &AttrValue) -> String {
+        if let AttrValue::IndexMap(m) = v {
+            return self.index_map(m);
+        }
         let s = attr_value(v, &self.sym_names);
-        if matches!(v, AttrValue::Expr(_)) && s.contains("T.") {
+        if matches!(v, AttrValue::Expr(_) | AttrValue::PrimValue(_)) && s.contains("T.") {
             self.uses_t = true;
         }
         s
+    }
+
+    /// An index map, its parameters named in a scope of their own (TVM's printer takes fresh
+    /// names from the function's: `lambda a_1, b_1: ...` where `a` and `b` are symbolic
+    /// variables of the function).
+    fn index_map(&mut self, m: &IndexMap) -> String {
+        self.uses_t = true;
+        self.push_scope();
+        let mut saved = Vec::new();
+        let mut params = Vec::new();
+        for p in &m.params {
+            let name = self.fresh_name(p.name());
+            saved.push((p.id(), self.sym_names.insert(p.id(), name.clone())));
+            params.push(name);
+        }
+        let text = index_map_text(&params, &m.results, &self.sym_names);
+        for (id, old) in saved.into_iter().rev() {
+            match old {
+                Some(n) => self.sym_names.insert(id, n),
+                None => self.sym_names.remove(&id),
+            };
+        }
+        self.pop_scope();
+        text
     }
 
     fn exprs(&mut self, es: &[Expr]) -> Vec<String> {

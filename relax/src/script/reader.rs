@@ -1048,8 +1048,112 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 let s = string_arg(arg, "a data type")?;
                 Ok(AttrValue::DType(parse_dtype(&s, arg.span)?))
             }
+            A::Call { .. } if e.call_name().as_deref() == Some("T.index_map") => self.index_map(e),
+            // `pad_value=R.prim_value(T.float32(2))`: a Relax prim value held by an attribute.
+            A::Call { .. } if e.call_name().as_deref() == Some("R.prim_value") => {
+                let Some((_, [arg], [])) = call_parts(e) else {
+                    return err(e.span, "`R.prim_value` takes one value");
+                };
+                // An explicitly typed literal keeps its type (`self.prim` widens `int32`).
+                let typed = arg.call_name().is_some_and(|n| n.starts_with("T."))
+                    && matches!(call_parts(arg), Some((_, [lit], [])) if int_of(lit).is_some() || float_of(lit).is_some());
+                let v = if typed {
+                    let scope = tir::script::ExprScope {
+                        vars: HashMap::new(),
+                    };
+                    tir::script::prim_expr_from_ast(arg, &scope)?
+                } else {
+                    self.prim(arg, false)?
+                };
+                Ok(AttrValue::PrimValue(v))
+            }
+            A::Lambda { .. } => err(
+                e.span,
+                "a lambda is read only as the argument of `T.index_map` \
+                 (`T.index_map(lambda i, j: (j, i))`)",
+            ),
             _ => Ok(AttrValue::Expr(self.prim(e, false)?)),
         }
+    }
+
+    /// `T.index_map(lambda p1, p2, ...: (r1, r2, ...))`: the parameters are new `int64`
+    /// variables visible in the results only; the results may also use the function's symbolic
+    /// variables. A body that is not a tuple is a map with one result.
+    fn index_map(&mut self, e: &ast::Expr) -> PResult<AttrValue> {
+        let Some((_, args, keywords)) = call_parts(e) else {
+            return err(e.span, "expected a call of `T.index_map`");
+        };
+        let [lambda] = args else {
+            return err(
+                e.span,
+                format!(
+                    "`T.index_map` takes one lambda (`T.index_map(lambda i, j: (j, i))`), got {} \
+                     positional arguments",
+                    args.len()
+                ),
+            );
+        };
+        for k in keywords {
+            if k.name != "index_dtype" {
+                return err(
+                    k.span,
+                    format!("unexpected keyword argument `{}` of `T.index_map`", k.name),
+                );
+            }
+            let s = string_arg(&k.value, "a data type")?;
+            if parse_dtype(&s, k.value.span)? != DataType::INT64 {
+                return err(
+                    k.value.span,
+                    format!("`T.index_map`: index_dtype {s:?} is not supported (only \"int64\")"),
+                );
+            }
+        }
+        let A::Lambda { params, body } = &lambda.kind else {
+            return err(
+                lambda.span,
+                format!("`T.index_map` takes a lambda, found {}", lambda.describe()),
+            );
+        };
+        let vars: Vec<tir::Var> = params
+            .iter()
+            .map(|(n, _)| tir::Var::new(n.as_str(), DataType::INT64))
+            .collect();
+        let saved: Vec<(String, Option<tir::Var>)> = params
+            .iter()
+            .zip(&vars)
+            .map(|((n, _), v)| (n.clone(), self.sym.insert(n.clone(), v.clone())))
+            .collect();
+        let items: Vec<&ast::Expr> = match &body.kind {
+            A::Tuple(items) => items.iter().collect(),
+            _ => vec![body.as_ref()],
+        };
+        let results: PResult<Vec<PrimExpr>> = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let r = self.prim(item, false)?;
+                if r.dtype() != DataType::INT64 {
+                    return err(
+                        item.span,
+                        format!(
+                            "result {i} of the index map is of type {}, not an int64 index",
+                            r.dtype()
+                        ),
+                    );
+                }
+                Ok(r)
+            })
+            .collect();
+        for (name, old) in saved.into_iter().rev() {
+            match old {
+                Some(v) => self.sym.insert(name, v),
+                None => self.sym.remove(&name),
+            };
+        }
+        Ok(AttrValue::IndexMap(IndexMap {
+            params: vars,
+            results: results?,
+        }))
     }
 
     /// `{"vdevice": [I.vdevice(target, vdevice_id, memory_scope), …]}`.
@@ -2585,6 +2689,7 @@ fn default_expr(v: AttrValue) -> Option<Expr> {
         AttrValue::DType(d) => Expr::new(ExprKind::DataTypeImm(d)),
         AttrValue::Expr(p) => Expr::prim(p),
         AttrValue::List(items) => Expr::tuple(items.into_iter().filter_map(default_expr).collect()),
-        AttrValue::Map(_) => return None,
+        AttrValue::PrimValue(p) => Expr::prim(p),
+        AttrValue::Map(_) | AttrValue::IndexMap(_) => return None,
     })
 }

@@ -334,6 +334,11 @@ impl Reader<'_> {
             A::None | A::Ellipsis | A::Slice { .. } => {
                 err(e.span, format!("{} is not a TIR expression", e.describe()))
             }
+            A::Lambda { .. } => err(
+                e.span,
+                "a lambda is not a TIR expression (lambdas are read only as the index map of \
+                 `T.index_map`)",
+            ),
         }
     }
 

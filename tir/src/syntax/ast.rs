@@ -1,7 +1,8 @@
 //! The syntax tree of the Python subset that TVMScript is written in.
 //!
 //! It mirrors Python's own `ast` module (same node names where they exist) but keeps only what
-//! TVMScript uses: no lambdas, comprehensions, `try`, `import`, or starred expressions. Every node
+//! TVMScript uses: no comprehensions, `try`, `import`, or starred expressions, and lambdas only
+//! with plain parameter names (`T.index_map(lambda i, j: (j, i))`). Every node
 //! carries a [`Span`]. Parentheses leave no trace: `(a)` is the node `a` with the span of the
 //! parenthesized text. The tree is plain owned data (`Box`/`Vec`): it is built once by the parser
 //! and read once by a dialect reader (`T.` in this crate, `R.` in the relax crate).
@@ -268,6 +269,13 @@ pub enum ExprKind {
         /// The operators with their right operands.
         comparisons: Vec<(CmpOp, Expr)>,
     },
+    /// `lambda p1, p2: body` (plain parameter names only: no defaults, `*args`, `**kwargs`).
+    Lambda {
+        /// The parameter names in order, with their positions.
+        params: Vec<(String, Span)>,
+        /// The body expression.
+        body: Box<Expr>,
+    },
     /// `body if test else orelse`.
     IfExp {
         /// The condition.
@@ -462,6 +470,7 @@ impl Expr {
             ExprKind::BoolOp { .. } => "a boolean operation",
             ExprKind::Compare { .. } => "a comparison",
             ExprKind::IfExp { .. } => "a conditional expression",
+            ExprKind::Lambda { .. } => "a lambda",
         }
     }
 }

@@ -3,7 +3,8 @@
 //! Grammar (a subset of Python 3's): decorated `def` and `class`, `if`/`elif`/`else`, `for`,
 //! `while`, `with`, `return`, `assert`, `pass`/`break`/`continue`, assignments (plain, chained,
 //! annotated, augmented, tuple targets), expression statements; expressions with Python's
-//! precedence from conditional expressions down to calls, subscripts and attributes.
+//! precedence from lambdas and conditional expressions down to calls, subscripts and
+//! attributes.
 //! Nesting deeper than [`MAX_DEPTH`] is an error rather than a stack overflow.
 
 use crate::error::ParseError;
@@ -636,10 +637,7 @@ impl Parser {
 
     fn test_inner(&mut self) -> PResult<Expr> {
         if self.is_keyword("lambda") {
-            return Err(ParseError::new(
-                self.peek().span,
-                "`lambda` is not supported in TVMScript",
-            ));
+            return self.lambda();
         }
         let body = self.binary(PREC_OR)?;
         if self.eat_keyword("if") {
@@ -657,6 +655,48 @@ impl Parser {
             });
         }
         Ok(body)
+    }
+
+    /// `lambda p1, p2, ...: body`. TVMScript writes index maps this way
+    /// (`T.index_map(lambda i, j: (j, i))`); only plain parameter names are accepted.
+    fn lambda(&mut self) -> PResult<Expr> {
+        let start = self.expect_keyword("lambda")?;
+        let mut params: Vec<(String, Span)> = Vec::new();
+        while !self.is_punct(":") {
+            if self.is_punct("*") || self.is_punct("**") {
+                return Err(ParseError::new(
+                    self.peek().span,
+                    "`*args` / `**kwargs` lambda parameters are not supported",
+                ));
+            }
+            let (name, span) = self.expect_name("a lambda parameter name")?;
+            if self.is_punct("=") {
+                return Err(ParseError::new(
+                    self.peek().span,
+                    format!("lambda parameter `{name}` has a default value: not supported"),
+                ));
+            }
+            if params.iter().any(|(p, _)| *p == name) {
+                return Err(ParseError::new(
+                    span,
+                    format!("duplicate lambda parameter `{name}`"),
+                ));
+            }
+            params.push((name, span));
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.expect_punct(":")?;
+        let body = self.test()?;
+        let span = start.to(body.span);
+        Ok(Expr {
+            kind: ExprKind::Lambda {
+                params,
+                body: Box::new(body),
+            },
+            span,
+        })
     }
 
     /// Operators from `or` down to `**`, by precedence climbing: one stack frame per nesting
