@@ -445,7 +445,18 @@ pub(super) fn infer_conv_transpose(call: &Call, args: &[StructInfo]) -> Result<S
     Ok(s.x.with_shape(out, s.out_dtype))
 }
 
-fn pool_layouts(call: &Call, x: &TensorInfo) -> Result<(String, String, usize)> {
+/// A pool's data as its layouts read it.
+struct PoolData {
+    out_layout: String,
+    /// Spatial dimensions.
+    k: usize,
+    /// `[batch, channel, spatial...]`, if the data's shape is known and the layout parses.
+    primal: Option<Vec<PrimExpr>>,
+    /// The rank of the result (`out_layout`'s).
+    out_rank: i64,
+}
+
+fn pool_data(call: &Call, x: &TensorInfo) -> Result<PoolData> {
     let layout = attr_str(call, "layout")?;
     let out_layout = match attr(call, "out_layout") {
         Some(AttrValue::Str(s)) => s,
@@ -462,20 +473,29 @@ fn pool_layouts(call: &Call, x: &TensorInfo) -> Result<(String, String, usize)> 
             ),
         ));
     }
-    Ok((layout, out_layout, k))
+    let primal = x
+        .shape
+        .as_deref()
+        .and_then(|xs| primal_shape(&layout, ['N', 'C'], k, xs));
+    Ok(PoolData {
+        out_rank: layout_rank(&out_layout, k) as i64,
+        out_layout,
+        k,
+        primal,
+    })
 }
 
 /// `R.nn.max_pool2d` / `R.nn.avg_pool2d` (and 1-D / 3-D).
 pub(super) fn infer_pool(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
     check_arity(call, args, 1, 1)?;
     let x = tensor_arg(call, args, 0)?;
-    let (layout, out_layout, k) = pool_layouts(call, &x)?;
-    let out_rank = layout_rank(&out_layout, k) as i64;
-    let Some(xs) = x
-        .shape
-        .as_deref()
-        .and_then(|xs| primal_shape(&layout, ['N', 'C'], k, xs))
-    else {
+    let PoolData {
+        out_layout,
+        k,
+        primal,
+        out_rank,
+    } = pool_data(call, &x)?;
+    let Some(xs) = primal else {
         return Ok(x.with_ndim(out_rank, x.dtype));
     };
     let pool = list_of(call, "pool_size", k, false)?;
@@ -509,13 +529,13 @@ pub(super) fn infer_pool(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
 pub(super) fn infer_adaptive_pool(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
     check_arity(call, args, 1, 1)?;
     let x = tensor_arg(call, args, 0)?;
-    let (layout, out_layout, k) = pool_layouts(call, &x)?;
-    let out_rank = layout_rank(&out_layout, k) as i64;
-    let Some(xs) = x
-        .shape
-        .as_deref()
-        .and_then(|xs| primal_shape(&layout, ['N', 'C'], k, xs))
-    else {
+    let PoolData {
+        out_layout,
+        k,
+        primal,
+        out_rank,
+    } = pool_data(call, &x)?;
+    let Some(xs) = primal else {
         return Ok(x.with_ndim(out_rank, x.dtype));
     };
     let spatial: Vec<PrimExpr> = match attr_opt_int_list(call, "output_size")? {
