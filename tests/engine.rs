@@ -1224,3 +1224,63 @@ class Module:
         assert_eq!(as_f32(&fields[3]), map(f32::max), "{exec_mode:?}");
     }
 }
+
+/// `R.take` of one index that is a prim value known only at run time: the result drops the
+/// axis; "clip" and "wrap" normalize the index as for a tensor of indices, and in "fast"
+/// mode an index outside the axis is a run-time error rather than a read of a neighbouring
+/// row.
+#[test]
+fn take_of_a_prim_value_index() {
+    let src = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), dtype="float32"), index: R.Prim("int64")):
+        a = R.take(x, index, axis=1)
+        b = R.take(x, index, axis=2, mode="clip")
+        c = R.take(x, index, axis=0, mode="wrap")
+        return (a, b, c)
+"#;
+    let x: Vec<f32> = (0..24).map(|v| v as f32).collect();
+    let at = |i: usize, j: usize, k: usize| x[(i * 3 + j) * 4 + k];
+    let run = |engine: &Engine, index: i64| {
+        engine.compile_str(src).unwrap().run(
+            "main",
+            &[
+                Value::Tensor(Tensor::from_slice(&[2, 3, 4], &x).unwrap()),
+                Value::Int(index),
+            ],
+        )
+    };
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let engine = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap();
+        let out = run(&engine, 2).unwrap();
+        let f = out.as_tuple().unwrap().fields().to_vec();
+        let a: Vec<f32> = (0..2)
+            .flat_map(|i| (0..4).map(move |k| (i, k)))
+            .map(|(i, k)| at(i, 2, k))
+            .collect();
+        let b: Vec<f32> = (0..2)
+            .flat_map(|i| (0..3).map(move |j| (i, j)))
+            .map(|(i, j)| at(i, j, 2))
+            .collect();
+        let c: Vec<f32> = (0..3)
+            .flat_map(|j| (0..4).map(move |k| (j, k)))
+            .map(|(j, k)| at(0, j, k))
+            .collect();
+        assert_eq!(as_f32(&f[0]), a, "{exec_mode:?}");
+        assert_eq!(as_f32(&f[1]), b, "{exec_mode:?}");
+        assert_eq!(as_f32(&f[2]), c, "{exec_mode:?}");
+        let e = run(&engine, 3)
+            .expect_err("index 3 of an axis of 3")
+            .to_string();
+        assert!(e.contains("outside axis 1"), "{exec_mode:?}: {e}");
+        let e = run(&engine, -1)
+            .expect_err("index -1 in fast mode")
+            .to_string();
+        assert!(e.contains("outside axis 1"), "{exec_mode:?}: {e}");
+    }
+}

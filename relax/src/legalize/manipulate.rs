@@ -349,7 +349,7 @@ fn strided_slice(c: &OpCall) -> Result<Lowered> {
 }
 
 fn take(c: &OpCall) -> Result<Lowered> {
-    let (x, ind) = (c.tensor(0)?, c.tensor(1)?);
+    let x = c.tensor(0)?;
     let (shape, _) = c.out_tensor()?;
     let axis = match c.attr("axis") {
         Some(crate::ir::AttrValue::None) | None => None,
@@ -359,23 +359,55 @@ fn take(c: &OpCall) -> Result<Lowered> {
         return unsupported("take without an axis");
     };
     let mode = c.attr_str("mode").unwrap_or("fast").to_string();
+    let dim = x.shape()[axis].clone();
+    // The index along the axis, as `mode` reads it.
+    let normalized = |iv: PrimExpr, dt: DataType| match mode.as_str() {
+        "clip" => te::min(
+            te::max(iv, te::zero(dt)),
+            te::sub(te::cast(dt, dim.clone()), te::one(dt)),
+        ),
+        "wrap" => te::floormod(iv, te::cast(dt, dim.clone())),
+        _ => iv,
+    };
+    // One index that is a prim value (an `R.Prim("int64")` parameter): the result drops the
+    // axis. In "fast" mode nothing normalizes it, so the kernel first asserts that it lies
+    // in the axis, as the bounds of an index read from a tensor are checked.
+    if matches!(c.sinfo.get(1), Some(crate::ir::StructInfo::Prim { .. }))
+        && let Some(iv) = c.scalar(1)
+    {
+        let dt = iv.dtype();
+        let at = normalized(iv.clone(), dt);
+        let mut te = Te::new();
+        let out = te.compute("T_take", "ax", &shape, |i| {
+            let mut idx = i[..axis].to_vec();
+            idx.push(at.clone());
+            idx.extend(i[axis..].iter().cloned());
+            te::load(&x.buf, idx)
+        });
+        let lowered = c.finish("take", te, &[&x], &[out])?;
+        if mode != "fast" {
+            return Ok(lowered);
+        }
+        let inside = PrimExpr::new(tir::ExprKind::And(
+            te::cmp(CmpOp::Ge, iv.clone(), te::zero(dt)),
+            te::cmp(CmpOp::Lt, iv, te::cast(dt, dim.clone())),
+        ));
+        return Ok(super::assert_first(
+            lowered,
+            inside,
+            format!(
+                "the index is outside axis {axis} of a tensor of shape {}",
+                crate::op::common::shape_str(x.shape())
+            ),
+        ));
+    }
+    let ind = c.tensor(1)?;
     let k = ind.ndim();
     let mut te = Te::new();
     let out = te.compute("T_take", "ax", &shape, |i| {
-        let mut iv = te::load(&ind.buf, i[axis..axis + k].to_vec());
-        let dim = x.shape()[axis].clone();
-        match mode.as_str() {
-            "clip" => {
-                iv = te::min(
-                    te::max(iv, te::zero(ind.dtype())),
-                    te::sub(te::cast(ind.dtype(), dim), te::one(ind.dtype())),
-                )
-            }
-            "wrap" => iv = te::floormod(iv, te::cast(ind.dtype(), dim)),
-            _ => {}
-        }
+        let iv = te::load(&ind.buf, i[axis..axis + k].to_vec());
         let mut idx = i[..axis].to_vec();
-        idx.push(iv);
+        idx.push(normalized(iv, ind.dtype()));
         idx.extend(i[axis + k..].iter().cloned());
         te::load(&x.buf, idx)
     });

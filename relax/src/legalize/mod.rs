@@ -412,6 +412,40 @@ impl OpCall<'_> {
     }
 }
 
+/// `lowered`'s kernel checking `cond` before anything else, failing with `message` (a
+/// `T.Assert` at the top of its root block). The kernel is marked opaque, so that fusion never
+/// merges the check into another kernel's loops.
+pub(crate) fn assert_first(lowered: Lowered, cond: PrimExpr, message: String) -> Lowered {
+    let Lowered::CallTir {
+        mut func,
+        args,
+        out,
+    } = lowered
+    else {
+        return lowered;
+    };
+    let check = |body: &tir::Stmt| {
+        tir::Stmt::new(tir::StmtKind::AssertStmt {
+            cond: cond.clone(),
+            message: PrimExpr::string(message.clone()),
+            body: body.clone(),
+        })
+    };
+    func.body = match func.body.kind() {
+        tir::StmtKind::SBlockRealize(root) => {
+            let mut root = root.clone();
+            root.block.body = check(&root.block.body);
+            tir::Stmt::new(tir::StmtKind::SBlockRealize(root))
+        }
+        _ => check(&func.body),
+    };
+    func.attrs.insert(
+        "op_pattern".to_string(),
+        tir::AttrValue::Int(crate::transform::annotate_tir_op_pattern::OPAQUE),
+    );
+    Lowered::CallTir { func, args, out }
+}
+
 /// Symbolic variables of the kernel that no parameter buffer's shape binds (as a dimension
 /// of its own), in first-use order. A variable that is a whole dimension of an input or an
 /// output (`reshape` to an `R.Shape([a, b])` parameter) is bound from the tensor's shape at
