@@ -1284,3 +1284,40 @@ class Module:
         assert!(e.contains("outside axis 1"), "{exec_mode:?}: {e}");
     }
 }
+
+/// The Gradient pass's markers (`R.grad.start_checkpoint`, `end_checkpoint`, `no_grad`), as
+/// modules written for it hold them, read, print back and run as their argument.
+#[test]
+fn gradient_markers_run_as_their_argument() {
+    let src = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((), dtype="float32"):
+        with R.dataflow():
+            x_scp: R.Tensor((3,), dtype="float32") = R.grad.start_checkpoint(x)
+            lv1: R.Tensor((3,), dtype="float32") = R.multiply(x_scp, x_scp)
+            lv1_ecp: R.Tensor((3,), dtype="float32") = R.grad.end_checkpoint(lv1)
+            lv2: R.Tensor((3,), dtype="float32") = R.grad.no_grad(lv1_ecp)
+            gv: R.Tensor((), dtype="float32") = R.sum(lv2, axis=None, keepdims=False)
+            R.output(gv)
+        return gv
+"#;
+    let printed = relaxjit::relax::script::print_module(&Engine::parse(src).unwrap());
+    for marker in [
+        "R.grad.start_checkpoint(x)",
+        "R.grad.end_checkpoint(lv1)",
+        "R.grad.no_grad(lv1_ecp)",
+    ] {
+        assert!(printed.contains(marker), "{marker} not in\n{printed}");
+    }
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let engine = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap();
+        let x = Value::Tensor(Tensor::from_slice(&[3], &[1.0f32, -2.0, 3.0]).unwrap());
+        let out = engine.compile_str(src).unwrap().run("main", &[x]).unwrap();
+        assert_eq!(as_f32(&out), vec![14.0], "{exec_mode:?}");
+    }
+}

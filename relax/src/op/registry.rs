@@ -1338,6 +1338,25 @@ pub(super) static OPS: &[OpDef] = &[
         &[e("x")],
         call::infer_same_as_arg0,
     ),
+    // ---- R.grad.*: markers of the Gradient pass, the identity when run ----
+    op(
+        "relax.grad.start_checkpoint",
+        "R.grad.start_checkpoint",
+        &[e("input")],
+        call::infer_same_as_arg0,
+    ),
+    op(
+        "relax.grad.end_checkpoint",
+        "R.grad.end_checkpoint",
+        &[e("input")],
+        call::infer_same_as_arg0,
+    ),
+    op(
+        "relax.grad.no_grad",
+        "R.grad.no_grad",
+        &[e("input")],
+        call::infer_same_as_arg0,
+    ),
 ];
 
 #[cfg(test)]
