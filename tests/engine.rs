@@ -48,6 +48,15 @@ fn inputs() -> Vec<Value> {
 
 const WANT: [f32; 6] = [22.0, 44.0, 66.0, 28.0, 50.0, 72.0];
 
+/// An engine of the default configuration in `exec_mode`.
+fn engine(exec_mode: ExecMode) -> Engine {
+    Engine::new(Config {
+        exec_mode,
+        ..Config::default()
+    })
+    .unwrap()
+}
+
 fn as_f32(v: &Value) -> Vec<f32> {
     v.as_tensor().unwrap().to_vec::<f32>().unwrap()
 }
@@ -520,11 +529,7 @@ class Module:
             .into(),
     ];
     for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
-        let engine = Engine::new(Config {
-            exec_mode,
-            ..Config::default()
-        })
-        .unwrap();
+        let engine = engine(exec_mode);
         let out = engine
             .compile_str(text)
             .unwrap()
@@ -630,11 +635,7 @@ class Module:
         .unwrap()
         .into();
     for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
-        let engine = Engine::new(Config {
-            exec_mode,
-            ..Config::default()
-        })
-        .unwrap();
+        let engine = engine(exec_mode);
         let out = engine
             .compile_str(&good)
             .unwrap_or_else(|e| panic!("{exec_mode:?}: {e}"))
@@ -701,11 +702,7 @@ class Module:
             .unwrap(),
     );
     for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
-        let engine = Engine::new(Config {
-            exec_mode,
-            ..Config::default()
-        })
-        .unwrap();
+        let engine = engine(exec_mode);
         let got = engine
             .compile_str(src)
             .unwrap()
@@ -762,11 +759,7 @@ class Module:
         x[12..].to_vec(),
     ];
     for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
-        let engine = Engine::new(Config {
-            exec_mode,
-            ..Config::default()
-        })
-        .unwrap();
+        let engine = engine(exec_mode);
         let arg = Value::Tensor(Tensor::from_slice(&[4, 6], &x).unwrap());
         let out = engine
             .compile_str(src)
@@ -817,11 +810,7 @@ class Module:
             .collect()
     };
     for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
-        let engine = Engine::new(Config {
-            exec_mode,
-            ..Config::default()
-        })
-        .unwrap();
+        let engine = engine(exec_mode);
         let m = engine.compile_str(src).unwrap();
         for k in [-1i64, 0, 2] {
             let args = [
@@ -866,11 +855,7 @@ class Module:
             .collect()
     };
     for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
-        let engine = Engine::new(Config {
-            exec_mode,
-            ..Config::default()
-        })
-        .unwrap();
+        let engine = engine(exec_mode);
         let arg = Value::Tensor(Tensor::from_slice(&[5, 3], &x).unwrap());
         let out = engine
             .compile_str(src)
@@ -1159,11 +1144,7 @@ class Module:
         ]
     };
     for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
-        let engine = Engine::new(Config {
-            exec_mode,
-            ..Config::default()
-        })
-        .unwrap();
+        let engine = engine(exec_mode);
         let m = engine.compile_str(src).unwrap();
         let out = m.run("main", &args([1, 2], [8, 4])).unwrap();
         assert_eq!(out.as_tensor().unwrap().shape(), &[16, 16], "{exec_mode:?}");
@@ -1197,11 +1178,7 @@ class Module:
     let x: Vec<f32> = vec![-2.0, -0.5, 0.0, 0.25, 1.0, 3.5];
     let y = 0.25f32;
     for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
-        let engine = Engine::new(Config {
-            exec_mode,
-            ..Config::default()
-        })
-        .unwrap();
+        let engine = engine(exec_mode);
         let out = engine
             .compile_str(src)
             .unwrap()
@@ -1252,11 +1229,7 @@ class Module:
         )
     };
     for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
-        let engine = Engine::new(Config {
-            exec_mode,
-            ..Config::default()
-        })
-        .unwrap();
+        let engine = engine(exec_mode);
         let out = run(&engine, 2).unwrap();
         let f = out.as_tuple().unwrap().fields().to_vec();
         let a: Vec<f32> = (0..2)
@@ -1311,11 +1284,7 @@ class Module:
         assert!(printed.contains(marker), "{marker} not in\n{printed}");
     }
     for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
-        let engine = Engine::new(Config {
-            exec_mode,
-            ..Config::default()
-        })
-        .unwrap();
+        let engine = engine(exec_mode);
         let x = Value::Tensor(Tensor::from_slice(&[3], &[1.0f32, -2.0, 3.0]).unwrap());
         let out = engine.compile_str(src).unwrap().run("main", &[x]).unwrap();
         assert_eq!(as_f32(&out), vec![14.0], "{exec_mode:?}");
