@@ -434,3 +434,65 @@ class Module:
         }
     }
 }
+
+/// A tensor with an empty axis is empty however long its other axes are, and so is the work:
+/// `R.add` of two `(2^62, 0)` tensors ran its outer loop 2^62 times around an empty inner one
+/// (a hang). The same with the shape known only at run time, after the reduction interchange
+/// (which puts `sum`'s reduction loop outside the empty spatial one), for a scan whose body is
+/// a condition false for every row, and for the library matmul.
+#[test]
+fn a_long_axis_beside_an_empty_one_is_not_iterated() {
+    const LONG: i64 = 1 << 62;
+    let module = |shape: &str, expr: &str| {
+        format!(
+            r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor({shape}, dtype="float32")):
+        n = T.int64()
+        m = T.int64()
+        with R.dataflow():
+            y = {expr}
+            R.output(y)
+        return y
+"#
+        )
+    };
+    let cases: [(&str, [i64; 2], &[i64]); 7] = [
+        ("R.add(x, x)", [LONG, 0], &[LONG, 0]),
+        ("R.nn.relu(R.exp(R.add(x, x)))", [LONG, 0], &[LONG, 0]),
+        ("R.sum(x, axis=[0], keepdims=True)", [LONG, 0], &[1, 0]),
+        ("R.cumsum(x, axis=1)", [LONG, 0], &[LONG, 0]),
+        ("R.cumsum(x, axis=0)", [0, LONG], &[0, LONG]),
+        (
+            "R.matmul(x, R.zeros(R.shape([0, 0]), dtype=\"float32\"))",
+            [LONG, 0],
+            &[LONG, 0],
+        ),
+        (
+            "R.multiply(x, R.sum(x, axis=[0], keepdims=True))",
+            [LONG, 0],
+            &[LONG, 0],
+        ),
+    ];
+    for (name, config) in configs() {
+        let engine = Engine::new(config).unwrap();
+        for (expr, dims, want) in &cases {
+            let x = Tensor::zeros(dims, vm::DataType::F32).unwrap();
+            let fixed = format!("({}, {})", dims[0], dims[1]);
+            for shape in [fixed.as_str(), "(\"n\", \"m\")"] {
+                let what = format!("{name}: {expr} of {shape} = {dims:?}");
+                let compiled = engine
+                    .compile_str(&module(shape, expr))
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let y = compiled
+                    .run("main", &[x.clone().into()])
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_eq!(y.as_tensor().unwrap().shape(), *want, "{what}");
+            }
+        }
+    }
+}

@@ -1018,6 +1018,73 @@ fn reshape_must_keep_every_element() {
     }
 }
 
+/// `R.reshape` to a shape whose element count equals the input's only at run time (a `-1`
+/// or a dimension from another tensor) checks it when called: `(7,)` into `(3, -1)` gave a
+/// `(3, 2)` tensor (the 7th element dropped) and `(5,)` into `(m,)` with `m = 7` repeated
+/// the first elements (the copy wrapped its index around the input). Equal counts still
+/// reshape, in every exec mode, with and without fusion.
+#[test]
+fn a_symbolic_reshape_checks_its_element_count_at_run_time() {
+    let module = |target: &str| {
+        format!(
+            r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n",), dtype="float32"), y: R.Tensor(("m",), dtype="float32")):
+        n = T.int64()
+        m = T.int64()
+        with R.dataflow():
+            z = R.reshape(x, R.shape({target}))
+            w = R.add(z, R.const(1.0, "float32"))
+            R.output(w)
+        return w
+"#
+        )
+    };
+    let v = |n: usize| -> Value {
+        let data: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        Tensor::from_slice(&[n as i64], &data).unwrap().into()
+    };
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        for fusion in [true, false] {
+            let engine = Engine::new(Config {
+                exec_mode,
+                fusion,
+                ..Config::default()
+            })
+            .unwrap();
+            for (target, n, m, ok) in [
+                ("[3, -1]", 7, 0, false),
+                ("[3, -1]", 9, 0, true),
+                ("[3, -1]", 0, 0, true),
+                ("[m]", 5, 7, false),
+                ("[m]", 7, 5, false),
+                ("[m]", 5, 5, true),
+                ("[2, m]", 6, 3, true),
+                ("[2, m]", 6, 2, false),
+            ] {
+                let what = format!("{exec_mode:?} fusion={fusion}: ({n},) into {target}, m = {m}");
+                let compiled = engine
+                    .compile_str(&module(target))
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                match compiled.run("main", &[v(n), v(m)]) {
+                    Ok(out) if ok => {
+                        let got = as_f32(&out);
+                        let want: Vec<f32> = (0..n).map(|i| i as f32 + 1.0).collect();
+                        assert_eq!(got, want, "{what}");
+                    }
+                    Ok(out) => panic!("{what}: want an error, got {out:?}"),
+                    Err(e) if !ok => {
+                        let e = e.to_string();
+                        assert!(e.contains("the element counts differ"), "{what}: {e}");
+                    }
+                    Err(e) => panic!("{what}: {e}"),
+                }
+            }
+        }
+    }
+}
+
 /// `R.split` into a number of sections from the text builds one struct info per section: a
 /// huge count is an error, not an allocation that aborts the process, and so is a count
 /// larger than a static axis (the last part had a negative extent).

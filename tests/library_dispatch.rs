@@ -2677,3 +2677,111 @@ class Module:
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// An infinite or NaN weight meets the zero padding: the TIR legalization multiplies the
+/// padded image, so those products are NaN (`0 · inf`, `0 · NaN`), and the library must agree
+/// bit for bit. Its depthwise kernel skipped the padding (a NaN weight at a corner gave finite
+/// outputs along the border), and its Winograd transform mixed the weight into its
+/// neighbours' points. Integer inputs make every finite sum exact in any order, so finite
+/// outputs are compared bit for bit too; NaNs compare as NaNs (their payload is the
+/// hardware's). Weights passed at run time and as constants (which DispatchLibrary would
+/// pack or Winograd-transform), with a bias and with a bias and ReLU, in both exec modes.
+#[test]
+fn non_finite_weights_at_the_padding_match_the_tir_path() {
+    // x shape, output channels, groups.
+    let shapes: [([i64; 4], i64, i64); 5] = [
+        ([1, 1, 1, 1], 2, 1),
+        ([1, 4, 5, 5], 4, 4),
+        ([2, 3, 5, 5], 4, 1),
+        ([1, 32, 14, 14], 32, 32),
+        ([1, 64, 16, 16], 64, 1),
+    ];
+    let ints = |n: usize, seed: u64, span: f64| -> Vec<f32> {
+        random(n, seed)
+            .iter()
+            .map(|v| (v * span).round() as f32)
+            .collect()
+    };
+    let mut checked = 0;
+    for (x_shape, o, groups) in shapes {
+        let w_shape = [o, x_shape[1] / groups, 3, 3];
+        let x_len = x_shape.iter().product::<i64>() as usize;
+        let w_len = w_shape.iter().product::<i64>() as usize;
+        let x: Value = Tensor::from_slice(&x_shape, &ints(x_len, 1, 3.0))
+            .unwrap()
+            .into();
+        let b: Value = Tensor::from_slice(&[1, o, 1, 1], &ints(o as usize, 2, 2.0))
+            .unwrap()
+            .into();
+        for special in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            for tap in [0, 8] {
+                let mut w = ints(w_len, 3, 2.0);
+                // A corner tap of the first channel, and one of the last.
+                w[tap] = special;
+                w[w_len - 9 + (8 - tap)] = special;
+                let weights = Tensor::from_slice(&w_shape, &w).unwrap();
+                for relu in [false, true] {
+                    for constant in [false, true] {
+                        let wt = if constant {
+                            r#"metadata["ir.GenericConst"][0]"#
+                        } else {
+                            "w"
+                        };
+                        let w_param = if constant {
+                            String::new()
+                        } else {
+                            format!(", w: R.Tensor({w_shape:?}, dtype=\"float32\")")
+                                .replace('[', "(")
+                                .replace(']', ")")
+                        };
+                        let act = if relu { "R.nn.relu(z)" } else { "z" };
+                        let src = format!(
+                            "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor({xs}, dtype=\"float32\"), b: R.Tensor((1, {o}, 1, 1), dtype=\"float32\"){w_param}):\n        with R.dataflow():\n            y = R.nn.conv2d(x, {wt}, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups={groups})\n            z = R.add(y, b)\n            r = {act}\n            R.output(r)\n        return r\n",
+                            xs = format!("{x_shape:?}").replace('[', "(").replace(']', ")"),
+                        );
+                        let mut args = vec![x.clone(), b.clone()];
+                        if !constant {
+                            args.push(weights.clone().into());
+                        }
+                        let run = |library: bool, exec_mode: ExecMode| -> Vec<f32> {
+                            let engine = Engine::new(Config {
+                                library,
+                                exec_mode,
+                                ..Config::default()
+                            })
+                            .unwrap();
+                            let meta = if constant {
+                                vec![weights.clone()]
+                            } else {
+                                Vec::new()
+                            };
+                            let m = engine
+                                .compile_str_with_metadata(&src, meta)
+                                .unwrap_or_else(|e| panic!("{e}\n{src}"));
+                            let listing = m.executable().as_text();
+                            if exec_mode == ExecMode::Bytecode {
+                                assert_eq!(listing.contains("relaxjit.conv2d"), library);
+                            }
+                            let out = m.run("main", &args).unwrap_or_else(|e| panic!("{e}"));
+                            out.as_tensor().unwrap().to_vec::<f32>().unwrap()
+                        };
+                        let want = run(false, ExecMode::Bytecode);
+                        assert!(want.iter().any(|v| !v.is_finite()) || relu);
+                        for mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+                            let got = run(true, mode);
+                            assert_eq!(got.len(), want.len());
+                            for (e, (g, w)) in got.iter().zip(&want).enumerate() {
+                                assert!(
+                                    g.to_bits() == w.to_bits() || g.is_nan() && w.is_nan(),
+                                    "x {x_shape:?} groups {groups}, weight {special} at tap {tap}, relu {relu}, constant {constant}, {mode:?}: element {e}: library {g}, TIR {w}"
+                                );
+                            }
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 5 * 3 * 2 * 2 * 2 * 2);
+}

@@ -7,7 +7,8 @@
 //!   `T.sblock_alloc_buffer`s (zero-filled) for the block's duration, and run `T.init()` when
 //!   every reduction iteration variable equals its domain minimum (TVM's `LowerInitBlock`; a
 //!   block without reduction variables always runs its init);
-//! * loops of every kind run serially, in order;
+//! * loops of every kind run serially, in order; a loop whose body is only loops is not
+//!   iterated when those are all empty ([`crate::transform::nest_guard`]);
 //! * buffer accesses use row-major strides (or the buffer's explicit ones) and `elem_offset`,
 //!   and every index is checked against its dimension and the flat offset against the memory;
 //! * integers wrap in their width; `//` and `%` are floor division and modulo, `T.truncdiv` and
@@ -556,6 +557,12 @@ impl<'m> Interp<'_, 'm> {
                 let min = self.eval_int(&f.min)?;
                 let extent = self.eval_int(&f.extent)?;
                 let dt = f.loop_var.dtype();
+                if extent > 0
+                    && let Some(guard) = crate::transform::nest_guard(f)
+                    && !self.eval_bool(&guard)?
+                {
+                    return Ok(());
+                }
                 for k in 0..extent.max(0) {
                     self.step()?;
                     let v = scalar::wrap_int(i128::from(min) + i128::from(k), dt);

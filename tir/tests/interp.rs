@@ -584,6 +584,17 @@ class Module:
             A[0] = A[0] + T.float32(1.0)
 
     @T.prim_func
+    def add_2d(a: T.handle, b: T.handle):
+        n = T.int64()
+        m = T.int64()
+        A = T.match_buffer(a, (n, m), "float32")
+        B = T.match_buffer(b, (n, m), "float32")
+        for i, j in T.grid(n, m):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] + T.float32(1.0)
+
+    @T.prim_func
     def guarded(A: T.Buffer((4,), "float32"), B: T.Buffer((6,), "float32")):
         for i in range(6):
             B[i] = T.if_then_else(i < 4, A[T.min(i, 3)], T.float32(-1.0))
@@ -764,6 +775,32 @@ fn error_kinds_and_the_step_budget() {
         InterpErrorKind::StepBudget
     );
     assert_eq!(f32s(&[1000.0]), one);
+}
+
+/// A loop of 2^62 iterations around an empty one finishes at once, within a budget of a few
+/// steps: the outer loop is not iterated (`tir::transform::nest_guard`).
+#[test]
+fn a_long_loop_around_an_empty_one_is_not_iterated() {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let r = tir::interp::run_with_budget(
+        &funcs()["add_2d"],
+        &mut [
+            buf(&mut a, &[1 << 62, 0], DataType::FLOAT32),
+            buf(&mut b, &[1 << 62, 0], DataType::FLOAT32),
+        ],
+        100,
+    );
+    assert!(r.is_ok(), "{r:?}");
+    let (mut a, mut b) = (f32s(&[1.0, 2.0]), vec![0u8; 8]);
+    let r = run(
+        &funcs()["add_2d"],
+        &mut [
+            buf(&mut a, &[2, 1], DataType::FLOAT32),
+            buf(&mut b, &[2, 1], DataType::FLOAT32),
+        ],
+    );
+    assert!(r.is_ok(), "{r:?}");
+    assert_eq!(b, f32s(&[2.0, 3.0]));
 }
 
 #[test]

@@ -456,6 +456,9 @@ fn compile_object(
     // The interchange reorders accesses of distinct buffers, so it needs `noalias`.
     if options.loop_transforms && lowered.no_alias {
         lowered.body = tir::transform::interchange_reductions(&lowered.body);
+        // The interchange puts reduction loops outside spatial ones: `for k in n: for j in m`
+        // over an empty `m` must not count to `n`.
+        lowered.body = tir::transform::skip_empty_nests(&lowered.body);
     }
     let attempts: &[bool] = if options.vectorize {
         &[true, false]

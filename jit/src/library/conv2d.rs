@@ -397,7 +397,11 @@ fn conv2d_with<T: Float>(
         winograd::conv2d(&g, x.data, wt.data, epi, out);
         return Ok(());
     }
-    if winograd_oihw && winograd::at_run_time::<T>(&g) {
+    // A non-finite weight makes every output of its channel NaN or infinite (0 · inf is NaN
+    // at the padding, as in the TIR legalization, which multiplies the zero-padded image):
+    // the direct paths below multiply the padding too, the Winograd transform would mix the
+    // weight into its neighbours' points.
+    if winograd_oihw && winograd::at_run_time::<T>(&g) && wt.data.iter().all(|v| v.is_finite()) {
         winograd::conv2d_oihw(&g, x.data, wt.data, epi, out);
         return Ok(());
     }
@@ -869,14 +873,28 @@ fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: 
                 let wv = k[i * g.kw + j];
                 let off_w = (j * g.dilation[1]) as isize - g.pad[1] as isize;
                 let (lo, hi) = g.valid(off_w, g.stride[1], g.w, g.ow);
-                if lo >= hi {
+                // The padding's products are zero unless the weight is infinite or NaN; then
+                // they are NaN (the TIR legalization multiplies the zero-padded image), and
+                // are added where the tap meets the padding.
+                let padded = (!wv.is_finite()).then(|| wv.mul(T::ZERO));
+                if lo >= hi && padded.is_none() {
                     // The tap falls in the padding for every output column (its first input
                     // column, `lo + off_w`, may even be negative).
                     continue;
                 }
                 for (oy, out_row) in dst.chunks_mut(g.ow).enumerate() {
                     let iy = (oy * g.stride[0] + i * g.dilation[0]) as isize - g.pad[0] as isize;
-                    if iy < 0 || iy >= g.h as isize {
+                    let row_inside = iy >= 0 && iy < g.h as isize;
+                    if let Some(z) = padded {
+                        let (a, b) = if row_inside && lo < hi {
+                            (lo, hi)
+                        } else {
+                            (0, 0)
+                        };
+                        out_row[..a].iter_mut().for_each(|o| *o += z);
+                        out_row[b..].iter_mut().for_each(|o| *o += z);
+                    }
+                    if !row_inside || lo >= hi {
                         continue;
                     }
                     let in_row = &src[iy as usize * g.w..][..g.w];

@@ -484,6 +484,8 @@ trait Float:
     /// `1 / sqrt(self)`.
     fn rsqrt(self) -> Self;
     fn sqrt(self) -> Self;
+    /// Neither infinite nor NaN.
+    fn is_finite(self) -> bool;
     /// `exp(-self)` for `self >= 0`.
     fn exp_neg(self) -> Self;
     fn powf(self, e: Self) -> Self;
@@ -527,6 +529,10 @@ impl Float for f32 {
     #[inline(always)]
     fn sqrt(self) -> f32 {
         f32::sqrt(self)
+    }
+    #[inline(always)]
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
     }
     #[inline(always)]
     fn exp_neg(self) -> f32 {
@@ -578,6 +584,10 @@ impl Float for f64 {
     #[inline(always)]
     fn sqrt(self) -> f64 {
         f64::sqrt(self)
+    }
+    #[inline(always)]
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
     }
     fn exp_neg(self) -> f64 {
         (-self).exp()

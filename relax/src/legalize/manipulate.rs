@@ -2,7 +2,7 @@
 //! strided_slice, take, broadcast_to, tile, flip, gather_elements, scatter_elements, one_hot,
 //! tril/triu, layout_transform.
 
-use tir::{CmpOp, DataType, ForKind, PrimExpr, Stmt, Var};
+use tir::{CmpOp, DataType, ForKind, PrimExpr, Stmt, StmtKind, Var};
 
 use super::elementwise::bcast_index;
 use super::te::{self, Te};
@@ -94,7 +94,59 @@ fn reshape(c: &OpCall) -> Result<Lowered> {
             .collect();
         te::load(&x.buf, idx)
     });
-    c.finish("reshape", te, &[&x], &[out])
+    let lowered = c.finish("reshape", te, &[&x], &[out])?;
+    Ok(check_element_count(lowered, &ins, &shape))
+}
+
+/// A reshape whose element counts are equal only at run time (a `-1` or a symbolic dimension
+/// of the new shape: `(n,)` into `(3, n // 3)`, or into `(m,)`) checks them before it copies:
+/// the copy wraps its flat index around the input, so a count that differs would drop
+/// elements or repeat them. The check is a `T.Assert` at the top of the root block; such a
+/// kernel is opaque (its indices use shape variables, which makes it so in TVM too), so
+/// fusion never has to merge the assertion into another kernel.
+fn check_element_count(lowered: Lowered, ins: &[PrimExpr], outs: &[PrimExpr]) -> Lowered {
+    let (n_in, n_out) = (te::product(ins), te::product(outs));
+    let Lowered::CallTir {
+        mut func,
+        args,
+        out,
+    } = lowered
+    else {
+        return lowered;
+    };
+    if crate::struct_info_ops::prove_equal(&n_in, &n_out) {
+        return Lowered::CallTir { func, args, out };
+    }
+    use crate::op::common::shape_str;
+    use crate::struct_info_ops::dim_str;
+    let message = format!(
+        "cannot reshape a tensor of shape {} ({} elements) into shape {} ({} elements): \
+         the element counts differ",
+        shape_str(ins),
+        dim_str(&n_in),
+        shape_str(outs),
+        dim_str(&n_out)
+    );
+    let check = |body: &Stmt| {
+        Stmt::new(StmtKind::AssertStmt {
+            cond: te::cmp(CmpOp::Eq, n_in.clone(), n_out.clone()),
+            message: PrimExpr::string(message.clone()),
+            body: body.clone(),
+        })
+    };
+    func.body = match func.body.kind() {
+        StmtKind::SBlockRealize(root) => {
+            let mut root = root.clone();
+            root.block.body = check(&root.block.body);
+            Stmt::new(StmtKind::SBlockRealize(root))
+        }
+        _ => check(&func.body),
+    };
+    func.attrs.insert(
+        "op_pattern".to_string(),
+        tir::AttrValue::Int(crate::transform::annotate_tir_op_pattern::OPAQUE),
+    );
+    Lowered::CallTir { func, args, out }
 }
 
 fn permute_dims(c: &OpCall) -> Result<Lowered> {

@@ -1424,6 +1424,16 @@ fn pack_constant_weights(
     if w.dtype() != vm::DataType::F32 || constant.is_placeholder() || groups != Some(1) || wo != o {
         return chain;
     }
+    // SAFETY: the constant is a float32 tensor of `o·c·kh·kw` elements (its dtype and shape,
+    // checked above), at an address aligned for f32 (every allocation is 64-byte aligned);
+    // constants are never written, so nothing writes these bytes while they are read here.
+    let src = unsafe { std::slice::from_raw_parts(w.as_ptr().cast::<f32>(), w.numel()) };
+    if !src.iter().all(|v| v.is_finite()) {
+        // An infinite or NaN weight makes its channel's products at the padding NaN (as the
+        // TIR legalization computes them); the library's OIHW path reproduces that, the
+        // Winograd transform would mix the weight into its neighbours' points.
+        return chain;
+    }
     let dilation = [6, 7].map(|i| chain.params.get(i).copied());
     if [kh, kw] == [3, 3]
         && stride == [1, 1]
@@ -1445,10 +1455,6 @@ fn pack_constant_weights(
     let Ok(bytes) = tensor.bytes_mut() else {
         return chain;
     };
-    // SAFETY: the constant is a float32 tensor of `o·c·kh·kw` elements (its shape, checked
-    // above), at an address aligned for f32 (every allocation is 64-byte aligned); constants
-    // are never written, so nothing writes these bytes while they are read here.
-    let src = unsafe { std::slice::from_raw_parts(w.as_ptr().cast::<f32>(), w.numel()) };
     // SAFETY: `bytes` is the new tensor's whole zeroed buffer, uniquely borrowed, 64-byte
     // aligned, holding `nbytes / 4` f32 elements (all bit patterns are valid f32).
     let dst = unsafe {

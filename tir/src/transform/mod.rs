@@ -3,7 +3,7 @@
 //! description of how each parameter is checked and which symbolic variables it binds.
 //!
 //! [`lower`] runs the pipeline: [`lower_sblocks`] → [`hoist_reduction_init`] → flattening
-//! ([`Flatten`]) → [`drop_unit_loops`]. The result, a [`LoweredFunc`], guarantees:
+//! ([`Flatten`]) → [`drop_unit_loops`] → [`skip_empty_nests`]. The result, a [`LoweredFunc`], guarantees:
 //! * no `SBlockRealize` remains;
 //! * every `BufferLoad`/`BufferStore` has exactly one `int64` index into a one-dimensional
 //!   buffer whose `data` variable is a parameter's or an `Allocate`'s, and whose single shape
@@ -14,6 +14,7 @@
 //! Passes do no IO and never panic on user input: unsupported constructs are [`LowerError`]s.
 
 mod decompose_reduction;
+mod empty_nests;
 mod flatten;
 mod inline;
 mod interchange;
@@ -25,6 +26,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 pub use decompose_reduction::decompose_empty_reductions;
+pub use empty_nests::{nest_guard, skip_empty_nests};
 pub use flatten::{Flatten, add, mul, numel, to_i64};
 pub use inline::inline_elementwise;
 pub use interchange::{affine_coef, has_load, interchange_reductions};
@@ -207,6 +209,7 @@ pub fn lower(func: &PrimFunc) -> Result<LoweredFunc, LowerError> {
     let body = flatten.stmt(&body);
     let body = mutator::substitute_stmt(&body, &fixed);
     let body = drop_unit_loops(&body);
+    let body = skip_empty_nests(&body);
     Ok(LoweredFunc {
         name: func.name.clone(),
         symbol: func.global_symbol().unwrap_or(&func.name).to_string(),
