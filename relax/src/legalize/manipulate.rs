@@ -2,7 +2,7 @@
 //! strided_slice, take, broadcast_to, tile, flip, gather_elements, scatter_elements, one_hot,
 //! tril/triu, layout_transform.
 
-use tir::{CmpOp, DataType, ForKind, PrimExpr, Stmt, StmtKind, Var};
+use tir::{CmpOp, DataType, ForKind, PrimExpr, Stmt, Var};
 
 use super::elementwise::bcast_index;
 use super::te::{self, Te};
@@ -106,16 +106,8 @@ fn reshape(c: &OpCall) -> Result<Lowered> {
 /// fusion never has to merge the assertion into another kernel.
 fn check_element_count(lowered: Lowered, ins: &[PrimExpr], outs: &[PrimExpr]) -> Lowered {
     let (n_in, n_out) = (te::product(ins), te::product(outs));
-    let Lowered::CallTir {
-        mut func,
-        args,
-        out,
-    } = lowered
-    else {
-        return lowered;
-    };
     if crate::struct_info_ops::prove_equal(&n_in, &n_out) {
-        return Lowered::CallTir { func, args, out };
+        return lowered;
     }
     use crate::op::common::shape_str;
     use crate::struct_info_ops::dim_str;
@@ -127,26 +119,7 @@ fn check_element_count(lowered: Lowered, ins: &[PrimExpr], outs: &[PrimExpr]) ->
         shape_str(outs),
         dim_str(&n_out)
     );
-    let check = |body: &Stmt| {
-        Stmt::new(StmtKind::AssertStmt {
-            cond: te::cmp(CmpOp::Eq, n_in.clone(), n_out.clone()),
-            message: PrimExpr::string(message.clone()),
-            body: body.clone(),
-        })
-    };
-    func.body = match func.body.kind() {
-        StmtKind::SBlockRealize(root) => {
-            let mut root = root.clone();
-            root.block.body = check(&root.block.body);
-            Stmt::new(StmtKind::SBlockRealize(root))
-        }
-        _ => check(&func.body),
-    };
-    func.attrs.insert(
-        "op_pattern".to_string(),
-        tir::AttrValue::Int(crate::transform::annotate_tir_op_pattern::OPAQUE),
-    );
-    Lowered::CallTir { func, args, out }
+    super::assert_first(lowered, te::cmp(CmpOp::Eq, n_in, n_out), message)
 }
 
 fn permute_dims(c: &OpCall) -> Result<Lowered> {
