@@ -1325,8 +1325,9 @@ class Module:
     }
 }
 
-/// The Gradient pass's markers (`R.grad.start_checkpoint`, `end_checkpoint`, `no_grad`), as
-/// modules written for it hold them, read, print back and run as their argument.
+/// The Gradient pass's markers (`R.grad.start_checkpoint`, `end_checkpoint`, `no_grad`) and
+/// LiftTransformParams's (`R.builtin.stop_lift_params`), as modules written for those passes
+/// hold them, read, print back and run as their argument.
 #[test]
 fn gradient_markers_run_as_their_argument() {
     let src = r#"@I.ir_module
@@ -1338,7 +1339,8 @@ class Module:
             lv1: R.Tensor((3,), dtype="float32") = R.multiply(x_scp, x_scp)
             lv1_ecp: R.Tensor((3,), dtype="float32") = R.grad.end_checkpoint(lv1)
             lv2: R.Tensor((3,), dtype="float32") = R.grad.no_grad(lv1_ecp)
-            gv: R.Tensor((), dtype="float32") = R.sum(lv2, axis=None, keepdims=False)
+            lv3: R.Tensor((3,), dtype="float32") = R.builtin.stop_lift_params(lv2)
+            gv: R.Tensor((), dtype="float32") = R.sum(lv3, axis=None, keepdims=False)
             R.output(gv)
         return gv
 "#;
@@ -1347,6 +1349,7 @@ class Module:
         "R.grad.start_checkpoint(x)",
         "R.grad.end_checkpoint(lv1)",
         "R.grad.no_grad(lv1_ecp)",
+        "R.builtin.stop_lift_params(lv2)",
     ] {
         assert!(printed.contains(marker), "{marker} not in\n{printed}");
     }

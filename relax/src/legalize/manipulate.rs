@@ -33,11 +33,13 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "gather_nd" => gather_nd,
         "scatter_nd" => scatter_nd,
         "layout_transform" => layout_transform,
-        // The Gradient pass's markers (checkpoints, a value that takes no gradient) are its
-        // argument when the function runs, as TVM legalizes them.
-        "grad.start_checkpoint" | "grad.end_checkpoint" | "grad.no_grad" => {
-            |c| Ok(Lowered::Expr(c.call.args[0].clone()))
-        }
+        // Markers of the Gradient pass (checkpoints, a value that takes no gradient) and of
+        // LiftTransformParams (a value not to lift) are their argument when the function
+        // runs, as TVM legalizes them.
+        "grad.start_checkpoint"
+        | "grad.end_checkpoint"
+        | "grad.no_grad"
+        | "builtin.stop_lift_params" => |c| Ok(Lowered::Expr(c.call.args[0].clone())),
         "tril" => |c| trilu(c, false),
         "triu" => |c| trilu(c, true),
         _ => return None,

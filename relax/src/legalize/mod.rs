@@ -214,7 +214,7 @@ fn passes_through(op: &str) -> bool {
         || op.starts_with("relax.invoke_")
         || op.starts_with("relax.vm.")
         || op.starts_with("relax.memory.")
-        || op.starts_with("relax.builtin.")
+        || (op.starts_with("relax.builtin.") && op != "relax.builtin.stop_lift_params")
         || matches!(
             op,
             "relax.make_closure"
