@@ -83,7 +83,6 @@ pub fn alloc_zeroed_aligned(size: usize) -> *mut u8 {
     if base.is_null() {
         return base;
     }
-    ask_for_huge_pages(base, layout.size());
     // `base` is 16-byte aligned, so `skip` is in [16, ALLOC_ALIGNMENT]: the 8-byte header
     // and the padded buffer both fit in the block, which is ALLOC_ALIGNMENT bytes longer.
     let skip = ALLOC_ALIGNMENT - (base as usize % ALLOC_ALIGNMENT);
@@ -92,38 +91,6 @@ pub fn alloc_zeroed_aligned(size: usize) -> *mut u8 {
     // SAFETY: `ptr - 8 >= base + 8`, inside the block; the write need not be aligned.
     unsafe { ptr.cast::<*mut u8>().sub(1).write_unaligned(base) };
     ptr
-}
-
-/// Blocks of at least this many bytes ask the kernel for transparent huge pages.
-const HUGE_PAGE_BLOCK: usize = 2 << 20;
-
-/// Asks Linux to back the whole 4 KiB pages of a fresh block of `size` bytes at `base` with
-/// transparent huge pages (`madvise(MADV_HUGEPAGE)`; systems whose setting is `madvise`, a
-/// common default, give them only when asked). The large blocks are the ones kernels stream
-/// through — a model's planned activations, its weights — and with 2 MiB pages a
-/// convolution reading a few hundred channel planes 12 KiB apart stops missing the TLB on
-/// every plane: SqueezeNet ran 1–5% faster, ResNet-50 within the noise (`rows squeezenet resnet50`,
-/// alternating builds). Pages are still given on first touch, so an allocation that is never
-/// written costs nothing more. Advice only: a refusal (no THP, another OS) changes nothing.
-fn ask_for_huge_pages(base: *mut u8, size: usize) {
-    #[cfg(target_os = "linux")]
-    if size >= HUGE_PAGE_BLOCK {
-        unsafe extern "C" {
-            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-        }
-        const MADV_HUGEPAGE: i32 = 14;
-        const PAGE: usize = 4096;
-        let start = (base as usize).next_multiple_of(PAGE);
-        let end = (base as usize + size) & !(PAGE - 1);
-        if end > start {
-            // SAFETY: `start..end` lies inside the block just allocated (whole pages of it),
-            // which this process owns; MADV_HUGEPAGE changes how its pages are backed, never
-            // their contents, and a failure is only a refusal of the advice.
-            unsafe { madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE) };
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (base, size);
 }
 
 /// Gives back a buffer of [`alloc_zeroed_aligned`].
