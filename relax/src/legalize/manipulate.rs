@@ -402,48 +402,53 @@ fn take(c: &OpCall) -> Result<Lowered> {
         _ => iv,
     };
     // One index that is a prim value (an `R.Prim("int64")` parameter): the result drops the
-    // axis. In "fast" mode nothing normalizes it, so the kernel first asserts that it lies
-    // in the axis, as the bounds of an index read from a tensor are checked.
-    if matches!(c.sinfo.get(1), Some(crate::ir::StructInfo::Prim { .. }))
-        && let Some(iv) = c.scalar(1)
-    {
-        let dt = iv.dtype();
-        let at = normalized(iv.clone(), dt);
-        let mut te = Te::new();
-        let out = te.compute("T_take", "ax", &shape, |i| {
-            let mut idx = i[..axis].to_vec();
-            idx.push(at.clone());
-            idx.extend(i[axis..].iter().cloned());
-            te::load(&x.buf, idx)
-        });
-        let lowered = c.finish("take", te, &[&x], &[out])?;
-        if mode != "fast" {
-            return Ok(lowered);
-        }
-        let inside = PrimExpr::new(tir::ExprKind::And(
-            te::cmp(CmpOp::Ge, iv.clone(), te::zero(dt)),
-            te::cmp(CmpOp::Lt, iv, te::cast(dt, dim.clone())),
-        ));
-        return Ok(super::assert_first(
-            lowered,
-            inside,
-            format!(
-                "the index is outside axis {axis} of a tensor of shape {}",
-                crate::op::common::shape_str(x.shape())
-            ),
-        ));
-    }
-    let ind = c.tensor(1)?;
-    let k = ind.ndim();
+    // axis (a tensor of indices of rank 0). In "fast" mode nothing normalizes it, so the
+    // kernel first asserts that it lies in the axis, as the bounds of an index read from a
+    // tensor are checked.
+    let prim = matches!(c.sinfo.get(1), Some(crate::ir::StructInfo::Prim { .. }))
+        .then(|| c.scalar(1))
+        .flatten();
+    let ind = match prim {
+        Some(_) => None,
+        None => Some(c.tensor(1)?),
+    };
+    let k = ind.as_ref().map_or(0, TArg::ndim);
     let mut te = Te::new();
     let out = te.compute("T_take", "ax", &shape, |i| {
-        let iv = te::load(&ind.buf, i[axis..axis + k].to_vec());
+        let iv = match (&ind, &prim) {
+            (Some(ind), _) => {
+                normalized(te::load(&ind.buf, i[axis..axis + k].to_vec()), ind.dtype())
+            }
+            (None, p) => {
+                let p = p.clone().unwrap_or_else(|| te::i64c(0));
+                normalized(p.clone(), p.dtype())
+            }
+        };
         let mut idx = i[..axis].to_vec();
-        idx.push(normalized(iv, ind.dtype()));
+        idx.push(iv);
         idx.extend(i[axis + k..].iter().cloned());
         te::load(&x.buf, idx)
     });
-    c.finish("take", te, &[&x, &ind], &[out])
+    let inputs: Vec<&TArg> = std::iter::once(&x).chain(&ind).collect();
+    let lowered = c.finish("take", te, &inputs, &[out])?;
+    match prim {
+        Some(iv) if mode == "fast" => {
+            let dt = iv.dtype();
+            let inside = PrimExpr::new(tir::ExprKind::And(
+                te::cmp(CmpOp::Ge, iv.clone(), te::zero(dt)),
+                te::cmp(CmpOp::Lt, iv, te::cast(dt, dim)),
+            ));
+            Ok(super::assert_first(
+                lowered,
+                inside,
+                format!(
+                    "the index is outside axis {axis} of a tensor of shape {}",
+                    crate::op::common::shape_str(x.shape())
+                ),
+            ))
+        }
+        _ => Ok(lowered),
+    }
 }
 
 fn broadcast_to(c: &OpCall) -> Result<Lowered> {

@@ -126,7 +126,10 @@ impl Legalizer<'_> {
         let Callee::Op(op) = &c.callee else {
             return Ok(e.clone());
         };
-        if passes_through(op) {
+        // A pass-through family's operator with a rule of its own (`stop_lift_params`, a
+        // marker that runs as its argument) is legalized like any other.
+        let rule = rule(op);
+        if rule.is_none() && passes_through(op) {
             return Ok(e.clone());
         }
         let where_ = || format!("`{op}` (binding `{var}` in function `{}`)", self.func_name);
@@ -147,7 +150,7 @@ impl Legalizer<'_> {
             out,
             prim_args: Default::default(),
         };
-        let lowered = match rule(op) {
+        let lowered = match rule {
             Some(f) => f(&oc).map_err(|err| match err {
                 Error::Unsupported(m) => {
                     Error::Unsupported(format!("LegalizeOps: {}: {m}", where_()))
@@ -214,7 +217,7 @@ fn passes_through(op: &str) -> bool {
         || op.starts_with("relax.invoke_")
         || op.starts_with("relax.vm.")
         || op.starts_with("relax.memory.")
-        || (op.starts_with("relax.builtin.") && op != "relax.builtin.stop_lift_params")
+        || op.starts_with("relax.builtin.")
         || matches!(
             op,
             "relax.make_closure"
@@ -225,7 +228,6 @@ fn passes_through(op: &str) -> bool {
                 | "relax.hint_on_device"
                 | "relax.to_vdevice"
                 | "relax.tensor_to_shape"
-                | "relax.stop_lift_params"
         )
 }
 
