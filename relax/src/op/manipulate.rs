@@ -782,14 +782,16 @@ pub(super) fn infer_layout_transform(call: &Call, args: &[StructInfo]) -> Result
     check_arity(call, args, 1, 1)?;
     let x = tensor_arg(call, args, 0)?;
     let map = index_map_attr(call)?;
-    let text = crate::script::printer::index_map_to_string(map);
+    // Printed only for an error: inference runs at every normalization.
+    let text = || crate::script::printer::index_map_to_string(map);
     if let Some(n) = x.ndim()
         && n != map.params.len()
     {
         return Err(err(
             call,
             format!(
-                "the index map `{text}` takes {} indices, but the input has rank {n}",
+                "the index map `{}` takes {} indices, but the input has rank {n}",
+                text(),
                 map.params.len()
             ),
         ));
@@ -828,7 +830,8 @@ pub(super) fn infer_layout_transform(call: &Call, args: &[StructInfo]) -> Result
         err(
             call,
             format!(
-                "cannot infer the shape that `{text}` maps {} to: {why}",
+                "cannot infer the shape that `{}` maps {} to: {why}",
+                text(),
                 shape_str(shape)
             ),
         )
