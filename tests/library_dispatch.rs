@@ -848,6 +848,20 @@ fn cases() -> Vec<Case> {
             1,
             &["bn", "res", "relu"],
         ),
+        // A 1×1 conv over 160 channels on a 61×61 plane: each task's columns (a quarter of
+        // the plane or more) span two of the small-k kernel's column blocks (416 columns at
+        // 160 channels), with 44 output channels (a partial block of 8) and a residual, whose
+        // next tile's lines the kernel prefetches past its last column.
+        conv(
+            [1, 160, 61, 61],
+            44,
+            [1, 1],
+            [1, 1],
+            [0, 0, 0, 0],
+            [1, 1],
+            1,
+            &["bn", "res", "relu"],
+        ),
         conv(
             [1, 16, 14, 14],
             32,
