@@ -304,6 +304,41 @@ fn prove_equal_pairs() {
     }
 }
 
+/// `Analyzer::non_decreasing` in the indices `i` and `j`, the other variables bound by the
+/// row: its rules, and the signs it takes from the bounds (a factor or divisor that could be
+/// negative or zero is not enough).
+#[test]
+fn non_decreasing_table() {
+    let env = Env::new();
+    let rows: &[(&str, &str, bool)] = &[
+        ("", "i", true),
+        ("", "7", true),
+        ("n:0:100", "i * 4 + j", true),
+        ("n:0:100", "i * n + j", true),
+        ("n:1:100", "i // n + j // 16", true),
+        ("n:0:100", "i // n", false),
+        ("", "i * n", false),
+        ("n:0:100", "i - n", true),
+        ("", "i - j", false),
+        ("", "i * -2", false),
+        ("", "i // -3", false),
+        ("", "T.max(i, j) + T.min(i, 3)", true),
+        ("", "i % 4", false),
+        ("n:0:100", "n % 4", true),
+        ("n:0:100 m:0:100", "(i + n) * (m + 1)", true),
+    ];
+    let (i, j) = (env.scope.vars["i"].clone(), env.scope.vars["j"].clone());
+    for (bind, text, want) in rows {
+        let an = env.analyzer(bind).unwrap_or_else(|e| panic!("{e}"));
+        let e = env.expr(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            an.non_decreasing(&e, &[i.clone(), j.clone()]),
+            *want,
+            "[{bind}] {text}"
+        );
+    }
+}
+
 /// A deterministic pseudo-random generator (64-bit LCG), so that failures reproduce.
 struct Lcg(u64);
 

@@ -898,17 +898,17 @@ fn check_separators(call: &Call, name: &str, rank: usize) -> Result<()> {
 /// The extent of each result of `map` over the domain `0 <= p_i < shape[i]` of its
 /// parameters (TVM's `IndexMap::MapShape`): the range's maximum plus one, its minimum being 0.
 ///
-/// * A result `e % c` (`c` a positive constant or a symbolic variable) has extent `c`: TVM's
+/// * A result `e % c` (`c` positive and free of the indices: a constant or an expression of
+///   dimensions) has extent `c`: TVM's
 ///   iterator analysis pads `e` to a multiple of `c` (`lambda i: (i % 16,)` maps `(14,)` to
 ///   `(16,)`).
 /// * Over a static shape, the range is the constant bound of [`tir::arith::Analyzer`] with
 ///   every parameter bound to its axis.
-/// * Over a symbolic shape, a result that is non-decreasing in every parameter (sums,
-///   differences with parameter-free right-hand sides, products by non-negative constants or
-///   symbolic dimensions, floor divisions by positive constants or symbolic dimensions,
-///   min/max) takes its minimum with
-///   every parameter 0 and its maximum with every parameter at its last index; other results
-///   are an error, since there is no symbolic range analysis to bound them.
+/// * Over a symbolic shape, a result that is non-decreasing in every parameter
+///   ([`tir::arith::Analyzer::non_decreasing`], the symbolic variables other than the indices
+///   taken to be dimensions: non-negative, and positive where they divide) takes its minimum
+///   with every parameter 0 and its maximum with every parameter at its last index; other
+///   results are an error, since there is no symbolic range analysis to bound them.
 pub(crate) fn index_map_shape(
     map: &IndexMap,
     shape: &[PrimExpr],
@@ -919,7 +919,17 @@ pub(crate) fn index_map_shape(
     for (p, d) in map.params.iter().zip(shape) {
         an.bind(p, tir::Range::from_extent(d.clone()));
     }
-    // Symbolic divisors are taken to be positive (see `divisor`).
+    // Symbolic variables other than the indices are dimensions: non-negative, and positive
+    // where they divide.
+    for r in &map.results {
+        r.visit(&mut |e| {
+            if let Some(v) = e.as_var()
+                && !map.params.contains(v)
+            {
+                an.bind_bound(v, 0, i64::MAX);
+            }
+        });
+    }
     for r in &map.results {
         r.visit(&mut |e| {
             if let tir::ExprKind::Binary {
@@ -943,7 +953,8 @@ pub(crate) fn index_map_shape(
             b,
             ..
         } = r.kind()
-            && divisor(b, &map.params)
+            && !b.uses_var(&|v| map.params.contains(v))
+            && an.const_int_bound(b).0 >= 1
         {
             out.push(b.clone());
             continue;
@@ -967,7 +978,7 @@ pub(crate) fn index_map_shape(
             out.push(dim(hi + 1));
             continue;
         }
-        if !non_decreasing(r, &map.params) {
+        if !an.non_decreasing(r, &map.params) {
             return Err(format!(
                 "{} is not a sum, product or floor division of the indices that could be \
                  bounded over a symbolic shape",
@@ -994,33 +1005,4 @@ pub(crate) fn index_map_shape(
         out.push(add(&hi, &dim(1)));
     }
     Ok(out)
-}
-
-/// A divisor the extents may use: a positive constant, or a symbolic variable that is not an
-/// index (taken to be positive, as a dimension that divides is).
-fn divisor(d: &PrimExpr, params: &[tir::Var]) -> bool {
-    d.as_int().is_some_and(|c| c > 0) || d.as_var().is_some_and(|v| !params.contains(v))
-}
-
-/// Whether `e` provably does not decrease when any of `params` grows (see [`index_map_shape`]).
-fn non_decreasing(e: &PrimExpr, params: &[tir::Var]) -> bool {
-    use tir::ExprKind as K;
-    let free = |x: &PrimExpr| !x.uses_var(&|v| params.contains(v));
-    let factor = |x: &PrimExpr| x.as_int().is_some_and(|c| c >= 0) || x.as_var().is_some();
-    match e.kind() {
-        K::IntImm { .. } | K::Var(_) => true,
-        K::Binary { op, a, b } => match op {
-            BinaryOp::Add | BinaryOp::Min | BinaryOp::Max => {
-                non_decreasing(a, params) && non_decreasing(b, params)
-            }
-            BinaryOp::Sub => non_decreasing(a, params) && free(b),
-            BinaryOp::Mul => {
-                (non_decreasing(a, params) && factor(b) && free(b))
-                    || (non_decreasing(b, params) && factor(a) && free(a))
-            }
-            BinaryOp::FloorDiv => non_decreasing(a, params) && divisor(b, params),
-            _ => free(e),
-        },
-        _ => free(e),
-    }
 }

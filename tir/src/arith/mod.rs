@@ -208,6 +208,38 @@ impl Analyzer {
         expr_key(&sa) == expr_key(&sb)
     }
 
+    /// Whether the integer expression `e` provably does not decrease when any of `params`
+    /// grows, every other variable held fixed. Shown by structure, with the bounds known
+    /// here for the signs: sums, `min` and `max` of such expressions; a difference whose
+    /// right-hand side does not use `params`; a product by a factor that does not use
+    /// `params` and is non-negative; a floor division by a divisor that does not use `params`
+    /// and is positive. (Sums and differences are taken as mathematical integers, as the
+    /// simplifier takes them: this is for shape and index-map reasoning, not for proofs that
+    /// memory accesses stay in bounds, which use [`int_bound`].) `false` means "could not
+    /// show".
+    pub fn non_decreasing(&self, e: &PrimExpr, params: &[Var]) -> bool {
+        let free = |x: &PrimExpr| !x.uses_var(&|v| params.contains(v));
+        let factor = |x: &PrimExpr| free(x) && self.const_int_bound(x).0 >= 0;
+        match e.kind() {
+            ExprKind::IntImm { .. } | ExprKind::Var(_) => true,
+            ExprKind::Binary { op, a, b } => match op {
+                BinaryOp::Add | BinaryOp::Min | BinaryOp::Max => {
+                    self.non_decreasing(a, params) && self.non_decreasing(b, params)
+                }
+                BinaryOp::Sub => self.non_decreasing(a, params) && free(b),
+                BinaryOp::Mul => {
+                    (self.non_decreasing(a, params) && factor(b))
+                        || (self.non_decreasing(b, params) && factor(a))
+                }
+                BinaryOp::FloorDiv => {
+                    self.non_decreasing(a, params) && free(b) && self.const_int_bound(b).0 >= 1
+                }
+                _ => free(e),
+            },
+            _ => free(e),
+        }
+    }
+
     /// The expression simplified: constants folded, integer sums in canonical order with like
     /// terms combined, divisions and modulos by constants reduced using the variables' bounds,
     /// comparisons, `min`/`max` and selects decided where the bounds allow.
