@@ -1360,3 +1360,46 @@ class Module:
         assert_eq!(as_f32(&out), vec![14.0], "{exec_mode:?}");
     }
 }
+
+/// `R.print` and `R.assert_op` run, as TVM runs them through its Python package's
+/// `relax.run.print` / `relax.run.assert_op`: a true assertion passes, a false one is an
+/// `AssertionError` with the format applied to the rendered values (numpy's `str` of a
+/// tensor), in both exec modes; TVM's printed forms (`format=R.str(…)`, several format
+/// arguments as a list) read and print back.
+#[test]
+fn print_and_assert_op_run() {
+    let src = r#"@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((3,), dtype="float32"), flag: R.Prim("bool")) -> R.Tensor((3,), dtype="float32"):
+        y: R.Tensor((3,), dtype="float32") = R.add(x, x)
+        R.print(y, R.shape([3]), format=R.str("y = {}, shape {}"))
+        R.print(format=R.str("a message"))
+        c: R.Tensor((), dtype="bool") = R.const(True, "bool")
+        R.assert_op(c, y, format=R.str("never {}"))
+        R.assert_op(flag, [y, R.prim_value(3)], format=R.str("flag off: y = {} and {}"))
+        R.assert_op(flag)
+        return y
+"#;
+    let printed = relaxjit::relax::script::print_module(&Engine::parse(src).unwrap());
+    for text in [
+        r#"R.print(y, R.shape([3]), format=R.str("y = {}, shape {}"))"#,
+        r#"R.assert_op(flag, [y, 3], format=R.str("flag off: y = {} and {}"))"#,
+    ] {
+        assert!(printed.contains(text), "{text} not in\n{printed}");
+    }
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let compiled = engine(exec_mode).compile_str(src).unwrap();
+        let x = || Value::Tensor(Tensor::from_slice(&[3], &[1.0f32, -2.5, 3.0]).unwrap());
+        let out = compiled.run("main", &[x(), Value::Bool(true)]).unwrap();
+        assert_eq!(as_f32(&out), vec![2.0, -5.0, 6.0], "{exec_mode:?}");
+        let err = compiled
+            .run("main", &[x(), Value::Bool(false)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("AssertionError: flag off: y = [ 2. -5.  6.] and 3"),
+            "{exec_mode:?}: {err}"
+        );
+    }
+}

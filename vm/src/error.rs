@@ -19,6 +19,8 @@ pub enum ErrorKind {
     Index,
     /// The bytes of a serialized executable are malformed.
     Load,
+    /// An `R.assert_op` whose condition was false (`relax.run.assert_op`).
+    Assertion,
     /// A violated invariant of the VM itself. Always a bug in relaxjit or in the code that built
     /// the executable, never the fault of input data.
     Internal,
@@ -33,6 +35,7 @@ impl ErrorKind {
             ErrorKind::Runtime => "RuntimeError",
             ErrorKind::Index => "IndexError",
             ErrorKind::Load => "LoadError",
+            ErrorKind::Assertion => "AssertionError",
             ErrorKind::Internal => "InternalError",
         }
     }

@@ -1121,13 +1121,29 @@ impl<'m> FnPrinter<'m> {
                             next_arg += 1;
                         }
                     } else if p.kind == ParamKind::VariadicExpr {
+                        let rest = c.args.get(next_arg..).unwrap_or(&[]);
+                        if name == "relax.assert_op" && rest.len() > 1 {
+                            // TVM's Python `assert_op` takes several format arguments
+                            // as one list.
+                            args.push(format!("[{}]", self.exprs(rest).join(", ")));
+                            next_arg = c.args.len();
+                        }
                         while let Some(a) = c.args.get(next_arg) {
                             args.push(self.expr(a));
                             next_arg += 1;
                         }
                     } else if p.kind == ParamKind::Attr {
                         if let Some(v) = c.attrs.get(p.name) {
-                            let v = self.attr(v);
+                            let v = match v {
+                                // TVM keeps these formats as Relax string arguments.
+                                AttrValue::Str(s)
+                                    if p.name == "format"
+                                        && matches!(name, "relax.print" | "relax.assert_op") =>
+                                {
+                                    format!("R.str({})", quote(s))
+                                }
+                                _ => self.attr(v),
+                            };
                             kwargs.push(format!("{}={v}", p.name));
                             printed_attrs.push(p.name);
                         }

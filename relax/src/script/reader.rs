@@ -1669,7 +1669,16 @@ impl<'m, 'a> FnReader<'m, 'a> {
         for p in def.params {
             if p.kind == ParamKind::VariadicExpr {
                 while let Some(a) = args.get(pos) {
-                    call_args.push(self.expr(a)?);
+                    match &a.kind {
+                        // TVM's `R.assert_op(cond, [a, b], format=…)` takes its format
+                        // arguments as a Python list (a tuple is one argument).
+                        A::List(items) if name == "R.assert_op" => {
+                            for item in items {
+                                call_args.push(self.expr(item)?);
+                            }
+                        }
+                        _ => call_args.push(self.expr(a)?),
+                    }
                     pos += 1;
                 }
                 continue;

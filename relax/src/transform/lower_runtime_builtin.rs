@@ -2,7 +2,8 @@
 //! `R.memory.alloc_storage` → `R.vm.alloc_storage(size, dev, "uint8", scope)`,
 //! `R.memory.alloc_tensor` → `R.vm.alloc_tensor(storage, offset, shape, dtype, 0)`,
 //! `R.memory.kill_*` → `R.vm.kill_object`, `R.reshape` / `R.shape_of` / `R.make_closure` /
-//! `R.vm.call_tir_dyn` → packed calls of `vm.builtin.*`, `R.invoke_closure` →
+//! `R.vm.call_tir_dyn` → packed calls of `vm.builtin.*`, `R.print` / `R.assert_op` → packed
+//! calls of `relax.run.print` / `relax.run.assert_op`, `R.invoke_closure` →
 //! `call_builtin_with_ctx("vm.builtin.invoke_closure", ...)` (whose result is `R.Any`, as in
 //! TVM, so that VMShapeLower checks it where a typed value is needed).
 //!
@@ -12,7 +13,7 @@
 use tir::DataType;
 
 use crate::ir::{Binding, Call, Callee, Expr, ExprKind, IRModule, StructInfo, Var};
-use crate::transform::{call_packed, dtype_imm, op_call, prim_i64, rewrite_module};
+use crate::transform::{call_packed, dtype_imm, op_call, prim_i64, rewrite_module, str_imm};
 use crate::{Error, Result};
 
 pub fn lower_runtime_builtin(module: &IRModule) -> Result<IRModule> {
@@ -142,14 +143,23 @@ pub fn lower_runtime_builtin(module: &IRModule) -> Result<IRModule> {
                 em.push(b);
                 return Ok(());
             }
+            // As TVM's codegen calls them (the ops' `FCallPacked`): the format string first
+            // for print, after the condition for assert_op, then the values.
             "relax.print" | "relax.assert_op" => {
-                return Err(Error::Unsupported(format!(
-                    "`{}` at run time: TVM calls the packed function `relax.run.{}`, which its \
-                     Python package registers; relaxjit has none {}",
-                    op.replace("relax.", "R."),
-                    op.trim_start_matches("relax."),
-                    where_()
-                )));
+                let format = call
+                    .attrs
+                    .get("format")
+                    .and_then(|f| f.as_str())
+                    .unwrap_or("");
+                let mut args = call.args.clone();
+                let at = usize::from(op == "relax.assert_op").min(args.len());
+                args.insert(at, str_imm(format));
+                let name = if op == "relax.print" {
+                    "relax.run.print"
+                } else {
+                    "relax.run.assert_op"
+                };
+                (call_packed(name, args, StructInfo::void()), None)
             }
             other => {
                 return Err(Error::Unsupported(format!(

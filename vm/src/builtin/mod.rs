@@ -12,6 +12,7 @@
 mod call;
 mod check;
 mod data;
+mod debug;
 mod memory;
 mod shape;
 
@@ -79,6 +80,9 @@ pub const BUILTINS: &[(&str, BuiltinFn)] = &[
     ("vm.builtin.reshape", data::reshape),
     ("vm.builtin.tensor_to_shape", data::tensor_to_shape),
     ("relax.run.shape_to_tensor", data::shape_to_tensor),
+    // What TVM's Python package registers for `R.print` and `R.assert_op`.
+    ("relax.run.print", debug::print),
+    ("relax.run.assert_op", debug::assert_op),
 ];
 
 /// The function object of each builtin ([`BUILTINS`], same order), made the first time the
