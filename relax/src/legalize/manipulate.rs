@@ -19,6 +19,7 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "split" => split,
         "stack" => stack,
         "strided_slice" => strided_slice,
+        "dynamic_strided_slice" => dynamic_strided_slice,
         "take" => take,
         "broadcast_to" => broadcast_to,
         "tile" => tile,
@@ -334,6 +335,44 @@ fn stack(c: &OpCall) -> Result<Lowered> {
     });
     let refs: Vec<&TArg> = ts.iter().collect();
     c.finish("stack", te, &refs, &[out])
+}
+
+/// `R.dynamic_strided_slice`: a call of the runtime's `relaxjit.dynamic_strided_slice`, which
+/// computes the output shape from the begin, end and stride tensors' values and allocates
+/// the result (TVM emits a shape function, converts its result to a shape, match_casts it
+/// to fresh variables and passes those to a kernel; the runtime function does the three at
+/// once).
+fn dynamic_strided_slice(c: &OpCall) -> Result<Lowered> {
+    let value = Expr::call(
+        crate::ir::Callee::Op("relax.call_pure_packed".to_string()),
+        std::iter::once(Expr::new(ExprKind::ExternFunc(
+            "relaxjit.dynamic_strided_slice".into(),
+        )))
+        .chain(c.call.args.iter().cloned())
+        .collect(),
+        crate::ir::Attrs::new(),
+        vec![c.out.clone()],
+    );
+    // As TVM: the result match_cast to fresh dimensions, so that the operators after it
+    // have a shape to legalize over.
+    let crate::ir::StructInfo::Tensor {
+        ndim,
+        dtype: Some(dtype),
+        ..
+    } = &c.out
+    else {
+        return Ok(Lowered::Expr(value));
+    };
+    let Ok(ndim) = usize::try_from(*ndim) else {
+        return Ok(Lowered::Expr(value));
+    };
+    let dims = (0..ndim)
+        .map(|i| PrimExpr::from(&Var::new(format!("s{i}"), DataType::INT64)))
+        .collect();
+    Ok(Lowered::MatchCast {
+        value,
+        struct_info: crate::ir::StructInfo::tensor(dims, *dtype),
+    })
 }
 
 fn strided_slice(c: &OpCall) -> Result<Lowered> {

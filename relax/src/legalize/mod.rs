@@ -41,7 +41,7 @@ use tir::{DataType, PrimExpr, PrimFunc};
 
 use crate::ir::{
     AttrValue, BaseFunc, Binding, BindingBlock, Call, Callee, Expr, ExprKind, Function, IRModule,
-    If, SeqExpr, StructInfo,
+    If, SeqExpr, StructInfo, Var,
 };
 use crate::{Error, Result};
 
@@ -53,6 +53,8 @@ pub fn legalize_ops(module: &IRModule) -> Result<IRModule> {
         module: &mut out,
         names,
         func_name: String::new(),
+        subst: Default::default(),
+        cast: None,
     };
     let funcs: Vec<(String, Function)> = module
         .relax_functions()
@@ -70,6 +72,10 @@ struct Legalizer<'m> {
     module: &'m mut IRModule,
     names: HashSet<String>,
     func_name: String,
+    /// Variables rebound by a [`Lowered::MatchCast`], replaced in the bindings after it.
+    subst: crate::transform::Subst,
+    /// Set by a [`Lowered::MatchCast`] for the binding being legalized.
+    cast: Option<StructInfo>,
 }
 
 impl Legalizer<'_> {
@@ -83,29 +89,116 @@ impl Legalizer<'_> {
         for b in &s.blocks {
             let mut bindings = Vec::new();
             for bind in &b.bindings {
-                bindings.push(match bind {
-                    Binding::Var { var, value } => Binding::Var {
-                        var: var.clone(),
-                        value: self.expr(value, Some(var.struct_info()), var.name())?,
-                    },
+                let substituted;
+                let bind = if self.subst.is_empty() {
+                    bind
+                } else {
+                    substituted = crate::transform::substitute_binding(bind, &self.subst);
+                    &substituted
+                };
+                let legalized = match bind {
+                    Binding::Var { var, value } => {
+                        self.cast = None;
+                        let value = self.expr(value, Some(var.struct_info()), var.name())?;
+                        if let Some(struct_info) = self.cast.take() {
+                            // `var = value` becomes `var_dyn = value` and
+                            // `var = R.match_cast(var_dyn, struct_info)`, a new `var` that
+                            // later bindings use.
+                            let dynamic =
+                                Var::new(format!("{}_dyn", var.name()), var.struct_info().clone());
+                            bindings.push(Binding::Var {
+                                var: dynamic.clone(),
+                                value,
+                            });
+                            let cast = Var::new(var.name(), struct_info.clone());
+                            self.subst.insert(var.id(), Expr::var(&cast));
+                            Binding::MatchCast {
+                                var: cast,
+                                value: Expr::var(&dynamic),
+                                struct_info,
+                            }
+                        } else if let Some(si) = self.refined(var.struct_info(), &value) {
+                            // A shape found only now (the operands' dimensions named by an
+                            // earlier match_cast): a new variable carries it to later
+                            // bindings, as TVM's mutator re-emits a binding.
+                            let refined = Var::new(var.name(), si);
+                            self.subst.insert(var.id(), Expr::var(&refined));
+                            Binding::Var {
+                                var: refined,
+                                value,
+                            }
+                        } else {
+                            Binding::Var {
+                                var: var.clone(),
+                                value,
+                            }
+                        }
+                    }
                     Binding::MatchCast {
                         var,
                         value,
                         struct_info,
-                    } => Binding::MatchCast {
-                        var: var.clone(),
-                        value: self.expr(value, None, var.name())?,
-                        struct_info: struct_info.clone(),
-                    },
-                });
+                    } => {
+                        let value = self.expr(value, None, var.name())?;
+                        self.no_cast(var.name())?;
+                        Binding::MatchCast {
+                            var: var.clone(),
+                            value,
+                            struct_info: struct_info.clone(),
+                        }
+                    }
+                };
+                bindings.push(legalized);
             }
             blocks.push(BindingBlock {
                 bindings,
                 dataflow: b.dataflow,
             });
         }
-        let body = self.expr(&s.body, None, "<result>")?;
+        let body = crate::transform::substitute(&s.body, &self.subst);
+        let body = self.expr(&body, None, "<result>")?;
+        self.no_cast("<result>")?;
         Ok(SeqExpr { blocks, body })
+    }
+
+    /// The struct info of `value` where it gives a shape to `annotated`, a tensor whose shape
+    /// is unknown (of the same rank and dtype where those are known); `None` otherwise.
+    fn refined(&self, annotated: &StructInfo, value: &Expr) -> Option<StructInfo> {
+        let StructInfo::Tensor {
+            shape: None,
+            dtype,
+            ndim,
+            ..
+        } = annotated
+        else {
+            return None;
+        };
+        let found = crate::transform::struct_info_of(value, self.module);
+        match &found {
+            StructInfo::Tensor {
+                shape: Some(shape),
+                dtype: found_dtype,
+                ..
+            } if (*ndim < 0 || shape.len() as i64 == *ndim)
+                && (dtype.is_none() || dtype == found_dtype) =>
+            {
+                Some(found)
+            }
+            _ => None,
+        }
+    }
+
+    /// An error if the expression just legalized asked to be match_cast where it is not bound
+    /// to a variable.
+    fn no_cast(&mut self, var: &str) -> Result<()> {
+        match self.cast.take() {
+            None => Ok(()),
+            Some(_) => Err(Error::Unsupported(format!(
+                "LegalizeOps: `{var}` in function `{}`: an operator whose result shape is known \
+                 only at run time must be bound to a variable of its own",
+                self.func_name
+            ))),
+        }
     }
 
     fn expr(&mut self, e: &Expr, out: Option<&StructInfo>, var: &str) -> Result<Expr> {
@@ -141,6 +234,17 @@ impl Legalizer<'_> {
             .map(|a| crate::transform::struct_info_of(a, self.module))
             .collect();
         let out = match out {
+            // An annotation without a shape where the operands give one (after a
+            // match_cast to fresh dimensions): the inferred shape.
+            Some(StructInfo::Tensor { shape: None, .. }) | None => {
+                match crate::op::infer_call(c, &arg_sinfo) {
+                    Ok(si @ StructInfo::Tensor { shape: Some(_), .. }) => si,
+                    Ok(si) if out.is_none() => si,
+                    Ok(_) => out.cloned().unwrap_or(StructInfo::Any),
+                    Err(e) if out.is_none() => return Err(e),
+                    Err(_) => out.cloned().unwrap_or(StructInfo::Any),
+                }
+            }
             Some(o) if !matches!(o, StructInfo::Any) => o.clone(),
             _ => crate::op::infer_call(c, &arg_sinfo)?,
         };
@@ -182,6 +286,10 @@ impl Legalizer<'_> {
                 ))
             }
             Lowered::Expr(e) => Ok(e),
+            Lowered::MatchCast { value, struct_info } => {
+                self.cast = Some(struct_info);
+                Ok(value)
+            }
         }
     }
 
@@ -244,6 +352,14 @@ pub(crate) enum Lowered {
     /// A Relax expression that replaces the call without a PrimFunc (`R.size` of a tensor of
     /// known shape is a prim value).
     Expr(Expr),
+    /// A Relax expression whose result is then match_cast to `struct_info`, which names
+    /// fresh symbolic dimensions that the bindings after it use (TVM's legalization of
+    /// `R.dynamic_strided_slice` does this with `bb.match_cast`). Only for a call bound to a
+    /// variable; elsewhere it is an error.
+    MatchCast {
+        value: Expr,
+        struct_info: StructInfo,
+    },
 }
 
 /// One operator call being legalized.

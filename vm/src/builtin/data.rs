@@ -178,3 +178,130 @@ pub(super) fn tensor_to_shape(args: &[Value]) -> Result<Value> {
         .collect::<Vec<i64>>();
     Ok(Value::shape(dims))
 }
+
+/// `relaxjit.dynamic_strided_slice(data, begin, end, strides) -> Tensor`: `R.dynamic_strided_slice`
+/// run at run time, its result allocated here since its shape is known only now. `begin`,
+/// `end` and `strides` are 1-D integer tensors of one length `k` (at most the rank): axis
+/// `i < k` keeps the elements `begin[i], begin[i] + strides[i], …` before `end[i]`, the
+/// others are kept whole. Indices are normalized as TVM's legalization computes the output
+/// shape: a negative index counts from the end, then it is clamped to `[0, dim]` for a
+/// positive stride and `[-1, dim - 1]` for a negative one (numpy's slicing). TVM's kernel
+/// then reads from the raw `begin`, which for a negative one reads outside the tensor; here
+/// the normalized one is used, as the shape was computed from it. A zero stride is an error.
+pub(super) fn dynamic_strided_slice(args: &[Value]) -> Result<Value> {
+    let a = Args::new("relaxjit.dynamic_strided_slice", args);
+    a.expect_len(
+        4,
+        4,
+        "(data: Tensor, begin: Tensor, end: Tensor, strides: Tensor)",
+    )?;
+    let x = a.tensor(0, "data")?;
+    let shape = x.shape().to_vec();
+    let mut params = Vec::with_capacity(3);
+    for (i, name) in [(1, "begin"), (2, "end"), (3, "strides")] {
+        let t = a.tensor(i, name)?;
+        let d = t.dtype();
+        if t.ndim() != 1 || !(d.is_int() || d.is_uint()) || d.lanes != 1 {
+            return Err(Error::value_error(format!(
+                "{}: {name} must be a 1-D integer tensor, but got shape {:?} and dtype {d}",
+                a.name,
+                t.shape()
+            )));
+        }
+        let values: Vec<i64> = (0..t.numel())
+            .map(|k| t.get_i64(k))
+            .collect::<Option<_>>()
+            .ok_or_else(|| Error::internal(format!("{}: cannot read {name}", a.name)))?;
+        params.push(values);
+    }
+    let (begin, end, strides) = (&params[0], &params[1], &params[2]);
+    if begin.len() != end.len() || begin.len() != strides.len() || begin.len() > shape.len() {
+        return Err(Error::value_error(format!(
+            "{}: begin, end and strides must have one length, at most the rank {} of the data; got {}, {} and {}",
+            a.name,
+            shape.len(),
+            begin.len(),
+            end.len(),
+            strides.len()
+        )));
+    }
+    // Per axis: the first index read, the step, and the output length.
+    let mut first = Vec::with_capacity(shape.len());
+    let mut step = Vec::with_capacity(shape.len());
+    let mut out_shape = Vec::with_capacity(shape.len());
+    for (axis, &dim) in shape.iter().enumerate() {
+        if axis >= begin.len() {
+            first.push(0i128);
+            step.push(1i128);
+            out_shape.push(dim);
+            continue;
+        }
+        let s = strides[axis] as i128;
+        if s == 0 {
+            return Err(Error::value_error(format!(
+                "{}: the stride of axis {axis} is 0",
+                a.name
+            )));
+        }
+        let dim = dim as i128;
+        let canonical = |index: i64| -> i128 {
+            let index = index as i128;
+            let index = if index < 0 { index + dim } else { index };
+            let (lo, hi) = if s < 0 { (-1, dim - 1) } else { (0, dim) };
+            index.clamp(lo, hi)
+        };
+        let (b, e) = (canonical(begin[axis]), canonical(end[axis]));
+        // The span and step both positive: a ceiling division of non-negatives.
+        let (span, by) = if s < 0 { (b - e, -s) } else { (e - b, s) };
+        let len = if span <= 0 { 0 } else { (span + by - 1) / by };
+        first.push(b);
+        step.push(s);
+        out_shape.push(len as i64);
+    }
+    let dtype = x.dtype();
+    if dtype.bits % 8 != 0 {
+        return Err(Error::value_error(format!(
+            "{}: data of dtype {dtype}, whose elements are not whole bytes",
+            a.name
+        )));
+    }
+    let mut out = crate::Tensor::zeros(&out_shape, dtype).map_err(|e| e.context(a.name))?;
+    let elem = dtype.bytes();
+    let count = out.numel();
+    if count == 0 {
+        return Ok(Value::Tensor(out));
+    }
+    // Row-major strides of the input, in elements.
+    let mut in_strides = vec![1i128; shape.len()];
+    for axis in (0..shape.len().saturating_sub(1)).rev() {
+        in_strides[axis] = in_strides[axis + 1] * shape[axis + 1] as i128;
+    }
+    let dst = out.bytes_mut()?;
+    let src = x.as_ptr();
+    let mut index = vec![0i64; shape.len()];
+    for k in 0..count {
+        // Every `first + i·step` with `i` below the output length lies in `[0, dim)`: the
+        // clamping above keeps the first index inside and the length ends the run inside.
+        let at: i128 = (0..shape.len())
+            .map(|axis| (first[axis] + index[axis] as i128 * step[axis]) * in_strides[axis])
+            .sum();
+        debug_assert!(at >= 0 && (at as usize) < x.numel());
+        // SAFETY: `at` is an element of `x` (above), so its `elem` bytes lie inside `x`'s
+        // `nbytes`; the destination is element `k` of the fresh output, a distinct allocation.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                src.add(at as usize * elem),
+                dst.as_mut_ptr().add(k * elem),
+                elem,
+            );
+        }
+        for axis in (0..shape.len()).rev() {
+            index[axis] += 1;
+            if index[axis] < out_shape[axis] {
+                break;
+            }
+            index[axis] = 0;
+        }
+    }
+    Ok(Value::Tensor(out))
+}

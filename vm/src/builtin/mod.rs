@@ -83,6 +83,11 @@ pub const BUILTINS: &[(&str, BuiltinFn)] = &[
     // What TVM's Python package registers for `R.print` and `R.assert_op`.
     ("relax.run.print", debug::print),
     ("relax.run.assert_op", debug::assert_op),
+    // relaxjit's own: what TVM legalizes into a shape function, a match_cast and a kernel.
+    (
+        "relaxjit.dynamic_strided_slice",
+        data::dynamic_strided_slice,
+    ),
 ];
 
 /// The function object of each builtin ([`BUILTINS`], same order), made the first time the
