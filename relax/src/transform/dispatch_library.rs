@@ -1205,11 +1205,16 @@ pub const CONV_PANEL: usize = 32;
 /// | 1×1 256→48 (`sq_sq256_13`) | 256 | 13×13 | 92.7 | 77.8 |
 /// | 1×1 512→1000 (`sq_conv10`) | 512 | 13×13 | 106.1 | 95.5 |
 ///
+/// (`sq_conv10` measured again on a quiet machine, three alternating runs each: one thread
+/// 1597–1602 → 1567–1568 µs, two threads 844–861 → 807–809 µs, its median call 920–934 →
+/// 858–899 µs: the channel kernel wins, the 24 lanes of zeros in its last panel included.)
+///
 /// So: every kernel of more than one tap with an inner dimension above 128 (the direct read
 /// saves the unfolding, 5–12 % of the time); 1×1 kernels with an inner dimension above 160 on
 /// small planes only (14×14 and below; 7×7 when strided, where every other input is read);
-/// whole panels of 32 output channels only (48 channels fill 48 of 64 lanes), and a stride
-/// along the rows of at most 2 (the kernel's positions lie 1 or 2 apart).
+/// output channels that fill their panels of 32 but for at most a sixteenth (1000 in 1024
+/// lanes, not 48 in 64), and a stride along the rows of at most 2 (the kernel's positions
+/// lie 1 or 2 apart).
 pub fn packs_conv_weights(
     o: usize,
     c: usize,
@@ -1218,7 +1223,7 @@ pub fn packs_conv_weights(
     plane: usize,
 ) -> bool {
     let kdim = c * kh * kw;
-    if c < 2 || !o.is_multiple_of(CONV_PANEL) || stride[1] > 2 {
+    if c < 2 || o.next_multiple_of(CONV_PANEL) - o > o / 16 || stride[1] > 2 {
         return false;
     }
     if kh * kw > 1 {
