@@ -645,19 +645,21 @@ fn main() -> anyhow::Result<()> {
     let pool = lib
         .get_packed("relaxjit.max_pool2d")
         .ok_or_else(|| anyhow::anyhow!("no pool kernel"))?;
-    // SqueezeNet's three max-pools (3×3, stride 2) and the conv block's (2×2, stride 2).
-    for (name, x, k) in [
-        ("pool_sq1", [1i64, 64, 111, 111], 3i64),
-        ("pool_sq2", [1, 128, 55, 55], 3),
-        ("pool_sq3", [1, 256, 27, 27], 3),
-        ("pool_block", [1, 64, 56, 56], 2),
+    // SqueezeNet's three max-pools (3×3, stride 2), the conv block's (2×2, stride 2) and
+    // ResNet-50's (3×3, stride 2, padding 1).
+    for (name, x, k, pad) in [
+        ("pool_sq1", [1i64, 64, 111, 111], 3i64, 0i64),
+        ("pool_sq2", [1, 128, 55, 55], 3, 0),
+        ("pool_sq3", [1, 256, 27, 27], 3, 0),
+        ("pool_block", [1, 64, 56, 56], 2, 0),
+        ("pool_rn", [1, 64, 112, 112], 3, 1),
     ] {
         if filter.is_some_and(|f| !name.contains(f.as_str())) {
             continue;
         }
-        let o = (x[2] - k) / 2 + 1;
+        let o = (x[2] + 2 * pad - k) / 2 + 1;
         let mut a = vec![Value::Tensor(random_f32(&x, 1, 1.0))];
-        a.extend([k, k, 2, 2, 0, 0, 0, 0, 1, 1, 0, 0].map(Value::Int));
+        a.extend([k, k, 2, 2, pad, pad, pad, pad, 1, 1, 0, 0].map(Value::Int));
         a.push(Value::Tensor(Tensor::zeros(
             &[1, x[1], o, o],
             vm::DataType::F32,
