@@ -86,6 +86,7 @@ pub fn run_with_budget(func: &PrimFunc, args: &mut [InterpArg<'_>], steps: u64) 
         mem: Vec::new(),
         layouts: HashMap::new(),
         steps_left: steps,
+        guards: HashMap::new(),
     };
     it.bind_args(func, args)?;
     it.exec(&func.body)
@@ -101,6 +102,7 @@ pub fn eval_expr(e: &PrimExpr, bindings: &[(Var, Scalar)]) -> Result<Scalar> {
         mem: Vec::new(),
         layouts: HashMap::new(),
         steps_left: DEFAULT_STEP_BUDGET,
+        guards: HashMap::new(),
     };
     for (v, x) in bindings {
         it.env.insert(v.id(), scalar_value(*x));
@@ -167,6 +169,9 @@ struct Interp<'f, 'm> {
     layouts: HashMap<usize, Layout>,
     /// Statements and loop iterations that may still run.
     steps_left: u64,
+    /// Each loop's [`crate::transform::nest_guard`], by the loop's address in the function
+    /// (which outlives the run): built once, not at every entry into the loop.
+    guards: HashMap<*const crate::ir::For, Option<PrimExpr>>,
 }
 
 fn compact_strides(shape: &[i64]) -> Vec<i64> {
@@ -558,7 +563,11 @@ impl<'m> Interp<'_, 'm> {
                 let extent = self.eval_int(&f.extent)?;
                 let dt = f.loop_var.dtype();
                 if extent > 0
-                    && let Some(guard) = crate::transform::nest_guard(f)
+                    && let Some(guard) = self
+                        .guards
+                        .entry(std::ptr::from_ref(f))
+                        .or_insert_with(|| crate::transform::nest_guard(f))
+                        .clone()
                     && !self.eval_bool(&guard)?
                 {
                     return Ok(());
