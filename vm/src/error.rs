@@ -105,9 +105,74 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.kind.tvm_name(), self.message)?;
         if !self.trace.is_empty() {
-            write!(f, " (in {})", self.trace.join(" <- "))?;
+            write!(f, " (in {})", trace_text(&self.trace))?;
         }
         Ok(())
+    }
+}
+
+/// Frames of a trace shown at each end when there are more distinct runs than twice this.
+const TRACE_ENDS: usize = 8;
+
+/// A trace as `inner <- outer`, each run of one repeated frame (a recursion) written once
+/// with its count (`loop ×10000`), and the middle of a trace of more than `2 · TRACE_ENDS`
+/// runs elided, so that an error from deep recursion stays one readable line.
+fn trace_text(trace: &[String]) -> String {
+    let mut runs: Vec<(&str, usize)> = Vec::new();
+    for frame in trace {
+        match runs.last_mut() {
+            Some((name, count)) if *name == frame.as_str() => *count += 1,
+            _ => runs.push((frame, 1)),
+        }
+    }
+    let text = |(name, count): &(&str, usize)| {
+        if *count > 1 {
+            format!("{name} ×{count}")
+        } else {
+            name.to_string()
+        }
+    };
+    if runs.len() <= 2 * TRACE_ENDS {
+        return runs.iter().map(text).collect::<Vec<_>>().join(" <- ");
+    }
+    let hidden: usize = runs[TRACE_ENDS..runs.len() - TRACE_ENDS]
+        .iter()
+        .map(|r| r.1)
+        .sum();
+    let head: Vec<String> = runs[..TRACE_ENDS].iter().map(text).collect();
+    let tail: Vec<String> = runs[runs.len() - TRACE_ENDS..].iter().map(text).collect();
+    format!(
+        "{} <- … {hidden} more frames … <- {}",
+        head.join(" <- "),
+        tail.join(" <- ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_traces_print_as_one_short_line() {
+        let mut e = Error::runtime("too deep");
+        for _ in 0..10_000 {
+            e = e.with_frame("loop");
+        }
+        e = e.with_frame("main");
+        assert_eq!(
+            e.to_string(),
+            "RuntimeError: too deep (in loop ×10000 <- main)"
+        );
+        let mut e = Error::runtime("x");
+        for i in 0..40 {
+            e = e.with_frame(&format!("f{}", i % 2));
+        }
+        let text = e.to_string();
+        assert!(
+            text.contains("f0 <- f1 <- … 24 more frames … <- f0"),
+            "{text}"
+        );
+        assert!(text.len() < 200, "{text}");
     }
 }
 
