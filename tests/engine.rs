@@ -1478,3 +1478,67 @@ class Module:
         assert!(err.contains("at most the rank 3"), "{err}");
     }
 }
+
+/// A local function that calls itself — the way Relax writes a loop (TVM's LambdaLift tests'
+/// `while_loop`) — reads, prints back, and runs in both exec modes: one that captures a
+/// variable of the enclosing function (a closure over it) and one that captures nothing (a
+/// direct call of the lifted global).
+#[test]
+fn recursive_local_functions_run() {
+    let src = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32"), n: R.Tensor((), dtype="int32")) -> R.Tuple(R.Tensor((2, 3), dtype="float32"), R.Tensor((), dtype="int32")):
+        @R.function
+        def while_loop(i: R.Tensor((), dtype="int32"), s: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+            cond: R.Tensor((), dtype="bool") = R.less(i, n)
+            if cond:
+                new_i: R.Tensor((), dtype="int32") = R.add(i, R.const(1, "int32"))
+                new_s: R.Tensor((2, 3), dtype="float32") = R.add(s, x)
+                r: R.Tensor((2, 3), dtype="float32") = while_loop(new_i, new_s)
+            else:
+                r: R.Tensor((2, 3), dtype="float32") = s
+            return r
+
+        @R.function
+        def triangle(k: R.Tensor((), dtype="int32")) -> R.Tensor((), dtype="int32"):
+            done: R.Tensor((), dtype="bool") = R.less_equal(k, R.const(0, "int32"))
+            if done:
+                t: R.Tensor((), dtype="int32") = R.const(0, "int32")
+            else:
+                rest: R.Tensor((), dtype="int32") = triangle(R.subtract(k, R.const(1, "int32")))
+                t: R.Tensor((), dtype="int32") = R.add(k, rest)
+            return t
+
+        gv: R.Tensor((2, 3), dtype="float32") = while_loop(R.const(0, "int32"), x)
+        tv: R.Tensor((), dtype="int32") = triangle(n)
+        return (gv, tv)
+"#;
+    let module = Engine::parse(src).unwrap();
+    let printed = relaxjit::relax::script::print_module(&module);
+    let reparsed = Engine::parse(&printed).unwrap();
+    assert!(
+        relaxjit::relax::structural_equal(&module, &reparsed),
+        "{printed}"
+    );
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let compiled = engine(exec_mode).compile_str(src).unwrap();
+        let x =
+            Value::Tensor(Tensor::from_slice(&[2, 3], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap());
+        let n = Value::Tensor(Tensor::from_slice(&[], &[4i32]).unwrap());
+        let out = compiled.run("main", &[x, n]).unwrap();
+        let Value::Tuple(t) = out else {
+            panic!("not a tuple")
+        };
+        // s = x, then x added n = 4 more times.
+        assert_eq!(
+            as_f32(&t.fields()[0]),
+            vec![5.0, 10.0, 15.0, 20.0, 25.0, 30.0],
+            "{exec_mode:?}"
+        );
+        let Value::Tensor(tv) = &t.fields()[1] else {
+            panic!("not a tensor")
+        };
+        assert_eq!(tv.get_i64(0), Some(10), "{exec_mode:?}");
+    }
+}

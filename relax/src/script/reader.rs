@@ -2015,9 +2015,41 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 if relax_decorator(def).is_none() {
                     return err(def.name_span, "an inner function needs `@R.function`");
                 }
+                // A function with a declared return may call itself (a loop, as Relax writes
+                // one): its name is bound while its body is read, to a variable of the
+                // declared signature, which then binds it if the body used it.
+                let recursive = match def.returns {
+                    Some(_) => {
+                        self.scopes.push(HashMap::new());
+                        self.supply.push(HashMap::new());
+                        let signature = self.signature(def);
+                        self.supply.pop();
+                        self.scopes.pop();
+                        let (params, ret) = signature?;
+                        let pure = !relax_decorator(def).and_then(call_parts).is_some_and(
+                            |(_, _, kws)| {
+                                kws.iter().any(|k| {
+                                    k.name == "pure" && matches!(k.value.kind, A::Bool(false))
+                                })
+                            },
+                        );
+                        let si = StructInfo::Func {
+                            params: Some(params.iter().map(|p| p.struct_info().clone()).collect()),
+                            ret: Box::new(ret),
+                            pure,
+                        };
+                        let own = self.new_var(&def.name, si, kind);
+                        self.bind(&own);
+                        Some(own)
+                    }
+                    None => None,
+                };
                 let f = self.function(def)?;
                 self.fresh_name(kind);
-                let var = self.new_var(&def.name, f.struct_info(), kind);
+                let var = match recursive {
+                    Some(own) if uses_var(&f, &own) => own,
+                    _ => self.new_var(&def.name, f.struct_info(), kind),
+                };
                 self.bind(&var);
                 body.push(Binding::Var {
                     var,
@@ -2701,4 +2733,20 @@ fn default_expr(v: AttrValue) -> Option<Expr> {
         AttrValue::PrimValue(p) => Expr::prim(p),
         AttrValue::Map(_) | AttrValue::IndexMap(_) => return None,
     })
+}
+
+/// Whether `f` reads `var` (a call of it included).
+fn uses_var(f: &Function, var: &Var) -> bool {
+    struct Uses<'a> {
+        var: &'a Var,
+        found: bool,
+    }
+    impl crate::ir::visit::Visitor for Uses<'_> {
+        fn visit_var_use(&mut self, v: &Var) {
+            self.found |= v == self.var;
+        }
+    }
+    let mut u = Uses { var, found: false };
+    crate::ir::visit::Visitor::visit_function(&mut u, f);
+    u.found
 }

@@ -9,19 +9,20 @@
 //! calls become direct calls. Inner functions are lifted before the functions that hold them.
 //!
 //! Invariants: after the pass no function literal remains; the lifted function's body is the
-//! local function's with each captured variable replaced by its new parameter. A local function
-//! that refers to itself (recursion through its own binding) is an `Unsupported` error naming
-//! it.
+//! local function's with each captured variable replaced by its new parameter. A local
+//! function that refers to itself (a loop, recursion through its own binding) refers to its
+//! lifted global: directly when it captures nothing, else through a closure over its captured
+//! parameters made at the start of its body.
 
 use std::collections::{HashMap, HashSet};
 
+use crate::Result;
 use crate::ir::visit::Visitor;
 use crate::ir::{
     Attrs, BaseFunc, Binding, BindingBlock, Callee, Expr, ExprKind, Function, IRModule, If,
     SeqExpr, StructInfo, Var, VarId,
 };
 use crate::transform::{Subst, op_call, substitute};
-use crate::{Error, Result};
 
 pub fn lambda_lift(module: &IRModule) -> Result<IRModule> {
     let mut out = module.clone();
@@ -155,22 +156,58 @@ impl Lifter<'_> {
     /// Lifts `inner` (bound to `var`); returns the new global's name and the captured
     /// variables, in order of first use.
     fn lift(&mut self, inner: &Function, var: &Var) -> Result<(String, Vec<Var>)> {
-        let free = free_vars(inner);
-        if free.iter().any(|v| v == var) {
-            return Err(Error::Unsupported(format!(
-                "lifting the recursive local function `{}` in function `{}`",
-                var.name(),
-                self.outer
-            )));
-        }
-        // Lift what the inner function holds first, under its own name.
+        let mut free = free_vars(inner);
         let outer_name = format!("{}_{}", self.outer, var.name());
+        let mut name = outer_name.clone();
+        let mut k = 1;
+        while self.module.functions.contains_key(&name) {
+            name = format!("{outer_name}{k}");
+            k += 1;
+        }
+        // A function that refers to itself (a loop) refers to the lifted global instead: the
+        // global itself when nothing is captured, else a closure over what it captured, made
+        // at its start.
+        let recursive = free.iter().any(|v| v == var);
+        free.retain(|v| v != var);
         let mut sub = Lifter {
             module: self.module,
             outer: outer_name.clone(),
             closures: HashMap::new(),
         };
-        let body = sub.seq(&inner.body)?;
+        let mut own_body = inner.body.clone();
+        if recursive {
+            // The name is taken before the functions inside are lifted, which take names too.
+            sub.module.add(name.clone(), BaseFunc::Relax(inner.clone()));
+            let mut own = Subst::new();
+            if free.is_empty() {
+                own.insert(var.id(), Expr::new(ExprKind::GlobalVar(name.clone())));
+            } else {
+                let closure = Var::new(var.name(), StructInfo::Any);
+                sub.closures
+                    .insert(closure.id(), (inner.ret_struct_info.clone(), inner.is_pure));
+                own.insert(var.id(), Expr::var(&closure));
+                own_body.blocks.insert(
+                    0,
+                    BindingBlock {
+                        bindings: vec![Binding::Var {
+                            var: closure,
+                            value: op_call(
+                                "relax.make_closure",
+                                vec![
+                                    Expr::new(ExprKind::GlobalVar(name.clone())),
+                                    Expr::tuple(free.iter().map(Expr::var).collect()),
+                                ],
+                                Vec::new(),
+                            ),
+                        }],
+                        dataflow: false,
+                    },
+                );
+            }
+            own_body = crate::transform::substitute_seq(&own_body, &own);
+        }
+        // Lift what the inner function holds first, under its own name.
+        let body = sub.seq(&own_body)?;
         let mut subst = Subst::new();
         let mut params = inner.params.clone();
         for v in &free {
@@ -179,12 +216,6 @@ impl Lifter<'_> {
             params.push(p);
         }
         let body = crate::transform::substitute_seq(&body, &subst);
-        let mut name = outer_name.clone();
-        let mut k = 1;
-        while self.module.functions.contains_key(&name) {
-            name = format!("{outer_name}{k}");
-            k += 1;
-        }
         self.module.add(
             name.clone(),
             BaseFunc::Relax(Function {
