@@ -148,6 +148,18 @@ fn trace_text(trace: &[String]) -> String {
     )
 }
 
+impl std::error::Error for Error {}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// `bail!(Kind, "fmt", args)` returns an error of that kind from the current function.
+#[macro_export]
+macro_rules! bail {
+    ($kind:ident, $($arg:tt)*) => {
+        return Err($crate::Error::new($crate::ErrorKind::$kind, format!($($arg)*)))
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,16 +186,4 @@ mod tests {
         );
         assert!(text.len() < 200, "{text}");
     }
-}
-
-impl std::error::Error for Error {}
-
-pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// `bail!(Kind, "fmt", args)` returns an error of that kind from the current function.
-#[macro_export]
-macro_rules! bail {
-    ($kind:ident, $($arg:tt)*) => {
-        return Err($crate::Error::new($crate::ErrorKind::$kind, format!($($arg)*)))
-    };
 }
