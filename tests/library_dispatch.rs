@@ -2799,3 +2799,166 @@ fn non_finite_weights_at_the_padding_match_the_tir_path() {
     }
     assert_eq!(checked, 5 * 3 * 2 * 2 * 2 * 2);
 }
+
+/// `R.take` of a tensor of indices runs as `relaxjit.take` (a run copied per index) and gives
+/// the TIR legalization's result, bit for bit, in both exec modes: every axis of a 3-D tensor,
+/// indices of rank 0, 1 and 2, `int32` and `int64`, `float32` and `int8` data, `clip` and
+/// `wrap` with negative and past-the-end indices, and a table large enough to be copied in
+/// parallel. In `fast` mode an index outside the axis is an error on both paths.
+#[test]
+fn take_matches_the_tir_path() {
+    type Case = (
+        &'static str,
+        &'static str,
+        [i64; 3],
+        i64,
+        &'static str,
+        Vec<i64>,
+        Vec<i64>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "float32",
+            "int64",
+            [4, 5, 6],
+            0,
+            "fast",
+            vec![3],
+            vec![3, 0, 1],
+        ),
+        (
+            "float32",
+            "int32",
+            [4, 5, 6],
+            1,
+            "fast",
+            vec![2, 2],
+            vec![4, 0, 2, 2],
+        ),
+        ("int8", "int64", [4, 5, 6], 2, "fast", vec![], vec![5]),
+        (
+            "float32",
+            "int64",
+            [4, 5, 6],
+            1,
+            "clip",
+            vec![4],
+            vec![-3, 7, 4, 1],
+        ),
+        (
+            "int8",
+            "int32",
+            [4, 5, 6],
+            0,
+            "wrap",
+            vec![5],
+            vec![-1, -5, 4, 9, 2],
+        ),
+        (
+            "float32",
+            "int64",
+            [1000, 64, 1],
+            0,
+            "fast",
+            vec![4096],
+            (0..4096).map(|i| (i * 7919) % 1000).collect(),
+        ),
+    ];
+    for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let lib = Engine::new(Config {
+            exec_mode,
+            ..Config::default()
+        })
+        .unwrap();
+        let tir = Engine::new(Config {
+            exec_mode,
+            library: false,
+            ..Config::default()
+        })
+        .unwrap();
+        for (dtype, idt, xs, axis, mode, is, iv) in &cases {
+            let ax = *axis as usize;
+            let mut out: Vec<i64> = xs[..ax].to_vec();
+            out.extend(is);
+            out.extend(&xs[ax + 1..]);
+            let text = |s: &[i64]| match s.len() {
+                0 => "()".to_string(),
+                1 => format!("({},)", s[0]),
+                _ => format!(
+                    "({})",
+                    s.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            let src = format!(
+                r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor({}, dtype="{dtype}"), i: R.Tensor({}, dtype="{idt}")) -> R.Tensor({}, dtype="{dtype}"):
+        with R.dataflow():
+            y: R.Tensor({}, dtype="{dtype}") = R.take(x, i, axis={axis}, mode="{mode}")
+            R.output(y)
+        return y
+"#,
+                text(xs),
+                text(is),
+                text(&out),
+                text(&out)
+            );
+            let n: i64 = xs.iter().product();
+            let x = match *dtype {
+                "float32" => {
+                    let v: Vec<f32> = (0..n).map(|k| k as f32 * 0.5 - 3.0).collect();
+                    Tensor::from_slice(xs, &v).unwrap()
+                }
+                _ => {
+                    let v: Vec<i8> = (0..n).map(|k| (k % 251 - 125) as i8).collect();
+                    Tensor::from_slice(xs, &v).unwrap()
+                }
+            };
+            let indices = |values: &[i64]| match *idt {
+                "int64" => Tensor::from_slice(is, values).unwrap(),
+                _ => {
+                    let v: Vec<i32> = values.iter().map(|&v| v as i32).collect();
+                    Tensor::from_slice(is, &v).unwrap()
+                }
+            };
+            let i = indices(iv);
+            let what = format!("{exec_mode:?} {dtype} {xs:?} take {idt} {iv:?} axis {axis} {mode}");
+            let m = lib
+                .compile_str(&src)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(
+                m.executable().as_text().contains("relaxjit.take"),
+                "{what}: no library call"
+            );
+            let got = m
+                .run("main", &[x.clone().into(), i.clone().into()])
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let want = tir
+                .compile_str(&src)
+                .unwrap()
+                .run("main", &[x.clone().into(), i.clone().into()])
+                .unwrap_or_else(|e| panic!("{what} (TIR): {e}"));
+            let (got, want) = (got.as_tensor().unwrap(), want.as_tensor().unwrap());
+            assert_eq!(got.shape(), want.shape(), "{what}");
+            assert_eq!(got.to_bytes(), want.to_bytes(), "{what}");
+            // Out of the axis in fast mode: an error on both paths.
+            if *mode == "fast" {
+                let mut bad = iv.clone();
+                if let Some(first) = bad.first_mut() {
+                    *first = xs[ax];
+                } else {
+                    continue;
+                }
+                let bad_i = indices(&bad);
+                for (engine, path) in [(&lib, "library"), (&tir, "TIR")] {
+                    let r = engine
+                        .compile_str(&src)
+                        .unwrap()
+                        .run("main", &[x.clone().into(), bad_i.clone().into()]);
+                    assert!(r.is_err(), "{what}: {path} path took index {}", xs[ax]);
+                }
+            }
+        }
+    }
+}

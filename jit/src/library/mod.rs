@@ -1,8 +1,8 @@
 //! Native library kernels that `relax::transform::dispatch_library` dispatches to: matrix
 //! multiply and 2-D convolution over the `gemm` crate's packed micro-kernels, with their batch
 //! norm, bias, residual and activation epilogues — TVM's BLAS/DNNL offload, in process — and
-//! 2-D pooling, concat, and the plane gather and dilation that lay out 3-D and transposed
-//! convolutions as 2-D ones, parallel over the pool.
+//! 2-D pooling, concat, take, and the plane gather and dilation that lay out 3-D and
+//! transposed convolutions as 2-D ones, parallel over the pool.
 //!
 //! The GEMM crate was chosen by measurement on a 2-core AVX-512 machine (f32, median of many
 //! calls): `gemm` 0.19 reached 159 GFLOP/s on 1024³ with two threads against
@@ -22,6 +22,7 @@ mod lrn;
 mod matmul;
 mod norm;
 mod pool;
+mod take;
 
 use std::cell::Cell;
 
@@ -112,6 +113,12 @@ fn call(kernel: LibraryKernel, args: &[Value]) -> Result<Value> {
         gather::gather_planes(x, indices, out)?;
         return Ok(Value::Null);
     }
+    if let (LibraryOp::Take, [x, indices]) = (kernel.op, &inputs[..]) {
+        // Likewise.
+        check_disjoint(out, &inputs)?;
+        take::take(x, indices, &ints, out)?;
+        return Ok(Value::Null);
+    }
     if let (LibraryOp::Dilate, [x]) = (kernel.op, &inputs[..]) {
         // Likewise.
         check_disjoint(out, &inputs)?;
@@ -153,9 +160,9 @@ fn run<T: Float>(
     let addends = &views[stats.end..];
     let trans_b = match kernel.op {
         LibraryOp::Matmul { trans_b } => trans_b,
-        LibraryOp::Concat | LibraryOp::GatherPlanes | LibraryOp::Dilate => {
+        LibraryOp::Concat | LibraryOp::GatherPlanes | LibraryOp::Dilate | LibraryOp::Take => {
             return Err(Error::runtime(
-                "internal error: concat, gather_planes and dilate run on their tensors' bytes (`call`), not typed",
+                "internal error: concat, gather_planes, dilate and take run on their tensors' bytes (`call`), not typed",
             ));
         }
         LibraryOp::Softmax => {

@@ -123,11 +123,16 @@ pub enum LibraryOp {
     /// image whose stride-1 convolution is a transposed convolution (`R.nn.conv2d_transpose`,
     /// see the `idioms` module). Copies elements of any dtype.
     Dilate,
+    /// `(x, indices, axis, mode, out)`: `R.take(x, indices, axis, mode)`, `out[pre, j, post] =
+    /// x[pre, indices[j], post]` over the axis, the indices `int32` or `int64` of any rank,
+    /// `mode` 0 (`fast`: an index outside the axis is an error), 1 (`clip`) or 2 (`wrap`,
+    /// floor modulo). Copies elements of any dtype, a contiguous run per index.
+    Take,
 }
 
 impl LibraryOp {
     /// Every operation, in the order [`LibraryKernel::all`] lists their kernels.
-    pub const ALL: [LibraryOp; 12] = [
+    pub const ALL: [LibraryOp; 13] = [
         LibraryOp::Matmul { trans_b: false },
         LibraryOp::Matmul { trans_b: true },
         LibraryOp::Conv2d,
@@ -140,6 +145,7 @@ impl LibraryOp {
         LibraryOp::MatmulView,
         LibraryOp::GatherPlanes,
         LibraryOp::Dilate,
+        LibraryOp::Take,
     ];
 
     /// The kernel name's stem, after [`PREFIX`] and before the epilogue's suffixes.
@@ -157,6 +163,7 @@ impl LibraryOp {
             LibraryOp::MatmulView => "matmul_view",
             LibraryOp::GatherPlanes => "gather_planes",
             LibraryOp::Dilate => "dilate",
+            LibraryOp::Take => "take",
         }
     }
 
@@ -170,7 +177,7 @@ impl LibraryOp {
             | LibraryOp::Softmax
             | LibraryOp::Dilate => 1,
             LibraryOp::LayerNorm => 3,
-            LibraryOp::MatmulView | LibraryOp::GatherPlanes => 2,
+            LibraryOp::MatmulView | LibraryOp::GatherPlanes | LibraryOp::Take => 2,
         }
     }
 
@@ -238,8 +245,8 @@ impl LibraryKernel {
                 // count_include_pad.
                 LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 12,
                 LibraryOp::Concat => 1,
-                // stride (h, w).
-                LibraryOp::Dilate => 2,
+                // stride (h, w); axis, mode.
+                LibraryOp::Dilate | LibraryOp::Take => 2,
                 // size, before.
                 LibraryOp::Lrn => 2,
                 LibraryOp::Softmax | LibraryOp::LayerNorm | LibraryOp::GatherPlanes => 0,
@@ -411,7 +418,7 @@ pub fn verify(module: &IRModule) -> Result<()> {
                 ));
             }
             let out = call.ty_args.first();
-            // Concat, the plane gather and dilate copy elements of any dtype; the others
+            // Concat, the plane gather, dilate and take copy elements of any dtype; the others
             // compute in float.
             let float = out
                 .and_then(StructInfo::tensor_dtype)
@@ -419,7 +426,10 @@ pub fn verify(module: &IRModule) -> Result<()> {
             let typed = float
                 || matches!(
                     k.op,
-                    LibraryOp::Concat | LibraryOp::GatherPlanes | LibraryOp::Dilate
+                    LibraryOp::Concat
+                        | LibraryOp::GatherPlanes
+                        | LibraryOp::Dilate
+                        | LibraryOp::Take
                 );
             if !typed || out.and_then(StructInfo::tensor_shape).is_none() {
                 problems.push(format!(
@@ -563,6 +573,7 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
             "relax.nn.avg_pool2d" => pool2d_anchor(call, var, i, LibraryOp::AvgPool2d),
             "relax.mean" => spatial_mean_anchor(call, var, i),
             "relax.concat" => concat_anchor(call, var, i),
+            "relax.take" => take_anchor(call, var, i),
             "relax.divide" => lrn_anchor(call, var, bindings, &index, &single_use),
             "relax.nn.softmax" | "relax.nn.layer_norm" => last_axis_anchor(op, call, var, i),
             _ => None,
@@ -1669,6 +1680,52 @@ fn concat_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
         },
         inputs: fields.clone(),
         params: vec![axis],
+        fparams: Vec::new(),
+        members: vec![at],
+        end: var.clone(),
+    })
+}
+
+/// `R.take(x, indices, axis, mode)` of a tensor of indices (`int32` or `int64`) along a given
+/// axis, elements of whole bytes, into an output of known shape. (An index that is a prim
+/// value, and a take without an axis, stay with the TIR legalization.)
+fn take_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
+    let [x, indices] = &call.args[..] else {
+        return None;
+    };
+    let (x_si, i_si) = (operand_si(x)?, operand_si(indices)?);
+    let out = var.struct_info();
+    let dt = out.tensor_dtype()?;
+    out.tensor_shape()?;
+    let whole_bytes = dt.lanes == 1 && (dt.bits % 8 == 0 || dt.is_bool()) && !dt.is_handle();
+    let index_dt = i_si.tensor_dtype()?;
+    if !whole_bytes
+        || x_si.tensor_dtype() != Some(dt)
+        || !(index_dt == DataType::INT64 || index_dt == DataType::INT32)
+    {
+        return None;
+    }
+    let nd = x_si.ndim()? as i64;
+    let axis = call.attrs.get("axis")?.as_int()?;
+    let axis = if axis < 0 { axis + nd } else { axis };
+    if !(0..nd).contains(&axis) {
+        return None;
+    }
+    let mode = match call.attrs.get("mode").and_then(AttrValue::as_str) {
+        None | Some("fast") => 0,
+        Some("clip") => 1,
+        Some("wrap") => 2,
+        Some(_) => return None,
+    };
+    Some(Chain {
+        kernel: LibraryKernel {
+            op: LibraryOp::Take,
+            norm: false,
+            addends: 0,
+            activation: None,
+        },
+        inputs: vec![x.clone(), indices.clone()],
+        params: vec![axis, mode],
         fparams: Vec::new(),
         members: vec![at],
         end: var.clone(),
