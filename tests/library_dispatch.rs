@@ -1849,21 +1849,24 @@ fn convolution_rewrites_match_the_tir_path_in_both_exec_modes() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Engines in `exec_mode` with the library (the default) and without it (the TIR path).
+fn library_and_tir(exec_mode: ExecMode) -> (Engine, Engine) {
+    let engine = |library| {
+        Engine::new(Config {
+            exec_mode,
+            library,
+            ..Config::default()
+        })
+        .unwrap()
+    };
+    (engine(true), engine(false))
+}
+
 /// Runs each case with the library and without (the TIR path) in `exec_mode`, and returns
 /// what went wrong: a case whose library path calls no `relaxjit.*` kernel (or not the one its
 /// name ends in), or whose results differ beyond the dtype's tolerance.
 fn compare_with_tir(cases: Vec<Case>, exec_mode: ExecMode) -> Vec<String> {
-    let lib = Engine::new(Config {
-        exec_mode,
-        ..Config::default()
-    })
-    .unwrap();
-    let tir = Engine::new(Config {
-        exec_mode,
-        library: false,
-        ..Config::default()
-    })
-    .unwrap();
+    let (lib, tir) = library_and_tir(exec_mode);
     let mut failures = Vec::new();
     for case in cases {
         let src = case.script();
@@ -2865,17 +2868,7 @@ fn take_matches_the_tir_path() {
         ),
     ];
     for exec_mode in [ExecMode::Bytecode, ExecMode::Compiled] {
-        let lib = Engine::new(Config {
-            exec_mode,
-            ..Config::default()
-        })
-        .unwrap();
-        let tir = Engine::new(Config {
-            exec_mode,
-            library: false,
-            ..Config::default()
-        })
-        .unwrap();
+        let (lib, tir) = library_and_tir(exec_mode);
         for (dtype, idt, xs, axis, mode, is, iv) in &cases {
             let ax = *axis as usize;
             let mut out: Vec<i64> = xs[..ax].to_vec();

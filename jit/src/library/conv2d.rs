@@ -1341,12 +1341,19 @@ mod small_k {
     #[inline(never)]
     #[target_feature(enable = "avx512f")]
     fn prefetch_output(c: *const f32, rows: usize, ld: usize, span: usize) {
+        prefetch_runs::<_MM_HINT_ET0>(c, rows, ld, span);
+    }
+
+    /// Prefetches with `HINT` each line of `rows` runs of `span` (at least one) elements, `ld`
+    /// apart, from `c`: the first element of every 16 and the last.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn prefetch_runs<const HINT: i32>(c: *const f32, rows: usize, ld: usize, span: usize) {
         for q in 0..rows {
             let row = c.wrapping_add(q * ld);
-            // The first element of every 16 and the last: each line of the run.
             let mut e = 0;
             while e < span + 15 {
-                _mm_prefetch::<_MM_HINT_ET0>(row.wrapping_add(e.min(span - 1)).cast::<i8>());
+                _mm_prefetch::<HINT>(row.wrapping_add(e.min(span - 1)).cast::<i8>());
                 e += 16;
             }
         }
@@ -1365,15 +1372,7 @@ mod small_k {
     fn prefetch_addend(epi: &Epilogue<f32>, off: usize, rows: usize, ld: usize, span: usize) {
         for a in &epi.addends {
             if let Addend::Full(data) = a {
-                let c = data.as_ptr().wrapping_add(off);
-                for q in 0..rows {
-                    let row = c.wrapping_add(q * ld);
-                    let mut e = 0;
-                    while e < span + 15 {
-                        _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(e.min(span - 1)).cast::<i8>());
-                        e += 16;
-                    }
-                }
+                prefetch_runs::<_MM_HINT_T0>(data.as_ptr().wrapping_add(off), rows, ld, span);
             }
         }
     }

@@ -16,20 +16,7 @@ use super::PARALLEL_ELEMENTS;
 /// plane of `out`; an index past `x`'s planes is an error.
 pub(super) fn gather_planes(x: &Tensor, indices: &Tensor, out: &Tensor) -> Result<()> {
     let dt = out.dtype();
-    for (i, t) in [x, indices].into_iter().enumerate() {
-        if !t.device().is_cpu() {
-            return Err(Error::value_error(format!(
-                "argument {i} is on {}, library kernels run on the CPU",
-                t.device()
-            )));
-        }
-    }
-    if x.dtype() != dt {
-        return Err(Error::type_error(format!(
-            "argument 0 has dtype {}, the output {dt}",
-            x.dtype()
-        )));
-    }
+    super::check_gather_operands(x, indices, out)?;
     if indices.dtype() != DataType::I64 {
         return Err(Error::type_error(format!(
             "argument 1 (the plane indices) has dtype {}, expected int64",

@@ -70,6 +70,27 @@ fn add_kernel(lib: &mut vm::Library, kernel: LibraryKernel, name: String) {
     });
 }
 
+/// The checks of a kernel that copies elements of `x` selected by `indices` into `out`
+/// (`gather_planes`, `take`): both inputs on the CPU, `x` of the output's dtype.
+fn check_gather_operands(x: &Tensor, indices: &Tensor, out: &Tensor) -> Result<()> {
+    for (i, t) in [x, indices].into_iter().enumerate() {
+        if !t.device().is_cpu() {
+            return Err(Error::value_error(format!(
+                "argument {i} is on {}, library kernels run on the CPU",
+                t.device()
+            )));
+        }
+    }
+    if x.dtype() != out.dtype() {
+        return Err(Error::type_error(format!(
+            "argument 0 has dtype {}, the output {}",
+            x.dtype(),
+            out.dtype()
+        )));
+    }
+    Ok(())
+}
+
 fn call(kernel: LibraryKernel, args: &[Value]) -> Result<Value> {
     let params = kernel.num_params();
     let Some(tensors) = args.len().checked_sub(1).and_then(|n| kernel.tensors_of(n)) else {

@@ -17,20 +17,7 @@ use super::PARALLEL_ELEMENTS;
 /// x.shape[axis + 1..]`.
 pub(super) fn take(x: &Tensor, indices: &Tensor, params: &[i64], out: &Tensor) -> Result<()> {
     let dt = out.dtype();
-    for (i, t) in [x, indices].into_iter().enumerate() {
-        if !t.device().is_cpu() {
-            return Err(Error::value_error(format!(
-                "argument {i} is on {}, library kernels run on the CPU",
-                t.device()
-            )));
-        }
-    }
-    if x.dtype() != dt {
-        return Err(Error::type_error(format!(
-            "argument 0 has dtype {}, the output {dt}",
-            x.dtype()
-        )));
-    }
+    super::check_gather_operands(x, indices, out)?;
     let rank = x.shape().len();
     let (axis, mode) = match *params {
         [axis, mode] if usize::try_from(axis).is_ok_and(|a| a < rank) && (0..3).contains(&mode) => {
