@@ -1658,7 +1658,7 @@ fn concat_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
     let out = var.struct_info();
     let dt = out.tensor_dtype()?;
     out.tensor_shape()?;
-    let whole_bytes = dt.lanes == 1 && (dt.bits % 8 == 0 || dt.is_bool()) && !dt.is_handle();
+    let whole_bytes = copies_as_bytes(dt);
     if !whole_bytes || !sis.iter().all(|si| si.tensor_dtype() == Some(dt)) {
         return None;
     }
@@ -1686,6 +1686,12 @@ fn concat_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
     })
 }
 
+/// Whether the byte-copying kernels (concat, take) can copy elements of `dt`: one lane of
+/// whole bytes (a `bool` is a byte per element), not a handle.
+fn copies_as_bytes(dt: DataType) -> bool {
+    dt.lanes == 1 && (dt.bits % 8 == 0 || dt.is_bool()) && !dt.is_handle()
+}
+
 /// `R.take(x, indices, axis, mode)` of a tensor of indices (`int32` or `int64`) along a given
 /// axis, elements of whole bytes, into an output of known shape. (An index that is a prim
 /// value, and a take without an axis, stay with the TIR legalization.)
@@ -1697,7 +1703,7 @@ fn take_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
     let out = var.struct_info();
     let dt = out.tensor_dtype()?;
     out.tensor_shape()?;
-    let whole_bytes = dt.lanes == 1 && (dt.bits % 8 == 0 || dt.is_bool()) && !dt.is_handle();
+    let whole_bytes = copies_as_bytes(dt);
     let index_dt = i_si.tensor_dtype()?;
     if !whole_bytes
         || x_si.tensor_dtype() != Some(dt)
