@@ -1689,7 +1689,7 @@ fn concat_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
 /// Whether the byte-copying kernels (concat, take) can copy elements of `dt`: one lane of
 /// whole bytes (a `bool` is a byte per element), not a handle.
 fn copies_as_bytes(dt: DataType) -> bool {
-    dt.lanes == 1 && (dt.bits % 8 == 0 || dt.is_bool()) && !dt.is_handle()
+    dt.lanes == 1 && (dt.bits.is_multiple_of(8) || dt.is_bool()) && !dt.is_handle()
 }
 
 /// `R.take(x, indices, axis, mode)` of a tensor of indices (`int32` or `int64`) along a given
