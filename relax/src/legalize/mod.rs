@@ -104,13 +104,18 @@ impl Legalizer<'_> {
                             // `var = value` becomes `var_dyn = value` and
                             // `var = R.match_cast(var_dyn, struct_info)`, a new `var` that
                             // later bindings use.
-                            let dynamic =
-                                Var::new(format!("{}_dyn", var.name()), var.struct_info().clone());
+                            // Local to a dataflow block: only the match_cast reads it.
+                            let name = format!("{}_dyn", var.name());
+                            let dynamic = if b.dataflow {
+                                Var::dataflow(name, var.struct_info().clone())
+                            } else {
+                                Var::new(name, var.struct_info().clone())
+                            };
                             bindings.push(Binding::Var {
                                 var: dynamic.clone(),
                                 value,
                             });
-                            let cast = Var::new(var.name(), struct_info.clone());
+                            let cast = like(var, var.name().to_string(), struct_info.clone());
                             self.subst.insert(var.id(), Expr::var(&cast));
                             Binding::MatchCast {
                                 var: cast,
@@ -121,7 +126,7 @@ impl Legalizer<'_> {
                             // A shape found only now (the operands' dimensions named by an
                             // earlier match_cast): a new variable carries it to later
                             // bindings, as TVM's mutator re-emits a binding.
-                            let refined = Var::new(var.name(), si);
+                            let refined = like(var, var.name().to_string(), si);
                             self.subst.insert(var.id(), Expr::var(&refined));
                             Binding::Var {
                                 var: refined,
@@ -316,6 +321,16 @@ impl Legalizer<'_> {
         func.name = name.clone();
         self.module.add(name.clone(), BaseFunc::Tir(func));
         name
+    }
+}
+
+/// A new variable named `name` with `si`, a dataflow variable if `var` is one (so that it stays
+/// local to its dataflow block, as `var` was).
+fn like(var: &Var, name: String, si: StructInfo) -> Var {
+    if var.is_dataflow() {
+        Var::dataflow(name, si)
+    } else {
+        Var::new(name, si)
     }
 }
 
