@@ -96,6 +96,13 @@ pub const OPT_PASSES: &[(&str, OptPass, Gate)] = &[
         |m, c| transform::fold_constant_with_limit(m, c.max_fold_bytes),
         Gate::Always,
     ),
+    // A module that arrives legalized: its matmul and conv2d PrimFuncs become the operators
+    // again, for DispatchLibrary to take.
+    (
+        "RaiseCallTIR",
+        |m, _| transform::raise_call_tir(m),
+        Gate::Library,
+    ),
     (
         "DispatchLibrary",
         |m, _| transform::dispatch_library(m),
