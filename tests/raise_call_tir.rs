@@ -121,7 +121,7 @@ fn shape(d: &[i64]) -> String {
 }
 
 /// Convolutions: (x, out channels, kernel, stride, padding, dilation, groups), each with a bias
-/// and a relu after it.
+/// and a relu after it; a negative extent is the symbolic `n`.
 #[allow(clippy::type_complexity)]
 const CONVS: &[([i64; 4], i64, [i64; 2], [i64; 2], [i64; 4], [i64; 2], i64)] = &[
     ([1, 3, 8, 8], 4, [3, 3], [1, 1], [1, 1, 1, 1], [1, 1], 1),
@@ -131,9 +131,11 @@ const CONVS: &[([i64; 4], i64, [i64; 2], [i64; 2], [i64; 4], [i64; 2], i64)] = &
     ([1, 4, 9, 9], 8, [5, 5], [2, 1], [2, 2, 2, 2], [1, 2], 4),
     ([2, 32, 7, 7], 64, [1, 1], [1, 1], [0, 0, 0, 0], [1, 1], 1),
     ([1, 16, 14, 14], 32, [3, 3], [1, 1], [1, 1, 1, 1], [1, 1], 1),
+    ([-1, 3, 8, 8], 4, [3, 3], [1, 1], [1, 1, 1, 1], [1, 1], 1),
 ];
 
-/// Matmuls: (a, b, right operand written transposed).
+/// Matmuls: (a, b, right operand written transposed), each with a bias after it; a negative
+/// extent is the symbolic `n`.
 const MATMULS: &[(&[i64], &[i64], bool)] = &[
     (&[5, 7], &[7, 3], false),
     (&[5, 7], &[7, 3], true),
@@ -172,25 +174,15 @@ fn legalized_cases() -> Vec<Case> {
     for &(a, b, tb) in MATMULS {
         let text = shape;
         let (ab, bb) = (&a[..a.len() - 2], &b[..b.len() - 2]);
-        let batch: Vec<i64> = if ab.len() >= bb.len() {
-            ab.iter()
-                .zip(
-                    std::iter::repeat(1)
-                        .take(ab.len() - bb.len())
-                        .chain(bb.iter().copied()),
-                )
-                .map(|(&x, y)| if x == 1 { y } else { x })
-                .collect()
-        } else {
-            bb.iter()
-                .zip(
-                    std::iter::repeat(1)
-                        .take(bb.len() - ab.len())
-                        .chain(ab.iter().copied()),
-                )
-                .map(|(&x, y)| if x == 1 { y } else { x })
-                .collect()
-        };
+        // Right-aligned broadcast of the batch extents.
+        let nb = ab.len().max(bb.len());
+        let dim = |s: &[i64], i: usize| (i + s.len()).checked_sub(nb).map_or(1, |j| s[j]);
+        let batch: Vec<i64> = (0..nb)
+            .map(|i| match (dim(ab, i), dim(bb, i)) {
+                (1, y) => y,
+                (x, _) => x,
+            })
+            .collect();
         let mut out = batch;
         out.extend([a[a.len() - 2], b[b.len() - 1]]);
         let mut params = vec![("a", text(a))];

@@ -115,9 +115,12 @@ pub fn verify(module: &IRModule) -> Result<()> {
             let Some(want) = var.struct_info().tensor_shape() else {
                 return;
             };
+            // Arguments are variables and constants in normal form; anything else is not
+            // this pass's.
             let args: Option<Vec<StructInfo>> =
                 call.args.iter().map(|a| operand_si(a).cloned()).collect();
-            let got = args.and_then(|args| crate::op::infer_call(call, &args).ok());
+            let Some(args) = args else { return };
+            let got = crate::op::infer_call(call, &args).ok();
             let ok = got.as_ref().is_some_and(|g| {
                 g.tensor_dtype() == var.struct_info().tensor_dtype()
                     && g.tensor_shape().is_some_and(|s| shapes_equal(s, want))
@@ -249,11 +252,7 @@ fn raise_binding(
     };
     let arg_sis: Vec<StructInfo> = operands
         .iter()
-        .map(|e| match e.kind() {
-            ExprKind::Var(v) => Some(v.struct_info().clone()),
-            ExprKind::Constant(c) => Some(c.struct_info.clone()),
-            _ => None,
-        })
+        .map(|e| operand_si(e).cloned())
         .collect::<Option<_>>()?;
     let raised_call = crate::op::make_call(op, operands, attrs, Vec::new()).ok()?;
     let inferred = crate::op::infer_call(raised_call.as_call()?, &arg_sis).ok()?;
