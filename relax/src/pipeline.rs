@@ -39,7 +39,9 @@ pub struct OptConfig {
     pub fusion: bool,
     /// Run DispatchLibrary (on by default): float matmuls and conv2ds, with their bias,
     /// residual and activation epilogues, call native library kernels instead of being
-    /// legalized to TIR. Off, every operator takes the TIR path (the reference).
+    /// legalized to TIR; RaiseCallTIR first turns the `call_tir`s of a module that arrives
+    /// legalized back into those operators where their PrimFuncs are exactly TOPI's. Off,
+    /// every operator takes the TIR path (the reference).
     pub library: bool,
     /// FoldConstant materialises no constant larger than this many bytes (the call is kept and
     /// runs at run time); [`transform::DEFAULT_MAX_FOLD_BYTES`] by default.

@@ -10,9 +10,10 @@
 //! * matmul (TVM's `matmul`, TOPI's `T_matmul_NT` and FuseTransposeMatmul's `NT_matmul`): three
 //!   buffer parameters `(a, b, out)` and one reduction block
 //!   `out[s…] = out[s…] + a[…, s_m, k] * b[…, k, s_n]` (or `b[…, s_n, k]`, the right operand
-//!   transposed) with `init` `out[s…] = 0`, both operands of rank 2 or more, each batch index
-//!   of an operand the output's (same extent) or 0 (extent 1, broadcast). It becomes
-//!   `R.matmul(a, b)`, or `R.matmul(a, R.permute_dims(b, axes))` with the last two axes swapped.
+//!   transposed) with `init` `out[s…] = 0`, each batch index of an operand the output's (same
+//!   extent) or 0 (extent 1, broadcast); one operand may be 1-D (`a[k]` or `b[k]`, numpy's
+//!   matrix-vector product, the output without that axis). It becomes `R.matmul(a, b)`, or
+//!   `R.matmul(a, R.permute_dims(b, axes))` with the last two axes swapped.
 //! * conv2d (TOPI's `conv2d_nchw` and `group_conv2d_nchw`): parameters `(data, weight, out)`,
 //!   a root allocation `pad_temp` written by one block that copies `data` with zero padding
 //!   (`pad_temp[n, c, h, w] = T.if_then_else(inside, data[n, c, h - pt, w - pl], 0)`, or the
@@ -486,7 +487,7 @@ fn input_index(bufs: &[&Buffer], buf: &Buffer) -> Option<usize> {
 fn matmul(body: &Stmt, bufs: &[&Buffer]) -> Option<Raised> {
     let out = bufs[2];
     let rank = out.ndim();
-    if rank < 2 {
+    if rank < 1 {
         return None;
     }
     let kinds = format!("{}R", "S".repeat(rank));
@@ -537,39 +538,58 @@ struct Matmul<'m> {
 
 impl Matmul<'_> {
     /// Whether `a[…, s_m, k] * b[…, k, s_n]` (`b[…, s_n, k]` with `trans_b`) is the product of
-    /// a matmul into `out`.
+    /// a matmul into `out`; a 1-D operand is indexed by `k` alone, and the output has no axis
+    /// for it (numpy's matrix-vector product).
     fn operands_match(&self, (a, ai): Load<'_>, (b, bi): Load<'_>, trans_b: bool) -> bool {
         let r = self.spatial.len();
         let (ra, rb) = (a.ndim(), b.ndim());
-        if ra < 2 || rb < 2 || ra > r || rb > r || ai.len() != ra || bi.len() != rb {
+        let (has_m, has_n) = (ra >= 2, rb >= 2);
+        let matrix_axes = usize::from(has_m) + usize::from(has_n);
+        if matrix_axes == 0
+            || ai.len() != ra
+            || bi.len() != rb
+            || (trans_b && !has_n)
+            || r < matrix_axes
+        {
             return false;
         }
-        let (s_m, s_n) = (&self.spatial[r - 2], &self.spatial[r - 1]);
-        let (b_k, b_n) = if trans_b {
-            (rb - 1, rb - 2)
-        } else {
-            (rb - 2, rb - 1)
-        };
+        let batch = r - matrix_axes;
+        if ra.saturating_sub(2) > batch || rb.saturating_sub(2) > batch {
+            return false;
+        }
         let eq = |x: &PrimExpr, y: &PrimExpr| self.an.prove_equal(x, y);
-        is_var(&ai[ra - 2], s_m)
+        let a_ok = if has_m {
+            is_var(&ai[ra - 2], &self.spatial[batch])
+                && eq(&a.shape[ra - 2], &self.out.shape[batch])
+        } else {
+            ra == 1
+        };
+        let b_ok = if has_n {
+            let (b_k, b_n) = if trans_b {
+                (rb - 1, rb - 2)
+            } else {
+                (rb - 2, rb - 1)
+            };
+            is_var(&bi[b_k], self.k)
+                && eq(&b.shape[b_k], self.k_extent)
+                && is_var(&bi[b_n], &self.spatial[r - 1])
+                && eq(&b.shape[b_n], &self.out.shape[r - 1])
+        } else {
+            rb == 1 && is_var(&bi[0], self.k) && eq(&b.shape[0], self.k_extent)
+        };
+        a_ok && b_ok
             && is_var(&ai[ra - 1], self.k)
-            && is_var(&bi[b_k], self.k)
-            && is_var(&bi[b_n], s_n)
-            && eq(&a.shape[ra - 2], &self.out.shape[r - 2])
             && eq(&a.shape[ra - 1], self.k_extent)
-            && eq(&b.shape[b_k], self.k_extent)
-            && eq(&b.shape[b_n], &self.out.shape[r - 1])
-            && self.batch_match(a, ai)
-            && self.batch_match(b, bi)
+            && self.batch_match(a, ai, batch)
+            && self.batch_match(b, bi, batch)
     }
 
-    /// Whether the batch indices of an operand are the output's, right-aligned, or 0 where
-    /// the operand's extent is 1 (broadcast).
-    fn batch_match(&self, buf: &Buffer, idx: &[PrimExpr]) -> bool {
-        let r = self.spatial.len();
-        let batch = buf.ndim() - 2;
-        (0..batch).all(|j| {
-            let i = r - 2 - batch + j;
+    /// Whether the batch indices of an operand are the output's first `batch` ones,
+    /// right-aligned, or 0 where the operand's extent is 1 (broadcast).
+    fn batch_match(&self, buf: &Buffer, idx: &[PrimExpr], batch: usize) -> bool {
+        let own = buf.ndim().saturating_sub(2);
+        (0..own).all(|j| {
+            let i = batch - own + j;
             if buf.shape[j].as_int() == Some(1) {
                 self.an
                     .prove_equal(&idx[j], &PrimExpr::int(idx[j].dtype(), 0))

@@ -124,8 +124,34 @@ class Module:
                     matmul[v_i0, v_i1] = T.float64(0.0)
                 matmul[v_i0, v_i1] = matmul[v_i0, v_i1] + a[v_i0, v_k] * b[v_k, v_i1]
 
+    @T.prim_func(private=True, s_tir=True)
+    def matmul6(a: T.Buffer((T.int64(3), T.int64(4)), "float32"), b: T.Buffer((T.int64(4),), "float32"), matmul: T.Buffer((T.int64(3),), "float32")):
+        T.func_attr({"op_pattern": 3, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for i0, k in T.grid(T.int64(3), T.int64(4)):
+            with T.sblock("matmul"):
+                v_i0, v_k = T.axis.remap("SR", [i0, k])
+                T.reads(a[v_i0, v_k], b[v_k])
+                T.writes(matmul[v_i0])
+                with T.init():
+                    matmul[v_i0] = T.float32(0.0)
+                matmul[v_i0] = matmul[v_i0] + a[v_i0, v_k] * b[v_k]
+
+    @T.prim_func(private=True, s_tir=True)
+    def matmul7(a: T.Buffer((T.int64(4),), "float32"), b: T.Buffer((T.int64(2), T.int64(4), T.int64(5)), "float32"), matmul: T.Buffer((T.int64(2), T.int64(5)), "float32")):
+        T.func_attr({"op_pattern": 4, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for i0, i1, k in T.grid(T.int64(2), T.int64(5), T.int64(4)):
+            with T.sblock("matmul"):
+                v_i0, v_i1, v_k = T.axis.remap("SSR", [i0, i1, k])
+                T.reads(a[v_k], b[v_i0, v_k, v_i1])
+                T.writes(matmul[v_i0, v_i1])
+                with T.init():
+                    matmul[v_i0, v_i1] = T.float32(0.0)
+                matmul[v_i0, v_i1] = matmul[v_i0, v_i1] + a[v_k] * b[v_i0, v_k, v_i1]
+
     @R.function
-    def main(a: R.Tensor((3, 4), dtype="float32"), b: R.Tensor((4, 5), dtype="float32"), a3: R.Tensor((2, 3, 4), dtype="float32"), b3: R.Tensor((2, 4, 5), dtype="float32"), a1: R.Tensor((1, 3, 4), dtype="float32"), x: R.Tensor((4, 8), dtype="float32"), w: R.Tensor((6, 8), dtype="float32"), q: R.Tensor((2, 3, 8), dtype="float32"), kv: R.Tensor((2, 5, 8), dtype="float32"), xd: R.Tensor((1, 10), dtype="float32"), wd: R.Tensor((30, 10), dtype="float32"), h: R.Tensor((batch, 16), dtype="float32"), wh: R.Tensor((16, 4), dtype="float32"), a64: R.Tensor((3, 4), dtype="float64"), b64: R.Tensor((4, 5), dtype="float64")) -> R.Tuple(R.Tensor((3, 5), dtype="float32"), R.Tensor((2, 3, 5), dtype="float32"), R.Tensor((2, 3, 5), dtype="float32"), R.Tensor((2, 3, 5), dtype="float32"), R.Tensor((4, 6), dtype="float32"), R.Tensor((2, 3, 5), dtype="float32"), R.Tensor((1, 30), dtype="float32"), R.Tensor((batch, 4), dtype="float32"), R.Tensor((3, 5), dtype="float64")):
+    def main(a: R.Tensor((3, 4), dtype="float32"), b: R.Tensor((4, 5), dtype="float32"), a3: R.Tensor((2, 3, 4), dtype="float32"), b3: R.Tensor((2, 4, 5), dtype="float32"), a1: R.Tensor((1, 3, 4), dtype="float32"), x: R.Tensor((4, 8), dtype="float32"), w: R.Tensor((6, 8), dtype="float32"), q: R.Tensor((2, 3, 8), dtype="float32"), kv: R.Tensor((2, 5, 8), dtype="float32"), xd: R.Tensor((1, 10), dtype="float32"), wd: R.Tensor((30, 10), dtype="float32"), h: R.Tensor((batch, 16), dtype="float32"), wh: R.Tensor((16, 4), dtype="float32"), a64: R.Tensor((3, 4), dtype="float64"), b64: R.Tensor((4, 5), dtype="float64"), v: R.Tensor((4,), dtype="float32")) -> R.Tuple(R.Tensor((3, 5), dtype="float32"), R.Tensor((2, 3, 5), dtype="float32"), R.Tensor((2, 3, 5), dtype="float32"), R.Tensor((2, 3, 5), dtype="float32"), R.Tensor((4, 6), dtype="float32"), R.Tensor((2, 3, 5), dtype="float32"), R.Tensor((1, 30), dtype="float32"), R.Tensor((batch, 4), dtype="float32"), R.Tensor((3, 5), dtype="float64"), R.Tensor((3,), dtype="float32"), R.Tensor((2, 5), dtype="float32")):
         cls = Module
         with R.dataflow():
             mm = R.call_tir(cls.matmul, (a, b), out_ty=R.Tensor((3, 5), dtype="float32"))
@@ -137,6 +163,8 @@ class Module:
             dense = R.call_tir(cls.dense, (xd, wd), out_ty=R.Tensor((1, 30), dtype="float32"))
             sym = R.call_tir(cls.matmul4, (h, wh), out_ty=R.Tensor((batch, 4), dtype="float32"))
             mm64 = R.call_tir(cls.matmul5, (a64, b64), out_ty=R.Tensor((3, 5), dtype="float64"))
-            gv = (mm, bmm, bcast, bcast1, nt, bnt, dense, sym, mm64)
+            mv = R.call_tir(cls.matmul6, (a, v), out_ty=R.Tensor((3,), dtype="float32"))
+            vm = R.call_tir(cls.matmul7, (v, b3), out_ty=R.Tensor((2, 5), dtype="float32"))
+            gv = (mm, bmm, bcast, bcast1, nt, bnt, dense, sym, mm64, mv, vm)
             R.output(gv)
         return gv
