@@ -63,7 +63,8 @@ pub struct Config {
     /// unlike TVM's CPU default).
     pub fusion: bool,
     /// Run float matmuls and conv2ds (with their epilogues) on native library kernels
-    /// (`relax::transform::dispatch_library`); off, they take the TIR path.
+    /// (`relax::transform::dispatch_library`), also those of a module that arrives legalized
+    /// (`relax::transform::raise_call_tir`); off, they take the TIR path.
     pub library: bool,
     /// Threads for the kernels' parallel loops; `None` uses rayon's global pool (one thread
     /// per core unless `RAYON_NUM_THREADS` says otherwise). At most [`MAX_THREADS`].

@@ -39,7 +39,9 @@ pub struct OptConfig {
     pub fusion: bool,
     /// Run DispatchLibrary (on by default): float matmuls and conv2ds, with their bias,
     /// residual and activation epilogues, call native library kernels instead of being
-    /// legalized to TIR. Off, every operator takes the TIR path (the reference).
+    /// legalized to TIR; RaiseCallTIR first turns the `call_tir`s of a module that arrives
+    /// legalized back into those operators where their PrimFuncs are exactly TOPI's. Off,
+    /// every operator takes the TIR path (the reference).
     pub library: bool,
     /// FoldConstant materialises no constant larger than this many bytes (the call is kept and
     /// runs at run time); [`transform::DEFAULT_MAX_FOLD_BYTES`] by default.
@@ -95,6 +97,13 @@ pub const OPT_PASSES: &[(&str, OptPass, Gate)] = &[
         "FoldConstant",
         |m, c| transform::fold_constant_with_limit(m, c.max_fold_bytes),
         Gate::Always,
+    ),
+    // A module that arrives legalized: its matmul and conv2d PrimFuncs become the operators
+    // again, for DispatchLibrary to take.
+    (
+        "RaiseCallTIR",
+        |m, _| transform::raise_call_tir(m),
+        Gate::Library,
     ),
     (
         "DispatchLibrary",
