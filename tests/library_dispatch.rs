@@ -2955,3 +2955,167 @@ class Module:
         }
     }
 }
+
+/// `R.argmax` / `R.argmin` run as `relaxjit.argmax` / `relaxjit.argmin` and give the TIR
+/// legalization's indices exactly, in both exec modes: over every axis of a 3-D tensor and
+/// over all elements, with and without `keepdims`, on values with ties, both zeros, ±inf,
+/// NaNs (which the fold replaces by the element after them) and rows where nothing beats
+/// the dtype's extreme (−1), for float32, float64, int32 and int64, and on a tensor large
+/// enough to be reduced in parallel.
+#[test]
+fn arg_reductions_match_the_tir_path() {
+    let special = [
+        1.0,
+        -2.0,
+        1.0,
+        f64::NAN,
+        -0.0,
+        0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        3.5,
+        -f64::from(f32::MAX),
+        f64::NAN,
+        2.0,
+    ];
+    let values = |n: usize, dtype: &str| -> Vec<f64> {
+        (0..n)
+            .map(|k| {
+                let v = special[(k * 7 + k / 5) % special.len()];
+                if dtype.starts_with("int") && !v.is_finite() {
+                    (k % 5) as f64 - 2.0
+                } else if dtype.starts_with("int") && v.abs() > 1e9 {
+                    if dtype == "int32" {
+                        f64::from(i32::MIN)
+                    } else {
+                        i64::MIN as f64
+                    }
+                } else {
+                    v
+                }
+            })
+            .collect()
+    };
+    let (libs, tirs): (Vec<Engine>, Vec<Engine>) = [ExecMode::Bytecode, ExecMode::Compiled]
+        .into_iter()
+        .map(library_and_tir)
+        .unzip();
+    let shapes: [&[i64]; 3] = [&[3, 4, 5], &[2, 1, 7], &[64, 2048]];
+    for dtype in ["float32", "float64", "int32", "int64"] {
+        for shape in shapes {
+            let n: i64 = shape.iter().product();
+            let mut vals = values(n as usize, dtype);
+            // Runs without a NaN take the kernel's vectorized path, runs with one its serial
+            // fold: every other run along the last axis is made NaN-free.
+            let last = *shape.last().unwrap() as usize;
+            if shape[0] != 3 {
+                for (k, v) in vals.iter_mut().enumerate() {
+                    if v.is_nan() && (k / last).is_multiple_of(2) {
+                        *v = 0.25;
+                    }
+                }
+            }
+            // A run where every element is the extreme the fold starts from.
+            if shape[0] == 3 {
+                let lowest = match dtype {
+                    "float32" => -f64::from(f32::MAX),
+                    "float64" => f64::MIN,
+                    "int32" => f64::from(i32::MIN),
+                    _ => i64::MIN as f64,
+                };
+                for v in &mut vals[..5] {
+                    *v = lowest;
+                }
+            }
+            let x = match dtype {
+                "float32" => {
+                    let v: Vec<f32> = vals.iter().map(|&v| v as f32).collect();
+                    Tensor::from_slice(shape, &v).unwrap()
+                }
+                "float64" => Tensor::from_slice(shape, &vals).unwrap(),
+                "int32" => {
+                    let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                    Tensor::from_slice(shape, &v).unwrap()
+                }
+                _ => {
+                    let v: Vec<i64> = vals.iter().map(|&v| v as i64).collect();
+                    Tensor::from_slice(shape, &v).unwrap()
+                }
+            };
+            let rank = shape.len() as i64;
+            let axes: Vec<Option<i64>> = std::iter::once(None)
+                .chain((0..rank).map(Some))
+                .chain(std::iter::once(Some(-1)))
+                .collect();
+            for op in ["argmax", "argmin"] {
+                for axis in &axes {
+                    for keepdims in [false, true] {
+                        let out: Vec<i64> = match axis {
+                            None if keepdims => vec![1; shape.len()],
+                            None => vec![],
+                            Some(a) => {
+                                let a = if *a < 0 { a + rank } else { *a } as usize;
+                                let mut o = shape.to_vec();
+                                if keepdims {
+                                    o[a] = 1;
+                                } else {
+                                    o.remove(a);
+                                }
+                                o
+                            }
+                        };
+                        let text = |s: &[i64]| match s.len() {
+                            0 => "()".to_string(),
+                            1 => format!("({},)", s[0]),
+                            _ => format!(
+                                "({})",
+                                s.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+                            ),
+                        };
+                        let axis_text = axis.map_or("None".to_string(), |a| a.to_string());
+                        let src = format!(
+                            r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor({}, dtype="{dtype}")) -> R.Tensor({}, dtype="int64"):
+        with R.dataflow():
+            y: R.Tensor({}, dtype="int64") = R.{op}(x, axis={axis_text}, keepdims={})
+            R.output(y)
+        return y
+"#,
+                            text(shape),
+                            text(&out),
+                            text(&out),
+                            if keepdims { "True" } else { "False" }
+                        );
+                        for (lib, tir) in libs.iter().zip(&tirs) {
+                            let what = format!(
+                                "{op} {dtype} {shape:?} axis {axis_text} keepdims {keepdims}"
+                            );
+                            let m = lib
+                                .compile_str(&src)
+                                .unwrap_or_else(|e| panic!("{what}: {e}"));
+                            assert!(
+                                m.executable().as_text().contains(&format!("relaxjit.{op}")),
+                                "{what}: no library call"
+                            );
+                            let got = m.run("main", &[x.clone().into()]).unwrap();
+                            let want = tir
+                                .compile_str(&src)
+                                .unwrap()
+                                .run("main", &[x.clone().into()])
+                                .unwrap();
+                            let (g, w) = (got.as_tensor().unwrap(), want.as_tensor().unwrap());
+                            assert_eq!(g.shape(), w.shape(), "{what}");
+                            assert_eq!(
+                                g.to_vec::<i64>().unwrap(),
+                                w.to_vec::<i64>().unwrap(),
+                                "{what}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -14,6 +14,7 @@
 //! dtypes, ranks and shapes (an error names the argument, never an out-of-bounds access) and
 //! that the output does not overlap an input.
 
+mod argreduce;
 mod concat;
 mod conv2d;
 mod dilate;
@@ -134,6 +135,11 @@ fn call(kernel: LibraryKernel, args: &[Value]) -> Result<Value> {
         gather::gather_planes(x, indices, out)?;
         return Ok(Value::Null);
     }
+    if let (LibraryOp::ArgReduce { max }, [x]) = (kernel.op, &inputs[..]) {
+        check_disjoint(out, &inputs)?;
+        argreduce::arg_reduce(x, &ints, max, out)?;
+        return Ok(Value::Null);
+    }
     if let (LibraryOp::Take, [x, indices]) = (kernel.op, &inputs[..]) {
         // Likewise.
         check_disjoint(out, &inputs)?;
@@ -181,9 +187,13 @@ fn run<T: Float>(
     let addends = &views[stats.end..];
     let trans_b = match kernel.op {
         LibraryOp::Matmul { trans_b } => trans_b,
-        LibraryOp::Concat | LibraryOp::GatherPlanes | LibraryOp::Dilate | LibraryOp::Take => {
+        LibraryOp::Concat
+        | LibraryOp::GatherPlanes
+        | LibraryOp::Dilate
+        | LibraryOp::Take
+        | LibraryOp::ArgReduce { .. } => {
             return Err(Error::runtime(
-                "internal error: concat, gather_planes, dilate and take run on their tensors' bytes (`call`), not typed",
+                "internal error: concat, gather_planes, dilate, take and the arg reductions run in `call`, not typed",
             ));
         }
         LibraryOp::Softmax => {

@@ -128,11 +128,16 @@ pub enum LibraryOp {
     /// `mode` 0 (`fast`: an index outside the axis is an error), 1 (`clip`) or 2 (`wrap`,
     /// floor modulo). Copies elements of any dtype, a contiguous run per index.
     Take,
+    /// `(x, axis, out)`: `R.argmax` (`max`) or `R.argmin` of a float or integer tensor over
+    /// one axis (`axis` ≥ 0) or over all its elements (`axis` −1), the `int64` index in the
+    /// fold order of the TIR legalization: the first index of the best value, −1 when no
+    /// element beats the dtype's extreme, a NaN replaced by the element after it.
+    ArgReduce { max: bool },
 }
 
 impl LibraryOp {
     /// Every operation, in the order [`LibraryKernel::all`] lists their kernels.
-    pub const ALL: [LibraryOp; 13] = [
+    pub const ALL: [LibraryOp; 15] = [
         LibraryOp::Matmul { trans_b: false },
         LibraryOp::Matmul { trans_b: true },
         LibraryOp::Conv2d,
@@ -146,6 +151,8 @@ impl LibraryOp {
         LibraryOp::GatherPlanes,
         LibraryOp::Dilate,
         LibraryOp::Take,
+        LibraryOp::ArgReduce { max: true },
+        LibraryOp::ArgReduce { max: false },
     ];
 
     /// The kernel name's stem, after [`PREFIX`] and before the epilogue's suffixes.
@@ -164,6 +171,8 @@ impl LibraryOp {
             LibraryOp::GatherPlanes => "gather_planes",
             LibraryOp::Dilate => "dilate",
             LibraryOp::Take => "take",
+            LibraryOp::ArgReduce { max: true } => "argmax",
+            LibraryOp::ArgReduce { max: false } => "argmin",
         }
     }
 
@@ -175,7 +184,8 @@ impl LibraryOp {
             | LibraryOp::AvgPool2d
             | LibraryOp::Lrn
             | LibraryOp::Softmax
-            | LibraryOp::Dilate => 1,
+            | LibraryOp::Dilate
+            | LibraryOp::ArgReduce { .. } => 1,
             LibraryOp::LayerNorm => 3,
             LibraryOp::MatmulView | LibraryOp::GatherPlanes | LibraryOp::Take => 2,
         }
@@ -244,7 +254,7 @@ impl LibraryKernel {
                 // pool (h, w), stride (h, w), padding ×4, dilation (h, w), ceil_mode,
                 // count_include_pad.
                 LibraryOp::MaxPool2d | LibraryOp::AvgPool2d => 12,
-                LibraryOp::Concat => 1,
+                LibraryOp::Concat | LibraryOp::ArgReduce { .. } => 1,
                 // stride (h, w); axis, mode.
                 LibraryOp::Dilate | LibraryOp::Take => 2,
                 // size, before.
@@ -418,8 +428,8 @@ pub fn verify(module: &IRModule) -> Result<()> {
                 ));
             }
             let out = call.ty_args.first();
-            // Concat, the plane gather, dilate and take copy elements of any dtype; the others
-            // compute in float.
+            // Concat, the plane gather, dilate and take copy elements of any dtype, arg
+            // reductions write indices; the others compute in float.
             let float = out
                 .and_then(StructInfo::tensor_dtype)
                 .is_some_and(|d| d == DataType::FLOAT32 || d == DataType::FLOAT64);
@@ -430,6 +440,7 @@ pub fn verify(module: &IRModule) -> Result<()> {
                         | LibraryOp::GatherPlanes
                         | LibraryOp::Dilate
                         | LibraryOp::Take
+                        | LibraryOp::ArgReduce { .. }
                 );
             if !typed || out.and_then(StructInfo::tensor_shape).is_none() {
                 problems.push(format!(
@@ -574,6 +585,7 @@ fn rewrite_block(block: &BindingBlock, uses: &HashMap<VarId, usize>) -> BindingB
             "relax.mean" => spatial_mean_anchor(call, var, i),
             "relax.concat" => concat_anchor(call, var, i),
             "relax.take" => take_anchor(call, var, i),
+            "relax.argmax" | "relax.argmin" => arg_reduce_anchor(op, call, var, i),
             "relax.divide" => lrn_anchor(call, var, bindings, &index, &single_use),
             "relax.nn.softmax" | "relax.nn.layer_norm" => last_axis_anchor(op, call, var, i),
             _ => None,
@@ -1732,6 +1744,52 @@ fn take_anchor(call: &Call, var: &Var, at: usize) -> Option<Chain> {
         },
         inputs: vec![x.clone(), indices.clone()],
         params: vec![axis, mode],
+        fparams: Vec::new(),
+        members: vec![at],
+        end: var.clone(),
+    })
+}
+
+/// `R.argmax` / `R.argmin` of a `float32`, `float64`, `int32` or `int64` tensor over one axis
+/// or all of them, into an `int64` output of known shape.
+fn arg_reduce_anchor(op: &str, call: &Call, var: &Var, at: usize) -> Option<Chain> {
+    let x = call.args.first()?;
+    let x_si = operand_si(x)?;
+    let dt = x_si.tensor_dtype()?;
+    let nd = x_si.ndim()? as i64;
+    let out = var.struct_info();
+    out.tensor_shape()?;
+    let supported = [
+        DataType::FLOAT32,
+        DataType::FLOAT64,
+        DataType::INT32,
+        DataType::INT64,
+    ];
+    if !supported.contains(&dt) || out.tensor_dtype()? != DataType::INT64 {
+        return None;
+    }
+    let axis = match call.attrs.get("axis") {
+        None | Some(AttrValue::None) => -1,
+        Some(v) => {
+            let a = v.as_int()?;
+            let a = if a < 0 { a + nd } else { a };
+            if !(0..nd).contains(&a) {
+                return None;
+            }
+            a
+        }
+    };
+    Some(Chain {
+        kernel: LibraryKernel {
+            op: LibraryOp::ArgReduce {
+                max: op == "relax.argmax",
+            },
+            norm: false,
+            addends: 0,
+            activation: None,
+        },
+        inputs: vec![x.clone()],
+        params: vec![axis],
         fparams: Vec::new(),
         members: vec![at],
         end: var.clone(),

@@ -1,0 +1,201 @@
+//! `relaxjit.argmax` / `relaxjit.argmin`: the index of the best element over one axis (or all
+//! elements), exactly as the TIR legalization folds it (`relax/src/legalize/reduce.rs`,
+//! `arg_reduce`): from `(−1, extreme)` (the dtype's lowest finite value for a maximum, its
+//! highest for a minimum), each element in order replaces the pair unless the pair's value is
+//! better, or equal with a smaller index. So the result is the first index of the best value,
+//! −1 when no element beats the extreme, and a NaN, which compares false with everything, is
+//! replaced by the element after it.
+//!
+//! A run along the axis that holds no NaN has the same result as "the first index of its best
+//! value, if that beats the extreme": that run is reduced in two vectorizable passes (its best
+//! value, then the first index holding it) instead of the serial fold, which a NaN-holding run
+//! keeps. A reduction over an inner axis folds many runs side by side, lane by lane.
+
+use rayon::prelude::*;
+use vm::{DataType, Error, Result, Tensor};
+
+use super::PARALLEL_ELEMENTS;
+
+/// An element type the arg reductions take.
+trait Elem: Copy + PartialOrd + Send + Sync {
+    /// The fold's starting value: the lowest finite value for a maximum, the highest for a
+    /// minimum (TVM's `min_value` / `max_value`).
+    fn extreme(max: bool) -> Self;
+}
+
+macro_rules! elem {
+    ($($t:ty),*) => {$(
+        impl Elem for $t {
+            fn extreme(max: bool) -> Self {
+                if max { <$t>::MIN } else { <$t>::MAX }
+            }
+        }
+    )*};
+}
+elem!(f32, f64, i32, i64);
+
+/// `out[o, i]` = the arg reduction of `x[o, :, i]` (`x` seen as `[outer, len, inner]`: the axis
+/// `params[0]`, or all elements for −1).
+pub(super) fn arg_reduce(x: &Tensor, params: &[i64], max: bool, out: &Tensor) -> Result<()> {
+    if !x.device().is_cpu() {
+        return Err(Error::value_error(format!(
+            "argument 0 is on {}, library kernels run on the CPU",
+            x.device()
+        )));
+    }
+    if out.dtype() != DataType::I64 {
+        return Err(Error::type_error(format!(
+            "output of dtype {}, expected int64",
+            out.dtype()
+        )));
+    }
+    let shape: Vec<usize> = x.shape().iter().map(|&d| d as usize).collect();
+    let (outer, len, inner) = match *params {
+        [-1] => (1, x.numel(), 1),
+        [a] if usize::try_from(a).is_ok_and(|a| a < shape.len()) => {
+            let a = a as usize;
+            (
+                shape[..a].iter().product(),
+                shape[a],
+                shape[a + 1..].iter().product(),
+            )
+        }
+        _ => {
+            return Err(Error::value_error(format!(
+                "arg reduction axis {params:?} for a tensor of rank {}",
+                shape.len()
+            )));
+        }
+    };
+    if out.numel() != outer * inner {
+        return Err(Error::value_error(format!(
+            "arg reduction output of shape {:?} for {outer}×{inner} results",
+            out.shape()
+        )));
+    }
+    // SAFETY: the caller checked that the output overlaps no input and that nothing else
+    // reaches it during the call (destination-passing style); it holds `numel` int64s.
+    let dst =
+        unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<i64>(), out.numel()) };
+    match x.dtype() {
+        DataType::F32 => run(&elements::<f32>(x)?, outer, len, inner, max, dst),
+        DataType::F64 => run(&elements::<f64>(x)?, outer, len, inner, max, dst),
+        DataType::I32 => run(&elements::<i32>(x)?, outer, len, inner, max, dst),
+        DataType::I64 => run(&elements::<i64>(x)?, outer, len, inner, max, dst),
+        other => {
+            return Err(Error::type_error(format!(
+                "argument 0 of dtype {other}; arg reductions take float32, float64, int32 and int64"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The elements of `x` (whose dtype is `T`'s): in place when aligned for `T`, else copied.
+fn elements<T: Elem + vm::Element>(x: &Tensor) -> Result<std::borrow::Cow<'_, [T]>> {
+    if (x.as_ptr() as usize).is_multiple_of(std::mem::align_of::<T>()) {
+        // SAFETY: a tensor's storage holds `numel` elements of its dtype, which the caller
+        // matched to `T`; the pointer is aligned for `T` (just checked); nothing writes an
+        // input while a kernel reads it.
+        let data = unsafe { std::slice::from_raw_parts(x.as_ptr().cast::<T>(), x.numel()) };
+        Ok(std::borrow::Cow::Borrowed(data))
+    } else {
+        Ok(std::borrow::Cow::Owned(x.to_vec::<T>()?))
+    }
+}
+
+fn run<T: Elem>(src: &[T], outer: usize, len: usize, inner: usize, max: bool, dst: &mut [i64]) {
+    if max {
+        run_with::<T, true>(src, outer, len, inner, dst);
+    } else {
+        run_with::<T, false>(src, outer, len, inner, dst);
+    }
+}
+
+/// Whether `a` is strictly better than `b`: greater for a maximum, less for a minimum.
+#[inline(always)]
+fn better<T: Elem, const MAX: bool>(a: T, b: T) -> bool {
+    if MAX { a > b } else { a < b }
+}
+
+fn run_with<T: Elem, const MAX: bool>(
+    src: &[T],
+    outer: usize,
+    len: usize,
+    inner: usize,
+    dst: &mut [i64],
+) {
+    if dst.is_empty() {
+        return;
+    }
+    let block = len * inner;
+    // One outer position: `inner` results from `len × inner` elements.
+    let one = |(o, d): (usize, &mut [i64])| {
+        let x = &src[o * block..][..block];
+        if inner == 1 {
+            d[0] = run_of::<T, MAX>(x);
+            return;
+        }
+        // Runs side by side: the fold, lane by lane, in order along the axis.
+        let mut val = vec![T::extreme(MAX); inner];
+        d.fill(-1);
+        for (k, row) in x.chunks_exact(inner).enumerate() {
+            let k = k as i64;
+            for ((idx, v), &s) in d.iter_mut().zip(val.iter_mut()).zip(row) {
+                let b = better::<T, MAX>(*v, s);
+                let keep = b || (*v == s && *idx < k);
+                *idx = if keep { *idx } else { k };
+                *v = if b { *v } else { s };
+            }
+        }
+    };
+    if src.len() >= PARALLEL_ELEMENTS && outer > 1 && rayon::current_num_threads() > 1 {
+        dst.par_chunks_mut(inner).enumerate().for_each(one);
+    } else {
+        dst.chunks_mut(inner).enumerate().for_each(one);
+    }
+}
+
+/// The arg reduction of one contiguous run, as the fold computes it.
+fn run_of<T: Elem, const MAX: bool>(x: &[T]) -> i64 {
+    // Without short-circuit, so that it vectorizes.
+    #[allow(clippy::eq_op)]
+    let has_nan = x.iter().fold(false, |a, &v| a | (v != v));
+    let start = T::extreme(MAX);
+    if has_nan {
+        // The fold itself: a NaN's neighbours decide.
+        let (mut idx, mut val) = (-1i64, start);
+        for (k, &s) in x.iter().enumerate() {
+            let k = k as i64;
+            let b = better::<T, MAX>(val, s);
+            if !(b || (val == s && idx < k)) {
+                idx = k;
+            }
+            if !b {
+                val = s;
+            }
+        }
+        return idx;
+    }
+    // No NaN: the best value, then the first index holding it, if it beats the extreme. The
+    // best value is found in 16 lanes (each a `select`, which vectorizes as `max`/`min`) and
+    // then across them: without NaNs the order does not change it (two zeros of opposite
+    // signs may swap, and compare equal when the index is searched).
+    const LANES: usize = 16;
+    let mut lanes = [start; LANES];
+    let chunks = x.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (m, &v) in lanes.iter_mut().zip(c) {
+            *m = if better::<T, MAX>(v, *m) { v } else { *m };
+        }
+    }
+    let best = lanes
+        .iter()
+        .chain(rest)
+        .fold(start, |m, &v| if better::<T, MAX>(v, m) { v } else { m });
+    if !better::<T, MAX>(best, start) {
+        return -1;
+    }
+    x.iter().position(|&v| v == best).map_or(-1, |p| p as i64)
+}
