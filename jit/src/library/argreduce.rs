@@ -7,9 +7,9 @@
 //! replaced by the element after it.
 //!
 //! A run along the axis that holds no NaN has the same result as "the first index of its best
-//! value, if that beats the extreme": that run is reduced in two vectorizable passes (its best
-//! value, then the first index holding it) instead of the serial fold, which a NaN-holding run
-//! keeps. A reduction over an inner axis folds many runs side by side, lane by lane.
+//! value, if that beats the extreme": that run is reduced in a vectorized pass (its best value
+//! and whether it holds a NaN) and a search for the first index holding the value, instead of
+//! the serial fold, which a NaN-holding run keeps. A reduction over an inner axis folds many runs side by side, lane by lane.
 
 use rayon::prelude::*;
 use vm::{DataType, Error, Result, Tensor};
@@ -150,7 +150,12 @@ fn run_with<T: Elem, const MAX: bool>(
         }
     };
     if src.len() >= PARALLEL_ELEMENTS && outer > 1 && rayon::current_num_threads() > 1 {
-        dst.par_chunks_mut(inner).enumerate().for_each(one);
+        // Tasks of at least PARALLEL_ELEMENTS / 4 elements: short runs do not make a task each.
+        let per_task = (PARALLEL_ELEMENTS / 4).div_ceil(block.max(1)).max(1);
+        dst.par_chunks_mut(inner)
+            .enumerate()
+            .with_min_len(per_task)
+            .for_each(one);
     } else {
         dst.chunks_mut(inner).enumerate().for_each(one);
     }
@@ -158,10 +163,28 @@ fn run_with<T: Elem, const MAX: bool>(
 
 /// The arg reduction of one contiguous run, as the fold computes it.
 fn run_of<T: Elem, const MAX: bool>(x: &[T]) -> i64 {
-    // Without short-circuit, so that it vectorizes.
-    #[allow(clippy::eq_op)]
-    let has_nan = x.iter().fold(false, |a, &v| a | (v != v));
+    // One pass in 16 lanes (each a `select`, which vectorizes as `max`/`min`, and a NaN test)
+    // finds the best value and whether the run holds a NaN. Without NaNs the order of the
+    // lanes does not change the best value (two zeros of opposite signs may swap, and compare
+    // equal when the index is searched), so the result is the first index holding it, if it
+    // beats the extreme.
+    const LANES: usize = 16;
     let start = T::extreme(MAX);
+    let mut lanes = [start; LANES];
+    let mut nan = [false; LANES];
+    let chunks = x.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for ((m, n), &v) in lanes.iter_mut().zip(&mut nan).zip(c) {
+            #[allow(clippy::eq_op)]
+            {
+                *n |= v != v;
+            }
+            *m = if better::<T, MAX>(v, *m) { v } else { *m };
+        }
+    }
+    #[allow(clippy::eq_op)]
+    let has_nan = nan.iter().any(|&n| n) || rest.iter().any(|&v| v != v);
     if has_nan {
         // The fold itself: a NaN's neighbours decide.
         let (mut idx, mut val) = (-1i64, start);
@@ -177,19 +200,6 @@ fn run_of<T: Elem, const MAX: bool>(x: &[T]) -> i64 {
         }
         return idx;
     }
-    // No NaN: the best value, then the first index holding it, if it beats the extreme. The
-    // best value is found in 16 lanes (each a `select`, which vectorizes as `max`/`min`) and
-    // then across them: without NaNs the order does not change it (two zeros of opposite
-    // signs may swap, and compare equal when the index is searched).
-    const LANES: usize = 16;
-    let mut lanes = [start; LANES];
-    let chunks = x.chunks_exact(LANES);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for (m, &v) in lanes.iter_mut().zip(c) {
-            *m = if better::<T, MAX>(v, *m) { v } else { *m };
-        }
-    }
     let best = lanes
         .iter()
         .chain(rest)
@@ -197,5 +207,13 @@ fn run_of<T: Elem, const MAX: bool>(x: &[T]) -> i64 {
     if !better::<T, MAX>(best, start) {
         return -1;
     }
-    x.iter().position(|&v| v == best).map_or(-1, |p| p as i64)
+    // The first index holding it: 16 elements tested at a time (without short-circuit, so
+    // that the test vectorizes), then the hit's block searched.
+    for (b, c) in x.chunks(LANES).enumerate() {
+        if c.iter().fold(false, |hit, &v| hit | (v == best)) {
+            let at = c.iter().position(|&v| v == best).unwrap_or(0);
+            return (b * LANES + at) as i64;
+        }
+    }
+    -1
 }
