@@ -246,7 +246,7 @@ impl Engine {
             .map_err(|error| Error::Link { error })?;
         compiled
             .library
-            .link(&compiled.exec)
+            .check_link(&compiled.exec)
             .map_err(|error| Error::Link { error })?;
         if let Some((cache, key)) = &cached
             && let Some(entry) = crate::cache::to_entry(cache, &compiled)
@@ -278,7 +278,7 @@ impl Engine {
         let loaded = crate::cache::from_entry(entry, compiled).and_then(|loaded| {
             let (exec, kernels, library, vmtir) = loaded;
             // `Executable::load_from_bytes` has validated the executable.
-            library.link(&exec).map_err(|e| e.to_string())?;
+            library.check_link(&exec).map_err(|e| e.to_string())?;
             Ok(CompiledModule {
                 exec,
                 kernels,

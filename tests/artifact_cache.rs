@@ -113,11 +113,11 @@ fn rewrite(bytes: &[u8], path: &Path, change: impl Fn(&mut Identity)) -> Vec<u8>
 }
 
 /// The identity the host expects of the entry file at `path`.
-fn identity(path: &Path) -> Identity {
+fn identity(path: &Path) -> Identity<'static> {
     Identity {
         key: key_of(path).0,
-        version: relaxjit::BUILD.to_string(),
-        isa: relaxjit::jit::cache::host_isa_description().to_string(),
+        version: relaxjit::BUILD,
+        isa: relaxjit::jit::cache::host_isa_description(),
     }
 }
 
@@ -440,13 +440,13 @@ const DAMAGES: &[Damage] = &[
     },
     Damage {
         name: "another relaxjit build",
-        apply: |_, p, b| rewrite(&b, p, |id| id.version = "relaxjit 0.0.0-other".into()),
+        apply: |_, p, b| rewrite(&b, p, |id| id.version = "relaxjit 0.0.0-other"),
         warning: "another relaxjit build",
         compiled_only: false,
     },
     Damage {
         name: "other ISA flags",
-        apply: |_, p, b| rewrite(&b, p, |id| id.isa = "x86_64 has_avx=false".into()),
+        apply: |_, p, b| rewrite(&b, p, |id| id.isa = "x86_64 has_avx=false"),
         warning: "other ISA flags",
         compiled_only: false,
     },

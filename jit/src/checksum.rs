@@ -92,11 +92,16 @@ mod sse42 {
     /// detection. Answered once.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(super) fn available() -> bool {
-        static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *AVAILABLE.get_or_init(|| {
-            crate::isa::glibc_cpu_active(0, 2, 20)
-                .unwrap_or_else(|| std::is_x86_feature_detected!("sse4.2"))
-        })
+        static AVAILABLE: vm::hit::Lazy<bool> = vm::hit::Lazy::new();
+        *AVAILABLE.get_or_init(detect)
+    }
+
+    // A function rather than a closure: a closure made a `fn` pointer is called through a
+    // shim that would lie outside the section.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    fn detect() -> bool {
+        crate::isa::glibc_cpu_active(0, 2, 20)
+            .unwrap_or_else(|| std::is_x86_feature_detected!("sse4.2"))
     }
 
     /// [`super::portable_words`] with the `crc32` instruction.

@@ -386,12 +386,12 @@ impl CodeBlob {
 pub struct CodeMemory {
     /// The pages, shared by the blobs mapped together ([`CodeMemory::new_pair`]); `None` if
     /// they were all empty (a zero-length mapping is not allowed).
-    map: Option<Arc<memmap2::Mmap>>,
+    map: Option<Arc<Pages>>,
     /// Where this blob's code lies in `map`.
     start: usize,
     len: usize,
     symbols: Vec<Symbol>,
-    by_name: HashMap<String, usize, vm::FixedState>,
+    by_name: vm::NameMap<usize>,
 }
 
 impl std::fmt::Debug for CodeMemory {
@@ -431,11 +431,10 @@ impl CodeMemory {
 
     /// The memory of `blob`, whose code `map_code` copied to `start` of `map`.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-    fn in_map(map: Option<Arc<memmap2::Mmap>>, start: usize, blob: CodeBlob) -> Arc<CodeMemory> {
-        let mut by_name =
-            HashMap::with_capacity_and_hasher(blob.symbols.len(), vm::FixedState::default());
+    fn in_map(map: Option<Arc<Pages>>, start: usize, blob: CodeBlob) -> Arc<CodeMemory> {
+        let mut by_name = vm::NameMap::with_capacity(blob.symbols.len());
         for s in &blob.symbols {
-            by_name.entry(s.name.clone()).or_insert(s.offset as usize);
+            by_name.insert_if_absent(vm::hit::copy_str(&s.name), s.offset as usize);
         }
         Arc::new(CodeMemory {
             map,
@@ -492,7 +491,7 @@ const POPULATE_AT_BYTES: usize = 16 << 10;
 /// (where `starts` receives it), so that code keeps the alignment it was laid out with; `None`
 /// if every part is empty.
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-fn map_code(parts: &[&[u8]], starts: &mut [usize]) -> Result<Option<Arc<memmap2::Mmap>>> {
+fn map_code(parts: &[&[u8]], starts: &mut [usize]) -> Result<Option<Arc<Pages>>> {
     let mut len = 0usize;
     for (part, start) in parts.iter().zip(starts.iter_mut()) {
         *start = len.div_ceil(BLOB_ALIGN as usize) * BLOB_ALIGN as usize;
@@ -505,16 +504,10 @@ fn map_code(parts: &[&[u8]], starts: &mut [usize]) -> Result<Option<Arc<memmap2:
     // call instead of a page fault per page as the copy below first writes it, but for a page
     // or two the faults cost less than populating does (here about 5 µs against 8 for one
     // page, even at four).
-    let mut options = memmap2::MmapOptions::new();
-    options.len(len);
-    if len > POPULATE_AT_BYTES {
-        options.populate();
-    }
-    let mut rw = options
-        .map_anon()
+    let mut rw = Pages::map(len, len > POPULATE_AT_BYTES)
         .map_err(|e| Error::Module(format!("cannot map code memory: {e}")))?;
     for (part, &start) in parts.iter().zip(starts.iter()) {
-        rw[start..start + part.len()].copy_from_slice(part);
+        rw.writable()[start..start + part.len()].copy_from_slice(part);
     }
     let rx = rw
         .make_exec()
@@ -529,6 +522,161 @@ fn map_code(parts: &[&[u8]], starts: &mut [usize]) -> Result<Option<Arc<memmap2:
     wasmtime_jit_icache_coherence::pipeline_flush_mt()
         .map_err(|e| Error::Module(format!("cannot flush the pipeline: {e}")))?;
     Ok(Some(Arc::new(rx)))
+}
+
+/// Anonymous pages for code: mapped read-write, then read-execute for good.
+///
+/// On Unix through `mmap` and `mprotect` directly rather than `memmap2`, whose code lies outside
+/// the artifact cache's hit-path section (`crate::cache` docs, "Hit path"): on a virtual machine
+/// the first call into it cost a compiled-mode hit more than the system calls themselves.
+#[cfg(unix)]
+pub(crate) struct Pages {
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+    /// Whether the pages are read-execute (else read-write).
+    exec: bool,
+}
+
+// SAFETY: `Pages` owns its mapping alone (nothing else holds the address); the pages are only
+// written through `&mut self` while read-write, and read-execute pages are immutable.
+#[cfg(unix)]
+unsafe impl Send for Pages {}
+// SAFETY: as above; a shared `Pages` only reads.
+#[cfg(unix)]
+unsafe impl Sync for Pages {}
+
+#[cfg(unix)]
+impl Pages {
+    /// `len` (> 0) bytes of zeroed read-write pages; with `populate`, all made present at once
+    /// (Linux), instead of a page fault per page at the first write.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    fn map(len: usize, populate: bool) -> std::io::Result<Pages> {
+        let mut flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+        #[cfg(target_os = "linux")]
+        if populate {
+            flags |= libc::MAP_POPULATE;
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = populate;
+        // SAFETY: a fresh private anonymous mapping at an address of the kernel's choosing
+        // touches no existing memory.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                flags,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        let ptr = std::ptr::NonNull::new(p.cast::<u8>())
+            .ok_or_else(|| std::io::Error::other("mmap returned a null mapping"))?;
+        Ok(Pages {
+            ptr,
+            len,
+            exec: false,
+        })
+    }
+
+    /// The bytes, to write (read-write pages only).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    fn writable(&mut self) -> &mut [u8] {
+        assert!(!self.exec, "code pages are not writable once executable");
+        // SAFETY: the mapping is `len` bytes, read-write, and owned by `self`, borrowed
+        // mutably here.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+
+    /// The pages made read-execute (and no longer writable).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    fn make_exec(mut self) -> std::io::Result<Pages> {
+        // SAFETY: the range is exactly this mapping, which `self` owns.
+        let r = unsafe {
+            libc::mprotect(
+                self.ptr.as_ptr().cast(),
+                self.len,
+                libc::PROT_READ | libc::PROT_EXEC,
+            )
+        };
+        if r != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        self.exec = true;
+        Ok(self)
+    }
+}
+
+#[cfg(unix)]
+impl std::ops::Deref for Pages {
+    type Target = [u8];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    fn deref(&self) -> &[u8] {
+        // SAFETY: the mapping is `len` readable bytes owned by `self` (read-write or
+        // read-execute, readable either way), written only through `&mut self`.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Pages {
+    fn drop(&mut self) {
+        // SAFETY: the range is exactly this mapping, which nothing uses after `self` (whoever
+        // holds a function pointer into it holds the `Arc` that owns `self`).
+        unsafe {
+            libc::munmap(self.ptr.as_ptr().cast(), self.len);
+        }
+    }
+}
+
+/// Anonymous pages for code, through `memmap2` where there is no `mmap` to call.
+#[cfg(not(unix))]
+pub(crate) struct Pages(PagesState);
+
+#[cfg(not(unix))]
+enum PagesState {
+    Writable(memmap2::MmapMut),
+    Exec(memmap2::Mmap),
+}
+
+#[cfg(not(unix))]
+impl Pages {
+    fn map(len: usize, populate: bool) -> std::io::Result<Pages> {
+        let mut options = memmap2::MmapOptions::new();
+        options.len(len);
+        if populate {
+            options.populate();
+        }
+        Ok(Pages(PagesState::Writable(options.map_anon()?)))
+    }
+
+    fn writable(&mut self) -> &mut [u8] {
+        match &mut self.0 {
+            PagesState::Writable(m) => m,
+            PagesState::Exec(_) => panic!("code pages are not writable once executable"),
+        }
+    }
+
+    fn make_exec(self) -> std::io::Result<Pages> {
+        Ok(Pages(PagesState::Exec(match self.0 {
+            PagesState::Writable(m) => m.make_exec()?,
+            exec => return Ok(Pages(exec)),
+        })))
+    }
+}
+
+#[cfg(not(unix))]
+impl std::ops::Deref for Pages {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &self.0 {
+            PagesState::Writable(m) => m,
+            PagesState::Exec(m) => m,
+        }
+    }
 }
 
 #[cfg(test)]

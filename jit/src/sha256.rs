@@ -142,7 +142,7 @@ mod shani {
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(super) fn available() -> bool {
         // `compress` asks on every call: answer once.
-        static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        static AVAILABLE: vm::hit::Lazy<bool> = vm::hit::Lazy::new();
         *AVAILABLE.get_or_init(detect)
     }
 
@@ -257,12 +257,13 @@ mod shani {
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(2 * bytes.len());
+    let mut s = vm::hit::vec_with_capacity(2 * bytes.len());
     for &b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 15)]));
+        s.push(DIGITS[usize::from(b >> 4)]);
+        s.push(DIGITS[usize::from(b & 15)]);
     }
-    s
+    // SAFETY: every byte is an ASCII digit.
+    unsafe { String::from_utf8_unchecked(s) }
 }
 
 #[cfg(test)]

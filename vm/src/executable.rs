@@ -12,13 +12,11 @@
 //! - every jump lands inside its function, and each function ends with `Ret` or `Goto`, so the
 //!   program counter never leaves the function it is in.
 
-use std::collections::HashMap;
-
 use crate::bytecode::{
     Arg, ArgKind, BEGIN_SPECIAL_REG, ExecWord, Index, Instruction, RegName, VM_REGISTER,
     VOID_REGISTER,
 };
-use crate::{Error, Result, Value};
+use crate::{Error, NameMap, Result, Value};
 
 /// The largest register file a function may declare; a corrupt size beyond it is a load error
 /// rather than a huge allocation.
@@ -76,17 +74,17 @@ impl FuncInfo {
     }
 }
 
-/// The hasher of the maps a loaded module is made of (`func_map`, `Library`): SipHash with
-/// fixed keys. Their keys are function names of a module the user compiled, so there is no
-/// flooding to defend against, and a fixed hasher spares the first map of a process (on an
-/// artifact-cache hit, one of these) the random keys — a `getrandom` system call.
+/// The hasher of hash maps keyed by what a module the user compiled names: SipHash with fixed
+/// keys. There is no flooding to defend against, and a fixed hasher spares the first map of a
+/// process (on an artifact-cache hit, one of these) the random keys — a `getrandom` system
+/// call.
 pub type FixedState = std::hash::BuildHasherDefault<std::hash::DefaultHasher>;
 
 /// A compiled Relax module's bytecode, in TVM's layout.
 #[derive(Clone, Debug, Default)]
 pub struct Executable {
     pub func_table: Vec<FuncInfo>,
-    pub func_map: HashMap<String, usize, FixedState>,
+    pub func_map: NameMap<usize>,
     /// Int, Float, DType, Str, Shape and Tensor values.
     pub constants: Vec<Value>,
     /// Memory scope of some tensor constants, by constant index, in file order.
@@ -101,10 +99,9 @@ impl Executable {
     pub fn rebuild_func_map(&mut self) {
         // A loop rather than `collect`, whose generic code would lie outside the hit path's
         // section.
-        let mut map =
-            HashMap::with_capacity_and_hasher(self.func_table.len(), FixedState::default());
+        let mut map = NameMap::with_capacity(self.func_table.len());
         for (i, f) in self.func_table.iter().enumerate() {
-            map.insert(f.name.clone(), i);
+            map.insert(crate::hit::copy_str(&f.name), i);
         }
         self.func_map = map;
     }

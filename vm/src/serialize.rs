@@ -184,7 +184,7 @@ impl Executable {
         let nfuncs = r.count(&"function table", 4 + 8 + 4 * 8 + 8)?;
         // `with_capacity` rather than `reserve`, whose growth path is generic code outside the
         // artifact cache's hit-path section.
-        exec.func_table = Vec::with_capacity(nfuncs);
+        exec.func_table = crate::hit::vec_with_capacity(nfuncs);
         for fi in 0..nfuncs {
             exec.func_table.push(r.func_info(fi)?);
         }
@@ -192,7 +192,7 @@ impl Executable {
 
         if has_memory_scopes {
             let n = r.count(&"memory scope table", 8 + 8)?;
-            exec.memory_scopes = Vec::with_capacity(n);
+            exec.memory_scopes = crate::hit::vec_with_capacity(n);
             for i in 0..n {
                 let idx = r.i64(&format_args!("constant index of memory scope {i}"))?;
                 let scope = r.string(&format_args!("memory scope {i}"))?;
@@ -202,7 +202,7 @@ impl Executable {
 
         // The smallest constant is a type index and a DataType (4 bytes).
         let nconsts = r.count(&"constant pool", 4 + 4)?;
-        exec.constants = Vec::with_capacity(nconsts);
+        exec.constants = crate::hit::vec_with_capacity(nconsts);
         for i in 0..nconsts {
             exec.constants.push(r.constant(i)?);
         }
@@ -391,10 +391,10 @@ impl<'a> Reader<'a> {
         let n = self.count(what, 1)?;
         let at = self.pos;
         let bytes = self.take(n, what)?;
-        String::from_utf8(bytes.to_vec()).map_err(|e| {
+        crate::hit::utf8_string(bytes).map_err(|e| {
             Error::load(format!(
                 "{what} at byte {at} is not valid UTF-8 (bad byte at {})",
-                at + e.utf8_error().valid_up_to()
+                at + e.valid_up_to()
             ))
         })
     }
@@ -404,7 +404,7 @@ impl<'a> Reader<'a> {
         let bytes = self.take(n * 8, what)?;
         // A loop rather than `collect`, whose generic code would lie outside the artifact
         // cache's hit-path section.
-        let mut v = Vec::with_capacity(n);
+        let mut v = crate::hit::vec_with_capacity(n);
         for c in bytes.chunks_exact(8) {
             v.push(i64::from_le_bytes(c.try_into().expect("chunks of 8")));
         }
@@ -439,7 +439,7 @@ impl<'a> Reader<'a> {
             &format_args!("parameter name list of function {fi} `{name}`"),
             8,
         )?;
-        let mut param_names = Vec::with_capacity(n);
+        let mut param_names = crate::hit::vec_with_capacity(n);
         for p in 0..n {
             param_names.push(self.string(&format_args!(
                 "parameter {p} name of function {fi} `{name}`"

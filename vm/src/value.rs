@@ -94,6 +94,9 @@ impl fmt::Debug for Str {
 pub struct ShapeTuple(Arc<Vec<i64>>);
 
 impl ShapeTuple {
+    // On the artifact cache's hit path (shape constants): one linker section for all of it
+    // (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn new(dims: impl Into<Vec<i64>>) -> ShapeTuple {
         ShapeTuple(Arc::new(dims.into()))
     }

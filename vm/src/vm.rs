@@ -23,12 +23,12 @@ use crate::allocator::{Allocator, AllocatorKind, new_allocator};
 use crate::bytecode::{
     Arg, ArgKind, BEGIN_SPECIAL_REG, Instruction, RegName, VM_REGISTER, VOID_REGISTER,
 };
-use crate::executable::{Executable, FixedState, FuncInfo, FuncKind};
+use crate::executable::{Executable, FuncInfo, FuncKind};
 use crate::inline::{InlineBuiltin, Spare};
 use crate::packed::{PackedFunc, Registry};
 use crate::tensor::Device;
 use crate::value::{Closure, ClosureTarget};
-use crate::{Error, Result, Value};
+use crate::{Error, NameMap, Result, Value};
 
 /// A compiled Relax function (`__vmtir__<name>`): runs on a register file whose first
 /// `num_args` slots hold the arguments and leaves its result in slot `num_args`.
@@ -38,8 +38,8 @@ pub type VmTirFunc = Arc<dyn Fn(&VmRef, &mut [Value]) -> Result<()> + Send + Syn
 /// symbols, and compiled Relax functions under their names (TVM's imported modules).
 #[derive(Clone, Default)]
 pub struct Library {
-    packed: HashMap<String, PackedFunc, FixedState>,
-    vmtir: HashMap<String, VmTirFunc, FixedState>,
+    packed: NameMap<PackedFunc>,
+    vmtir: NameMap<VmTirFunc>,
 }
 
 impl Library {
@@ -51,7 +51,7 @@ impl Library {
     /// Adds a packed function (a kernel, a test helper) under `name`.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn add_packed(&mut self, name: &str, f: PackedFunc) {
-        self.packed.insert(name.to_string(), f);
+        self.packed.insert(crate::hit::copy_str(name), f);
     }
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn add_fn(
@@ -60,12 +60,12 @@ impl Library {
         f: impl Fn(&[Value]) -> Result<Value> + Send + Sync + 'static,
     ) {
         self.packed
-            .insert(name.to_string(), PackedFunc::new(name, f));
+            .insert(crate::hit::copy_str(name), PackedFunc::new(name, f));
     }
     /// Adds the compiled body of the Relax function `name` (a `VMTIRFunc` entry).
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn add_vmtir(&mut self, name: &str, f: VmTirFunc) {
-        self.vmtir.insert(name.to_string(), f);
+        self.vmtir.insert(crate::hit::copy_str(name), f);
     }
     pub fn get_packed(&self, name: &str) -> Option<&PackedFunc> {
         self.packed.get(name)
@@ -77,24 +77,12 @@ impl Library {
     /// check an executable against its kernels without building a VM.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn link(&self, exec: &Executable) -> Result<(Vec<Value>, Vec<Option<VmTirFunc>>)> {
-        let registry = Registry::global();
-        let mut func_pool = Vec::with_capacity(exec.func_table.len());
-        let mut vmtir = Vec::with_capacity(exec.func_table.len());
+        let mut func_pool = crate::hit::vec_with_capacity(exec.func_table.len());
+        let mut vmtir = crate::hit::vec_with_capacity(exec.func_table.len());
         for (i, f) in exec.func_table.iter().enumerate() {
             match f.kind {
                 FuncKind::PackedFunc => {
-                    let func = self
-                        .packed
-                        .get(&f.name)
-                        .cloned()
-                        .or_else(|| registry.get(&f.name));
-                    let func = func.ok_or_else(|| {
-                        Error::runtime(format!(
-                            "Cannot find function {} in the imported modules or global registry",
-                            f.name
-                        ))
-                    })?;
-                    func_pool.push(Value::Func(func));
+                    func_pool.push(Value::Func(self.resolve_packed(&f.name)?));
                     vmtir.push(None);
                 }
                 FuncKind::VMFunc => {
@@ -106,12 +94,7 @@ impl Library {
                     vmtir.push(None);
                 }
                 FuncKind::VMTIRFunc => {
-                    let native = self.vmtir.get(&f.name).cloned().ok_or_else(|| {
-                        Error::runtime(format!(
-                            "Cannot find compiled function __vmtir__{} for the VMTIR function {}",
-                            f.name, f.name
-                        ))
-                    })?;
+                    let native = self.resolve_vmtir(&f.name)?.clone();
                     func_pool.push(Value::Closure(Closure::new(
                         &f.name,
                         ClosureTarget::VmFunc(i),
@@ -122,6 +105,49 @@ impl Library {
             }
         }
         Ok((func_pool, vmtir))
+    }
+
+    /// Whether [`link`](Self::link) succeeds (the same error if not), without building the
+    /// function pool: what a compiler checks before handing the library to VMs.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    pub fn check_link(&self, exec: &Executable) -> Result<()> {
+        for f in &exec.func_table {
+            match f.kind {
+                FuncKind::PackedFunc => {
+                    self.resolve_packed(&f.name)?;
+                }
+                FuncKind::VMFunc => {}
+                FuncKind::VMTIRFunc => {
+                    self.resolve_vmtir(&f.name)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The packed function `name`: from this library, else from the global registry.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    fn resolve_packed(&self, name: &str) -> Result<PackedFunc> {
+        let func = self
+            .packed
+            .get(name)
+            .cloned()
+            .or_else(|| Registry::global().get(name));
+        func.ok_or_else(|| {
+            Error::runtime(format!(
+                "Cannot find function {name} in the imported modules or global registry"
+            ))
+        })
+    }
+
+    /// The compiled body of the Relax function `name`.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    fn resolve_vmtir(&self, name: &str) -> Result<&VmTirFunc> {
+        self.vmtir.get(name).ok_or_else(|| {
+            Error::runtime(format!(
+                "Cannot find compiled function __vmtir__{name} for the VMTIR function {name}"
+            ))
+        })
     }
 
     /// Adds everything of `other`, replacing entries of the same name.
@@ -145,6 +171,8 @@ pub struct VmConfig {
 }
 
 impl Default for VmConfig {
+    // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn default() -> VmConfig {
         VmConfig {
             allocator: AllocatorKind::Pooled,
@@ -1061,5 +1089,53 @@ impl VirtualMachine {
     /// Whether two VMs share one core (for tests of closures handed between VMs).
     pub fn same_core(&self, other: &VirtualMachine) -> bool {
         self.core.ptr_eq(&other.core)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An executable naming one function of each kind, `name` among them.
+    fn exec_naming(packed: &str, vmtir: &str) -> Executable {
+        let info = |kind, name: &str| FuncInfo {
+            kind,
+            name: name.into(),
+            start_instr: 0,
+            end_instr: 0,
+            num_args: 0,
+            register_file_size: 1,
+            param_names: Vec::new(),
+        };
+        let mut exec = Executable {
+            func_table: vec![
+                info(FuncKind::PackedFunc, packed),
+                info(FuncKind::VMTIRFunc, vmtir),
+            ],
+            ..Executable::default()
+        };
+        exec.rebuild_func_map();
+        exec
+    }
+
+    /// `check_link` fails exactly where `link` does, with the same message.
+    #[test]
+    fn checking_a_link_agrees_with_linking() {
+        let mut library = Library::new();
+        library.add_fn("kernel", |_| Ok(Value::Int(0)));
+        library.add_vmtir("main", Arc::new(|_, _| Ok(())));
+        for (packed, vmtir) in [
+            ("kernel", "main"),
+            ("vm.builtin.make_shape", "main"),
+            ("no_such_kernel", "main"),
+            ("kernel", "no_such_function"),
+        ] {
+            let exec = exec_naming(packed, vmtir);
+            let linked = library.link(&exec).map(|_| ()).map_err(|e| e.to_string());
+            let checked = library.check_link(&exec).map_err(|e| e.to_string());
+            assert_eq!(checked, linked, "{packed}, {vmtir}");
+        }
+        assert!(library.check_link(&exec_naming("kernel", "main")).is_ok());
+        assert!(library.check_link(&exec_naming("x", "main")).is_err());
     }
 }

@@ -59,15 +59,17 @@ pub struct Entry {
     pub extra: Vec<(String, Vec<u8>)>,
 }
 
-/// Who wrote an entry: checked against the host before the payload is used.
+/// Who wrote an entry: checked against the host before the payload is used. It borrows its
+/// strings, which the cache has for the life of the process: a hit builds one per file it
+/// reads, and owned copies would only be allocated and dropped again.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Identity {
+pub struct Identity<'a> {
     /// The cache key the entry was stored under.
     pub key: [u8; 32],
     /// [`super::relaxjit_version`] of the writer.
-    pub version: String,
+    pub version: &'a str,
     /// [`super::host_isa_description`] of the writer.
-    pub isa: String,
+    pub isa: &'a str,
 }
 
 /// Why an entry file was not used.
@@ -116,8 +118,8 @@ pub fn encode_with_aliases(id: &Identity, aliases: &[[u8; 32]], entry: &Entry) -
     for a in aliases {
         body.extend_from_slice(a);
     }
-    put_str(&mut body, &id.version);
-    put_str(&mut body, &id.isa);
+    put_str(&mut body, id.version);
+    put_str(&mut body, id.isa);
     put_bytes(&mut body, &entry.executable);
     put_bytes(&mut body, entry.code.bytes());
     put_u64(&mut body, entry.code.symbols().len() as u64);
@@ -147,8 +149,8 @@ pub fn encode_alias(id: &Identity, target: &[u8; 32]) -> Vec<u8> {
     let mut body = Vec::with_capacity(64 + 16 + id.version.len() + id.isa.len());
     body.extend_from_slice(&id.key);
     body.extend_from_slice(target);
-    put_str(&mut body, &id.version);
-    put_str(&mut body, &id.isa);
+    put_str(&mut body, id.version);
+    put_str(&mut body, id.isa);
     let mut out = Vec::with_capacity(PREFIX + body.len());
     out.extend_from_slice(&ALIAS_MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -234,10 +236,11 @@ pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject
 
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn decode_payload(r: &mut Reader<'_>) -> Result<Entry, String> {
-    let executable = r.bytes()?.to_vec();
-    let code = r.bytes()?.to_vec();
+    // The copies and vectors through `vm::hit`, whose code lies in the hit path's section.
+    let executable = vm::hit::copy_slice(r.bytes()?);
+    let code = vm::hit::copy_slice(r.bytes()?);
     let n = r.count(9)?;
-    let mut symbols = Vec::with_capacity(n);
+    let mut symbols = vm::hit::vec_with_capacity(n);
     for _ in 0..n {
         symbols.push(Symbol {
             name: r.str()?,
@@ -246,14 +249,14 @@ fn decode_payload(r: &mut Reader<'_>) -> Result<Entry, String> {
     }
     let code = CodeBlob::from_parts(code, symbols).map_err(|e| e.to_string())?;
     let n = r.count(8)?;
-    let mut kernels = Vec::with_capacity(n);
+    let mut kernels = vm::hit::vec_with_capacity(n);
     for _ in 0..n {
         kernels.push(get_meta(r)?);
     }
     let n = r.count(16)?;
-    let mut extra = Vec::with_capacity(n);
+    let mut extra = vm::hit::vec_with_capacity(n);
     for _ in 0..n {
-        extra.push((r.str()?, r.bytes()?.to_vec()));
+        extra.push((r.str()?, vm::hit::copy_slice(r.bytes()?)));
     }
     if !r.b.is_empty() {
         return Err(format!("{} bytes after the last section", r.b.len()));
@@ -409,13 +412,18 @@ impl<'a> Reader<'a> {
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub(crate) fn str(&mut self) -> Result<String, String> {
         let b = self.bytes()?;
-        String::from_utf8(b.to_vec()).map_err(|_| "a string is not UTF-8".to_string())
+        vm::hit::utf8_string(b).map_err(|_| "a string is not UTF-8".to_string())
     }
 
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn strs(&mut self) -> Result<Vec<String>, String> {
         let n = self.count(8)?;
-        (0..n).map(|_| self.str()).collect()
+        // A loop rather than `collect`, whose generic code would lie outside the section.
+        let mut v = vm::hit::vec_with_capacity(n);
+        for _ in 0..n {
+            v.push(self.str()?);
+        }
+        Ok(v)
     }
 
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
@@ -448,14 +456,14 @@ fn get_meta(r: &mut Reader<'_>) -> Result<KernelMeta, String> {
     let name = r.str()?;
     let symbol = r.str()?;
     let n = r.count(10)?;
-    let mut params = Vec::with_capacity(n);
+    let mut params = vm::hit::vec_with_capacity(n);
     for _ in 0..n {
         let pname = r.str()?;
         let tensor = if r.flag()? {
             let dtype = r.dtype()?;
             let shape = r.strs()?;
             let nd = r.count(9)?;
-            let mut dims = Vec::with_capacity(nd);
+            let mut dims = vm::hit::vec_with_capacity(nd);
             for _ in 0..nd {
                 dims.push(if r.flag()? {
                     let expr = r.str()?;
@@ -497,7 +505,7 @@ fn get_meta(r: &mut Reader<'_>) -> Result<KernelMeta, String> {
 mod tests {
     use super::*;
 
-    fn sample() -> (Identity, Entry) {
+    fn sample() -> (Identity<'static>, Entry) {
         let f32 = DataType {
             code: TypeCode::Float,
             bits: 32,
@@ -545,8 +553,8 @@ mod tests {
         .unwrap();
         let id = Identity {
             key: [7; 32],
-            version: "v".into(),
-            isa: "x".into(),
+            version: "v",
+            isa: "x",
         };
         let entry = Entry {
             executable: vec![1, 2, 3],
@@ -593,7 +601,7 @@ mod tests {
         };
         assert_eq!(decode_stored(&bytes, &other), Err(Reject::Key));
         let isa = Identity {
-            isa: "y".into(),
+            isa: "y",
             ..id.clone()
         };
         assert_eq!(decode_stored(&bytes, &isa), Err(Reject::Isa("x".into())));

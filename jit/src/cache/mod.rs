@@ -33,16 +33,20 @@
 //!   functions (here, in the `vm` loader and linker, and in `relaxjit`'s engine) are placed in
 //!   one linker section, `relaxjit_hit`, which ELF linkers lay out as one contiguous run of
 //!   code; a hit then faults in a few pages instead of one per function. Generic code the
-//!   hit instantiates (the standard library's vectors and hash maps, a `OnceLock`'s
-//!   initializer) lands outside the section wherever the linker puts it, a few more faults
-//!   whose number shifts with the layout of each build by more than any one of them costs:
-//!   what is worth avoiding is work a hit does not need (a clone, a `format!`, a symbol
-//!   lookup, a second mapping), not every generic call.
+//!   hit instantiates lands outside the section, wherever the linker puts the instantiating
+//!   crate's code, and so does the standard library's own. The hit path therefore does without
+//!   them: its vectors and strings come from [`vm::hit`] (allocation
+//!   through `std::alloc`, once-per-process values through one atomic), its name maps are
+//!   [`vm::NameMap`]s rather than hash maps, and on Unix the file is opened, sized, read and
+//!   the code pages mapped with the system calls themselves rather than through `std::fs` and
+//!   `memmap2`. What is left outside are a few pages of read-only data (string constants, jump
+//!   tables) and the first touch of stack and heap. `faults c/h` of the `artifact_cache`
+//!   example counts them.
 
 pub mod entry;
 
 use std::fs;
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -147,11 +151,17 @@ pub fn relaxjit_version() -> &'static str {
 /// The target Cranelift compiles for ([`crate::isa::host_isa_description`]), computed once.
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn host_isa_description() -> &'static str {
-    static D: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    // Not a `OnceLock`, whose generic code would lie outside the hit path's section.
+    static D: vm::hit::Lazy<String> = vm::hit::Lazy::new();
     // No ISA means no compiling either; the description only has to differ from any real one.
-    D.get_or_init(|| {
-        crate::isa::host_isa_description().unwrap_or_else(|e| format!("no host isa: {e}"))
-    })
+    D.get_or_init(describe_host)
+}
+
+// A function rather than a closure: a closure made a `fn` pointer is called through a shim
+// that would lie outside the section.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+fn describe_host() -> String {
+    crate::isa::host_isa_description().unwrap_or_else(|e| format!("no host isa: {e}"))
 }
 
 /// What `relaxjit cache stats` reports.
@@ -274,22 +284,26 @@ impl ArtifactCache {
         // By hand rather than `format!` or `Path::join`, whose machinery (formatting, growing
         // the path) a cache hit would otherwise page in.
         let hex = key.hex();
-        let mut name = String::with_capacity(hex.len() + 1 + EXTENSION.len());
-        name.push_str(&hex);
-        name.push('.');
-        name.push_str(EXTENSION);
-        let mut path = PathBuf::with_capacity(self.dir.as_os_str().len() + 1 + name.len());
-        path.push(&self.dir);
-        path.push(name);
-        path
+        let dir = self.dir.as_os_str().as_encoded_bytes();
+        let mut path = vm::hit::vec_with_capacity(dir.len() + 1 + hex.len() + 1 + EXTENSION.len());
+        path.extend_from_slice(dir);
+        if !dir.is_empty() && !dir.ends_with(std::path::MAIN_SEPARATOR_STR.as_bytes()) {
+            path.extend_from_slice(std::path::MAIN_SEPARATOR_STR.as_bytes());
+        }
+        path.extend_from_slice(hex.as_bytes());
+        path.push(b'.');
+        path.extend_from_slice(EXTENSION.as_bytes());
+        // SAFETY: the bytes are those of an `OsStr` followed by ASCII, which is how
+        // `OsStr::as_encoded_bytes` allows them to be extended.
+        PathBuf::from(unsafe { std::ffi::OsString::from_encoded_bytes_unchecked(path) })
     }
 
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-    fn identity(&self, key: &Key) -> Identity {
+    fn identity(&self, key: &Key) -> Identity<'static> {
         Identity {
             key: key.0,
-            version: self.build().to_string(),
-            isa: host_isa_description().to_string(),
+            version: self.build(),
+            isa: host_isa_description(),
         }
     }
 
@@ -323,7 +337,7 @@ impl ArtifactCache {
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn load_stored(&self, key: &Key) -> Option<entry::Stored> {
         let path = self.path_of(key);
-        let file = match fs::File::open(&path) {
+        let Opened { file, len, fresh } = match open_entry(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
             Err(e) => {
@@ -331,16 +345,16 @@ impl ArtifactCache {
                 return None;
             }
         };
-        let meta = file.metadata().ok();
-        let len = meta.as_ref().map_or(0, |m| m.len());
         let decoded = if len == 0 {
             Err(Reject::NotAnEntry)
         } else if len < MAP_AT_BYTES {
-            let mut bytes = vec![0; len as usize];
-            if let Err(e) = (&file).read_exact(&mut bytes) {
-                self.warn(&format!("cannot read {}: {e}; recompiling", path.display()));
-                return None;
-            }
+            let bytes = match read_entry(&file, len as usize) {
+                Ok(b) => b,
+                Err(e) => {
+                    self.warn(&format!("cannot read {}: {e}; recompiling", path.display()));
+                    return None;
+                }
+            };
             entry::decode_stored(&bytes, &self.identity(key))
         } else {
             // SAFETY: relaxjit never writes an entry file in place — entries are written to a
@@ -359,14 +373,9 @@ impl ArtifactCache {
         };
         match decoded {
             Ok(stored) => {
-                let now = SystemTime::now();
-                let stale = meta
-                    .and_then(|m| m.modified().ok())
-                    .and_then(|t| now.duration_since(t).ok())
-                    .is_none_or(|age| age > REFRESH_AFTER);
-                if stale {
+                if !fresh {
                     // Best effort: a read-only cache still hits, it only evicts less precisely.
-                    let _ = file.set_modified(now);
+                    let _ = file.set_modified(SystemTime::now());
                 }
                 Some(stored)
             }
@@ -574,6 +583,123 @@ impl ArtifactCache {
     }
 }
 
+/// An entry file opened to be loaded.
+struct Opened {
+    file: fs::File,
+    /// Its size in bytes.
+    len: u64,
+    /// Whether it was modified within [`REFRESH_AFTER`] (so a hit need not refresh it).
+    fresh: bool,
+}
+
+/// Opens `path` for reading, with its size and whether it is fresh.
+///
+/// On Unix with `open`, `fstat` and `clock_gettime` directly: `File::open`, `File::metadata`
+/// and `SystemTime` go through standard-library code outside the hit path's section (path
+/// conversion, a `statx` probe, time arithmetic), which a hit would page in for one file.
+#[cfg(unix)]
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+fn open_entry(path: &Path) -> std::io::Result<Opened> {
+    use std::os::fd::FromRawFd as _;
+    use std::os::unix::ffi::OsStrExt as _;
+    let bytes = path.as_os_str().as_bytes();
+    if bytes.contains(&0) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "a path with a NUL byte",
+        ));
+    }
+    let mut c_path = vm::hit::vec_with_capacity(bytes.len() + 1);
+    c_path.extend_from_slice(bytes);
+    c_path.push(0);
+    // SAFETY: `c_path` is NUL-terminated with no NUL before the end (checked above).
+    let fd = unsafe { libc::open(c_path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just opened and is owned by nothing else.
+    let file = unsafe { fs::File::from_raw_fd(fd) };
+    // SAFETY: `stat` is plain old data, for which all zeroes is a valid value.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `fd` is open (owned by `file`) and `st` is a writable `stat`.
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `timespec` is plain old data, for which all zeroes is a valid value.
+    let mut now: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: `now` is a writable `timespec`.
+    let clock = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut now) };
+    // In whole seconds, rounded towards "stale": a refresh too many costs one system call.
+    let age = (now.tv_sec as i64).saturating_sub(st.st_mtime as i64);
+    Ok(Opened {
+        file,
+        len: st.st_size.max(0) as u64,
+        fresh: clock == 0 && (0..REFRESH_AFTER.as_secs() as i64).contains(&age),
+    })
+}
+
+/// Opens `path` for reading, with its size and whether it is fresh.
+#[cfg(not(unix))]
+fn open_entry(path: &Path) -> std::io::Result<Opened> {
+    let file = fs::File::open(path)?;
+    let meta = file.metadata()?;
+    let fresh = meta
+        .modified()
+        .ok()
+        .and_then(|t| SystemTime::now().duration_since(t).ok())
+        .is_some_and(|age| age <= REFRESH_AFTER);
+    Ok(Opened {
+        len: meta.len(),
+        fresh,
+        file,
+    })
+}
+
+/// The first `len` bytes of `file`; an error if it is shorter.
+///
+/// On Unix with `read` directly into the vector's spare room: no zeroing first, and none of
+/// `Read::read_exact`'s generic code outside the section.
+#[cfg(unix)]
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+fn read_entry(file: &fs::File, len: usize) -> std::io::Result<Vec<u8>> {
+    use std::os::fd::AsRawFd as _;
+    let mut bytes: Vec<u8> = vm::hit::vec_with_capacity(len);
+    let mut filled = 0;
+    while filled < len {
+        // SAFETY: the destination is the vector's spare room from `filled` on, `len - filled`
+        // bytes of its capacity of `len`; `read` writes at most that many.
+        let n = unsafe {
+            libc::read(
+                file.as_raw_fd(),
+                bytes.as_mut_ptr().add(filled).cast(),
+                len - filled,
+            )
+        };
+        match n {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n if n < 0 => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+            n => filled += n as usize,
+        }
+    }
+    // SAFETY: `read` initialized all `len` bytes.
+    unsafe { bytes.set_len(len) };
+    Ok(bytes)
+}
+
+/// The first `len` bytes of `file`; an error if it is shorter.
+#[cfg(not(unix))]
+fn read_entry(mut file: &fs::File, len: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = vec![0; len];
+    file.read_exact(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// A second name of an entry being stored.
 struct Link {
     path: PathBuf,
@@ -682,9 +808,9 @@ mod tests {
             Err(Reject::Key),
             "the key is checked before the build"
         );
-        id_theirs.version = "build b".into();
+        id_theirs.version = "build b";
         assert!(entry::decode(&bytes, &id_theirs).is_ok());
-        id_theirs.version = "build a".into();
+        id_theirs.version = "build a";
         assert_eq!(
             entry::decode(&bytes, &id_theirs),
             Err(Reject::Version("build b".into()))

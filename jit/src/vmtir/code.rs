@@ -30,10 +30,11 @@ pub type NativeFn = unsafe extern "C" fn(*mut CallCtx, *mut vm::Value, *const Vm
 pub fn symbol(name: &str) -> String {
     // By hand rather than `format!`, whose machinery a cache hit would otherwise page in.
     const PREFIX: &str = "__vmtir__";
-    let mut s = String::with_capacity(PREFIX.len() + name.len());
-    s.push_str(PREFIX);
-    s.push_str(name);
-    s
+    let mut s = vm::hit::vec_with_capacity(PREFIX.len() + name.len());
+    s.extend_from_slice(PREFIX.as_bytes());
+    s.extend_from_slice(name.as_bytes());
+    // SAFETY: the bytes are those of two `str`s, one after the other.
+    unsafe { String::from_utf8_unchecked(s) }
 }
 
 /// A module being built: functions are declared and defined, then [`CodeBuilder::finish`]
@@ -131,7 +132,7 @@ impl CompiledCode {
     pub fn from_memory(memory: Arc<CodeMemory>, symbols: &[String]) -> Result<CompiledCode> {
         // A loop rather than an iterator collected into a `Result`, whose generic code would
         // lie outside the artifact cache's hit-path section.
-        let mut entries = Vec::with_capacity(symbols.len());
+        let mut entries = vm::hit::vec_with_capacity(symbols.len());
         for s in symbols {
             let Some(p) = memory.address(s) else {
                 return Err(Error::Module(format!("no code for `{s}`")));

@@ -21,13 +21,12 @@ pub mod code;
 pub mod runtime;
 pub mod translate;
 
-use std::collections::HashMap;
 use std::panic::resume_unwind;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cranelift_frontend::FunctionBuilder;
-use vm::{Executable, FixedState, FuncKind, InlineBuiltin, Library, Value, VmRef, VmTirFunc};
+use vm::{Executable, FuncKind, InlineBuiltin, Library, Value, VmRef, VmTirFunc};
 
 use crate::cache::entry::{Reader, put_bytes, put_str, put_u64};
 use crate::code::{CodeBlob, CodeMemory, Symbol};
@@ -184,7 +183,7 @@ fn link_loaded(
         .map_err(|e| Error::Module(format!("the executable does not validate: {e}")))?;
     // Loops rather than iterator adaptors, whose generic code would lie outside the hit path's
     // section.
-    let mut compiled: Vec<usize> = Vec::with_capacity(exec.func_table.len());
+    let mut compiled: Vec<usize> = vm::hit::vec_with_capacity(exec.func_table.len());
     for (i, f) in exec.func_table.iter().enumerate() {
         if f.kind == FuncKind::VMTIRFunc {
             compiled.push(i);
@@ -200,14 +199,18 @@ fn link_loaded(
     let mut functions = Vec::new();
     let mut shared = None;
     if !compiled.is_empty() {
-        let mut symbols: Vec<String> = Vec::with_capacity(compiled.len());
+        let mut symbols: Vec<String> = vm::hit::vec_with_capacity(compiled.len());
         for &fi in &compiled {
             symbols.push(code::symbol(&exec.func_table[fi].name));
         }
         let code = CompiledCode::from_memory(code, &symbols)?;
         let (_, used) = kernel_slots(exec, kernels);
         let s = Arc::new(Shared::new(exec, code, used, section.words));
-        functions = link(exec, &s, compiled.iter().copied().zip(0..));
+        let mut done = vm::hit::vec_with_capacity(compiled.len());
+        for (index, &fi) in compiled.iter().enumerate() {
+            done.push((fi, index));
+        }
+        functions = link(exec, &s, done);
         shared = Some(s);
     }
     Ok(VmtirModule {
@@ -225,9 +228,10 @@ fn parse_section(
     section: &[u8],
 ) -> std::result::Result<(CodeBlob, Vec<i64>, Vec<Fallback>), String> {
     let mut r = Reader { b: section };
-    let code = r.bytes()?.to_vec();
+    // `vm::hit`'s vectors, whose code lies in the section.
+    let code = vm::hit::copy_slice(r.bytes()?);
     let n = r.count(16)?;
-    let mut symbols = Vec::with_capacity(n);
+    let mut symbols = vm::hit::vec_with_capacity(n);
     for _ in 0..n {
         symbols.push(Symbol {
             name: r.str()?,
@@ -236,12 +240,12 @@ fn parse_section(
     }
     let blob = CodeBlob::from_parts(code, symbols).map_err(|e| e.to_string())?;
     let n = r.count(8)?;
-    let mut words = Vec::with_capacity(n);
+    let mut words = vm::hit::vec_with_capacity(n);
     for _ in 0..n {
         words.push(r.u64()? as i64);
     }
     let n = r.count(16)?;
-    let mut fallbacks = Vec::with_capacity(n);
+    let mut fallbacks = vm::hit::vec_with_capacity(n);
     for _ in 0..n {
         fallbacks.push(Fallback {
             function: r.str()?,
@@ -271,11 +275,11 @@ impl Shared {
     fn new(exec: &Executable, code: CompiledCode, kernels: Vec<Kernel>, words: Vec<i64>) -> Shared {
         // Loops rather than iterator adaptors: this runs on an artifact cache hit, whose code
         // should stay in its section.
-        let mut entries = Vec::with_capacity(kernels.len());
+        let mut entries = vm::hit::vec_with_capacity(kernels.len());
         for k in &kernels {
             entries.push(k.entry());
         }
-        let mut builtins = Vec::new();
+        let mut builtins = vm::hit::vec_with_capacity(exec.func_table.len());
         for (i, f) in exec.func_table.iter().enumerate() {
             if f.kind != FuncKind::PackedFunc {
                 continue;
@@ -303,14 +307,14 @@ impl Shared {
 fn link(
     exec: &Executable,
     shared: &Arc<Shared>,
-    done: impl IntoIterator<Item = (usize, usize)>,
+    done: Vec<(usize, usize)>,
 ) -> Vec<(String, VmTirFunc)> {
-    let mut functions = Vec::new();
+    let mut functions = vm::hit::vec_with_capacity(done.len());
     for (fi, index) in done {
         let info = &exec.func_table[fi];
         let native = shared.code.get(index);
         functions.push((
-            info.name.clone(),
+            vm::hit::copy_str(&info.name),
             vmtir_func(shared.clone(), native, info.register_file_size as usize),
         ));
     }
@@ -318,29 +322,29 @@ fn link(
 }
 
 /// The kernel slots of `exec`'s calls: for each `PackedFunc` that is one of `kernels`, its
-/// slot, handed out in order of function-table index; and the kernels by slot. A load computes
-/// the same slots as the compile that generated the code, from the same executable and kernels.
+/// slot (by function-table index), handed out in order of function-table index; and the
+/// kernels by slot. A load computes the same slots as the compile that generated the code, from
+/// the same executable and kernels.
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-fn kernel_slots(
-    exec: &Executable,
-    kernels: &KernelLibrary,
-) -> (HashMap<usize, usize, FixedState>, Vec<Kernel>) {
-    // Loops and fixed hashers rather than `collect` and random keys: this runs on an artifact
-    // cache hit, whose code should stay in its section.
-    let mut by_symbol: HashMap<&str, &Kernel, FixedState> =
-        HashMap::with_capacity_and_hasher(kernels.kernels().len(), FixedState::default());
-    for k in kernels.kernels() {
-        by_symbol.insert(k.symbol(), k);
+fn kernel_slots(exec: &Executable, kernels: &KernelLibrary) -> (Vec<Option<usize>>, Vec<Kernel>) {
+    // Loops, a `NameMap` and `vm::hit`'s vectors rather than `collect` and hash maps: this runs
+    // on an artifact cache hit, whose code should stay in its section.
+    let all = kernels.kernels();
+    let mut by_symbol = vm::NameMap::with_capacity(all.len());
+    for (i, k) in all.iter().enumerate() {
+        by_symbol.insert(vm::hit::copy_str(k.symbol()), i);
     }
-    let mut slot_of_func: HashMap<usize, usize, FixedState> = HashMap::default();
-    let mut used: Vec<Kernel> = Vec::new();
-    for (i, f) in exec.func_table.iter().enumerate() {
-        if f.kind == FuncKind::PackedFunc
-            && let Some(k) = by_symbol.get(f.name.as_str())
-        {
-            slot_of_func.insert(i, used.len());
-            used.push((*k).clone());
-        }
+    let mut slot_of_func = vm::hit::vec_with_capacity(exec.func_table.len());
+    let mut used: Vec<Kernel> = vm::hit::vec_with_capacity(all.len());
+    for f in &exec.func_table {
+        let kernel = match f.kind {
+            FuncKind::PackedFunc => by_symbol.get(f.name.as_str()),
+            _ => None,
+        };
+        slot_of_func.push(kernel.map(|&k| {
+            used.push(all[k].clone());
+            used.len() - 1
+        }));
     }
     (slot_of_func, used)
 }
@@ -407,7 +411,7 @@ fn compile_functions(
     let sig = cb.native_signature();
     let frontend = cb.target_config();
     let (slot_of_func, used) = kernel_slots(exec, kernels);
-    let slots = |fi: usize| slot_of_func.get(&fi).copied();
+    let slots = |fi: usize| slot_of_func.get(fi).copied().flatten();
     let mut done = Vec::new();
     let mut failed = Vec::new();
     let mut words = Vec::new();
