@@ -2874,14 +2874,7 @@ fn take_matches_the_tir_path() {
             let mut out: Vec<i64> = xs[..ax].to_vec();
             out.extend(is);
             out.extend(&xs[ax + 1..]);
-            let text = |s: &[i64]| match s.len() {
-                0 => "()".to_string(),
-                1 => format!("({},)", s[0]),
-                _ => format!(
-                    "({})",
-                    s.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-                ),
-            };
+            let text = |s: &[i64]| shape_text(&dims(s));
             let src = format!(
                 r#"@I.ir_module
 class Module:
@@ -3064,14 +3057,7 @@ fn arg_reductions_match_the_tir_path() {
                                 o
                             }
                         };
-                        let text = |s: &[i64]| match s.len() {
-                            0 => "()".to_string(),
-                            1 => format!("({},)", s[0]),
-                            _ => format!(
-                                "({})",
-                                s.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-                            ),
-                        };
+                        let text = |s: &[i64]| shape_text(&dims(s));
                         let axis_text = axis.map_or("None".to_string(), |a| a.to_string());
                         let src = format!(
                             r#"@I.ir_module
