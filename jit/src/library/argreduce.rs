@@ -136,16 +136,20 @@ fn run_with<T: Elem, const MAX: bool>(
             d[0] = run_of::<T, MAX>(x);
             return;
         }
-        // Runs side by side: the fold, lane by lane, in order along the axis.
+        // Runs side by side: the fold, lane by lane, in order along the axis. A lane's index
+        // is always below `k` (the fold sets them in increasing order), so the fold keeps the
+        // pair exactly when its value is better or equal, `v >= s` for a maximum (false for
+        // a NaN on either side, which is then replaced, as the fold does); otherwise the pair
+        // becomes `(k, s)`. (Where it keeps an equal value the fold stores `s`; the two can
+        // differ only as zeros of opposite signs, which compare equal from then on.)
         let mut val = vec![T::extreme(MAX); inner];
         d.fill(-1);
         for (k, row) in x.chunks_exact(inner).enumerate() {
             let k = k as i64;
             for ((idx, v), &s) in d.iter_mut().zip(val.iter_mut()).zip(row) {
-                let b = better::<T, MAX>(*v, s);
-                let keep = b || (*v == s && *idx < k);
+                let keep = if MAX { *v >= s } else { *v <= s };
                 *idx = if keep { *idx } else { k };
-                *v = if b { *v } else { s };
+                *v = if keep { *v } else { s };
             }
         }
     };
