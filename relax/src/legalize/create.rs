@@ -40,14 +40,10 @@ fn shape_to_tensor(c: &OpCall) -> Result<Lowered> {
         _ => None,
     };
     let Some(values) = values else {
-        return Ok(Lowered::Expr(crate::ir::Expr::call(
-            crate::ir::Callee::Op("relax.call_pure_packed".to_string()),
-            vec![
-                crate::ir::Expr::new(ExprKind::ExternFunc("relax.run.shape_to_tensor".into())),
-                s.clone(),
-            ],
-            crate::ir::Attrs::new(),
-            vec![c.out.clone()],
+        return Ok(Lowered::Expr(crate::transform::call_pure_packed(
+            "relax.run.shape_to_tensor",
+            vec![s.clone()],
+            c.out.clone(),
         )));
     };
     let n = values.len() as i64;

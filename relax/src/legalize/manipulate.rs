@@ -343,15 +343,10 @@ fn stack(c: &OpCall) -> Result<Lowered> {
 /// to fresh variables and passes those to a kernel; the runtime function does the three at
 /// once).
 fn dynamic_strided_slice(c: &OpCall) -> Result<Lowered> {
-    let value = Expr::call(
-        crate::ir::Callee::Op("relax.call_pure_packed".to_string()),
-        std::iter::once(Expr::new(ExprKind::ExternFunc(
-            "relaxjit.dynamic_strided_slice".into(),
-        )))
-        .chain(c.call.args.iter().cloned())
-        .collect(),
-        crate::ir::Attrs::new(),
-        vec![c.out.clone()],
+    let value = crate::transform::call_pure_packed(
+        "relaxjit.dynamic_strided_slice",
+        c.call.args.clone(),
+        c.out.clone(),
     );
     // As TVM: the result match_cast to fresh dimensions, so that the operators after it
     // have a shape to legalize over.

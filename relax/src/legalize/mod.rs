@@ -241,13 +241,10 @@ impl Legalizer<'_> {
         let out = match out {
             // An annotation without a shape where the operands give one (after a
             // match_cast to fresh dimensions): the inferred shape.
-            Some(StructInfo::Tensor { shape: None, .. }) | None => {
+            Some(o @ StructInfo::Tensor { shape: None, .. }) => {
                 match crate::op::infer_call(c, &arg_sinfo) {
                     Ok(si @ StructInfo::Tensor { shape: Some(_), .. }) => si,
-                    Ok(si) if out.is_none() => si,
-                    Ok(_) => out.cloned().unwrap_or(StructInfo::Any),
-                    Err(e) if out.is_none() => return Err(e),
-                    Err(_) => out.cloned().unwrap_or(StructInfo::Any),
+                    _ => o.clone(),
                 }
             }
             Some(o) if !matches!(o, StructInfo::Any) => o.clone(),

@@ -345,6 +345,18 @@ pub(crate) fn call_packed(name: &str, args: Vec<Expr>, si: StructInfo) -> Expr {
     )
 }
 
+/// `R.call_pure_packed(name, args..., sinfo_args=(si,))`.
+pub(crate) fn call_pure_packed(name: &str, args: Vec<Expr>, si: StructInfo) -> Expr {
+    Expr::call(
+        Callee::Op("relax.call_pure_packed".to_string()),
+        std::iter::once(Expr::new(ExprKind::ExternFunc(name.to_string())))
+            .chain(args)
+            .collect(),
+        Attrs::new(),
+        vec![si],
+    )
+}
+
 pub(crate) fn prim_i64(v: i64) -> Expr {
     Expr::prim(PrimExpr::i64(v))
 }
