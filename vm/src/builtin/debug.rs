@@ -219,8 +219,7 @@ fn python_float(f: f64) -> String {
     if a != 0.0 && !(1e-4..1e16).contains(&a) {
         let s = format!("{f:e}");
         let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let e: i32 = e.parse().unwrap_or(0);
-        return format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+        return format!("{m}{}", exponent_text(e));
     }
     let s = format!("{f}");
     if s.contains('.') { s } else { format!("{s}.0") }
@@ -487,13 +486,14 @@ fn numpy_scientific_digits(v: f64, f32ish: bool, digits: usize) -> (String, Stri
 /// `1.25e-5` as (`1.`, `25`, `e-05`).
 fn split_scientific(s: &str) -> (String, String, String) {
     let (m, e) = s.split_once('e').unwrap_or((s, "0"));
-    let e: i32 = e.parse().unwrap_or(0);
     let (i, f) = m.split_once('.').unwrap_or((m, ""));
-    (
-        format!("{i}."),
-        f.to_string(),
-        format!("e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs()),
-    )
+    (format!("{i}."), f.to_string(), exponent_text(e))
+}
+
+/// Rust's exponent (`8`, `-5`) as Python and numpy write it: `e+08`, `e-05`.
+fn exponent_text(e: &str) -> String {
+    let e: i32 = e.parse().unwrap_or(0);
+    format!("e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
 }
 
 /// numpy's scientific text of `v` in three parts: the mantissa up to and including the
