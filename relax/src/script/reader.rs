@@ -1788,7 +1788,8 @@ impl<'m, 'a> FnReader<'m, 'a> {
         Ok((params, ret))
     }
 
-    fn function(&mut self, def: &ast::FunctionDef) -> PResult<Function> {
+    /// `private` and `pure` of a definition's `@R.function(...)` decorator.
+    fn decorator_flags(def: &ast::FunctionDef) -> PResult<(bool, bool)> {
         let Some(dec) = relax_decorator(def) else {
             return err(def.span, "expected `@R.function`");
         };
@@ -1814,6 +1815,11 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 }
             }
         }
+        Ok((private, is_pure))
+    }
+
+    fn function(&mut self, def: &ast::FunctionDef) -> PResult<Function> {
+        let (private, is_pure) = Self::decorator_flags(def)?;
         self.scopes.push(HashMap::new());
         self.supply.push(HashMap::new());
         let r = self.function_inner(def, private, is_pure);
@@ -2026,13 +2032,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
                         self.supply.pop();
                         self.scopes.pop();
                         let (params, ret) = signature?;
-                        let pure = !relax_decorator(def).and_then(call_parts).is_some_and(
-                            |(_, _, kws)| {
-                                kws.iter().any(|k| {
-                                    k.name == "pure" && matches!(k.value.kind, A::Bool(false))
-                                })
-                            },
-                        );
+                        let (_, pure) = Self::decorator_flags(def)?;
                         let si = StructInfo::Func {
                             params: Some(params.iter().map(|p| p.struct_info().clone()).collect()),
                             ret: Box::new(ret),
