@@ -197,6 +197,20 @@ impl LibraryOp {
         self == LibraryOp::Concat
     }
 
+    /// Whether it runs on tensors of other dtypes than float32 and float64: concat, the plane
+    /// gather, dilate and take copy elements of any dtype, the arg reductions write indices;
+    /// the others compute in float.
+    pub fn any_dtype(self) -> bool {
+        matches!(
+            self,
+            LibraryOp::Concat
+                | LibraryOp::GatherPlanes
+                | LibraryOp::Dilate
+                | LibraryOp::Take
+                | LibraryOp::ArgReduce { .. }
+        )
+    }
+
     /// Whether addends and an activation may be fused after it.
     pub fn takes_epilogue(self) -> bool {
         // Concat and pooling have nothing to fuse after them.
@@ -428,20 +442,10 @@ pub fn verify(module: &IRModule) -> Result<()> {
                 ));
             }
             let out = call.ty_args.first();
-            // Concat, the plane gather, dilate and take copy elements of any dtype, arg
-            // reductions write indices; the others compute in float.
             let float = out
                 .and_then(StructInfo::tensor_dtype)
                 .is_some_and(|d| d == DataType::FLOAT32 || d == DataType::FLOAT64);
-            let typed = float
-                || matches!(
-                    k.op,
-                    LibraryOp::Concat
-                        | LibraryOp::GatherPlanes
-                        | LibraryOp::Dilate
-                        | LibraryOp::Take
-                        | LibraryOp::ArgReduce { .. }
-                );
+            let typed = float || k.op.any_dtype();
             if !typed || out.and_then(StructInfo::tensor_shape).is_none() {
                 problems.push(format!(
                     "{at}: `{name}` needs a float output of known shape"
