@@ -277,7 +277,10 @@ pub(super) fn dynamic_strided_slice(args: &[Value]) -> Result<Value> {
         in_strides[axis] = in_strides[axis + 1] * shape[axis + 1] as i128;
     }
     let dst = out.bytes_mut()?;
-    let src = x.as_ptr();
+    // SAFETY: a tensor's storage holds `nbytes` bytes from its data pointer, every byte
+    // pattern is a valid `u8`, and `x` is not written while this runs (`out` is a fresh
+    // tensor, so the two do not overlap).
+    let src = unsafe { std::slice::from_raw_parts(x.as_ptr(), x.nbytes()) };
     let mut index = vec![0i64; shape.len()];
     for k in 0..count {
         // Every `first + i·step` with `i` below the output length lies in `[0, dim)`: the
@@ -285,16 +288,18 @@ pub(super) fn dynamic_strided_slice(args: &[Value]) -> Result<Value> {
         let at: i128 = (0..shape.len())
             .map(|axis| (first[axis] + index[axis] as i128 * step[axis]) * in_strides[axis])
             .sum();
-        debug_assert!(at >= 0 && (at as usize) < x.numel());
-        // SAFETY: `at` is an element of `x` (above), so its `elem` bytes lie inside `x`'s
-        // `nbytes`; the destination is element `k` of the fresh output, a distinct allocation.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                src.add(at as usize * elem),
-                dst.as_mut_ptr().add(k * elem),
-                elem,
-            );
-        }
+        // Checked all the same (a slice range), so that a flaw in that reasoning is an error,
+        // not a read outside `x`.
+        let from = usize::try_from(at)
+            .ok()
+            .and_then(|at| src.get(at * elem..(at + 1) * elem));
+        let (Some(from), Some(to)) = (from, dst.get_mut(k * elem..(k + 1) * elem)) else {
+            return Err(Error::internal(format!(
+                "{}: element {at} of the data for output element {k} is outside the tensors",
+                a.name
+            )));
+        };
+        to.copy_from_slice(from);
         for axis in (0..shape.len()).rev() {
             index[axis] += 1;
             if index[axis] < out_shape[axis] {
