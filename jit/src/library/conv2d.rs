@@ -323,7 +323,10 @@ const SPLIT_MIN: usize = 128;
 /// `rows_per` output channels.
 struct Split {
     col_tiles: usize,
-    tw: usize,
+    /// Tiles are whole units of this many columns (but the last, which ends the plane).
+    unit: usize,
+    units: usize,
+    plane: usize,
     row_blocks: usize,
     rows_per: usize,
 }
@@ -332,8 +335,15 @@ impl Split {
     /// For `gemms` GEMMs of `og` output channels, `plane` output positions and inner
     /// dimension `kdim`, on `threads` threads: tiles of about L2 size, and when those are too
     /// few to keep every thread busy (four tasks per thread, so that a thread delayed by
-    /// another process does not hold up the rest), equal narrower tiles, then blocks of
-    /// output channels, each a multiple of `align` channels (a panel of packed weights).
+    /// another process does not hold up the rest), narrower tiles, then blocks of output
+    /// channels, each a multiple of `align` channels (a panel of packed weights).
+    ///
+    /// The tiles are whole `unit`s of columns (the kernel's register tile: a partly masked
+    /// one costs as much as a full one), spread as evenly as units allow, and there are as
+    /// many tasks per thread when the units allow it. Tiles of one width rounded up to the
+    /// unit left a short last tile and one thread with a tile more: the 1×1 convolutions at
+    /// 28×28 (784 columns) were cut as 5 × 144 + 64, 15 register tiles on one thread and 12
+    /// on the other, where 25 split as 13 + 12.
     fn new(
         gemms: usize,
         og: usize,
@@ -341,18 +351,18 @@ impl Split {
         kdim: usize,
         threads: usize,
         align: usize,
+        unit: usize,
     ) -> Split {
+        let units = plane.div_ceil(unit).max(1);
         let by_cache = plane.div_ceil((TILE_ELEMENTS / kdim.max(1)).max(MIN_TILE));
         let target = if threads > 1 { 4 * threads } else { 1 };
         let want = target.div_ceil(gemms).min(plane / SPLIT_MIN).max(1);
-        let col_tiles = by_cache.max(want).clamp(1, plane.max(1));
-        // Equal tiles of whole 16-element vectors: no sliver of a tile at the end.
-        let tw = plane
-            .div_ceil(col_tiles)
-            .next_multiple_of(16)
-            .min(plane)
-            .max(1);
-        let col_tiles = plane.div_ceil(tw);
+        let mut col_tiles = by_cache.max(want).clamp(1, units);
+        // Tasks in a multiple of the threads, each thread the same number of them.
+        if threads > 1 && col_tiles > 1 {
+            let even = (col_tiles..=units).find(|t| (gemms * t) % threads == 0);
+            col_tiles = even.unwrap_or(col_tiles);
+        }
         let mut row_blocks = 1;
         if gemms * col_tiles < target {
             row_blocks = target.div_ceil(gemms * col_tiles).min((og / 16).max(1));
@@ -360,10 +370,18 @@ impl Split {
         let rows_per = og.div_ceil(row_blocks).next_multiple_of(align).max(1);
         Split {
             col_tiles,
-            tw,
+            unit,
+            units,
+            plane,
             row_blocks: og.div_ceil(rows_per).max(1),
             rows_per,
         }
+    }
+
+    /// The columns `c0..c1` of tile `ct`: units `⌊ct·units/tiles⌋..⌊(ct+1)·units/tiles⌋`.
+    fn cols(&self, ct: usize) -> (usize, usize) {
+        let at = |t: usize| (t * self.units / self.col_tiles * self.unit).min(self.plane);
+        (at(ct), at(ct + 1))
     }
 }
 
@@ -431,13 +449,11 @@ fn conv2d_with<T: Float>(
         kdim,
         if parallel { threads } else { 1 },
         if g.packed { CONV_PANEL } else { 1 },
+        // The positions-vectorized kernel's register tile is 32 columns (the GEMM's fit it
+        // too); the channel-vectorized kernel's tiles follow the rows of the image.
+        if g.packed { 16 } else { 32 },
     );
-    let Split {
-        col_tiles,
-        tw,
-        row_blocks,
-        rows_per,
-    } = split;
+    let (col_tiles, row_blocks, rows_per) = (split.col_tiles, split.row_blocks, split.rows_per);
     let tasks = g.n * g.groups * row_blocks * col_tiles;
     // f32 on AVX-512: the fused kernel, epilogue in registers, for the inner dimensions and
     // tile widths where it measures faster than the GEMM (see `small_k::takes`).
@@ -501,7 +517,7 @@ fn conv2d_with<T: Float>(
             t / (col_tiles * row_blocks) / g.groups,
             t / (col_tiles * row_blocks) % g.groups,
         );
-        let (c0, c1) = (ct * tw, ((ct + 1) * tw).min(plane));
+        let (c0, c1) = split.cols(ct);
         let (r0, r1) = (rb * rows_per, ((rb + 1) * rows_per).min(og));
         let width = c1 - c0;
         let image = &x.data[(n * g.c + grp * cg) * g.h * g.w..][..cg * g.h * g.w];
@@ -1593,5 +1609,46 @@ mod tests {
             Padded::<f32>::extent(&geometry(1, 2, 5000, 5000, 1), 2),
             None
         );
+    }
+
+    /// The column tiles partition the plane in order, each but the last whole units; the
+    /// tasks come in a multiple of the threads where the units allow it; and ResNet's 28×28
+    /// plane on two threads is cut so that neither thread gets more than 13 of its 25
+    /// register tiles (it got 15 of 27 when the tiles were one width rounded up).
+    #[test]
+    fn column_tiles_partition_the_plane_evenly() {
+        for plane in (1..700).chain([784, 3025, 3136, 12544]) {
+            for (kdim, threads, gemms, unit) in [
+                (16, 1, 1, 32),
+                (64, 2, 1, 32),
+                (512, 2, 3, 16),
+                (2304, 4, 1, 32),
+                (147, 2, 2, 16),
+            ] {
+                let s = Split::new(gemms, 64, plane, kdim, threads, 1, unit);
+                let mut end = 0;
+                for ct in 0..s.col_tiles {
+                    let (c0, c1) = s.cols(ct);
+                    assert!(
+                        c0 == end && c1 > c0,
+                        "plane {plane}: tile {ct} is {c0}..{c1}"
+                    );
+                    assert!(c0 % unit == 0 && (c1 % unit == 0 || c1 == plane));
+                    end = c1;
+                }
+                assert_eq!(end, plane, "plane {plane}");
+                let tasks = gemms * s.col_tiles * s.row_blocks;
+                if s.col_tiles > 1 && s.col_tiles < s.units {
+                    assert_eq!(tasks % threads, 0, "plane {plane}, {threads} threads");
+                }
+            }
+        }
+        let s = Split::new(1, 512, 784, 128, 2, 1, 32);
+        let units = |ct: usize| {
+            let (c0, c1) = s.cols(ct);
+            (c1 - c0).div_ceil(32)
+        };
+        let per_thread = |t: usize| (t..s.col_tiles).step_by(2).map(units).sum::<usize>();
+        assert_eq!((per_thread(0).max(per_thread(1)), s.col_tiles), (13, 6));
     }
 }
