@@ -8,7 +8,7 @@
 //! reason; for those the runner checks that import fails with an error naming the operator,
 //! so that the list stays true. `tests/data/slow.txt` lists models whose inference is too slow
 //! for every `cargo test` run; they are imported and compiled here, and run in full by
-//! `cargo run --release -p relaxjit-onnx --example backend_tests`.
+//! `cargo run --release -p relaxjit-onnx --example onnx_check -- onnx/tests/data/light`.
 //!
 //! `ONNX_TEST=name` runs only the tests whose name contains `name`.
 
