@@ -600,6 +600,16 @@ fn cases() -> Vec<Case> {
             &["bias", "gelu"],
             f32_,
         ),
+        // A transposed weight large enough for the pool: blocks of 32 output columns, one
+        // GEMM each (the last block 22 wide), in both float dtypes.
+        matmul(
+            dims(&[70, 130]),
+            dims(&[130, 150]),
+            true,
+            &["bias", "relu"],
+            f32_,
+        ),
+        matmul(dims(&[3, 70, 130]), dims(&[130, 150]), true, &[], "float64"),
         matmul(
             dims(&[16, 64]),
             dims(&[64, 32]),

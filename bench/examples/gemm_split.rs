@@ -1,6 +1,9 @@
 //! How to spread a small or medium f32 GEMM (m ≤ 128, as in a transformer block or a batch-64
 //! MLP) over the pool: the gemm crate's own threading against row or column halves on
-//! single-threaded GEMMs (fastest of interleaved rounds). `cargo run --release -p relaxjit-bench --example gemm_split`.
+//! single-threaded GEMMs (fastest of interleaved rounds), with the right operand by rows and by
+//! columns (`x @ w.T`, a linear layer's weight as stored), where `blocks` is the split
+//! `jit::library`'s `gemm_into` makes of a right operand by columns (blocks of output columns,
+//! four per thread). `cargo run --release -p relaxjit-bench --example gemm_split`.
 
 use std::time::Instant;
 
@@ -13,7 +16,8 @@ unsafe impl Send for P {}
 // SAFETY: as above.
 unsafe impl Sync for P {}
 
-/// `c[m×n] = a[m×k] @ b[k×n]` rows `r0..r1`, columns `c0..c1`.
+/// `c[m×n] = a[m×k] @ b[k×n]` rows `r0..r1`, columns `c0..c1`; with `tb`, `b` holds the
+/// right operand's transpose (`n × k`, row-major).
 #[allow(clippy::too_many_arguments)]
 fn block(
     a: &[f32],
@@ -24,7 +28,13 @@ fn block(
     k: usize,
     ld: usize,
     par: gemm::Parallelism,
+    tb: bool,
 ) {
+    let (b_at, b_cs, b_rs) = if tb {
+        (n.0 * k, k as isize, 1)
+    } else {
+        (n.0, 1, ld as isize)
+    };
     // SAFETY: the block lies inside the matrices.
     unsafe {
         gemm::gemm(
@@ -38,9 +48,9 @@ fn block(
             a.as_ptr().add(m.0 * k),
             1,
             k as isize,
-            b.as_ptr().add(n.0),
-            1,
-            ld as isize,
+            b.as_ptr().add(b_at),
+            b_cs,
+            b_rs,
             1.0,
             1.0,
             false,
@@ -81,40 +91,65 @@ fn main() {
         let mut c = vec![0f32; m * n];
         let cp = P(c.as_mut_ptr());
         let flop = 2.0 * (m * n * k) as f64;
-        let mut rayon_ = || {
-            block(
-                &a,
-                &b,
-                cp,
-                (0, m),
-                (0, n),
-                k,
-                n,
-                gemm::Parallelism::Rayon(0),
-            )
-        };
-        let mut one = || block(&a, &b, cp, (0, m), (0, n), k, n, gemm::Parallelism::None);
-        let mut rows = || {
-            let h = (m / 2).next_multiple_of(8).min(m);
-            [(0, h), (h, m)]
-                .into_par_iter()
-                .for_each(|r| block(&a, &b, cp, r, (0, n), k, n, gemm::Parallelism::None))
-        };
-        let mut cols = || {
-            let h = (n / 2).next_multiple_of(16).min(n);
-            [(0, h), (h, n)]
-                .into_par_iter()
-                .for_each(|cc| block(&a, &b, cp, (0, m), cc, k, n, gemm::Parallelism::None))
-        };
-        let t = fastest(&mut [&mut rayon_, &mut one, &mut rows, &mut cols]);
-        let (t_rayon, t_one, t_rows, t_cols) = (t[0], t[1], t[2], t[3]);
-        let g = |t: f64| format!("{:7.1}us {:6.1}GF", t * 1e6, flop / t * 1e-9);
-        println!(
-            "{m}x{k}x{n}: rayon {} | one {} | rows {} | cols {}",
-            g(t_rayon),
-            g(t_one),
-            g(t_rows),
-            g(t_cols)
-        );
+        for tb in [false, true] {
+            let mut rayon_ = || {
+                block(
+                    &a,
+                    &b,
+                    cp,
+                    (0, m),
+                    (0, n),
+                    k,
+                    n,
+                    gemm::Parallelism::Rayon(0),
+                    tb,
+                )
+            };
+            let mut one = || {
+                block(
+                    &a,
+                    &b,
+                    cp,
+                    (0, m),
+                    (0, n),
+                    k,
+                    n,
+                    gemm::Parallelism::None,
+                    tb,
+                )
+            };
+            let mut rows = || {
+                let h = (m / 2).next_multiple_of(8).min(m);
+                [(0, h), (h, m)]
+                    .into_par_iter()
+                    .for_each(|r| block(&a, &b, cp, r, (0, n), k, n, gemm::Parallelism::None, tb))
+            };
+            let mut cols = || {
+                let h = (n / 2).next_multiple_of(16).min(n);
+                [(0, h), (h, n)]
+                    .into_par_iter()
+                    .for_each(|cc| block(&a, &b, cp, (0, m), cc, k, n, gemm::Parallelism::None, tb))
+            };
+            let mut blocks = || {
+                let w = n
+                    .div_ceil(4 * rayon::current_num_threads())
+                    .next_multiple_of(16);
+                (0..n.div_ceil(w)).into_par_iter().for_each(|i| {
+                    let cc = (i * w, ((i + 1) * w).min(n));
+                    block(&a, &b, cp, (0, m), cc, k, n, gemm::Parallelism::None, tb)
+                })
+            };
+            let t = fastest(&mut [&mut rayon_, &mut one, &mut rows, &mut cols, &mut blocks]);
+            let g = |t: f64| format!("{:7.1}us {:6.1}GF", t * 1e6, flop / t * 1e-9);
+            println!(
+                "{m}x{k}x{n}{}: rayon {} | one {} | rows {} | cols {} | blocks {}",
+                if tb { " (b by columns)" } else { "" },
+                g(t[0]),
+                g(t[1]),
+                g(t[2]),
+                g(t[3]),
+                g(t[4])
+            );
+        }
     }
 }

@@ -684,6 +684,49 @@ unsafe fn gemm_into<T: Float>(
     rhs: Mat<T>,
     par: gemm::Parallelism,
 ) {
+    // A right operand stored by columns (`rhs.rs == 1`: the transposed weight of a linear
+    // layer, `x @ w.T`) the GEMM crate splits poorly over the pool. Blocks of output columns,
+    // four per thread, one single-threaded GEMM each, measured on two threads (`cargo run
+    // --release -p relaxjit-bench --example gemm_split`, rows "b by columns"): 64×784×512
+    // 463 → 304 µs, 128×1024×256 1112 → 524 µs, 128×256×256 162 → 91 µs (the same products
+    // with the operand by rows: 264, 333 and 85 µs).
+    let threads = rayon::current_num_threads();
+    if matches!(par, gemm::Parallelism::Rayon(_)) && rhs.rs == 1 && rhs.cs != 1 && threads > 1 {
+        let width = n.div_ceil(4 * threads).next_multiple_of(16);
+        if width < n {
+            let (dst, lhs_ptr, rhs_ptr) = (
+                SendPtr(dst),
+                SendPtr(lhs.ptr.cast_mut()),
+                SendPtr(rhs.ptr.cast_mut()),
+            );
+            let block = |b: usize| {
+                let j0 = b * width;
+                // SAFETY: columns `j0..j0 + w` of `dst` and `rhs` (`j0 + w <= n`), inside
+                // them by the caller's contract; the blocks' columns of `dst` are disjoint.
+                unsafe {
+                    gemm_into(
+                        m,
+                        width.min(n - j0),
+                        k,
+                        dst.get().add(j0),
+                        dst_rs,
+                        read_dst,
+                        Mat {
+                            ptr: lhs_ptr.get().cast_const(),
+                            ..lhs
+                        },
+                        Mat {
+                            ptr: rhs_ptr.get().offset(j0 as isize * rhs.cs).cast_const(),
+                            ..rhs
+                        },
+                        gemm::Parallelism::None,
+                    )
+                }
+            };
+            (0..n.div_ceil(width)).into_par_iter().for_each(block);
+            return;
+        }
+    }
     // SAFETY: the caller's contract is `gemm::gemm`'s (in-bounds strided operands, a
     // destination that aliases nothing); `alpha = beta = 1` makes it `dst = dst + lhs @ rhs`
     // when `read_dst`, `dst = lhs @ rhs` otherwise.
