@@ -360,7 +360,7 @@ impl Split {
         let mut col_tiles = by_cache.max(want).clamp(1, units);
         // Tasks in a multiple of the threads, each thread the same number of them.
         if threads > 1 && col_tiles > 1 {
-            let even = (col_tiles..=units).find(|t| (gemms * t) % threads == 0);
+            let even = (col_tiles..=units).find(|t| (gemms * t).is_multiple_of(threads));
             col_tiles = even.unwrap_or(col_tiles);
         }
         let mut row_blocks = 1;
@@ -1639,7 +1639,7 @@ mod tests {
                 assert_eq!(end, plane, "plane {plane}");
                 let tasks = gemms * s.col_tiles * s.row_blocks;
                 if s.col_tiles > 1 && s.col_tiles < s.units {
-                    assert_eq!(tasks % threads, 0, "plane {plane}, {threads} threads");
+                    assert!(tasks.is_multiple_of(threads), "plane {plane}, {threads} threads");
                 }
             }
         }
