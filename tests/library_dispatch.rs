@@ -2499,48 +2499,75 @@ fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Convolutions DispatchLibrary rewrites, with constant weights (as an imported model has):
-/// the rewrite rearranges the constant itself (conv1d: reshaped to `[O, C, 1, K]`;
+/// Convolutions and matmuls DispatchLibrary rewrites, with constant weights (as an imported
+/// model has): the rewrite rearranges the constant itself (conv1d: reshaped to `[O, C, 1, K]`;
 /// conv1d_transpose and conv2d_transpose: each group transposed to OIHW and flipped; conv3d:
-/// `[O, kd·C/g, kh, kw]`), so that the conv2d dispatch packs it, and the result matches the TIR
-/// path in both exec modes.
+/// `[O, kd·C/g, kh, kw]`, so that the conv2d dispatch packs it; a transposed matmul weight is
+/// read transposed), and the result matches the TIR path in both exec modes.
 #[test]
 fn constant_weights_match_the_tir_path() {
-    // The call, its data shape, weight shape and output shape.
-    type Shaped<'a> = (&'a str, &'a [i64], &'a [i64], &'a [i64]);
-    let cases: [Shaped; 5] = [
+    // The call, its data shape, weight shape and output shape, and the library call expected.
+    type Shaped<'a> = (&'a str, &'a [i64], &'a [i64], &'a [i64], &'a str);
+    let tb = r#"R.matmul(x, R.permute_dims(metadata["ir.GenericConst"][0], axes=None), out_dtype="void")"#;
+    let cases: [Shaped; 8] = [
+        (
+            tb,
+            &[3, 40, 70],
+            &[50, 70],
+            &[3, 40, 50],
+            "relaxjit.matmul_tb_relu in:",
+        ),
+        (
+            tb,
+            &[2, 70],
+            &[50, 70],
+            &[2, 50],
+            "relaxjit.matmul_tb_relu in:",
+        ),
+        (
+            tb,
+            &[1, 70],
+            &[50, 70],
+            &[1, 50],
+            "relaxjit.matmul_tb_relu in:",
+        ),
         (
             r#"R.nn.conv1d(x, metadata["ir.GenericConst"][0], strides=[1], padding=[1, 1], dilation=[1], groups=1, data_layout="NCW", kernel_layout="OIW", out_layout="NCW", out_dtype="void")"#,
             &[1, 64, 120],
             &[64, 64, 3],
             &[1, 64, 120],
+            "relaxjit.conv2d",
         ),
         (
             r#"R.nn.conv2d_transpose(x, metadata["ir.GenericConst"][0], strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[0, 0], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="IOHW", out_layout="NCHW", out_dtype="void")"#,
             &[1, 16, 9, 7],
             &[16, 24, 4, 4],
             &[1, 24, 18, 14],
+            "relaxjit.conv2d",
         ),
         (
             r#"R.nn.conv2d_transpose(x, metadata["ir.GenericConst"][0], strides=[2, 1], padding=[1, 2, 0, 1], output_padding=[1, 0], dilation=[2, 1], groups=4, data_layout="NCHW", kernel_layout="IOHW", out_layout="NCHW", out_dtype="void")"#,
             &[1, 32, 9, 7],
             &[32, 8, 3, 4],
             &[1, 32, 21, 7],
+            "relaxjit.conv2d",
         ),
         (
             r#"R.nn.conv1d_transpose(x, metadata["ir.GenericConst"][0], strides=[2], padding=[1, 0], output_padding=[1], dilation=[2], groups=2, data_layout="NCW", kernel_layout="IOW", out_layout="NCW", out_dtype="void")"#,
             &[1, 16, 30],
             &[16, 12, 3],
             &[1, 24, 63],
+            "relaxjit.conv2d",
         ),
         (
             r#"R.nn.conv3d(x, metadata["ir.GenericConst"][0], strides=[1, 2, 1], padding=[1, 1, 1, 1, 0, 1], dilation=[1, 1, 1], groups=2, data_layout="NCDHW", kernel_layout="OIDHW", out_layout="NCDHW", out_dtype="void")"#,
             &[2, 16, 6, 9, 8],
             &[32, 8, 3, 3, 3],
             &[2, 32, 6, 4, 8],
+            "relaxjit.conv2d",
         ),
     ];
-    for (i, (call, x_shape, w_shape, y_shape)) in cases.into_iter().enumerate() {
+    for (i, (call, x_shape, w_shape, y_shape, kernel)) in cases.into_iter().enumerate() {
         let tensor = |s: &[i64]| {
             let s: Vec<String> = s.iter().map(i64::to_string).collect();
             format!("R.Tensor(({}), dtype=\"float32\")", s.join(", "))
@@ -2568,7 +2595,7 @@ fn constant_weights_match_the_tir_path() {
                 .unwrap();
             if exec_mode == ExecMode::Bytecode {
                 let listing = m.executable().as_text();
-                assert_eq!(listing.contains("relaxjit.conv2d"), library, "{listing}");
+                assert_eq!(listing.contains(kernel), library, "{listing}");
             }
             values(&m.run("main", std::slice::from_ref(&x)).unwrap())
         };

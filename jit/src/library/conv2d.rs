@@ -1639,7 +1639,10 @@ mod tests {
                 assert_eq!(end, plane, "plane {plane}");
                 let tasks = gemms * s.col_tiles * s.row_blocks;
                 if s.col_tiles > 1 && s.col_tiles < s.units {
-                    assert!(tasks.is_multiple_of(threads), "plane {plane}, {threads} threads");
+                    assert!(
+                        tasks.is_multiple_of(threads),
+                        "plane {plane}, {threads} threads"
+                    );
                 }
             }
         }
