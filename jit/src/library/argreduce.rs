@@ -129,40 +129,96 @@ fn run_with<T: Elem, const MAX: bool>(
         return;
     }
     let block = len * inner;
-    // One outer position: `inner` results from `len × inner` elements.
-    let one = |(o, d): (usize, &mut [i64])| {
-        let x = &src[o * block..][..block];
-        if inner == 1 {
-            d[0] = run_of::<T, MAX>(x);
+    let threads = rayon::current_num_threads();
+    let parallel = src.len() >= PARALLEL_ELEMENTS && threads > 1;
+    // One outer position's results, or, when there is only one, blocks of its lanes (runs
+    // side by side), four per thread: with `position_avx512`, argmin along the first axis of
+    // 1024 × 1024 `float32` on two threads 468–484 → 97–117 µs (numpy's `argmin(axis=0)`:
+    // 5.3 ms), measured with `relaxjit bench` on `R.argmin(x, axis=0)`.
+    let lanes = if parallel && outer == 1 && inner >= 2 * MIN_LANES {
+        inner
+            .div_ceil(4 * threads)
+            .next_multiple_of(LANE_BLOCK)
+            .max(MIN_LANES)
+    } else {
+        inner
+    };
+    let per_row = inner.div_ceil(lanes);
+    // Task `t`: outer position `t / per_row`, its lanes from `(t % per_row) · lanes`.
+    let one = |(t, d): (usize, &mut [i64])| {
+        let x = &src[t / per_row * block..][..block];
+        let lo = t % per_row * lanes;
+        #[cfg(target_arch = "x86_64")]
+        if inner > 1 && std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above.
+            unsafe { position_avx512::<T, MAX>(x, inner, lo, d) };
             return;
         }
-        // Runs side by side: the fold, lane by lane, in order along the axis. A lane's index
-        // is always below `k` (the fold sets them in increasing order), so the fold keeps the
-        // pair exactly when its value is better or equal, `v >= s` for a maximum (false for
-        // a NaN on either side, which is then replaced, as the fold does); otherwise the pair
-        // becomes `(k, s)`. (Where it keeps an equal value the fold stores `s`; the two can
-        // differ only as zeros of opposite signs, which compare equal from then on.)
-        let mut val = vec![T::extreme(MAX); inner];
-        d.fill(-1);
-        for (k, row) in x.chunks_exact(inner).enumerate() {
-            let k = k as i64;
-            for ((idx, v), &s) in d.iter_mut().zip(val.iter_mut()).zip(row) {
-                let keep = if MAX { *v >= s } else { *v <= s };
-                *idx = if keep { *idx } else { k };
-                *v = if keep { *v } else { s };
-            }
-        }
+        position::<T, MAX>(x, inner, lo, d);
     };
-    if src.len() >= PARALLEL_ELEMENTS && outer > 1 && rayon::current_num_threads() > 1 {
+    // Blocks of lanes only for one outer position: the tasks are the output's chunks either way.
+    if parallel && outer * per_row > 1 {
         // Tasks of at least PARALLEL_ELEMENTS / 4 elements: short runs do not make a task each.
-        let per_task = (PARALLEL_ELEMENTS / 4).div_ceil(block.max(1)).max(1);
-        dst.par_chunks_mut(inner)
+        let per_task = (PARALLEL_ELEMENTS / 4)
+            .div_ceil((len * lanes).max(1))
+            .max(1);
+        dst.par_chunks_mut(lanes)
             .enumerate()
             .with_min_len(per_task)
             .for_each(one);
     } else {
-        dst.chunks_mut(inner).enumerate().for_each(one);
+        dst.chunks_mut(lanes).enumerate().for_each(one);
     }
+}
+
+/// The fewest lanes a task of runs side by side takes, and the multiple its lanes come in.
+const MIN_LANES: usize = 256;
+const LANE_BLOCK: usize = 64;
+
+/// The results `d` of one outer position's lanes `lo..lo + d.len()`, from its `len × inner`
+/// elements `x`.
+#[inline(always)]
+fn position<T: Elem, const MAX: bool>(x: &[T], inner: usize, lo: usize, d: &mut [i64]) {
+    if inner == 1 {
+        d[0] = run_of::<T, MAX>(x);
+        return;
+    }
+    // Runs side by side: the fold, lane by lane, in order along the axis. A lane's index is
+    // always below `k` (the fold sets them in increasing order), so the fold keeps the pair
+    // exactly when its value is better or equal, `v >= s` for a maximum (false for a NaN on
+    // either side, which is then replaced, as the fold does); otherwise the pair becomes
+    // `(k, s)`. (Where it keeps an equal value the fold stores `s`; the two can differ only as
+    // zeros of opposite signs, which compare equal from then on.)
+    let mut val = vec![T::extreme(MAX); d.len()];
+    d.fill(-1);
+    for (k, row) in x.chunks_exact(inner).enumerate() {
+        let k = k as i64;
+        let row = &row[lo..][..d.len()];
+        for ((idx, v), &s) in d.iter_mut().zip(val.iter_mut()).zip(row) {
+            let keep = if MAX { *v >= s } else { *v <= s };
+            *idx = if keep { *idx } else { k };
+            *v = if keep { *v } else { s };
+        }
+    }
+}
+
+/// [`position`] compiled for AVX-512: its loops are written to vectorize, and take 16 lanes
+/// of `float32` per instruction instead of SSE's 4. Runs side by side only: argmin along the
+/// first axis of 1024 × 1024 `float32` on one thread 470 → 142–159 µs, where along the last
+/// axis (one run at a time, bound by memory: 88–90 µs on two threads, numpy's `argmax(axis=1)`
+/// 111 µs) it measured 7% slower.
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn position_avx512<T: Elem, const MAX: bool>(
+    x: &[T],
+    inner: usize,
+    lo: usize,
+    d: &mut [i64],
+) {
+    position::<T, MAX>(x, inner, lo, d);
 }
 
 /// The arg reduction of one contiguous run, as the fold computes it.
