@@ -21,10 +21,11 @@
 //! (sum/mean/max/min/prod/variance/std, argmax/argmin), [`matmul`], [`nn`] (softmax, norms,
 //! convolutions, pools, pad, activations), [`manipulate`] (reshape and data movement),
 //! [`create`] (full/zeros/ones/arange/tril/triu), [`sort`] (sort/argsort/topk/cumsum), [`image`]
-//! (resize2d), [`qdq`] (quantize/dequantize).
+//! (resize2d), [`qdq`] (quantize/dequantize), [`grad`] (the backward operators of `R.grad.*`).
 
 mod create;
 mod elementwise;
+mod grad;
 mod image;
 mod manipulate;
 mod matmul;
@@ -637,4 +638,5 @@ fn rule(op: &str) -> Option<Rule> {
         .or_else(|| sort::rule(name))
         .or_else(|| image::rule(name))
         .or_else(|| qdq::rule(name))
+        .or_else(|| grad::rule(name))
 }

@@ -35,6 +35,7 @@ mod binary;
 mod call;
 pub(crate) mod common;
 mod create;
+mod grad;
 pub(crate) mod image;
 mod index;
 pub(crate) mod layout;

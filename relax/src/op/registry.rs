@@ -3,7 +3,9 @@
 //! modules).
 
 use super::{CanonicalizeFn, InferFn, OpDef, OpParam, ParamKind};
-use super::{binary, call, create, image, index, linalg, manipulate, nn, qdq, reduce, sort, unary};
+use super::{
+    binary, call, create, grad, image, index, linalg, manipulate, nn, qdq, reduce, sort, unary,
+};
 use crate::ir::AttrValue;
 
 const fn e(name: &'static str) -> OpParam {
@@ -222,6 +224,21 @@ const POOL1D_AVG: &[OpParam] = &[
     ad("out_layout", none),
 ];
 const POOL2D: &[OpParam] = &[
+    e("data"),
+    ad("pool_size", || ints(&[1, 1])),
+    ad("strides", || ints(&[1, 1])),
+    ad("dilation", || ints(&[1, 1])),
+    ad("padding", || ints(&[0, 0, 0, 0])),
+    ad("ceil_mode", false_),
+    ad("count_include_pad", false_),
+    ad("layout", || s("NCHW")),
+    ad("out_layout", none),
+];
+/// `R.grad.{max,avg}_pool2d_backward`: TVM's `Pool2DAttrs` in its printing order (`dilation`
+/// before `padding`, unlike the Python signature: pass those two by keyword). Both default
+/// `count_include_pad` to false, as TVM's Python functions do.
+const POOL2D_BACKWARD: &[OpParam] = &[
+    e("output_grad"),
     e("data"),
     ad("pool_size", || ints(&[1, 1])),
     ad("strides", || ints(&[1, 1])),
@@ -1356,6 +1373,49 @@ pub(super) static OPS: &[OpDef] = &[
         "R.grad.no_grad",
         &[e("input")],
         call::infer_same_as_arg0,
+    ),
+    // ---- R.grad.*: backward operators that the Gradient pass emits ----
+    op(
+        "relax.grad.nll_loss_backward",
+        "R.grad.nll_loss_backward",
+        &[
+            e("output_grad"),
+            e("predictions"),
+            e("targets"),
+            ed("weights", none),
+            ad("reduction", || s("mean")),
+            ad("ignore_index", || AttrValue::Int(-100)),
+        ],
+        grad::infer_nll_loss_backward,
+    ),
+    opc(
+        "relax.grad.max_pool2d_backward",
+        "R.grad.max_pool2d_backward",
+        POOL2D_BACKWARD,
+        grad::infer_pool2d_backward,
+        grad::canon_pool2d_backward,
+    ),
+    opc(
+        "relax.grad.avg_pool2d_backward",
+        "R.grad.avg_pool2d_backward",
+        POOL2D_BACKWARD,
+        grad::infer_pool2d_backward,
+        grad::canon_pool2d_backward,
+    ),
+    // TVM's constructor sets only `axis` of its `TakeAttrs`; `mode` keeps the empty string
+    // (the reflection default "fast" applies only to attrs made through reflection), and the
+    // printer prints it: `mode=""`.
+    op(
+        "relax.grad.take_backward",
+        "R.grad.take_backward",
+        &[
+            e("output_grad"),
+            e("x"),
+            e("indices"),
+            ad("axis", none),
+            ad("mode", || s("")),
+        ],
+        grad::infer_take_backward,
     ),
 ];
 

@@ -1,0 +1,11 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(output_grad: R.Tensor((2, 1, 3, 3), dtype="float32"), data: R.Tensor((2, 1, 6, 5), dtype="float32")) -> R.Tensor((2, 1, 6, 5), dtype="float32"):
+        with R.dataflow():
+            gv: R.Tensor((2, 1, 6, 5), dtype="float32") = R.grad.avg_pool2d_backward(output_grad, data, pool_size=[3, 2], strides=[2, 2], dilation=[1, 1], padding=[0, 1, 1, 0], ceil_mode=True, count_include_pad=True, layout="NCHW", out_layout="NCHW")
+            R.output(gv)
+        return gv

@@ -1,0 +1,11 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(output_grad: R.Tensor((1,), dtype="float32"), x: R.Tensor((4,), dtype="float32"), indices: R.Tensor((1,), dtype="int64")) -> R.Tensor((4,), dtype="float32"):
+        with R.dataflow():
+            gv: R.Tensor((4,), dtype="float32") = R.grad.take_backward(output_grad, x, indices, axis=0, mode="")
+            R.output(gv)
+        return gv
