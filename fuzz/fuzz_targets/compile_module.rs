@@ -10,8 +10,12 @@
 //! for f in ../tests/conformance/*/*.py ../tests/user_style/*/*.py ../examples/*.py; do
 //!     cp "$f" "corpus/compile_module/$(basename "$(dirname "$f")")_$(basename "$f")"
 //! done
-//! cargo +nightly fuzz run compile_module corpus/compile_module -- -max_len=65536 -timeout=10
+//! ASAN_OPTIONS=allocator_may_return_null=1 cargo +nightly fuzz run compile_module \
+//!     corpus/compile_module -- -max_len=65536 -timeout=10 -rss_limit_mb=4096
 //! ```
+//!
+//! `allocator_may_return_null=1`: a module may ask for more memory than exists, which a
+//! normal build reports as "out of memory" but ASan turns into an abort.
 
 #![no_main]
 

@@ -9,7 +9,7 @@
 //! find .. -name '*.npy' -not -path '../target/*' | while read f; do
 //!     cp "$f" "corpus/read_npy/$(echo "${f#../}" | tr / _)"
 //! done
-//! cargo +nightly fuzz run read_npy corpus/read_npy -- -rss_limit_mb=512
+//! cargo +nightly fuzz run read_npy corpus/read_npy -- -max_len=4096 -rss_limit_mb=1024
 //! ```
 
 #![no_main]
