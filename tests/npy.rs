@@ -108,9 +108,8 @@ fn written_headers_are_what_numpy_reads() {
     let bytes = to_npy_bytes(&t).unwrap();
     let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
     let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
-    // npyz writes a trailing comma in every shape tuple (`(2, 3, )`), which Python reads.
     assert!(
-        header.starts_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3, ), }"),
+        header.starts_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"),
         "{header}"
     );
     assert_eq!((10 + header_len) % 16, 0, "the data is aligned");
