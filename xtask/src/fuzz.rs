@@ -1,7 +1,7 @@
 //! `cargo xtask fuzz`: the kernel differential fuzzer (`kernel_fuzz`) for a while.
 //!
 //! ```text
-//! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+//! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T] [--slow-compile-ms M]
 //! ```
 //!
 //! Checks seeds S, S+1, … for N seconds (default 60) or C seeds. A kernel that crashes or
@@ -9,7 +9,10 @@
 //! program, re-run as `xtask fuzz-worker`) that reports each seed on its standard output: a
 //! child that dies is a crash at the seed it was on, one silent for T seconds (default 20) is a
 //! hang; either way it is restarted at the next seed. The child shrinks every mismatch before
-//! reporting it. The run ends with the counts, then every finding with its (shrunk) program;
+//! reporting it. A case whose check takes longer than M milliseconds (default 1000) has its
+//! kernel compiled again under each setting, timed: a compile slower than M ms is a finding too
+//! (`slow-compile`, with the size of the Cranelift functions), since a JIT must compile in
+//! milliseconds. The run ends with the counts, then every finding with its (shrunk) program;
 //! the exit status is nonzero if there was any.
 
 use std::io::{BufRead, BufReader, Write};
@@ -19,8 +22,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str =
-    "usage: cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]";
+const USAGE: &str = "usage: cargo xtask fuzz [--seconds N] [--seed S] [--count C] \
+     [--stall-seconds T] [--slow-compile-ms M]";
 
 /// Candidate runs the worker spends shrinking one mismatch.
 const SHRINK_BUDGET: usize = 400;
@@ -30,6 +33,7 @@ struct FuzzArgs {
     seed: u64,
     count: Option<u64>,
     stall: u64,
+    slow_ms: u64,
 }
 
 fn parse(args: &[String]) -> Result<FuzzArgs> {
@@ -38,6 +42,7 @@ fn parse(args: &[String]) -> Result<FuzzArgs> {
         seed: 0,
         count: None,
         stall: 20,
+        slow_ms: 1000,
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -52,6 +57,7 @@ fn parse(args: &[String]) -> Result<FuzzArgs> {
             "--seed" => a.seed = value()?,
             "--count" => a.count = Some(value()?),
             "--stall-seconds" => a.stall = value()?.max(1),
+            "--slow-compile-ms" => a.slow_ms = value()?,
             "-h" | "--help" => bail!("{USAGE}"),
             other => bail!("unexpected argument `{other}`\n{USAGE}"),
         }
@@ -59,18 +65,52 @@ fn parse(args: &[String]) -> Result<FuzzArgs> {
     Ok(a)
 }
 
-/// The child: checks seeds from `args[0]` on, one report line per seed.
+/// The compiles of `case` slower than `slow`: per setting, its time and Cranelift size.
+fn slow_compiles(case: &kernel_fuzz::Case, slow: Duration) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, options) in kernel_fuzz::diff::CONFIGS {
+        let t = Instant::now();
+        let insts = relaxjit::jit::kernel::clif_instructions(&case.func, options);
+        let took = t.elapsed();
+        if took > slow {
+            let insts = insts.map_or_else(|e| e.to_string(), |n| n.to_string());
+            out.push(format!(
+                "{name}: {} ms, {insts} Cranelift instructions",
+                took.as_millis()
+            ));
+        }
+    }
+    out
+}
+
+/// The child: checks seeds from `args[0]` on (compiles slower than `args[1]` ms are
+/// reported), one report line per seed, after a `slow` line for a slow compile.
 pub fn worker(args: &[String]) -> Result<bool> {
     let mut seed: u64 = args
         .first()
         .context("fuzz-worker needs a seed")?
         .parse()
         .context("fuzz-worker needs a numeric seed")?;
+    let slow = Duration::from_millis(match args.get(1) {
+        Some(ms) => ms
+            .parse()
+            .context("fuzz-worker needs a number of milliseconds")?,
+        None => 1000,
+    });
     let out = std::io::stdout();
     loop {
         writeln!(out.lock(), "start {seed}")?;
         let case = kernel_fuzz::generate(seed);
-        let line = match kernel_fuzz::check(&case) {
+        let started = Instant::now();
+        let verdict = kernel_fuzz::check(&case);
+        if started.elapsed() > slow {
+            let slow = slow_compiles(&case, slow);
+            if !slow.is_empty() {
+                let report = format!("{}\n{}", slow.join("\n"), kernel_fuzz::describe(&case));
+                writeln!(out.lock(), "slow {seed} {}", escape(&report))?;
+            }
+        }
+        let line = match verdict {
             kernel_fuzz::Verdict::Agree(e) => format!("agree {seed} {}", e.class()),
             kernel_fuzz::Verdict::Skipped(s) => format!("skip {seed} {s:?}"),
             kernel_fuzz::Verdict::Mismatch(m) => {
@@ -114,10 +154,10 @@ struct Worker {
     lines: mpsc::Receiver<String>,
 }
 
-fn spawn(seed: u64) -> Result<Worker> {
+fn spawn(seed: u64, slow_ms: u64) -> Result<Worker> {
     let exe = std::env::current_exe().context("locating the xtask executable")?;
     let mut child = Command::new(exe)
-        .args(["fuzz-worker", &seed.to_string()])
+        .args(["fuzz-worker", &seed.to_string(), &slow_ms.to_string()])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -145,7 +185,7 @@ pub fn run(args: &[String]) -> Result<bool> {
     let mut counts: std::collections::BTreeMap<String, u64> = Default::default();
     let mut findings: Vec<(u64, String)> = Vec::new();
     let mut next = a.seed;
-    let mut worker = spawn(next)?;
+    let mut worker = spawn(next, a.slow_ms)?;
     let mut current: Option<u64> = None;
     let mut shrinking = false;
     while Instant::now() < deadline && end.is_none_or(|e| next < e || current.is_some()) {
@@ -164,6 +204,13 @@ pub fn run(args: &[String]) -> Result<bool> {
                         shrinking = false;
                     }
                     Some("shrinking") => shrinking = true,
+                    Some("slow") => {
+                        *counts.entry("slow-compile".into()).or_default() += 1;
+                        findings.push((
+                            seed,
+                            format!("slow compile: {}", unescape(rest.unwrap_or(""))),
+                        ));
+                    }
                     Some(tag) => {
                         executed += 1;
                         current = None;
@@ -203,7 +250,7 @@ pub fn run(args: &[String]) -> Result<bool> {
                 }
                 current = None;
                 shrinking = false;
-                worker = spawn(next)?;
+                worker = spawn(next, a.slow_ms)?;
             }
         }
     }

@@ -1349,8 +1349,41 @@ impl Translator<'_, '_> {
     /// buffer is flat index 0), where the interpreter, which checks each dimension, reports out
     /// of bounds. Narrower indices wrap as TVM's LLVM code does (the interpreter agrees), and
     /// operands below any other operation are plain values.
+    ///
+    /// A flattened gather's dimension check (`T.Let` of the gathered index around a `T.Select`
+    /// of the flat index, `tir::transform::Flatten`) is looked through: the flag is that of
+    /// the chosen arm, so `A[-2^63, A[0, 0]]` of an (n, 2) `A` (flat `-2^63 * 2 + i`, which
+    /// wraps to `i`) is out of bounds as it is for the interpreter. The evaluation order is
+    /// `expr`'s.
     fn index_with_overflow(&mut self, e: &PrimExpr) -> Result<(Value, Option<Value>)> {
         let dt = e.dtype();
+        match e.kind() {
+            ExprKind::Let { var, value, body } => {
+                let v = self.expr(value)?;
+                self.define(var, v)?;
+                return self.index_with_overflow(body);
+            }
+            ExprKind::Select {
+                cond,
+                true_value,
+                false_value,
+            } if dt.lanes == 1 => {
+                let c = self.expr(cond)?;
+                let (t, ft) = self.index_with_overflow(true_value)?;
+                let (f, ff) = self.index_with_overflow(false_value)?;
+                let v = self.b.ins().select(c, t, f);
+                let flag = match (ft, ff) {
+                    (None, None) => None,
+                    (ft, ff) => {
+                        let ft = ft.unwrap_or_else(|| self.iconst(types::I8, 0));
+                        let ff = ff.unwrap_or_else(|| self.iconst(types::I8, 0));
+                        Some(self.b.ins().select(c, ft, ff))
+                    }
+                };
+                return Ok((v, flag));
+            }
+            _ => {}
+        }
         let ExprKind::Binary { op, a, b } = e.kind() else {
             return Ok((self.expr(e)?, None));
         };

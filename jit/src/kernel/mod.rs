@@ -307,7 +307,8 @@ impl Options0 {
     }
 }
 
-/// Translates and defines one kernel (as `id`) and the parallel loop bodies it outlines.
+/// Translates and defines one kernel (as `id`) and the parallel loop bodies it outlines;
+/// returns its metadata and the number of Cranelift instructions translated (all functions).
 fn compile_one(
     module: &mut CodeBuilder,
     ctx: &mut cranelift_codegen::Context,
@@ -316,7 +317,7 @@ fn compile_one(
     id: cranelift_module::FuncId,
     sig: &cranelift_codegen::ir::Signature,
     o: Options0,
-) -> Result<KernelMeta> {
+) -> Result<(KernelMeta, usize)> {
     let frontend = module.target_config();
     ctx.func.signature = sig.clone();
     let (mut meta, outlines) = {
@@ -337,6 +338,7 @@ fn compile_one(
             }
         }
     };
+    let mut insts = ctx.func.dfg.num_insts();
     let defined = define_function(module, id, ctx);
     module.clear_context(ctx);
     defined?;
@@ -362,11 +364,12 @@ fn compile_one(
                 }
             }
         }
+        insts += ctx.func.dfg.num_insts();
         let defined = define_function(module, outline.id, ctx);
         module.clear_context(ctx);
         defined?;
     }
-    Ok(meta)
+    Ok((meta, insts))
 }
 
 /// Cranelift's compile of the function in `ctx`, defined as `id`. Cranelift reports what its
@@ -433,14 +436,23 @@ fn object_key(func: &PrimFunc, options: CompileOptions) -> [u8; 32] {
     h.finalize()
 }
 
+/// The number of Cranelift instructions `func` translates to under `options` (the kernel's
+/// function and the loop bodies it outlines, before Cranelift's own passes): the size of what
+/// the register allocator is given, which is what a kernel's compile time follows. Compiles
+/// `func` (without remembering it); for tests and diagnostics.
+pub fn clif_instructions(func: &PrimFunc, options: CompileOptions) -> Result<usize> {
+    Ok(compile_object(&host_isa()?, func, options)?.1)
+}
+
 /// Compiles one PrimFunc into its own object: vector code first; if Cranelift cannot lower
 /// some vector operation on this host, the scalar translation is always possible, in a fresh
-/// builder so that nothing of the first attempt remains.
+/// builder so that nothing of the first attempt remains. Also returns the number of Cranelift
+/// instructions the object was compiled from.
 fn compile_object(
     isa: &OwnedTargetIsa,
     func: &PrimFunc,
     options: CompileOptions,
-) -> Result<KernelObject> {
+) -> Result<(KernelObject, usize)> {
     let host = HostFeatures::of_isa(&**isa);
     let call_conv = isa.default_call_conv();
     // Fused elementwise chains as one pass over memory (a loop transform too).
@@ -490,11 +502,12 @@ fn compile_object(
                 contract: options.contract_fma,
             },
         )
-        .and_then(|meta| {
-            Ok(KernelObject {
+        .and_then(|(meta, insts)| {
+            let object = KernelObject {
                 blob: module.finish()?,
                 meta,
-            })
+            };
+            Ok((object, insts))
         })
         .map_err(|e| match e {
             Error::Unsupported(m) => Error::Unsupported(format!("`{}`: {m}", func.name)),
@@ -532,7 +545,7 @@ impl KernelLibrary {
             let key = object_key(func, options);
             let object = match OBJECTS.get(&key) {
                 Some(o) => o.clone(),
-                None => remember(key, Arc::new(compile_object(&isa, func, options)?)),
+                None => remember(key, Arc::new(compile_object(&isa, func, options)?.0)),
             };
             objects.push(object);
         }

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use crate::ir::{
-    BinaryOp, Buffer, BufferNode, CmpOp, DataType, ExprKind, PrimExpr, Stmt, StmtKind, VarId,
+    BinaryOp, Buffer, BufferNode, CmpOp, DataType, ExprKind, PrimExpr, Stmt, StmtKind, Var, VarId,
 };
 use crate::transform::has_load;
 use crate::transform::mutator::{Mutator, substitute, walk_stmt};
@@ -136,46 +136,67 @@ impl<'a> Flatten<'a> {
 }
 
 impl Mutator for Flatten<'_> {
+    /// An index read from memory (a gather's, a scatter's) may lie outside its dimension while
+    /// the flat index stays inside the buffer: `x[0, 4]` of a 3×4 `x` is `x[1, 0]`. Such an
+    /// index is checked against its dimension here; out of range, the flat index becomes one
+    /// outside the buffer (the index itself if negative, else past the end by as much as it is
+    /// past its dimension), which code generation's bounds check rejects.
+    ///
+    /// The check reads the index five times, so the index is bound once to a fresh variable
+    /// (`T.Let`) and the check reads the variable. **Bound:** the flat access is the original
+    /// indices, each appearing once, plus a constant number of nodes per dimension
+    /// (`O(dims)` and the buffer's shape), so flattening grows an expression tree linearly.
+    /// Reading the index itself five times instead made the tree grow by a factor of six per
+    /// level of nested gathers (`A[0, A[0, A[0, …]]]`): every pass walking the tree and the
+    /// translator, which emits a tree node by node, took time exponential in the nesting
+    /// depth (a fuzzed kernel of depth 6 gave Cranelift a function of a million
+    /// instructions). The checked indices are evaluated in dimension order, before the rest of
+    /// the flat index, as before.
     fn access(&mut self, buffer: &Buffer, indices: Vec<PrimExpr>) -> (Buffer, Vec<PrimExpr>) {
         let bound = self.bound;
         let view = self.view(buffer);
         let mut index = view.elem_offset.clone();
-        for (i, s) in indices.iter().zip(&view.strides) {
-            // A vector index (a `Ramp`) keeps its lanes: scale the stride, not the lanes.
-            index = add(index, mul(to_i64(i), s.clone()));
-        }
-        // An index read from memory (a gather's, a scatter's) may lie outside its dimension
-        // while the flat index stays inside the buffer: `x[0, 4]` of a 3×4 `x` is `x[1, 0]`.
-        // Such an index is checked against its dimension here; out of range, the flat index
-        // becomes one outside the buffer (the index itself if negative, else past the end by
-        // as much as it is past its dimension), which code generation's bounds check rejects.
-        if indices.len() > 1 {
-            let extent = view.flat.shape[0].clone();
-            for (d, i) in indices.iter().enumerate().rev() {
-                if !has_load(i) || i.dtype().lanes != 1 {
-                    continue;
-                }
+        // Per checked dimension: its variable, the index (`int64`) and the dimension's extent.
+        let mut checked: Vec<(Var, PrimExpr, PrimExpr)> = Vec::new();
+        for (d, (i, s)) in indices.iter().zip(&view.strides).enumerate() {
+            let gather = indices.len() > 1 && i.dtype().lanes == 1 && has_load(i);
+            let i = to_i64(i);
+            let term = if gather {
+                let v = Var::new(format!("{}_i{d}", buffer.name), DataType::INT64);
                 let n = substitute(&to_i64(&buffer.shape[d]), bound);
-                let i = to_i64(i);
-                let inside = PrimExpr::new(ExprKind::And(
-                    PrimExpr::cmp(CmpOp::Ge, i.clone(), PrimExpr::i64(0)),
-                    PrimExpr::cmp(CmpOp::Lt, i.clone(), n.clone()),
-                ));
-                let past_end = add(
-                    extent.clone(),
-                    PrimExpr::binary(BinaryOp::Sub, i.clone(), n),
-                );
-                let outside = PrimExpr::new(ExprKind::Select {
-                    cond: PrimExpr::cmp(CmpOp::Lt, i.clone(), PrimExpr::i64(0)),
-                    true_value: i,
-                    false_value: past_end,
-                });
-                index = PrimExpr::new(ExprKind::Select {
+                checked.push((v.clone(), i, n));
+                PrimExpr::from(&v)
+            } else {
+                i
+            };
+            // A vector index (a `Ramp`) keeps its lanes: scale the stride, not the lanes.
+            index = add(index, mul(term, s.clone()));
+        }
+        let extent = view.flat.shape[0].clone();
+        for (v, value, n) in checked.into_iter().rev() {
+            let i = PrimExpr::from(&v);
+            let inside = PrimExpr::new(ExprKind::And(
+                PrimExpr::cmp(CmpOp::Ge, i.clone(), PrimExpr::i64(0)),
+                PrimExpr::cmp(CmpOp::Lt, i.clone(), n.clone()),
+            ));
+            let past_end = add(
+                extent.clone(),
+                PrimExpr::binary(BinaryOp::Sub, i.clone(), n),
+            );
+            let outside = PrimExpr::new(ExprKind::Select {
+                cond: PrimExpr::cmp(CmpOp::Lt, i.clone(), PrimExpr::i64(0)),
+                true_value: i,
+                false_value: past_end,
+            });
+            index = PrimExpr::new(ExprKind::Let {
+                var: v,
+                value,
+                body: PrimExpr::new(ExprKind::Select {
                     cond: inside,
                     true_value: index,
                     false_value: outside,
-                });
-            }
+                }),
+            });
         }
         (view.flat.clone(), vec![index])
     }

@@ -269,4 +269,59 @@ class Module:
         });
         assert_eq!(extents, [Some(8), Some(3)], "{:?}", lowered.body);
     }
+
+    /// Tree nodes of every expression of `s` (a subexpression shared `k` times counts `k`
+    /// times, as a tree walk sees it).
+    fn tree_nodes(s: &Stmt) -> usize {
+        let mut n = 0;
+        s.visit(&mut |st| {
+            for e in st.exprs() {
+                e.visit(&mut |_| n += 1);
+            }
+        });
+        n
+    }
+
+    /// Gathers nested `depth` deep: `A[0, A[0, … A[0, 0] …]]` of a 2-D `A`.
+    fn nested_gather(depth: usize) -> PrimFunc {
+        let mut e = "A[0, 0]".to_string();
+        for _ in 0..depth {
+            e = format!("A[0, {e} % 4]");
+        }
+        let src = format!(
+            r#"
+@T.prim_func
+def gather(A: T.Buffer((4, 4), "int32"), B: T.Buffer((1,), "int32")):
+    T.func_attr({{"tirx.noalias": True}})
+    B[0] = {e}
+"#
+        );
+        crate::script::parse_module_prim_funcs(&src)
+            .unwrap()
+            .remove(0)
+    }
+
+    /// Flattening checks a gathered index against its dimension by reading it once through a
+    /// `T.Let` (the bound in `Flatten::access`'s docs): the lowered tree grows linearly with
+    /// the nesting depth, where reading the index five times made it grow sixfold per level.
+    #[test]
+    fn flattening_nested_gathers_grows_the_tree_linearly() {
+        for depth in [1, 2, 4, 8] {
+            let func = nested_gather(depth);
+            let before = tree_nodes(&func.body);
+            let lowered = lower(&func).unwrap();
+            let after = tree_nodes(&lowered.body);
+            assert!(
+                after <= 8 * before + 16,
+                "depth {depth}: {before} nodes became {after}"
+            );
+            let mut lets = 0;
+            lowered.body.visit(&mut |st| {
+                for e in st.exprs() {
+                    e.visit(&mut |x| lets += matches!(x.kind(), ExprKind::Let { .. }) as usize);
+                }
+            });
+            assert_eq!(lets, depth, "one dimension check per gather");
+        }
+    }
 }
