@@ -11,7 +11,7 @@
 //! Where TVM's kernels read or write outside a buffer, these kernels define a result or fail
 //! instead (see each rule); everywhere else they compute what TVM's do.
 
-use tir::{CmpOp, DataType, PrimExpr, Stmt, StmtKind, Var};
+use tir::{CmpOp, DataType, PrimExpr, Stmt, Var};
 
 use super::te::{self, Combiner, Te};
 use super::{Lowered, OpCall, Result, Rule, TArg, unsupported};
@@ -527,36 +527,16 @@ fn max_pool_argmax(
             xi[wa] = w;
             let src = te::if_then_else(inside, te::load(&x.buf, xi), te::min_value(dt));
             let flat = te::add(te::mul(ph, te::i64c(padded_w)), pw);
-            let cur0 = te::load(&b0, i.to_vec());
-            let cur1 = te::load(&b1, i.to_vec());
-            let init = Stmt::seq(vec![
-                te::store(&b0, i.to_vec(), PrimExpr::int(i64t, -1)),
-                te::store(&b1, i.to_vec(), te::min_value(dt)),
-            ]);
-            let keep_index = te::or(
-                te::cmp(CmpOp::Gt, cur1.clone(), src.clone()),
-                te::and(
-                    te::cmp(CmpOp::Eq, cur1.clone(), src.clone()),
-                    te::cmp(CmpOp::Lt, cur0.clone(), flat.clone()),
-                ),
+            let (init, body) = super::reduce::arg_fold_step(
+                &b0,
+                &b1,
+                i,
+                CmpOp::Gt,
+                src,
+                flat,
+                te::min_value(dt),
+                "maxpool_grad_argmax",
             );
-            let sel0 = te::select(keep_index, cur0, flat);
-            let sel1 = te::select(te::cmp(CmpOp::Gt, cur1.clone(), src.clone()), cur1, src);
-            let l0 = Var::new("v_maxpool_grad_argmax_v0", i64t);
-            let l1 = Var::new("v_maxpool_grad_argmax_v1", dt);
-            let stores = Stmt::seq(vec![
-                te::store(&b0, i.to_vec(), PrimExpr::from(&l0)),
-                te::store(&b1, i.to_vec(), PrimExpr::from(&l1)),
-            ]);
-            let body = Stmt::new(StmtKind::LetStmt {
-                var: l0,
-                value: sel0,
-                body: Stmt::new(StmtKind::LetStmt {
-                    var: l1,
-                    value: sel1,
-                    body: stores,
-                }),
-            });
             (Some(init), body)
         },
     );

@@ -238,44 +238,66 @@ fn arg_reduce(c: &OpCall, name: &str, better: CmpOp) -> Result<Lowered> {
                 flat = te::add(te::mul(flat, shape[axes[j]].clone()), kk.clone());
             }
             let flat = te::cast(out_dt, flat);
-            let cur0 = te::load(&b0, i.to_vec());
-            let cur1 = te::load(&b1, i.to_vec());
-            let init = Stmt::seq(vec![
-                te::store(&b0, i.to_vec(), PrimExpr::int(out_dt, -1)),
-                te::store(&b1, i.to_vec(), init_v1),
-            ]);
-            let sel0 = te::select(
-                te::or(
-                    te::cmp(better, cur1.clone(), src.clone()),
-                    te::and(
-                        te::cmp(CmpOp::Eq, cur1.clone(), src.clone()),
-                        te::cmp(CmpOp::Lt, cur0.clone(), flat.clone()),
-                    ),
-                ),
-                cur0,
-                flat,
-            );
-            let sel1 = te::select(te::cmp(better, cur1.clone(), src.clone()), cur1, src);
-            let l0 = Var::new(format!("v_{temp}_v0"), out_dt);
-            let l1 = Var::new(format!("v_{temp}_v1"), dt);
-            let stores = Stmt::seq(vec![
-                te::store(&b0, i.to_vec(), PrimExpr::from(&l0)),
-                te::store(&b1, i.to_vec(), PrimExpr::from(&l1)),
-            ]);
-            let body = Stmt::new(StmtKind::LetStmt {
-                var: l0,
-                value: sel0,
-                body: Stmt::new(StmtKind::LetStmt {
-                    var: l1,
-                    value: sel1,
-                    body: stores,
-                }),
-            });
+            let (init, body) =
+                arg_fold_step(&b0, &b1, i, better, src, flat, init_v1.clone(), &temp);
             (Some(init), body)
         },
     );
     let out = te.compute(&base, "ax", &out_shape, |i| te::load(&v0, i.to_vec()));
     c.finish(name, te, &[&x], &[out])
+}
+
+/// One step of TVM's arg-max/arg-min fold (TOPI's `MakeArgmaxReducer`) over the pair
+/// `(b0[i], b1[i])` (index, value): its init `(-1, start)` and its update with element `src` at
+/// flat position `flat`, which takes the element unless the pair's value is better (`better`),
+/// or equal with a smaller index. The update binds the new index and value
+/// (`v_{temp}_v0`, `v_{temp}_v1`) before storing both. Used by `argmax`/`argmin` and by
+/// `R.grad.max_pool2d_backward`'s window argmax.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn arg_fold_step(
+    b0: &Buffer,
+    b1: &Buffer,
+    i: &[PrimExpr],
+    better: CmpOp,
+    src: PrimExpr,
+    flat: PrimExpr,
+    start: PrimExpr,
+    temp: &str,
+) -> (Stmt, Stmt) {
+    let cur0 = te::load(b0, i.to_vec());
+    let cur1 = te::load(b1, i.to_vec());
+    let init = Stmt::seq(vec![
+        te::store(b0, i.to_vec(), PrimExpr::int(b0.dtype, -1)),
+        te::store(b1, i.to_vec(), start),
+    ]);
+    let sel0 = te::select(
+        te::or(
+            te::cmp(better, cur1.clone(), src.clone()),
+            te::and(
+                te::cmp(CmpOp::Eq, cur1.clone(), src.clone()),
+                te::cmp(CmpOp::Lt, cur0.clone(), flat.clone()),
+            ),
+        ),
+        cur0,
+        flat,
+    );
+    let sel1 = te::select(te::cmp(better, cur1.clone(), src.clone()), cur1, src);
+    let l0 = Var::new(format!("v_{temp}_v0"), b0.dtype);
+    let l1 = Var::new(format!("v_{temp}_v1"), b1.dtype);
+    let stores = Stmt::seq(vec![
+        te::store(b0, i.to_vec(), PrimExpr::from(&l0)),
+        te::store(b1, i.to_vec(), PrimExpr::from(&l1)),
+    ]);
+    let body = Stmt::new(StmtKind::LetStmt {
+        var: l0,
+        value: sel0,
+        body: Stmt::new(StmtKind::LetStmt {
+            var: l1,
+            value: sel1,
+            body: stores,
+        }),
+    });
+    (init, body)
 }
 
 /// `median(x, axis, keepdims)`: the lower median (sorted position `(n - 1) // 2`, like
