@@ -41,3 +41,40 @@ fn other_top_level_python_is_an_error_naming_the_line() {
     let e = error_of(&format!("{MODULE}print(Module)\n"));
     assert!(e.contains("6:1") && e.contains("not TVMScript"), "{e}");
 }
+
+/// TVM's own tests and older tutorials write `@tvm.script.ir_module`, and newer ones pass the
+/// parser's options `check_well_formed` and `s_tir`; all read as `@I.ir_module` does.
+#[test]
+fn module_decorators_as_tvm_accepts_them() {
+    let body = MODULE.strip_prefix("@I.ir_module\n").unwrap();
+    let plain = parse_module(MODULE).expect("parses");
+    for decorator in [
+        "@tvm.script.ir_module",
+        "@I.ir_module(s_tir=True)",
+        "@I.ir_module(check_well_formed=False, s_tir=True)",
+        "@tvm.script.ir_module(check_well_formed=False)",
+    ] {
+        let m = parse_module(&format!("import tvm\n{decorator}\n{body}"))
+            .unwrap_or_else(|e| panic!("{decorator}: {e}"));
+        assert!(
+            relaxjit_relax::structural_eq::structural_equal(&m, &plain),
+            "{decorator}"
+        );
+    }
+    for (decorator, words) in [
+        (
+            "@I.ir_module(target=\"llvm\")",
+            "unexpected keyword argument `target` of `I.ir_module`",
+        ),
+        ("@I.ir_module(s_tir=1)", "expected `True` or `False`"),
+        ("@I.ir_module(True)", "keyword arguments only"),
+        (
+            "@R.function",
+            "expected `@I.ir_module` before the module class",
+        ),
+        ("@I.ir_module\n@I.ir_module", "expected one decorator"),
+    ] {
+        let e = error_of(&format!("{decorator}\n{body}"));
+        assert!(e.contains(words), "{decorator}: {e}");
+    }
+}

@@ -111,13 +111,7 @@ fn read(src: &str, options: &ReadOptions) -> PResult<IRModule> {
                 embedded = embedded_metadata(value)?;
             }
             S::ClassDef(c) => {
-                if !c
-                    .decorators
-                    .iter()
-                    .any(|d| d.dotted_name().as_deref() == Some("I.ir_module"))
-                {
-                    return err(stmt.span, "expected `@I.ir_module` before the module class");
-                }
+                module_decorator(stmt, c)?;
                 if members.is_some() {
                     return err(c.name_span, "a file holds one `@I.ir_module` class");
                 }
@@ -166,6 +160,52 @@ fn read(src: &str, options: &ReadOptions) -> PResult<IRModule> {
         normalizer: Normalizer::empty(),
     };
     m.module(&body)
+}
+
+/// The spellings of TVM's module decorator: `I.ir_module` as TVM prints it, and
+/// `tvm.script.ir_module` as its tests and older tutorials write it.
+const MODULE_DECORATORS: [&str; 3] = ["I.ir_module", "tvm.script.ir_module", "ir_module"];
+
+/// Checks a module class's decorator: `@I.ir_module`, or called with TVM's keyword arguments
+/// `check_well_formed` and `s_tir` (`tvm.script.parser.ir.entry.ir_module`). Both choose only
+/// which well-formedness check TVM's parser runs after parsing; the pipeline here verifies
+/// what it compiles either way, so they are read (as booleans) and have no other effect.
+fn module_decorator(stmt: &ast::Stmt, class: &ast::ClassDef) -> PResult<()> {
+    let is_module =
+        |name: Option<String>| name.is_some_and(|n| MODULE_DECORATORS.contains(&n.as_str()));
+    let [decorator] = &class.decorators[..] else {
+        return err(
+            stmt.span,
+            "expected one decorator, `@I.ir_module`, before the module class",
+        );
+    };
+    if is_module(decorator.dotted_name()) {
+        return Ok(());
+    }
+    let Some((func, args, keywords)) = call_parts(decorator) else {
+        return err(stmt.span, "expected `@I.ir_module` before the module class");
+    };
+    if !is_module(Some(func)) {
+        return err(stmt.span, "expected `@I.ir_module` before the module class");
+    }
+    if let Some(a) = args.first() {
+        return err(a.span, "`I.ir_module` takes keyword arguments only");
+    }
+    for k in keywords {
+        if !matches!(k.name.as_str(), "check_well_formed" | "s_tir") {
+            return err(
+                k.span,
+                format!(
+                    "unexpected keyword argument `{}` of `I.ir_module` (expected `check_well_formed` or `s_tir`)",
+                    k.name
+                ),
+            );
+        }
+        if !matches!(k.value.kind, A::Bool(_)) {
+            return err(k.value.span, "expected `True` or `False`");
+        }
+    }
+    Ok(())
 }
 
 /// The tensor tables of `metadata = tvm.ir.load_json("""…""")`: TVM's JSON object graph
