@@ -162,6 +162,20 @@ fn read(src: &str, options: &ReadOptions) -> PResult<IRModule> {
     m.module(&body)
 }
 
+/// Operator parameters (script name, parameter) that take a shape, where TVM's Python
+/// wrapper of the operator turns a tuple or list into `ShapeExpr` (`relax/op/create.py`,
+/// `manipulate.py`, `image.py`, `builtin.py`).
+const SHAPE_PARAMS: [(&str, &str); 8] = [
+    ("R.reshape", "shape"),
+    ("R.broadcast_to", "shape"),
+    ("R.collapse_sum_to", "shape"),
+    ("R.full", "shape"),
+    ("R.ones", "shape"),
+    ("R.zeros", "shape"),
+    ("R.image.resize2d", "size"),
+    ("R.builtin.alloc_tensor", "shape"),
+];
+
 /// The spellings of TVM's module decorator: `I.ir_module` as TVM prints it, and
 /// `tvm.script.ir_module` as its tests and older tutorials write it.
 const MODULE_DECORATORS: [&str; 3] = ["I.ir_module", "tvm.script.ir_module", "ir_module"];
@@ -878,12 +892,27 @@ impl<'m, 'a> FnReader<'m, 'a> {
         let mut a = Args::new(&name, e.span, args, keywords);
         match name.as_str() {
             "R.Tensor" => {
-                let shape = match a.get(0, "shape")? {
+                let first = a.get(0, "shape")?;
+                let dtype_arg = a.get(1, "dtype")?;
+                // `R.Tensor("float32", ndim=4)`: a string in the shape's place, with no dtype
+                // given, is the dtype (TVM's `R.Tensor` reads it so).
+                let (first, dtype_arg) = match (first, dtype_arg) {
+                    (
+                        Some(
+                            d @ ast::Expr {
+                                kind: A::Str(_), ..
+                            },
+                        ),
+                        None,
+                    ) => (None, Some(d)),
+                    other => other,
+                };
+                let shape = match first {
                     None => None,
                     Some(ast::Expr { kind: A::None, .. }) => None,
                     Some(s) => Some(self.dims(s)?),
                 };
-                let dtype = match a.get(1, "dtype")? {
+                let dtype = match dtype_arg {
                     None => None,
                     Some(ast::Expr { kind: A::None, .. }) => None,
                     Some(d) => {
@@ -1330,6 +1359,11 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 }
             }
             A::Call { .. } => self.call(e),
+            A::UnaryOp { .. } | A::BinOp { .. } | A::Compare { .. }
+                if self.is_relax_operator(e) =>
+            {
+                self.relax_operator(e)
+            }
             A::UnaryOp { .. } | A::BinOp { .. } | A::BoolOp { .. } | A::Compare { .. } => {
                 Ok(Expr::prim(self.prim(e, false)?))
             }
@@ -1338,6 +1372,149 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 format!("expected a Relax expression, found {}", e.describe()),
             ),
         }
+    }
+
+    /// Whether `e` evaluates to a Relax value (a variable, a call of an operator or function,
+    /// a tuple item, or Python operators over those), as opposed to TIR arithmetic over the
+    /// function's symbolic variables (`n + 1`, a prim value).
+    fn is_relax_value(&self, e: &ast::Expr) -> bool {
+        match &e.kind {
+            // A name that is also a symbolic variable (`n: T.int64` beside `R.Tensor(("n",))`)
+            // is the symbolic variable in arithmetic, as in TVM.
+            A::Name(n) => {
+                self.lookup_var(n).is_some()
+                    && !self.sym.contains_key(n.as_str())
+                    && !self.m.type_vars.contains(n.as_str())
+            }
+            A::Call { func, .. } => match func.dotted_name() {
+                Some(n) => {
+                    !n.starts_with("T.")
+                        && n != "float"
+                        && (n.starts_with("R.") || n.contains('.') || self.lookup_var(&n).is_some())
+                }
+                None => true,
+            },
+            A::Subscript { .. } => true,
+            A::BinOp { left, right, .. } => self.is_relax_value(left) || self.is_relax_value(right),
+            A::UnaryOp { operand, .. } => self.is_relax_value(operand),
+            A::Compare { left, comparisons } => {
+                self.is_relax_value(left) || comparisons.iter().any(|(_, c)| self.is_relax_value(c))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether a Python operator expression applies to Relax values (see
+    /// [`Self::relax_operator`]).
+    fn is_relax_operator(&self, e: &ast::Expr) -> bool {
+        matches!(
+            e.kind,
+            A::UnaryOp { .. } | A::BinOp { .. } | A::Compare { .. }
+        ) && self.is_relax_value(e)
+    }
+
+    /// Python's operators on Relax values, as TVM's `relax.Expr` overloads them
+    /// (`relax/expr.py`, `ExprWithOp`): `a + b` is `R.add(a, b)`, and likewise `-`
+    /// (`R.subtract`), `*`, `/`, `//`, `%`, `**`, unary `-` (`R.negative`) and the ordering
+    /// comparisons (`R.less`, ...). As there, both operands must be Relax values: a Python
+    /// number is an error asking for `R.const`, and `==`, `!=` (object identity in Python) and
+    /// the bitwise operators have no Relax meaning.
+    fn relax_operator(&mut self, e: &ast::Expr) -> PResult<Expr> {
+        let (op, operands): (&str, Vec<&ast::Expr>) = match &e.kind {
+            A::BinOp { op, left, right } => {
+                let name = match op {
+                    ast::BinOp::Add => "add",
+                    ast::BinOp::Sub => "subtract",
+                    ast::BinOp::Mul => "multiply",
+                    ast::BinOp::Div => "divide",
+                    ast::BinOp::FloorDiv => "floor_divide",
+                    ast::BinOp::Mod => "mod",
+                    ast::BinOp::Pow => "power",
+                    ast::BinOp::MatMul => {
+                        return err(
+                            e.span,
+                            "`@` is not a Relax operator: write `R.matmul(a, b)`",
+                        );
+                    }
+                    _ => {
+                        return err(
+                            e.span,
+                            "bitwise operators are not Relax operators: write `R.bitwise_and(a, b)`, `R.left_shift(a, b)`, ...",
+                        );
+                    }
+                };
+                (name, vec![&**left, &**right])
+            }
+            A::UnaryOp {
+                op: ast::UnaryOp::Neg,
+                operand,
+            } => ("negative", vec![&**operand]),
+            A::UnaryOp { .. } => {
+                return err(
+                    e.span,
+                    "only unary `-` applies to a Relax value (`R.negative`); write `R.logical_not(x)` or `R.bitwise_not(x)`",
+                );
+            }
+            A::Compare { left, comparisons } => {
+                let [(cmp, right)] = &comparisons[..] else {
+                    return err(
+                        e.span,
+                        "a chained comparison of Relax values: compare two values at a time",
+                    );
+                };
+                let name = match cmp {
+                    ast::CmpOp::Lt => "less",
+                    ast::CmpOp::LtE => "less_equal",
+                    ast::CmpOp::Gt => "greater",
+                    ast::CmpOp::GtE => "greater_equal",
+                    ast::CmpOp::Eq => {
+                        return err(
+                            e.span,
+                            "`==` of Relax values is Python's identity test in TVM, not an operator: write `R.equal(a, b)`",
+                        );
+                    }
+                    ast::CmpOp::NotEq => {
+                        return err(
+                            e.span,
+                            "`!=` of Relax values is Python's identity test in TVM, not an operator: write `R.not_equal(a, b)`",
+                        );
+                    }
+                    _ => return err(e.span, "this comparison has no Relax operator"),
+                };
+                (name, vec![&**left, right])
+            }
+            _ => return err(e.span, "expected an operator expression"),
+        };
+        for o in &operands {
+            if !self.is_relax_value(o) {
+                return err(
+                    o.span,
+                    format!(
+                        "the operands of a Relax operator (`R.{op}`) must be Relax values: write {} as `R.const(...)` or `R.prim_value(...)`",
+                        o.describe()
+                    ),
+                );
+            }
+        }
+        let name = |s: &str| ast::Expr {
+            kind: A::Name(s.to_string()),
+            span: e.span,
+        };
+        let call = ast::Expr {
+            kind: A::Call {
+                func: Box::new(ast::Expr {
+                    kind: A::Attribute {
+                        value: Box::new(name("R")),
+                        attr: op.to_string(),
+                    },
+                    span: e.span,
+                }),
+                args: operands.into_iter().cloned().collect(),
+                keywords: Vec::new(),
+            },
+            span: e.span,
+        };
+        self.call(&call)
     }
 
     fn metadata_constant(
@@ -1399,10 +1576,27 @@ impl<'m, 'a> FnReader<'m, 'a> {
             let args = args.iter().map(|x| self.expr(x)).collect::<PResult<_>>()?;
             return Ok(Expr::call(Callee::Global(g), args, Attrs::new(), ty_args));
         }
+        // `x.astype("float16")`: TVM's `relax.Expr.astype` method is `R.astype`.
+        if let A::Attribute { value, attr } = &func.kind
+            && attr == "astype"
+            && self.is_relax_value(value)
+        {
+            let mut operands = vec![(**value).clone()];
+            operands.extend(args.iter().cloned());
+            return self.r_call("R.astype", e, &operands, keywords);
+        }
         let name = func.dotted_name();
         if let Some(name) = &name {
             if name.starts_with("R.") {
                 return self.r_call(name, e, args, keywords);
+            }
+            // `relax.op.add(...)`, `relax.op.nn.relu(...)`: the Python API's spelling of the
+            // operators that TVMScript calls `R.add`, `R.nn.relu` (the same functions).
+            if let Some(op) = name
+                .strip_prefix("relax.op.")
+                .or_else(|| name.strip_prefix("tvm.relax.op."))
+            {
+                return self.r_call(&format!("R.{op}"), e, args, keywords);
             }
             if name.starts_with("T.") {
                 return Ok(Expr::prim(self.prim(e, false)?));
@@ -1682,13 +1876,35 @@ impl<'m, 'a> FnReader<'m, 'a> {
         }
     }
 
-    /// An argument for expression parameter `p`: strings are data types for `dtype`
-    /// parameters (`R.memory.alloc_storage(..., dtype="float32")`).
-    fn expr_param(&mut self, p: &OpParam, e: &ast::Expr) -> PResult<Expr> {
+    /// An argument for expression parameter `p` of operator `op`: strings are data types for
+    /// `dtype` parameters (`R.memory.alloc_storage(..., dtype="float32")`), and a tuple or
+    /// list given for a shape parameter is a shape (`R.reshape(x, (2, 3))`), as TVM's Python
+    /// wrappers of these operators make `ShapeExpr(shape)` of it. `R.image.resize2d`'s `size`
+    /// may be one dimension, or a list of one, for a square.
+    fn expr_param(&mut self, op: &str, p: &OpParam, e: &ast::Expr) -> PResult<Expr> {
         if let A::Str(s) = &e.kind
             && p.name.ends_with("dtype")
         {
             return Ok(Expr::new(ExprKind::DataTypeImm(parse_dtype(s, e.span)?)));
+        }
+        if SHAPE_PARAMS.contains(&(op, p.name)) {
+            if let A::Tuple(items) | A::List(items) = &e.kind {
+                let mut dims = items
+                    .iter()
+                    .map(|d| self.dim(d))
+                    .collect::<PResult<Vec<_>>>()?;
+                if op == "R.image.resize2d" && dims.len() == 1 {
+                    dims.push(dims[0].clone());
+                }
+                return Ok(Expr::shape(dims));
+            }
+            if op == "R.image.resize2d"
+                && matches!(e.kind, A::Int(_) | A::Name(_) | A::BinOp { .. })
+                && !self.is_relax_value(e)
+            {
+                let d = self.dim(e)?;
+                return Ok(Expr::shape(vec![d.clone(), d]));
+            }
         }
         self.expr(e)
     }
@@ -1754,7 +1970,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
                     let v = self.attr_value(v, p.name)?;
                     attrs.set(p.name, v);
                 }
-                Some(v) if is_expr => call_args.push(self.expr_param(p, v)?),
+                Some(v) if is_expr => call_args.push(self.expr_param(name, p, v)?),
                 Some(v) => ty_args = self.ty_args(v)?,
                 None => match p.default {
                     Some(d) if is_attr => attrs.set(p.name, d()),

@@ -1,0 +1,184 @@
+//! TVMScript as TVM's own tests and users write it, beside the form TVM prints: Python's
+//! operators on Relax values (`a + b`, as `relax.Expr` overloads them), `x.astype(...)`,
+//! Python tuples for shape arguments (`R.reshape(x, (2, 3))`, as the operators' Python
+//! wrappers convert them), `R.Tensor("float32", ndim=2)`, the Python API's `relax.op.*`
+//! spellings and `-> None` on a prim_func. Each written form must read as the same module as
+//! its spelled-out form, and what TVM rejects is an error naming the fault.
+
+use relaxjit_relax::script::parse_module;
+use relaxjit_relax::structural_eq::structural_equal;
+
+fn module(params: &str, body: &str) -> String {
+    format!(
+        "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tir as T\n\n@I.ir_module\nclass Module:\n    @R.function\n    def main({params}):\n{}\n",
+        body.lines()
+            .map(|l| format!("        {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
+}
+
+const ABC: &str = "a: R.Tensor((2, 3), \"float32\"), b: R.Tensor((2, 3), \"float32\"), c: R.Tensor((3,), \"float32\")";
+
+#[test]
+fn written_forms_read_as_their_spelled_out_forms() {
+    let pairs: &[(&str, &str, &str)] = &[
+        (ABC, "return a + b", "return R.add(a, b)"),
+        (ABC, "return a - b", "return R.subtract(a, b)"),
+        (
+            ABC,
+            "return a * R.const(2.0)",
+            "return R.multiply(a, R.const(2.0))",
+        ),
+        (ABC, "return a / b", "return R.divide(a, b)"),
+        (ABC, "return a // b", "return R.floor_divide(a, b)"),
+        (ABC, "return a % b", "return R.mod(a, b)"),
+        (ABC, "return a ** b", "return R.power(a, b)"),
+        (ABC, "return -a", "return R.negative(a)"),
+        (ABC, "return a < b", "return R.less(a, b)"),
+        (ABC, "return a <= b", "return R.less_equal(a, b)"),
+        (ABC, "return a > b", "return R.greater(a, b)"),
+        (ABC, "return a >= b", "return R.greater_equal(a, b)"),
+        (
+            ABC,
+            "y = (a + b) * c - R.nn.relu(a + c)\nreturn y",
+            "y = R.subtract(R.multiply(R.add(a, b), c), R.nn.relu(R.add(a, c)))\nreturn y",
+        ),
+        (
+            ABC,
+            "t = (a, b)\nreturn t[0] + t[1]",
+            "t = (a, b)\nreturn R.add(t[0], t[1])",
+        ),
+        (
+            ABC,
+            "return a.astype(\"float16\")",
+            "return R.astype(a, \"float16\")",
+        ),
+        (
+            ABC,
+            "return (a + b).astype(dtype=\"int32\")",
+            "return R.astype(R.add(a, b), dtype=\"int32\")",
+        ),
+        (
+            ABC,
+            "return R.reshape(a, (3, 2))",
+            "return R.reshape(a, R.shape([3, 2]))",
+        ),
+        (
+            ABC,
+            "return R.broadcast_to(c, [2, 3])",
+            "return R.broadcast_to(c, R.shape([2, 3]))",
+        ),
+        (
+            ABC,
+            "return R.zeros((2, 3), \"float32\")",
+            "return R.zeros(R.shape([2, 3]), \"float32\")",
+        ),
+        (
+            ABC,
+            "return R.full((4,), R.const(1.5), \"float32\")",
+            "return R.full(R.shape([4]), R.const(1.5), \"float32\")",
+        ),
+        (
+            "x: R.Tensor((1, 3, 4, 4), \"float32\")",
+            "return R.image.resize2d(x, 8)",
+            "return R.image.resize2d(x, R.shape([8, 8]))",
+        ),
+        (
+            "x: R.Tensor((1, 3, 4, 4), \"float32\")",
+            "return R.image.resize2d(x, (8,))",
+            "return R.image.resize2d(x, R.shape([8, 8]))",
+        ),
+        (
+            "x: R.Tensor((\"n\", 4), \"float32\")",
+            "n = T.int64()\nreturn R.reshape(x, (n * 2, 2))",
+            "n = T.int64()\nreturn R.reshape(x, R.shape([n * 2, 2]))",
+        ),
+        (ABC, "return relax.op.add(a, b)", "return R.add(a, b)"),
+        (
+            ABC,
+            "return relax.op.nn.softmax(a, axis=0)",
+            "return R.nn.softmax(a, axis=0)",
+        ),
+        ("x: R.Tensor(\"float32\", ndim=2)", "return x", "return x"),
+    ];
+    let mut failures = Vec::new();
+    for (params, written, spelled) in pairs {
+        let (w, s) = (module(params, written), module(params, spelled));
+        match (parse_module(&w), parse_module(&s)) {
+            (Ok(a), Ok(b)) if structural_equal(&a, &b) => {}
+            (Ok(_), Ok(_)) => {
+                failures.push(format!("`{written}` reads differently from `{spelled}`"))
+            }
+            (Err(e), _) => failures.push(format!("`{written}`: {e}")),
+            (_, Err(e)) => failures.push(format!("`{spelled}`: {e}")),
+        }
+    }
+    // `R.Tensor("float32", ndim=2)` is `R.Tensor(dtype="float32", ndim=2)`.
+    let a = parse_module(&module("x: R.Tensor(\"float32\", ndim=2)", "return x")).unwrap();
+    let b = parse_module(&module(
+        "x: R.Tensor(dtype=\"float32\", ndim=2)",
+        "return x",
+    ))
+    .unwrap();
+    if !structural_equal(&a, &b) {
+        failures.push("R.Tensor(\"float32\", ndim=2) is not its dtype".into());
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn symbolic_arithmetic_stays_tir() {
+    // Arithmetic over symbolic variables is a prim value, not an operator call.
+    let w = module(
+        "x: R.Tensor((\"n\",), \"float32\")",
+        "n = T.int64()\nreturn R.prim_value(n * 2 + 1)",
+    );
+    let m = parse_module(&w).unwrap_or_else(|e| panic!("{e}"));
+    let printed = relaxjit_relax::script::print_module(&m);
+    assert!(
+        printed.contains("return n * 2 + 1") && !printed.contains("R.multiply"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn what_tvm_rejects_is_an_error_naming_the_fault() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            ABC,
+            "return a + 1",
+            "must be Relax values: write an integer as `R.const(...)`",
+        ),
+        (ABC, "return 2.0 * a", "must be Relax values"),
+        (ABC, "return a == b", "write `R.equal(a, b)`"),
+        (ABC, "return a != b", "write `R.not_equal(a, b)`"),
+        (ABC, "return a @ b", "write `R.matmul(a, b)`"),
+        (
+            ABC,
+            "return a & b",
+            "bitwise operators are not Relax operators",
+        ),
+        (ABC, "return a < b < c", "compare two values at a time"),
+        (ABC, "return ~a", "only unary `-`"),
+        (ABC, "return R.reshape(a, (3, \"x\" + 1))", ""),
+    ];
+    for (params, body, words) in cases {
+        match parse_module(&module(params, body)) {
+            Ok(_) => panic!("`{body}` read without an error"),
+            Err(e) => assert!(e.to_string().contains(words), "`{body}`: {e}"),
+        }
+    }
+}
+
+#[test]
+fn a_prim_func_may_say_it_returns_none() {
+    let src = "from tvm.script import ir as I\nfrom tvm.script import tir as T\n\n@I.ir_module\nclass Module:\n    @T.prim_func\n    def f(A: T.Buffer((4,), \"float32\")) -> None:\n        for i in range(4):\n            A[i] = T.float32(0)\n";
+    let with = parse_module(src).unwrap_or_else(|e| panic!("{e}"));
+    let without = parse_module(&src.replace(" -> None", "")).unwrap();
+    assert!(structural_equal(&with, &without));
+    let e = parse_module(&src.replace("-> None", "-> T.int32"))
+        .err()
+        .expect("an error");
+    assert!(e.to_string().contains("other than `-> None`"), "{e}");
+}
