@@ -177,8 +177,8 @@ fn a_prim_func_may_say_it_returns_none() {
     let with = parse_module(src).unwrap_or_else(|e| panic!("{e}"));
     let without = parse_module(&src.replace(" -> None", "")).unwrap();
     assert!(structural_equal(&with, &without));
-    let e = parse_module(&src.replace("-> None", "-> T.int32"))
-        .err()
-        .expect("an error");
+    let Err(e) = parse_module(&src.replace("-> None", "-> T.int32")) else {
+        panic!("`-> T.int32` read without an error");
+    };
     assert!(e.to_string().contains("other than `-> None`"), "{e}");
 }
