@@ -152,6 +152,14 @@ fn inference_table() {
             "index_map=T.index_map(lambda a, b: (a * 4 + b,)), axis_separators=[1]".to_string(),
             t("(16,)"),
         ),
+        // An `int32` map (TVM's ConvertLayout writes them) maps as the `int64` one.
+        (
+            "(1, 8, 2, 2)",
+            "index_map=T.index_map(lambda i0, i1, i2, i3: (i0, i1 // 4, i2, i3, i1 % 4), \
+             index_dtype=\"int32\")"
+                .to_string(),
+            t("(1, 2, 2, 2, 4)"),
+        ),
         // Errors.
         (
             "(16,)",
@@ -213,8 +221,8 @@ fn inference_table() {
         ),
         (
             "(16,)",
-            "index_map=T.index_map(lambda i: (i // 4, i % 4), index_dtype=\"int32\")".to_string(),
-            "error: index_dtype \"int32\" is not supported".to_string(),
+            "index_map=T.index_map(lambda i: (i // 4, i % 4), index_dtype=\"int8\")".to_string(),
+            "error: index_dtype \"int8\" is not an index type".to_string(),
         ),
         (
             "(16,)",

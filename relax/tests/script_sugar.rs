@@ -2,7 +2,7 @@
 //! operators on Relax values (`a + b`, as `relax.Expr` overloads them), `x.astype(...)`,
 //! Python tuples for shape arguments (`R.reshape(x, (2, 3))`, as the operators' Python
 //! wrappers convert them), `R.Tensor("float32", ndim=2)`, the Python API's `relax.op.*`
-//! spellings and `-> None` on a prim_func. Each written form must read as the same module as
+//! spellings, `-> None` on a prim_func and `int32` index maps. Each written form must read as the same module as
 //! its spelled-out form, and what TVM rejects is an error naming the fault.
 
 use relaxjit_relax::script::parse_module;
@@ -93,6 +93,11 @@ fn written_forms_read_as_their_spelled_out_forms() {
             "x: R.Tensor((\"n\", 4), \"float32\")",
             "n = T.int64()\nreturn R.reshape(x, (n * 2, 2))",
             "n = T.int64()\nreturn R.reshape(x, R.shape([n * 2, 2]))",
+        ),
+        (
+            "x: R.Tensor((1, 8, 2, 2), \"float32\")",
+            "return R.layout_transform(x, index_map=T.index_map(lambda i0, i1, i2, i3: (i0, i1 // 4, i2, i3, i1 % 4), index_dtype=\"int32\"))",
+            "return R.layout_transform(x, index_map=T.index_map(lambda i0, i1, i2, i3: (i0, i1 // 4, i2, i3, i1 % 4)))",
         ),
         (ABC, "return relax.op.add(a, b)", "return R.add(a, b)"),
         (

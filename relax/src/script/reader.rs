@@ -1169,11 +1169,17 @@ impl<'m, 'a> FnReader<'m, 'a> {
                     format!("unexpected keyword argument `{}` of `T.index_map`", k.name),
                 );
             }
+            // An `int32` map (TVM's ConvertLayout writes them) is read over `int64` indices:
+            // the same map for every index an `int32` map can address, and the index type of
+            // every other map here.
             let s = string_arg(&k.value, "a data type")?;
-            if parse_dtype(&s, k.value.span)? != DataType::INT64 {
+            let dtype = parse_dtype(&s, k.value.span)?;
+            if dtype != DataType::INT64 && dtype != DataType::INT32 {
                 return err(
                     k.value.span,
-                    format!("`T.index_map`: index_dtype {s:?} is not supported (only \"int64\")"),
+                    format!(
+                        "`T.index_map`: index_dtype {s:?} is not an index type (\"int32\" or \"int64\")"
+                    ),
                 );
             }
         }
