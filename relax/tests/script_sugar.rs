@@ -99,6 +99,16 @@ fn written_forms_read_as_their_spelled_out_forms() {
             "return R.layout_transform(x, index_map=T.index_map(lambda i0, i1, i2, i3: (i0, i1 // 4, i2, i3, i1 % 4), index_dtype=\"int32\"))",
             "return R.layout_transform(x, index_map=T.index_map(lambda i0, i1, i2, i3: (i0, i1 // 4, i2, i3, i1 % 4)))",
         ),
+        (
+            ABC,
+            "return R.call_pure_packed(\"f\", a, ty_args=a.ty)",
+            "return R.call_pure_packed(\"f\", a, ty_args=R.Tensor((2, 3), \"float32\"))",
+        ),
+        (
+            ABC,
+            "return R.call_pure_packed(\"f\", c, ty_args=c.struct_info)",
+            "return R.call_pure_packed(\"f\", c, ty_args=R.Tensor((3,), \"float32\"))",
+        ),
         (ABC, "return relax.op.add(a, b)", "return R.add(a, b)"),
         (
             ABC,
@@ -186,4 +196,49 @@ fn a_prim_func_may_say_it_returns_none() {
         panic!("`-> T.int32` read without an error");
     };
     assert!(e.to_string().contains("other than `-> None`"), "{e}");
+}
+
+/// TIR as TVM's tests write it: `dtype=` on an operator (TVM's script wrappers drop it) and
+/// `T.min_value` / `T.max_value` (the type's extreme as a literal).
+#[test]
+fn tir_operator_forms() {
+    let prim = |body: &str| {
+        format!(
+            "from tvm.script import ir as I\nfrom tvm.script import tir as T\n\n@I.ir_module\nclass Module:\n    @T.prim_func\n    def f(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), \"int8\")):\n        for i in range(4):\n            {body}\n"
+        )
+    };
+    let pairs = [
+        (
+            "A[i] = T.exp(A[i], dtype=\"float32\")",
+            "A[i] = T.exp(A[i])",
+        ),
+        (
+            "A[i] = T.if_then_else(i < 2, A[i], T.float32(0), dtype=\"float32\")",
+            "A[i] = T.if_then_else(i < 2, A[i], T.float32(0))",
+        ),
+        (
+            "A[i] = T.max(A[i], T.min_value(\"float32\"))",
+            "A[i] = T.max(A[i], T.float32(-3.4028234663852886e+38))",
+        ),
+        ("B[i] = T.max_value(\"int8\")", "B[i] = T.int8(127)"),
+        ("B[i] = T.min_value(T.int8)", "B[i] = T.int8(-128)"),
+    ];
+    for (written, spelled) in pairs {
+        let a = parse_module(&prim(written)).unwrap_or_else(|e| panic!("{written}: {e}"));
+        let b = parse_module(&prim(spelled)).unwrap_or_else(|e| panic!("{spelled}: {e}"));
+        assert!(structural_equal(&a, &b), "{written} vs {spelled}");
+    }
+    for (body, words) in [
+        ("A[i] = T.exp(A[i], dtype=\"floot32\")", "unknown data type"),
+        (
+            "A[i] = T.exp(A[i], lanes=2)",
+            "unexpected keyword argument `lanes`",
+        ),
+        ("A[i] = T.min_value()", "takes a data type"),
+    ] {
+        let Err(e) = parse_module(&prim(body)) else {
+            panic!("{body} read without an error");
+        };
+        assert!(e.to_string().contains(words), "{body}: {e}");
+    }
 }

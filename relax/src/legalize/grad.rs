@@ -525,7 +525,7 @@ fn max_pool_argmax(
             let mut xi = i.to_vec();
             xi[ha] = h;
             xi[wa] = w;
-            let src = te::if_then_else(inside, te::load(&x.buf, xi), te::min_value(dt));
+            let src = te::if_then_else(inside, te::load(&x.buf, xi), PrimExpr::min_value(dt));
             let flat = te::add(te::mul(ph, te::i64c(padded_w)), pw);
             let (init, body) = super::reduce::arg_fold_step(
                 &b0,
@@ -534,7 +534,7 @@ fn max_pool_argmax(
                 CmpOp::Gt,
                 src,
                 flat,
-                te::min_value(dt),
+                PrimExpr::min_value(dt),
                 "maxpool_grad_argmax",
             );
             (Some(init), body)

@@ -828,7 +828,7 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
         before.extend(pads.iter().map(|p| p.0));
         after.extend(pads.iter().map(|p| p.1));
         let v = if is_max {
-            te::min_value(dt)
+            PrimExpr::min_value(dt)
         } else {
             te::zero(dt)
         };

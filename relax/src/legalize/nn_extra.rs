@@ -756,7 +756,7 @@ fn attention(c: &OpCall) -> Result<Lowered> {
             full.push(r[0].clone());
             let p = te::load(&scaled, full);
             match allowed(i, &r[0]) {
-                Some(ok) => te::select(ok, p, te::min_value(dt)),
+                Some(ok) => te::select(ok, p, PrimExpr::min_value(dt)),
                 None => p,
             }
         },

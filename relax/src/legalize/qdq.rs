@@ -45,7 +45,7 @@ impl Param {
 fn clip_cast(v: PrimExpr, dt: DataType) -> PrimExpr {
     te::cast(
         dt,
-        te::max(te::min(v, te::max_value(dt)), te::min_value(dt)),
+        te::max(te::min(v, PrimExpr::max_value(dt)), PrimExpr::min_value(dt)),
     )
 }
 

@@ -220,9 +220,9 @@ fn arg_reduce(c: &OpCall, name: &str, better: CmpOp) -> Result<Lowered> {
         .collect();
     let mut te = Te::new();
     let init_v1 = if better == CmpOp::Gt {
-        te::min_value(dt)
+        PrimExpr::min_value(dt)
     } else {
-        te::max_value(dt)
+        PrimExpr::max_value(dt)
     };
     let (b0, b1) = (v0.clone(), v1.clone());
     te.custom(

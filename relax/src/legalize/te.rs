@@ -467,8 +467,8 @@ pub(crate) fn identity(c: Combiner, dt: DataType) -> PrimExpr {
     match c {
         Combiner::Sum => zero(dt),
         Combiner::Prod => one(dt),
-        Combiner::Max => min_value(dt),
-        Combiner::Min => max_value(dt),
+        Combiner::Max => PrimExpr::min_value(dt),
+        Combiner::Min => PrimExpr::max_value(dt),
     }
 }
 
@@ -802,35 +802,6 @@ pub(crate) fn zero(dt: DataType) -> PrimExpr {
 pub(crate) fn one(dt: DataType) -> PrimExpr {
     constf(dt, 1.0)
 }
-/// The smallest value of `dt` (TVM's `min_value`).
-pub(crate) fn min_value(dt: DataType) -> PrimExpr {
-    if dt.is_float() {
-        return PrimExpr::float(dt, -float_max(dt));
-    }
-    if dt.is_bool() {
-        return PrimExpr::int(dt, 0);
-    }
-    PrimExpr::int(dt, tir::arith::scalar::int_type_range(dt).0)
-}
-/// The largest value of `dt` (TVM's `max_value`).
-pub(crate) fn max_value(dt: DataType) -> PrimExpr {
-    if dt.is_float() {
-        return PrimExpr::float(dt, float_max(dt));
-    }
-    if dt.is_bool() {
-        return PrimExpr::int(dt, 1);
-    }
-    PrimExpr::int(dt, tir::arith::scalar::int_type_range(dt).1)
-}
-fn float_max(dt: DataType) -> f64 {
-    match (dt.code, dt.bits) {
-        (tir::TypeCode::Float, 16) => 65504.0,
-        (tir::TypeCode::Float, 64) => f64::MAX,
-        (tir::TypeCode::BFloat, _) => 3.3895313892515355e38,
-        _ => f64::from(f32::MAX),
-    }
-}
-
 /// The product of extents, folded.
 pub(crate) fn product(shape: &[PrimExpr]) -> PrimExpr {
     shape.iter().fold(i64c(1), |acc, e| mul(acc, e.clone()))

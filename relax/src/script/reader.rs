@@ -855,6 +855,14 @@ impl<'m, 'a> FnReader<'m, 'a> {
     // ----- struct info -----
 
     fn struct_info(&mut self, e: &ast::Expr) -> PResult<StructInfo> {
+        // `x.ty` (TVM 0.27's name of an expression's struct info; `x.struct_info` before it):
+        // the struct info of variable `x`, as in `out_ty=x.ty`.
+        if let A::Attribute { value, attr } = &e.kind
+            && (attr == "ty" || attr == "struct_info")
+            && let Some(v) = value.as_name().and_then(|n| self.lookup_var(n))
+        {
+            return Ok(v.struct_info().clone());
+        }
         if let Some(name) = e.dotted_name() {
             return match name.as_str() {
                 "R.Any" | "R.Object" => Ok(StructInfo::Any),

@@ -10,7 +10,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use crate::ir::{Buffer, DataType, Var};
+use crate::ir::{Buffer, DataType, TypeCode, Var};
 
 /// Arithmetic binary operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -398,6 +398,31 @@ impl PrimExpr {
         PrimExpr::new(ExprKind::FloatImm { dtype, value })
     }
 
+    /// The smallest value of `dtype` (TVM's `tir.min_value`): the most negative finite float,
+    /// `false`, or the integer type's minimum.
+    pub fn min_value(dtype: DataType) -> PrimExpr {
+        if dtype.is_float() {
+            return PrimExpr::float(dtype, -float_max(dtype));
+        }
+        if dtype.is_bool() {
+            return PrimExpr::int(dtype, 0);
+        }
+        PrimExpr::int(dtype, crate::arith::scalar::int_type_range(dtype).0)
+    }
+
+    /// The largest value of `dtype` (TVM's `tir.max_value`): the largest finite float, `true`,
+    /// or the integer type's maximum (`uint64`'s as `i64::MAX`, see
+    /// [`crate::arith::scalar::int_type_range`]).
+    pub fn max_value(dtype: DataType) -> PrimExpr {
+        if dtype.is_float() {
+            return PrimExpr::float(dtype, float_max(dtype));
+        }
+        if dtype.is_bool() {
+            return PrimExpr::int(dtype, 1);
+        }
+        PrimExpr::int(dtype, crate::arith::scalar::int_type_range(dtype).1)
+    }
+
     /// A string constant.
     pub fn string(s: impl Into<String>) -> PrimExpr {
         PrimExpr::new(ExprKind::StringImm(s.into()))
@@ -556,5 +581,15 @@ impl Range {
     pub fn from_extent(extent: PrimExpr) -> Range {
         let zero = PrimExpr::int(extent.dtype(), 0);
         Range { min: zero, extent }
+    }
+}
+
+/// The largest finite value of a float type.
+fn float_max(dtype: DataType) -> f64 {
+    match (dtype.code, dtype.bits) {
+        (TypeCode::Float, 16) => 65504.0,
+        (TypeCode::Float, 64) => f64::MAX,
+        (TypeCode::BFloat, _) => 3.3895313892515355e38,
+        _ => f64::from(f32::MAX),
     }
 }

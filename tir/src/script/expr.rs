@@ -392,7 +392,17 @@ impl Reader<'_> {
         keywords: &[ast::Keyword],
         n: usize,
     ) -> PResult<Vec<PrimExpr>> {
-        if let Some(k) = keywords.first() {
+        for k in keywords {
+            // `T.exp(x, dtype="float32")`: TVM's script wrappers of the TIR operators
+            // (`_op_wrapper` in its TIR IR builder) drop a `dtype` keyword; it is read (it
+            // must be a data type) and has no effect, as there.
+            let lowercase = name
+                .strip_prefix("T.")
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_lowercase()));
+            if k.name == "dtype" && lowercase {
+                self.dtype_annotation(&k.value)?;
+                continue;
+            }
             return err(
                 k.span,
                 format!("unexpected keyword argument `{}` of `{name}`", k.name),
@@ -475,6 +485,25 @@ impl Reader<'_> {
                 Ok(PrimExpr::binary(op, a, b))
             }
             "Let" => self.let_expr(e),
+            // `T.min_value("float32")`: the type's smallest (largest) value as a literal.
+            "min_value" | "max_value" => {
+                let a = self.bind_args(e, &["dtype"])?;
+                let Some(d) = a[0] else {
+                    return err(e.span, format!("`{full}` takes a data type"));
+                };
+                let dtype = self.dtype_annotation(d)?;
+                if dtype.is_handle() || dtype.lanes != 1 {
+                    return err(
+                        d.span,
+                        format!("`{full}` of {dtype}: expected a scalar number type"),
+                    );
+                }
+                Ok(if name == "min_value" {
+                    PrimExpr::min_value(dtype)
+                } else {
+                    PrimExpr::max_value(dtype)
+                })
+            }
             "Ramp" => {
                 let a = self.bind_args(e, &["base", "stride", "lanes"])?;
                 let (Some(b), Some(s), Some(l)) = (a[0], a[1], a[2]) else {
