@@ -236,8 +236,8 @@ fn inference_table() {
         ),
         (
             "(16,)",
-            "index_map=lambda i: (i,)".to_string(),
-            "error: a lambda is read only as the argument of `T.index_map`".to_string(),
+            "index_map=T.index_map(lambda i: (i,), index_dtype=lambda: 1)".to_string(),
+            "error: expected a string (a data type)".to_string(),
         ),
         (
             "(16,)",

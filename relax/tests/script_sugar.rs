@@ -10,7 +10,7 @@ use relaxjit_relax::structural_eq::structural_equal;
 
 fn module(params: &str, body: &str) -> String {
     format!(
-        "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tir as T\n\n@I.ir_module\nclass Module:\n    @R.function\n    def main({params}):\n{}\n",
+        "import numpy as np\nfrom tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tir as T\n\n@I.ir_module\nclass Module:\n    @R.function\n    def main({params}):\n{}\n",
         body.lines()
             .map(|l| format!("        {l}"))
             .collect::<Vec<_>>()
@@ -108,6 +108,17 @@ fn written_forms_read_as_their_spelled_out_forms() {
             ABC,
             "return R.call_pure_packed(\"f\", c, ty_args=c.struct_info)",
             "return R.call_pure_packed(\"f\", c, ty_args=R.Tensor((3,), \"float32\"))",
+        ),
+        (
+            "x: R.Tensor((16,), \"float32\")",
+            "return R.layout_transform(x, index_map=lambda i: (i // 4, i % 4))",
+            "return R.layout_transform(x, index_map=T.index_map(lambda i: (i // 4, i % 4)))",
+        ),
+        (ABC, "\"\"\"The docstring.\"\"\"\nreturn a", "return a"),
+        (
+            ABC,
+            "return R.add(a, R.const(np.eye(2, 3, k=1, dtype=np.float32)))",
+            "return R.add(a, R.const(np.array([[0, 1, 0], [0, 0, 1]], \"float32\")))",
         ),
         (ABC, "return relax.op.add(a, b)", "return R.add(a, b)"),
         (
@@ -241,4 +252,24 @@ fn tir_operator_forms() {
         };
         assert!(e.to_string().contains(words), "{body}: {e}");
     }
+}
+
+/// A class docstring, a prim_func docstring and `@R.function(check_well_formed=False)` (TVM's
+/// parser option) read as the module without them.
+#[test]
+fn docstrings_and_parser_options() {
+    let plain = "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tir as T\n\n@I.ir_module\nclass Module:\n    @T.prim_func\n    def f(A: T.Buffer((4,), \"float32\")):\n        for i in range(4):\n            A[i] = T.float32(0)\n\n    @R.function\n    def main(x: R.Tensor((4,), \"float32\")):\n        return x\n";
+    let written = plain
+        .replace(
+            "class Module:\n",
+            "class Module:\n    \"\"\"A module.\"\"\"\n\n",
+        )
+        .replace(
+            "def f(A: T.Buffer((4,), \"float32\")):\n",
+            "def f(A: T.Buffer((4,), \"float32\")):\n        \"\"\"Zeroes A.\"\"\"\n",
+        )
+        .replace("@R.function\n", "@R.function(check_well_formed=False)\n");
+    let a = parse_module(plain).unwrap();
+    let b = parse_module(&written).unwrap_or_else(|e| panic!("{e}\n{written}"));
+    assert!(structural_equal(&a, &b), "{written}");
 }

@@ -449,6 +449,10 @@ impl ModuleReader<'_> {
                     let dict = one_dict_arg(e, "I.module_global_infos")?;
                     module.global_infos = FnReader::new(self).global_infos(dict)?;
                 }
+                // A docstring (any string statement: Python evaluates and drops it).
+                S::Expr(ast::Expr {
+                    kind: A::Str(_), ..
+                }) => {}
                 S::Pass => {}
                 _ => {
                     return err(
@@ -1143,6 +1147,28 @@ impl<'m, 'a> FnReader<'m, 'a> {
                     self.prim(arg, false)?
                 };
                 Ok(AttrValue::PrimValue(v))
+            }
+            // `index_map=lambda i: (i // 4, i % 4)`: TVM's `R.layout_transform` makes an index
+            // map of a callable (`IndexMap.from_func`).
+            A::Lambda { .. } if key == "index_map" => {
+                let call = ast::Expr {
+                    kind: A::Call {
+                        func: Box::new(ast::Expr {
+                            kind: A::Attribute {
+                                value: Box::new(ast::Expr {
+                                    kind: A::Name("T".into()),
+                                    span: e.span,
+                                }),
+                                attr: "index_map".into(),
+                            },
+                            span: e.span,
+                        }),
+                        args: vec![e.clone()],
+                        keywords: Vec::new(),
+                    },
+                    span: e.span,
+                };
+                self.index_map(&call)
             }
             A::Lambda { .. } => err(
                 e.span,
@@ -2076,6 +2102,9 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 match k.name.as_str() {
                     "private" => private = b,
                     "pure" => is_pure = b,
+                    // TVM's parser option: which well-formedness check runs after parsing; the
+                    // pipeline here verifies what it compiles either way.
+                    "check_well_formed" => {}
                     _ => {
                         return err(
                             k.span,
@@ -2112,6 +2141,19 @@ impl<'m, 'a> FnReader<'m, 'a> {
         let mut body = Body::default();
         let mut ret = None;
         for (i, stmt) in def.body.iter().enumerate() {
+            // The function's docstring.
+            if i == 0
+                && def.body.len() > 1
+                && matches!(
+                    &stmt.kind,
+                    S::Expr(ast::Expr {
+                        kind: A::Str(_),
+                        ..
+                    })
+                )
+            {
+                continue;
+            }
             if let S::Expr(e) = &stmt.kind
                 && e.call_name().as_deref() == Some("R.func_attr")
             {
@@ -2816,6 +2858,7 @@ fn numpy_literal(e: &ast::Expr) -> PResult<Option<LiteralArray>> {
         "array" | "asarray" => &["dtype"],
         "zeros" | "ones" => &["shape", "dtype"],
         "full" => &["shape", "fill_value", "dtype"],
+        "eye" => &["N", "M", "k", "dtype"],
         _ => &[],
     };
     if let Some(k) = keywords
@@ -2827,6 +2870,7 @@ fn numpy_literal(e: &ast::Expr) -> PResult<Option<LiteralArray>> {
     let positional = match f {
         "array" | "asarray" | "zeros" | "ones" => 2,
         "full" => 3,
+        "eye" => 4,
         _ => 1,
     };
     if args.len() > positional {
@@ -2890,6 +2934,39 @@ fn numpy_literal(e: &ast::Expr) -> PResult<Option<LiteralArray>> {
             let (shape, lits) = filled(arg(0, "shape"), Lit::Int(i128::from(f == "ones")))?;
             (shape, lits, dtype_at(1)?.unwrap_or(DataType::FLOAT64))
         }
+        // `np.eye(N, M=None, k=0, dtype=float)`: ones on the k-th diagonal of an N × M matrix.
+        "eye" => {
+            let count = |key: &str, i: usize, default: Option<i64>| -> PResult<i64> {
+                match arg(i, key) {
+                    None | Some(ast::Expr { kind: A::None, .. }) => {
+                        default.map_or_else(|| err(e.span, format!("`{name}` needs `{key}`")), Ok)
+                    }
+                    Some(v) => int_of(v)
+                        .and_then(|v| i64::try_from(v).ok())
+                        .ok_or_else(|| {
+                            ParseError::new(v.span, format!("`{key}` must be an integer"))
+                        }),
+                }
+            };
+            let n = count("N", 0, None)?;
+            let m = count("M", 1, Some(n))?;
+            let k = count("k", 2, Some(0))?;
+            if n < 0 || m < 0 {
+                return err(e.span, format!("`{name}`: negative dimensions {n} × {m}"));
+            }
+            if n.saturating_mul(m) > MAX_LITERAL_ELEMENTS {
+                return err(
+                    e.span,
+                    format!(
+                        "a constant of {n} × {m} elements is too large to write in the source (at most {MAX_LITERAL_ELEMENTS})"
+                    ),
+                );
+            }
+            let lits = (0..n)
+                .flat_map(|i| (0..m).map(move |j| Lit::Int(i128::from(j - i == k))))
+                .collect();
+            (vec![n, m], lits, dtype_at(3)?.unwrap_or(DataType::FLOAT64))
+        }
         "full" => {
             let Some(fill) = arg(1, "fill_value") else {
                 return err(e.span, format!("`{name}` needs a fill value"));
@@ -2903,7 +2980,7 @@ fn numpy_literal(e: &ast::Expr) -> PResult<Option<LiteralArray>> {
             let dtype = numpy_dtype(func).map_err(|_| {
                 ParseError::new(
                     e.span,
-                    format!("`{name}` is not read in `R.const` (numpy: array, asarray, zeros, ones, full and scalar types)"),
+                    format!("`{name}` is not read in `R.const` (numpy: array, asarray, zeros, ones, full, eye and scalar types)"),
                 )
             })?;
             let [v] = args.as_slice() else {

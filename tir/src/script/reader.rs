@@ -177,7 +177,21 @@ impl<'a> Reader<'a> {
                 self.bind(&p.name, Binding::Var(v));
             }
         }
-        let stmts = self.seq(&def.body)?;
+        // The function's docstring is no statement.
+        let body_stmts = match &def.body[..] {
+            [
+                ast::Stmt {
+                    kind:
+                        AS::Expr(ast::Expr {
+                            kind: A::Str(_), ..
+                        }),
+                    ..
+                },
+                rest @ ..,
+            ] if !rest.is_empty() => rest,
+            all => all,
+        };
+        let stmts = self.seq(body_stmts)?;
         let mut body = Stmt::seq(stmts);
         let mut contains_block = false;
         body.visit(&mut |s| contains_block |= matches!(s.kind(), StmtKind::SBlockRealize(_)));
