@@ -113,7 +113,7 @@ const CASES: &[Case] = &[
         status: 1,
         expect: &[
             "err:cannot generate a value for `x`",
-            "err:more than 2^64 bytes",
+            "err:at least 2^63 bytes",
             "err:limit of 1 GiB",
             "err:--max-generated",
         ],

@@ -51,16 +51,50 @@ pub struct CodeBuilder {
     isa: OwnedTargetIsa,
     declarations: ModuleDeclarations,
     funcs: HashMap<FuncId, CompiledFunc>,
+    max_instructions: usize,
 }
 
+/// The compile budget: the most Cranelift instructions one function may have when it is handed
+/// to Cranelift. Compile time is mostly register allocation, which grows faster than the
+/// function; past this a pathological but valid program (nested gathers, a Relax function of
+/// hundreds of thousands of bindings) would hold a compile for minutes. The largest functions
+/// of the benchmark models and the conformance corpus are two orders of magnitude smaller
+/// (kernels: 2 014 instructions, `fused_matmul_add_relu` of `model_mlp_symbolic_batch`;
+/// compiled Relax functions: 3 143, ResNet-50's `main`); `tests/compile_budget.rs` keeps the
+/// budget at least 20 times above them.
+pub const MAX_CLIF_INSTRUCTIONS: usize = 400_000;
+
 impl CodeBuilder {
-    /// A builder compiling for `isa`.
+    /// A builder compiling for `isa`, within [`MAX_CLIF_INSTRUCTIONS`] per function.
     pub fn new(isa: OwnedTargetIsa) -> CodeBuilder {
         CodeBuilder {
             isa,
             declarations: ModuleDeclarations::default(),
             funcs: HashMap::new(),
+            max_instructions: MAX_CLIF_INSTRUCTIONS,
         }
+    }
+
+    /// This builder with another budget of Cranelift instructions per function.
+    pub fn with_max_instructions(self, max_instructions: usize) -> CodeBuilder {
+        CodeBuilder {
+            max_instructions,
+            ..self
+        }
+    }
+
+    /// [`Error::TooLarge`] naming `function` if `func` has more instructions than this
+    /// builder's budget; to be asked before defining it, so that Cranelift never starts on it.
+    pub fn check_size(&self, function: &str, func: &cranelift_codegen::ir::Function) -> Result<()> {
+        let instructions = func.dfg.num_insts();
+        if instructions > self.max_instructions {
+            return Err(Error::TooLarge {
+                function: function.to_string(),
+                instructions,
+                limit: self.max_instructions,
+            });
+        }
+        Ok(())
     }
 
     /// A builder compiling for the host ([`crate::isa::host_isa`]).
@@ -243,6 +277,13 @@ impl Module for CodeBuilder {
         if self.funcs.contains_key(&id) {
             return Err(ModuleError::DuplicateDefinition(
                 decl.linkage_name(id).into_owned(),
+            ));
+        }
+        // The callers ask `check_size` first, for an error naming the function; this keeps a
+        // caller that does not within the budget too.
+        if ctx.func.dfg.num_insts() > self.max_instructions {
+            return Err(ModuleError::Compilation(
+                cranelift_codegen::CodegenError::ImplLimitExceeded,
             ));
         }
         ctx.compile(&*self.isa, ctrl_plane)?;

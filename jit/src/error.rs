@@ -17,6 +17,18 @@ pub enum Error {
     /// The JIT module failed to declare, define or finalize a function.
     #[error("cranelift module: {0}")]
     Module(String),
+    /// A function translated to more Cranelift instructions than the compile budget allows
+    /// ([`crate::code::MAX_CLIF_INSTRUCTIONS`]): refused before Cranelift's register allocator,
+    /// whose time grows faster than the function, could take minutes over it. Input-driven (a
+    /// valid but pathological program), never a bug.
+    #[error(
+        "`{function}` translates to {instructions} Cranelift instructions, more than the compile budget of {limit} per function"
+    )]
+    TooLarge {
+        function: String,
+        instructions: usize,
+        limit: usize,
+    },
 }
 
 /// `Result` with the jit crate's [`Error`].

@@ -101,9 +101,7 @@ pub fn to_tensor(proto: &TensorProto, base_dir: Option<&Path>) -> Result<Tensor>
         return Err(invalid(proto, format!("negative dimension in {shape:?}")));
     }
     let numel = vm::tensor::checked_numel(&shape).map_err(|e| invalid(proto, e))?;
-    let nbytes = numel
-        .checked_mul(dtype.bytes())
-        .ok_or_else(|| invalid(proto, "size overflows"))?;
+    let nbytes = vm::tensor::checked_nbytes(&shape, dtype).map_err(|e| invalid(proto, e))?;
     let external;
     let raw: Option<&[u8]> = if proto.data_location == Some(DATA_LOCATION_EXTERNAL) {
         external = read_external(proto, base_dir, nbytes)?;

@@ -62,8 +62,8 @@ pub fn tensor_from_json(v: &Json) -> Result<Tensor, CaseError> {
     let data = v["data"]
         .as_array()
         .ok_or_else(|| CaseError("tensor without data".into()))?;
-    let numel: i64 = shape.iter().product();
-    if numel < 0 || data.len() as i64 != numel {
+    let numel = vm::tensor::checked_numel(&shape).map_err(|e| CaseError(e.to_string()))?;
+    if data.len() != numel {
         return err(format!(
             "tensor of shape {shape:?} has {} data elements",
             data.len()

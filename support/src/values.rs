@@ -28,7 +28,7 @@ pub enum Error {
         name: String,
         dtype: DataType,
         shape: Vec<i64>,
-        /// The size in bytes, or `more than 2^64 bytes`.
+        /// The size in bytes, or `at least 2^63 bytes`.
         size: String,
         limit: String,
     },
@@ -138,9 +138,8 @@ impl InputGenerator {
             name: name_of(),
             error,
         })?;
-        let nbytes = numel
-            .checked_mul(dtype.bytes())
-            .ok_or_else(|| too_large("more than 2^64 bytes".into()))?;
+        let nbytes = vm::tensor::checked_nbytes(shape, dtype)
+            .map_err(|_| too_large("at least 2^63 bytes".into()))?;
         if nbytes as u64 > self.max_bytes {
             return Err(too_large(format_bytes(nbytes as u64)));
         }
@@ -339,7 +338,7 @@ mod tests {
             .tensor("huge", &[i64::MAX], DataType::F32)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("more than 2^64 bytes"), "{e}");
+        assert!(e.contains("at least 2^63 bytes"), "{e}");
     }
 
     #[test]

@@ -112,9 +112,19 @@ pub struct SortPlan {
     pub output_shape: Vec<i64>,
 }
 
+/// The product of `dims`, or `None` if a dimension is negative or the nonzero ones multiply
+/// past `isize::MAX`: `vm::tensor::checked_numel`'s rule (numpy's), which this crate, knowing
+/// nothing of `vm`, states again.
 fn product(dims: &[i64]) -> Option<usize> {
-    dims.iter()
-        .try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?))
+    let mut n = 1usize;
+    let mut empty = false;
+    for &d in dims {
+        match usize::try_from(d).ok()? {
+            0 => empty = true,
+            d => n = n.checked_mul(d).filter(|&m| m <= isize::MAX as usize)?,
+        }
+    }
+    Some(if empty { 0 } else { n })
 }
 
 impl SortPlan {
@@ -135,13 +145,10 @@ impl SortPlan {
             )));
         }
         let too_large = || SortError(format!("input shape {input_shape:?} is too large"));
+        product(input_shape).ok_or_else(too_large)?;
         let before = product(&input_shape[..axis]).ok_or_else(too_large)?;
         let after = product(&input_shape[axis + 1..]).ok_or_else(too_large)?;
         let len = usize::try_from(input_shape[axis]).map_err(|_| too_large())?;
-        before
-            .checked_mul(len)
-            .and_then(|n| n.checked_mul(after))
-            .ok_or_else(too_large)?;
         let k = match top_k {
             Some(k) if k >= 1 && (k as u64) < len as u64 => k as usize,
             _ => len,
@@ -195,6 +202,10 @@ impl SortPlan {
     /// Sorts every slice and hands each of the first `k` elements of its order to
     /// `access.place`. Reads every input element once through `access.key`.
     pub fn run<A: SortAccess>(&self, ascend: bool, access: &mut A) -> Result<(), A::Error> {
+        // An empty input has no slice to sort, however long its axis: nothing to allocate.
+        if self.input_len() == 0 {
+            return Ok(());
+        }
         let mut row: Vec<(usize, SortKey)> = Vec::new();
         if row.try_reserve_exact(self.len).is_err() {
             return Err(access.fail(SortError(format!(
@@ -300,5 +311,36 @@ mod tests {
         assert!(SortPlan::new(&[-1, 2], 1, None).is_err());
         assert!(SortPlan::new(&[1 << 62, 1 << 62], 1, None).is_err());
         assert_eq!(SortPlan::new(&[0, 3], 1, None).unwrap().input_len(), 0);
+    }
+
+    /// An empty input has nothing to sort, however long its axis: no row is allocated (a row
+    /// of 2^31 keys was, and failed), no element is read or placed.
+    #[test]
+    fn an_empty_input_sorts_without_allocating() {
+        struct Untouched;
+        impl SortAccess for Untouched {
+            type Error = SortError;
+            fn key(&mut self, elem: usize) -> Result<SortKey, SortError> {
+                Err(SortError(format!("read element {elem}")))
+            }
+            fn place(&mut self, p: Placement) -> Result<(), SortError> {
+                Err(SortError(format!("placed {p:?}")))
+            }
+            fn fail(&self, e: SortError) -> SortError {
+                e
+            }
+        }
+        let big = 1i64 << 31;
+        for (shape, axis) in [([big, big, 0], 0), ([0, big, big], 1), ([big, 0, big], 2)] {
+            let plan = SortPlan::new(&shape, axis, None).unwrap();
+            assert_eq!(plan.output_shape, shape);
+            plan.run(true, &mut Untouched).unwrap();
+        }
+        // numpy's rule: too large wherever the zero is.
+        let huge = 1i64 << 40;
+        for shape in [[huge, huge, 0], [0, huge, huge]] {
+            let e = SortPlan::new(&shape, 0, None).unwrap_err();
+            assert!(e.0.contains("is too large"), "{e}");
+        }
     }
 }

@@ -275,38 +275,56 @@ impl fmt::Debug for Storage {
     }
 }
 
-/// Number of elements of a shape, or an error if a dimension is negative or the product overflows.
+/// Number of elements of a shape, or an error if a dimension is negative or the shape is too
+/// large: its nonzero dimensions multiply past `isize::MAX`.
+///
+/// numpy's rule (`PyArray_NewFromDescr_int` in ctors.c): zero dimensions are skipped in the
+/// overflow check, so whether a shape is too large does not depend on the order of its
+/// dimensions — `[2^40, 2^40, 0]` and `[0, 2^40, 2^40]` are both too large, though either
+/// would have no elements. The bound is numpy's `npy_intp` and Rust's allocation limit. Every
+/// element count and byte size of a shape goes through this and [`checked_nbytes`], so that a
+/// shape one place accepts is one every other place can count without overflowing (in any
+/// order: each partial product is 0 or at most the product of the nonzero dimensions).
 #[inline]
 pub fn checked_numel(shape: &[i64]) -> Result<usize> {
-    let mut n: usize = 1;
-    for &d in shape {
-        let Ok(d) = usize::try_from(d) else {
-            return Err(Error::value_error(format!(
-                "negative dimension {d} in shape {shape:?}"
-            )));
-        };
-        let Some(m) = n.checked_mul(d) else {
-            return Err(too_large(shape, None));
-        };
-        n = m;
-    }
-    Ok(n)
+    checked_size(shape, 1).ok_or_else(|| size_error(shape, None))
 }
 
+/// `unit` times the dimensions of `shape` (0 if one is 0), or `None` if a dimension is
+/// negative or `unit` times the nonzero dimensions exceeds `isize::MAX`.
+#[inline]
+fn checked_size(shape: &[i64], unit: usize) -> Option<usize> {
+    let mut n = unit;
+    let mut empty = false;
+    for &d in shape {
+        let d = usize::try_from(d).ok()?;
+        if d == 0 {
+            empty = true;
+            continue;
+        }
+        n = n.checked_mul(d).filter(|&m| m <= isize::MAX as usize)?;
+    }
+    Some(if empty { 0 } else { n })
+}
+
+/// Why [`checked_size`] refused `shape`: a negative dimension, or the size.
 #[cold]
-fn too_large(shape: &[i64], dtype: Option<DataType>) -> Error {
+fn size_error(shape: &[i64], dtype: Option<DataType>) -> Error {
+    if let Some(d) = shape.iter().find(|&&d| d < 0) {
+        return Error::value_error(format!("negative dimension {d} in shape {shape:?}"));
+    }
     match dtype {
         Some(dtype) => Error::value_error(format!("shape {shape:?} of {dtype} is too large")),
         None => Error::value_error(format!("shape {shape:?} is too large")),
     }
 }
 
-/// Bytes a contiguous tensor of this shape and dtype occupies.
+/// Bytes a contiguous tensor of this shape and dtype occupies; the same rule as
+/// [`checked_numel`], with the element size in the product (as numpy has it).
 #[inline]
 pub fn checked_nbytes(shape: &[i64], dtype: DataType) -> Result<usize> {
-    checked_numel(shape)?
-        .checked_mul(dtype.bytes())
-        .ok_or_else(|| too_large(shape, Some(dtype)))
+    checked_numel(shape)?;
+    checked_size(shape, dtype.bytes()).ok_or_else(|| size_error(shape, Some(dtype)))
 }
 
 /// Dimensions stored inline up to this rank, so that making a tensor of ordinary rank (the VM
@@ -1030,6 +1048,43 @@ mod tests {
             assert_eq!(t.as_ptr() as usize % ALLOC_ALIGNMENT, 0);
             assert!(t.to_vec::<f32>().unwrap().iter().all(|&x| x == 0.0));
         }
+    }
+
+    /// numpy's rule: whether a shape is too large does not depend on where its zero dimension
+    /// is; a shape that is not too large has 0 elements if one dimension is 0.
+    #[test]
+    fn a_shape_is_too_large_wherever_its_zero_is() {
+        let big = 1i64 << 40;
+        for shape in [[big, big, 0], [0, big, big], [big, 0, big]] {
+            let e = checked_numel(&shape).unwrap_err().to_string();
+            assert!(e.contains("is too large"), "{shape:?}: {e}");
+            let e = checked_nbytes(&shape, DataType::I8)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("is too large"), "{shape:?}: {e}");
+            assert!(Tensor::zeros(&shape, DataType::F32).is_err(), "{shape:?}");
+        }
+        let fits = 1i64 << 31;
+        for shape in [[fits, fits, 0], [0, fits, fits], [fits, 0, fits]] {
+            assert_eq!(checked_numel(&shape).unwrap(), 0, "{shape:?}");
+            assert_eq!(
+                checked_nbytes(&shape, DataType::I8).unwrap(),
+                0,
+                "{shape:?}"
+            );
+            assert_eq!(Tensor::zeros(&shape, DataType::I8).unwrap().numel(), 0);
+            // 2^62 elements of 4 bytes are more bytes than `isize::MAX`, as numpy counts them.
+            let e = checked_nbytes(&shape, DataType::F32)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("float32 is too large"), "{shape:?}: {e}");
+        }
+        // The bound is `isize::MAX`, in elements and in bytes.
+        assert!(checked_numel(&[1 << 62, 2]).is_err());
+        assert_eq!(checked_numel(&[1 << 61, 2]).unwrap(), 1 << 62);
+        assert!(checked_nbytes(&[1 << 61, 2], DataType::F16).is_err());
+        let e = checked_numel(&[0, -1, big, big]).unwrap_err().to_string();
+        assert!(e.contains("negative dimension -1"), "{e}");
     }
 
     /// Pages of this process in memory (`/proc/self/statm`'s second field).

@@ -35,7 +35,7 @@ use dashmap::DashMap;
 use tir::PrimFunc;
 use vm::{PackedFunc, Value};
 
-use crate::code::{CodeBlob, CodeBuilder, CodeMemory};
+use crate::code::{CodeBlob, CodeBuilder, CodeMemory, MAX_CLIF_INSTRUCTIONS};
 use crate::error::{Error, Result};
 use crate::isa::{HostFeatures, host_isa};
 use abi::{KernelArg, KernelError, KernelFn, STATUS_OK};
@@ -339,10 +339,12 @@ fn compile_one(
         }
     };
     let mut insts = ctx.func.dfg.num_insts();
-    let defined = define_function(module, id, ctx);
+    let defined = module
+        .check_size(&lowered.name, &ctx.func)
+        .and_then(|()| define_function(module, id, ctx));
     module.clear_context(ctx);
     defined?;
-    for outline in &outlines {
+    for (k, outline) in outlines.iter().enumerate() {
         ctx.func.signature = codegen::outline_signature(o.call_conv);
         {
             let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
@@ -365,7 +367,12 @@ fn compile_one(
             }
         }
         insts += ctx.func.dfg.num_insts();
-        let defined = define_function(module, outline.id, ctx);
+        let defined = module
+            .check_size(
+                &format!("{} (parallel loop body {k})", lowered.name),
+                &ctx.func,
+            )
+            .and_then(|()| define_function(module, outline.id, ctx));
         module.clear_context(ctx);
         defined?;
     }
@@ -441,7 +448,7 @@ fn object_key(func: &PrimFunc, options: CompileOptions) -> [u8; 32] {
 /// the register allocator is given, which is what a kernel's compile time follows. Compiles
 /// `func` (without remembering it); for tests and diagnostics.
 pub fn clif_instructions(func: &PrimFunc, options: CompileOptions) -> Result<usize> {
-    Ok(compile_object(&host_isa()?, func, options)?.1)
+    Ok(compile_object(&host_isa()?, func, options, usize::MAX)?.1)
 }
 
 /// Compiles one PrimFunc into its own object: vector code first; if Cranelift cannot lower
@@ -452,6 +459,7 @@ fn compile_object(
     isa: &OwnedTargetIsa,
     func: &PrimFunc,
     options: CompileOptions,
+    max_instructions: usize,
 ) -> Result<(KernelObject, usize)> {
     let host = HostFeatures::of_isa(&**isa);
     let call_conv = isa.default_call_conv();
@@ -479,7 +487,7 @@ fn compile_object(
     };
     let mut outcome = Err(Error::Unsupported(String::new()));
     for &vectorize in attempts {
-        let mut module = CodeBuilder::new(isa.clone());
+        let mut module = CodeBuilder::new(isa.clone()).with_max_instructions(max_instructions);
         let mut ctx = module.make_context();
         let mut fctx = FunctionBuilderContext::new();
         let mut sig = module.make_signature();
@@ -539,13 +547,28 @@ impl KernelLibrary {
     /// function compiled before in this process with the same options (by [`object_key`]) is
     /// not compiled again.
     pub fn compile_with(funcs: &[PrimFunc], options: CompileOptions) -> Result<KernelLibrary> {
+        KernelLibrary::compile_within(funcs, options, MAX_CLIF_INSTRUCTIONS)
+    }
+
+    /// [`KernelLibrary::compile_with`] within a compile budget of `max_instructions` Cranelift
+    /// instructions per function (the kernel and each loop body it outlines) instead of
+    /// [`MAX_CLIF_INSTRUCTIONS`]: a kernel over it is [`Error::TooLarge`]. A function compiled
+    /// before under another budget is reused as it is.
+    pub fn compile_within(
+        funcs: &[PrimFunc],
+        options: CompileOptions,
+        max_instructions: usize,
+    ) -> Result<KernelLibrary> {
         let isa = host_isa()?;
         let mut objects = Vec::with_capacity(funcs.len());
         for func in funcs {
             let key = object_key(func, options);
             let object = match OBJECTS.get(&key) {
                 Some(o) => o.clone(),
-                None => remember(key, Arc::new(compile_object(&isa, func, options)?.0)),
+                None => remember(
+                    key,
+                    Arc::new(compile_object(&isa, func, options, max_instructions)?.0),
+                ),
             };
             objects.push(object);
         }

@@ -35,10 +35,8 @@ impl View {
             // SAFETY: by the contract, shape points at ndim dimensions.
             unsafe { std::slice::from_raw_parts(a.shape, a.ndim as usize) }.to_vec()
         };
-        let numel = shape
-            .iter()
-            .try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?))
-            .ok_or_else(|| format!("{what} has an invalid shape {shape:?}"))?;
+        let numel = vm::tensor::checked_numel(&shape)
+            .map_err(|e| format!("{what} has an invalid shape {shape:?}: {e}"))?;
         if (a.dtype >> 16) as u16 != 1 {
             return Err(format!(
                 "{what}: vector dtype {} is not supported",

@@ -50,13 +50,14 @@ pub struct CodeBuilder {
 impl CodeBuilder {
     /// A builder for the host. The code of compiled functions is a sequence of calls and
     /// branches with nothing to optimize, so Cranelift's optimizer is off: it would only add
-    /// compile time.
-    pub fn new() -> Result<CodeBuilder> {
+    /// compile time. A function of more than `max_instructions` Cranelift instructions is not
+    /// defined ([`Error::TooLarge`]).
+    pub fn new(max_instructions: usize) -> Result<CodeBuilder> {
         let isa = crate::isa::host_isa_with(&[
             ("opt_level", "none"),
             ("regalloc_algorithm", "single_pass"),
         ])?;
-        let module = crate::code::CodeBuilder::new(isa);
+        let module = crate::code::CodeBuilder::new(isa).with_max_instructions(max_instructions);
         let ctx = module.make_context();
         Ok(CodeBuilder {
             module,
@@ -84,10 +85,14 @@ impl CodeBuilder {
 
     /// Defines the function now in `self.ctx` as the compiled Relax function `name`
     /// ([`symbol`]); returns its index for [`CompiledCode::get`]. The context is cleared
-    /// whether or not Cranelift accepts the function.
+    /// whether or not Cranelift accepts the function, or the budget does.
     pub fn define(&mut self, name: &str) -> Result<usize> {
         let sig = self.ctx.func.signature.clone();
         let symbol = symbol(name);
+        if let Err(e) = self.module.check_size(&symbol, &self.ctx.func) {
+            self.module.clear_context(&mut self.ctx);
+            return Err(e);
+        }
         let id = self.module.declare_function(&symbol, Linkage::Export, &sig);
         let defined = id.map_err(Error::from).and_then(|id| {
             self.module

@@ -358,8 +358,20 @@ unsafe impl Sync for Shared {}
 /// Compiles every bytecode function of `exec`; calls of the kernels in `kernels` go to their
 /// native entries. `exec` must validate (the error is the validation's otherwise). A function
 /// that cannot be translated, or a failure of code generation as a whole, leaves functions as
-/// bytecode and lists them as fallbacks.
+/// bytecode and lists them as fallbacks; so does one over the compile budget
+/// ([`crate::code::MAX_CLIF_INSTRUCTIONS`]), which the interpreter runs instead of Cranelift
+/// taking minutes over it.
 pub fn compile(exec: &Executable, kernels: &KernelLibrary) -> vm::Result<VmtirModule> {
+    compile_within(exec, kernels, crate::code::MAX_CLIF_INSTRUCTIONS)
+}
+
+/// [`compile`] within a compile budget of `max_instructions` Cranelift instructions per
+/// function: a function over it stays bytecode, its fallback reason naming its size.
+pub fn compile_within(
+    exec: &Executable,
+    kernels: &KernelLibrary,
+    max_instructions: usize,
+) -> vm::Result<VmtirModule> {
     let start = Instant::now();
     exec.validate()?;
     let mut out = exec.clone();
@@ -373,7 +385,7 @@ pub fn compile(exec: &Executable, kernels: &KernelLibrary) -> vm::Result<VmtirMo
     let mut fallbacks = Vec::new();
     let mut functions = Vec::new();
     let mut kept = None;
-    match compile_functions(exec, kernels, &candidates) {
+    match compile_functions(exec, kernels, &candidates, max_instructions) {
         Ok((shared, done, failed)) => {
             let shared = Arc::new(shared);
             for &(fi, _) in &done {
@@ -399,14 +411,56 @@ pub fn compile(exec: &Executable, kernels: &KernelLibrary) -> vm::Result<VmtirMo
     })
 }
 
+/// The number of Cranelift instructions each bytecode function of `exec` translates to (what
+/// [`compile`] hands Cranelift, and the compile budget counts), by name; functions the
+/// translator refuses are left out. Translates without compiling; for tests and diagnostics.
+pub fn clif_instructions(
+    exec: &Executable,
+    kernels: &KernelLibrary,
+) -> vm::Result<Vec<(String, usize)>> {
+    exec.validate()?;
+    let internal = |e: Error| vm::Error::internal(e.to_string());
+    let mut cb = CodeBuilder::new(usize::MAX).map_err(internal)?;
+    let call_conv = cb.call_conv();
+    let sig = cb.native_signature();
+    let frontend = cb.target_config();
+    let (slot_of_func, _) = kernel_slots(exec, kernels);
+    let slots = |fi: usize| slot_of_func.get(fi).copied().flatten();
+    let mut words = Vec::new();
+    let mut sizes = Vec::new();
+    for (fi, info) in exec.func_table.iter().enumerate() {
+        if info.kind != FuncKind::VMFunc {
+            continue;
+        }
+        cb.ctx.func.signature = sig.clone();
+        let mut b = FunctionBuilder::new(&mut cb.ctx.func, &mut cb.fctx);
+        let r = translate::translate(
+            &mut b,
+            call_conv,
+            exec,
+            fi,
+            info.num_args,
+            &slots,
+            &mut words,
+        );
+        if r.is_ok() {
+            b.finalize(frontend);
+            sizes.push((info.name.clone(), cb.ctx.func.dfg.num_insts()));
+        }
+        cb.discard();
+    }
+    Ok(sizes)
+}
+
 type Compiled = (Shared, Vec<(usize, usize)>, Vec<Fallback>);
 
 fn compile_functions(
     exec: &Executable,
     kernels: &KernelLibrary,
     candidates: &[usize],
+    max_instructions: usize,
 ) -> Result<Compiled> {
-    let mut cb = CodeBuilder::new()?;
+    let mut cb = CodeBuilder::new(max_instructions)?;
     let call_conv = cb.call_conv();
     let sig = cb.native_signature();
     let frontend = cb.target_config();

@@ -26,6 +26,15 @@ const CONSTANT_FILL_BYTES: usize = 1 << 30;
 /// The most elements a symbolic (not constant) folded value may have.
 const SYM_LIMIT: usize = 64;
 
+/// Elements of a folded result of broadcast shape `shape`, if at most `limit`: inputs of
+/// `limit` elements each can broadcast to `limit²` (or, with a zero dimension, to a shape
+/// whose other dimensions multiply past `i64`).
+fn fold_len(shape: &[i64], limit: usize) -> Option<usize> {
+    vm::tensor::checked_numel(shape)
+        .ok()
+        .filter(|&n| n <= limit)
+}
+
 fn simplify(e: PrimExpr) -> PrimExpr {
     tir::arith::simplify(&e)
 }
@@ -287,7 +296,9 @@ pub(crate) fn fold(imp: &mut Importer, node: &Node) -> Result<Option<Vec<Val>>> 
             let Some(os) = broadcast_shapes(&s0, &s1) else {
                 return Err(node.invalid(format!("shapes {s0:?} and {s1:?} do not broadcast")));
             };
-            let n: i64 = os.iter().product();
+            let Some(n) = fold_len(&os, limit) else {
+                return Ok(None);
+            };
             let cmp = |op: CmpOp, a: &PrimExpr, b: &PrimExpr| -> Option<PrimExpr> {
                 let (a, b) = (a.as_int()?, b.as_int()?);
                 let r = match op {
@@ -298,7 +309,7 @@ pub(crate) fn fold(imp: &mut Importer, node: &Node) -> Result<Option<Vec<Val>>> 
                 Some(PrimExpr::i64(r as i64))
             };
             let mut e = Vec::new();
-            for i in 0..n as usize {
+            for i in 0..n {
                 let a = &e0[bcast_index(&s0, &os, i)];
                 let b = &e1[bcast_index(&s1, &os, i)];
                 let v = match node.op {
@@ -357,9 +368,11 @@ pub(crate) fn fold(imp: &mut Importer, node: &Node) -> Result<Option<Vec<Val>>> 
             else {
                 return Ok(None);
             };
-            let n: i64 = os.iter().product();
+            let Some(n) = fold_len(&os, limit) else {
+                return Ok(None);
+            };
             let mut e = Vec::new();
-            for i in 0..n as usize {
+            for i in 0..n {
                 let Some(c) = e0[bcast_index(&s0, &os, i)].as_int() else {
                     return Ok(None);
                 };
@@ -1216,8 +1229,7 @@ pub(crate) fn constant_of_shape(imp: &mut Importer, node: &Node) -> Result<Val> 
         .map(PrimExpr::as_int)
         .collect::<Option<Vec<i64>>>()
     {
-        let n: i64 = s.iter().product();
-        let nbytes = (n as usize).saturating_mul(value.dtype().bytes());
+        let nbytes = vm::tensor::checked_nbytes(&s, value.dtype()).unwrap_or(usize::MAX);
         if nbytes <= CONSTANT_FILL_BYTES && nbytes <= imp.constant_fill_budget {
             imp.constant_fill_budget -= nbytes;
             let bytes = value.to_bytes();

@@ -20,7 +20,9 @@
 //!   it was read (never an `exp` per element of a broadcast), walking the operands in the
 //!   producer's order (not across rows, as a transpose would);
 //! * a value that calls a function (`exp`, `tanh`) has one reading statement (softmax's
-//!   exponentials, read by the sum and by the division, stay computed once).
+//!   exponentials, read by the sum and by the division, stay computed once), and so has a
+//!   value of more than [`COPY_NODES`] tree nodes (copies into several readers, inlined
+//!   again into theirs, would grow exponentially with a chain of such diamonds).
 //!
 //! Values are unchanged: the inlined expression is the stored one, of `B`'s dtype, evaluated
 //! on the same operands in the same order.
@@ -30,7 +32,8 @@ use std::collections::HashMap;
 use crate::ir::{
     Buffer, ExprKind, ForKind, IterVarKind, PrimExpr, PrimFunc, SBlock, Stmt, StmtKind, VarId,
 };
-use crate::transform::mutator::{Mutator, substitute, walk_expr, walk_stmt};
+use crate::transform::COPY_NODES;
+use crate::transform::mutator::{Mutator, larger_than, substitute, walk_expr, walk_stmt};
 
 /// `func` with its elementwise intermediates inlined into their readers, repeatedly (a chain
 /// inlines producer by producer).
@@ -113,7 +116,10 @@ fn try_inline(stmts: &[Stmt], p: usize, allocs: &[Buffer]) -> Option<(Vec<Stmt>,
         .iter()
         .filter(|s| Accesses::of(s).loads.contains_key(&id))
         .count();
-    if readers > 1 && calls(&prod.value) {
+    // A value read by several statements is copied into each: a large one stays computed
+    // once, or chains of diamonds (`t1 = t0 * 2 + t0 * 3`, `t2 = t1 * 2 + t1 * 3`, …) would
+    // double the tree at every step.
+    if readers > 1 && (calls(&prod.value) || larger_than(&prod.value, COPY_NODES)) {
         return None;
     }
     let mut rest = Vec::with_capacity(stmts.len() - p - 1);

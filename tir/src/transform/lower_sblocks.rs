@@ -1,6 +1,7 @@
 //! `LowerSBlocks`: schedulable blocks become plain statements.
 //!
-//! A block's iteration variables are replaced by the values its realize binds them to; its
+//! A block's iteration variables are replaced by the values its realize binds them to (a large
+//! value read more than once is bound once, by a `LetStmt`: see [`COPY_NODES`]); its
 //! predicate (`T.where`) becomes an `if`; its reduction init runs where TVM's `LowerInitBlock`
 //! puts it — guarded by "every reduce iteration variable is at the minimum of its domain" — and
 //! its `T.sblock_alloc_buffer`s become `Allocate` + `DeclBuffer` around the lowered body.
@@ -11,9 +12,19 @@
 use std::collections::HashMap;
 
 use crate::ir::{CmpOp, ExprKind, For, IterVarKind, PrimExpr, Stmt, StmtKind, Var};
-use crate::transform::mutator::{Mutator, substitute, substitute_stmt, walk_stmt};
+use crate::transform::mutator::{
+    Mutator, larger_than, read_more_than_once, substitute, substitute_stmt, walk_stmt,
+};
 
 struct LowerBlocks;
+
+/// A bound value of more tree nodes than this, read more than once by its block, is bound
+/// once (a `LetStmt` of a fresh variable of the value's dtype) instead of copied into every
+/// read: copies multiply with each nested block whose binding reads the previous one several
+/// times (`v1 = v0 * 3 + v0 // 2 + v0`, `v2 = …v1…`: the tree grew threefold per level). The
+/// bindings of real schedules (`T.axis.remap`, `i0 * 4 + i1`, `(i * 64 + j) // 7 % 3`) are
+/// smaller, and stay substituted, so the index analyses of code generation see through them.
+pub const COPY_NODES: usize = 24;
 
 impl Mutator for LowerBlocks {
     fn stmt(&mut self, s: &Stmt) -> Stmt {
@@ -21,21 +32,35 @@ impl Mutator for LowerBlocks {
             return walk_stmt(self, s);
         };
         let block = &r.block;
-        let map: HashMap<_, _> = block
-            .iter_vars
-            .iter()
-            .zip(&r.iter_values)
-            .map(|(iv, value)| (iv.var.id(), self.expr(value)))
-            .collect();
+        let mut map = HashMap::new();
+        let mut lets = Vec::new();
+        for (iv, value) in block.iter_vars.iter().zip(&r.iter_values) {
+            let value = self.expr(value);
+            let reads_twice = || {
+                read_more_than_once(&block.body, &iv.var)
+                    || block
+                        .init
+                        .as_ref()
+                        .is_some_and(|i| read_more_than_once(i, &iv.var))
+                    || (block.init.is_some() && iv.kind == IterVarKind::Reduce)
+            };
+            if larger_than(&value, COPY_NODES) && reads_twice() {
+                let bound = Var::new(iv.var.name(), value.dtype());
+                map.insert(iv.var.id(), PrimExpr::from(&bound));
+                lets.push((bound, value));
+            } else {
+                map.insert(iv.var.id(), value);
+            }
+        }
         let mut stmts = Vec::new();
         if let Some(init) = &block.init {
             let init = self.stmt(&substitute_stmt(init, &map));
             let mut cond: Option<PrimExpr> = None;
-            for (iv, value) in block.iter_vars.iter().zip(&r.iter_values) {
+            for iv in &block.iter_vars {
                 if iv.kind != IterVarKind::Reduce {
                     continue;
                 }
-                let value = substitute(&self.expr(value), &map);
+                let value = map[&iv.var.id()].clone();
                 let min = substitute(&iv.dom.min, &map);
                 let min = if min.dtype() == value.dtype() {
                     min
@@ -59,6 +84,13 @@ impl Mutator for LowerBlocks {
         }
         stmts.push(self.stmt(&substitute_stmt(&block.body, &map)));
         let mut out = Stmt::seq(stmts);
+        for (var, value) in lets.into_iter().rev() {
+            out = Stmt::new(StmtKind::LetStmt {
+                var,
+                value,
+                body: out,
+            });
+        }
         let predicate = self.expr(&r.predicate);
         if predicate.as_int() != Some(1) {
             out = Stmt::new(StmtKind::IfThenElse {

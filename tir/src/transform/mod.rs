@@ -30,7 +30,7 @@ pub use empty_nests::{nest_guard, skip_empty_nests};
 pub use flatten::{Flatten, add, mul, numel, to_i64};
 pub use inline::inline_elementwise;
 pub use interchange::{affine_coef, has_load, interchange_reductions};
-pub use lower_sblocks::{flatten_seq, hoist_reduction_init, lower_sblocks};
+pub use lower_sblocks::{COPY_NODES, flatten_seq, hoist_reduction_init, lower_sblocks};
 pub use simplify_indices::simplify_indices;
 
 use crate::ir::{Buffer, DataType, ExprKind, PrimExpr, PrimFunc, Stmt, StmtKind, Var, VarId};
@@ -224,6 +224,11 @@ pub fn lower(func: &PrimFunc) -> Result<LoweredFunc, LowerError> {
 /// extent 1 (`T.grid(1, 1000, 13, 13)`) would otherwise be the outermost loop, the only one
 /// code generation considers for running in parallel (TVM leaves such loops to LLVM, which
 /// removes them). Iteration order and values are unchanged.
+///
+/// Outer loops are replaced first, so that an inner loop's `m` is measured with the outer
+/// replacements in it: an `m` of more than [`COPY_NODES`] tree nodes that the body reads more
+/// than once is bound once by a `LetStmt` (nested unit loops whose starts read the enclosing
+/// loop's variable three times grew the tree threefold per loop).
 pub fn drop_unit_loops(s: &Stmt) -> Stmt {
     struct Drop;
     impl Mutator for Drop {
@@ -232,9 +237,19 @@ pub fn drop_unit_loops(s: &Stmt) -> Stmt {
                 && f.extent.as_int() == Some(1)
                 && f.thread_binding.is_none()
             {
-                let body = self.stmt(&f.body);
+                if mutator::larger_than(&f.min, COPY_NODES)
+                    && mutator::read_more_than_once(&f.body, &f.loop_var)
+                {
+                    let bound = Var::new(f.loop_var.name(), f.min.dtype());
+                    let at = HashMap::from([(f.loop_var.id(), PrimExpr::from(&bound))]);
+                    return Stmt::new(StmtKind::LetStmt {
+                        var: bound,
+                        value: f.min.clone(),
+                        body: self.stmt(&mutator::substitute_stmt(&f.body, &at)),
+                    });
+                }
                 let at = HashMap::from([(f.loop_var.id(), f.min.clone())]);
-                return mutator::substitute_stmt(&body, &at);
+                return self.stmt(&mutator::substitute_stmt(&f.body, &at));
             }
             mutator::walk_stmt(self, s)
         }
@@ -323,5 +338,135 @@ def gather(A: T.Buffer((4, 4), "int32"), B: T.Buffer((1,), "int32")):
             });
             assert_eq!(lets, depth, "one dimension check per gather");
         }
+    }
+
+    /// `f(A, B)` of 16 floats whose body is `body` (indented for the function).
+    fn func_of(body: &str, sblocks: bool) -> PrimFunc {
+        let attr = if sblocks { "(s_tir=True)" } else { "" };
+        let src = format!(
+            r#"
+@T.prim_func{attr}
+def f(A: T.Buffer((T.int64(16),), "float32"), B: T.Buffer((T.int64(16),), "float32")):
+    T.func_attr({{"tirx.noalias": True}})
+{body}"#
+        );
+        crate::script::parse_module_prim_funcs(&src)
+            .unwrap()
+            .remove(0)
+    }
+
+    /// The binding of level `k` reads the previous level's variable `p` three times.
+    fn thrice(p: &str) -> String {
+        format!("({p} * T.int64(3) + {p} // T.int64(2) + {p}) % T.int64(16)")
+    }
+
+    /// Blocks nested `depth` deep, each binding its iteration variable to [`thrice`] the
+    /// enclosing block's.
+    fn nested_blocks(depth: usize) -> PrimFunc {
+        let mut s = String::from("    for i in range(T.int64(16)):\n");
+        let mut ind = "        ".to_string();
+        let mut prev = "i".to_string();
+        for k in 0..=depth {
+            let value = if k == 0 { prev.clone() } else { thrice(&prev) };
+            s += &format!("{ind}with T.sblock(\"b{k}\"):\n");
+            ind += "    ";
+            s += &format!("{ind}v{k} = T.axis.spatial(T.int64(16), {value})\n");
+            prev = format!("v{k}");
+        }
+        s += &format!("{ind}B[{prev}] = A[{prev}] + A[{prev}]\n");
+        func_of(&s, true)
+    }
+
+    /// Unit loops nested `depth` deep, each starting at [`thrice`] the enclosing loop's
+    /// variable.
+    fn nested_unit_loops(depth: usize) -> PrimFunc {
+        let mut s = String::from("    for i0 in range(T.int64(16)):\n");
+        let mut ind = "        ".to_string();
+        for k in 1..=depth {
+            let m = thrice(&format!("i{}", k - 1));
+            s += &format!("{ind}for i{k} in range({m}, {m} + T.int64(1)):\n");
+            ind += "    ";
+        }
+        s += &format!("{ind}B[i{depth}] = A[i{depth}] + A[i{depth}]\n");
+        func_of(&s, false)
+    }
+
+    /// Elementwise diamonds `depth` deep, each step `t_k = t_{k-1} * 2 + t_{k-1} * 3` through
+    /// two intermediates (a fused chain as FuseTIR writes it).
+    fn diamonds(depth: usize) -> PrimFunc {
+        let mut s = String::from("    t0 = T.sblock_alloc_buffer((T.int64(16),))\n");
+        for k in 1..=depth {
+            for n in ["a", "b", "t"] {
+                s += &format!("    {n}{k} = T.sblock_alloc_buffer((T.int64(16),))\n");
+            }
+        }
+        let stmt = |out: &str, value: &str| {
+            format!(
+                "    for i in range(T.int64(16)):\n        with T.sblock(\"{out}\"):\n            v = T.axis.spatial(T.int64(16), i)\n            {out}[v] = {value}\n"
+            )
+        };
+        s += &stmt("t0", "A[v] + T.float32(1.0)");
+        for k in 1..=depth {
+            let p = k - 1;
+            s += &stmt(&format!("a{k}"), &format!("t{p}[v] * T.float32(2.0)"));
+            s += &stmt(&format!("b{k}"), &format!("t{p}[v] * T.float32(3.0)"));
+            s += &stmt(&format!("t{k}"), &format!("a{k}[v] + b{k}[v]"));
+        }
+        s += &stmt("B", &format!("t{depth}[v]"));
+        func_of(&s, true)
+    }
+
+    /// Lowering (and, for `inline`, inlining first) keeps the tree within a constant factor of
+    /// the input's for every depth: substituting a binding read three times into the next
+    /// binding, level after level, grew it threefold per level (depth 12: hundreds of
+    /// thousands of nodes, and a compile of half a minute).
+    fn assert_linear(what: &str, make: fn(usize) -> PrimFunc, inline: bool) {
+        for depth in [1, 2, 4, 8, 12, 16] {
+            let func = make(depth);
+            let before = tree_nodes(&func.body);
+            let func = if inline {
+                crate::transform::inline_elementwise(&func)
+            } else {
+                func
+            };
+            let after = tree_nodes(&lower(&func).unwrap().body);
+            assert!(
+                after <= 8 * before + 64,
+                "{what}, depth {depth}: {before} nodes became {after}"
+            );
+        }
+    }
+
+    #[test]
+    fn lowering_nested_block_bindings_grows_the_tree_linearly() {
+        assert_linear("nested blocks", nested_blocks, false);
+    }
+
+    #[test]
+    fn dropping_nested_unit_loops_grows_the_tree_linearly() {
+        assert_linear("nested unit loops", nested_unit_loops, false);
+    }
+
+    #[test]
+    fn inlining_elementwise_diamonds_grows_the_tree_linearly() {
+        assert_linear("diamonds", diamonds, true);
+    }
+
+    /// Small bindings (`T.axis.remap`, split loops) are still substituted: no `LetStmt` for
+    /// them, so the index analyses of code generation see the loop variables.
+    #[test]
+    fn small_bindings_are_substituted() {
+        let func = nested_blocks(1);
+        let lowered = lower(&func).unwrap();
+        let mut lets = 0;
+        lowered
+            .body
+            .visit(&mut |s| lets += matches!(s.kind(), StmtKind::LetStmt { .. }) as usize);
+        assert_eq!(lets, 0, "{:?}", lowered.body);
+        let deep = lower(&nested_blocks(4)).unwrap();
+        let mut lets = 0;
+        deep.body
+            .visit(&mut |s| lets += matches!(s.kind(), StmtKind::LetStmt { .. }) as usize);
+        assert!(lets >= 1, "{:?}", deep.body);
     }
 }

@@ -6,7 +6,9 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{Buffer, ExprKind, For, PrimExpr, SBlock, SBlockRealize, Stmt, StmtKind, VarId};
+use crate::ir::{
+    Buffer, ExprKind, For, PrimExpr, SBlock, SBlockRealize, Stmt, StmtKind, Var, VarId,
+};
 
 /// A rewriting visitor. Every hook defaults to the structural walk ([`walk_expr`],
 /// [`walk_stmt`]).
@@ -274,6 +276,48 @@ impl Mutator for Substitute<'_> {
         }
         walk_expr(self, e)
     }
+}
+
+/// Whether `e` has more than `nodes` tree nodes (a subexpression shared `k` times counts `k`
+/// times, as a substitution copying `e` would), stopping as soon as it does.
+pub fn larger_than(e: &PrimExpr, nodes: usize) -> bool {
+    fn walk(e: &PrimExpr, budget: &mut usize) -> bool {
+        if *budget == 0 {
+            return true;
+        }
+        *budget -= 1;
+        e.children().into_iter().any(|c| walk(c, budget))
+    }
+    let mut budget = nodes;
+    walk(e, &mut budget)
+}
+
+/// Whether `v` is read more than once by the expressions of `s` and its nested statements,
+/// stopping at the second read.
+pub fn read_more_than_once(s: &Stmt, v: &Var) -> bool {
+    fn count(e: &PrimExpr, v: &Var, n: &mut usize) {
+        if *n >= 2 {
+            return;
+        }
+        match e.as_var() {
+            Some(x) if x == v => *n += 1,
+            _ => e.children().into_iter().for_each(|c| count(c, v, n)),
+        }
+    }
+    fn walk(s: &Stmt, v: &Var, n: &mut usize) {
+        for e in s.exprs() {
+            count(e, v, n);
+        }
+        for c in s.children() {
+            if *n >= 2 {
+                return;
+            }
+            walk(c, v, n);
+        }
+    }
+    let mut n = 0;
+    walk(s, v, &mut n);
+    n >= 2
 }
 
 /// `e` with the variables of `map` replaced.
