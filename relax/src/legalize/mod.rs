@@ -21,7 +21,8 @@
 //! (sum/mean/max/min/prod/variance/std, argmax/argmin), [`matmul`], [`nn`] (softmax, norms,
 //! convolutions, pools, pad, activations), [`manipulate`] (reshape and data movement),
 //! [`create`] (full/zeros/ones/arange/tril/triu), [`sort`] (sort/argsort/topk/cumsum), [`image`]
-//! (resize2d), [`qdq`] (quantize/dequantize), [`grad`] (the backward operators of `R.grad.*`).
+//! (resize2d), [`qdq`] (quantize/dequantize), [`grad`] (the backward operators of `R.grad.*`),
+//! [`scatter`] (index_put, slice_scatter), [`search`] (bucketize, multinomial_from_uniform).
 
 mod create;
 mod elementwise;
@@ -33,6 +34,8 @@ mod nn;
 mod nn_extra;
 mod qdq;
 mod reduce;
+mod scatter;
+mod search;
 mod sort;
 pub(crate) mod te;
 
@@ -639,4 +642,6 @@ fn rule(op: &str) -> Option<Rule> {
         .or_else(|| image::rule(name))
         .or_else(|| qdq::rule(name))
         .or_else(|| grad::rule(name))
+        .or_else(|| scatter::rule(name))
+        .or_else(|| search::rule(name))
 }

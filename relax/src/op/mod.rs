@@ -45,6 +45,8 @@ mod nn;
 mod qdq;
 mod reduce;
 mod registry;
+mod scatter;
+mod search;
 mod sort;
 mod unary;
 
