@@ -645,3 +645,48 @@ fn symbolic_shapes_are_checked_when_the_kernel_runs() {
         assert_eq!(y.to_vec::<i64>().expect("i64"), [0, 0], "{mode:?}");
     }
 }
+
+/// The modules of TVM's tests that use these operators (`new_ops_tvm/`): each reads, prints,
+/// and reads back to the same print, and compiles in both exec modes, except the ones whose
+/// failure is the right answer.
+#[test]
+fn tvm_test_modules_read_print_and_compile() {
+    // (file, what the error says): TVM's own TOPI rejects the index shapes of the first; the
+    // second calls a packed function of TVM's contrib library that relaxjit does not have.
+    let refused = [
+        (
+            "frontend_from_exported_program__test_index_put__ExpectedBroadcast3D.py",
+            "the index tensors' shapes (16, 1), (10,), (64, 1) do not broadcast together",
+        ),
+        (
+            "frontend_tflite__test_multinomial_dynamic_num_samples__Expected.py",
+            "tvm.contrib.random.uniform",
+        ),
+    ];
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/new_ops_tvm");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the modules folder")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "py"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 47, "only {} modules", files.len());
+    let engines = [engine(ExecMode::Bytecode), engine(ExecMode::Compiled)];
+    for path in &files {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+        let text = std::fs::read_to_string(path).expect("a module");
+        let module = Engine::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let printed = relax::script::print_module(&module);
+        let again = Engine::parse(&printed).unwrap_or_else(|e| panic!("{name}: {e}\n{printed}"));
+        assert_eq!(relax::script::print_module(&again), printed, "{name}");
+        let want_error = refused.iter().find(|(f, _)| *f == name).map(|(_, m)| *m);
+        for engine in &engines {
+            match (engine.compile_str(&text), want_error) {
+                (Ok(_), None) => {}
+                (Err(e), Some(m)) if e.to_string().contains(m) => {}
+                (Ok(_), Some(m)) => panic!("{name}: compiled, expected an error with `{m}`"),
+                (Err(e), _) => panic!("{name}: {e}"),
+            }
+        }
+    }
+}
