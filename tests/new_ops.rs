@@ -1,7 +1,7 @@
 //! The operators that TVM's own test modules use and that relaxjit once rejected as unknown:
 //! `R.index_put`, `R.slice_scatter`, `R.image.resize3d`, `R.nn.conv3d_transpose`,
-//! `R.image.grid_sample`, `R.image.affine_grid`, `R.bucketize`, `R.multinomial_from_uniform`
-//! and `R.meshgrid`. The cases of `new_ops/` (conformance corpus format; expected values from
+//! `R.image.grid_sample`, `R.image.affine_grid`, `R.bucketize`, `R.multinomial_from_uniform`,
+//! `R.meshgrid`, `R.nonzero` and `R.unique`. The cases of `new_ops/` (conformance corpus format; expected values from
 //! the numpy reference of `new_ops/generate.py`) print back as TVM prints them and run in both
 //! exec modes, compiled giving bit for bit what bytecode gives; the forms TVM's tests write
 //! read back as TVM stores them; programs the operators cannot take fail to compile with an
@@ -24,7 +24,7 @@ fn engine(exec_mode: ExecMode) -> Engine {
     .expect("an engine")
 }
 
-const CASES: usize = 37;
+const CASES: usize = 44;
 
 #[test]
 fn cases_match_the_numpy_reference_in_both_modes() {
@@ -185,6 +185,21 @@ fn short_forms_print_as_tvm_stores_them() {
             "R.meshgrid((a, b))".into(),
             format!("R.Tuple({}, {})", f("(3, 3)"), f("(3, 3)")),
             "R.meshgrid((a, b), indexing=\"ij\")".into(),
+        ),
+        (
+            format!("x: {}", f("(4, 5)")),
+            "R.unique(x, sorted=False, return_counts=True)".into(),
+            format!(
+                "R.Tuple({}, {})",
+                "R.Tensor(dtype=\"float32\", ndim=1)", "R.Tensor(dtype=\"int64\", ndim=1)"
+            ),
+            "R.unique(x, T.bool(False), T.bool(False), T.bool(False), T.bool(True))".into(),
+        ),
+        (
+            format!("x: {}", f("(4, 5)")),
+            "R.nonzero(x)".into(),
+            "R.Tensor(dtype=\"int64\", ndim=2)".into(),
+            "R.nonzero(x)".into(),
         ),
     ];
     for (params, call, out, want) in cases {
@@ -489,6 +504,30 @@ fn bad_input_is_a_clear_error() {
             ),
             "each input tensor must be 1-D, got rank 2 at index 1",
         ),
+        (
+            module(
+                &format!("x: {}", f("(3, 4)")),
+                "R.unique(x, sorted=True, axis=2)",
+                "R.Tensor(dtype=\"float32\", ndim=2)",
+            ),
+            "axis 2 is out of range for a tensor of rank 2",
+        ),
+        (
+            module(
+                &format!("x: {}, s: R.Prim(\"bool\")", f("(3, 4)")),
+                "R.unique(x, s)",
+                "R.Tensor(dtype=\"float32\", ndim=1)",
+            ),
+            "argument 1 (sorted) must be a constant prim value",
+        ),
+        (
+            module(
+                &format!("x: R.Tuple({})", f("(3, 4)")),
+                "R.nonzero(x)",
+                "R.Tensor(dtype=\"int64\", ndim=2)",
+            ),
+            "argument 0 (x) must be a tensor",
+        ),
     ];
     for mode in [ExecMode::Bytecode, ExecMode::Compiled] {
         let engine = engine(mode);
@@ -670,7 +709,7 @@ fn tvm_test_modules_read_print_and_compile() {
         .filter(|p| p.extension().is_some_and(|x| x == "py"))
         .collect();
     files.sort();
-    assert!(files.len() >= 47, "only {} modules", files.len());
+    assert!(files.len() >= 57, "only {} modules", files.len());
     let engines = [engine(ExecMode::Bytecode), engine(ExecMode::Compiled)];
     for path in &files {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");

@@ -24,7 +24,10 @@ def value(a):
         return {"tuple": [value(x) for x in a]}
     a = np.asarray(a)
     if a.dtype.kind == "f":
-        data = [float(x) for x in a.ravel().astype(np.float64)]
+        data = [
+            float(x) if np.isfinite(x) else ("nan" if np.isnan(x) else ("inf" if x > 0 else "-inf"))
+            for x in a.ravel().astype(np.float64)
+        ]
     else:
         data = [int(x) for x in a.ravel()]
     return {"tensor": {"dtype": str(a.dtype), "shape": list(a.shape), "data": data}}
@@ -39,8 +42,9 @@ def ty(a):
     return f'R.Tensor(({shape}), dtype="{a.dtype}")'
 
 
-def module(params, call, out):
+def module(params, call, out, out_ty=None):
     sig = ", ".join(f"{n}: {ty(a)}" for n, a in params)
+    out_ty = out_ty or ty(out)
     return (
         "# from tvm.script import ir as I\n"
         "# from tvm.script import relax as R\n"
@@ -48,18 +52,21 @@ def module(params, call, out):
         "@I.ir_module\n"
         "class Module:\n"
         "    @R.function\n"
-        f"    def main({sig}) -> {ty(out)}:\n"
+        f"    def main({sig}) -> {out_ty}:\n"
         "        with R.dataflow():\n"
-        f"            gv: {ty(out)} = {call}\n"
+        f"            gv: {out_ty} = {call}\n"
         "            R.output(gv)\n"
         "        return gv\n"
     )
 
 
-def write(name, tag, description, params, call, out, rtol=1e-5, atol=1e-6):
+def write(
+    name, tag, description, params, call, out, rtol=1e-5, atol=1e-6, out_ty=None, text=None
+):
+    """One case; `text` is the whole module when it is more than `gv = call`."""
     folder = HERE / name
     folder.mkdir(exist_ok=True)
-    (folder / "module.py").write_text(module(params, call, out))
+    (folder / "module.py").write_text(text or module(params, call, out, out_ty))
     case = {
         "name": name,
         "description": description,
@@ -645,7 +652,158 @@ def search_cases():
         )
 
 
+# ---- nonzero ----------------------------------------------------------------------------------
+
+
+def nonzero_cases():
+    any2 = 'R.Tensor(dtype="int64", ndim=2)'
+    x = np.array([[0.0, 1.5, -0.0, np.nan], [0.0, 0.0, -2.0, 0.0], [3.0, 0.0, 0.0, 0.25]], dtype=F32)
+    write(
+        "nonzero_2d",
+        "nonzero",
+        "positions of the non-zero elements, row-major; NaN counts, -0.0 does not",
+        [("x", x)],
+        "R.nonzero(x)",
+        np.stack(np.nonzero(x)).astype(np.int64),
+        0,
+        0,
+        out_ty=any2,
+    )
+    x = np.zeros((2, 3), dtype=np.int32)
+    write(
+        "nonzero_none",
+        "nonzero",
+        "no non-zero element: a (2, 0) result",
+        [("x", x)],
+        "R.nonzero(x)",
+        np.zeros((2, 0), dtype=np.int64),
+        0,
+        0,
+        out_ty=any2,
+    )
+    x = np.array(True)
+    write(
+        "nonzero_scalar",
+        "nonzero",
+        "a rank-0 input counts as (1,)",
+        [("x", x)],
+        "R.nonzero(x)",
+        np.zeros((1, 1), dtype=np.int64),
+        0,
+        0,
+        out_ty=any2,
+    )
+    x = np.array([0, 4, 0, -1, 7, 0], dtype=np.int64)
+    idx = np.nonzero(x)[0]
+    out = x[idx] * 2
+    # As the printer writes it: `n`, bound by the match_cast, declared as a TypeVar.
+    text = (
+        "# from typing import TypeVar\n"
+        "# from tvm.script import ir as I\n"
+        "# from tvm.script import relax as R\n"
+        "\n"
+        'n = TypeVar("n")\n'
+        "@I.ir_module\n"
+        "class Module:\n"
+        "    @R.function\n"
+        '    def main(x: R.Tensor((6,), dtype="int64")) -> R.Tensor((n,), dtype="int64"):\n'
+        "        with R.dataflow():\n"
+        '            lv: R.Tensor((1, n), dtype="int64") = R.match_cast(R.nonzero(x), '
+        'R.Tensor((1, n), dtype="int64"))\n'
+        '            lv1: R.Tensor((n,), dtype="int64") = R.reshape(lv, R.shape([n]))\n'
+        '            lv2: R.Tensor((n,), dtype="int64") = R.take(x, lv1, axis=0, mode="fast")\n'
+        '            gv: R.Tensor((n,), dtype="int64") = R.add(lv2, lv2)\n'
+        "            R.output(gv)\n"
+        "        return gv\n"
+    )
+    write(
+        "nonzero_match_cast",
+        "nonzero",
+        "the ONNX frontend's form: the count named by a match_cast, then used by operators",
+        [("x", x)],
+        None,
+        out,
+        0,
+        0,
+        text=text,
+    )
+
+
+# ---- unique -----------------------------------------------------------------------------------
+
+
+def unique_ref(x, sorted_, want_index, want_inverse, want_counts, axis):
+    """TVM's relax.run.unique (numpy's unique, reordered by first occurrence when unsorted)."""
+    values, index, inverse, counts = np.unique(
+        x, return_index=True, return_inverse=True, return_counts=True, axis=axis
+    )
+    inverse = np.asarray(inverse).reshape(-1)
+    if not sorted_:
+        order = np.argsort(index, kind="stable")
+        values = np.take(values, order, axis=0 if axis is None else axis)
+        index = index[order]
+        counts = counts[order]
+        remap = np.empty_like(order)
+        remap[order] = np.arange(len(order))
+        inverse = remap[inverse]
+    out = [values]
+    if want_index:
+        out.append(index.astype(np.int64))
+    if want_inverse:
+        out.append(inverse.astype(np.int64))
+    if want_counts:
+        out.append(counts.astype(np.int64))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_cases():
+    def ty_any(a):
+        return f'R.Tensor(dtype="{a.dtype}", ndim={a.ndim})'
+
+    for name, x, flags, axis, desc in [
+        (
+            "unique_sorted_flat",
+            np.array([[3.0, 1.0, -0.0, 3.0, 2.5], [0.0, 1.0, 7.0, 2.5, -4.0]], dtype=F32),
+            (True, False, False, False),
+            None,
+            "the sorted unique values of the flattened tensor; -0.0 and 0.0 are one",
+        ),
+        (
+            "unique_first_occurrence_all_outputs",
+            np.array([4, 2, 4, 9, 2, 2, -1], dtype=np.int64),
+            (False, True, True, True),
+            None,
+            "sorted=False: values in order of first occurrence, with index, inverse and counts",
+        ),
+        (
+            "unique_axis_columns",
+            np.array([[1, 0, 1, 2], [5, 3, 5, 5], [0, 0, 0, 1]], dtype=np.int32),
+            (True, False, True, True),
+            1,
+            "unique columns (axis=1), sorted, with inverse and counts",
+        ),
+    ]:
+        out = unique_ref(x, *flags, axis)
+        args = ", ".join(f"T.bool({f})" for f in flags)
+        if axis is not None:
+            args += f", {axis}"
+        if isinstance(out, tuple):
+            out_ty = "R.Tuple(" + ", ".join(ty_any(o) for o in out) + ")"
+        else:
+            out_ty = ty_any(out)
+        # The flags print as `T.bool(...)`, and the header then imports `T` (as the printer
+        # writes it).
+        text = module([("x", x)], f"R.unique(x, {args})", out, out_ty).replace(
+            "# from tvm.script import ir as I\n",
+            "# from tvm.script import ir as I\n# from tvm.script import tirx as T\n"
+            "# from tvm.tirx.layout import Axis\n",
+        )
+        write(name, "unique", desc, [("x", x)], None, out, 0, 0, text=text)
+
+
 if __name__ == "__main__":
+    unique_cases()
+    nonzero_cases()
     index_put_cases()
     slice_scatter_cases()
     resize3d_cases()

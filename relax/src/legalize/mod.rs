@@ -148,8 +148,28 @@ impl Legalizer<'_> {
                         value,
                         struct_info,
                     } => {
-                        let value = self.expr(value, None, var.name())?;
+                        let legalized = self.expr(value, None, var.name())?;
                         self.no_cast(var.name())?;
+                        // `R.match_cast(R.take(...), ...)`, `R.match_cast(R.nonzero(x), ...)`
+                        // as TVM's frontends write them: the lowered call is bound to a
+                        // variable of its own first, which the passes after this one (that
+                        // rewrite calls in variable bindings) then see.
+                        let value = if legalized.as_call().is_some() && !legalized.ptr_eq(value) {
+                            let name = format!("{}_value", var.name());
+                            let si = crate::transform::struct_info_of(&legalized, self.module);
+                            let tmp = if b.dataflow {
+                                Var::dataflow(name, si)
+                            } else {
+                                Var::new(name, si)
+                            };
+                            bindings.push(Binding::Var {
+                                var: tmp.clone(),
+                                value: legalized,
+                            });
+                            Expr::var(&tmp)
+                        } else {
+                            legalized
+                        };
                         Binding::MatchCast {
                             var: var.clone(),
                             value,

@@ -1,4 +1,8 @@
-//! `R.bucketize` and `R.multinomial_from_uniform`.
+//! `R.bucketize`, `R.multinomial_from_uniform`, `R.nonzero` and `R.unique`.
+//!
+//! `nonzero` and `unique` become, as TVM's `FCallPacked` attribute makes them, calls of the
+//! runtime's `relax.run.nonzero` and `relax.run.unique` (`vm::builtin`), which allocate their
+//! results: the counts, and so the results' shapes, are known only then.
 //!
 //! `bucketize` is TVM's `topi.searchsorted(boundaries, input, right, out_dtype)`: the index
 //! at which each value would be inserted into the sorted boundaries (before equal ones, or
@@ -28,6 +32,22 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
     let r: Rule = match name {
         "bucketize" => bucketize,
         "multinomial_from_uniform" => multinomial_from_uniform,
+        // TVM's `FCallPacked`: the runtime's `relax.run.nonzero`, which allocates the result
+        // (its shape depends on the data).
+        "nonzero" => |c| {
+            Ok(Lowered::Expr(crate::transform::call_pure_packed(
+                "relax.run.nonzero",
+                c.call.args.clone(),
+                c.out.clone(),
+            )))
+        },
+        "unique" => |c| {
+            Ok(Lowered::Expr(crate::transform::call_pure_packed(
+                "relax.run.unique",
+                c.call.args.clone(),
+                c.out.clone(),
+            )))
+        },
         _ => return None,
     };
     Some(r)

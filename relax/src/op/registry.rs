@@ -1116,6 +1116,20 @@ pub(super) static OPS: &[OpDef] = &[
         ],
         search::infer_bucketize,
     ),
+    op("relax.nonzero", "R.nonzero", X, search::infer_nonzero),
+    op(
+        "relax.unique",
+        "R.unique",
+        &[
+            e("x"),
+            ed("sorted", true_),
+            ed("return_index", false_),
+            ed("return_inverse", false_),
+            ed("return_counts", false_),
+            ed("axis", none),
+        ],
+        search::infer_unique,
+    ),
     op(
         "relax.multinomial_from_uniform",
         "R.multinomial_from_uniform",

@@ -1,5 +1,6 @@
-//! Struct-info inference of `R.bucketize` (TVM's `InferTypeBucketize`, `search.cc`) and
-//! `R.multinomial_from_uniform` (`InferTypeMultinomialFromUniform`, `sampling.cc`).
+//! Struct-info inference of `R.bucketize` (TVM's `InferTypeBucketize`, `search.cc`),
+//! `R.multinomial_from_uniform` (`InferTypeMultinomialFromUniform`, `sampling.cc`) and
+//! `R.nonzero` and `R.unique` (`InferTypeNonzero`, `InferTypeUnique`, `set.cc`).
 
 use tir::DataType;
 
@@ -96,4 +97,73 @@ pub(super) fn infer_multinomial_from_uniform(
         ));
     }
     Ok(prob.with_shape(vec![ss[0].clone(), ss[1].clone()], Some(dtype)))
+}
+
+/// `R.nonzero(x)`: an `int64` tensor of rank 2, `(rank of x, number of non-zero elements)`,
+/// whose shape is known only when it runs (TVM infers no shape either; its frontends
+/// `R.match_cast` the result to name the count).
+pub(super) fn infer_nonzero(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let x = tensor_arg(call, args, 0)?;
+    Ok(x.with_ndim(2, Some(DataType::INT64)))
+}
+
+/// A flag or axis argument of `R.unique` as a constant (`R.prim_value(True)`, `1`).
+fn unique_const(call: &Call, args: &[StructInfo], i: usize) -> Result<i64> {
+    match super::common::prim_value_of(call, args, i).and_then(|v| v.as_int()) {
+        Some(v) => Ok(v),
+        None => Err(err(
+            call,
+            format!(
+                "{} must be a constant prim value (True/False, or an integer axis)",
+                arg_name(call, i)
+            ),
+        )),
+    }
+}
+
+/// `R.unique(x, sorted, return_index, return_inverse, return_counts[, axis])`, TVM's
+/// `InferTypeUnique`: the unique values (1-D, or `x`'s rank along `axis`; `(1,)` for a
+/// rank-0 `x`), followed, if asked for, by the `int64` index, inverse and counts (1-D); one
+/// tensor when nothing else is asked for, else a tuple. The lengths are known only when it
+/// runs.
+pub(super) fn infer_unique(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 5, 6)?;
+    let x = tensor_arg(call, args, 0)?;
+    unique_const(call, args, 1)?;
+    let flags = [
+        unique_const(call, args, 2)?,
+        unique_const(call, args, 3)?,
+        unique_const(call, args, 4)?,
+    ];
+    let axis = if args.len() == 6 {
+        let a = unique_const(call, args, 5)?;
+        if let Some(n) = x.ndim() {
+            super::common::normalize_axis(call, a, n)?;
+        }
+        true
+    } else {
+        false
+    };
+    let one = || vec![tir::PrimExpr::i64(1)];
+    let scalar = x.ndim() == Some(0);
+    let mut fields = vec![if scalar {
+        x.with_shape(one(), x.dtype)
+    } else if axis {
+        x.with_ndim(x.ndim, x.dtype)
+    } else {
+        x.with_ndim(1, x.dtype)
+    }];
+    for _ in flags.iter().filter(|&&f| f != 0) {
+        fields.push(if scalar {
+            x.with_shape(one(), Some(DataType::INT64))
+        } else {
+            x.with_ndim(1, Some(DataType::INT64))
+        });
+    }
+    Ok(if fields.len() == 1 {
+        fields.remove(0)
+    } else {
+        StructInfo::Tuple(fields)
+    })
 }
