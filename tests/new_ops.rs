@@ -1,7 +1,7 @@
 //! The operators that TVM's own test modules use and that relaxjit once rejected as unknown:
 //! `R.index_put`, `R.slice_scatter`, `R.image.resize3d`, `R.nn.conv3d_transpose`,
 //! `R.image.grid_sample`, `R.image.affine_grid`, `R.bucketize`, `R.multinomial_from_uniform`,
-//! `R.meshgrid`, `R.nonzero` and `R.unique`. The cases of `new_ops/` (conformance corpus format; expected values from
+//! `R.meshgrid`, `R.nonzero`, `R.unique` and `R.vision.roi_align`. The cases of `new_ops/` (conformance corpus format; expected values from
 //! the numpy reference of `new_ops/generate.py`) print back as TVM prints them and run in both
 //! exec modes, compiled giving bit for bit what bytecode gives; the forms TVM's tests write
 //! read back as TVM stores them; programs the operators cannot take fail to compile with an
@@ -24,7 +24,7 @@ fn engine(exec_mode: ExecMode) -> Engine {
     .expect("an engine")
 }
 
-const CASES: usize = 44;
+const CASES: usize = 47;
 
 #[test]
 fn cases_match_the_numpy_reference_in_both_modes() {
@@ -200,6 +200,14 @@ fn short_forms_print_as_tvm_stores_them() {
             "R.nonzero(x)".into(),
             "R.Tensor(dtype=\"int64\", ndim=2)".into(),
             "R.nonzero(x)".into(),
+        ),
+        (
+            format!("x: {}, r: {}", f("(1, 4, 16, 16)"), f("(3, 5)")),
+            "R.vision.roi_align(x, r, pooled_size=7, spatial_scale=0.25)".into(),
+            f("(3, 4, 7, 7)"),
+            "R.vision.roi_align(x, r, pooled_size=[7, 7], spatial_scale=0.25, sample_ratio=-1, \
+             aligned=False, layout=\"NCHW\", mode=\"avg\")"
+                .into(),
         ),
     ];
     for (params, call, out, want) in cases {
@@ -528,6 +536,38 @@ fn bad_input_is_a_clear_error() {
             ),
             "argument 0 (x) must be a tensor",
         ),
+        (
+            module(
+                &format!("x: {}, r: {}", f("(1, 4, 8, 8)"), f("(3, 5)")),
+                "R.vision.roi_align(x, r, pooled_size=[2, 2], spatial_scale=1.0, mode=\"sum\")",
+                &f("(3, 4, 2, 2)"),
+            ),
+            "mode must be \"avg\" or \"max\", got \"sum\"",
+        ),
+        (
+            module(
+                &format!("x: {}, r: {}", f("(1, 4, 8, 8)"), f("(3, 4)")),
+                "R.vision.roi_align(x, r, pooled_size=[2, 2], spatial_scale=1.0)",
+                &f("(3, 4, 2, 2)"),
+            ),
+            "rois must have shape (num_roi, 5), got last dimension 4",
+        ),
+        (
+            module(
+                &format!("x: {}, r: {}", f("(4, 8, 8)"), f("(3, 5)")),
+                "R.vision.roi_align(x, r, pooled_size=[2, 2], spatial_scale=1.0)",
+                &f("(3, 4, 2, 2)"),
+            ),
+            "data must be 4-D, got rank 3",
+        ),
+        (
+            module(
+                &format!("x: {}, r: {}", f("(1, 4, 8, 8)"), f("(3, 5)")),
+                "R.vision.roi_align(x, r, pooled_size=[2, 2], spatial_scale=1.0, layout=\"HWCN\")",
+                &f("(3, 4, 2, 2)"),
+            ),
+            "layout must be \"NCHW\" or \"NHWC\"",
+        ),
     ];
     for mode in [ExecMode::Bytecode, ExecMode::Compiled] {
         let engine = engine(mode);
@@ -559,7 +599,8 @@ fn run(src: &str, mode: ExecMode, args: &[Value]) -> relaxjit::Result<Value> {
 
 /// An index outside its axis (after a negative one is counted from the end) is an error of
 /// the kernel naming the index tensor, where TVM's kernel writes outside the result or into
-/// another row; likewise a sample row outside `prob`.
+/// another row; likewise a sample row outside `prob` and a region's batch index outside the
+/// data of `roi_align`.
 #[test]
 fn indices_outside_the_tensor_are_run_time_errors() {
     let src = module(
@@ -609,6 +650,22 @@ fn indices_outside_the_tensor_are_run_time_errors() {
         };
         let y = y.to_vec::<f32>().expect("f32");
         assert_eq!((y[8], y[3]), (1.0, 2.0), "{mode:?}");
+
+        let roi = module(
+            "x: R.Tensor((2, 1, 4, 4), dtype=\"float32\"), r: R.Tensor((1, 5), dtype=\"float32\")",
+            "R.vision.roi_align(x, r, pooled_size=[1, 1], spatial_scale=1.0)",
+            "R.Tensor((1, 1, 1, 1), dtype=\"float32\")",
+        );
+        let e = run(
+            &roi,
+            mode,
+            &[
+                tensor(&[2, 1, 4, 4], &[1.0; 32]),
+                tensor(&[1, 5], &[2.0, 0.0, 0.0, 2.0, 2.0]),
+            ],
+        )
+        .expect_err("a batch index outside the data");
+        assert!(e.to_string().contains("out of bounds"), "{mode:?}: {e}");
 
         let src = module(
             "p: R.Tensor((2, 3), dtype=\"float32\"), u: R.Tensor((1, 1), dtype=\"float32\"), s: \
@@ -709,7 +766,7 @@ fn tvm_test_modules_read_print_and_compile() {
         .filter(|p| p.extension().is_some_and(|x| x == "py"))
         .collect();
     files.sort();
-    assert!(files.len() >= 57, "only {} modules", files.len());
+    assert!(files.len() >= 64, "only {} modules", files.len());
     let engines = [engine(ExecMode::Bytecode), engine(ExecMode::Compiled)];
     for path in &files {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");

@@ -801,7 +801,87 @@ def unique_cases():
         write(name, "unique", desc, [("x", x)], None, out, 0, 0, text=text)
 
 
+# ---- roi_align --------------------------------------------------------------------------------
+
+
+def roi_align(data, rois, pooled, scale, sample_ratio, aligned, layout, mode):
+    """TOPI's roi_align in float32: bins of bilinear samples, averaged or maxed."""
+    x = data if layout == "NCHW" else np.transpose(data, (0, 3, 1, 2))
+    _, c, h, w = x.shape
+    ph_n, pw_n = pooled
+    out = np.zeros((rois.shape[0], c, ph_n, pw_n), dtype=F32)
+
+    def bilinear(b, ch, y, xx):
+        if y < -1.0 or xx < -1.0 or y > h or xx > w:
+            return F32(0)
+        y = min(max(y, F32(0)), F32(h - 1))
+        xx = min(max(xx, F32(0)), F32(w - 1))
+        y0, x0 = int(np.floor(y)), int(np.floor(xx))
+        wy_h, wx_h = F32(y - F32(y0)), F32(xx - F32(x0))
+        v = F32(0)
+        for wx, xp in [(F32(1) - wx_h, x0), (wx_h, x0 + 1)]:
+            for wy, yp in [(F32(1) - wy_h, y0), (wy_h, y0 + 1)]:
+                if 0 <= yp <= h - 1 and 0 <= xp <= w - 1:
+                    v = v + wx * wy * F32(x[b, ch, yp, xp])
+        return v
+
+    for i in range(rois.shape[0]):
+        r = rois[i]
+        b = int(np.int32(r[0]))
+        sw, sh, ew, eh = (F32(r[k]) * F32(scale) for k in (1, 2, 3, 4))
+        rh = eh - sh if aligned else max(eh - sh, F32(1))
+        rw = ew - sw if aligned else max(ew - sw, F32(1))
+        bh, bw = F32(rh / F32(ph_n)), F32(rw / F32(pw_n))
+        gh = sample_ratio if sample_ratio > 0 else int(np.ceil(rh / F32(ph_n)))
+        gw = sample_ratio if sample_ratio > 0 else int(np.ceil(rw / F32(pw_n)))
+        for ch, p, q in itertools.product(range(c), range(ph_n), range(pw_n)):
+            base_h = sh + F32(p) * bh
+            base_w = sw + F32(q) * bw
+            vals = [
+                bilinear(
+                    b,
+                    ch,
+                    base_h + (F32(a) + F32(0.5)) * bh / F32(gh),
+                    base_w + (F32(bb) + F32(0.5)) * bw / F32(gw),
+                )
+                for a in range(max(gh, 0))
+                for bb in range(max(gw, 0))
+            ]
+            if mode == "avg":
+                out[i, ch, p, q] = sum((v / F32(gh * gw) for v in vals), F32(0))
+            else:
+                out[i, ch, p, q] = max(vals) if vals else np.finfo(F32).min
+    return out if layout == "NCHW" else np.transpose(out, (0, 2, 3, 1))
+
+
+def roi_align_cases():
+    rois = np.array(
+        [
+            [0, 0.5, 1.0, 6.0, 5.5],
+            [1, -2.0, -1.0, 3.0, 9.0],
+            [0, 2.0, 2.0, 2.5, 2.25],
+        ],
+        dtype=F32,
+    )
+    for name, layout, pooled, scale, ratio, aligned, mode, desc in [
+        ("roi_align_avg_nchw", "NCHW", (2, 3), 1.0, -1, False, "avg", "adaptive sample grid, average"),
+        ("roi_align_max_ratio2", "NCHW", (3, 3), 0.5, 2, False, "max", "2x2 samples per bin, maximum"),
+        ("roi_align_aligned_nhwc", "NHWC", (2, 2), 1.0, -1, True, "avg", "NHWC, aligned (no minimum size)"),
+    ]:
+        r = rng(name)
+        shape = (2, 3, 6, 7) if layout == "NCHW" else (2, 6, 7, 3)
+        data = floats(r, shape)
+        out = roi_align(data, rois, pooled, scale, ratio, aligned, layout, mode)
+        call = (
+            f"R.vision.roi_align(data, rois, pooled_size=[{pooled[0]}, {pooled[1]}], "
+            f"spatial_scale={scale!r}, sample_ratio={ratio}, aligned={aligned}, "
+            f'layout="{layout}", mode="{mode}")'
+        )
+        write(name, "roi_align", desc, [("data", data), ("rois", rois)], call, out, 1e-5, 1e-5)
+
+
 if __name__ == "__main__":
+    roi_align_cases()
     unique_cases()
     nonzero_cases()
     index_put_cases()

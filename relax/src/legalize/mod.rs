@@ -22,7 +22,7 @@
 //! convolutions, pools, pad, activations), [`manipulate`] (reshape and data movement),
 //! [`create`] (full/zeros/ones/arange/tril/triu), [`sort`] (sort/argsort/topk/cumsum), [`image`]
 //! (resize2d), [`qdq`] (quantize/dequantize), [`grad`] (the backward operators of `R.grad.*`),
-//! [`scatter`] (index_put, slice_scatter), [`search`] (bucketize, multinomial_from_uniform).
+//! [`scatter`] (index_put, slice_scatter), [`search`] (bucketize, multinomial_from_uniform, nonzero, unique), [`vision`] (roi_align).
 
 mod create;
 mod elementwise;
@@ -38,6 +38,7 @@ mod scatter;
 mod search;
 mod sort;
 pub(crate) mod te;
+mod vision;
 
 use std::collections::HashSet;
 
@@ -664,4 +665,5 @@ fn rule(op: &str) -> Option<Rule> {
         .or_else(|| grad::rule(name))
         .or_else(|| scatter::rule(name))
         .or_else(|| search::rule(name))
+        .or_else(|| vision::rule(name))
 }

@@ -49,6 +49,7 @@ mod scatter;
 mod search;
 mod sort;
 mod unary;
+mod vision;
 
 use crate::Result;
 use crate::ir::{AttrValue, Attrs, Call, Callee, Expr, StructInfo};

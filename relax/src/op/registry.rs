@@ -5,7 +5,7 @@
 use super::{CanonicalizeFn, InferFn, OpDef, OpParam, ParamKind};
 use super::{
     binary, call, create, grad, image, index, linalg, manipulate, nn, qdq, reduce, scatter, search,
-    sort, unary,
+    sort, unary, vision,
 };
 use crate::ir::AttrValue;
 
@@ -865,6 +865,22 @@ pub(super) static OPS: &[OpDef] = &[
         &[e("data"), e("size"), ad("align_corners", true_)],
         image::infer_affine_grid,
         image::canon_affine_grid,
+    ),
+    opc(
+        "relax.vision.roi_align",
+        "R.vision.roi_align",
+        &[
+            e("data"),
+            e("rois"),
+            a("pooled_size"),
+            a("spatial_scale"),
+            ad("sample_ratio", minus_one),
+            ad("aligned", false_),
+            ad("layout", || s("NCHW")),
+            ad("mode", || s("avg")),
+        ],
+        vision::infer_roi_align,
+        vision::canon_roi_align,
     ),
     op(
         "relax.nn.pad",
