@@ -1,7 +1,7 @@
 //! The operators that TVM's own test modules use and that relaxjit once rejected as unknown:
 //! `R.index_put`, `R.slice_scatter`, `R.image.resize3d`, `R.nn.conv3d_transpose`,
 //! `R.image.grid_sample`, `R.image.affine_grid`, `R.bucketize`, `R.multinomial_from_uniform`,
-//! `R.meshgrid`, `R.nonzero`, `R.unique` and `R.vision.roi_align`. The cases of `new_ops/` (conformance corpus format; expected values from
+//! `R.meshgrid`, `R.nonzero`, `R.unique`, `R.vision.roi_align` and `R.vision.get_valid_counts`. The cases of `new_ops/` (conformance corpus format; expected values from
 //! the numpy reference of `new_ops/generate.py`) print back as TVM prints them and run in both
 //! exec modes, compiled giving bit for bit what bytecode gives; the forms TVM's tests write
 //! read back as TVM stores them; programs the operators cannot take fail to compile with an
@@ -24,7 +24,7 @@ fn engine(exec_mode: ExecMode) -> Engine {
     .expect("an engine")
 }
 
-const CASES: usize = 47;
+const CASES: usize = 49;
 
 #[test]
 fn cases_match_the_numpy_reference_in_both_modes() {
@@ -568,6 +568,24 @@ fn bad_input_is_a_clear_error() {
             ),
             "layout must be \"NCHW\" or \"NHWC\"",
         ),
+        (
+            module(
+                &format!("d: {}", f("(1, 5, 6)")),
+                "R.vision.get_valid_counts(d, score_index=6)",
+                "R.Tuple(R.Tensor((1,), dtype=\"int32\"), R.Tensor((1, 5, 6), dtype=\"float32\"), \
+                 R.Tensor((1, 5), dtype=\"int32\"))",
+            ),
+            "score_index must be in [0, 6), got 6",
+        ),
+        (
+            module(
+                &format!("d: {}", f("(5, 6)")),
+                "R.vision.get_valid_counts(d)",
+                "R.Tuple(R.Tensor((1,), dtype=\"int32\"), R.Tensor((1, 5, 6), dtype=\"float32\"), \
+                 R.Tensor((1, 5), dtype=\"int32\"))",
+            ),
+            "data must be 3-D (batch, anchors, length), got rank 2",
+        ),
     ];
     for mode in [ExecMode::Bytecode, ExecMode::Compiled] {
         let engine = engine(mode);
@@ -766,7 +784,7 @@ fn tvm_test_modules_read_print_and_compile() {
         .filter(|p| p.extension().is_some_and(|x| x == "py"))
         .collect();
     files.sort();
-    assert!(files.len() >= 64, "only {} modules", files.len());
+    assert!(files.len() >= 67, "only {} modules", files.len());
     let engines = [engine(ExecMode::Bytecode), engine(ExecMode::Compiled)];
     for path in &files {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");

@@ -880,7 +880,41 @@ def roi_align_cases():
         write(name, "roi_align", desc, [("data", data), ("rois", rois)], call, out, 1e-5, 1e-5)
 
 
+def get_valid_counts(data, threshold, id_index, score_index):
+    b, n, k = data.shape
+    count = np.zeros((b,), dtype=np.int32)
+    out = np.full(data.shape, -1.0, dtype=data.dtype)
+    idx = np.full((b, n), -1, dtype=np.int32)
+    for i in range(b):
+        for j in range(n):
+            ok = data[i, j, score_index] > data.dtype.type(threshold)
+            if id_index >= 0:
+                ok = ok and data[i, j, id_index] >= 0
+            if ok:
+                out[i, count[i]] = data[i, j]
+                idx[i, count[i]] = j
+                count[i] += 1
+    return count, out, idx
+
+
+def get_valid_counts_cases():
+    r = rng("get_valid_counts")
+    data = r.uniform(-1.0, 1.0, size=(2, 5, 6)).astype(F32)
+    data[:, :, 0] = np.array([[0, -1, 2, 1, 0], [-1, -1, 3, 0, 1]], dtype=F32)
+    for name, threshold, id_index, score_index, desc in [
+        ("get_valid_counts_default", 0.0, 0, 1, "score above 0 and class id not negative"),
+        ("get_valid_counts_no_id", 0.25, -1, 2, "id_index -1: the score alone decides"),
+    ]:
+        out = get_valid_counts(data, threshold, id_index, score_index)
+        call = (
+            f"R.vision.get_valid_counts(data, score_threshold={threshold!r}, "
+            f"id_index={id_index}, score_index={score_index})"
+        )
+        write(name, "get_valid_counts", desc, [("data", data)], call, out, 0, 0)
+
+
 if __name__ == "__main__":
+    get_valid_counts_cases()
     roi_align_cases()
     unique_cases()
     nonzero_cases()

@@ -1,4 +1,5 @@
-//! `R.vision.roi_align`, legalized with the semantics of TVM's `topi.vision.roi_align`
+//! `R.vision.roi_align` and `R.vision.get_valid_counts` (see its rule). `roi_align` is
+//! legalized with the semantics of TVM's `topi.vision.roi_align`
 //! (`roi_align_nchw`/`roi_align_nhwc`): each output bin of each region of interest averages
 //! (or takes the maximum of) a grid of bilinear samples of the data, the grid `sample_ratio`
 //! per side, or `ceil(roi size / pooled size)` when that is not positive. Like TVM's, the
@@ -21,6 +22,7 @@ use crate::Error;
 pub(super) fn rule(name: &str) -> Option<Rule> {
     match name {
         "vision.roi_align" => Some(roi_align),
+        "vision.get_valid_counts" => Some(get_valid_counts),
         _ => None,
     }
 }
@@ -203,4 +205,127 @@ fn roi_align(c: &OpCall) -> Result<Lowered> {
     let mut te = Te::new();
     te.opaque("roi_align", vec![out.clone()], body);
     c.finish("roi_align", te, &[&data, &rois], &[out])
+}
+
+/// `R.vision.get_valid_counts(data, score_threshold, id_index, score_index)`, TVM's
+/// `topi.vision.get_valid_counts`: per batch, the boxes whose score exceeds the threshold
+/// (and whose class id is not negative, unless `id_index` is -1) copied in order to the
+/// front, with their indices; the rest of both outputs -1; and their count. TVM's batch loop
+/// is `T.parallel`; here it is serial (each batch writes only its own rows, so the results
+/// are the same).
+fn get_valid_counts(c: &OpCall) -> Result<Lowered> {
+    let data = c.tensor(0)?;
+    if data.ndim() != 3 {
+        return invalid(c, "data must be 3-D (batch, anchors, length)");
+    }
+    let dt = data.dtype();
+    let threshold = te::constf(dt, c.attr_f64("score_threshold").unwrap_or(0.0));
+    let id_index = c.attr_int("id_index").unwrap_or(0);
+    let score_index = c.attr_int("score_index").unwrap_or(1);
+    let len = data.shape()[2].as_int();
+    if len.is_some_and(|l| score_index < 0 || score_index >= l || id_index < -1 || id_index >= l) {
+        return invalid(c, "score_index or id_index outside the box length");
+    }
+    let (batch, anchors, length) = (
+        data.shape()[0].clone(),
+        data.shape()[1].clone(),
+        data.shape()[2].clone(),
+    );
+    let i32t = DataType::INT32;
+    let count = te::placeholder("valid_count", std::slice::from_ref(&batch), i32t);
+    let out = te::placeholder("out_tensor", data.shape(), dt);
+    let indices = te::placeholder("out_indices", &[batch.clone(), anchors.clone()], i32t);
+    let (i, j, k) = (
+        Var::new("i", DataType::INT64),
+        Var::new("j", DataType::INT64),
+        Var::new("k", DataType::INT64),
+    );
+    let (iv, jv, kv) = (PrimExpr::from(&i), PrimExpr::from(&j), PrimExpr::from(&k));
+    let at = |b: &tir::Buffer, idx: Vec<PrimExpr>| te::load(b, idx);
+    let cur = te::cast(DataType::INT64, at(&count, vec![iv.clone()]));
+    let score = at(
+        &data.buf,
+        vec![iv.clone(), jv.clone(), te::i64c(score_index)],
+    );
+    let mut valid = te::cmp(CmpOp::Gt, score, threshold);
+    if id_index >= 0 {
+        let id = at(&data.buf, vec![iv.clone(), jv.clone(), te::i64c(id_index)]);
+        valid = te::and(valid, te::cmp(CmpOp::Ge, id, te::zero(dt)));
+    }
+    let copy = Stmt::seq(vec![
+        te::for_loop(
+            &k,
+            length.clone(),
+            ForKind::Serial,
+            te::store(
+                &out,
+                vec![iv.clone(), cur.clone(), kv.clone()],
+                at(&data.buf, vec![iv.clone(), jv.clone(), kv.clone()]),
+            ),
+        ),
+        te::store(
+            &indices,
+            vec![iv.clone(), cur.clone()],
+            te::cast(i32t, jv.clone()),
+        ),
+        te::store(
+            &count,
+            vec![iv.clone()],
+            te::add(at(&count, vec![iv.clone()]), PrimExpr::int(i32t, 1)),
+        ),
+    ]);
+    let gather = te::for_loop(
+        &j,
+        anchors.clone(),
+        ForKind::Serial,
+        Stmt::new(tir::StmtKind::IfThenElse {
+            cond: valid,
+            then_case: copy,
+            else_case: None,
+        }),
+    );
+    let (j2, k2) = (
+        Var::new("j", DataType::INT64),
+        Var::new("k", DataType::INT64),
+    );
+    let (j2v, k2v) = (PrimExpr::from(&j2), PrimExpr::from(&k2));
+    let fill = te::for_loop(
+        &j2,
+        anchors,
+        ForKind::Serial,
+        Stmt::new(tir::StmtKind::IfThenElse {
+            cond: te::cmp(CmpOp::Ge, j2v.clone(), cur),
+            then_case: Stmt::seq(vec![
+                te::for_loop(
+                    &k2,
+                    length,
+                    ForKind::Serial,
+                    te::store(
+                        &out,
+                        vec![iv.clone(), j2v.clone(), k2v],
+                        te::constf(dt, -1.0),
+                    ),
+                ),
+                te::store(&indices, vec![iv.clone(), j2v], PrimExpr::int(i32t, -1)),
+            ]),
+            else_case: None,
+        }),
+    );
+    let body = te::for_loop(
+        &i,
+        batch,
+        ForKind::Serial,
+        Stmt::seq(vec![
+            te::store(&count, vec![iv.clone()], PrimExpr::int(i32t, 0)),
+            gather,
+            fill,
+        ]),
+    );
+    let mut te = Te::new();
+    te.opaque(
+        "get_valid_counts",
+        vec![count.clone(), out.clone(), indices.clone()],
+        body,
+    );
+    c.finish("get_valid_counts", te, &[&data], &[count, out, indices])
 }

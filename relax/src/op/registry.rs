@@ -883,6 +883,17 @@ pub(super) static OPS: &[OpDef] = &[
         vision::canon_roi_align,
     ),
     op(
+        "relax.vision.get_valid_counts",
+        "R.vision.get_valid_counts",
+        &[
+            e("data"),
+            ad("score_threshold", || AttrValue::Float(0.0)),
+            ad("id_index", zero),
+            ad("score_index", one),
+        ],
+        vision::infer_get_valid_counts,
+    ),
+    op(
         "relax.nn.pad",
         "R.nn.pad",
         &[

@@ -1,5 +1,6 @@
 //! Struct-info inference of the vision operators: `R.vision.roi_align` (TVM's
-//! `InferTypeROIAlign`, `src/relax/op/vision/roi_align.cc`).
+//! `InferTypeROIAlign`, `src/relax/op/vision/roi_align.cc`) and `R.vision.get_valid_counts`
+//! (`InferTypeGetValidCounts`, `nms.cc`).
 
 use tir::PrimExpr;
 
@@ -90,4 +91,49 @@ pub(super) fn canon_roi_align(_args: &mut Vec<Expr>, attrs: &mut Attrs) -> Resul
         attrs.set("spatial_scale", AttrValue::Float(v));
     }
     Ok(())
+}
+
+/// `R.vision.get_valid_counts(data, score_threshold, id_index, score_index)`: `data` `(batch,
+/// anchors, length)`; the result is `(valid_count (batch,) int32, out (batch, anchors,
+/// length), out_indices (batch, anchors) int32)`. TVM's `InferTypeGetValidCounts`.
+pub(super) fn infer_get_valid_counts(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let data = tensor_arg(call, args, 0)?;
+    if let Some(n) = data.ndim()
+        && n != 3
+    {
+        return Err(err(
+            call,
+            format!("data must be 3-D (batch, anchors, length), got rank {n}"),
+        ));
+    }
+    let i32t = Some(tir::DataType::INT32);
+    let Some(shape) = &data.shape else {
+        return Ok(StructInfo::Tuple(vec![
+            data.with_ndim(1, i32t),
+            data.with_ndim(3, data.dtype),
+            data.with_ndim(2, i32t),
+        ]));
+    };
+    if let Some(len) = shape[2].as_int() {
+        let score = super::common::attr_int(call, "score_index")?;
+        let id = super::common::attr_int(call, "id_index")?;
+        if score < 0 || score >= len {
+            return Err(err(
+                call,
+                format!("score_index must be in [0, {len}), got {score}"),
+            ));
+        }
+        if id < -1 || id >= len {
+            return Err(err(
+                call,
+                format!("id_index must be in [-1, {len}), got {id}"),
+            ));
+        }
+    }
+    Ok(StructInfo::Tuple(vec![
+        data.with_shape(vec![shape[0].clone()], i32t),
+        data.with_shape(shape.clone(), data.dtype),
+        data.with_shape(vec![shape[0].clone(), shape[1].clone()], i32t),
+    ]))
 }
