@@ -266,6 +266,21 @@ fn cases() -> Vec<Case> {
             naive: None,
         },
         Case {
+            name: "conv3d_transpose NDHWC/DHWOI, strides 2, 1, 1",
+            params: vec![("x", vec![1, 3, 3, 2, 3]), ("w", vec![2, 2, 2, 2, 3])],
+            out: vec![1, 6, 4, 3, 2],
+            body: lines(&[
+                "y = R.nn.conv3d_transpose(x, w, strides=[2, 1, 1], data_layout=\"NDHWC\", kernel_layout=\"DHWOI\", out_layout=\"NDHWC\")",
+            ]),
+            reference: lines(&[
+                "xt = R.permute_dims(x, axes=[0, 4, 1, 2, 3])",
+                "wt = R.permute_dims(w, axes=[4, 3, 0, 1, 2])",
+                "c = R.nn.conv3d_transpose(xt, wt, strides=[2, 1, 1])",
+                "y = R.permute_dims(c, axes=[0, 2, 3, 4, 1])",
+            ]),
+            naive: None,
+        },
+        Case {
             name: "max_pool2d NHWC, 3x3 stride 2 padding 1",
             params: vec![("x", vec![1, 9, 9, 4])],
             out: vec![1, 5, 5, 4],

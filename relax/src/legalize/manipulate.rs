@@ -1,6 +1,6 @@
 //! Data movement: reshape/flatten, permute_dims, expand_dims, squeeze, concat, split, stack,
 //! strided_slice, take, broadcast_to, tile, flip, gather_elements, scatter_elements, one_hot,
-//! tril/triu, layout_transform.
+//! tril/triu, layout_transform, meshgrid.
 
 use tir::{CmpOp, DataType, ForKind, PrimExpr, Stmt, Var};
 
@@ -34,6 +34,7 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "gather_nd" => gather_nd,
         "scatter_nd" => scatter_nd,
         "layout_transform" => layout_transform,
+        "meshgrid" => meshgrid,
         // Markers of the Gradient pass (checkpoints, a value that takes no gradient) and of
         // LiftTransformParams (a value not to lift) are their argument when the function
         // runs, as TVM legalizes them.
@@ -916,4 +917,28 @@ fn size(c: &OpCall) -> Result<Lowered> {
         te::mul(acc, te::cast(DataType::INT64, d.clone()))
     });
     Ok(Lowered::Expr(Expr::prim(n)))
+}
+
+/// `R.meshgrid(tensors, indexing)`, TVM's `topi.meshgrid`: grid `i` holds `tensors[i][p[i]]`
+/// at position `p`, with the first two positions exchanged for `indexing="xy"`.
+fn meshgrid(c: &OpCall) -> Result<Lowered> {
+    let ts = tuple_tensors(c, 0)?;
+    let xy = c.attr_str("indexing") == Some("xy") && ts.len() >= 2;
+    let outs = match &c.out {
+        crate::ir::StructInfo::Tuple(outs) if outs.len() == ts.len() => outs.clone(),
+        _ => return unsupported("meshgrid result is not a tuple of one grid per input"),
+    };
+    let mut te = Te::new();
+    let mut bufs = Vec::new();
+    for (i, (t, o)) in ts.iter().zip(&outs).enumerate() {
+        let Some(shape) = o.tensor_shape() else {
+            return unsupported("meshgrid output of unknown shape");
+        };
+        let src = if xy && i < 2 { 1 - i } else { i };
+        bufs.push(te.compute("T_meshgrid", "ax", shape, |p| {
+            te::load(&t.buf, vec![p[src].clone()])
+        }));
+    }
+    let refs: Vec<&TArg> = ts.iter().collect();
+    c.finish("meshgrid", te, &refs, &bufs)
 }

@@ -21,7 +21,8 @@
 //! (sum/mean/max/min/prod/variance/std, argmax/argmin), [`matmul`], [`nn`] (softmax, norms,
 //! convolutions, pools, pad, activations), [`manipulate`] (reshape and data movement),
 //! [`create`] (full/zeros/ones/arange/tril/triu), [`sort`] (sort/argsort/topk/cumsum), [`image`]
-//! (resize2d), [`qdq`] (quantize/dequantize), [`grad`] (the backward operators of `R.grad.*`).
+//! (resize2d), [`qdq`] (quantize/dequantize), [`grad`] (the backward operators of `R.grad.*`),
+//! [`scatter`] (index_put, slice_scatter), [`search`] (bucketize, multinomial_from_uniform, nonzero, unique), [`vision`] (roi_align, get_valid_counts).
 
 mod create;
 mod elementwise;
@@ -33,8 +34,11 @@ mod nn;
 mod nn_extra;
 mod qdq;
 mod reduce;
+mod scatter;
+mod search;
 mod sort;
 pub(crate) mod te;
+mod vision;
 
 use std::collections::HashSet;
 
@@ -145,8 +149,28 @@ impl Legalizer<'_> {
                         value,
                         struct_info,
                     } => {
-                        let value = self.expr(value, None, var.name())?;
+                        let legalized = self.expr(value, None, var.name())?;
                         self.no_cast(var.name())?;
+                        // `R.match_cast(R.take(...), ...)`, `R.match_cast(R.nonzero(x), ...)`
+                        // as TVM's frontends write them: the lowered call is bound to a
+                        // variable of its own first, which the passes after this one (that
+                        // rewrite calls in variable bindings) then see.
+                        let value = if legalized.as_call().is_some() && !legalized.ptr_eq(value) {
+                            let name = format!("{}_value", var.name());
+                            let si = crate::transform::struct_info_of(&legalized, self.module);
+                            let tmp = if b.dataflow {
+                                Var::dataflow(name, si)
+                            } else {
+                                Var::new(name, si)
+                            };
+                            bindings.push(Binding::Var {
+                                var: tmp.clone(),
+                                value: legalized,
+                            });
+                            Expr::var(&tmp)
+                        } else {
+                            legalized
+                        };
                         Binding::MatchCast {
                             var: var.clone(),
                             value,
@@ -639,4 +663,7 @@ fn rule(op: &str) -> Option<Rule> {
         .or_else(|| image::rule(name))
         .or_else(|| qdq::rule(name))
         .or_else(|| grad::rule(name))
+        .or_else(|| scatter::rule(name))
+        .or_else(|| search::rule(name))
+        .or_else(|| vision::rule(name))
 }

@@ -25,6 +25,7 @@ pub(super) fn rule(name: &str) -> Option<Rule> {
         "nn.conv3d" => conv3d,
         "nn.conv1d_transpose" => conv1d_transpose,
         "nn.conv2d_transpose" => conv2d_transpose,
+        "nn.conv3d_transpose" => conv3d_transpose,
         "nn.max_pool1d" => |c| pool(c, 1, true),
         "nn.max_pool2d" => |c| pool(c, 2, true),
         "nn.max_pool3d" => |c| pool(c, 3, true),
@@ -579,7 +580,12 @@ fn conv2d_transpose(c: &OpCall) -> Result<Lowered> {
     conv_transpose(c, 2)
 }
 
-/// conv1d_transpose / conv2d_transpose (topi): dilate the data by the strides, pad it by
+fn conv3d_transpose(c: &OpCall) -> Result<Lowered> {
+    layouts_ok(c, "NCDHW", "IODHW")?;
+    conv_transpose(c, 3)
+}
+
+/// conv1d_transpose / conv2d_transpose / conv3d_transpose (topi): dilate the data by the strides, pad it by
 /// `dilation * (kernel - 1) - padding` (plus the output padding after), and convolve with the
 /// flipped, transposed kernel at the dilation. TOPI has no dilation here (TVM leaves a dilated
 /// transposed convolution unlegalized); it is the adjoint of the dilated convolution, as in
@@ -700,14 +706,18 @@ fn conv_transpose(c: &OpCall, k: usize) -> Result<Lowered> {
         Some((cin_g, cout_g)) => vec![te::i64c(cout_g * groups), te::i64c(cin_g)],
     };
     wshape.extend(w.shape()[2..].iter().cloned());
-    let (knames, onames, rnames): (Vec<&str>, Vec<&str>, Vec<&str>) = if k == 1 {
-        (vec!["o", "i", "w"], vec!["b", "c", "w"], vec!["dc", "dw"])
-    } else {
-        (
+    let (knames, onames, rnames): (Vec<&str>, Vec<&str>, Vec<&str>) = match k {
+        1 => (vec!["o", "i", "w"], vec!["b", "c", "w"], vec!["dc", "dw"]),
+        2 => (
             vec!["o", "i", "h", "w"],
             vec!["b", "c", "h", "w"],
             vec!["dc", "dh", "dw"],
-        )
+        ),
+        _ => (
+            vec!["o", "i", "d", "h", "w"],
+            vec!["b", "c", "d", "h", "w"],
+            vec!["dc", "dd", "dh", "dw"],
+        ),
     };
     let kt = te.compute_names("kernel_transform", &knames, &wshape, |i| {
         // Grouped: kernel_transform[o, i] = w[(o / cout_g) * cin_g + i, o % cout_g].

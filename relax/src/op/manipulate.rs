@@ -1,6 +1,6 @@
 //! Shape manipulation and data movement: reshape, permute_dims, expand_dims, squeeze,
 //! flatten, concat, stack, split, broadcast_to, tile, repeat, flip, gathers and scatters,
-//! one_hot, layout_transform.
+//! one_hot, layout_transform, meshgrid.
 
 use tir::{BinaryOp, DataType, PrimExpr};
 
@@ -1005,4 +1005,79 @@ pub(crate) fn index_map_shape(
         out.push(add(&hi, &dim(1)));
     }
     Ok(out)
+}
+
+/// `R.meshgrid(tensors, indexing)`: for `k` 1-D tensors of one dtype, a tuple of `k` grids of
+/// their lengths (TVM's `InferTypeMeshgrid`). With `indexing="xy"` the first two lengths are
+/// swapped, as NumPy, PyTorch and TVM's own kernel (`topi.meshgrid`) arrange the grids; TVM's
+/// inference leaves them in order, which contradicts its kernel whenever they differ.
+pub(super) fn infer_meshgrid(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
+    check_arity(call, args, 1, 1)?;
+    let fields = tuple_arg(call, args, 0)?;
+    if fields.is_empty() {
+        return Err(err(
+            call,
+            "expects at least one 1-D tensor in the input tuple",
+        ));
+    }
+    let mut lengths = Vec::with_capacity(fields.len());
+    let mut dtype: Option<DataType> = None;
+    let mut known = true;
+    let mut vdevice = None;
+    for (i, f) in fields.iter().enumerate() {
+        let StructInfo::Tensor {
+            shape,
+            dtype: d,
+            ndim,
+            vdevice: v,
+        } = f
+        else {
+            return Err(err(
+                call,
+                format!(
+                    "tensor {i} of the input tuple must be a tensor, got {}",
+                    describe(f)
+                ),
+            ));
+        };
+        if *ndim != 1 {
+            return Err(err(
+                call,
+                format!("each input tensor must be 1-D, got rank {ndim} at index {i}"),
+            ));
+        }
+        if let Some(d) = d {
+            match dtype {
+                Some(c) if c != *d => {
+                    return Err(err(
+                        call,
+                        format!("all input tensors must have one dtype, found {d} and {c}"),
+                    ));
+                }
+                _ => dtype = Some(*d),
+            }
+        }
+        if vdevice.is_none() {
+            vdevice = v.clone();
+        }
+        match shape {
+            Some(s) if s.len() == 1 => lengths.push(s[0].clone()),
+            _ => known = false,
+        }
+    }
+    let n = fields.len();
+    let xy = matches!(
+        attr(call, "indexing"),
+        Some(AttrValue::Str(s)) if s == "xy"
+    );
+    if known && xy && n >= 2 {
+        lengths.swap(0, 1);
+    }
+    let one = StructInfo::Tensor {
+        ndim: n as i64,
+        shape: known.then_some(lengths),
+        dtype,
+        vdevice,
+    };
+    Ok(StructInfo::Tuple(vec![one; n]))
 }

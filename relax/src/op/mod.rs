@@ -45,8 +45,11 @@ mod nn;
 mod qdq;
 mod reduce;
 mod registry;
+mod scatter;
+mod search;
 mod sort;
 mod unary;
+mod vision;
 
 use crate::Result;
 use crate::ir::{AttrValue, Attrs, Call, Callee, Expr, StructInfo};

@@ -4,7 +4,8 @@
 
 use super::{CanonicalizeFn, InferFn, OpDef, OpParam, ParamKind};
 use super::{
-    binary, call, create, grad, image, index, linalg, manipulate, nn, qdq, reduce, sort, unary,
+    binary, call, create, grad, image, index, linalg, manipulate, nn, qdq, reduce, scatter, search,
+    sort, unary, vision,
 };
 use crate::ir::AttrValue;
 
@@ -198,6 +199,19 @@ const CONV2D_T: &[OpParam] = &[
     ad("groups", one),
     ad("data_layout", || s("NCHW")),
     ad("kernel_layout", || s("IOHW")),
+    ad("out_layout", none),
+    ad("out_dtype", none),
+];
+const CONV3D_T: &[OpParam] = &[
+    e("data"),
+    e("weight"),
+    ad("strides", || ints(&[1, 1, 1])),
+    ad("padding", || ints(&[0, 0, 0, 0, 0, 0])),
+    ad("output_padding", || ints(&[0, 0, 0])),
+    ad("dilation", || ints(&[1, 1, 1])),
+    ad("groups", one),
+    ad("data_layout", || s("NCDHW")),
+    ad("kernel_layout", || s("IODHW")),
     ad("out_layout", none),
     ad("out_dtype", none),
 ];
@@ -686,6 +700,13 @@ pub(super) static OPS: &[OpDef] = &[
         nn::canon_conv,
     ),
     opc(
+        "relax.nn.conv3d_transpose",
+        "R.nn.conv3d_transpose",
+        CONV3D_T,
+        nn::infer_conv_transpose,
+        nn::canon_conv,
+    ),
+    opc(
         "relax.nn.max_pool1d",
         "R.nn.max_pool1d",
         POOL1D_MAX,
@@ -797,6 +818,80 @@ pub(super) static OPS: &[OpDef] = &[
             ad("out_dtype", none),
         ],
         image::infer_resize2d,
+    ),
+    opc(
+        "relax.image.resize3d",
+        "R.image.resize3d",
+        &[
+            e("data"),
+            e("size"),
+            ad("roi", || {
+                AttrValue::List(vec![
+                    AttrValue::Expr(tir::PrimExpr::float(
+                        tir::DataType::FLOAT32,
+                        0.0
+                    ));
+                    6
+                ])
+            }),
+            ad("layout", || s("NCDHW")),
+            ad("method", || s("linear")),
+            ad("coordinate_transformation_mode", || s("half_pixel")),
+            ad("rounding_method", || s("")),
+            ad("cubic_alpha", || AttrValue::Float(-0.75)),
+            ad("cubic_exclude", zero),
+            ad("extrapolation_value", || AttrValue::Float(0.0)),
+            ad("out_dtype", none),
+        ],
+        image::infer_resize3d,
+        image::canon_resize3d,
+    ),
+    op(
+        "relax.image.grid_sample",
+        "R.image.grid_sample",
+        &[
+            e("data"),
+            e("grid"),
+            ad("method", || s("bilinear")),
+            ad("layout", || s("NCHW")),
+            ad("padding_mode", || s("zeros")),
+            ad("align_corners", false_),
+        ],
+        image::infer_grid_sample,
+    ),
+    opc(
+        "relax.image.affine_grid",
+        "R.image.affine_grid",
+        &[e("data"), e("size"), ad("align_corners", true_)],
+        image::infer_affine_grid,
+        image::canon_affine_grid,
+    ),
+    opc(
+        "relax.vision.roi_align",
+        "R.vision.roi_align",
+        &[
+            e("data"),
+            e("rois"),
+            a("pooled_size"),
+            a("spatial_scale"),
+            ad("sample_ratio", minus_one),
+            ad("aligned", false_),
+            ad("layout", || s("NCHW")),
+            ad("mode", || s("avg")),
+        ],
+        vision::infer_roi_align,
+        vision::canon_roi_align,
+    ),
+    op(
+        "relax.vision.get_valid_counts",
+        "R.vision.get_valid_counts",
+        &[
+            e("data"),
+            ad("score_threshold", || AttrValue::Float(0.0)),
+            ad("id_index", zero),
+            ad("score_index", one),
+        ],
+        vision::infer_get_valid_counts,
     ),
     op(
         "relax.nn.pad",
@@ -1006,6 +1101,72 @@ pub(super) static OPS: &[OpDef] = &[
             ad("axis", minus_one),
         ],
         manipulate::infer_one_hot,
+    ),
+    op(
+        "relax.index_put",
+        "R.index_put",
+        &[
+            e("data"),
+            e("indices"),
+            e("values"),
+            ad("accumulate", false_),
+        ],
+        scatter::infer_index_put,
+    ),
+    op(
+        "relax.slice_scatter",
+        "R.slice_scatter",
+        &[
+            e("input_tensor"),
+            e("src"),
+            e("start"),
+            e("end"),
+            e("step"),
+            ad("axis", zero),
+        ],
+        scatter::infer_slice_scatter,
+    ),
+    op(
+        "relax.meshgrid",
+        "R.meshgrid",
+        &[e("tensors"), ad("indexing", || s("ij"))],
+        manipulate::infer_meshgrid,
+    ),
+    op(
+        "relax.bucketize",
+        "R.bucketize",
+        &[
+            e("input_tensor"),
+            e("boundaries"),
+            ad("out_int32", false_),
+            ad("right", false_),
+        ],
+        search::infer_bucketize,
+    ),
+    op("relax.nonzero", "R.nonzero", X, search::infer_nonzero),
+    op(
+        "relax.unique",
+        "R.unique",
+        &[
+            e("x"),
+            ed("sorted", true_),
+            ed("return_index", false_),
+            ed("return_inverse", false_),
+            ed("return_counts", false_),
+            ed("axis", none),
+        ],
+        search::infer_unique,
+    ),
+    op(
+        "relax.multinomial_from_uniform",
+        "R.multinomial_from_uniform",
+        &[
+            e("prob"),
+            e("uniform_sample"),
+            e("sample_indices"),
+            ad("dtype", || s("int64")),
+        ],
+        search::infer_multinomial_from_uniform,
     ),
     // ---- indexing ----
     op(

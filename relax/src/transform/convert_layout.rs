@@ -16,7 +16,7 @@
 //! ```
 //!
 //! The canonical layouts are those of the operators' defaults: NCW/NCHW/NCDHW data, OIW/OIHW/
-//! OIDHW kernels, IOW/IOHW kernels for the transposed convolutions. A permutation that is the
+//! OIDHW kernels, IOW/IOHW/IODHW kernels for the transposed convolutions. A permutation that is the
 //! identity is not emitted, so an operator already in the canonical layouts is left as it is.
 //! Strides, padding, dilation and output sizes are given per spatial dimension in D, H, W
 //! order whatever the layout, so the other attributes carry over unchanged.
@@ -76,6 +76,7 @@ fn canonical(op: &str) -> Option<Canonical> {
         "relax.nn.conv3d" => conv("NCDHW", "OIDHW"),
         "relax.nn.conv1d_transpose" => conv("NCW", "IOW"),
         "relax.nn.conv2d_transpose" => conv("NCHW", "IOHW"),
+        "relax.nn.conv3d_transpose" => conv("NCDHW", "IODHW"),
         "relax.nn.max_pool1d" | "relax.nn.avg_pool1d" | "relax.nn.adaptive_avg_pool1d" => {
             pool("NCW")
         }

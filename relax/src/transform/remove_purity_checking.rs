@@ -15,7 +15,17 @@ pub fn remove_purity_checking(module: &IRModule) -> Result<IRModule> {
                     var,
                     value: unwrap(&value),
                 },
-                other => other,
+                // `R.match_cast(R.call_pure_packed(...), ...)`: the value is a call too (the
+                // frontends name the data-dependent shape of `R.nonzero` so).
+                Binding::MatchCast {
+                    var,
+                    value,
+                    struct_info,
+                } => Binding::MatchCast {
+                    var,
+                    value: unwrap(&value),
+                    struct_info,
+                },
             };
             em.push(b);
             Ok(())

@@ -14,6 +14,7 @@ mod check;
 mod data;
 mod debug;
 mod memory;
+mod set;
 mod shape;
 
 use std::sync::OnceLock;
@@ -80,6 +81,9 @@ pub const BUILTINS: &[(&str, BuiltinFn)] = &[
     ("vm.builtin.reshape", data::reshape),
     ("vm.builtin.tensor_to_shape", data::tensor_to_shape),
     ("relax.run.shape_to_tensor", data::shape_to_tensor),
+    // What TVM's Python package registers for `R.nonzero` and `R.unique` (their `FCallPacked`).
+    ("relax.run.nonzero", set::nonzero),
+    ("relax.run.unique", set::unique),
     // What TVM's Python package registers for `R.print` and `R.assert_op`.
     ("relax.run.print", debug::print),
     ("relax.run.assert_op", debug::assert_op),

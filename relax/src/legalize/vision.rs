@@ -1,0 +1,331 @@
+//! `R.vision.roi_align` and `R.vision.get_valid_counts` (see its rule). `roi_align` is
+//! legalized with the semantics of TVM's `topi.vision.roi_align`
+//! (`roi_align_nchw`/`roi_align_nhwc`): each output bin of each region of interest averages
+//! (or takes the maximum of) a grid of bilinear samples of the data, the grid `sample_ratio`
+//! per side, or `ceil(roi size / pooled size)` when that is not positive. Like TVM's, the
+//! coordinates are `rois[i, 1:5] * spatial_scale` (no half-pixel shift with `aligned`, which
+//! only drops the minimum region size of 1), a sample more than one pixel outside the image is
+//! 0, and taps outside it read 0.
+//!
+//! TVM writes it as a reduction whose extent is read from `rois`; here it is one opaque block of
+//! loops (the extent of a loop may be a loaded value, that of a block iteration variable may
+//! not). A batch index outside the data is a run-time out-of-bounds error (TVM reads outside
+//! the buffer). `data` and `rois` must be float tensors of one dtype (TVM computes in the
+//! rois' dtype and stores in the data's).
+
+use tir::{CmpOp, DataType, ForKind, PrimExpr, Stmt, Var};
+
+use super::te::{self, Te};
+use super::{Lowered, OpCall, Result, Rule};
+use crate::Error;
+
+pub(super) fn rule(name: &str) -> Option<Rule> {
+    match name {
+        "vision.roi_align" => Some(roi_align),
+        "vision.get_valid_counts" => Some(get_valid_counts),
+        _ => None,
+    }
+}
+
+fn invalid<T>(c: &OpCall, msg: impl std::fmt::Display) -> Result<T> {
+    Err(Error::TypeInference(format!(
+        "{}: {msg}",
+        crate::op::common::script_name(c.call)
+    )))
+}
+
+fn roi_align(c: &OpCall) -> Result<Lowered> {
+    let data = c.tensor(0)?;
+    let rois = c.tensor(1)?;
+    let (out_shape, _) = c.out_tensor()?;
+    let dt = data.dtype();
+    if !dt.is_float() || rois.dtype() != dt {
+        return invalid(
+            c,
+            format!(
+                "data and rois must be float tensors of one dtype, got {dt} and {}",
+                rois.dtype()
+            ),
+        );
+    }
+    if data.ndim() != 4 || rois.ndim() != 2 || out_shape.len() != 4 {
+        return invalid(c, "data must be 4-D and rois 2-D");
+    }
+    let nhwc = c.attr_str("layout") == Some("NHWC");
+    let avg = c.attr_str("mode") != Some("max");
+    let pooled = c.attr_ints("pooled_size").unwrap_or_default();
+    let [pooled_h, pooled_w] = pooled[..] else {
+        return invalid(c, format!("pooled_size must be 2 values, got {pooled:?}"));
+    };
+    let scale = c.attr_f64("spatial_scale").unwrap_or(1.0);
+    let sample_ratio = c.attr_int("sample_ratio").unwrap_or(-1);
+    let aligned = c.attr_bool("aligned").unwrap_or(false);
+    // A kernel buffer of the shape TVM's kernel assumes: rois `(num_roi, 5)`.
+    let rois = super::TArg {
+        buf: te::placeholder(&rois.buf.name, &[rois.shape()[0].clone(), te::i64c(5)], dt),
+        expr: rois.expr.clone(),
+    };
+    let (h, w) = if nhwc {
+        (data.shape()[1].clone(), data.shape()[2].clone())
+    } else {
+        (data.shape()[2].clone(), data.shape()[3].clone())
+    };
+    let out = te::placeholder("roi_align", &out_shape, dt);
+    let fc = |v: f64| te::constf(dt, v);
+    let vars: Vec<Var> = ["i", "c", "ph", "pw"]
+        .iter()
+        .map(|n| Var::new(*n, DataType::INT64))
+        .collect();
+    let idx: Vec<PrimExpr> = vars.iter().map(PrimExpr::from).collect();
+    let (i, ch, ph, pw) = if nhwc {
+        // Output (num_roi, PH, PW, C): the loops run i, ph, pw, c.
+        (&idx[0], &idx[3], &idx[1], &idx[2])
+    } else {
+        (&idx[0], &idx[1], &idx[2], &idx[3])
+    };
+    let roi = |k: i64| te::load(&rois.buf, vec![i.clone(), te::i64c(k)]);
+    let batch = te::cast(DataType::INT64, te::cast(DataType::INT32, roi(0)));
+    let start_w = te::mul(roi(1), fc(scale));
+    let start_h = te::mul(roi(2), fc(scale));
+    let end_w = te::mul(roi(3), fc(scale));
+    let end_h = te::mul(roi(4), fc(scale));
+    let (roi_h, roi_w) = if aligned {
+        (
+            te::sub(end_h, start_h.clone()),
+            te::sub(end_w, start_w.clone()),
+        )
+    } else {
+        (
+            te::max(te::sub(end_h, start_h.clone()), fc(1.0)),
+            te::max(te::sub(end_w, start_w.clone()), fc(1.0)),
+        )
+    };
+    let bin_h = te::div(roi_h.clone(), fc(pooled_h as f64));
+    let bin_w = te::div(roi_w.clone(), fc(pooled_w as f64));
+    let grid = |size: PrimExpr, pooled: i64| {
+        if sample_ratio > 0 {
+            te::i64c(sample_ratio)
+        } else {
+            te::cast(
+                DataType::INT64,
+                te::intrin("ceil", vec![te::div(size, fc(pooled as f64))]),
+            )
+        }
+    };
+    let (grid_h, grid_w) = (grid(roi_h, pooled_h), grid(roi_w, pooled_w));
+    let count = te::cast(dt, te::mul(grid_h.clone(), grid_w.clone()));
+    let base_h = te::add(start_h, te::mul(te::cast(dt, ph.clone()), bin_h.clone()));
+    let base_w = te::add(start_w, te::mul(te::cast(dt, pw.clone()), bin_w.clone()));
+    let (rh, rw) = (
+        Var::new("rh", DataType::INT64),
+        Var::new("rw", DataType::INT64),
+    );
+    let y = te::add(
+        base_h,
+        te::div(
+            te::mul(te::add(te::cast(dt, PrimExpr::from(&rh)), fc(0.5)), bin_h),
+            te::cast(dt, grid_h.clone()),
+        ),
+    );
+    let x = te::add(
+        base_w,
+        te::div(
+            te::mul(te::add(te::cast(dt, PrimExpr::from(&rw)), fc(0.5)), bin_w),
+            te::cast(dt, grid_w.clone()),
+        ),
+    );
+    // TVM's `_bilinear` and `bilinear_sample_nchw`.
+    let (hf, wf) = (te::cast(dt, h.clone()), te::cast(dt, w.clone()));
+    let outside = te::or(
+        te::or(
+            te::cmp(CmpOp::Lt, y.clone(), fc(-1.0)),
+            te::cmp(CmpOp::Lt, x.clone(), fc(-1.0)),
+        ),
+        te::or(
+            te::cmp(CmpOp::Gt, y.clone(), hf),
+            te::cmp(CmpOp::Gt, x.clone(), wf),
+        ),
+    );
+    let last = |e: &PrimExpr| te::sub(e.clone(), te::i64c(1));
+    let yc = te::min(te::max(y, fc(0.0)), te::cast(dt, last(&h)));
+    let xc = te::min(te::max(x, fc(0.0)), te::cast(dt, last(&w)));
+    let y_low = te::cast(DataType::INT64, te::intrin("floor", vec![yc.clone()]));
+    let x_low = te::cast(DataType::INT64, te::intrin("floor", vec![xc.clone()]));
+    let wy_h = te::sub(yc, te::cast(dt, y_low.clone()));
+    let wx_h = te::sub(xc, te::cast(dt, x_low.clone()));
+    let wy_l = te::sub(fc(1.0), wy_h.clone());
+    let wx_l = te::sub(fc(1.0), wx_h.clone());
+    let mut sample = fc(0.0);
+    for (wx, xp) in [(wx_l, x_low.clone()), (wx_h, te::add(x_low, te::i64c(1)))] {
+        for (wy, yp) in [
+            (wy_l.clone(), y_low.clone()),
+            (wy_h.clone(), te::add(y_low.clone(), te::i64c(1))),
+        ] {
+            let inside = te::and(
+                te::and(
+                    te::cmp(CmpOp::Le, te::i64c(0), yp.clone()),
+                    te::cmp(CmpOp::Le, yp.clone(), last(&h)),
+                ),
+                te::and(
+                    te::cmp(CmpOp::Le, te::i64c(0), xp.clone()),
+                    te::cmp(CmpOp::Le, xp.clone(), last(&w)),
+                ),
+            );
+            let at = if nhwc {
+                vec![batch.clone(), yp.clone(), xp.clone(), ch.clone()]
+            } else {
+                vec![batch.clone(), ch.clone(), yp.clone(), xp.clone()]
+            };
+            let tap = te::mul(te::mul(wx.clone(), wy), te::load(&data.buf, at));
+            sample = te::add(sample, te::if_then_else(inside, tap, fc(0.0)));
+        }
+    }
+    let value = te::if_then_else(outside, fc(0.0), sample);
+    let cur = te::load(&out, idx.clone());
+    let update = if avg {
+        te::store(&out, idx.clone(), te::add(cur, te::div(value, count)))
+    } else {
+        te::store(&out, idx.clone(), te::max(cur, value))
+    };
+    let samples = te::for_loop(
+        &rh,
+        te::max(grid_h, te::i64c(0)),
+        ForKind::Serial,
+        te::for_loop(&rw, te::max(grid_w, te::i64c(0)), ForKind::Serial, update),
+    );
+    let init = te::store(
+        &out,
+        idx.clone(),
+        if avg { fc(0.0) } else { te::min_value(dt) },
+    );
+    let mut body = Stmt::seq(vec![init, samples]);
+    for (v, e) in vars.iter().zip(&out_shape).rev() {
+        body = te::for_loop(v, e.clone(), ForKind::Serial, body);
+    }
+    let mut te = Te::new();
+    te.opaque("roi_align", vec![out.clone()], body);
+    c.finish("roi_align", te, &[&data, &rois], &[out])
+}
+
+/// `R.vision.get_valid_counts(data, score_threshold, id_index, score_index)`, TVM's
+/// `topi.vision.get_valid_counts`: per batch, the boxes whose score exceeds the threshold
+/// (and whose class id is not negative, unless `id_index` is -1) copied in order to the
+/// front, with their indices; the rest of both outputs -1; and their count. TVM's batch loop
+/// is `T.parallel`; here it is serial (each batch writes only its own rows, so the results
+/// are the same).
+fn get_valid_counts(c: &OpCall) -> Result<Lowered> {
+    let data = c.tensor(0)?;
+    if data.ndim() != 3 {
+        return invalid(c, "data must be 3-D (batch, anchors, length)");
+    }
+    let dt = data.dtype();
+    let threshold = te::constf(dt, c.attr_f64("score_threshold").unwrap_or(0.0));
+    let id_index = c.attr_int("id_index").unwrap_or(0);
+    let score_index = c.attr_int("score_index").unwrap_or(1);
+    let len = data.shape()[2].as_int();
+    if len.is_some_and(|l| score_index < 0 || score_index >= l || id_index < -1 || id_index >= l) {
+        return invalid(c, "score_index or id_index outside the box length");
+    }
+    let (batch, anchors, length) = (
+        data.shape()[0].clone(),
+        data.shape()[1].clone(),
+        data.shape()[2].clone(),
+    );
+    let i32t = DataType::INT32;
+    let count = te::placeholder("valid_count", std::slice::from_ref(&batch), i32t);
+    let out = te::placeholder("out_tensor", data.shape(), dt);
+    let indices = te::placeholder("out_indices", &[batch.clone(), anchors.clone()], i32t);
+    let (i, j, k) = (
+        Var::new("i", DataType::INT64),
+        Var::new("j", DataType::INT64),
+        Var::new("k", DataType::INT64),
+    );
+    let (iv, jv, kv) = (PrimExpr::from(&i), PrimExpr::from(&j), PrimExpr::from(&k));
+    let at = |b: &tir::Buffer, idx: Vec<PrimExpr>| te::load(b, idx);
+    let cur = te::cast(DataType::INT64, at(&count, vec![iv.clone()]));
+    let score = at(
+        &data.buf,
+        vec![iv.clone(), jv.clone(), te::i64c(score_index)],
+    );
+    let mut valid = te::cmp(CmpOp::Gt, score, threshold);
+    if id_index >= 0 {
+        let id = at(&data.buf, vec![iv.clone(), jv.clone(), te::i64c(id_index)]);
+        valid = te::and(valid, te::cmp(CmpOp::Ge, id, te::zero(dt)));
+    }
+    let copy = Stmt::seq(vec![
+        te::for_loop(
+            &k,
+            length.clone(),
+            ForKind::Serial,
+            te::store(
+                &out,
+                vec![iv.clone(), cur.clone(), kv.clone()],
+                at(&data.buf, vec![iv.clone(), jv.clone(), kv.clone()]),
+            ),
+        ),
+        te::store(
+            &indices,
+            vec![iv.clone(), cur.clone()],
+            te::cast(i32t, jv.clone()),
+        ),
+        te::store(
+            &count,
+            vec![iv.clone()],
+            te::add(at(&count, vec![iv.clone()]), PrimExpr::int(i32t, 1)),
+        ),
+    ]);
+    let gather = te::for_loop(
+        &j,
+        anchors.clone(),
+        ForKind::Serial,
+        Stmt::new(tir::StmtKind::IfThenElse {
+            cond: valid,
+            then_case: copy,
+            else_case: None,
+        }),
+    );
+    let (j2, k2) = (
+        Var::new("j", DataType::INT64),
+        Var::new("k", DataType::INT64),
+    );
+    let (j2v, k2v) = (PrimExpr::from(&j2), PrimExpr::from(&k2));
+    let fill = te::for_loop(
+        &j2,
+        anchors,
+        ForKind::Serial,
+        Stmt::new(tir::StmtKind::IfThenElse {
+            cond: te::cmp(CmpOp::Ge, j2v.clone(), cur),
+            then_case: Stmt::seq(vec![
+                te::for_loop(
+                    &k2,
+                    length,
+                    ForKind::Serial,
+                    te::store(
+                        &out,
+                        vec![iv.clone(), j2v.clone(), k2v],
+                        te::constf(dt, -1.0),
+                    ),
+                ),
+                te::store(&indices, vec![iv.clone(), j2v], PrimExpr::int(i32t, -1)),
+            ]),
+            else_case: None,
+        }),
+    );
+    let body = te::for_loop(
+        &i,
+        batch,
+        ForKind::Serial,
+        Stmt::seq(vec![
+            te::store(&count, vec![iv.clone()], PrimExpr::int(i32t, 0)),
+            gather,
+            fill,
+        ]),
+    );
+    let mut te = Te::new();
+    te.opaque(
+        "get_valid_counts",
+        vec![count.clone(), out.clone(), indices.clone()],
+        body,
+    );
+    c.finish("get_valid_counts", te, &[&data], &[count, out, indices])
+}

@@ -1,0 +1,11 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 4, 2, 2, 2), dtype="float32"), w: R.Tensor((4, 1, 2, 2, 2), dtype="float32")) -> R.Tensor((2, 2, 4, 3, 3), dtype="float32"):
+        with R.dataflow():
+            gv: R.Tensor((2, 2, 4, 3, 3), dtype="float32") = R.nn.conv3d_transpose(x, w, strides=[1, 2, 1], padding=[0, 1, 0, 0, 1, 0], output_padding=[0, 1, 0], dilation=[2, 1, 1], groups=2, data_layout="NCDHW", kernel_layout="IODHW", out_layout="NCDHW", out_dtype=None)
+            R.output(gv)
+        return gv

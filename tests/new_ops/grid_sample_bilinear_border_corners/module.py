@@ -1,0 +1,11 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 1, 4, 3), dtype="float32"), grid: R.Tensor((2, 2, 2, 3), dtype="float32")) -> R.Tensor((2, 1, 2, 3), dtype="float32"):
+        with R.dataflow():
+            gv: R.Tensor((2, 1, 2, 3), dtype="float32") = R.image.grid_sample(x, grid, method="bilinear", layout="NCHW", padding_mode="border", align_corners=True)
+            R.output(gv)
+        return gv

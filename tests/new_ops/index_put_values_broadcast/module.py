@@ -1,0 +1,11 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(data: R.Tensor((4, 3), dtype="int32"), i0: R.Tensor((3,), dtype="int64"), i1: R.Tensor((3,), dtype="int64"), values: R.Tensor((1,), dtype="int32")) -> R.Tensor((4, 3), dtype="int32"):
+        with R.dataflow():
+            gv: R.Tensor((4, 3), dtype="int32") = R.index_put(data, (i0, i1), values, accumulate=True)
+            R.output(gv)
+        return gv

@@ -1,0 +1,11 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 1, 4, 4, 4), dtype="float32")) -> R.Tensor((1, 1, 3, 5, 6), dtype="float32"):
+        with R.dataflow():
+            gv: R.Tensor((1, 1, 3, 5, 6), dtype="float32") = R.image.resize3d(x, R.shape([3, 5, 6]), roi=[T.float32(0.0), T.float32(0.0), T.float32(0.0), T.float32(0.0), T.float32(0.0), T.float32(0.0)], layout="NCDHW", method="cubic", coordinate_transformation_mode="align_corners", rounding_method="", cubic_alpha=-0.75, cubic_exclude=0, extrapolation_value=0.0, out_dtype=None)
+            R.output(gv)
+        return gv

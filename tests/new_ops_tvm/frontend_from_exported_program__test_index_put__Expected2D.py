@@ -1,0 +1,16 @@
+@I.ir_module
+class Expected2D:
+    @R.function
+    def main(
+        data: R.Tensor((32, 64), dtype="float32"),
+        indices_0: R.Tensor((128,), dtype="int64"),
+        indices_1: R.Tensor((128,), dtype="int64"),
+        values: R.Tensor((128,), dtype="float32"),
+    ) -> R.Tuple(R.Tensor((32, 64), dtype="float32")):
+        with R.dataflow():
+            lv: R.Tensor((32, 64), dtype="float32") = R.index_put(
+                data, (indices_0, indices_1), values, accumulate=False
+            )
+            gv: R.Tuple(R.Tensor((32, 64), dtype="float32")) = (lv,)
+            R.output(gv)
+        return gv

@@ -1,0 +1,18 @@
+@I.ir_module
+class ExpectedDefaultAlignCorners:
+    @R.function
+    def main(
+        theta: R.Tensor((2, 2, 3), dtype="float32"),
+        size: R.Tensor((4,), dtype="int64"),
+    ) -> R.Tensor((2, 16, 16, 2), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            lv: R.Tensor((2, 2, 16, 16), dtype="float32") = R.image.affine_grid(
+                theta, size=(16, 16), align_corners=False
+            )
+            lv1: R.Tensor((2, 16, 16, 2), dtype="float32") = R.permute_dims(
+                lv, axes=[0, 2, 3, 1]
+            )
+            gv: R.Tensor((2, 16, 16, 2), dtype="float32") = lv1
+            R.output(gv)
+        return gv

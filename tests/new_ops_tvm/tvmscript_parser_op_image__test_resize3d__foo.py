@@ -1,0 +1,6 @@
+@R.function
+def foo(x: R.Tensor((2, 3, 8, 8, 8), "float32")) -> R.Tensor((2, 3, 4, 6, 7), "float32"):
+    gv: R.Tensor((2, 3, 4, 6, 7), "float32") = R.image.resize3d(
+        x, size=(4, 6, 7), layout="NCDHW"
+    )
+    return gv
