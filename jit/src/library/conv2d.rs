@@ -20,7 +20,7 @@
 use rayon::prelude::*;
 use vm::{Error, Result};
 
-use relax::transform::dispatch_library::{Activation, CONV_PANEL, WINOGRAD_POINTS};
+use relax::transform::dispatch_library::{Activation, CONV_PANEL, WINOGRAD_POINTS, WINOGRAD_ROWS};
 
 mod winograd;
 
@@ -48,9 +48,9 @@ struct Geometry {
     /// The weights come packed in panels of output channels (`[⌈O/32⌉, C, KH, KW, 32]`,
     /// `relax::transform::dispatch_library::pack_conv_weights`) rather than as OIHW.
     packed: bool,
-    /// The weights come transformed for Winograd F(4×4, 3×3) (`[36, O, C]`,
-    /// `relax::transform::dispatch_library::winograd_conv_weights`) rather than as OIHW: a
-    /// 3×3 kernel, stride 1, dilation 1, one group.
+    /// The weights come transformed for Winograd F(4×4, 3×3) (`[45, O, C]`: 36 points, then
+    /// the 9 taps; `relax::transform::dispatch_library::winograd_conv_weights`) rather than
+    /// as OIHW: a 3×3 kernel, stride 1, dilation 1, one group.
     winograd: bool,
 }
 
@@ -63,9 +63,9 @@ impl Geometry {
             [points, o, c] => {
                 let want_o = out.get(1).copied().unwrap_or(0);
                 let want_c = x.get(1).copied().unwrap_or(0);
-                if points != WINOGRAD_POINTS || o != want_o || c != want_c {
+                if points != WINOGRAD_ROWS || o != want_o || c != want_c {
                     return bad(format!(
-                        "conv2d Winograd-transformed weights of shape {wt:?} for {want_c} input and {want_o} output channels; expected [{WINOGRAD_POINTS}, {want_o}, {want_c}]"
+                        "conv2d Winograd-transformed weights of shape {wt:?} for {want_c} input and {want_o} output channels; expected [{WINOGRAD_ROWS}, {want_o}, {want_c}]"
                     ));
                 }
                 [o, c, 3, 3]
@@ -411,15 +411,35 @@ fn conv2d_with<T: Float>(
     if out.is_empty() {
         return Ok(());
     }
+    // An infinite or NaN input element would spread through the transform of each 6 × 6
+    // input tile that holds it into outputs whose windows do not (inf − inf): the direct
+    // kernels run instead, which keep it to the outputs that read it, as the TIR path does.
+    let finite_input = || x.data.iter().all(|v| v.is_finite());
     if g.winograd {
-        winograd::conv2d(&g, x.data, wt.data, epi, out);
-        return Ok(());
+        if finite_input() {
+            winograd::conv2d(&g, x.data, wt.data, epi, out);
+            return Ok(());
+        }
+        let pairs = g.o * g.c;
+        let taps = &wt.data[WINOGRAD_POINTS * pairs..];
+        let w: Vec<T> = (0..9 * pairs)
+            .map(|i| taps[(i % 9) * pairs + i / 9])
+            .collect();
+        let oihw = View {
+            data: &w,
+            shape: vec![g.o, g.c, 3, 3],
+        };
+        return conv2d_with(x, &oihw, params, epi, out, out_shape, false);
     }
     // A non-finite weight makes every output of its channel NaN or infinite (0 · inf is NaN
     // at the padding, as in the TIR legalization, which multiplies the zero-padded image):
     // the direct paths below multiply the padding too, the Winograd transform would mix the
     // weight into its neighbours' points.
-    if winograd_oihw && winograd::at_run_time::<T>(&g) && wt.data.iter().all(|v| v.is_finite()) {
+    if winograd_oihw
+        && winograd::at_run_time::<T>(&g)
+        && wt.data.iter().all(|v| v.is_finite())
+        && finite_input()
+    {
         winograd::conv2d_oihw(&g, x.data, wt.data, epi, out);
         return Ok(());
     }
