@@ -101,8 +101,8 @@ impl Geometry {
         let [sh, sw, pt, pl, pb, pr, dh, dw, groups] = p[..] else {
             return bad(format!("conv2d takes 9 integer parameters, got {p:?}"));
         };
-        let (stride, pad, dilation) = ([sh, sw], [pt, pl], [dh, dw]);
-        if stride.contains(&0) || dilation.contains(&0) || groups == 0 {
+        let (pad, dilation) = ([pt, pl], [dh, dw]);
+        if [sh, sw].contains(&0) || dilation.contains(&0) || groups == 0 {
             return bad(format!(
                 "conv2d parameters {p:?}: strides, dilation and groups must be positive"
             ));
@@ -117,17 +117,25 @@ impl Geometry {
                 "conv2d packed weights {wt:?} need one group of more than one input channel, got {groups} groups of {c} channels"
             ));
         }
-        if winograd && (stride != [1, 1] || dilation != [1, 1] || groups != 1) {
+        if winograd && ([sh, sw] != [1, 1] || dilation != [1, 1] || groups != 1) {
             return bad(format!(
                 "conv2d Winograd-transformed weights {wt:?} need stride 1, dilation 1 and one group, got parameters {p:?}"
             ));
         }
         let extent = |size: usize, lo: usize, hi: usize, k: usize, s: usize, d: usize| {
-            let span = d * (k.max(1) - 1) + 1;
-            (size + lo + hi).checked_sub(span).map_or(0, |v| v / s + 1)
+            let span = d.checked_mul(k.max(1) - 1).and_then(|v| v.checked_add(1));
+            let padded = size.checked_add(lo).and_then(|v| v.checked_add(hi));
+            match (padded, span) {
+                (Some(p), Some(span)) => p.checked_sub(span).map_or(0, |v| v / s + 1),
+                _ => 0,
+            }
         };
         let oh = extent(h, pt, pb, kh, sh, dh);
         let ow = extent(w, pl, pr, kw, sw, dw);
+        // The stride spaces the output positions: with one position it is never applied, and
+        // a stride of 2^63 − 1 (which a single position allows) would overflow what it
+        // multiplies.
+        let stride = [if oh == 1 { 1 } else { sh }, if ow == 1 { 1 } else { sw }];
         if out != [n, o, oh, ow] {
             return bad(format!(
                 "conv2d output shape {out:?}, expected {:?}",
@@ -156,13 +164,11 @@ impl Geometry {
     /// The output columns `[lo, hi)` whose input column `ow * stride + off` is inside the
     /// image, for a kernel tap at offset `off` (dilated tap minus padding).
     fn valid(&self, off: isize, stride: usize, size: usize, out: usize) -> (usize, usize) {
-        let s = stride as isize;
+        // In i128: a stride (or a padding) up to 2^63 must not wrap the sums around.
+        let (s, off) = (stride as i128, off as i128);
         let lo = if off >= 0 { 0 } else { (-off + s - 1) / s };
-        let hi = (size as isize - off + s - 1).div_euclid(s).max(0);
-        let (lo, hi) = (
-            lo.min(out as isize) as usize,
-            (hi.min(out as isize)) as usize,
-        );
+        let hi = (size as i128 - off + s - 1).div_euclid(s).max(0);
+        let (lo, hi) = (lo.min(out as i128) as usize, hi.min(out as i128) as usize);
         (lo, hi.max(lo))
     }
 }
