@@ -21,7 +21,14 @@ pub fn tensor(spec: &TensorSpec, rng: &mut Rng, integers: bool, special: bool) -
         }
     };
     let (lo, hi) = spec.range.unwrap_or((-5, 5));
-    let int = |rng: &mut Rng| rng.range(lo, hi);
+    // With `special`, a few integers are the dtype's extremes (clamped to it below).
+    let int = |rng: &mut Rng| {
+        if special && rng.percent(4) {
+            *rng.pick(&[i64::MIN, i64::MAX, i64::from(i32::MIN), i64::from(i32::MAX)])
+        } else {
+            rng.range(lo, hi)
+        }
+    };
     let shape = &spec.shape;
     let made = match spec.dtype.as_str() {
         "float32" => {
@@ -41,7 +48,9 @@ pub fn tensor(spec: &TensorSpec, rng: &mut Rng, integers: bool, special: bool) -
             Tensor::from_slice(shape, &v)
         }
         "int32" => {
-            let v: Vec<i32> = (0..n).map(|_| int(rng) as i32).collect();
+            let v: Vec<i32> = (0..n)
+                .map(|_| int(rng).clamp(i32::MIN.into(), i32::MAX.into()) as i32)
+                .collect();
             Tensor::from_slice(shape, &v)
         }
         "int64" => {

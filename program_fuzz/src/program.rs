@@ -284,7 +284,12 @@ fn broadcast(a: &[Dim], b: &[Dim]) -> Vec<Dim> {
 
 fn matmul(r: &mut Rng, p: &mut Prog, invalid: bool) {
     let dt = float_dtype(r);
-    let (mut m, k, n) = (st(dim(r)), if r.percent(3) { 0 } else { dim(r) }, dim(r));
+    let (mut m, k, n) = if r.percent(6) {
+        // Large enough for the GEMM's column blocks to be split over the threads.
+        (st(r.range(64, 300)), r.range(64, 300), r.range(64, 300))
+    } else {
+        (st(dim(r)), if r.percent(3) { 0 } else { dim(r) }, dim(r))
+    };
     p.reduction = k.max(1) as u64;
     p.exact = true;
     let form = r.weighted(&[25, 18, 15, 8, 5, 17, 12]);
@@ -395,29 +400,68 @@ fn matmul(r: &mut Rng, p: &mut Prog, invalid: bool) {
             o.extend([m, st(n)]);
             out = o;
         }
-        // Attention heads: permuted operands read in place, a scale, a permuted output.
+        // Operands read in place through strides (`relaxjit.matmul_view`): permuted 3-D
+        // tensors (attention heads), a reshape before the permute, a transposed left
+        // operand; then a scale, a permuted and a reshaped output.
         _ => {
-            let (bsz, s, h, s2) = (small(r), dim(r).min(40), small(r), dim(r).min(40));
-            let d = k.max(1);
+            let (h, s1, s2, d) = (small(r), dim(r).min(48), dim(r).min(48), k.max(1));
             p.reduction = d as u64;
-            p.param("q", dt, sts(&[bsz, s, h, d]));
-            p.param("kk", dt, sts(&[bsz, s2, h, d]));
-            p.bind("R.permute_dims(q, axes=[0, 2, 1, 3])".into());
-            let qt = p.last.clone();
-            p.bind("R.permute_dims(kk, axes=[0, 2, 3, 1])".into());
-            let kt = p.last.clone();
-            p.bind(format!("R.matmul({qt}, {kt}, out_dtype=\"void\")"));
-            let mut o = sts(&[bsz, h, s, s2]);
+            let mut o;
+            match r.below(3) {
+                0 => {
+                    p.param("q", dt, sts(&[s1, h, d]));
+                    p.bind("R.permute_dims(q, axes=[1, 0, 2])".into());
+                    let qt = p.last.clone();
+                    if r.percent(50) {
+                        p.param("kk", dt, sts(&[s2, h, d]));
+                        p.bind("R.permute_dims(kk, axes=[1, 2, 0])".into());
+                    } else {
+                        p.param("kk", dt, sts(&[h, d, s2]));
+                        p.last = "kk".into();
+                    }
+                    let kt = p.last.clone();
+                    p.bind(format!("R.matmul({qt}, {kt}, out_dtype=\"void\")"));
+                    o = vec![h, s1, s2];
+                }
+                1 => {
+                    p.param("q", dt, sts(&[s1, h * d]));
+                    p.bind(format!("R.reshape(q, R.shape([{s1}, {h}, {d}]))"));
+                    let qr = p.last.clone();
+                    p.bind(format!("R.permute_dims({qr}, axes=[1, 0, 2])"));
+                    let qt = p.last.clone();
+                    let hb = if r.percent(30) { 1 } else { h };
+                    p.param("v", dt, sts(&[hb, d, s2]));
+                    p.bind(format!("R.matmul({qt}, v)"));
+                    o = vec![h, s1, s2];
+                }
+                _ => {
+                    p.param("at", dt, sts(&[d, s1]));
+                    p.bind("R.permute_dims(at, axes=None)".into());
+                    let a = p.last.clone();
+                    p.param("b", dt, sts(&[d, s2]));
+                    p.bind(format!("R.matmul({a}, b)"));
+                    o = vec![s1, s2];
+                }
+            }
             if r.percent(50) {
                 let last = p.last.clone();
                 p.bind(format!("R.multiply({last}, R.const(0.25, \"{dt}\"))"));
             }
-            if r.percent(40) {
+            if o.len() == 3 && r.percent(50) {
                 let last = p.last.clone();
-                p.bind(format!("R.permute_dims({last}, axes=[0, 2, 1, 3])"));
-                o = sts(&[bsz, s, h, s2]);
+                p.bind(format!("R.permute_dims({last}, axes=[1, 0, 2])"));
+                o = vec![o[1], o[0], o[2]];
+                if r.percent(50) {
+                    let last = p.last.clone();
+                    p.bind(format!(
+                        "R.reshape({last}, R.shape([{}, {}]))",
+                        o[0],
+                        o[1] * o[2]
+                    ));
+                    o = vec![o[0], o[1] * o[2]];
+                }
             }
-            out = o;
+            out = sts(&o);
         }
     }
     epilogue(r, p, dt, &out, false);
@@ -425,7 +469,9 @@ fn matmul(r: &mut Rng, p: &mut Prog, invalid: bool) {
 
 /// The output extent of a convolution window along one axis (< 1 if none fits).
 fn conv_ext(size: i64, lo: i64, hi: i64, k: i64, s: i64, d: i64) -> i64 {
-    (size + lo + hi - d * (k - 1) - 1).div_euclid(s) + 1
+    let num =
+        i128::from(size) + i128::from(lo) + i128::from(hi) - i128::from(d) * i128::from(k - 1) - 1;
+    (num.div_euclid(i128::from(s)) + 1).clamp(i64::MIN.into(), i64::MAX.into()) as i64
 }
 
 /// The channels of a grouped convolution: (in, out, groups).
@@ -461,14 +507,21 @@ fn window(
             _ => r.range(10, 20),
         };
         let kk = *r.pick(&[1, 1, 2, 3, 3, 3, 4, 5]);
-        let ss = *r.pick(&[1, 1, 1, 2, 2, 3, 4]);
-        let dd = if r.percent(20) { r.range(2, 3) } else { 1 };
+        let mut ss = *r.pick(&[1, 1, 1, 2, 2, 3, 4]);
+        let mut dd = if r.percent(20) { r.range(2, 3) } else { 1 };
+        // Extreme attributes: one window per axis, or an overflowing extent.
+        if r.percent(2) {
+            ss = *r.pick(&[1 << 31, 1 << 40, 1 << 62, i64::MAX]);
+        }
+        if r.percent(1) {
+            dd = *r.pick(&[1 << 31, 1 << 62, i64::MAX]);
+        }
         let mut pp = [r.range(0, 3), r.range(0, 3)];
         if r.percent(40) {
             pp = [0, 0];
         }
-        // Keep a window inside the padded image, unless invalid.
-        while !invalid && conv_ext(sz, pp[0], pp[1], kk, ss, dd) < 1 {
+        // Keep a window inside the padded image, unless invalid (or the dilation is extreme).
+        while !invalid && dd < 100 && conv_ext(sz, pp[0], pp[1], kk, ss, dd) < 1 {
             pp[r.below(2) as usize] += 1;
         }
         size.push(sz);
@@ -483,7 +536,7 @@ fn window(
 /// conv1d, conv2d or conv3d (`axes` spatial axes).
 fn conv(r: &mut Rng, p: &mut Prog, axes: usize, invalid: bool) {
     let dt = if r.percent(85) { "float32" } else { "float64" };
-    let batch = *r.pick(&[1, 1, 1, 2, 3]);
+    let batch = *r.pick(&[1, 1, 1, 2, 3]) * i64::from(!r.percent(2));
     let (mut c, mut o, mut g) = channels(r);
     let (mut size, mut k, mut s, d, mut pad) = window(r, axes, invalid);
     // Large enough for the channel-packed and the Winograd kernels of constant weights.
@@ -504,7 +557,21 @@ fn conv(r: &mut Rng, p: &mut Prog, axes: usize, invalid: bool) {
             size = vec![r.range(2, 8), r.range(2, 8)];
             pad = vec![[0, 0], [0, 0]];
         }
+    } else if axes == 2 && r.percent(7) {
+        // Planes large enough for the column tiles to be split over the threads.
+        (c, o, g) = if r.percent(70) {
+            (r.range(2, 32), r.range(2, 64), 1)
+        } else {
+            let c = r.range(4, 48);
+            (c, c, c)
+        };
+        let kk = *r.pick(&[1, 3, 3, 5]);
+        k = vec![kk, kk];
+        s = vec![*r.pick(&[1, 1, 2]), *r.pick(&[1, 1, 2])];
+        size = vec![r.range(20, 56), r.range(20, 56)];
+        pad = vec![[kk / 2, kk / 2], [kk / 2, kk / 2 + r.range(0, 1)]];
     }
+    let sym_batch = r.percent(10);
     p.reduction = (c / g * k.iter().product::<i64>()) as u64;
     // Winograd's transforms round even sums of small integers.
     let winograd = k == [3, 3] && s == [1, 1] && d == [1, 1] && g == 1 && o >= 16 && c >= 16;
@@ -513,7 +580,13 @@ fn conv(r: &mut Rng, p: &mut Prog, axes: usize, invalid: bool) {
     x.extend(&size);
     let mut w = vec![o, if invalid && r.percent(50) { c } else { c / g }];
     w.extend(&k);
-    p.param("x", dt, sts(&x));
+    let bdim = Dim {
+        v: batch,
+        sym: sym_batch.then_some("n"),
+    };
+    let mut xd = sts(&x);
+    xd[0] = bdim;
+    p.param("x", dt, xd);
     let wname = p.weight("w", dt, &w, constant);
     let (op, layouts) = match axes {
         1 => ("conv1d", ["NCW", "OIW"]),
@@ -537,7 +610,9 @@ fn conv(r: &mut Rng, p: &mut Prog, axes: usize, invalid: bool) {
     ));
     let mut out = vec![batch, o];
     out.extend((0..axes).map(|i| conv_ext(size[i], pad[i][0], pad[i][1], k[i], s[i], d[i])));
-    epilogue(r, p, dt, &sts(&out), true);
+    let mut out = sts(&out);
+    out[0] = bdim;
+    epilogue(r, p, dt, &out, true);
 }
 
 /// conv1d_transpose or conv2d_transpose.
@@ -607,14 +682,28 @@ fn conv_transpose(r: &mut Rng, p: &mut Prog, axes: usize, invalid: bool) {
 fn pool2d(r: &mut Rng, p: &mut Prog, invalid: bool) {
     let dt = float_dtype(r);
     let max = r.percent(50);
+    let plane = |r: &mut Rng| {
+        if r.percent(20) {
+            r.range(16, 70)
+        } else {
+            r.range(1, 10)
+        }
+    };
     let x = [
         *r.pick(&[1, 1, 2]),
-        r.range(1, 5),
-        r.range(1, 10),
-        r.range(1, 10),
+        if r.percent(10) {
+            r.range(16, 64)
+        } else {
+            r.range(1, 5)
+        },
+        plane(r),
+        plane(r),
     ];
     let k = [r.range(1, 4), r.range(1, 4)];
-    let s = [r.range(1, 5), r.range(1, 5)];
+    let mut s = [r.range(1, 5), r.range(1, 5)];
+    if r.percent(2) {
+        s[r.below(2) as usize] = *r.pick(&[1 << 31, 1 << 62, i64::MAX]);
+    }
     let d = if r.percent(20) {
         [r.range(1, 2), r.range(1, 2)]
     } else {
@@ -629,9 +718,9 @@ fn pool2d(r: &mut Rng, p: &mut Prog, invalid: bool) {
     }
     let (ceil, include) = (r.percent(40), r.percent(50));
     let ext = |i: usize, pad: &[i64; 4]| {
-        let num = x[2 + i] + pad[i] + pad[i + 2] - d[i] * (k[i] - 1) - 1
-            + if ceil { s[i] - 1 } else { 0 };
-        num.div_euclid(s[i]) + 1
+        let num = i128::from(x[2 + i] + pad[i] + pad[i + 2] - d[i] * (k[i] - 1) - 1)
+            + if ceil { i128::from(s[i]) - 1 } else { 0 };
+        num.div_euclid(i128::from(s[i])) + 1
     };
     while !invalid && (ext(0, &pad) < 1 || ext(1, &pad) < 1) {
         let i = if ext(0, &pad) < 1 { 0 } else { 1 };
@@ -640,7 +729,11 @@ fn pool2d(r: &mut Rng, p: &mut Prog, invalid: bool) {
     p.reduction = (k[0] * k[1]) as u64;
     p.exact = true;
     p.always_exact = max;
-    p.param("x", dt, sts(&x));
+    let mut xd = sts(&x);
+    if r.percent(10) {
+        xd[0].sym = Some("n");
+    }
+    p.param("x", dt, xd);
     let (kind, extra) = if max {
         ("max_pool2d", String::new())
     } else {
@@ -683,6 +776,12 @@ fn adaptive_pool(r: &mut Rng, p: &mut Prog) {
 
 /// A tensor shape of `rank` for the normalizations: the last axis sometimes long.
 fn rows(r: &mut Rng, rank: usize) -> Vec<i64> {
+    if rank >= 2 && r.percent(10) {
+        // Enough rows to be spread over the threads.
+        let mut x = vec![1; rank - 2];
+        x.extend([r.range(64, 300), r.range(64, 300)]);
+        return x;
+    }
     (0..rank)
         .map(|i| {
             if i + 1 == rank && r.percent(30) {
@@ -746,8 +845,13 @@ const ANY_DTYPES: [&str; 6] = ["float32", "float64", "int32", "int64", "int8", "
 fn concat(r: &mut Rng, p: &mut Prog) {
     let dt = *r.pick(&ANY_DTYPES);
     let rank = r.range(1, 4) as usize;
+    let big = r.percent(8);
     let shape: Vec<i64> = (0..rank)
-        .map(|_| if r.percent(5) { 0 } else { small(r) })
+        .map(|_| match r.below(20) {
+            0 => 0,
+            _ if big => r.range(8, 64),
+            _ => small(r),
+        })
         .collect();
     let axis = r.range(-(rank as i64), rank as i64 - 1);
     let a = if axis < 0 { axis + rank as i64 } else { axis } as usize;
@@ -802,8 +906,13 @@ fn lrn(r: &mut Rng, p: &mut Prog) {
 fn take(r: &mut Rng, p: &mut Prog) {
     let dt = *r.pick(&ANY_DTYPES);
     let rank = r.range(1, 3) as usize;
+    let big = r.percent(8);
     let x: Vec<i64> = (0..rank)
-        .map(|_| if r.percent(4) { 0 } else { small(r) })
+        .map(|_| match r.below(25) {
+            0 => 0,
+            _ if big => r.range(8, 80),
+            _ => small(r),
+        })
         .collect();
     let axis = r.range(-(rank as i64), rank as i64 - 1);
     let n = x[(if axis < 0 { axis + rank as i64 } else { axis }) as usize];
@@ -830,9 +939,12 @@ fn take(r: &mut Rng, p: &mut Prog) {
 fn argreduce(r: &mut Rng, p: &mut Prog) {
     let dt = *r.pick(&["float32", "float64", "int32", "int64"]);
     let rank = r.range(0, 3) as usize;
-    let x: Vec<i64> = (0..rank)
+    let mut x: Vec<i64> = (0..rank)
         .map(|_| if r.percent(3) { 0 } else { dim(r).min(20) })
         .collect();
+    if rank == 2 && r.percent(20) {
+        x = vec![r.range(2, 64), r.range(500, 2100)];
+    }
     let axis = if rank == 0 || r.percent(30) {
         "None".to_string()
     } else {
@@ -849,12 +961,12 @@ fn argreduce(r: &mut Rng, p: &mut Prog) {
 
 fn spatial_mean(r: &mut Rng, p: &mut Prog) {
     let dt = float_dtype(r);
-    let x = [
-        *r.pick(&[1, 2]),
-        r.range(1, 5),
-        r.range(1, 14),
-        r.range(1, 14),
-    ];
+    let c = if r.percent(20) {
+        r.range(16, 128)
+    } else {
+        r.range(1, 5)
+    };
+    let x = [*r.pick(&[1, 2]), c, r.range(1, 14), r.range(1, 14)];
     p.reduction = (x[2] * x[3]) as u64;
     p.exact = true;
     p.param("x", dt, sts(&x));

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use program_fuzz::{Case, Verdict};
 
-/// Seeds of the bounded run.
-const SEEDS: std::ops::Range<u64> = 0..300;
+/// Seeds of the bounded run: about half a minute in release on two cores.
+const SEEDS: std::ops::Range<u64> = 0..1400;
 
 #[test]
 fn generated_programs_agree_across_setups() {
