@@ -2364,7 +2364,7 @@ enum WeightForm {
 /// reference: the packed and Winograd forms are `float32`'s only).
 fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
     use relaxjit::relax::transform::dispatch_library::{
-        WINOGRAD_POINTS, pack_conv_weights, winograd_conv_weights,
+        WINOGRAD_ROWS, pack_conv_weights, winograd_conv_weights,
     };
     let mut lib = vm::Library::new();
     jit::library::add_to(&mut lib);
@@ -2410,7 +2410,7 @@ fn compare_weight_forms(cases: &[WeightsCase], form: WeightForm) {
             }
             WeightForm::Winograd => {
                 let u = winograd_conv_weights(&wv, [dims[0], dims[1]]);
-                Tensor::from_slice(&[WINOGRAD_POINTS as i64, o, x[1]], &u).unwrap()
+                Tensor::from_slice(&[WINOGRAD_ROWS as i64, o, x[1]], &u).unwrap()
             }
         };
         let rest = |wide: bool| {

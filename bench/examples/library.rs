@@ -459,7 +459,7 @@ fn chain_errors(f: &vm::PackedFunc, c: &Conv, layers: usize) -> anyhow::Result<(
         let b = random_f32(&[1, c.o, 1, 1], 200 + l, 0.1);
         let wv = w.to_vec::<f32>()?;
         let u = dispatch_library::winograd_conv_weights(&wv, [dims[0], dims[1]]);
-        let u = Tensor::from_slice(&[dispatch_library::WINOGRAD_POINTS as i64, c.o, c.x[1]], &u)?;
+        let u = Tensor::from_slice(&[dispatch_library::WINOGRAD_ROWS as i64, c.o, c.x[1]], &u)?;
         let (packed, shape) = dispatch_library::pack_conv_weights(&wv, dims);
         let packed = Tensor::from_slice(&shape.map(|d| d as i64), &packed)?;
         xw = call(&xw, u, b.clone())?;
@@ -588,7 +588,7 @@ fn main() -> anyhow::Result<()> {
         if wino {
             let data =
                 dispatch_library::winograd_conv_weights(&weights.to_vec()?, [dims[0], dims[1]]);
-            let shape = [dispatch_library::WINOGRAD_POINTS, dims[0], dims[1]];
+            let shape = [dispatch_library::WINOGRAD_ROWS, dims[0], dims[1]];
             weights = Tensor::from_slice(&shape.map(|d| d as i64), &data)?;
         } else if packed {
             let (data, shape) = dispatch_library::pack_conv_weights(&weights.to_vec()?, dims);

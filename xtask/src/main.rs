@@ -4,6 +4,7 @@
 //! cargo xtask conformance --mode tvm-bytecode [--dir DIR]
 //! cargo xtask conformance --mode bytecode|compiled|both [--dir DIR] [--input module|legalized|both] [--no-fusion]
 //! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+//! cargo xtask fuzz-ops [--seconds N] [--seed S] [--count C] [--stall-seconds T]
 //! cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE] [--save-baseline NAME] [--baseline NAME]
 //! ```
 //!
@@ -19,11 +20,13 @@
 //! * `both`: each call in both modes; bytecode is checked against TVM and compiled must agree
 //!   with bytecode bit for bit on every output, or fail with the same error.
 //!
-//! `fuzz` runs the kernel differential fuzzer (see [`fuzz`]); `bench` the performance suite of
-//! issue 10 beside onnxruntime and numpy (see [`bench`]).
+//! `fuzz` runs the kernel differential fuzzer (see [`fuzz`]); `fuzz-ops` the operator
+//! differential fuzzer, library kernels against the TIR path (see [`fuzz_ops`]); `bench` the
+//! performance suite of issue 10 beside onnxruntime and numpy (see [`bench`]).
 
 mod bench;
 mod fuzz;
+mod fuzz_ops;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,6 +39,7 @@ const USAGE: &str = "usage: cargo xtask conformance --mode MODE [--dir DIR] [--i
 modes: tvm-bytecode, bytecode, compiled, both (--input: which file of each case bytecode mode compiles, default
 both; --no-fusion: compile without FuseOps/FuseTIR, as TVM built tvm_exec.txt)
        cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+       cargo xtask fuzz-ops [--seconds N] [--seed S] [--count C] [--stall-seconds T]
        cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE] [--save-baseline NAME] [--baseline NAME] [--budget SECONDS] [--list]";
 
 /// An execution mode of the conformance runner.
@@ -177,6 +181,8 @@ fn run() -> Result<bool> {
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz-worker") => fuzz::worker(&args[1..]),
+        Some("fuzz-ops") => fuzz_ops::run(&args[1..]),
+        Some("fuzz-ops-worker") => fuzz_ops::worker(&args[1..]),
         Some(other) => bail!("unknown task `{other}`\n{USAGE}"),
         None => bail!("{USAGE}"),
     }

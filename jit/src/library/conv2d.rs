@@ -20,7 +20,7 @@
 use rayon::prelude::*;
 use vm::{Error, Result};
 
-use relax::transform::dispatch_library::{Activation, CONV_PANEL, WINOGRAD_POINTS};
+use relax::transform::dispatch_library::{Activation, CONV_PANEL, WINOGRAD_POINTS, WINOGRAD_ROWS};
 
 mod winograd;
 
@@ -48,9 +48,9 @@ struct Geometry {
     /// The weights come packed in panels of output channels (`[⌈O/32⌉, C, KH, KW, 32]`,
     /// `relax::transform::dispatch_library::pack_conv_weights`) rather than as OIHW.
     packed: bool,
-    /// The weights come transformed for Winograd F(4×4, 3×3) (`[36, O, C]`,
-    /// `relax::transform::dispatch_library::winograd_conv_weights`) rather than as OIHW: a
-    /// 3×3 kernel, stride 1, dilation 1, one group.
+    /// The weights come transformed for Winograd F(4×4, 3×3) (`[45, O, C]`: 36 points, then
+    /// the 9 taps; `relax::transform::dispatch_library::winograd_conv_weights`) rather than
+    /// as OIHW: a 3×3 kernel, stride 1, dilation 1, one group.
     winograd: bool,
 }
 
@@ -63,9 +63,9 @@ impl Geometry {
             [points, o, c] => {
                 let want_o = out.get(1).copied().unwrap_or(0);
                 let want_c = x.get(1).copied().unwrap_or(0);
-                if points != WINOGRAD_POINTS || o != want_o || c != want_c {
+                if points != WINOGRAD_ROWS || o != want_o || c != want_c {
                     return bad(format!(
-                        "conv2d Winograd-transformed weights of shape {wt:?} for {want_c} input and {want_o} output channels; expected [{WINOGRAD_POINTS}, {want_o}, {want_c}]"
+                        "conv2d Winograd-transformed weights of shape {wt:?} for {want_c} input and {want_o} output channels; expected [{WINOGRAD_ROWS}, {want_o}, {want_c}]"
                     ));
                 }
                 [o, c, 3, 3]
@@ -101,8 +101,8 @@ impl Geometry {
         let [sh, sw, pt, pl, pb, pr, dh, dw, groups] = p[..] else {
             return bad(format!("conv2d takes 9 integer parameters, got {p:?}"));
         };
-        let (stride, pad, dilation) = ([sh, sw], [pt, pl], [dh, dw]);
-        if stride.contains(&0) || dilation.contains(&0) || groups == 0 {
+        let (pad, dilation) = ([pt, pl], [dh, dw]);
+        if [sh, sw].contains(&0) || dilation.contains(&0) || groups == 0 {
             return bad(format!(
                 "conv2d parameters {p:?}: strides, dilation and groups must be positive"
             ));
@@ -117,17 +117,25 @@ impl Geometry {
                 "conv2d packed weights {wt:?} need one group of more than one input channel, got {groups} groups of {c} channels"
             ));
         }
-        if winograd && (stride != [1, 1] || dilation != [1, 1] || groups != 1) {
+        if winograd && ([sh, sw] != [1, 1] || dilation != [1, 1] || groups != 1) {
             return bad(format!(
                 "conv2d Winograd-transformed weights {wt:?} need stride 1, dilation 1 and one group, got parameters {p:?}"
             ));
         }
         let extent = |size: usize, lo: usize, hi: usize, k: usize, s: usize, d: usize| {
-            let span = d * (k.max(1) - 1) + 1;
-            (size + lo + hi).checked_sub(span).map_or(0, |v| v / s + 1)
+            let span = d.checked_mul(k.max(1) - 1).and_then(|v| v.checked_add(1));
+            let padded = size.checked_add(lo).and_then(|v| v.checked_add(hi));
+            match (padded, span) {
+                (Some(p), Some(span)) => p.checked_sub(span).map_or(0, |v| v / s + 1),
+                _ => 0,
+            }
         };
         let oh = extent(h, pt, pb, kh, sh, dh);
         let ow = extent(w, pl, pr, kw, sw, dw);
+        // The stride spaces the output positions: with one position it is never applied, and
+        // a stride of 2^63 − 1 (which a single position allows) would overflow what it
+        // multiplies.
+        let stride = [if oh == 1 { 1 } else { sh }, if ow == 1 { 1 } else { sw }];
         if out != [n, o, oh, ow] {
             return bad(format!(
                 "conv2d output shape {out:?}, expected {:?}",
@@ -156,13 +164,11 @@ impl Geometry {
     /// The output columns `[lo, hi)` whose input column `ow * stride + off` is inside the
     /// image, for a kernel tap at offset `off` (dilated tap minus padding).
     fn valid(&self, off: isize, stride: usize, size: usize, out: usize) -> (usize, usize) {
-        let s = stride as isize;
+        // In i128: a stride (or a padding) up to 2^63 must not wrap the sums around.
+        let (s, off) = (stride as i128, off as i128);
         let lo = if off >= 0 { 0 } else { (-off + s - 1) / s };
-        let hi = (size as isize - off + s - 1).div_euclid(s).max(0);
-        let (lo, hi) = (
-            lo.min(out as isize) as usize,
-            (hi.min(out as isize)) as usize,
-        );
+        let hi = (size as i128 - off + s - 1).div_euclid(s).max(0);
+        let (lo, hi) = (lo.min(out as i128) as usize, hi.min(out as i128) as usize);
         (lo, hi.max(lo))
     }
 }
@@ -411,15 +417,35 @@ fn conv2d_with<T: Float>(
     if out.is_empty() {
         return Ok(());
     }
+    // An infinite or NaN input element would spread through the transform of each 6 × 6
+    // input tile that holds it into outputs whose windows do not (inf − inf): the direct
+    // kernels run instead, which keep it to the outputs that read it, as the TIR path does.
+    let finite_input = || x.data.iter().all(|v| v.is_finite());
     if g.winograd {
-        winograd::conv2d(&g, x.data, wt.data, epi, out);
-        return Ok(());
+        if finite_input() {
+            winograd::conv2d(&g, x.data, wt.data, epi, out);
+            return Ok(());
+        }
+        let pairs = g.o * g.c;
+        let taps = &wt.data[WINOGRAD_POINTS * pairs..];
+        let w: Vec<T> = (0..9 * pairs)
+            .map(|i| taps[(i % 9) * pairs + i / 9])
+            .collect();
+        let oihw = View {
+            data: &w,
+            shape: vec![g.o, g.c, 3, 3],
+        };
+        return conv2d_with(x, &oihw, params, epi, out, out_shape, false);
     }
     // A non-finite weight makes every output of its channel NaN or infinite (0 · inf is NaN
     // at the padding, as in the TIR legalization, which multiplies the zero-padded image):
     // the direct paths below multiply the padding too, the Winograd transform would mix the
     // weight into its neighbours' points.
-    if winograd_oihw && winograd::at_run_time::<T>(&g) && wt.data.iter().all(|v| v.is_finite()) {
+    if winograd_oihw
+        && winograd::at_run_time::<T>(&g)
+        && wt.data.iter().all(|v| v.is_finite())
+        && finite_input()
+    {
         winograd::conv2d_oihw(&g, x.data, wt.data, epi, out);
         return Ok(());
     }

@@ -475,7 +475,10 @@ fn erf_f32(x: f32) -> f32 {
 /// than a libm call, so that it vectorizes.
 #[inline(always)]
 fn exp_neg_f32(v: f32) -> f32 {
-    let x = (-v).max(-87.0);
+    // A comparison, not `f32::max`, which would turn a NaN into the bound: a NaN must stay one
+    // (as libm's `exp` keeps it), or a softmax row holding one sums to a number.
+    let x = -v;
+    let x = if x < -87.0 { -87.0 } else { x };
     const MAGIC: f32 = 12_582_912.0;
     let t = x * std::f32::consts::LOG2_E + MAGIC;
     let n = t - MAGIC;
@@ -837,6 +840,7 @@ mod tests {
             );
         }
         assert!(exp_neg_f32(100.0) < 1e-37 && exp_neg_f32(f32::MAX) < 1e-37);
+        assert!(exp_neg_f32(f32::NAN).is_nan() && f32::NAN.exp_neg().is_nan());
     }
 
     #[test]

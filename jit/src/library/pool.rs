@@ -63,10 +63,11 @@ impl Window {
                 "pooling parameters {p:?}: window, strides and dilation must be positive"
             ));
         }
+        // In i128: strides, paddings and dilations up to 2^63 must not wrap the sums around.
         let extent = |size: usize, lo: usize, hi: usize, k: usize, s: usize, d: usize| {
-            let num = (size + lo + hi) as isize - (d * (k - 1) + 1) as isize;
-            let num = if ceil != 0 { num + s as isize - 1 } else { num };
-            usize::try_from(num.div_euclid(s as isize) + 1).unwrap_or(0)
+            let num = (size as i128 + lo as i128 + hi as i128) - (d as i128 * (k as i128 - 1) + 1);
+            let num = if ceil != 0 { num + s as i128 - 1 } else { num };
+            usize::try_from(num.div_euclid(s as i128) + 1).unwrap_or(0)
         };
         let (oh, ow) = (extent(h, pt, pb, kh, sh, dh), extent(w, pl, pr, kw, sw, dw));
         if out != [n, c, oh, ow] {
@@ -77,19 +78,22 @@ impl Window {
         }
         // Ceil mode pads further after, so that the last windows stay inside the padded data.
         let extra = |size: usize, lo: usize, hi: usize, o: usize, k: usize, s: usize, d: usize| {
-            let need = (o.max(1) - 1) * s + (k - 1) * d + 1;
-            need.saturating_sub(size + lo + hi)
+            let need = (o.max(1) as i128 - 1) * s as i128 + (k as i128 - 1) * d as i128 + 1;
+            need - (size as i128 + lo as i128 + hi as i128) > 0
         };
-        let any_pad = pt + pl + pb + pr > 0
+        let any_pad = [pt, pl, pb, pr].iter().any(|&p| p > 0)
             || (ceil != 0
-                && (extra(h, pt, pb, oh, kh, sh, dh) > 0 || extra(w, pl, pr, ow, kw, sw, dw) > 0));
+                && (extra(h, pt, pb, oh, kh, sh, dh) || extra(w, pl, pr, ow, kw, sw, dw)));
         Ok(Window {
             h,
             w,
             oh,
             ow,
             k: [kh, kw],
-            stride: [sh, sw],
+            // The stride spaces the output positions: with one position it is never applied,
+            // and a stride of 2^63 − 1 (which a single position allows) would overflow what it
+            // multiplies.
+            stride: [if oh == 1 { 1 } else { sh }, if ow == 1 { 1 } else { sw }],
             pad: [pt, pl],
             dilation: [dh, dw],
             any_pad,
@@ -108,11 +112,12 @@ impl Window {
 
     /// The output columns `[lo, hi)` whose tap at offset `off` falls inside the row.
     fn valid(&self, off: isize) -> (usize, usize) {
-        let s = self.stride[1] as isize;
+        // In i128: a stride (or a padding) up to 2^63 must not wrap the sums around.
+        let (s, off) = (self.stride[1] as i128, off as i128);
         let lo = if off >= 0 { 0 } else { (-off + s - 1) / s };
-        let hi = (self.w as isize - off + s - 1).div_euclid(s).max(0);
-        let lo = lo.min(self.ow as isize) as usize;
-        let hi = hi.min(self.ow as isize) as usize;
+        let hi = (self.w as i128 - off + s - 1).div_euclid(s).max(0);
+        let lo = lo.min(self.ow as i128) as usize;
+        let hi = hi.min(self.ow as i128) as usize;
         (lo, hi.max(lo))
     }
 

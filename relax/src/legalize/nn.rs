@@ -817,32 +817,50 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
     // With ceil_mode the last windows may reach past the padded data: pad further after
     // (with the pad value, which the excluded-padding count of avg pooling leaves out, and
     // the included-padding count too: it counts the padding the attributes ask for only).
+    //
+    // An axis whose last window starts past the padded data (a stride longer than it) is not
+    // padded out, which would allocate and index up to `(o - 1) · stride` elements (2^62, say):
+    // its loads are guarded instead, giving the pad value past the padded extent (`guard`).
     let given_pads = pads.clone();
     let mut pads = pads;
+    let mut guard: Vec<Option<i64>> = vec![None; k];
     if ceil_mode {
         for d in 0..k {
             let (Some(n), Some(o)) = (x.shape()[2 + d].as_int(), out_shape[2 + d].as_int()) else {
                 return unsupported("ceil_mode pooling with symbolic sizes");
             };
-            let need = (o - 1) * st[d] + (ps[d] - 1) * dil[d] + 1;
-            let have = n + pads[d].0 + pads[d].1;
-            pads[d].1 += (need - have).max(0);
+            let wide = |v: i64| i128::from(v);
+            let need = (wide(o) - 1) * wide(st[d]) + (wide(ps[d]) - 1) * wide(dil[d]) + 1;
+            let have = wide(n) + wide(pads[d].0) + wide(pads[d].1);
+            let extra = (need - have).max(0);
+            match i64::try_from(have) {
+                Ok(h) if extra > have => guard[d] = Some(h),
+                _ => pads[d].1 += i64::try_from(extra).unwrap_or(i64::MAX),
+            }
         }
     }
     let dt = x.dtype();
     let any_pad = pads.iter().any(|&(a, b)| a != 0 || b != 0);
+    let pad_value = if is_max {
+        PrimExpr::min_value(dt)
+    } else {
+        te::zero(dt)
+    };
     let mut te = Te::new();
     let src = if any_pad {
         let mut before = vec![0, 0];
         let mut after = vec![0, 0];
         before.extend(pads.iter().map(|p| p.0));
         after.extend(pads.iter().map(|p| p.1));
-        let v = if is_max {
-            PrimExpr::min_value(dt)
-        } else {
-            te::zero(dt)
-        };
-        pad_stage(&mut te, "pad_temp", "ax", &x.buf, &before, &after, v)
+        pad_stage(
+            &mut te,
+            "pad_temp",
+            "ax",
+            &x.buf,
+            &before,
+            &after,
+            pad_value.clone(),
+        )
     } else {
         x.buf.clone()
     };
@@ -858,6 +876,30 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
             ));
         }
         idx
+    };
+    // A load of the (padded) data at `index(i, r)`, guarded on the axes of `guard`: an
+    // index past the padded extent `h` (or wrapped negative by its stride) reads the pad
+    // value, and the load itself is clamped inside.
+    let load = |i: &[PrimExpr], r: &[PrimExpr]| -> PrimExpr {
+        let mut idx = index(i, r);
+        let mut cond: Option<PrimExpr> = None;
+        for d in 0..k {
+            let Some(h) = guard[d] else { continue };
+            let e = idx[2 + d].clone();
+            let inside = te::and(
+                te::cmp(CmpOp::Le, te::i64c(0), e.clone()),
+                te::cmp(CmpOp::Lt, e.clone(), te::i64c(h)),
+            );
+            cond = Some(match cond {
+                Some(c) => te::and(c, inside),
+                None => inside,
+            });
+            idx[2 + d] = te::max(te::min(e, te::i64c(h - 1)), te::i64c(0));
+        }
+        match cond {
+            Some(c) => te::select(c, te::load(&src, idx), pad_value.clone()),
+            None => te::load(&src, idx),
+        }
     };
     let rule_attr = |n: &str| {
         let mut a = TAttrs::new();
@@ -876,18 +918,11 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
             Combiner::Max,
             None,
             rule_attr("pool_max"),
-            |i, r| te::load(&src, index(i, r)),
+            load,
         );
         return c.finish(&format!("max_pool{k}d"), te, &[&x], &[out]);
     }
-    let sum = te.reduce(
-        "pool_sum",
-        &out_shape,
-        &raxes,
-        Combiner::Sum,
-        None,
-        |i, r| te::load(&src, index(i, r)),
-    );
+    let sum = te.reduce("pool_sum", &out_shape, &raxes, Combiner::Sum, None, load);
     let dims: Vec<PrimExpr> = x.shape()[2..].to_vec();
     let out = te.compute_attr("pool_avg", "ax", &out_shape, rule_attr("pool_avg"), |i| {
         let count = if include_pad && ceil_mode {
@@ -913,7 +948,7 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
                 te::mul(acc, extent(d, &dims[d]))
             });
             te::max(prod, te::i64c(1))
-        } else if include_pad || !any_pad {
+        } else if include_pad || !(any_pad || guard.iter().any(Option::is_some)) {
             te::i64c(ps.iter().product())
         } else {
             let extent = |d: usize, n: &PrimExpr| {

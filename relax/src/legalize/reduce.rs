@@ -214,10 +214,15 @@ fn arg_reduce(c: &OpCall, name: &str, better: CmpOp) -> Result<Lowered> {
     let temp = format!("{base}_temp");
     let v0 = te::placeholder(&format!("{temp}_v0"), &out_shape, out_dt);
     let v1 = te::placeholder(&format!("{temp}_v1"), &out_shape, dt);
-    let raxes: Vec<(String, PrimExpr)> = axes
+    let mut raxes: Vec<(String, PrimExpr)> = axes
         .iter()
         .map(|&d| (format!("k{d}"), shape[d].clone()))
         .collect();
+    // A rank-0 tensor has no axis to reduce over: TOPI's reducer still folds its one element
+    // (at flat position 0), which a reduction axis of extent 1 does.
+    if raxes.is_empty() {
+        raxes.push(("k0".to_string(), te::i64c(1)));
+    }
     let mut te = Te::new();
     let init_v1 = if better == CmpOp::Gt {
         PrimExpr::min_value(dt)

@@ -85,7 +85,7 @@ pub enum LibraryOp {
     /// `R.prim_value`s. Constant `float32` weights of the convolutions that run faster
     /// vectorized along the output channels come packed instead, as a 5-D tensor (see
     /// [`pack_conv_weights`]); those of 3×3 convolutions that run faster as Winograd
-    /// F(4×4, 3×3) come transformed, as a 3-D `[36, O, C]` tensor (see
+    /// F(4×4, 3×3) come transformed, as a 3-D `[45, O, C]` tensor (see
     /// [`winograd_conv_weights`]).
     Conv2d,
     /// `(x, pool_h, pool_w, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
@@ -1310,6 +1310,10 @@ fn pack_conv_weights_into(w: &[f32], [o, c, kh, kw]: [usize; 4], packed: &mut [f
 /// The points of a Winograd F(4×4, 3×3) tile: each 6 × 6 input tile becomes 36 products.
 pub const WINOGRAD_POINTS: usize = 36;
 
+/// The rows of Winograd-transformed conv2d weights ([`winograd_conv_weights`]): the
+/// [`WINOGRAD_POINTS`] of the transform, then the nine taps of the weights themselves.
+pub const WINOGRAD_ROWS: usize = WINOGRAD_POINTS + 9;
+
 /// Whether a `float32` 3×3 convolution of one group, stride 1 and dilation 1, with `c` input
 /// and `o` output channels and an `oh × ow` output, runs faster as Winograd F(4×4, 3×3)
 /// (`jit`'s `conv2d::winograd`) than directly. Winograd does a quarter of the multiply-adds
@@ -1346,11 +1350,25 @@ pub fn uses_winograd(o: usize, c: usize, oh: usize, ow: usize) -> bool {
 /// OIHW 3×3 `float32` weights `w` (`o × c × 3 × 3`) transformed for Winograd F(4×4, 3×3):
 /// `U = G g Gᵀ` per (output, input) channel pair, in `f64` and rounded once, laid out
 /// `[36, o, c]` (point-major, so that each of the 36 GEMMs reads an `o × c` row-major
-/// matrix).
+/// matrix), followed by the weights themselves tap-major (`[9, o, c]`): `[45, o, c]` in all
+/// ([`WINOGRAD_ROWS`]). The kernel runs the direct convolution on those taps for an input
+/// holding an infinity or a NaN, which the transform would spread over its neighbours.
 pub fn winograd_conv_weights(w: &[f32], [o, c]: [usize; 2]) -> Vec<f32> {
-    let mut u = vec![0f32; WINOGRAD_POINTS * o * c];
+    let mut u = vec![0f32; WINOGRAD_ROWS * o * c];
     winograd_conv_weights_into(w, [o, c], &mut u);
+    winograd_taps_into(w, [o, c], &mut u[WINOGRAD_POINTS * o * c..]);
     u
+}
+
+/// The taps of OIHW 3×3 weights `w` (`o × c × 3 × 3`) tap-major into `taps` (`9·o·c`
+/// elements): `taps[k·o·c + p] = w[9p + k]`.
+fn winograd_taps_into(w: &[f32], [o, c]: [usize; 2], taps: &mut [f32]) {
+    let pairs = o * c;
+    for (p, g) in w[..9 * pairs].chunks_exact(9).enumerate() {
+        for (k, &v) in g.iter().enumerate() {
+            taps[k * pairs + p] = v;
+        }
+    }
 }
 
 /// [`winograd_conv_weights`] into `u` (`36·o·c` elements). The weights are first regrouped
@@ -1505,10 +1523,10 @@ fn pack_constant_weights(
 }
 
 /// The Winograd transform of constant 3×3 `float32` conv2d weights (`o × c × 3 × 3`), a 3-D
-/// `[36, o, c]` tensor (see [`winograd_conv_weights`]).
+/// `[45, o, c]` tensor (see [`winograd_conv_weights`]).
 fn winograd_constant_weights(constant: &Constant, [o, c]: [usize; 2]) -> Option<Expr> {
     let w = &constant.data;
-    let shape_i64 = [WINOGRAD_POINTS, o, c].map(|d| d as i64);
+    let shape_i64 = [WINOGRAD_ROWS, o, c].map(|d| d as i64);
     let mut tensor = vm::Tensor::zeros(&shape_i64, vm::DataType::F32).ok()?;
     let bytes = tensor.bytes_mut().ok()?;
     // SAFETY: the constant is a float32 tensor of `o·c·3·3` elements (its shape, checked by
@@ -1521,6 +1539,7 @@ fn winograd_constant_weights(constant: &Constant, [o, c]: [usize; 2]) -> Option<
         std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<f32>(), bytes.len() / 4)
     };
     winograd_conv_weights_into(src, [o, c], dst);
+    winograd_taps_into(src, [o, c], &mut dst[WINOGRAD_POINTS * o * c..]);
     Some(Expr::new(ExprKind::Constant(Constant {
         data: tensor,
         struct_info: StructInfo::tensor(

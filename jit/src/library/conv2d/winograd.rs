@@ -1,6 +1,7 @@
 //! Winograd F(4×4, 3×3) convolution: 3×3, stride-1, undilated convolutions of one group whose
 //! weights the dispatch pass transformed at compile time (`U = G g Gᵀ`, laid out `[36, O, C]`,
-//! `relax::transform::dispatch_library::winograd_conv_weights`). Each 4 × 4 output tile is
+//! then the weights' own taps: `relax::transform::dispatch_library::winograd_conv_weights`;
+//! the caller runs the direct kernels on those for an input that is not finite). Each 4 × 4 output tile is
 //! computed from a 6 × 6 input tile with 36 multiplies per (input, output) channel pair
 //! instead of 144: the input tiles are transformed (`V = Bᵀ d B`, zeros outside the image
 //! standing for the padding), each of the 36 points is a GEMM `M[ξ] = U[ξ] · V[ξ]` (output
@@ -151,7 +152,7 @@ impl Plan {
 }
 
 /// `out = epilogue(conv(x, w))` for a Winograd geometry (`g.winograd`), `u` the transformed
-/// weights `[36, O, C]` (checked against `g` by `Geometry::new`).
+/// weights `[36, O, C]` (the first 36 rows of the `[45, O, C]` that `Geometry::new` checked).
 pub(super) fn conv2d<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T]) {
     #[cfg(target_arch = "x86_64")]
     let fast = T::DTYPE == vm::DataType::F32 && avx512::available();
@@ -1047,7 +1048,7 @@ mod tests {
     use super::super::super::View;
     use super::super::{Addend, Epilogue, Geometry, Norm, conv2d_with};
     use super::*;
-    use relax::transform::dispatch_library::{Activation, winograd_conv_weights};
+    use relax::transform::dispatch_library::{Activation, WINOGRAD_ROWS, winograd_conv_weights};
 
     fn random(len: usize, seed: u64) -> Vec<f32> {
         let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -1160,7 +1161,8 @@ mod tests {
                     shape: vec![o, c, 3, 3],
                 };
                 conv2d_with(&xv, &wv, &params, &epi(), &mut want, &out_shape, false).unwrap();
-                let g = Geometry::new(&[n, c, h, w], &[POINTS, o, c], &params, &out_shape).unwrap();
+                let g = Geometry::new(&[n, c, h, w], &[WINOGRAD_ROWS, o, c], &params, &out_shape)
+                    .unwrap();
                 let scale = want.iter().fold(1f32, |m, v| m.max(v.abs()));
                 for fast in [false, true] {
                     if fast && !cfg!(target_arch = "x86_64") {
@@ -1201,9 +1203,10 @@ mod tests {
         let out = [1, 8, 5, 5];
         for (wt, params, want) in [
             (vec![16, 8, 4], params, "Winograd"),
-            (vec![36, 9, 4], params, "Winograd"),
-            (vec![36, 8, 3], params, "Winograd"),
-            (vec![36, 8, 4], [2, 2, 1, 1, 1, 1, 1, 1, 1], "stride"),
+            (vec![36, 8, 4], params, "Winograd"),
+            (vec![45, 9, 4], params, "Winograd"),
+            (vec![45, 8, 3], params, "Winograd"),
+            (vec![45, 8, 4], [2, 2, 1, 1, 1, 1, 1, 1, 1], "stride"),
         ] {
             let err = Geometry::new(&[1, 4, 5, 5], &wt, &params, &out)
                 .err()
