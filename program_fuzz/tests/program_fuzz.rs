@@ -9,7 +9,7 @@ use std::path::Path;
 use program_fuzz::{Case, Verdict};
 
 /// Seeds of the bounded run: about half a minute in release on two cores.
-const SEEDS: std::ops::Range<u64> = 0..1400;
+const SEEDS: std::ops::Range<u64> = 0..1500;
 
 #[test]
 fn generated_programs_agree_across_setups() {

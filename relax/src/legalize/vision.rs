@@ -196,7 +196,11 @@ fn roi_align(c: &OpCall) -> Result<Lowered> {
     let init = te::store(
         &out,
         idx.clone(),
-        if avg { fc(0.0) } else { PrimExpr::min_value(dt) },
+        if avg {
+            fc(0.0)
+        } else {
+            PrimExpr::min_value(dt)
+        },
     );
     let mut body = Stmt::seq(vec![init, samples]);
     for (v, e) in vars.iter().zip(&out_shape).rev() {

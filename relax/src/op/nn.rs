@@ -512,12 +512,37 @@ pub(super) fn infer_pool(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
             ));
         }
         let input = &xs[2 + i];
-        let pad = dim(padding[i] + padding[i + k]);
-        let mut numerator = sub(&add(input, &pad), &dim(dilation[i] * (pool[i] - 1) + 1));
-        if ceil_mode {
-            numerator = add(&numerator, &dim(strides[i] - 1));
-        }
-        let extent = add(&floordiv(&numerator, &dim(strides[i])), &dim(1));
+        // The attributes may be anything up to 2^63 - 1: their sums and products are checked,
+        // and ceil mode divides as floor((n - 1) / s) + 1 rather than adding s - 1 to n (which
+        // wrapped for a stride near 2^63 and inferred 0 rows where there are 2; op fuzz seed
+        // 1433).
+        let (Some(pad), Some(window)) = (
+            padding[i].checked_add(padding[i + k]),
+            dilation[i]
+                .checked_mul(pool[i] - 1)
+                .and_then(|w| w.checked_add(1)),
+        ) else {
+            return Err(err(
+                call,
+                format!(
+                    "axis {i}: the padding ({} + {}) or the dilated window ({} × ({} - 1) + 1) exceeds 2^63 - 1",
+                    padding[i],
+                    padding[i + k],
+                    dilation[i],
+                    pool[i]
+                ),
+            ));
+        };
+        let numerator = sub(&add(input, &dim(pad)), &dim(window));
+        let steps = if ceil_mode {
+            add(
+                &floordiv(&sub(&numerator, &dim(1)), &dim(strides[i])),
+                &dim(1),
+            )
+        } else {
+            floordiv(&numerator, &dim(strides[i]))
+        };
+        let extent = add(&steps, &dim(1));
         check_window_fits(call, i, &extent)?;
         spatial.push(extent);
     }
