@@ -160,17 +160,6 @@ impl Geometry {
             winograd,
         })
     }
-
-    /// The output columns `[lo, hi)` whose input column `ow * stride + off` is inside the
-    /// image, for a kernel tap at offset `off` (dilated tap minus padding).
-    fn valid(&self, off: isize, stride: usize, size: usize, out: usize) -> (usize, usize) {
-        // In i128: a stride (or a padding) up to 2^63 must not wrap the sums around.
-        let (s, off) = (stride as i128, off as i128);
-        let lo = if off >= 0 { 0 } else { (-off + s - 1) / s };
-        let hi = (size as i128 - off + s - 1).div_euclid(s).max(0);
-        let (lo, hi) = (lo.min(out as i128) as usize, hi.min(out as i128) as usize);
-        (lo, hi.max(lo))
-    }
 }
 
 /// What is added to output element `(n, o, y, x)` before the activation: a per-channel value
@@ -849,7 +838,7 @@ fn im2col_rows<T: Float>(
         let (i, j) = (tap / g.kw, tap % g.kw);
         let src = &image[c * g.h * g.w..][..g.h * g.w];
         let off_w = (j * g.dilation[1]) as isize - g.pad[1] as isize;
-        let (lo, hi) = g.valid(off_w, g.stride[1], g.w, g.ow);
+        let (lo, hi) = super::valid_columns(off_w, g.stride[1], g.w, g.ow);
         let mut k = 0;
         while k < width {
             let p = c0 + k;
@@ -914,7 +903,7 @@ fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: 
             for j in 0..g.kw {
                 let wv = k[i * g.kw + j];
                 let off_w = (j * g.dilation[1]) as isize - g.pad[1] as isize;
-                let (lo, hi) = g.valid(off_w, g.stride[1], g.w, g.ow);
+                let (lo, hi) = super::valid_columns(off_w, g.stride[1], g.w, g.ow);
                 // The padding's products are zero unless the weight is infinite or NaN; then
                 // they are NaN (the TIR legalization multiplies the zero-padded image), and
                 // are added where the tap meets the padding.

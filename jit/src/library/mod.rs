@@ -470,6 +470,18 @@ fn erf_f32(x: f32) -> f32 {
     (1.0 - poly * exp_neg_f32(a * a)).copysign(x)
 }
 
+/// The output columns `[lo, hi)` of a row of `out` positions spaced `stride` apart whose input
+/// column `o * stride + off` falls inside a row of `size` (a convolution or pooling tap at
+/// offset `off`: the dilated tap minus the padding). In i128: a stride or a padding up to 2^63
+/// must not wrap the sums around.
+fn valid_columns(off: isize, stride: usize, size: usize, out: usize) -> (usize, usize) {
+    let (s, off) = (stride as i128, off as i128);
+    let lo = if off >= 0 { 0 } else { (-off + s - 1) / s };
+    let hi = (size as i128 - off + s - 1).div_euclid(s).max(0);
+    let (lo, hi) = (lo.min(out as i128) as usize, hi.min(out as i128) as usize);
+    (lo, hi.max(lo))
+}
+
 /// `exp(-v)` for `v >= 0` (underflowing to 0 past 87), to a few ulp: `2^n · p(r)` with a
 /// degree-6 polynomial on `|r| <= ln 2 / 2`, the rounding done by the 1.5·2^23 trick rather
 /// than a libm call, so that it vectorizes.

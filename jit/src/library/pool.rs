@@ -110,17 +110,6 @@ impl Window {
             && (self.oh, self.ow) == (1, 1)
     }
 
-    /// The output columns `[lo, hi)` whose tap at offset `off` falls inside the row.
-    fn valid(&self, off: isize) -> (usize, usize) {
-        // In i128: a stride (or a padding) up to 2^63 must not wrap the sums around.
-        let (s, off) = (self.stride[1] as i128, off as i128);
-        let lo = if off >= 0 { 0 } else { (-off + s - 1) / s };
-        let hi = (self.w as i128 - off + s - 1).div_euclid(s).max(0);
-        let lo = lo.min(self.ow as i128) as usize;
-        let hi = hi.min(self.ow as i128) as usize;
-        (lo, hi.max(lo))
-    }
-
     /// TVM's count of window elements inside the data along one axis (topi's formula, which
     /// the TIR path computes too).
     fn inside(&self, axis: usize, o: usize, size: usize) -> i64 {
@@ -287,7 +276,7 @@ fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T])
     let taps_w: Vec<(usize, usize, usize)> = (0..win.k[1])
         .map(|j| {
             let off = (j * win.dilation[1]) as isize - win.pad[1] as isize;
-            let (lo, hi) = win.valid(off);
+            let (lo, hi) = super::valid_columns(off, win.stride[1], win.w, win.ow);
             // Input column of output column `lo`; the run continues every `s` columns.
             let start = (lo * s).wrapping_add_signed(off);
             let at = if s == 1 || hi <= lo {

@@ -1150,26 +1150,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
             }
             // `index_map=lambda i: (i // 4, i % 4)`: TVM's `R.layout_transform` makes an index
             // map of a callable (`IndexMap.from_func`).
-            A::Lambda { .. } if key == "index_map" => {
-                let call = ast::Expr {
-                    kind: A::Call {
-                        func: Box::new(ast::Expr {
-                            kind: A::Attribute {
-                                value: Box::new(ast::Expr {
-                                    kind: A::Name("T".into()),
-                                    span: e.span,
-                                }),
-                                attr: "index_map".into(),
-                            },
-                            span: e.span,
-                        }),
-                        args: vec![e.clone()],
-                        keywords: Vec::new(),
-                    },
-                    span: e.span,
-                };
-                self.index_map(&call)
-            }
+            A::Lambda { .. } if key == "index_map" => self.index_map_of(e, &[]),
             A::Lambda { .. } => err(
                 e.span,
                 "a lambda is read only as the argument of `T.index_map` \
@@ -1196,6 +1177,15 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 ),
             );
         };
+        self.index_map_of(lambda, keywords)
+    }
+
+    /// The index map of `lambda`, with `T.index_map`'s `keywords`.
+    fn index_map_of(
+        &mut self,
+        lambda: &ast::Expr,
+        keywords: &[ast::Keyword],
+    ) -> PResult<AttrValue> {
         for k in keywords {
             if k.name != "index_dtype" {
                 return err(
@@ -1399,9 +1389,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 }
             }
             A::Call { .. } => self.call(e),
-            A::UnaryOp { .. } | A::BinOp { .. } | A::Compare { .. }
-                if self.is_relax_operator(e) =>
-            {
+            A::UnaryOp { .. } | A::BinOp { .. } | A::Compare { .. } if self.is_relax_value(e) => {
                 self.relax_operator(e)
             }
             A::UnaryOp { .. } | A::BinOp { .. } | A::BoolOp { .. } | A::Compare { .. } => {
@@ -1442,15 +1430,6 @@ impl<'m, 'a> FnReader<'m, 'a> {
             }
             _ => false,
         }
-    }
-
-    /// Whether a Python operator expression applies to Relax values (see
-    /// [`Self::relax_operator`]).
-    fn is_relax_operator(&self, e: &ast::Expr) -> bool {
-        matches!(
-            e.kind,
-            A::UnaryOp { .. } | A::BinOp { .. } | A::Compare { .. }
-        ) && self.is_relax_value(e)
     }
 
     /// Python's operators on Relax values, as TVM's `relax.Expr` overloads them
@@ -1536,25 +1515,8 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 );
             }
         }
-        let name = |s: &str| ast::Expr {
-            kind: A::Name(s.to_string()),
-            span: e.span,
-        };
-        let call = ast::Expr {
-            kind: A::Call {
-                func: Box::new(ast::Expr {
-                    kind: A::Attribute {
-                        value: Box::new(name("R")),
-                        attr: op.to_string(),
-                    },
-                    span: e.span,
-                }),
-                args: operands.into_iter().cloned().collect(),
-                keywords: Vec::new(),
-            },
-            span: e.span,
-        };
-        self.call(&call)
+        let args: Vec<ast::Expr> = operands.into_iter().cloned().collect();
+        self.r_call(&format!("R.{op}"), e, &args, &[])
     }
 
     fn metadata_constant(
