@@ -18,6 +18,7 @@
 //! output columns.
 
 use rayon::prelude::*;
+use tir::arith::SlidingWindow;
 use vm::{Error, Result};
 
 use relax::transform::dispatch_library::{Activation, CONV_PANEL, WINOGRAD_POINTS, WINOGRAD_ROWS};
@@ -122,13 +123,20 @@ impl Geometry {
                 "conv2d Winograd-transformed weights {wt:?} need stride 1, dilation 1 and one group, got parameters {p:?}"
             ));
         }
+        // The output positions as shape inference counted them (exact for strides, paddings and
+        // dilations up to 2^63 − 1); a window longer than the padded data has none.
         let extent = |size: usize, lo: usize, hi: usize, k: usize, s: usize, d: usize| {
-            let span = d.checked_mul(k.max(1) - 1).and_then(|v| v.checked_add(1));
-            let padded = size.checked_add(lo).and_then(|v| v.checked_add(hi));
-            match (padded, span) {
-                (Some(p), Some(span)) => p.checked_sub(span).map_or(0, |v| v / s + 1),
-                _ => 0,
-            }
+            let window = SlidingWindow {
+                stride: s as i64,
+                dilation: d as i64,
+                pad_before: lo as i64,
+                pad_after: hi as i64,
+                ceil_mode: false,
+            };
+            window
+                .positions(size as i64, k as i64)
+                .and_then(|v| usize::try_from(v).ok())
+                .unwrap_or(0)
         };
         let oh = extent(h, pt, pb, kh, sh, dh);
         let ow = extent(w, pl, pr, kw, sw, dw);

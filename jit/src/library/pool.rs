@@ -20,6 +20,7 @@
 //! (the lowest finite value for max, zero for sums), the same `cur > v ? cur : v` max, and
 //! TVM's count of elements inside the data for averages that exclude the padding.
 
+use tir::arith::SlidingWindow;
 use vm::{Error, Result};
 
 use super::{Float, PARALLEL_ELEMENTS, View, for_each_chunk};
@@ -63,27 +64,33 @@ impl Window {
                 "pooling parameters {p:?}: window, strides and dilation must be positive"
             ));
         }
-        // In i128: strides, paddings and dilations up to 2^63 must not wrap the sums around.
-        let extent = |size: usize, lo: usize, hi: usize, k: usize, s: usize, d: usize| {
-            let num = (size as i128 + lo as i128 + hi as i128) - (d as i128 * (k as i128 - 1) + 1);
-            let num = if ceil != 0 { num + s as i128 - 1 } else { num };
-            usize::try_from(num.div_euclid(s as i128) + 1).unwrap_or(0)
+        // The windows along each axis, as shape inference slid them (`SlidingWindow`: exact
+        // for strides, paddings and dilations up to 2^63 − 1).
+        let axis = |lo: usize, hi: usize, s: usize, d: usize| SlidingWindow {
+            stride: s as i64,
+            dilation: d as i64,
+            pad_before: lo as i64,
+            pad_after: hi as i64,
+            ceil_mode: ceil != 0,
         };
-        let (oh, ow) = (extent(h, pt, pb, kh, sh, dh), extent(w, pl, pr, kw, sw, dw));
+        let (rows, cols) = (axis(pt, pb, sh, dh), axis(pl, pr, sw, dw));
+        let extent = |w: &SlidingWindow, size: usize, k: usize| {
+            w.positions(size as i64, k as i64)
+                .and_then(|v| usize::try_from(v).ok())
+                .unwrap_or(0)
+        };
+        let (oh, ow) = (extent(&rows, h, kh), extent(&cols, w, kw));
         if out != [n, c, oh, ow] {
             return bad(format!(
                 "pooling output shape {out:?}, expected {:?}",
                 [n, c, oh, ow]
             ));
         }
-        // Ceil mode pads further after, so that the last windows stay inside the padded data.
-        let extra = |size: usize, lo: usize, hi: usize, o: usize, k: usize, s: usize, d: usize| {
-            let need = (o.max(1) as i128 - 1) * s as i128 + (k as i128 - 1) * d as i128 + 1;
-            need - (size as i128 + lo as i128 + hi as i128) > 0
-        };
+        // Ceil mode's last windows may reach past the padded data: pad further after.
         let any_pad = [pt, pl, pb, pr].iter().any(|&p| p > 0)
             || (ceil != 0
-                && (extra(h, pt, pb, oh, kh, sh, dh) || extra(w, pl, pr, ow, kw, sw, dw)));
+                && (rows.overhang(h as i64, kh as i64, oh as i64) > 0
+                    || cols.overhang(w as i64, kw as i64, ow as i64) > 0));
         Ok(Window {
             h,
             w,

@@ -11,6 +11,7 @@
 //! Where TVM's kernels read or write outside a buffer, these kernels define a result or fail
 //! instead (see each rule); everywhere else they compute what TVM's do.
 
+use tir::arith::SlidingWindow;
 use tir::{CmpOp, DataType, PrimExpr, Stmt, Var};
 
 use super::te::{self, Combiner, Te};
@@ -357,25 +358,44 @@ fn pool2d_backward(c: &OpCall, is_max: bool) -> Result<Lowered> {
     };
     let (kh, kw, sh, sw) = (pool[0], pool[1], strides[0], strides[1]);
     let (pt, pl) = (padding[0], padding[1]);
-    let extra = |s: i64| if ceil_mode { s - 1 } else { 0 };
-    let (pb, pr) = (padding[2] + extra(sh), padding[3] + extra(sw));
-    let (span_h, span_w) = (height + pt + pb - kh, width + pl + pr - kw);
-    if span_h < 0 || span_w < 0 {
+    // TVM pads `stride - 1` more after in ceil mode: the windows are ceil mode's
+    // (`SlidingWindow`, exact for attributes up to 2^63 - 1).
+    let axis = |lo: i64, hi: i64, s: i64| SlidingWindow {
+        stride: s,
+        dilation: 1,
+        pad_before: lo,
+        pad_after: hi,
+        ceil_mode,
+    };
+    let (rows, cols) = (axis(pt, padding[2], sh), axis(pl, padding[3], sw));
+    let extra = |s: i64| if ceil_mode { i128::from(s) - 1 } else { 0 };
+    let padded_w = i64::try_from(cols.padded(width) + extra(sw));
+    let (Some(out_h), Some(out_w), Ok(padded_w)) = (
+        rows.positions(height, kh),
+        cols.positions(width, kw),
+        padded_w,
+    ) else {
+        return invalid(
+            c,
+            format!(
+                "the pool {pool:?} with strides {strides:?} and padding {padding:?} over {height} x {width} data: the padded extents exceed 2^63 - 1"
+            ),
+        );
+    };
+    if out_h < 1 || out_w < 1 {
         return invalid(
             c,
             format!(
                 "the pool {pool:?} is larger than the padded data ({} x {})",
-                height + pt + pb,
-                width + pl + pr
+                rows.padded(height) + extra(sh),
+                cols.padded(width) + extra(sw)
             ),
         );
     }
-    let (out_h, out_w) = (span_h / sh + 1, span_w / sw + 1);
     let mut want = x.shape().to_vec();
     want[ha] = te::i64c(out_h);
     want[wa] = te::i64c(out_w);
     let g = expect_shape(c, "output_grad", &g, &want, "the pooled data's shape")?;
-    let padded_w = width + pl + pr;
 
     // The windows covering padded position `p` along one axis: `o = p / s - r` for
     // `r < ceil(k / s)`, counted when `max((p - k) / s + 1, 0) <= o < out`.
@@ -406,8 +426,8 @@ fn pool2d_backward(c: &OpCall, is_max: bool) -> Result<Lowered> {
         (o, te::and(ok_h, ok_w), flat)
     };
     let raxes = [
-        ("wh".to_string(), te::i64c((kh + sh - 1) / sh)),
-        ("ww".to_string(), te::i64c((kw + sw - 1) / sw)),
+        ("wh".to_string(), te::i64c((kh - 1) / sh + 1)),
+        ("ww".to_string(), te::i64c((kw - 1) / sw + 1)),
     ];
     let mut te = Te::new();
     let out = if is_max {

@@ -3,6 +3,7 @@
 //! conv1d/2d/3d (NCW/NCHW/NCDHW, OI[D][H]W, groups), conv1d/2d_transpose (groups),
 //! max/avg pool1d/2d/3d (NCW/NCHW/NCDHW, ceil_mode).
 
+use tir::arith::SlidingWindow;
 use tir::{AttrValue as TAttr, Attrs as TAttrs, Buffer, CmpOp, PrimExpr};
 
 use super::te::{self, Combiner, Te};
@@ -689,8 +690,19 @@ fn conv_transpose(c: &OpCall, k: usize) -> Result<Lowered> {
     let mut after = vec![0, 0];
     for d in 0..k {
         let (pb, pa) = p(d);
-        before.push(dil[d] * (ks[d] - 1) - pb);
-        after.push(dil[d] * (ks[d] - 1) - pa + opad[d]);
+        // Exact: a dilated reach past 2^63 - 1 that the padding brings back is no wrap.
+        let reach = i128::from(dil[d]) * (i128::from(ks[d]) - 1);
+        let (Ok(lo), Ok(hi)) = (
+            i64::try_from(reach - i128::from(pb)),
+            i64::try_from(reach - i128::from(pa) + i128::from(opad[d])),
+        ) else {
+            return unsupported(format!(
+                "conv{k}d_transpose whose dilated kernel ({} x ({} - 1)) less the padding exceeds 2^63 - 1",
+                dil[d], ks[d]
+            ));
+        };
+        before.push(lo);
+        after.push(hi);
     }
     let padded = pad_stage(
         &mut te,
@@ -829,10 +841,15 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
             let (Some(n), Some(o)) = (x.shape()[2 + d].as_int(), out_shape[2 + d].as_int()) else {
                 return unsupported("ceil_mode pooling with symbolic sizes");
             };
-            let wide = |v: i64| i128::from(v);
-            let need = (wide(o) - 1) * wide(st[d]) + (wide(ps[d]) - 1) * wide(dil[d]) + 1;
-            let have = wide(n) + wide(pads[d].0) + wide(pads[d].1);
-            let extra = (need - have).max(0);
+            let window = SlidingWindow {
+                stride: st[d],
+                dilation: dil[d],
+                pad_before: pads[d].0,
+                pad_after: pads[d].1,
+                ceil_mode,
+            };
+            let have = window.padded(n);
+            let extra = window.overhang(n, ps[d], o).max(0);
             match i64::try_from(have) {
                 Ok(h) if extra > have => guard[d] = Some(h),
                 _ => pads[d].1 += i64::try_from(extra).unwrap_or(i64::MAX),

@@ -1,6 +1,7 @@
 //! Neural-network operators (`R.nn.*`): softmax, normalizations, convolutions and pools with
 //! their layouts, padding, dropout, attention and losses.
 
+use tir::arith::SlidingWindow;
 use tir::{DataType, PrimExpr};
 
 use crate::Result;
@@ -9,7 +10,7 @@ use crate::op::binary::common_dtype;
 use crate::op::common::{
     TensorInfo, add, attr_bool, attr_float, attr_int, attr_int_list, attr_opt_dtype,
     attr_opt_int_list, attr_str, check_arity, dim, err, floordiv, mul, normalize_axes,
-    normalize_axis, product, shape_str, sub, tensor_arg,
+    normalize_axis, product, shape_str, tensor_arg,
 };
 use crate::op::layout::{self, Layout, spatial_rank};
 use crate::struct_info_ops::const_value;
@@ -362,20 +363,59 @@ pub(super) fn infer_conv(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
     }
     let mut spatial = Vec::with_capacity(s.k);
     for i in 0..s.k {
-        if strides[i] <= 0 || dilation[i] <= 0 {
-            return Err(err(call, "strides and dilation must be positive"));
-        }
-        let input = &xs[2 + i];
-        let kernel = &ws[2 + i];
-        let pad = dim(padding[i] + padding[i + s.k]);
-        let eff = mul(&dim(dilation[i]), &sub(kernel, &dim(1)));
-        let numerator = sub(&sub(&add(input, &pad), &eff), &dim(1));
-        let extent = add(&floordiv(&numerator, &dim(strides[i])), &dim(1));
-        check_window_fits(call, i, &extent)?;
-        spatial.push(extent);
+        let window = SlidingWindow {
+            stride: strides[i],
+            dilation: dilation[i],
+            pad_before: padding[i],
+            pad_after: padding[i + s.k],
+            ceil_mode: false,
+        };
+        spatial.push(window_extent(call, i, &window, &xs[2 + i], &ws[2 + i])?);
     }
     let out = arrange(call, &s.out_layout, xs[0].clone(), out_c.clone(), spatial)?;
     Ok(s.x.with_shape(out, s.out_dtype))
+}
+
+/// The output extent along spatial axis `i` of `window` sliding over `input` elements with a
+/// kernel of `kernel` taps ([`SlidingWindow::positions_expr`]). Invalid attributes, an extent
+/// past 2^63 − 1 (a dilation of 2^62, say) and a window longer than the padded data (a negative
+/// constant extent) are errors naming the axis, not a wrapped or negative shape at run time.
+fn window_extent(
+    call: &Call,
+    i: usize,
+    window: &SlidingWindow,
+    input: &PrimExpr,
+    kernel: &PrimExpr,
+) -> Result<PrimExpr> {
+    if window.stride <= 0 || window.dilation <= 0 {
+        return Err(err(
+            call,
+            format!(
+                "strides and dilation must be positive, got stride {} and dilation {} along spatial axis {i}",
+                window.stride, window.dilation
+            ),
+        ));
+    }
+    if window.pad_before < 0 || window.pad_after < 0 {
+        return Err(err(
+            call,
+            format!(
+                "padding must not be negative, got ({}, {}) along spatial axis {i}",
+                window.pad_before, window.pad_after
+            ),
+        ));
+    }
+    let Some(extent) = window.positions_expr(input, kernel) else {
+        return Err(err(
+            call,
+            format!(
+                "spatial axis {i}: the output extent of a window of {kernel} taps at dilation {} and stride {} over {input} elements padded by ({}, {}) exceeds 2^63 - 1",
+                window.dilation, window.stride, window.pad_before, window.pad_after
+            ),
+        ));
+    };
+    check_window_fits(call, i, &extent)?;
+    Ok(extent)
 }
 
 /// An output extent along spatial axis `i` that is a negative constant means the window
@@ -429,15 +469,29 @@ pub(super) fn infer_conv_transpose(call: &Call, args: &[StructInfo]) -> Result<S
     let out_c = mul(&ws[0], &dim(groups));
     let mut spatial = Vec::with_capacity(s.k);
     for i in 0..s.k {
-        let input = &xs[2 + i];
-        let kernel = &ws[2 + i];
-        let grown = mul(&sub(input, &dim(1)), &dim(strides[i]));
-        let pad = dim(padding[i] + padding[i + s.k]);
-        let eff = mul(&dim(dilation[i]), &sub(kernel, &dim(1)));
-        let v = add(
-            &add(&add(&sub(&grown, &pad), &eff), &dim(output_padding[i])),
-            &dim(1),
-        );
+        let window = SlidingWindow {
+            stride: strides[i],
+            dilation: dilation[i],
+            pad_before: padding[i],
+            pad_after: padding[i + s.k],
+            ceil_mode: false,
+        };
+        let Some(v) = window.transposed_extent_expr(&xs[2 + i], &ws[2 + i], output_padding[i])
+        else {
+            return Err(err(
+                call,
+                format!(
+                    "spatial axis {i}: the output extent of a transposed convolution with stride {}, a window of {} taps at dilation {}, padding ({}, {}) and output padding {} over {} elements exceeds 2^63 - 1",
+                    strides[i],
+                    ws[2 + i],
+                    dilation[i],
+                    padding[i],
+                    padding[i + s.k],
+                    output_padding[i],
+                    xs[2 + i]
+                ),
+            ));
+        };
         check_window_fits(call, i, &v)?;
         spatial.push(v);
     }
@@ -505,46 +559,23 @@ pub(super) fn infer_pool(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
     let ceil_mode = attr_bool(call, "ceil_mode")?;
     let mut spatial = Vec::with_capacity(k);
     for i in 0..k {
-        if strides[i] <= 0 || dilation[i] <= 0 || pool[i] <= 0 {
-            return Err(err(
-                call,
-                "pool_size, strides and dilation must be positive",
-            ));
-        }
-        let input = &xs[2 + i];
-        // The attributes may be anything up to 2^63 - 1: their sums and products are checked,
-        // and ceil mode divides as floor((n - 1) / s) + 1 rather than adding s - 1 to n (which
-        // wrapped for a stride near 2^63 and inferred 0 rows where there are 2; op fuzz seed
-        // 1433).
-        let (Some(pad), Some(window)) = (
-            padding[i].checked_add(padding[i + k]),
-            dilation[i]
-                .checked_mul(pool[i] - 1)
-                .and_then(|w| w.checked_add(1)),
-        ) else {
+        if pool[i] <= 0 {
             return Err(err(
                 call,
                 format!(
-                    "axis {i}: the padding ({} + {}) or the dilated window ({} × ({} - 1) + 1) exceeds 2^63 - 1",
-                    padding[i],
-                    padding[i + k],
-                    dilation[i],
+                    "pool_size must be positive, got {} along spatial axis {i}",
                     pool[i]
                 ),
             ));
+        }
+        let window = SlidingWindow {
+            stride: strides[i],
+            dilation: dilation[i],
+            pad_before: padding[i],
+            pad_after: padding[i + k],
+            ceil_mode,
         };
-        let numerator = sub(&add(input, &dim(pad)), &dim(window));
-        let steps = if ceil_mode {
-            add(
-                &floordiv(&sub(&numerator, &dim(1)), &dim(strides[i])),
-                &dim(1),
-            )
-        } else {
-            floordiv(&numerator, &dim(strides[i]))
-        };
-        let extent = add(&steps, &dim(1));
-        check_window_fits(call, i, &extent)?;
-        spatial.push(extent);
+        spatial.push(window_extent(call, i, &window, &xs[2 + i], &dim(pool[i]))?);
     }
     let out = arrange(call, &out_layout, xs[0].clone(), xs[1].clone(), spatial)?;
     Ok(x.with_shape(out, x.dtype))

@@ -25,6 +25,7 @@
 //! ```
 //!
 //! Submodules: [`scalar`] (operator semantics on constants, shared with [`crate::interp`]),
+//! `window` ([`SlidingWindow`]: the positions of a convolution's or pool's window along an axis),
 //! `linear` (the canonical `Σ coeff·monomial + c` form), `bound` (the simplifier's constant
 //! integer bounds), and `interval` ([`int_bound`], [`exact_int_bound`], [`Polynomial`]): the
 //! sound bounds that safety proofs (bounds-check elimination, parallel and loop-reordering
@@ -40,6 +41,9 @@ mod bound;
 mod interval;
 mod linear;
 pub mod scalar;
+mod window;
+
+pub use window::SlidingWindow;
 
 pub use interval::{
     Polynomial, VarRanges, exact_int_bound, int_bound, loop_var_range, proves_in_range,
