@@ -32,8 +32,9 @@ use std::collections::HashMap;
 use crate::ir::{
     Buffer, ExprKind, ForKind, IterVarKind, PrimExpr, PrimFunc, SBlock, Stmt, StmtKind, VarId,
 };
-use crate::transform::COPY_NODES;
-use crate::transform::mutator::{Mutator, larger_than, substitute, walk_expr, walk_stmt};
+use crate::transform::mutator::{
+    COPY_NODES, Mutator, larger_than, substitute, walk_expr, walk_stmt,
+};
 
 /// `func` with its elementwise intermediates inlined into their readers, repeatedly (a chain
 /// inlines producer by producer).

@@ -1,7 +1,7 @@
 //! `LowerSBlocks`: schedulable blocks become plain statements.
 //!
 //! A block's iteration variables are replaced by the values its realize binds them to (a large
-//! value read more than once is bound once, by a `LetStmt`: see [`COPY_NODES`]); its
+//! value read more than once is bound once, by a `LetStmt`: see [`COPY_NODES`](crate::transform::COPY_NODES)); its
 //! predicate (`T.where`) becomes an `if`; its reduction init runs where TVM's `LowerInitBlock`
 //! puts it — guarded by "every reduce iteration variable is at the minimum of its domain" — and
 //! its `T.sblock_alloc_buffer`s become `Allocate` + `DeclBuffer` around the lowered body.
@@ -13,18 +13,10 @@ use std::collections::HashMap;
 
 use crate::ir::{CmpOp, ExprKind, For, IterVarKind, PrimExpr, Stmt, StmtKind, Var};
 use crate::transform::mutator::{
-    Mutator, larger_than, read_more_than_once, substitute, substitute_stmt, walk_stmt,
+    Mutator, bind_once, read_more_than_once, substitute, substitute_stmt, walk_stmt,
 };
 
 struct LowerBlocks;
-
-/// A bound value of more tree nodes than this, read more than once by its block, is bound
-/// once (a `LetStmt` of a fresh variable of the value's dtype) instead of copied into every
-/// read: copies multiply with each nested block whose binding reads the previous one several
-/// times (`v1 = v0 * 3 + v0 // 2 + v0`, `v2 = …v1…`: the tree grew threefold per level). The
-/// bindings of real schedules (`T.axis.remap`, `i0 * 4 + i1`, `(i * 64 + j) // 7 % 3`) are
-/// smaller, and stay substituted, so the index analyses of code generation see through them.
-pub const COPY_NODES: usize = 24;
 
 impl Mutator for LowerBlocks {
     fn stmt(&mut self, s: &Stmt) -> Stmt {
@@ -44,13 +36,9 @@ impl Mutator for LowerBlocks {
                         .is_some_and(|i| read_more_than_once(i, &iv.var))
                     || (block.init.is_some() && iv.kind == IterVarKind::Reduce)
             };
-            if larger_than(&value, COPY_NODES) && reads_twice() {
-                let bound = Var::new(iv.var.name(), value.dtype());
-                map.insert(iv.var.id(), PrimExpr::from(&bound));
-                lets.push((bound, value));
-            } else {
-                map.insert(iv.var.id(), value);
-            }
+            let (replacement, binding) = bind_once(&iv.var, value, reads_twice);
+            map.insert(iv.var.id(), replacement);
+            lets.extend(binding);
         }
         let mut stmts = Vec::new();
         if let Some(init) = &block.init {

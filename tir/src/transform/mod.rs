@@ -30,7 +30,8 @@ pub use empty_nests::{nest_guard, skip_empty_nests};
 pub use flatten::{Flatten, add, mul, numel, to_i64};
 pub use inline::inline_elementwise;
 pub use interchange::{affine_coef, has_load, interchange_reductions};
-pub use lower_sblocks::{COPY_NODES, flatten_seq, hoist_reduction_init, lower_sblocks};
+pub use lower_sblocks::{flatten_seq, hoist_reduction_init, lower_sblocks};
+pub use mutator::COPY_NODES;
 pub use simplify_indices::simplify_indices;
 
 use crate::ir::{Buffer, DataType, ExprKind, PrimExpr, PrimFunc, Stmt, StmtKind, Var, VarId};
@@ -237,19 +238,15 @@ pub fn drop_unit_loops(s: &Stmt) -> Stmt {
                 && f.extent.as_int() == Some(1)
                 && f.thread_binding.is_none()
             {
-                if mutator::larger_than(&f.min, COPY_NODES)
-                    && mutator::read_more_than_once(&f.body, &f.loop_var)
-                {
-                    let bound = Var::new(f.loop_var.name(), f.min.dtype());
-                    let at = HashMap::from([(f.loop_var.id(), PrimExpr::from(&bound))]);
-                    return Stmt::new(StmtKind::LetStmt {
-                        var: bound,
-                        value: f.min.clone(),
-                        body: self.stmt(&mutator::substitute_stmt(&f.body, &at)),
-                    });
-                }
-                let at = HashMap::from([(f.loop_var.id(), f.min.clone())]);
-                return self.stmt(&mutator::substitute_stmt(&f.body, &at));
+                let (replacement, binding) = mutator::bind_once(&f.loop_var, f.min.clone(), || {
+                    mutator::read_more_than_once(&f.body, &f.loop_var)
+                });
+                let at = HashMap::from([(f.loop_var.id(), replacement)]);
+                let body = self.stmt(&mutator::substitute_stmt(&f.body, &at));
+                return match binding {
+                    Some((var, value)) => Stmt::new(StmtKind::LetStmt { var, value, body }),
+                    None => body,
+                };
             }
             mutator::walk_stmt(self, s)
         }

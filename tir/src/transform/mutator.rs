@@ -278,6 +278,32 @@ impl Mutator for Substitute<'_> {
     }
 }
 
+/// A value of more tree nodes than this, read more than once where it is substituted, is bound
+/// once (a `LetStmt` of a fresh variable of the value's dtype) instead of copied into every
+/// read: copies multiply with each nested binding that reads the previous one several times
+/// (`v1 = v0 * 3 + v0 // 2 + v0`, `v2 = …v1…`: the tree grew threefold per level). The
+/// bindings of real schedules (`T.axis.remap`, `i0 * 4 + i1`, `(i * 64 + j) // 7 % 3`) are
+/// smaller, and stay substituted, so the index analyses of code generation see through them.
+pub const COPY_NODES: usize = 24;
+
+/// How `var := value` enters the statements that read `var`: the expression to substitute for
+/// `var`, and the `LetStmt` binding to wrap them in when there is one. `value` itself is
+/// substituted unless it is larger than [`COPY_NODES`] and `reads_twice` (asked only then)
+/// says it would be copied, in which case a fresh variable named as `var` is bound to it once.
+/// Evaluation order and values are unchanged: TIR expressions have no side effects.
+pub fn bind_once(
+    var: &Var,
+    value: PrimExpr,
+    reads_twice: impl FnOnce() -> bool,
+) -> (PrimExpr, Option<(Var, PrimExpr)>) {
+    if larger_than(&value, COPY_NODES) && reads_twice() {
+        let bound = Var::new(var.name(), value.dtype());
+        (PrimExpr::from(&bound), Some((bound, value)))
+    } else {
+        (value, None)
+    }
+}
+
 /// Whether `e` has more than `nodes` tree nodes (a subexpression shared `k` times counts `k`
 /// times, as a substitution copying `e` would), stopping as soon as it does.
 pub fn larger_than(e: &PrimExpr, nodes: usize) -> bool {
