@@ -254,6 +254,73 @@ fn tir_operator_forms() {
     }
 }
 
+/// `T.grid` as TVM's `Grid` takes it: `*A.shape` unpacked into extents, `(min, extent)` pairs,
+/// and one name for all the loop variables (`for iters in T.grid(...)`, then
+/// `T.axis.remap(kinds, iters)`).
+#[test]
+fn tir_grid_forms() {
+    let prim = |body: &str| {
+        format!(
+            "from tvm.script import ir as I\nfrom tvm.script import tir as T\n\n@I.ir_module\nclass Module:\n    @T.prim_func\n    def f(A: T.Buffer((2, 3), \"float32\"), B: T.Buffer((2, 3), \"float32\")):\n{}\n",
+            body.lines()
+                .map(|l| format!("        {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    };
+    let block = |head: &str, remap: &str| {
+        format!(
+            "{head}\n    with T.sblock(\"b\"):\n        i, j = T.axis.remap(\"SS\", {remap})\n        B[i, j] = A[i, j]"
+        )
+    };
+    let pairs = [
+        (
+            block("for x, y in T.grid(*A.shape):", "[x, y]"),
+            block("for x, y in T.grid(2, 3):", "[x, y]"),
+        ),
+        (
+            block("for iters in T.grid(*A.shape):", "iters"),
+            block("for x, y in T.grid(2, 3):", "[x, y]"),
+        ),
+        (
+            block("for iters in T.grid(2, 3):", "iters"),
+            block("for x, y in T.grid(2, 3):", "[x, y]"),
+        ),
+        (
+            "for x, y in T.grid((1, 1), 3):\n    B[x, y] = A[x, y]".to_string(),
+            "for x in range(1, 2):\n    for y in range(3):\n        B[x, y] = A[x, y]".to_string(),
+        ),
+    ];
+    for (written, spelled) in pairs {
+        let a = parse_module(&prim(&written)).unwrap_or_else(|e| panic!("{written}: {e}"));
+        let b = parse_module(&prim(&spelled)).unwrap_or_else(|e| panic!("{spelled}: {e}"));
+        assert!(structural_equal(&a, &b), "{written}\nvs\n{spelled}");
+    }
+    for (body, words) in [
+        (
+            "for x, y in T.grid(*A):\n    B[x, y] = A[x, y]".to_string(),
+            "must be a buffer's shape",
+        ),
+        (
+            "for x, y, z in T.grid(*A.shape):\n    B[x, y] = A[x, z]".to_string(),
+            "`T.grid` has 2 extents for 3 loop variables",
+        ),
+        (
+            "for iters in T.grid(*A.shape):\n    B[iters, 0] = A[0, 0]".to_string(),
+            "bind them with `T.axis.remap(kinds, iters)`",
+        ),
+        (
+            "for x in T.grid(**A.shape):\n    B[x, 0] = A[x, 0]".to_string(),
+            "`**kwargs` arguments are not supported",
+        ),
+    ] {
+        let Err(e) = parse_module(&prim(&body)) else {
+            panic!("{body} read without an error");
+        };
+        assert!(e.to_string().contains(words), "{body}: {e}");
+    }
+}
+
 /// A class docstring, a prim_func docstring and `@R.function(check_well_formed=False)` (TVM's
 /// parser option) read as the module without them.
 #[test]

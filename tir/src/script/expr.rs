@@ -214,6 +214,12 @@ impl Reader<'_> {
                     e.span,
                     format!("buffer `{n}` used as a value; index it (`{n}[i]`) or use `{n}.data`"),
                 ),
+                Some(Binding::Vars(_)) => err(
+                    e.span,
+                    format!(
+                        "`{n}` is the list of a `T.grid`'s loop variables; bind them with `T.axis.remap(kinds, {n})`"
+                    ),
+                ),
                 None => err(e.span, format!("undefined name `{n}`")),
             },
             A::Attribute { value, attr } => {
@@ -331,6 +337,10 @@ impl Reader<'_> {
             A::Tuple(_) | A::List(_) | A::Dict(_) | A::Set(_) => {
                 err(e.span, format!("{} is not a TIR expression", e.describe()))
             }
+            A::Starred(_) => err(
+                e.span,
+                "a `*` argument is read only as the extents of `T.grid(*buffer.shape)`",
+            ),
             A::None | A::Ellipsis | A::Slice { .. } => {
                 err(e.span, format!("{} is not a TIR expression", e.describe()))
             }

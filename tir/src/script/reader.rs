@@ -36,6 +36,8 @@ pub fn prim_func_from_ast(def: &ast::FunctionDef, ctx: &ModuleContext) -> PResul
 pub(crate) enum Binding {
     Var(Var),
     Buffer(Buffer),
+    /// The loop variables of `for iters in T.grid(...)`, read by `T.axis.remap(kinds, iters)`.
+    Vars(Vec<Var>),
 }
 
 #[derive(Default)]
@@ -132,7 +134,9 @@ impl<'a> Reader<'a> {
         };
         match self.lookup(name) {
             Some(Binding::Buffer(b)) => Ok(b),
-            Some(Binding::Var(_)) => err(e.span, format!("`{name}` is a variable, not a buffer")),
+            Some(Binding::Var(_) | Binding::Vars(_)) => {
+                err(e.span, format!("`{name}` is a variable, not a buffer"))
+            }
             None => err(e.span, format!("undefined buffer `{name}`")),
         }
     }
@@ -1157,10 +1161,22 @@ impl<'a> Reader<'a> {
             );
         };
         let kinds = Self::str_literal(kinds_e)?;
-        let binds: Vec<&ast::Expr> = match &binds_e.kind {
-            A::List(xs) | A::Tuple(xs) => xs.iter().collect(),
+        // A list of loop variables, or the name `for iters in T.grid(...)` bound to them.
+        let bound_vars: Vec<(PrimExpr, Span)> = match &binds_e.kind {
+            A::List(xs) | A::Tuple(xs) => xs
+                .iter()
+                .map(|b| Ok((self.expr(b)?, b.span)))
+                .collect::<PResult<_>>()?,
+            A::Name(n) => match self.lookup(n) {
+                Some(Binding::Vars(vs)) => vs
+                    .iter()
+                    .map(|v| (PrimExpr::from(v), binds_e.span))
+                    .collect(),
+                _ => return err(binds_e.span, "expected a list of loop variables"),
+            },
             _ => return err(binds_e.span, "expected a list of loop variables"),
         };
+        let binds = bound_vars;
         if kinds.chars().count() != targets.len() || binds.len() != targets.len() {
             return err(
                 value.span,
@@ -1185,17 +1201,16 @@ impl<'a> Reader<'a> {
                 }
             });
         }
-        for ((t, kind), b) in targets.iter().zip(kind_list).zip(binds) {
+        for ((t, kind), (bound, at)) in targets.iter().zip(kind_list).zip(binds) {
             let Some(name) = t.as_name() else {
                 return err(t.span, "expected a name");
             };
-            let bound = self.expr(b)?;
             let Some(loop_var) = bound.as_var() else {
-                return err(b.span, "`T.axis.remap` binds loop variables only");
+                return err(at, "`T.axis.remap` binds loop variables only");
             };
             let Some((_, dom)) = self.loops.iter().rev().find(|(v, _)| v == loop_var) else {
                 return err(
-                    b.span,
+                    at,
                     format!("`{}` is not an enclosing loop variable", loop_var.name()),
                 );
             };
@@ -1226,7 +1241,8 @@ impl<'a> Reader<'a> {
                 "expected `range(...)`, `T.grid(...)`, `T.serial(...)`, ...",
             );
         };
-        let target_names: Vec<(&str, Span)> = match &target.kind {
+        let mut grid_list: Option<String> = None;
+        let mut target_names: Vec<(&str, Span)> = match &target.kind {
             A::Name(n) => vec![(n.as_str(), target.span)],
             A::Tuple(xs) => xs
                 .iter()
@@ -1242,20 +1258,58 @@ impl<'a> Reader<'a> {
         let mut loops: Vec<(PrimExpr, PrimExpr, ForKind, Option<String>, Attrs)> = Vec::new();
         match name.as_str() {
             "T.grid" => {
-                if args.len() != target_names.len() {
+                // Extents, `(min, extent)` pairs (TVM's `Grid` takes both) and `*A.shape`.
+                for a in args {
+                    match &a.kind {
+                        A::Starred(inner) => {
+                            let buffer = match &inner.kind {
+                                A::Attribute { value, attr } if attr == "shape" => {
+                                    self.lookup_buffer(value)?
+                                }
+                                _ => {
+                                    return err(
+                                        a.span,
+                                        "a `*` argument of `T.grid` must be a buffer's shape (`*A.shape`)",
+                                    );
+                                }
+                            };
+                            for ext in &buffer.shape {
+                                let zero = PrimExpr::int(ext.dtype(), 0);
+                                loops.push((
+                                    zero,
+                                    ext.clone(),
+                                    ForKind::Serial,
+                                    None,
+                                    Attrs::new(),
+                                ));
+                            }
+                        }
+                        A::Tuple(pair) if pair.len() == 2 => {
+                            let (min, ext) = (self.expr(&pair[0])?, self.expr(&pair[1])?);
+                            loops.push((min, ext, ForKind::Serial, None, Attrs::new()));
+                        }
+                        _ => {
+                            let ext = self.expr(a)?;
+                            let zero = PrimExpr::int(ext.dtype(), 0);
+                            loops.push((zero, ext, ForKind::Serial, None, Attrs::new()));
+                        }
+                    }
+                }
+                // `for iters in T.grid(...)` binds one name to all the loop variables (named
+                // `v`, as TVM names them).
+                if let (A::Name(n), true) = (&target.kind, loops.len() != 1) {
+                    grid_list = Some(n.clone());
+                    target_names = vec![("v", target.span); loops.len()];
+                }
+                if loops.len() != target_names.len() {
                     return err(
                         iter.span,
                         format!(
                             "`T.grid` has {} extents for {} loop variables",
-                            args.len(),
+                            loops.len(),
                             target_names.len()
                         ),
                     );
-                }
-                for a in args {
-                    let ext = self.expr(a)?;
-                    let zero = PrimExpr::int(ext.dtype(), 0);
-                    loops.push((zero, ext, ForKind::Serial, None, Attrs::new()));
                 }
             }
             "range" | "T.serial" | "T.parallel" | "T.vectorized" | "T.unroll"
@@ -1329,6 +1383,9 @@ impl<'a> Reader<'a> {
             self.bind(n, Binding::Var(v.clone()));
             self.loops.push((v.clone(), Range::new(min, ext)));
             vars.push(v);
+        }
+        if let Some(list) = &grid_list {
+            self.bind(list, Binding::Vars(vars.clone()));
         }
         let inner = self.body(body);
         for _ in &vars {

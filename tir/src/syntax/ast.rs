@@ -231,6 +231,8 @@ pub enum ExprKind {
     },
     /// `(a, b)`, `a, b`, `()`.
     Tuple(Vec<Expr>),
+    /// `*value`, a positional argument unpacked into several (`T.grid(*A.shape)`).
+    Starred(Box<Expr>),
     /// `[a, b]`.
     List(Vec<Expr>),
     /// `{k: v, ...}`.
@@ -462,6 +464,7 @@ impl Expr {
             ExprKind::Subscript { .. } => "a subscript",
             ExprKind::Slice { .. } => "a slice",
             ExprKind::Tuple(_) => "a tuple",
+            ExprKind::Starred(_) => "a `*` argument",
             ExprKind::List(_) => "a list",
             ExprKind::Dict(_) => "a dict",
             ExprKind::Set(_) => "a set",

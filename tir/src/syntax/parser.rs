@@ -903,13 +903,22 @@ impl Parser {
                 let span = span.to(value.span);
                 keywords.push(Keyword { name, value, span });
             } else {
-                if self.is_punct("*") || self.is_punct("**") {
+                if self.is_punct("**") {
                     return Err(ParseError::new(
                         self.peek().span,
-                        "`*args` / `**kwargs` arguments are not supported",
+                        "`**kwargs` arguments are not supported",
                     ));
                 }
-                let value = self.test()?;
+                let value = if self.is_punct("*") {
+                    let star = self.bump().span;
+                    let inner = self.test()?;
+                    Expr {
+                        span: star.to(inner.span),
+                        kind: ExprKind::Starred(Box::new(inner)),
+                    }
+                } else {
+                    self.test()?
+                };
                 if let Some(k) = keywords.first() {
                     return Err(ParseError::new(
                         value.span,
