@@ -305,6 +305,10 @@ fn corpus(
         ..BytecodeReport::default()
     };
     for case in &cases {
+        if !case.file(input.file_name()).is_file() {
+            out.report.skipped += 1;
+            continue;
+        }
         let outcome = run(case);
         if let (Some(ours), Ok(tvm)) = (
             &outcome.listing,

@@ -363,6 +363,9 @@ fn compare_at(
 pub struct Report {
     pub passed: usize,
     pub failures: Vec<String>,
+    /// Cases without the file the mode reads (a corpus may leave one out, saying why in the
+    /// case's `notes`).
+    pub skipped: usize,
 }
 
 impl Report {
@@ -379,7 +382,11 @@ impl fmt::Display for Report {
         for line in &self.failures {
             writeln!(f, "{line}")?;
         }
-        write!(f, "{} passed, {} failed", self.passed, self.failures.len())
+        write!(f, "{} passed, {} failed", self.passed, self.failures.len())?;
+        if self.skipped > 0 {
+            write!(f, ", {} skipped (no input file)", self.skipped)?;
+        }
+        Ok(())
     }
 }
 

@@ -91,6 +91,7 @@ impl Mode {
                     .with_context(|| format!("running the corpus in {}", dir.display()))?;
                     println!("{r}");
                     all.passed += r.report.passed;
+                    all.skipped += r.report.skipped;
                     all.failures.extend(
                         r.report
                             .failures
@@ -163,8 +164,12 @@ fn conformance(args: &[String]) -> Result<bool> {
     let ours = matches!(c.mode, Mode::Bytecode | Mode::Compiled | Mode::Both);
     if ours && c.inputs.len() > 1 {
         // Each input's report was printed; close with the total.
+        let skipped = match report.skipped {
+            0 => String::new(),
+            n => format!(", {n} skipped (no input file)"),
+        };
         println!(
-            "total: {} passed, {} failed",
+            "total: {} passed, {} failed{skipped}",
             report.passed,
             report.failures.len()
         );

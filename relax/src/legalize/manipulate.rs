@@ -171,8 +171,14 @@ fn expand_dims(c: &OpCall) -> Result<Lowered> {
 fn squeeze(c: &OpCall) -> Result<Lowered> {
     let x = c.tensor(0)?;
     let n = x.ndim();
+    // TVM's inference removes a given axis of extent 1 or of symbolic extent, and silently
+    // keeps one of any other constant extent (PyTorch's rule); the kernel follows it.
     let axes: Vec<usize> = match c.attr_ints("axis") {
-        Some(a) => a.iter().map(|&v| norm(v, n)).collect(),
+        Some(a) => a
+            .iter()
+            .map(|&v| norm(v, n))
+            .filter(|&d| x.shape()[d].as_int().is_none_or(|e| e == 1))
+            .collect(),
         None => (0..n)
             .filter(|&d| x.shape()[d].as_int() == Some(1))
             .collect(),
@@ -911,12 +917,16 @@ fn reverse_sequence(c: &OpCall) -> Result<Lowered> {
 }
 
 /// `size(x)`: the number of elements, a prim value (the product of the known shape).
+/// `R.size(x)`: the product of `x`'s shape in a scalar int64 tensor (TVM legalizes it to
+/// `prod(shape_to_tensor(shape_of(x)))`; one kernel reading `x`'s shape does the same).
 fn size(c: &OpCall) -> Result<Lowered> {
     let x = c.tensor(0)?;
     let n = x.shape().iter().fold(te::i64c(1), |acc, d| {
         te::mul(acc, te::cast(DataType::INT64, d.clone()))
     });
-    Ok(Lowered::Expr(Expr::prim(n)))
+    let mut te = Te::new();
+    let out = te.compute("T_size", "ax", &[], |_| n);
+    c.finish("size", te, &[&x], &[out])
 }
 
 /// `R.meshgrid(tensors, indexing)`, TVM's `topi.meshgrid`: grid `i` holds `tensors[i][p[i]]`

@@ -91,11 +91,10 @@ pub(super) fn infer_shape_of(call: &Call, args: &[StructInfo]) -> Result<StructI
 /// `R.size(x)`: the element count, an `int64` prim value.
 pub(super) fn infer_size(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
     check_arity(call, args, 1, 1)?;
-    let x = tensor_arg(call, args, 0)?;
-    Ok(StructInfo::Prim {
-        dtype: DataType::INT64,
-        value: x.shape.as_deref().map(crate::op::common::product),
-    })
+    tensor_arg(call, args, 0)?;
+    // TVM's `InferTypeSize`: a scalar tensor, not a PrimValue (TVM 0.27 prints
+    // `R.Tensor((), dtype="int64")`).
+    Ok(StructInfo::tensor(Vec::new(), DataType::INT64))
 }
 
 /// `R.tensor_to_shape(t)`: a 1-D integer tensor read as a shape.

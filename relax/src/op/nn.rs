@@ -396,15 +396,6 @@ fn window_extent(
             ),
         ));
     }
-    if window.pad_before < 0 || window.pad_after < 0 {
-        return Err(err(
-            call,
-            format!(
-                "padding must not be negative, got ({}, {}) along spatial axis {i}",
-                window.pad_before, window.pad_after
-            ),
-        ));
-    }
     let Some(extent) = window.positions_expr(input, kernel) else {
         return Err(err(
             call,

@@ -13,8 +13,9 @@ use crate::ir::{BinaryOp, PrimExpr};
 use super::Analyzer;
 
 /// The attributes of one axis of a sliding window: `stride`, `dilation` (both positive) and the
-/// padding before and after the data (not negative); `ceil_mode` keeps a last window that starts
-/// inside the padded data but reaches past it (pools only).
+/// padding before and after the data (negative padding crops, as TVM's convolutions take it);
+/// `ceil_mode` keeps a last window that starts inside the padded data but reaches past it
+/// (pools only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlidingWindow {
     pub stride: i64,
@@ -25,9 +26,9 @@ pub struct SlidingWindow {
 }
 
 impl SlidingWindow {
-    /// Whether the attributes are valid: positive stride and dilation, no negative padding.
+    /// Whether the attributes are valid: positive stride and dilation.
     pub fn is_valid(&self) -> bool {
-        self.stride > 0 && self.dilation > 0 && self.pad_before >= 0 && self.pad_after >= 0
+        self.stride > 0 && self.dilation > 0
     }
 
     /// `dilation · (kernel − 1) + 1`: the elements a window of `kernel` taps spans.
@@ -223,7 +224,8 @@ mod tests {
         assert_eq!(w.positions(1, 1), None);
         // Invalid attributes.
         assert_eq!(window(0, 1, (0, 0), false).positions(4, 1), None);
-        assert_eq!(window(1, 1, (-1, 0), false).positions(4, 1), None);
+        // Negative padding crops (TVM runs such convolutions).
+        assert_eq!(window(1, 1, (-1, 0), false).positions(4, 1), Some(3));
         assert_eq!(
             window(1, 1 << 62, (0, 0), false).transposed_extent(2, 5, 0),
             None

@@ -341,6 +341,20 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| ParseError::new(e.span, "expected an integer constant"))
     }
 
+    /// One buffer dimension: an expression, or a string holding one (TVM prints a composite
+    /// symbolic dimension as `T.Buffer(("n + m", 3))`).
+    fn dim(&mut self, e: &ast::Expr) -> PResult<PrimExpr> {
+        let A::Str(s) = &e.kind else {
+            return self.expr(e);
+        };
+        let parsed = crate::syntax::parse_expr(s).map_err(|inner| {
+            ParseError::new(e.span, format!("in dimension {s:?}: {}", inner.message))
+        })?;
+        self.expr(&parsed).map_err(|inner| {
+            ParseError::new(e.span, format!("in dimension {s:?}: {}", inner.message))
+        })
+    }
+
     fn str_literal(e: &ast::Expr) -> PResult<String> {
         match &e.kind {
             A::Str(s) => Ok(s.clone()),
@@ -384,11 +398,15 @@ impl<'a> Reader<'a> {
         let Some(shape_e) = args[0] else {
             return err(call.span, "missing buffer shape");
         };
-        let shape = self.expr_list(shape_e)?;
-        for (s, e) in shape.iter().zip(match &shape_e.kind {
+        let dim_exprs = match &shape_e.kind {
             A::Tuple(x) | A::List(x) => x.iter().collect::<Vec<_>>(),
             _ => vec![shape_e],
-        }) {
+        };
+        let shape = dim_exprs
+            .iter()
+            .map(|e| self.dim(e))
+            .collect::<PResult<Vec<_>>>()?;
+        for (s, e) in shape.iter().zip(dim_exprs) {
             if !s.dtype().is_int_or_uint() {
                 return err(e.span, "buffer dimensions must be integers");
             }

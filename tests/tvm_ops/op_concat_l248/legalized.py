@@ -1,0 +1,28 @@
+# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+m = TypeVar("m")
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def concatenate(gv: T.Buffer((n, T.int64(3)), "float32"), gv1: T.Buffer((m, T.int64(3)), "float32"), T_concat: T.Buffer(("n + m", T.int64(3)), "float32")):
+        T.func_attr({"op_pattern": 8, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for ax0, ax1 in T.grid(n + m, T.int64(3)):
+            with T.sblock("T_concat"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(gv1[v_ax0 - n, v_ax1], gv[v_ax0, v_ax1])
+                T.writes(T_concat[v_ax0, v_ax1])
+                T_concat[v_ax0, v_ax1] = T.if_then_else(T.int64(0) <= v_ax0 - n, gv1[v_ax0 - n, v_ax1], gv[v_ax0, v_ax1])
+
+    @R.function
+    def main(a0: R.Tuple(R.Tensor((n, 3), dtype="float32"), R.Tensor((m, 3), dtype="float32"))) -> R.Tensor(("n + m", 3), dtype="float32"):
+        cls = Module
+        gv: R.Tensor((n, 3), dtype="float32") = a0[0]
+        gv1: R.Tensor((m, 3), dtype="float32") = a0[1]
+        gv_1 = R.call_tir(cls.concatenate, (gv, gv1), out_ty=R.Tensor((n + m, 3), dtype="float32"))
+        return gv_1

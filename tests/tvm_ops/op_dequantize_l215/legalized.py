@@ -1,0 +1,23 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def dequantize(a0: T.Buffer((T.int64(2), T.int64(4)), "int8"), a1: T.Buffer((T.int64(2),), "float32"), a2: T.Buffer((T.int64(2),), "int8"), dequantized: T.Buffer((T.int64(2), T.int64(4)), "float32")):
+        T.func_attr({"op_pattern": 0, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for i0, i1 in T.grid(T.int64(2), T.int64(4)):
+            with T.sblock("dequantized"):
+                v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+                T.reads(a0[v_i0, v_i1], a2[v_i0], a1[v_i0])
+                T.writes(dequantized[v_i0, v_i1])
+                dequantized[v_i0, v_i1] = T.Cast("float32", T.Cast("int32", a0[v_i0, v_i1]) - T.Cast("int32", a2[v_i0])) * a1[v_i0]
+
+    @R.function
+    def main(a0: R.Tensor((2, 4), dtype="int8"), a1: R.Tensor((2,), dtype="float32"), a2: R.Tensor((2,), dtype="int8")) -> R.Tensor((2, 4), dtype="float32"):
+        cls = Module
+        gv = R.call_tir(cls.dequantize, (a0, a1, a2), out_ty=R.Tensor((2, 4), dtype="float32"))
+        return gv

@@ -1,0 +1,23 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def greater(a0: T.Buffer((T.int64(2), T.int64(3)), "float32"), a1: T.Buffer((T.int64(3),), "float32"), T_greater: T.Buffer((T.int64(2), T.int64(3)), "bool")):
+        T.func_attr({"op_pattern": 0, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for ax0, ax1 in T.grid(T.int64(2), T.int64(3)):
+            with T.sblock("T_greater"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(a1[v_ax1], a0[v_ax0, v_ax1])
+                T.writes(T_greater[v_ax0, v_ax1])
+                T_greater[v_ax0, v_ax1] = a1[v_ax1] < a0[v_ax0, v_ax1]
+
+    @R.function
+    def main(a0: R.Tensor((2, 3), dtype="float32"), a1: R.Tensor((3,), dtype="float32")) -> R.Tensor((2, 3), dtype="bool"):
+        cls = Module
+        gv = R.call_tir(cls.greater, (a0, a1), out_ty=R.Tensor((2, 3), dtype="bool"))
+        return gv

@@ -1,0 +1,23 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def tir_isfinite(a0: T.Buffer((T.int64(3),), "float32"), compute: T.Buffer((T.int64(3),), "bool")):
+        T.func_attr({"op_pattern": 0, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for i0 in range(T.int64(3)):
+            with T.sblock("compute"):
+                v_i0 = T.axis.spatial(T.int64(3), i0)
+                T.reads(a0[v_i0])
+                T.writes(compute[v_i0])
+                compute[v_i0] = (T.fabs(a0[v_i0]) != T.float32("inf") or T.isnan(a0[v_i0])) and not T.isnan(a0[v_i0])
+
+    @R.function
+    def main(a0: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="bool"):
+        cls = Module
+        gv = R.call_tir(cls.tir_isfinite, (a0,), out_ty=R.Tensor((3,), dtype="bool"))
+        return gv

@@ -1,0 +1,11 @@
+# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @R.function
+    def main(a0: R.Tensor((n,), dtype="float32"), a1: R.Tensor((n,), dtype="float32")) -> R.Tensor((n,), dtype="bool"):
+        gv: R.Tensor((n,), dtype="bool") = R.less(a0, a1)
+        return gv

@@ -1,0 +1,9 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a0: R.Tensor((2, 3), dtype="float16"), a1: R.Tensor((3, 2), dtype="float16")) -> R.Tensor((2, 2), dtype="float32"):
+        gv: R.Tensor((2, 2), dtype="float32") = R.matmul(a0, a1, out_dtype="float32")
+        return gv

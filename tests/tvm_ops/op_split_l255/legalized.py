@@ -1,0 +1,35 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def split(a0: T.Buffer((T.int64(7),), "float32"), T_split_sections: T.Buffer((T.int64(3),), "float32"), T_split_sections_1: T.Buffer((T.int64(3),), "float32"), T_split_sections_2: T.Buffer((T.int64(1),), "float32")):
+        T.func_attr({"op_pattern": 2, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for ax0 in range(T.int64(3)):
+            with T.sblock("T_split_sections"):
+                v_ax0 = T.axis.spatial(T.int64(3), ax0)
+                T.reads(a0[v_ax0])
+                T.writes(T_split_sections[v_ax0])
+                T_split_sections[v_ax0] = a0[v_ax0]
+        for ax0 in range(T.int64(3)):
+            with T.sblock("T_split_sections_1"):
+                v_ax0 = T.axis.spatial(T.int64(3), ax0)
+                T.reads(a0[v_ax0 + T.int64(3)])
+                T.writes(T_split_sections_1[v_ax0])
+                T_split_sections_1[v_ax0] = a0[v_ax0 + T.int64(3)]
+        for ax0 in range(T.int64(1)):
+            with T.sblock("T_split_sections_2"):
+                v_ax0 = T.axis.spatial(T.int64(1), ax0)
+                T.reads(a0[v_ax0 + T.int64(6)])
+                T.writes(T_split_sections_2[v_ax0])
+                T_split_sections_2[v_ax0] = a0[v_ax0 + T.int64(6)]
+
+    @R.function
+    def main(a0: R.Tensor((7,), dtype="float32")) -> R.Tuple(R.Tensor((3,), dtype="float32"), R.Tensor((3,), dtype="float32"), R.Tensor((1,), dtype="float32")):
+        cls = Module
+        gv = R.call_tir(cls.split, (a0,), out_ty=[R.Tensor((3,), dtype="float32"), R.Tensor((3,), dtype="float32"), R.Tensor((1,), dtype="float32")])
+        return gv

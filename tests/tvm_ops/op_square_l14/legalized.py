@@ -1,0 +1,23 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def tir_square(a0: T.Buffer((T.int64(3),), "int64"), T_multiply: T.Buffer((T.int64(3),), "int64")):
+        T.func_attr({"op_pattern": 0, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for ax0 in range(T.int64(3)):
+            with T.sblock("T_multiply"):
+                v_ax0 = T.axis.spatial(T.int64(3), ax0)
+                T.reads(a0[v_ax0])
+                T.writes(T_multiply[v_ax0])
+                T_multiply[v_ax0] = a0[v_ax0] * a0[v_ax0]
+
+    @R.function
+    def main(a0: R.Tensor((3,), dtype="int64")) -> R.Tensor((3,), dtype="int64"):
+        cls = Module
+        gv = R.call_tir(cls.tir_square, (a0,), out_ty=R.Tensor((3,), dtype="int64"))
+        return gv
