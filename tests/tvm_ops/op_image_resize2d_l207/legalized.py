@@ -1,0 +1,23 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def resize2d(a0: T.Buffer((T.int64(1), T.int64(2), T.int64(4), T.int64(4), T.int64(16)), "float32"), resize: T.Buffer((T.int64(1), T.int64(2), T.int64(8), T.int64(8), T.int64(16)), "float32")):
+        T.func_attr({"op_pattern": 2, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for i0, i1, i2, i3, i4 in T.grid(T.int64(1), T.int64(2), T.int64(8), T.int64(8), T.int64(16)):
+            with T.sblock("resize"):
+                v_i0, v_i1, v_i2, v_i3, v_i4 = T.axis.remap("SSSSS", [i0, i1, i2, i3, i4])
+                T.reads(a0[v_i0, v_i1, T.int64(0):T.int64(4), T.int64(0):T.int64(4), v_i4])
+                T.writes(resize[v_i0, v_i1, v_i2, v_i3, v_i4])
+                resize[v_i0, v_i1, v_i2, v_i3, v_i4] = (a0[v_i0, v_i1, T.max(T.min(T.Cast("int64", T.floor((T.Cast("float32", v_i2) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5))), T.int64(3)), T.int64(0)), T.max(T.min(T.Cast("int64", T.floor((T.Cast("float32", v_i3) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5))), T.int64(3)), T.int64(0)), v_i4] * (T.float32(1.0) - ((T.Cast("float32", v_i3) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5) - T.Cast("float32", T.Cast("int32", T.floor((T.Cast("float32", v_i3) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5)))))) + a0[v_i0, v_i1, T.max(T.min(T.Cast("int64", T.floor((T.Cast("float32", v_i2) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5))), T.int64(3)), T.int64(0)), T.max(T.min(T.Cast("int64", T.floor((T.Cast("float32", v_i3) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5))) + T.int64(1), T.int64(3)), T.int64(0)), v_i4] * ((T.Cast("float32", v_i3) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5) - T.Cast("float32", T.Cast("int32", T.floor((T.Cast("float32", v_i3) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5)))))) * (T.float32(1.0) - ((T.Cast("float32", v_i2) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5) - T.Cast("float32", T.Cast("int32", T.floor((T.Cast("float32", v_i2) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5)))))) + (a0[v_i0, v_i1, T.max(T.min(T.Cast("int64", T.floor((T.Cast("float32", v_i2) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5))) + T.int64(1), T.int64(3)), T.int64(0)), T.max(T.min(T.Cast("int64", T.floor((T.Cast("float32", v_i3) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5))), T.int64(3)), T.int64(0)), v_i4] * (T.float32(1.0) - ((T.Cast("float32", v_i3) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5) - T.Cast("float32", T.Cast("int32", T.floor((T.Cast("float32", v_i3) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5)))))) + a0[v_i0, v_i1, T.max(T.min(T.Cast("int64", T.floor((T.Cast("float32", v_i2) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5))) + T.int64(1), T.int64(3)), T.int64(0)), T.max(T.min(T.Cast("int64", T.floor((T.Cast("float32", v_i3) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5))) + T.int64(1), T.int64(3)), T.int64(0)), v_i4] * ((T.Cast("float32", v_i3) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5) - T.Cast("float32", T.Cast("int32", T.floor((T.Cast("float32", v_i3) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5)))))) * ((T.Cast("float32", v_i2) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5) - T.Cast("float32", T.Cast("int32", T.floor((T.Cast("float32", v_i2) + T.float32(0.5)) * T.float32(0.5) - T.float32(0.5)))))
+
+    @R.function
+    def main(a0: R.Tensor((1, 2, 4, 4, 16), dtype="float32")) -> R.Tensor((1, 2, 8, 8, 16), dtype="float32"):
+        cls = Module
+        gv = R.call_tir(cls.resize2d, (a0,), out_ty=R.Tensor((1, 2, 8, 8, 16), dtype="float32"))
+        return gv

@@ -1,0 +1,25 @@
+# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def reshape(a0: T.Buffer((n, T.int64(4)), "float32"), T_reshape: T.Buffer(("n * T.int64(2)", T.int64(2)), "float32")):
+        T.func_attr({"op_pattern": 8, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for ax0, ax1 in T.grid(n * T.int64(2), T.int64(2)):
+            with T.sblock("T_reshape"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(a0[(v_ax0 * T.int64(2) + v_ax1) // T.int64(4) % n, (v_ax0 * T.int64(2) + v_ax1) % T.int64(4)])
+                T.writes(T_reshape[v_ax0, v_ax1])
+                T_reshape[v_ax0, v_ax1] = a0[(v_ax0 * T.int64(2) + v_ax1) // T.int64(4) % n, (v_ax0 * T.int64(2) + v_ax1) % T.int64(4)]
+
+    @R.function
+    def main(a0: R.Tensor((n, 4), dtype="float32")) -> R.Tensor(("n * 2", 2), dtype="float32"):
+        cls = Module
+        gv = R.call_tir(cls.reshape, (a0,), out_ty=R.Tensor((n * 2, 2), dtype="float32"))
+        return gv

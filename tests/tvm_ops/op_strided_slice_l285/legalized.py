@@ -1,0 +1,23 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def strided_slice(a0: T.Buffer((T.int64(5),), "float32"), T_strided_slice_with_axes: T.Buffer((T.int64(5),), "float32")):
+        T.func_attr({"op_pattern": 2, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for ax0 in range(T.int64(5)):
+            with T.sblock("T_strided_slice_with_axes"):
+                v_ax0 = T.axis.spatial(T.int64(5), ax0)
+                T.reads(a0[T.int64(4) - v_ax0])
+                T.writes(T_strided_slice_with_axes[v_ax0])
+                T_strided_slice_with_axes[v_ax0] = a0[T.int64(4) - v_ax0]
+
+    @R.function
+    def main(a0: R.Tensor((5,), dtype="float32")) -> R.Tensor((5,), dtype="float32"):
+        cls = Module
+        gv = R.call_tir(cls.strided_slice, (a0,), out_ty=R.Tensor((5,), dtype="float32"))
+        return gv

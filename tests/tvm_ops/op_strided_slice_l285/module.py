@@ -1,0 +1,9 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a0: R.Tensor((5,), dtype="float32")) -> R.Tensor((5,), dtype="float32"):
+        gv: R.Tensor((5,), dtype="float32") = R.strided_slice(a0, (0,), (-1,), (-6,), (-1,), assume_inbound=False)
+        return gv
