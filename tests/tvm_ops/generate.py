@@ -89,6 +89,10 @@ def parse_arg(si):
         close = si.rindex(")")
         dims = [d.strip() for d in split_top(si[1:close], ",") if d.strip()]
         dt = si[close + 1:].strip()
+        lo, hi = 0, 2
+        if "@" in dt:
+            dt, rng_text = dt.split("@")
+            lo, hi = (int(v) for v in rng_text.split(".."))
         if dt == "?":
             raise Unsupported("unknown dtype")
         for d in dims:
@@ -97,7 +101,7 @@ def parse_arg(si):
                     raise Unsupported("symbol " + name)
         shown = ['"%s"' % d.replace(" ", "") if not re.fullmatch(r"\d+", d) else d for d in dims]
         shape = "(" + ", ".join(shown) + ("," if len(shown) == 1 else "") + ")"
-        return 'R.Tensor(%s, "%s")' % (shape, dt), None, ("tensor", dt, [dim_value(d) for d in dims])
+        return 'R.Tensor(%s, "%s")' % (shape, dt), None, ("tensor", dt, [dim_value(d) for d in dims], lo, hi)
     m = re.fullmatch(r"prim (\w+)=(-?[\d.e+-]+)", si)
     if m:
         dt, v = m.groups()
@@ -131,16 +135,14 @@ def attrs_py(a):
 def random_value(spec, rng):
     if spec[0] == "tuple":
         return [random_value(s, rng) for s in spec[1]]
-    _, dt, shape = spec
+    _, dt, shape, lo, hi = spec
     if dt.startswith("float"):
         arr = rng.standard_normal(shape).astype(dt)
     elif dt == "bool":
         arr = rng.integers(0, 2, shape).astype(bool)
-    elif dt.startswith("uint"):
-        arr = rng.integers(0, 3, shape).astype(dt)
     else:
-        # Small non-negative integers: valid indices for the small shapes of the table.
-        arr = rng.integers(0, 2, shape).astype(dt)
+        # Small non-negative integers by default: valid indices for the table's small shapes.
+        arr = rng.integers(lo, hi, shape).astype(dt)
     return arr
 
 
@@ -199,7 +201,7 @@ def legalize(mod):
         return seq(mod)
 
 
-def build_case(name, src, specs, callsrc, ln, out_dir):
+def build_case(name, src, specs, callsrc, where, out_dir):
     """Builds and runs one case in TVM and writes its folder; returns "ok" or why not."""
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     try:
@@ -236,7 +238,7 @@ def build_case(name, src, specs, callsrc, ln, out_dir):
     tol = 1e-2 if has_float16(expected) or any(has_float16(value_json(x)) for x in inputs) else 1e-4
     case = {
         "name": name,
-        "description": "%s (relax/tests/ops/cases.txt line %d)" % (callsrc, ln),
+        "description": "%s (%s)" % (callsrc, where),
         "tags": ["op"],
         "tvm_version": tvm.__version__,
         "rtol": tol, "atol": tol,
@@ -281,14 +283,17 @@ def run_isolated(f, *args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", default="relax/tests/ops/cases.txt")
+    ap.add_argument("--more", default="tests/tvm_ops/more_calls.txt")
     ap.add_argument("--out", default="tests/tvm_ops")
     args = ap.parse_args()
     made, skipped = [], []
-    for ln, line in enumerate(open(args.cases), 1):
+    lines = [(args.cases, ln, l) for ln, l in enumerate(open(args.cases), 1)]
+    lines += [(args.more, ln, l) for ln, l in enumerate(open(args.more), 1)]
+    for source, ln, line in lines:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        lhs, exp = line.split("=>", 1)
+        lhs, exp = line.split("=>", 1) if "=>" in line else (line, "(from TVM)")
         exp = exp.strip()
         if exp.startswith("error:") or exp == "any" or exp.startswith("prim") or exp.startswith("shape"):
             continue
@@ -299,7 +304,8 @@ def main():
                           "R.invoke_", "R.print", "R.assert_op", "R.null_value", "R.to_vdevice",
                           "R.hint_on_device", "R.shape_of", "R.shape_to_tensor", "R.tensor_to_shape")):
             continue
-        name = "op_%s_l%d" % (re.sub(r"[^a-z0-9]+", "_", op[2:].lower()).strip("_"), ln)
+        prefix = "op" if source == args.cases else "call"
+        name = "%s_%s_l%d" % (prefix, re.sub(r"[^a-z0-9]+", "_", op[2:].lower()).strip("_"), ln)
         try:
             params, argexprs, specs = [], [], []
             for i, si in enumerate(a for a in args_text.split(" ; ") if a.strip()):
@@ -316,7 +322,7 @@ def main():
         kw = attrs_py(attrs) if attrs else ""
         callsrc = "%s(%s%s)" % (op, ", ".join(argexprs), (", " + kw) if kw else "")
         src = "@I.ir_module\nclass Module:\n    @R.function\n    def main(%s):\n        gv = %s\n        return gv\n" % (", ".join(params), callsrc)
-        status = run_isolated(build_case, name, src, specs, callsrc, ln, args.out)
+        status = run_isolated(build_case, name, src, specs, callsrc, "%s line %d" % (os.path.basename(source), ln), args.out)
         if status != "ok":
             skipped.append("%s: %s (line %d: %s)" % (name, status, ln, line))
             continue

@@ -410,15 +410,76 @@ fn pad(c: &OpCall) -> Result<Lowered> {
     if pw.len() != 2 * nd {
         return unsupported("pad_width must have two entries per dimension");
     }
-    if c.attr_str("pad_mode").is_some_and(|m| m != "constant") {
-        return unsupported("only constant padding");
-    }
     let before: Vec<i64> = (0..nd).map(|d| pw[2 * d]).collect();
     let after: Vec<i64> = (0..nd).map(|d| pw[2 * d + 1]).collect();
-    let value = te::constf(x.dtype(), c.attr_f64("pad_value").unwrap_or(0.0));
-    let value = te::cast(x.dtype(), value);
+    let mode = c.attr_str("pad_mode").unwrap_or("constant");
     let mut te = Te::new();
-    let out = pad_stage(&mut te, "PadInput", "i", &x.buf, &before, &after, value);
+    if mode == "constant" {
+        let value = te::constf(x.dtype(), c.attr_f64("pad_value").unwrap_or(0.0));
+        let value = te::cast(x.dtype(), value);
+        let out = pad_stage(&mut te, "PadInput", "i", &x.buf, &before, &after, value);
+        return c.finish("pad", te, &[&x], &[out]);
+    }
+    // TOPI's reflect_pad / replicate_pad / circular_pad: each output position reads the input
+    // at an index mapped into it. TOPI reflects once, so a reflect pad as long as the axis reads
+    // outside the data: an error here (and, for a symbolic axis, the kernel's bounds check).
+    let name = match mode {
+        "reflect" => "ReflectPadInput",
+        "replicate" => "ReplicatePadInput",
+        "circular" => "CircularPadInput",
+        other => {
+            return unsupported(format!(
+                "pad_mode `{other}` (TVM's modes are constant, reflect, replicate and circular)"
+            ));
+        }
+    };
+    for d in 0..nd {
+        let Some(size) = x.shape()[d].as_int() else {
+            continue;
+        };
+        let padded = before[d] != 0 || after[d] != 0;
+        if padded && (size == 0 || (mode == "reflect" && before[d].max(after[d]) >= size)) {
+            return unsupported(format!(
+                "{mode} padding of ({}, {}) along axis {d} of extent {size} (it needs {} elements)",
+                before[d],
+                after[d],
+                if mode == "reflect" {
+                    before[d].max(after[d]) + 1
+                } else {
+                    1
+                }
+            ));
+        }
+    }
+    let (shape, _) = c.out_tensor()?;
+    let out = te.compute(name, "i", &shape, |i| {
+        let idx = (0..nd)
+            .map(|d| {
+                let size = te::cast(tir::DataType::INT64, x.shape()[d].clone());
+                let orig = te::sub(i[d].clone(), te::i64c(before[d]));
+                if before[d] == 0 && after[d] == 0 {
+                    return orig;
+                }
+                match mode {
+                    "reflect" => te::select(
+                        te::cmp(CmpOp::Lt, orig.clone(), te::i64c(0)),
+                        te::sub(te::i64c(0), orig.clone()),
+                        te::select(
+                            te::cmp(CmpOp::Ge, orig.clone(), size.clone()),
+                            te::sub(
+                                te::sub(te::mul(te::i64c(2), size), te::i64c(2)),
+                                orig.clone(),
+                            ),
+                            orig,
+                        ),
+                    ),
+                    "replicate" => te::max(te::min(orig, te::sub(size, te::i64c(1))), te::i64c(0)),
+                    _ => te::floormod(orig, size),
+                }
+            })
+            .collect();
+        te::load(&x.buf, idx)
+    });
     c.finish("pad", te, &[&x], &[out])
 }
 

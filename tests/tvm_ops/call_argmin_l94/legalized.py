@@ -1,0 +1,37 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def argmin(a0: T.Buffer((T.int64(4), T.int64(9)), "float32"), a0_red: T.Buffer((T.int64(1), T.int64(9)), "int64")):
+        T.func_attr({"op_pattern": 4, "tirx.noalias": True})
+        # with T.sblock("root"):
+        a0_red_temp_v0 = T.sblock_alloc_buffer((T.int64(1), T.int64(9)), "int64")
+        a0_red_temp_v1 = T.sblock_alloc_buffer((T.int64(1), T.int64(9)))
+        for ax0, ax1, k0 in T.grid(T.int64(1), T.int64(9), T.int64(4)):
+            with T.sblock("a0_red_temp"):
+                v_ax0, v_ax1, v_k0 = T.axis.remap("SSR", [ax0, ax1, k0])
+                T.reads(a0[v_k0, v_ax1])
+                T.writes(a0_red_temp_v0[v_ax0, v_ax1], a0_red_temp_v1[v_ax0, v_ax1])
+                with T.init():
+                    a0_red_temp_v0[v_ax0, v_ax1] = T.int64(-1)
+                    a0_red_temp_v1[v_ax0, v_ax1] = T.float32(340282346638528859811704183484516925440.0)
+                v_a0_red_temp_v0: T.let[T.int64] = T.Select(a0_red_temp_v1[v_ax0, v_ax1] < a0[v_k0, v_ax1] or a0_red_temp_v1[v_ax0, v_ax1] == a0[v_k0, v_ax1] and a0_red_temp_v0[v_ax0, v_ax1] < v_k0, a0_red_temp_v0[v_ax0, v_ax1], v_k0)
+                v_a0_red_temp_v1: T.let[T.float32] = T.Select(a0_red_temp_v1[v_ax0, v_ax1] < a0[v_k0, v_ax1], a0_red_temp_v1[v_ax0, v_ax1], a0[v_k0, v_ax1])
+                a0_red_temp_v0[v_ax0, v_ax1] = v_a0_red_temp_v0
+                a0_red_temp_v1[v_ax0, v_ax1] = v_a0_red_temp_v1
+        for ax0, ax1 in T.grid(T.int64(1), T.int64(9)):
+            with T.sblock("a0_red"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(a0_red_temp_v0[v_ax0, v_ax1])
+                T.writes(a0_red[v_ax0, v_ax1])
+                a0_red[v_ax0, v_ax1] = a0_red_temp_v0[v_ax0, v_ax1]
+
+    @R.function
+    def main(a0: R.Tensor((4, 9), dtype="float32")) -> R.Tensor((1, 9), dtype="int64"):
+        cls = Module
+        gv = R.call_tir(cls.argmin, (a0,), out_ty=R.Tensor((1, 9), dtype="int64"))
+        return gv

@@ -1,0 +1,9 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a0: R.Tensor((3, 4), dtype="float32")) -> R.Tensor((1, 3, 4, 1), dtype="float32"):
+        gv: R.Tensor((1, 3, 4, 1), dtype="float32") = R.expand_dims(a0, axis=[0, 3])
+        return gv

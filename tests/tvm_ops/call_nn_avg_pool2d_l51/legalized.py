@@ -1,0 +1,40 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def avg_pool2d(a0: T.Buffer((T.int64(1), T.int64(8), T.int64(11), T.int64(11)), "float32"), pool_avg: T.Buffer((T.int64(1), T.int64(8), T.int64(6), T.int64(6)), "float32")):
+        T.func_attr({"op_pattern": 4, "tirx.noalias": True})
+        # with T.sblock("root"):
+        pad_temp = T.sblock_alloc_buffer((T.int64(1), T.int64(8), T.int64(13), T.int64(13)))
+        pool_sum = T.sblock_alloc_buffer((T.int64(1), T.int64(8), T.int64(6), T.int64(6)))
+        for ax0, ax1, ax2, ax3 in T.grid(T.int64(1), T.int64(8), T.int64(13), T.int64(13)):
+            with T.sblock("pad_temp"):
+                v_ax0, v_ax1, v_ax2, v_ax3 = T.axis.remap("SSSS", [ax0, ax1, ax2, ax3])
+                T.reads(a0[v_ax0, v_ax1, v_ax2 - T.int64(1), v_ax3 - T.int64(1)])
+                T.writes(pad_temp[v_ax0, v_ax1, v_ax2, v_ax3])
+                pad_temp[v_ax0, v_ax1, v_ax2, v_ax3] = T.if_then_else(T.int64(1) <= v_ax2 and v_ax2 < T.int64(12) and T.int64(1) <= v_ax3 and v_ax3 < T.int64(12), a0[v_ax0, v_ax1, v_ax2 - T.int64(1), v_ax3 - T.int64(1)], T.float32(0.0))
+        for ax0, ax1, ax2, ax3, rv0, rv1 in T.grid(T.int64(1), T.int64(8), T.int64(6), T.int64(6), T.int64(3), T.int64(3)):
+            with T.sblock("pool_sum"):
+                v_ax0, v_ax1, v_ax2, v_ax3, v_rv0, v_rv1 = T.axis.remap("SSSSRR", [ax0, ax1, ax2, ax3, rv0, rv1])
+                T.reads(pad_temp[v_ax0, v_ax1, v_ax2 * T.int64(2) + v_rv0, v_ax3 * T.int64(2) + v_rv1])
+                T.writes(pool_sum[v_ax0, v_ax1, v_ax2, v_ax3])
+                with T.init():
+                    pool_sum[v_ax0, v_ax1, v_ax2, v_ax3] = T.float32(0.0)
+                pool_sum[v_ax0, v_ax1, v_ax2, v_ax3] = pool_sum[v_ax0, v_ax1, v_ax2, v_ax3] + pad_temp[v_ax0, v_ax1, v_ax2 * T.int64(2) + v_rv0, v_ax3 * T.int64(2) + v_rv1]
+        for ax0, ax1, ax2, ax3 in T.grid(T.int64(1), T.int64(8), T.int64(6), T.int64(6)):
+            with T.sblock("pool_avg"):
+                v_ax0, v_ax1, v_ax2, v_ax3 = T.axis.remap("SSSS", [ax0, ax1, ax2, ax3])
+                T.reads(pool_sum[v_ax0, v_ax1, v_ax2, v_ax3])
+                T.writes(pool_avg[v_ax0, v_ax1, v_ax2, v_ax3])
+                T.sblock_attr({"schedule_rule": "meta_schedule.pool_avg"})
+                pool_avg[v_ax0, v_ax1, v_ax2, v_ax3] = pool_sum[v_ax0, v_ax1, v_ax2, v_ax3] / T.Cast("float32", T.max((T.min(v_ax2 * T.int64(2) + T.int64(1), T.int64(10)) + T.int64(2) - T.max(T.int64(1) - v_ax2 * T.int64(2), T.int64(0)) - v_ax2 * T.int64(2)) * (T.min(v_ax3 * T.int64(2) + T.int64(1), T.int64(10)) + T.int64(2) - T.max(T.int64(1) - v_ax3 * T.int64(2), T.int64(0)) - v_ax3 * T.int64(2)), T.int64(1)))
+
+    @R.function
+    def main(a0: R.Tensor((1, 8, 11, 11), dtype="float32")) -> R.Tensor((1, 8, 6, 6), dtype="float32"):
+        cls = Module
+        gv = R.call_tir(cls.avg_pool2d, (a0,), out_ty=R.Tensor((1, 8, 6, 6), dtype="float32"))
+        return gv

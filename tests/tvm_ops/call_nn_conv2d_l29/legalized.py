@@ -1,0 +1,32 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def conv2d(a0: T.Buffer((T.int64(1), T.int64(32), T.int64(8), T.int64(8)), "float32"), a1: T.Buffer((T.int64(64), T.int64(32), T.int64(1), T.int64(1)), "float32"), conv2d_nchw: T.Buffer((T.int64(1), T.int64(64), T.int64(4), T.int64(4)), "float32")):
+        T.func_attr({"op_pattern": 4, "tirx.noalias": True})
+        # with T.sblock("root"):
+        pad_temp = T.sblock_alloc_buffer((T.int64(1), T.int64(32), T.int64(8), T.int64(8)))
+        for i0, i1, i2, i3 in T.grid(T.int64(1), T.int64(32), T.int64(8), T.int64(8)):
+            with T.sblock("pad_temp"):
+                v_i0, v_i1, v_i2, v_i3 = T.axis.remap("SSSS", [i0, i1, i2, i3])
+                T.reads(a0[v_i0, v_i1, v_i2, v_i3])
+                T.writes(pad_temp[v_i0, v_i1, v_i2, v_i3])
+                pad_temp[v_i0, v_i1, v_i2, v_i3] = a0[v_i0, v_i1, v_i2, v_i3]
+        for nn, ff, yy, xx, rc, ry, rx in T.grid(T.int64(1), T.int64(64), T.int64(4), T.int64(4), T.int64(32), T.int64(1), T.int64(1)):
+            with T.sblock("conv2d_nchw"):
+                v_nn, v_ff, v_yy, v_xx, v_rc, v_ry, v_rx = T.axis.remap("SSSSRRR", [nn, ff, yy, xx, rc, ry, rx])
+                T.reads(pad_temp[v_nn, v_rc, v_yy * T.int64(2) + v_ry, v_xx * T.int64(2) + v_rx], a1[v_ff, v_rc, v_ry, v_rx])
+                T.writes(conv2d_nchw[v_nn, v_ff, v_yy, v_xx])
+                with T.init():
+                    conv2d_nchw[v_nn, v_ff, v_yy, v_xx] = T.float32(0.0)
+                conv2d_nchw[v_nn, v_ff, v_yy, v_xx] = conv2d_nchw[v_nn, v_ff, v_yy, v_xx] + pad_temp[v_nn, v_rc, v_yy * T.int64(2) + v_ry, v_xx * T.int64(2) + v_rx] * a1[v_ff, v_rc, v_ry, v_rx]
+
+    @R.function
+    def main(a0: R.Tensor((1, 32, 8, 8), dtype="float32"), a1: R.Tensor((64, 32, 1, 1), dtype="float32")) -> R.Tensor((1, 64, 4, 4), dtype="float32"):
+        cls = Module
+        gv = R.call_tir(cls.conv2d, (a0, a1), out_ty=R.Tensor((1, 64, 4, 4), dtype="float32"))
+        return gv

@@ -1,0 +1,9 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a0: R.Tensor((1, 32, 8, 8), dtype="float32"), a1: R.Tensor((64, 32, 1, 1), dtype="float32")) -> R.Tensor((1, 64, 4, 4), dtype="float32"):
+        gv: R.Tensor((1, 64, 4, 4), dtype="float32") = R.nn.conv2d(a0, a1, strides=[2, 2], padding=[0, 0, 0, 0], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype=None)
+        return gv

@@ -1,0 +1,9 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a0: R.Tensor((4, 33), dtype="float32")) -> R.Tensor((4, 33), dtype="float32"):
+        gv: R.Tensor((4, 33), dtype="float32") = R.nn.gelu_tanh(a0)
+        return gv

@@ -1,0 +1,48 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def layer_norm(a0: T.Buffer((T.int64(2), T.int64(4), T.int64(8)), "float32"), a1: T.Buffer((T.int64(4), T.int64(8)), "float32"), a2: T.Buffer((T.int64(4), T.int64(8)), "float32"), T_layer_norm: T.Buffer((T.int64(2), T.int64(4), T.int64(8)), "float32")):
+        T.func_attr({"op_pattern": 4, "tirx.noalias": True})
+        # with T.sblock("root"):
+        a0_sum = T.sblock_alloc_buffer((T.int64(2),))
+        a0_mean = T.sblock_alloc_buffer((T.int64(2),))
+        a0_var_sum = T.sblock_alloc_buffer((T.int64(2),))
+        for ax0, k1, k2 in T.grid(T.int64(2), T.int64(4), T.int64(8)):
+            with T.sblock("a0_sum"):
+                v_ax0, v_k1, v_k2 = T.axis.remap("SRR", [ax0, k1, k2])
+                T.reads(a0[v_ax0, v_k1, v_k2])
+                T.writes(a0_sum[v_ax0])
+                with T.init():
+                    a0_sum[v_ax0] = T.float32(0.0)
+                a0_sum[v_ax0] = a0_sum[v_ax0] + a0[v_ax0, v_k1, v_k2]
+        for ax0 in range(T.int64(2)):
+            with T.sblock("a0_mean"):
+                v_ax0 = T.axis.spatial(T.int64(2), ax0)
+                T.reads(a0_sum[v_ax0])
+                T.writes(a0_mean[v_ax0])
+                a0_mean[v_ax0] = a0_sum[v_ax0] / T.float32(32.0)
+        for ax0, k1, k2 in T.grid(T.int64(2), T.int64(4), T.int64(8)):
+            with T.sblock("a0_var_sum"):
+                v_ax0, v_k1, v_k2 = T.axis.remap("SRR", [ax0, k1, k2])
+                T.reads(a0[v_ax0, v_k1, v_k2], a0_mean[v_ax0])
+                T.writes(a0_var_sum[v_ax0])
+                with T.init():
+                    a0_var_sum[v_ax0] = T.float32(0.0)
+                a0_var_sum[v_ax0] = a0_var_sum[v_ax0] + (a0[v_ax0, v_k1, v_k2] - a0_mean[v_ax0]) * (a0[v_ax0, v_k1, v_k2] - a0_mean[v_ax0])
+        for ax0, ax1, ax2 in T.grid(T.int64(2), T.int64(4), T.int64(8)):
+            with T.sblock("T_layer_norm"):
+                v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
+                T.reads(a0[v_ax0, v_ax1, v_ax2], a0_mean[v_ax0], a0_var_sum[v_ax0], a1[v_ax1, v_ax2], a2[v_ax1, v_ax2])
+                T.writes(T_layer_norm[v_ax0, v_ax1, v_ax2])
+                T_layer_norm[v_ax0, v_ax1, v_ax2] = (a0[v_ax0, v_ax1, v_ax2] - a0_mean[v_ax0]) * T.rsqrt(a0_var_sum[v_ax0] / T.float32(32.0) + T.float32(1.0000000000000001e-05)) * a1[v_ax1, v_ax2] + a2[v_ax1, v_ax2]
+
+    @R.function
+    def main(a0: R.Tensor((2, 4, 8), dtype="float32"), a1: R.Tensor((4, 8), dtype="float32"), a2: R.Tensor((4, 8), dtype="float32")) -> R.Tensor((2, 4, 8), dtype="float32"):
+        cls = Module
+        gv = R.call_tir(cls.layer_norm, (a0, a1, a2), out_ty=R.Tensor((2, 4, 8), dtype="float32"))
+        return gv

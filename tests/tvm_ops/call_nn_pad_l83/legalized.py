@@ -1,0 +1,23 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def reflect_pad(a0: T.Buffer((T.int64(2), T.int64(5)), "int32"), ReflectPadInput: T.Buffer((T.int64(3), T.int64(12)), "int32")):
+        T.func_attr({"op_pattern": 2, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for i0, i1 in T.grid(T.int64(3), T.int64(12)):
+            with T.sblock("ReflectPadInput"):
+                v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+                T.reads(a0[T.int64(1) - T.max(T.max(T.int64(1) - v_i0, v_i0 - T.int64(1)) - T.int64(1), T.int64(1) - T.min(T.int64(1) - v_i0, v_i0 - T.int64(1))):T.int64(1) - T.max(T.max(T.int64(1) - v_i0, v_i0 - T.int64(1)) - T.int64(1), T.int64(1) - T.min(T.int64(1) - v_i0, v_i0 - T.int64(1))) + (T.max(T.max(T.int64(1) - v_i0, v_i0 - T.int64(1)), T.int64(2) - T.min(T.int64(1) - v_i0, v_i0 - T.int64(1))) - T.min(T.min(T.int64(1) - v_i0, v_i0 - T.int64(1)) - T.int64(1), T.int64(1) - T.max(T.int64(1) - v_i0, v_i0 - T.int64(1)))), T.int64(4) - T.max(T.max(T.int64(3) - v_i1, v_i1 - T.int64(3)) - T.int64(4), T.int64(4) - T.min(T.int64(3) - v_i1, v_i1 - T.int64(3))):T.int64(4) - T.max(T.max(T.int64(3) - v_i1, v_i1 - T.int64(3)) - T.int64(4), T.int64(4) - T.min(T.int64(3) - v_i1, v_i1 - T.int64(3))) + (T.max(T.max(T.int64(3) - v_i1, v_i1 - T.int64(3)) - T.int64(4), T.int64(4) - T.min(T.int64(3) - v_i1, v_i1 - T.int64(3))) + T.int64(1) - T.min(T.min(T.int64(3) - v_i1, v_i1 - T.int64(3)) - T.int64(4), T.int64(4) - T.max(T.int64(3) - v_i1, v_i1 - T.int64(3))))])
+                T.writes(ReflectPadInput[v_i0, v_i1])
+                ReflectPadInput[v_i0, v_i1] = a0[T.int64(1) - T.Select(T.Select(T.int64(1) <= v_i0, v_i0 - T.int64(1), T.int64(1) - v_i0) <= T.int64(1), T.int64(1) - T.Select(T.int64(1) <= v_i0, v_i0 - T.int64(1), T.int64(1) - v_i0), T.Select(T.int64(1) <= v_i0, v_i0 - T.int64(1), T.int64(1) - v_i0) - T.int64(1)), T.int64(4) - T.Select(T.Select(T.int64(3) <= v_i1, v_i1 - T.int64(3), T.int64(3) - v_i1) <= T.int64(4), T.int64(4) - T.Select(T.int64(3) <= v_i1, v_i1 - T.int64(3), T.int64(3) - v_i1), T.Select(T.int64(3) <= v_i1, v_i1 - T.int64(3), T.int64(3) - v_i1) - T.int64(4))]
+
+    @R.function
+    def main(a0: R.Tensor((2, 5), dtype="int32")) -> R.Tensor((3, 12), dtype="int32"):
+        cls = Module
+        gv = R.call_tir(cls.reflect_pad, (a0,), out_ty=R.Tensor((3, 12), dtype="int32"))
+        return gv

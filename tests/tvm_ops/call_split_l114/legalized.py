@@ -1,0 +1,35 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def split(a0: T.Buffer((T.int64(6), T.int64(8)), "float32"), T_split: T.Buffer((T.int64(6), T.int64(2)), "float32"), T_split_1: T.Buffer((T.int64(6), T.int64(3)), "float32"), T_split_2: T.Buffer((T.int64(6), T.int64(3)), "float32")):
+        T.func_attr({"op_pattern": 2, "tirx.noalias": True})
+        # with T.sblock("root"):
+        for ax0, ax1 in T.grid(T.int64(6), T.int64(2)):
+            with T.sblock("T_split"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(a0[v_ax0, v_ax1])
+                T.writes(T_split[v_ax0, v_ax1])
+                T_split[v_ax0, v_ax1] = a0[v_ax0, v_ax1]
+        for ax0, ax1 in T.grid(T.int64(6), T.int64(3)):
+            with T.sblock("T_split_1"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(a0[v_ax0, v_ax1 + T.int64(2)])
+                T.writes(T_split_1[v_ax0, v_ax1])
+                T_split_1[v_ax0, v_ax1] = a0[v_ax0, v_ax1 + T.int64(2)]
+        for ax0, ax1 in T.grid(T.int64(6), T.int64(3)):
+            with T.sblock("T_split_2"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(a0[v_ax0, v_ax1 + T.int64(5)])
+                T.writes(T_split_2[v_ax0, v_ax1])
+                T_split_2[v_ax0, v_ax1] = a0[v_ax0, v_ax1 + T.int64(5)]
+
+    @R.function
+    def main(a0: R.Tensor((6, 8), dtype="float32")) -> R.Tuple(R.Tensor((6, 2), dtype="float32"), R.Tensor((6, 3), dtype="float32"), R.Tensor((6, 3), dtype="float32")):
+        cls = Module
+        gv = R.call_tir(cls.split, (a0,), out_ty=[R.Tensor((6, 2), dtype="float32"), R.Tensor((6, 3), dtype="float32"), R.Tensor((6, 3), dtype="float32")])
+        return gv

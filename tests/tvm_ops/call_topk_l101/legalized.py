@@ -1,0 +1,9 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a0: R.Tensor((4, 9), dtype="float32")) -> R.Tensor((2, 9), dtype="float32"):
+        gv: R.Tensor((2, 9), dtype="float32") = R.topk(a0, k=2, axis=0, ret_type="values", largest=False, dtype="int32")
+        return gv
