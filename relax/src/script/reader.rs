@@ -19,7 +19,7 @@ use crate::op::{OpParam, ParamKind};
 use crate::script::ReadOptions;
 use crate::script::builtins;
 use crate::script::builtins::OpView;
-use crate::struct_info_ops::{substitute_struct_info, visit_symbolic_vars};
+use crate::struct_info_ops::{is_base_of, substitute_struct_info, visit_symbolic_vars};
 use crate::{Error, Result};
 
 type PResult<T> = std::result::Result<T, ParseError>;
@@ -2151,27 +2151,33 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 format!("function `{}` has no `return`", def.name),
             );
         };
-        let ret_struct_info = match &def.returns {
-            Some(_) => declared_ret,
-            None => {
-                let inferred = self.infer(&ret, def.name_span)?;
-                if self.supply.len() > 2 {
-                    // An inner function may refer to every variable of the enclosing one.
-                    inferred
-                } else {
-                    // Symbolic variables that the parameters do not define (bound in the
-                    // body by `R.match_cast`) are out of scope for callers: TVM erases them.
-                    let mut defined = HashSet::new();
-                    for p in &params {
-                        visit_symbolic_vars(p.struct_info(), &mut |v| {
-                            defined.insert(v.id());
-                        });
-                    }
-                    substitute_struct_info(&inferred, &HashMap::new(), &|v| {
-                        defined.contains(&v.id())
-                    })
-                }
+        // TVM's `Function` constructor: the body's struct info is the return struct info when
+        // none is declared, and also when the declared one is a base of it (a declared
+        // `R.Tensor(ndim=4)` over a body of `R.Tensor((2, 4, 26, 26))` is the latter).
+        let inferred = self.infer(&ret, def.name_span)?;
+        // (TVM 0.27's `R.Prim` carries no value, so a declared `T.int64` stays as written.)
+        let use_body = match &def.returns {
+            Some(_) => {
+                !matches!(declared_ret, StructInfo::Prim { .. })
+                    && is_base_of(&declared_ret, &inferred)
             }
+            None => true,
+        };
+        let ret_struct_info = if !use_body {
+            declared_ret
+        } else if self.supply.len() > 2 {
+            // An inner function may refer to every variable of the enclosing one.
+            inferred
+        } else {
+            // Symbolic variables that the parameters do not define (bound in the body by
+            // `R.match_cast`) are out of scope for callers: TVM erases them.
+            let mut defined = HashSet::new();
+            for p in &params {
+                visit_symbolic_vars(p.struct_info(), &mut |v| {
+                    defined.insert(v.id());
+                });
+            }
+            substitute_struct_info(&inferred, &HashMap::new(), &|v| defined.contains(&v.id()))
         };
         Ok(Function {
             name: def.name.clone(),
