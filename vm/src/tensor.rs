@@ -921,10 +921,30 @@ impl Tensor {
 
     /// A view of the same bytes with another shape and dtype (`CreateView`): no copy.
     pub fn view(&self, shape: &[i64], dtype: DataType) -> Result<Tensor> {
+        self.view_at(shape, dtype, 0)
+    }
+
+    /// A view of this tensor's bytes from `relative_byte_offset` on, with another shape and
+    /// dtype (TVM's `runtime.TVMTensorCreateView`, `R.memory.view`): no copy. The view must lie
+    /// within this tensor's bytes.
+    pub fn view_at(
+        &self,
+        shape: &[i64],
+        dtype: DataType,
+        relative_byte_offset: i64,
+    ) -> Result<Tensor> {
         let nbytes = checked_nbytes(shape, dtype)?;
-        if nbytes > self.nbytes() {
+        let offset = usize::try_from(relative_byte_offset).map_err(|_| {
+            Error::value_error(format!(
+                "a view's relative byte offset must not be negative, got {relative_byte_offset}"
+            ))
+        })?;
+        if offset
+            .checked_add(nbytes)
+            .is_none_or(|end| end > self.nbytes())
+        {
             return Err(Error::value_error(format!(
-                "Check failed: view size ({nbytes} bytes) must be no larger than the tensor's ({} bytes): cannot view shape {:?} {} as shape {:?} {}",
+                "Check failed: view size ({nbytes} bytes at byte offset {offset}) must lie within the tensor's {} bytes: cannot view shape {:?} {} as shape {:?} {}",
                 self.nbytes(),
                 self.shape(),
                 self.dtype(),
@@ -934,7 +954,7 @@ impl Tensor {
         }
         Ok(Tensor::from_parts(
             self.0.storage.clone(),
-            self.0.byte_offset,
+            self.0.byte_offset + offset,
             shape,
             dtype,
         ))

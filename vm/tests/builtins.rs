@@ -95,11 +95,13 @@ fn check_errors(cases: &[(&str, Vec<Value>, ErrorKind, &str)]) {
 fn every_builtin_is_registered() {
     for (name, _) in vm::builtin::BUILTINS {
         assert!(Registry::global().get(name).is_some(), "{name}");
-        // `relax.run.*` are the names TVM's runtime gives the few builtins Relax calls directly;
-        // `relaxjit.*` are relaxjit's own (as its library kernels are).
+        // `relax.run.*` are the names TVM's runtime gives the few builtins Relax calls directly,
+        // `runtime.*` TVM's runtime functions (`runtime.TVMTensorCreateView`); `relaxjit.*` are
+        // relaxjit's own (as its library kernels are).
         assert!(
             name.starts_with("vm.builtin.")
                 || name.starts_with("relax.run.")
+                || name.starts_with("runtime.")
                 || name.starts_with("relaxjit."),
             "{name}"
         );
@@ -1521,6 +1523,65 @@ fn host_function_registry() {
             vec![Value::Int(1)],
             ErrorKind::Type,
             "Expected 0",
+        ),
+    ]);
+}
+
+/// `runtime.TVMTensorCreateView`: the bytes from an offset, seen with another shape and dtype,
+/// and never past the data's end.
+#[test]
+fn tensor_create_view() {
+    let data = Tensor::from_slice(&[4], &[1.0f32, -2.0, 0.5, 3.0]).unwrap();
+    let dt = |d: DataType| Value::DType(d);
+    let view = call(
+        "runtime.TVMTensorCreateView",
+        &[
+            Value::Tensor(data.clone()),
+            shape(&[2]),
+            dt(DataType::U32),
+            Value::Int(8),
+        ],
+    )
+    .unwrap();
+    let view = view.as_tensor().unwrap();
+    assert_eq!(view.shape(), &[2]);
+    assert_eq!(
+        view.to_vec::<u32>().unwrap(),
+        vec![0.5f32.to_bits(), 3.0f32.to_bits()]
+    );
+    check_errors(&[
+        (
+            "runtime.TVMTensorCreateView",
+            vec![
+                Value::Tensor(data.clone()),
+                shape(&[3]),
+                dt(DataType::F32),
+                Value::Int(8),
+            ],
+            ErrorKind::Value,
+            "must lie within the tensor's 16 bytes",
+        ),
+        (
+            "runtime.TVMTensorCreateView",
+            vec![
+                Value::Tensor(data.clone()),
+                shape(&[1]),
+                dt(DataType::F32),
+                Value::Int(-4),
+            ],
+            ErrorKind::Value,
+            "must not be negative",
+        ),
+        (
+            "runtime.TVMTensorCreateView",
+            vec![
+                Value::Tensor(data),
+                shape(&[1]),
+                dt(DataType::F32),
+                Value::Int(i64::MAX),
+            ],
+            ErrorKind::Value,
+            "must lie within",
         ),
     ]);
 }

@@ -167,14 +167,40 @@ pub(super) fn infer_alloc_tensor_builtin(call: &Call, args: &[StructInfo]) -> Re
 }
 
 /// `R.memory.view(data, shape, dtype, offset)`.
+///
+/// A left-out argument is void (`R.tuple()`): the data's shape, dtype and offset 0. Like TVM's
+/// `InferTypeView`, a view that provably reaches past the data's bytes (constant shapes) is an
+/// error here; otherwise the run-time view checks it.
 pub(super) fn infer_view(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
     check_arity(call, args, 1, 4)?;
     let x = tensor_arg(call, args, 0)?;
     let dtype = dtype_arg(call, 2).or(x.dtype);
-    if args.len() >= 2
-        && let StructInfo::Shape { values, ndim } = &args[1]
+    let (shape, ndim) = match args.get(1) {
+        Some(StructInfo::Shape { values, ndim }) => (values.clone(), *ndim),
+        _ => (x.shape.clone(), x.ndim),
+    };
+    let offset = match args.get(3) {
+        Some(StructInfo::Prim { value, .. }) => value.as_ref().and_then(|v| v.as_int()),
+        _ => Some(0),
+    };
+    let nbytes = |dims: &Option<Vec<tir::PrimExpr>>, dt: Option<DataType>| -> Option<i128> {
+        let dims = dims.as_ref()?;
+        let mut n = i128::from(dt?.bytes() as i64);
+        for d in dims {
+            n = n.checked_mul(i128::from(d.as_int()?))?;
+        }
+        Some(n)
+    };
+    if let (Some(view), Some(data), Some(offset)) =
+        (nbytes(&shape, dtype), nbytes(&x.shape, x.dtype), offset)
+        && (offset < 0 || i128::from(offset) + view > data)
     {
-        return Ok(x.result(values.clone(), *ndim, dtype));
+        return Err(err(
+            call,
+            format!(
+                "the view of {view} bytes at byte offset {offset} does not lie within the data's {data} bytes"
+            ),
+        ));
     }
-    Ok(x.result(x.shape.clone(), x.ndim, dtype))
+    Ok(x.result(shape, ndim, dtype))
 }

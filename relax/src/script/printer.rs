@@ -959,6 +959,8 @@ impl<'m> FnPrinter<'m> {
             ExprKind::PrimValue(p) => self.prim(p),
             ExprKind::StringImm(s) => format!("R.str({})", quote(s)),
             ExprKind::DataTypeImm(d) => format!("R.dtype({})", quote(&d.to_string())),
+            // TVM prints the empty tuple (void) as `R.tuple()`.
+            ExprKind::Tuple(items) if items.is_empty() => "R.tuple()".to_string(),
             ExprKind::Tuple(_) => self.tuple_text(e),
             ExprKind::TupleGetItem(t, i) => {
                 let base = self.expr(t);

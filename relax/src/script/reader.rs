@@ -1924,6 +1924,13 @@ impl<'m, 'a> FnReader<'m, 'a> {
         let mut used = vec![false; keywords.len()];
         let mut pos = 0;
         let mut ty_args = Vec::new();
+        // Expression parameters left out with no default, not yet written: a later expression
+        // argument keeps its position by a void `R.tuple()` in each, as TVM's Python wrappers
+        // write it (`R.memory.view(x, dtype="uint32")` is `view(x, R.tuple(), dtype,
+        // R.tuple())`). Operators whose constructor canonicalizes their arguments (`R.eye`,
+        // `R.arange`) take the shorter list as it is.
+        let keeps_positions = def.def.is_some_and(|d| d.canonicalize.is_none());
+        let mut omitted = 0;
         for p in def.params {
             if p.kind == ParamKind::VariadicExpr {
                 while let Some(a) = args.get(pos) {
@@ -1972,15 +1979,26 @@ impl<'m, 'a> FnReader<'m, 'a> {
                     let v = self.attr_value(v, p.name)?;
                     attrs.set(p.name, v);
                 }
-                Some(v) if is_expr => call_args.push(self.expr_param(name, p, v)?),
+                Some(v) if is_expr => {
+                    if keeps_positions {
+                        call_args.extend((0..omitted).map(|_| Expr::tuple(Vec::new())));
+                        omitted = 0;
+                    }
+                    call_args.push(self.expr_param(name, p, v)?)
+                }
                 Some(v) => ty_args = self.ty_args(v)?,
                 None => match p.default {
                     Some(d) if is_attr => attrs.set(p.name, d()),
-                    Some(d) if is_expr => {
-                        if let Some(v) = default_expr(d()) {
+                    Some(d) if is_expr => match default_expr(d()) {
+                        Some(v) => {
+                            if keeps_positions {
+                                call_args.extend((0..omitted).map(|_| Expr::tuple(Vec::new())));
+                                omitted = 0;
+                            }
                             call_args.push(v);
                         }
-                    }
+                        None => omitted += 1,
+                    },
                     Some(_) => {}
                     None => {
                         return err(e.span, format!("`{name}` is missing argument `{}`", p.name));

@@ -13,7 +13,9 @@
 use tir::DataType;
 
 use crate::ir::{Binding, Call, Callee, Expr, ExprKind, IRModule, StructInfo, Var};
-use crate::transform::{call_packed, dtype_imm, op_call, prim_i64, rewrite_module, str_imm};
+use crate::transform::{
+    call_packed, dtype_imm, op_call, prim_i64, rewrite_module, str_imm, struct_info_of,
+};
 use crate::{Error, Result};
 
 pub fn lower_runtime_builtin(module: &IRModule) -> Result<IRModule> {
@@ -126,6 +128,64 @@ pub fn lower_runtime_builtin(module: &IRModule) -> Result<IRModule> {
                     None,
                 )
             }
+            // TVM's `LowerBuiltinView`: left-out arguments (void) become the data's shape and
+            // dtype and offset 0; a view that changes nothing is the data itself.
+            "relax.memory.view" => {
+                let data = arg(0)?;
+                let given = |i: usize| call.args.get(i).filter(|e| !is_void(e)).cloned();
+                let (shape, dtype, offset) = (given(1), given(2), given(3));
+                if shape.is_none() && dtype.is_none() && offset.is_none() {
+                    (data, None)
+                } else {
+                    let StructInfo::Tensor {
+                        shape: data_shape,
+                        dtype: data_dtype,
+                        ..
+                    } = struct_info_of(&data, module)
+                    else {
+                        return Err(Error::Unsupported(format!(
+                            "R.memory.view of a value that is not a tensor {}",
+                            where_()
+                        )));
+                    };
+                    let shape = match (shape, data_shape) {
+                        (Some(s), _) => s,
+                        (None, Some(dims)) => Expr::shape(dims.clone()),
+                        (None, None) => {
+                            return Err(Error::Unsupported(format!(
+                                "R.memory.view without a shape of a tensor of unknown shape {}",
+                                where_()
+                            )));
+                        }
+                    };
+                    let dtype = match (dtype, data_dtype) {
+                        (Some(d), _) => d,
+                        (None, Some(d)) => dtype_imm(d),
+                        (None, None) => {
+                            return Err(Error::Unsupported(format!(
+                                "R.memory.view without a dtype of a tensor of unknown dtype {}",
+                                where_()
+                            )));
+                        }
+                    };
+                    (
+                        call_packed(
+                            "runtime.TVMTensorCreateView",
+                            vec![data, shape, dtype, offset.unwrap_or_else(|| prim_i64(0))],
+                            var.struct_info().clone(),
+                        ),
+                        None,
+                    )
+                }
+            }
+            "relax.memory.ensure_zero_offset" => (
+                call_packed(
+                    "vm.builtin.ensure_zero_offset",
+                    vec![arg(0)?],
+                    var.struct_info().clone(),
+                ),
+                None,
+            ),
             // Every tensor lives on the host: moving one to a virtual device, or hinting
             // where it should be, leaves it as it is (TVM copies with `vm.builtin.to_device`).
             "relax.to_vdevice" | "relax.hint_on_device" => (arg(0)?, None),
@@ -184,4 +244,9 @@ pub fn lower_runtime_builtin(module: &IRModule) -> Result<IRModule> {
         }
         Ok(())
     })
+}
+
+/// Whether `e` is the void value (`R.tuple()`) that stands for a left-out argument.
+fn is_void(e: &Expr) -> bool {
+    matches!(e.kind(), ExprKind::Tuple(items) if items.is_empty())
 }

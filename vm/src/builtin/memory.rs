@@ -145,3 +145,23 @@ pub(super) fn ensure_zero_offset(args: &[Value]) -> Result<Value> {
     }
     Ok(Value::Tensor(data.deep_copy()?))
 }
+
+/// `runtime.TVMTensorCreateView(data, shape, dtype, relative_byte_offset) -> Tensor`: the bytes
+/// of `data` from the offset on, seen with `shape` and `dtype` (no copy); the view must lie
+/// within `data` (`R.memory.view`, which LowerRuntimeBuiltin turns into this call).
+pub(super) fn tensor_create_view(args: &[Value]) -> Result<Value> {
+    let a = Args::new("runtime.TVMTensorCreateView", args);
+    a.expect_len(
+        4,
+        4,
+        "(data: Tensor, shape: Shape, dtype: DataType, relative_byte_offset: int)",
+    )?;
+    let data: &Tensor = a.tensor(0, "data")?;
+    let shape = a.shape(1, "shape")?;
+    let dtype = a.dtype(2, "dtype")?;
+    let offset = a.int(3, "relative_byte_offset")?;
+    Ok(Value::Tensor(
+        data.view_at(shape, dtype, offset)
+            .map_err(|e| e.context(a.name))?,
+    ))
+}

@@ -58,6 +58,7 @@ pub const BUILTINS: &[(&str, BuiltinFn)] = &[
     ),
     ("vm.builtin.to_device", memory::to_device),
     ("vm.builtin.ensure_zero_offset", memory::ensure_zero_offset),
+    ("runtime.TVMTensorCreateView", memory::tensor_create_view),
     // Closures and calls.
     ("vm.builtin.make_closure", call::make_closure),
     ("vm.builtin.invoke_closure", call::invoke_closure),
