@@ -78,6 +78,7 @@ fn skip_layer_norm(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
             return Err(node.unsupported(format!("output {k} (mean, inverse standard deviation)")));
         }
     }
+    // Outputs 1 and 2 are unnamed here (checked above), so their slots are never bound.
     Ok(if n_out > 3 {
         vec![y.clone(), y.clone(), y, s]
     } else {
