@@ -395,8 +395,15 @@ pub(crate) fn import_model(
             })
             .collect::<Result<Vec<_>>>()?;
         let mut n = Node::new(node, opset, ins);
-        if !(domain.is_empty() || domain == "ai.onnx") {
+        let contrib = domain == crate::ops::CONTRIB_DOMAIN;
+        if !(domain.is_empty() || domain == "ai.onnx" || contrib) {
             return Err(n.unsupported(format!("operator domain `{domain}`")));
+        }
+        if contrib && !crate::ops::CONTRIB_OPS.contains(&op) {
+            return Err(n.unsupported(format!(
+                "operator `{op}` of domain `{domain}` (the importer converts {} from it)",
+                crate::ops::CONTRIB_OPS.join(", ")
+            )));
         }
         n.reject_graph_attrs()?;
         imp.context = n.what();

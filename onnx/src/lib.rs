@@ -13,7 +13,7 @@
 //!   static shapes where they can and symbolic ones where they cannot.
 //! * An operator, attribute or attribute value the importer does not handle is an
 //!   [`Error::Unsupported`] naming the operator, the node and the opset; the list of operators
-//!   is [`SUPPORTED_OPS`].
+//!   is [`SUPPORTED_OPS`], with [`CONTRIB_OPS`] of onnxruntime's `com.microsoft` domain.
 //!
 //! ```no_run
 //! let module = relaxjit_onnx::import_file("model.onnx", &Default::default())?.module;
@@ -32,7 +32,7 @@ use std::path::Path;
 use prost::Message;
 
 pub use error::{Error, Result};
-pub use ops::SUPPORTED_OPS;
+pub use ops::{CONTRIB_DOMAIN, CONTRIB_OPS, SUPPORTED_OPS};
 pub use tensor::decode_tensor;
 
 /// The Relax parameter name the importer gives graph input `name` (a valid identifier:

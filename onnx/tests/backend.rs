@@ -10,12 +10,15 @@
 //! for every `cargo test` run; they are imported and compiled here, and run in full by
 //! `cargo run --release -p relaxjit-onnx --example onnx_check -- onnx/tests/data/light`.
 //!
+//! Our own `ops/` cases run in both exec modes (bytecode and compiled), the others in the
+//! default one.
+//!
 //! `ONNX_TEST=name` runs only the tests whose name contains `name`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use relaxjit::{Engine, Tensor, Value};
+use relaxjit::{Config, Engine, ExecMode, Tensor, Value};
 use relaxjit_onnx::{ImportOptions, decode_tensor, import_file};
 
 fn data_dir() -> PathBuf {
@@ -40,6 +43,8 @@ struct Case {
     name: String,
     model: PathBuf,
     sets: Sets,
+    /// Also run in compiled mode.
+    both_modes: bool,
 }
 
 enum Sets {
@@ -105,6 +110,7 @@ fn cases() -> Vec<Case> {
                 name: dir.file_name().unwrap().to_string_lossy().into_owned(),
                 model: dir.join("model.onnx"),
                 sets: Sets::Dirs(ds),
+                both_modes: set == "ops",
             });
         }
     }
@@ -121,6 +127,7 @@ fn cases() -> Vec<Case> {
             name: stem,
             model,
             sets: Sets::Light(expected),
+            both_modes: false,
         });
     }
     cases
@@ -159,13 +166,35 @@ fn mismatch(got: &Tensor, want: &Tensor) -> Option<String> {
 fn run_case(case: &Case, run: bool) -> Result<(), String> {
     let imported =
         import_file(&case.model, &ImportOptions::default()).map_err(|e| e.to_string())?;
-    let compiled = Engine::default()
-        .compile(&imported.module)
+    let modes: &[ExecMode] = if case.both_modes {
+        &[ExecMode::Bytecode, ExecMode::Compiled]
+    } else {
+        &[ExecMode::Bytecode]
+    };
+    for &mode in modes {
+        run_in(case, &imported.module, mode, run).map_err(|e| format!("{mode:?} mode: {e}"))?;
+    }
+    Ok(())
+}
+
+fn run_in(
+    case: &Case,
+    module: &relaxjit::relax::IRModule,
+    mode: ExecMode,
+    run: bool,
+) -> Result<(), String> {
+    let engine = Engine::new(Config {
+        exec_mode: mode,
+        ..Config::default()
+    })
+    .map_err(|e| e.to_string())?;
+    let compiled = engine
+        .compile(module)
         .map_err(|e| format!("compile: {e}"))?;
     if !run {
         return Ok(());
     }
-    let func = imported.module.relax_function("main").unwrap();
+    let func = module.relax_function("main").unwrap();
     for (k, (inputs, expected)) in case.sets.read().iter().enumerate() {
         let inputs: Vec<Value> = if inputs.is_empty() {
             func.params

@@ -556,3 +556,108 @@ fn run_time_gather_indices_count_from_the_end_and_are_checked() {
         }
     }
 }
+
+/// Inputs and attributes the converters of DepthToSpace, OneHot, GatherND, GroupNormalization
+/// and the contrib domain check: each an error naming the node, never a panic.
+#[test]
+fn checked_forms_of_the_indexing_and_contrib_operators() {
+    let int_attr = |name: &str, v: i64| AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_type::INT),
+        i: Some(v),
+        ..Default::default()
+    };
+    let with = |n: NodeProto, attrs: Vec<AttributeProto>| NodeProto {
+        attribute: attrs,
+        ..n
+    };
+    let i64_tensor = |name: &str, dims: &[i64], data: &[i64]| TensorProto {
+        name: Some(name.into()),
+        dims: dims.to_vec(),
+        data_type: Some(7),
+        int64_data: data.to_vec(),
+        ..Default::default()
+    };
+    let graph = |n: NodeProto, inits: Vec<TensorProto>, x: &[i64]| GraphProto {
+        node: vec![n],
+        initializer: inits,
+        input: vec![value_info(
+            "x",
+            &x.iter().map(|&d| Ok(d)).collect::<Vec<_>>(),
+        )],
+        output: vec![value_info("y", &[])],
+        ..Default::default()
+    };
+    let cases = vec![
+        (
+            graph(
+                with(
+                    node("DepthToSpace", "d2s", &["x"], &["y"]),
+                    vec![int_attr("blocksize", 2)],
+                ),
+                vec![],
+                &[1, 6, 2, 2],
+            ),
+            "op `DepthToSpace` (node `d2s`, opset 13): the channel count 6 is not a multiple of 4",
+        ),
+        (
+            graph(
+                node("SpaceToDepth", "s2d", &["x"], &["y"]),
+                vec![],
+                &[1, 6, 2, 2],
+            ),
+            "attribute `blocksize` is missing",
+        ),
+        (
+            graph(
+                node("OneHot", "oh", &["i", "d", "v"], &["y"]),
+                vec![
+                    i64_tensor("i", &[2], &[0, 1]),
+                    i64_tensor("d", &[], &[3]),
+                    float_tensor("v", &[3], &[0.0, 1.0, 2.0]),
+                ],
+                &[3],
+            ),
+            "values has 3 elements (off and on values are two)",
+        ),
+        (
+            graph(
+                with(
+                    node("GatherND", "gnd", &["x", "i"], &["y"]),
+                    vec![int_attr("batch_dims", 2)],
+                ),
+                vec![i64_tensor("i", &[2, 1], &[0, 1])],
+                &[3, 4],
+            ),
+            "batch_dims 2 is outside [0, min(rank of data 2, rank of indices 2))",
+        ),
+        (
+            graph(
+                with(
+                    node("GroupNormalization", "gn", &["x", "x", "x"], &["y"]),
+                    vec![int_attr("num_groups", 4)],
+                ),
+                vec![],
+                &[1, 6, 2, 2],
+            ),
+            "num_groups 4 does not divide the 6 channels",
+        ),
+        (
+            graph(
+                NodeProto {
+                    domain: Some("com.microsoft".into()),
+                    ..node("QOrderedMatMul", "q", &["x"], &["y"])
+                },
+                vec![],
+                &[2],
+            ),
+            "operator `QOrderedMatMul` of domain `com.microsoft` (the importer converts Attention, BiasGelu",
+        ),
+    ];
+    for (graph, want) in cases {
+        let e = import_bytes(&model(graph, 13), &ImportOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "want `{want}` in: {e}");
+    }
+}

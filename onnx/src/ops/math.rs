@@ -49,6 +49,10 @@ pub(crate) fn unary(imp: &mut Importer, node: &Node) -> Result<Val> {
         "Atanh" => "relax.atanh",
         "Not" => "relax.logical_not",
         "IsNaN" => "relax.isnan",
+        "BitwiseNot" => {
+            integer_only(node, x)?;
+            "relax.bitwise_not"
+        }
         _ => return Err(node.unsupported("operator is not supported")),
     };
     // Opset 1–5 attribute with no effect on the result.
@@ -254,6 +258,24 @@ pub(crate) fn binary(imp: &mut Importer, node: &Node) -> Result<Val> {
         "And" => "relax.logical_and",
         "Or" => "relax.logical_or",
         "Xor" => "relax.logical_xor",
+        "BitwiseAnd" | "BitwiseOr" | "BitwiseXor" | "BitShift" => {
+            integer_only(node, a)?;
+            integer_only(node, &b)?;
+            match node.op {
+                "BitwiseAnd" => "relax.bitwise_and",
+                "BitwiseOr" => "relax.bitwise_or",
+                "BitwiseXor" => "relax.bitwise_xor",
+                _ => match or_str(node.attr_s("direction")?, "").as_str() {
+                    "LEFT" => "relax.left_shift",
+                    "RIGHT" => "relax.right_shift",
+                    d => {
+                        return Err(
+                            node.invalid(format!("direction `{d}` (LEFT or RIGHT is required)"))
+                        );
+                    }
+                },
+            }
+        }
         "Mod" => {
             if node.attr_i("fmod", 0)? != 0 {
                 "relax.mod"
@@ -264,6 +286,16 @@ pub(crate) fn binary(imp: &mut Importer, node: &Node) -> Result<Val> {
         _ => return Err(node.unsupported("operator is not supported")),
     };
     imp.op0(op, &[a, &b])
+}
+
+/// The bitwise operators take integer tensors only.
+fn integer_only(node: &Node, v: &Val) -> Result<()> {
+    let dt = dtype_of(node, v)?;
+    if dt.is_int() || dt.is_uint() {
+        Ok(())
+    } else {
+        Err(node.invalid(format!("an input of type {dt} (integer types only)")))
+    }
 }
 
 pub(crate) fn variadic(imp: &mut Importer, node: &Node) -> Result<Val> {
@@ -484,6 +516,10 @@ pub(crate) fn reduce(imp: &mut Importer, node: &Node) -> Result<Val> {
         "ReduceSumSquare" => {
             let sq = imp.op0("relax.multiply", &[x, x])?;
             red(imp, "relax.sum", &sq)
+        }
+        "ReduceLogSum" => {
+            let s = red(imp, "relax.sum", x)?;
+            imp.op0("relax.log", &[&s])
         }
         "ReduceLogSumExp" => {
             // log(sum(exp(x - max))) + max, stable for large inputs.

@@ -1,10 +1,17 @@
 //! Operator conversion: one function per ONNX operator (or family), dispatched by name.
 //! Families: [`math`] (elementwise, reductions, matrix products), [`nn`] (convolutions,
 //! pooling, normalizations, activations with parameters), [`shape`] (shape computation and
-//! data movement, with the import-time folding of shape subgraphs).
+//! data movement, with the import-time folding of shape subgraphs), [`index`] (gathers,
+//! scatters, one-hot, nonzero, depth/space rearrangement), [`quant`] (quantization, integer
+//! matrix products), [`image`] (grid sampling, RoiAlign), [`contrib`] (onnxruntime's
+//! `com.microsoft` operators).
 
+mod contrib;
+mod image;
+mod index;
 mod math;
 mod nn;
+mod quant;
 mod shape;
 
 use relax::ir::{AttrValue, Attrs};
@@ -20,6 +27,7 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "Acos",
     "Acosh",
     "Add",
+    "AffineGrid",
     "And",
     "ArgMax",
     "ArgMin",
@@ -29,11 +37,17 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "Atanh",
     "AveragePool",
     "BatchNormalization",
+    "BitShift",
+    "BitwiseAnd",
+    "BitwiseNot",
+    "BitwiseOr",
+    "BitwiseXor",
     "Cast",
     "CastLike",
     "Ceil",
     "Celu",
     "Clip",
+    "Compress",
     "Concat",
     "Constant",
     "ConstantOfShape",
@@ -42,26 +56,35 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "Cos",
     "Cosh",
     "CumSum",
+    "DepthToSpace",
+    "DequantizeLinear",
     "Div",
     "Dropout",
+    "DynamicQuantizeLinear",
     "Einsum",
     "Elu",
     "Equal",
     "Erf",
     "Exp",
     "Expand",
+    "EyeLike",
     "Flatten",
     "Floor",
     "Gather",
     "GatherElements",
+    "GatherND",
     "Gelu",
     "Gemm",
     "GlobalAveragePool",
+    "GlobalLpPool",
     "GlobalMaxPool",
     "Greater",
     "GreaterOrEqual",
+    "GridSample",
+    "GroupNormalization",
     "HardSigmoid",
     "HardSwish",
+    "Hardmax",
     "Identity",
     "InstanceNormalization",
     "IsInf",
@@ -73,24 +96,32 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "LessOrEqual",
     "Log",
     "LogSoftmax",
+    "LpPool",
     "MatMul",
+    "MatMulInteger",
     "Max",
     "MaxPool",
+    "MaxUnpool",
     "Mean",
+    "MeanVarianceNormalization",
     "Min",
     "Mish",
     "Mod",
     "Mul",
     "Neg",
+    "NonZero",
     "Not",
+    "OneHot",
     "Or",
     "PRelu",
     "Pad",
     "Pow",
+    "QuantizeLinear",
     "Range",
     "Reciprocal",
     "ReduceL1",
     "ReduceL2",
+    "ReduceLogSum",
     "ReduceLogSumExp",
     "ReduceMax",
     "ReduceMean",
@@ -101,7 +132,11 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "Relu",
     "Reshape",
     "Resize",
+    "RoiAlign",
     "Round",
+    "Scatter",
+    "ScatterElements",
+    "ScatterND",
     "Selu",
     "Shape",
     "Shrink",
@@ -114,6 +149,7 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "Softmax",
     "Softplus",
     "Softsign",
+    "SpaceToDepth",
     "Split",
     "Sqrt",
     "Squeeze",
@@ -126,15 +162,24 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "TopK",
     "Transpose",
     "Trilu",
+    "Unique",
     "Unsqueeze",
     "Upsample",
     "Where",
     "Xor",
 ];
 
+pub use contrib::CONTRIB_OPS;
+
+/// The domain of onnxruntime's contrib operators ([`CONTRIB_OPS`]).
+pub const CONTRIB_DOMAIN: &str = "com.microsoft";
+
 /// Converts `node`, returning its outputs in order (optional trailing outputs may be left
 /// out).
 pub(crate) fn convert(imp: &mut Importer, node: &mut Node) -> Result<Vec<Val>> {
+    if node.proto.domain.as_deref() == Some(CONTRIB_DOMAIN) {
+        return contrib::convert(imp, node);
+    }
     if let Some(outs) = shape::fold(imp, node)? {
         return Ok(outs);
     }
@@ -163,12 +208,15 @@ pub(crate) fn convert(imp: &mut Importer, node: &mut Node) -> Result<Vec<Val>> {
         "Constant" => one(shape::constant_node(node)?),
         "Relu" | "Sigmoid" | "Tanh" | "Exp" | "Log" | "Sqrt" | "Neg" | "Abs" | "Floor" | "Ceil"
         | "Round" | "Erf" | "Sign" | "Sin" | "Cos" | "Tan" | "Asin" | "Acos" | "Atan" | "Sinh"
-        | "Cosh" | "Asinh" | "Acosh" | "Atanh" | "Not" | "IsNaN" => one(math::unary(imp, node)?),
+        | "Cosh" | "Asinh" | "Acosh" | "Atanh" | "Not" | "IsNaN" | "BitwiseNot" => {
+            one(math::unary(imp, node)?)
+        }
         "Reciprocal" | "Softsign" | "Softplus" | "Elu" | "Selu" | "Celu" | "LeakyRelu"
         | "HardSigmoid" | "HardSwish" | "ThresholdedRelu" | "Gelu" | "Mish" | "Shrink"
         | "IsInf" => one(math::activation(imp, node)?),
         "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Equal" | "Less" | "Greater" | "LessOrEqual"
-        | "GreaterOrEqual" | "And" | "Or" | "Xor" | "Mod" => one(math::binary(imp, node)?),
+        | "GreaterOrEqual" | "And" | "Or" | "Xor" | "Mod" | "BitwiseAnd" | "BitwiseOr"
+        | "BitwiseXor" | "BitShift" => one(math::binary(imp, node)?),
         "Sum" | "Max" | "Min" | "Mean" => one(math::variadic(imp, node)?),
         "PRelu" => one(math::prelu(imp, node)?),
         "Clip" => one(math::clip(imp, node)?),
@@ -178,14 +226,16 @@ pub(crate) fn convert(imp: &mut Importer, node: &mut Node) -> Result<Vec<Val>> {
         "Gemm" => one(math::gemm(imp, node)?),
         "Einsum" => one(math::einsum(imp, node)?),
         "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
-        | "ReduceL2" | "ReduceSumSquare" | "ReduceLogSumExp" => one(math::reduce(imp, node)?),
+        | "ReduceL2" | "ReduceSumSquare" | "ReduceLogSumExp" | "ReduceLogSum" => {
+            one(math::reduce(imp, node)?)
+        }
         "ArgMax" | "ArgMin" => one(math::argmax(imp, node)?),
         "CumSum" => one(math::cumsum(imp, node)?),
         "TopK" => math::topk(imp, node),
         "Softmax" | "LogSoftmax" => one(nn::softmax(imp, node)?),
         "Conv" => one(nn::conv(imp, node)?),
         "ConvTranspose" => one(nn::conv_transpose(imp, node)?),
-        "MaxPool" | "AveragePool" => one(nn::pool(imp, node)?),
+        "MaxPool" | "AveragePool" | "LpPool" => one(nn::pool(imp, node)?),
         "GlobalAveragePool" | "GlobalMaxPool" => one(nn::global_pool(imp, node)?),
         "BatchNormalization" => nn::batch_norm(imp, node),
         "InstanceNormalization" => one(nn::instance_norm(imp, node)?),
@@ -210,6 +260,27 @@ pub(crate) fn convert(imp: &mut Importer, node: &mut Node) -> Result<Vec<Val>> {
         "ConstantOfShape" => one(shape::constant_of_shape(imp, node)?),
         "Range" => one(shape::range(imp, node)?),
         "Trilu" => one(shape::trilu(imp, node)?),
+        "DepthToSpace" => one(index::depth_to_space(imp, node)?),
+        "SpaceToDepth" => one(index::space_to_depth(imp, node)?),
+        "GatherND" => one(index::gather_nd(imp, node)?),
+        "ScatterND" | "ScatterElements" | "Scatter" => one(index::scatter(imp, node)?),
+        "OneHot" => one(index::one_hot(imp, node)?),
+        "EyeLike" => one(index::eye_like(imp, node)?),
+        "NonZero" => one(index::nonzero(imp, node)?),
+        "Compress" => one(index::compress(imp, node)?),
+        "Unique" => index::unique(imp, node),
+        "QuantizeLinear" => one(quant::quantize_linear(imp, node)?),
+        "DequantizeLinear" => one(quant::dequantize_linear(imp, node)?),
+        "DynamicQuantizeLinear" => quant::dynamic_quantize_linear(imp, node),
+        "MatMulInteger" => one(quant::matmul_integer(imp, node)?),
+        "GridSample" => one(image::grid_sample(imp, node)?),
+        "AffineGrid" => one(image::affine_grid(imp, node)?),
+        "RoiAlign" => one(image::roi_align(imp, node)?),
+        "Hardmax" => one(nn::hardmax(imp, node)?),
+        "MeanVarianceNormalization" => one(nn::mean_variance_norm(imp, node)?),
+        "GroupNormalization" => one(nn::group_norm(imp, node)?),
+        "GlobalLpPool" => one(nn::global_lp_pool(imp, node)?),
+        "MaxUnpool" => one(nn::max_unpool(imp, node)?),
         _ => Err(node.unsupported("operator is not supported")),
     }
 }

@@ -305,6 +305,8 @@ pub(crate) fn conv_transpose(imp: &mut Importer, node: &Node) -> Result<Val> {
     }
 }
 
+/// MaxPool, AveragePool and LpPool; LpPool is `(k * avg_pool(|x|^p))^(1/p)` with the
+/// padding counted (its zeros add nothing to the sum), `k` the window's size, as in TVM.
 pub(crate) fn pool(imp: &mut Importer, node: &Node) -> Result<Val> {
     let x = node.input(0)?;
     let r = rank(node, x)?;
@@ -319,12 +321,24 @@ pub(crate) fn pool(imp: &mut Importer, node: &Node) -> Result<Val> {
         return Err(node.invalid("kernel_shape does not match the input's rank"));
     }
     let max = node.op == "MaxPool";
-    let with_dilations = (max && node.opset >= 10) || (!max && node.opset >= 19);
+    let lp = node.op == "LpPool";
+    let with_dilations = if max {
+        node.opset >= 10
+    } else if lp {
+        node.opset >= 18
+    } else {
+        node.opset >= 19
+    };
+    let window_size: i64 = kernel.iter().product();
     let mut win = window(node, x, kernel, n, with_dilations)?;
-    let mut ceil = node.opset >= 10 && node.attr_i("ceil_mode", 0)? != 0;
-    let include_pad = !max && node.attr_i("count_include_pad", 0)? != 0;
+    let ceil_since = if lp { 18 } else { 10 };
+    let mut ceil = node.opset >= ceil_since && node.attr_i("ceil_mode", 0)? != 0;
+    let include_pad = lp || (!max && node.attr_i("count_include_pad", 0)? != 0);
     if ceil && let Some(s) = x.static_shape() {
         ceil = !floor_mode_pads(&s[2..], &mut win, include_pad);
+    }
+    if lp && ceil {
+        return Err(node.unsupported("ceil_mode = 1 where a last window reaches past the padding"));
     }
     let mut a = vec![
         ("pool_size", ints(&win.kernel)),
@@ -350,7 +364,29 @@ pub(crate) fn pool(imp: &mut Importer, node: &Node) -> Result<Val> {
             "relax.nn.avg_pool3d",
         ][n - 1]
     };
-    imp.op(op, vec![x.expr.clone()], attrs(&a))
+    if !lp {
+        return imp.op(op, vec![x.expr.clone()], attrs(&a));
+    }
+    let dt = dtype_of(node, x)?;
+    let p = lp_norm_p(node)?;
+    let ax = imp.op0("relax.abs", &[x])?;
+    let xp = imp.op0("relax.power", &[&ax, &scalar(p, dt)?])?;
+    let avg = imp.op(op, vec![xp.expr.clone()], attrs(&a))?;
+    let sum = imp.op0("relax.multiply", &[&avg, &scalar(window_size as f64, dt)?])?;
+    imp.op0("relax.power", &[&sum, &scalar(1.0 / p, dt)?])
+}
+
+/// The `p` of LpPool and GlobalLpPool: an int from opset 2, a float in opset 1.
+fn lp_norm_p(node: &Node) -> Result<f64> {
+    let p = if node.opset >= 2 {
+        node.attr_i("p", 2)? as f64
+    } else {
+        node.attr_f("p", 2.0)? as f64
+    };
+    if p <= 0.0 {
+        return Err(node.invalid(format!("p {p} is not positive")));
+    }
+    Ok(p)
 }
 
 /// ONNX's ceil mode as floor mode over `input` (the spatial extents): each axis's end
@@ -791,4 +827,230 @@ pub(crate) fn resize(imp: &mut Importer, node: &Node) -> Result<Val> {
         }
     }
     Ok(y)
+}
+
+/// Hardmax: one-hot of the argmax along `axis` (the first maximum wins, as in onnxruntime);
+/// before opset 13 over the second dimension of the input coerced to 2-D at `axis`.
+pub(crate) fn hardmax(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let r = rank(node, x)?;
+    let dt = dtype_of(node, x)?;
+    let one_hot = |imp: &mut Importer, v: &Val, axis: usize| -> Result<Val> {
+        let depth = shape_of(node, v)?[axis]
+            .as_int()
+            .ok_or_else(|| node.unsupported("an axis of unknown extent"))?;
+        let am = imp.op(
+            "relax.argmax",
+            vec![v.expr.clone()],
+            attrs(&[
+                ("axis", AttrValue::Int(axis as i64)),
+                ("keepdims", AttrValue::Bool(false)),
+            ]),
+        )?;
+        imp.op(
+            "relax.one_hot",
+            vec![
+                am.expr.clone(),
+                relax::Expr::prim(PrimExpr::float(dt, 1.0)),
+                relax::Expr::prim(PrimExpr::float(dt, 0.0)),
+            ],
+            attrs(&[
+                ("depth", AttrValue::Int(depth)),
+                ("axis", AttrValue::Int(axis as i64)),
+            ]),
+        )
+    };
+    if node.opset >= 13 {
+        let axis = norm_axis(node, node.attr_i("axis", -1)?, r)?;
+        return one_hot(imp, x, axis);
+    }
+    let axis = norm_axis(node, node.attr_i("axis", 1)?, r.max(1))?;
+    if axis + 1 == r {
+        return one_hot(imp, x, axis);
+    }
+    let flat = flatten2d(imp, node, x, axis)?;
+    let y = one_hot(imp, &flat, 1)?;
+    imp.op(
+        "relax.reshape",
+        vec![y.expr.clone(), shape_expr(shape_of(node, x)?)],
+        Attrs::new(),
+    )
+}
+
+/// `(x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9)` over `axes` (default N, H, W), the
+/// function body of the ONNX definition.
+pub(crate) fn mean_variance_norm(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let r = rank(node, x)?;
+    let axes = node.attr_ints("axes")?.unwrap_or_else(|| vec![0, 2, 3]);
+    let axes: Vec<i64> = axes
+        .iter()
+        .map(|&a| norm_axis(node, a, r).map(|a| a as i64))
+        .collect::<Result<_>>()?;
+    let mean = |imp: &mut Importer, v: &Val| {
+        imp.op(
+            "relax.mean",
+            vec![v.expr.clone()],
+            attrs(&[("axis", ints(&axes)), ("keepdims", AttrValue::Bool(true))]),
+        )
+    };
+    let m = mean(imp, x)?;
+    let x2 = imp.op0("relax.multiply", &[x, x])?;
+    let ex2 = mean(imp, &x2)?;
+    let m2 = imp.op0("relax.multiply", &[&m, &m])?;
+    let var = imp.op0("relax.subtract", &[&ex2, &m2])?;
+    let sd = imp.op0("relax.sqrt", &[&var])?;
+    let sd = imp.op0("relax.add", &[&sd, &scalar(1e-9, dtype_of(node, x)?)?])?;
+    let d = imp.op0("relax.subtract", &[x, &m])?;
+    imp.op0("relax.divide", &[&d, &sd])
+}
+
+/// GroupNormalization as `R.nn.group_norm` over the spatial axes; opset 18's per-group
+/// scale and bias are repeated per channel (which needs a known channel count), opset 21's
+/// are per channel already.
+pub(crate) fn group_norm(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let r = rank(node, x)?;
+    if r < 2 {
+        return Err(node.invalid(format!("a rank-{r} input (rank 2 or more is required)")));
+    }
+    let groups = node
+        .opt_i("num_groups")?
+        .ok_or_else(|| node.invalid("attribute `num_groups` is missing"))?;
+    if groups <= 0 {
+        return Err(node.invalid(format!("num_groups {groups} is not positive")));
+    }
+    let eps = node.attr_f("epsilon", 1e-5)? as f64;
+    if node.opset >= 21 {
+        let st = node.attr_i("stash_type", 1)?;
+        if st != 1 {
+            return Err(node.unsupported(format!("stash_type {st} (only 1, float32)")));
+        }
+    }
+    let c = shape_of(node, x)?[1].as_int();
+    if let Some(c) = c
+        && c % groups != 0
+    {
+        return Err(node.invalid(format!(
+            "num_groups {groups} does not divide the {c} channels"
+        )));
+    }
+    let per_channel = |imp: &mut Importer, p: &Val| -> Result<Val> {
+        if node.opset >= 21 {
+            return Ok(p.clone());
+        }
+        let c = c.ok_or_else(|| node.unsupported("an input of unknown channel count"))?;
+        let g = imp.op(
+            "relax.reshape",
+            vec![
+                p.expr.clone(),
+                shape_expr(vec![PrimExpr::i64(groups), PrimExpr::i64(1)]),
+            ],
+            Attrs::new(),
+        )?;
+        let b = imp.op(
+            "relax.broadcast_to",
+            vec![
+                g.expr.clone(),
+                shape_expr(vec![PrimExpr::i64(groups), PrimExpr::i64(c / groups)]),
+            ],
+            Attrs::new(),
+        )?;
+        imp.op(
+            "relax.reshape",
+            vec![b.expr.clone(), shape_expr(vec![PrimExpr::i64(c)])],
+            Attrs::new(),
+        )
+    };
+    let gamma = per_channel(imp, node.input(1)?)?;
+    let beta = per_channel(imp, node.input(2)?)?;
+    let axes: Vec<i64> = (2..r as i64).collect();
+    imp.op(
+        "relax.nn.group_norm",
+        vec![x.expr.clone(), gamma.expr, beta.expr],
+        attrs(&[
+            ("num_groups", AttrValue::Int(groups)),
+            ("channel_axis", AttrValue::Int(1)),
+            ("axes", ints(&axes)),
+            ("epsilon", AttrValue::Float(eps)),
+        ]),
+    )
+}
+
+/// GlobalLpPool: `sum(|x|^p)^(1/p)` over the spatial axes.
+pub(crate) fn global_lp_pool(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let r = rank(node, x)?;
+    let p = lp_norm_p(node)?;
+    let dt = dtype_of(node, x)?;
+    let a = imp.op0("relax.abs", &[x])?;
+    let ap = imp.op0("relax.power", &[&a, &scalar(p, dt)?])?;
+    let axes: Vec<i64> = (2..r as i64).collect();
+    let s = imp.op(
+        "relax.sum",
+        vec![ap.expr.clone()],
+        attrs(&[("axis", ints(&axes)), ("keepdims", AttrValue::Bool(true))]),
+    )?;
+    imp.op0("relax.power", &[&s, &scalar(1.0 / p, dt)?])
+}
+
+/// MaxUnpool: the input's values scattered, at the flat positions MaxPool's indices give,
+/// into zeros of the output shape (`(in - 1) * stride + kernel - pads`, or `output_shape`).
+pub(crate) fn max_unpool(imp: &mut Importer, node: &Node) -> Result<Val> {
+    let x = node.input(0)?;
+    let ind = node.input(1)?;
+    let xs = x
+        .static_shape()
+        .ok_or_else(|| node.unsupported("an input of unknown shape"))?;
+    let n = xs.len().saturating_sub(2);
+    let kernel = node
+        .attr_ints("kernel_shape")?
+        .ok_or_else(|| node.invalid("attribute `kernel_shape` is missing"))?;
+    if n == 0 || kernel.len() != n {
+        return Err(node.invalid("kernel_shape does not match the input's rank"));
+    }
+    let strides = list_or(node, "strides", n, 1)?;
+    let pads = list_or(node, "pads", 2 * n, 0)?;
+    let out: Vec<i64> = match node.opt_input(2) {
+        Some(v) => v
+            .ints()
+            .ok_or_else(|| node.unsupported("an output_shape computed at run time"))?,
+        None => {
+            let mut o = xs[..2].to_vec();
+            for i in 0..n {
+                o.push((xs[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + n]);
+            }
+            o
+        }
+    };
+    if out.len() != xs.len() || out.iter().any(|&d| d < 0) {
+        return Err(node.invalid(format!("output shape {out:?} for an input of shape {xs:?}")));
+    }
+    let dims = |v: &[i64]| v.iter().map(|&d| PrimExpr::i64(d)).collect::<Vec<_>>();
+    let total: i64 = out.iter().product();
+    let zeros = imp.op(
+        "relax.zeros",
+        vec![shape_expr(vec![PrimExpr::i64(total)])],
+        attrs(&[("dtype", AttrValue::DType(dtype_of(node, x)?))]),
+    )?;
+    let flat = |imp: &mut Importer, v: &Val, len: i64| {
+        imp.op(
+            "relax.reshape",
+            vec![v.expr.clone(), shape_expr(vec![PrimExpr::i64(len)])],
+            Attrs::new(),
+        )
+    };
+    let numel: i64 = xs.iter().product();
+    let fx = flat(imp, x, numel)?;
+    let fi = flat(imp, ind, numel)?;
+    let s = imp.op(
+        "relax.scatter_elements",
+        vec![zeros.expr.clone(), fi.expr.clone(), fx.expr.clone()],
+        attrs(&[("axis", AttrValue::Int(0))]),
+    )?;
+    imp.op(
+        "relax.reshape",
+        vec![s.expr.clone(), shape_expr(dims(&out))],
+        Attrs::new(),
+    )
 }

@@ -1014,7 +1014,7 @@ pub(crate) fn gather_elements(imp: &mut Importer, node: &Node) -> Result<Val> {
 
 /// `where(i < 0, i + d, i)`: ONNX's negative indices into an axis of `d` elements counted
 /// from its end. An index still outside `[0, d)` stays outside, for the gather to reject.
-fn from_end(imp: &mut Importer, node: &Node, ind: &Val, d: i64) -> Result<Val> {
+pub(crate) fn from_end(imp: &mut Importer, node: &Node, ind: &Val, d: i64) -> Result<Val> {
     let dt = dtype_of(node, ind)?;
     let neg = imp.op0("relax.less", &[ind, &scalar(0.0, dt)?])?;
     let shifted = imp.op0("relax.add", &[ind, &scalar(d as f64, dt)?])?;
