@@ -872,6 +872,26 @@ mod tests {
     }
 
     #[test]
+    fn outputs_check_against_onnxruntime_within_the_tolerance() {
+        let got = relaxjit::Value::Tensor(
+            relaxjit::Tensor::from_slice(&[1, 3], &[1.0f32, -2.0, 0.5]).unwrap(),
+        );
+        let ort = |data: &[f64], shape: &[i64]| json!({"shape": shape, "data": data});
+        let c = Check::of(&got, &ort(&[1.0, -2.0005, 0.5], &[1, 3])).unwrap();
+        assert!(c.ok, "{c:?}");
+        assert_eq!(c.max_ort, 2.0005);
+        for (data, shape) in [
+            (&[1.0, -2.01, 0.5][..], &[1, 3][..]),
+            (&[1.0, -2.0, 0.5], &[3, 1]),
+            (&[1.0, -2.0], &[1, 2]),
+            (&[1.0, f64::NAN, 0.5], &[1, 3]),
+        ] {
+            let c = Check::of(&got, &ort(data, shape)).unwrap();
+            assert!(!c.ok, "{data:?} {shape:?}: {c:?}");
+        }
+    }
+
+    #[test]
     fn command_lines() {
         let p = |a: &[&str]| parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
         let o = p(&["mlp_b1", "--peers", "--python", "py", "--budget", "0.5"]).unwrap();
@@ -879,6 +899,9 @@ mod tests {
         assert!(o.peers);
         assert_eq!(o.python, "py");
         assert_eq!(o.budget, Duration::from_millis(500));
+        let o = p(&["zoo_shufflenet", "--zoo"]).unwrap();
+        assert_eq!(o.rows, vec!["zoo_shufflenet"]);
+        assert!(o.zoo);
         for (bad, says) in [
             (&["nope"][..], "unknown row `nope`"),
             (&["--budget", "0"], "not a number of seconds"),
