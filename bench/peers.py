@@ -6,11 +6,17 @@ MLP, the add chain). Same shapes as the Rust workloads; weights are inputs, as t
 by any test.
 
     python3 bench/peers.py [--budget SECONDS] [--threads T] [--only ROW]   # a table
+    python3 bench/peers.py --zoo [--budget SECONDS] [--threads T]           # the zoo rows
     python3 bench/peers.py --serve                                         # for cargo xtask bench
 
+The zoo rows (`zoo_STEM`, workloads::ZOO) run onnx/tests/data/light/light_STEM.onnx on the input
+relaxjit's side uses (element i of n is i / n, workloads::ramp_f32), so that the outputs compare.
+
 With --serve it first prints one JSON line (versions, and which peers are missing), then reads
-requests `{"row": NAME, "budget": SECONDS}` one per line from stdin and answers each with one
-line `{"row": NAME, "peers": {PEER: {"samples": [seconds per call, ...]} | {"skipped": WHY}}}`.
+requests `{"row": NAME, "budget": SECONDS, "output": BOOL}` one per line from stdin and answers
+each with one line `{"row": NAME, "peers": {PEER: {"samples": [seconds per call, ...]} |
+{"skipped": WHY}}}`; with "output" true, onnxruntime's answer on a zoo row also holds its first
+output, `"output": {"shape": [...], "data": [...]}` (the other rows' inputs are not relaxjit's).
 
 Needs numpy, onnx and onnxruntime (`pip install numpy onnx onnxruntime`); a peer whose package
 is missing is reported as skipped, row by row.
@@ -24,6 +30,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = os.path.join(ROOT, "tests", "models")
+LIGHT = os.path.join(ROOT, "onnx", "tests", "data", "light")
 
 
 def missing_packages():
@@ -199,6 +206,27 @@ def model_row(name):
     return [(inp.name, rnd(tuple(dims), 1))], m, None
 
 
+def zoo_row(stem):
+    """A light-zoo model on the ramp input (i / n), as workloads::zoo_model."""
+    import numpy as np
+    import onnx
+
+    file = "bvlc_alexnet" if stem == "alexnet" else stem
+    path = os.path.join(LIGHT, f"light_{file}.onnx")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"onnx/tests/data/light/light_{file}.onnx not found")
+    m = onnx.load(path)
+    weights = {i.name for i in m.graph.initializer}
+    inputs = []
+    for inp in m.graph.input:
+        if inp.name in weights:
+            continue
+        dims = tuple(d.dim_value for d in inp.type.tensor_type.shape.dim)
+        n = int(np.prod(dims))
+        inputs.append((inp.name, (np.arange(n, dtype=np.float64) / n).astype(np.float32).reshape(dims)))
+    return inputs, path, None
+
+
 def add_chain_row(n=100):
     """`n` dependent adds of a (1,) tensor to itself, as workloads::add_chain (no fusion there;
     onnxruntime may fuse what it likes, numpy runs one ufunc call per add)."""
@@ -234,17 +262,23 @@ ROWS = {
     "add_chain": add_chain_row,
 }
 
+ZOO = ["alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50", "shufflenet",
+       "squeezenet", "vgg19", "zfnet512"]
+ZOO_ROWS = {f"zoo_{stem}": (lambda stem=stem: zoo_row(stem)) for stem in ZOO}
 
-def measure_row(name, budget, threads):
-    """{peer: {"samples": [...], "first": s} | {"skipped": why}} for row `name`."""
+
+def measure_row(name, budget, threads, output=False):
+    """{peer: {"samples": [...], "first": s} | {"skipped": why}} for row `name`; with `output`,
+    onnxruntime's answer on a zoo row holds its first output as {"shape", "data"}."""
     missing = missing_packages()
-    if name not in ROWS:
+    makers = {**ROWS, **ZOO_ROWS}
+    if name not in makers:
         return {"onnxruntime": {"skipped": f"peers.py has no row `{name}`"}}
     if "numpy" in missing or "onnx" in missing:
         why = f"{' and '.join(missing)} missing (pip install numpy onnx onnxruntime)"
         return {"onnxruntime": {"skipped": why}, "numpy": {"skipped": why}}
     try:
-        inputs, model, np_fn = ROWS[name]()
+        inputs, model, np_fn = makers[name]()
     except FileNotFoundError as e:
         return {"onnxruntime": {"skipped": str(e)}}
     out = {}
@@ -255,6 +289,10 @@ def measure_row(name, budget, threads):
         feed = {n: a for n, a in inputs}
         samples, first = sample(lambda: sess.run(None, feed), budget)
         out["onnxruntime"] = {"samples": samples, "first": first}
+        if output and name in ZOO_ROWS:
+            y = sess.run(None, feed)[0]
+            out["onnxruntime"]["output"] = {"shape": list(y.shape),
+                                            "data": [float(v) for v in y.ravel()]}
     if np_fn is not None:
         samples, first = sample(np_fn, budget)
         out["numpy"] = {"samples": samples, "first": first}
@@ -279,7 +317,8 @@ def serve(threads):
             continue
         req = json.loads(line)
         try:
-            peers = measure_row(req["row"], float(req.get("budget", 3.0)), threads)
+            peers = measure_row(req["row"], float(req.get("budget", 3.0)), threads,
+                                bool(req.get("output", False)))
         except Exception as e:  # one broken row must not end the run
             peers = {"onnxruntime": {"skipped": f"error: {type(e).__name__}: {e}"}}
         print(json.dumps({"row": req["row"], "peers": peers}), flush=True)
@@ -291,12 +330,13 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only")
     ap.add_argument("--serve", action="store_true")
+    ap.add_argument("--zoo", action="store_true", help="the light-zoo rows instead of the suite's")
     args = ap.parse_args()
     if args.serve:
         serve(args.threads)
         return
     print(f"{'row':12} {'peer':12} {'median':>11} {'min':>11} {'max':>11}")
-    for name in ROWS:
+    for name in (ZOO_ROWS if args.zoo else ROWS):
         if args.only and args.only != name:
             continue
         for peer, r in measure_row(name, args.budget, args.threads).items():

@@ -601,6 +601,93 @@ pub fn onnx_model(name: &'static str) -> anyhow::Result<Row> {
     })))
 }
 
+/// The light ONNX model zoo of the ONNX frontend's tests (`onnx/tests/data/light`): real CNNs
+/// beyond the suite's rows, weights written as `ConstantOfShape` fills (fine for timing, not for
+/// accuracy). Row `zoo_STEM` runs `light_STEM.onnx`; `cargo xtask bench --zoo` runs them all.
+pub const ZOO: &[&str] = &[
+    "zoo_alexnet",
+    "zoo_densenet121",
+    "zoo_inception_v1",
+    "zoo_inception_v2",
+    "zoo_resnet50",
+    "zoo_shufflenet",
+    "zoo_squeezenet",
+    "zoo_vgg19",
+    "zoo_zfnet512",
+];
+
+/// The light model of a [`ZOO`] row (`zoo_STEM`): `onnx/tests/data/light/light_STEM.onnx`
+/// (AlexNet's file is `light_bvlc_alexnet.onnx`).
+pub fn zoo_path(row: &str) -> Option<PathBuf> {
+    let stem = row.strip_prefix("zoo_")?;
+    let file = match stem {
+        "alexnet" => "bvlc_alexnet".to_string(),
+        s => s.to_string(),
+    };
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
+    Some(
+        bench
+            .parent()
+            .unwrap_or(bench)
+            .join("onnx/tests/data/light")
+            .join(format!("light_{file}.onnx")),
+    )
+}
+
+/// The input the zoo rows are called with, the one onnx's backend tests wrote the light models'
+/// expected outputs for: element `i` of `n` is `i / n` (in f64, rounded to f32), so that
+/// `bench/peers.py` feeds onnxruntime the same values (`np.arange(n) / n`) and the two outputs
+/// compare.
+pub fn ramp_f32(shape: &[i64]) -> anyhow::Result<Tensor> {
+    let n: i64 = shape.iter().product();
+    let v: Vec<f32> = (0..n).map(|i| (i as f64 / n as f64) as f32).collect();
+    Ok(Tensor::from_slice(shape, &v)?)
+}
+
+/// A [`ZOO`] row: the light model through relaxjit's ONNX frontend (compile time includes the
+/// import), called on [`ramp_f32`] inputs of the graph's input shapes.
+fn zoo_model(name: &'static str) -> anyhow::Result<Row> {
+    let path = zoo_path(name).ok_or_else(|| anyhow::anyhow!("`{name}` is not a zoo row"))?;
+    if !path.exists() {
+        return Ok(Row::Skipped(format!(
+            "onnx/tests/data/light/{} not found",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        )));
+    }
+    let options = relaxjit::onnx::ImportOptions::default();
+    let imported = relaxjit::Engine::import_onnx(&path, &options)?;
+    let func = imported
+        .module
+        .relax_function(&options.func_name)
+        .ok_or_else(|| anyhow::anyhow!("{name}: the import has no `{}`", options.func_name))?;
+    let mut args = Vec::new();
+    for p in &func.params {
+        let shape = p
+            .struct_info()
+            .tensor_shape()
+            .and_then(|dims| {
+                dims.iter()
+                    .map(|d| d.as_int())
+                    .collect::<Option<Vec<i64>>>()
+            })
+            .ok_or_else(|| anyhow::anyhow!("{name}: input `{}` has no constant shape", p.name()))?;
+        args.push(Value::Tensor(ramp_f32(&shape)?));
+    }
+    Ok(Row::Ready(Box::new(Entry {
+        workload: Workload {
+            name,
+            script: String::new(),
+            metadata: Vec::new(),
+            func: options.func_name.clone(),
+            args,
+            flops: 0.0,
+        },
+        fusion: true,
+        ops: 0,
+        onnx: Some(path),
+    })))
+}
+
 /// A workload as the suite measures it.
 pub struct Entry {
     pub workload: Workload,
@@ -666,9 +753,12 @@ pub const ROWS: &[&str] = &[
 /// The operations of the dispatch chain row.
 pub const CHAIN_OPS: usize = 100;
 
-/// The row called `name` (one of [`ROWS`]); an error for an unknown name or a model that is
+/// The row called `name` (one of [`ROWS`] or [`ZOO`]); an error for an unknown name or a model that is
 /// there but does not load.
 pub fn row(name: &str) -> anyhow::Result<Row> {
+    if let Some(zoo) = ZOO.iter().find(|z| **z == name) {
+        return zoo_model(zoo);
+    }
     let ready = |w: Workload| Row::Ready(Box::new(Entry::new(w)));
     Ok(match name {
         "mlp_b1" => ready(mlp(1)),
@@ -685,7 +775,11 @@ pub fn row(name: &str) -> anyhow::Result<Row> {
             ops: CHAIN_OPS,
             onnx: None,
         })),
-        _ => anyhow::bail!("unknown row `{name}` (rows: {})", ROWS.join(", ")),
+        _ => anyhow::bail!(
+            "unknown row `{name}` (rows: {}; zoo rows: {})",
+            ROWS.join(", "),
+            ZOO.join(", ")
+        ),
     })
 }
 

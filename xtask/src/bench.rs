@@ -1,7 +1,7 @@
 //! `cargo xtask bench`: the fixed performance suite of issue 10, one table.
 //!
 //! ```text
-//! cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE]
+//! cargo xtask bench [ROW…] [--zoo] [--peers] [--python PATH] [--json FILE]
 //!                   [--save-baseline NAME] [--baseline NAME] [--budget SECONDS] [--list]
 //! ```
 //!
@@ -13,6 +13,11 @@
 //! rounds (3 by default) that split the budget: on a shared machine whose speed drifts within
 //! seconds (a neighbour's memory traffic moved one SqueezeNet row from 3.3 to 6.6 ms between
 //! runs), the ratio of a row then compares samples taken under the same load.
+//!
+//! `--zoo` runs the light ONNX model zoo (`workloads::ZOO`) instead of the fixed suite, so that
+//! the suite keeps its budget. Those rows feed onnxruntime the same input as relaxjit
+//! (`workloads::ramp_f32`), and the peers send back onnxruntime's output, which the table checks
+//! relaxjit's against (a mismatch ends the run with status 1).
 //!
 //! `--save-baseline NAME` writes the run to `bench/baselines/NAME.json`; `--baseline NAME`
 //! compares against it and exits with status 1 if a row got slower by more than its noise
@@ -30,10 +35,13 @@ use relaxjit_bench::workloads::{self, EXEC_MODES, Entry, Row};
 use serde_json::{Value as Json, json};
 use support::timing::{self, Plan, Summary, format_seconds};
 
-const USAGE: &str = "usage: cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE]
+const USAGE: &str =
+    "usage: cargo xtask bench [ROW…] [--zoo] [--peers] [--python PATH] [--json FILE]
                         [--save-baseline NAME] [--baseline NAME] [--budget SECONDS]
                         [--rounds N] [--list]
 rows: the suite's rows (all by default; --list names them)
+--zoo: the light ONNX model zoo's rows (zoo_*) instead of the suite's; with --peers,
+       relaxjit's outputs are checked against onnxruntime's
 --peers: also time onnxruntime and numpy on the same workloads (through PATH, default python3;
          needs `pip install numpy onnx onnxruntime`)
 --budget: seconds of timed samples per row and peer (default 2)
@@ -48,6 +56,7 @@ const SPREADS: f64 = 3.0;
 
 struct Options {
     rows: Vec<String>,
+    zoo: bool,
     peers: bool,
     python: String,
     json: Option<PathBuf>,
@@ -61,6 +70,7 @@ struct Options {
 fn parse(args: &[String]) -> Result<Options> {
     let mut o = Options {
         rows: Vec::new(),
+        zoo: false,
         peers: false,
         python: "python3".into(),
         json: None,
@@ -79,6 +89,7 @@ fn parse(args: &[String]) -> Result<Options> {
         };
         match a.as_str() {
             "--peers" => o.peers = true,
+            "--zoo" => o.zoo = true,
             "--python" => o.python = value("--python")?,
             "--json" => o.json = Some(PathBuf::from(value("--json")?)),
             "--save-baseline" => o.save_baseline = Some(value("--save-baseline")?),
@@ -106,8 +117,12 @@ fn parse(args: &[String]) -> Result<Options> {
             "-h" | "--help" => bail!("{USAGE}"),
             flag if flag.starts_with('-') => bail!("unexpected argument `{flag}`\n{USAGE}"),
             row => {
-                if !workloads::ROWS.contains(&row) {
-                    bail!("unknown row `{row}` (rows: {})", workloads::ROWS.join(", "));
+                if !workloads::ROWS.contains(&row) && !workloads::ZOO.contains(&row) {
+                    bail!(
+                        "unknown row `{row}` (rows: {}; zoo rows: {})",
+                        workloads::ROWS.join(", "),
+                        workloads::ZOO.join(", ")
+                    );
                 }
                 o.rows.push(row.to_string());
             }
@@ -167,9 +182,10 @@ impl Peers {
         })
     }
 
-    /// The peers' timings of `row`: `{PEER: {"samples": [...]} | {"skipped": why}}`.
-    fn measure(&mut self, row: &str, budget: Duration) -> Result<Json> {
-        let req = json!({"row": row, "budget": budget.as_secs_f64()});
+    /// The peers' timings of `row`: `{PEER: {"samples": [...]} | {"skipped": why}}`; with
+    /// `output`, a peer that ran on relaxjit's input adds `"output": {"shape", "data"}`.
+    fn measure(&mut self, row: &str, budget: Duration, output: bool) -> Result<Json> {
+        let req = json!({"row": row, "budget": budget.as_secs_f64(), "output": output});
         writeln!(self.stdin, "{req}")?;
         self.stdin.flush()?;
         let mut line = String::new();
@@ -204,6 +220,61 @@ struct Line {
     samples: Vec<f64>,
     calls_per_sample: usize,
     peers: Json,
+    /// relaxjit's output against onnxruntime's, when the peers sent theirs.
+    check: Option<Check>,
+}
+
+/// relaxjit's output against onnxruntime's on the same input.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Check {
+    /// The largest difference of an element.
+    max_diff: f64,
+    /// The largest magnitude of onnxruntime's elements.
+    max_ort: f64,
+    /// Whether the shapes agree and `max_diff` is within [`CHECK_TOLERANCE`] of `max_ort`.
+    ok: bool,
+}
+
+/// How far relaxjit's output may be from onnxruntime's, relative to the output's largest
+/// magnitude: the two sum in different orders (blocked GEMMs, Winograd convolutions), and the
+/// zoo's deepest models (DenseNet-121, VGG-19) accumulate that over 20–120 layers.
+const CHECK_TOLERANCE: f64 = 1e-3;
+
+impl Check {
+    /// Compares `got` (relaxjit's output) with `ort` (`{"shape": [...], "data": [...]}`);
+    /// `Err` if relaxjit's output is not an f32 tensor.
+    fn of(got: &relaxjit::Value, ort: &Json) -> Result<Check> {
+        let t = got
+            .as_tensor()
+            .map_err(|e| anyhow::anyhow!("the output is not a tensor: {e}"))?;
+        let g = t.to_vec::<f32>()?;
+        let shape: Vec<i64> = ort["shape"]
+            .as_array()
+            .map(|s| s.iter().filter_map(Json::as_i64).collect())
+            .unwrap_or_default();
+        let want: Vec<f64> = ort["data"]
+            .as_array()
+            .map(|d| d.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect())
+            .unwrap_or_default();
+        let max_ort = want.iter().fold(0f64, |m, x| m.max(x.abs()));
+        let mut max_diff = 0f64;
+        for (a, b) in g.iter().zip(&want) {
+            let d = (f64::from(*a) - b).abs();
+            // A NaN on either side is a mismatch.
+            max_diff = if d.is_nan() {
+                f64::INFINITY
+            } else {
+                max_diff.max(d)
+            };
+        }
+        let ok =
+            shape == t.shape() && g.len() == want.len() && max_diff <= CHECK_TOLERANCE * max_ort;
+        Ok(Check {
+            max_diff,
+            max_ort,
+            ok,
+        })
+    }
 }
 
 impl Line {
@@ -220,6 +291,7 @@ impl Line {
             samples: Vec::new(),
             calls_per_sample: 0,
             peers: Json::Null,
+            check: None,
         }
     }
 
@@ -268,6 +340,11 @@ impl Line {
         }
         if self.ops > 0 {
             j["ops"] = json!(self.ops);
+        }
+        if let Some(c) = &self.check {
+            j["check"] = json!({
+                "max_abs_diff": c.max_diff, "max_abs_onnxruntime": c.max_ort, "ok": c.ok,
+            });
         }
         j
     }
@@ -432,9 +509,30 @@ fn rate(line: &Line) -> String {
 
 fn print_header() {
     println!(
-        "{:20} {:>10} {:>6} {:>10} {:>10} {:>12} {:>10} {:>8}  rate",
-        "row", "relaxjit", "spread", "compile", "1st call", "onnxruntime", "numpy", "rj/ort"
+        "{:20} {:>10} {:>6} {:>10} {:>10} {:>12} {:>10} {:>8} {:>13}  rate",
+        "row",
+        "relaxjit",
+        "spread",
+        "compile",
+        "1st call",
+        "onnxruntime",
+        "numpy",
+        "rj/ort",
+        "output",
     );
+}
+
+/// The output column: whether relaxjit's output matched onnxruntime's, and their largest
+/// difference relative to the output's largest magnitude.
+fn check_cell(check: Option<Check>) -> String {
+    match check {
+        Some(c) => format!(
+            "{} {:.0e}",
+            if c.ok { "ok" } else { "MISMATCH" },
+            c.max_diff / c.max_ort.max(f64::MIN_POSITIVE)
+        ),
+        None => "–".into(),
+    }
 }
 
 fn print_line(line: &Line) {
@@ -452,7 +550,7 @@ fn print_line(line: &Line) {
         _ => "–".into(),
     };
     println!(
-        "{:20} {:>10} {:>6} {:>10} {:>10} {:>12} {:>10} {:>8}  {}",
+        "{:20} {:>10} {:>6} {:>10} {:>10} {:>12} {:>10} {:>8} {:>13}  {}",
         line.key,
         cell(s),
         s.map(|s| pct(s.spread())).unwrap_or_default(),
@@ -465,6 +563,7 @@ fn print_line(line: &Line) {
         cell(line.peer("onnxruntime")),
         cell(line.peer("numpy")),
         ratio,
+        check_cell(line.check),
         rate(line)
     );
 }
@@ -543,7 +642,7 @@ fn check_baseline(rows: &[Json], baseline: &Json, name: &str) -> bool {
 pub fn run(args: &[String]) -> Result<bool> {
     let o = parse(args)?;
     if o.list {
-        for r in workloads::ROWS {
+        for r in workloads::ROWS.iter().chain(workloads::ZOO) {
             println!("{r}");
         }
         return Ok(true);
@@ -599,10 +698,20 @@ pub fn run(args: &[String]) -> Result<bool> {
         budget: o.budget,
         ..Plan::default()
     };
-    let names: Vec<&str> = if o.rows.is_empty() {
-        workloads::ROWS.to_vec()
-    } else {
-        o.rows.iter().map(String::as_str).collect()
+    let names: Vec<&str> = match (o.rows.is_empty(), o.zoo) {
+        (true, false) => workloads::ROWS.to_vec(),
+        (true, true) => workloads::ZOO.to_vec(),
+        (false, zoo) => {
+            let mut names: Vec<&str> = o.rows.iter().map(String::as_str).collect();
+            if zoo {
+                for z in workloads::ZOO {
+                    if !names.contains(z) {
+                        names.push(z);
+                    }
+                }
+            }
+            names
+        }
     };
     let start = Instant::now();
     print_header();
@@ -630,7 +739,7 @@ pub fn run(args: &[String]) -> Result<bool> {
                 None,
             )),
         }
-        for _ in 0..rounds {
+        for round in 0..rounds {
             for (line, ready) in &mut rows {
                 if let Some(ready) = ready {
                     time_round(line, ready, &round_plan)?;
@@ -640,7 +749,8 @@ pub fn run(args: &[String]) -> Result<bool> {
             if std::io::stderr().is_terminal() {
                 eprint!("\r{name}: peers… ");
             }
-            let answer = p.measure(name, round_plan.budget);
+            // The outputs are compared once: the first round asks for onnxruntime's.
+            let answer = p.measure(name, round_plan.budget, round == 0);
             clear_progress();
             match answer {
                 Ok(answer) => {
@@ -654,6 +764,23 @@ pub fn run(args: &[String]) -> Result<bool> {
                     peers = None;
                     break;
                 }
+            }
+        }
+        for (line, ready) in &mut rows {
+            let (Some(ready), Some(ort)) = (ready, line.peers["onnxruntime"].get_mut("output"))
+            else {
+                continue;
+            };
+            let ort = ort.take();
+            let w = &ready.entry.workload;
+            let got = ready
+                .compiled
+                .invoke(&ready.vm, &w.func, &w.args)
+                .with_context(|| format!("{}: calling {}", line.key, w.func))?;
+            line.check = Some(Check::of(&got, &ort).with_context(|| line.key.clone())?);
+            // Keep the report to the timings.
+            if let Some(o) = line.peers["onnxruntime"].as_object_mut() {
+                o.remove("output");
             }
         }
         let row_lines: Vec<Line> = rows.into_iter().map(|(line, _)| line).collect();
@@ -691,10 +818,22 @@ pub fn run(args: &[String]) -> Result<bool> {
             .with_context(|| format!("cannot write {}", path.display()))?;
         println!("saved baseline {name}");
     }
-    Ok(match (&baseline, &o.baseline) {
+    let mismatched: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.check.is_some_and(|c| !c.ok))
+        .map(|l| l.key.as_str())
+        .collect();
+    if !mismatched.is_empty() {
+        eprintln!(
+            "relaxjit's output differs from onnxruntime's: {}",
+            mismatched.join(", ")
+        );
+    }
+    let within_baseline = match (&baseline, &o.baseline) {
         (Some(b), Some(name)) => check_baseline(&rows, b, name),
         _ => true,
-    })
+    };
+    Ok(within_baseline && mismatched.is_empty())
 }
 
 #[cfg(test)]
@@ -733,6 +872,26 @@ mod tests {
     }
 
     #[test]
+    fn outputs_check_against_onnxruntime_within_the_tolerance() {
+        let got = relaxjit::Value::Tensor(
+            relaxjit::Tensor::from_slice(&[1, 3], &[1.0f32, -2.0, 0.5]).unwrap(),
+        );
+        let ort = |data: &[f64], shape: &[i64]| json!({"shape": shape, "data": data});
+        let c = Check::of(&got, &ort(&[1.0, -2.0005, 0.5], &[1, 3])).unwrap();
+        assert!(c.ok, "{c:?}");
+        assert_eq!(c.max_ort, 2.0005);
+        for (data, shape) in [
+            (&[1.0, -2.01, 0.5][..], &[1, 3][..]),
+            (&[1.0, -2.0, 0.5], &[3, 1]),
+            (&[1.0, -2.0], &[1, 2]),
+            (&[1.0, f64::NAN, 0.5], &[1, 3]),
+        ] {
+            let c = Check::of(&got, &ort(data, shape)).unwrap();
+            assert!(!c.ok, "{data:?} {shape:?}: {c:?}");
+        }
+    }
+
+    #[test]
     fn command_lines() {
         let p = |a: &[&str]| parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
         let o = p(&["mlp_b1", "--peers", "--python", "py", "--budget", "0.5"]).unwrap();
@@ -740,6 +899,9 @@ mod tests {
         assert!(o.peers);
         assert_eq!(o.python, "py");
         assert_eq!(o.budget, Duration::from_millis(500));
+        let o = p(&["zoo_shufflenet", "--zoo"]).unwrap();
+        assert_eq!(o.rows, vec!["zoo_shufflenet"]);
+        assert!(o.zoo);
         for (bad, says) in [
             (&["nope"][..], "unknown row `nope`"),
             (&["--budget", "0"], "not a number of seconds"),

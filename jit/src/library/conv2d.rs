@@ -893,8 +893,122 @@ fn im2col_rows<T: Float>(
     }
 }
 
-/// One input channel per group: each output plane `(n, o)` accumulates its taps directly.
+/// A convolution with one input channel per group (depthwise; `o / groups` outputs per
+/// channel), one output plane per task. The padded input plane is split into its `stride_h ×
+/// stride_w` phases (phase `(a, b)` holds padded rows `a, a + sh, …` and columns `b, b + sw, …`,
+/// zero outside the image), each `hq × wq`. Output `(y, x)`, accumulated at `y · wq + x`, reads
+/// tap `(i, j)` from phase `(di·i mod sh, dw·j mod sw)` at `(y + di·i / sh) · wq + x + dw·j / sw`:
+/// for every tap one contiguous multiply-add over the whole plane (`wq − ow` columns of each row
+/// are scratch), which vectorizes, where the rows of a small plane (14 × 14) are too short to.
+/// The padding is multiplied like the image, as the TIR legalization multiplies its zero-padded
+/// copy: a non-finite weight makes the outputs that meet the padding NaN there too.
 fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: &mut [T]) {
+    let plane = g.oh * g.ow;
+    let og = g.o / g.groups;
+    let taps = g.kh * g.kw;
+    let [sh, sw] = g.stride;
+    let [dh, dw] = g.dilation;
+    // Rows (columns) of a phase: the outputs' plus the taps' reach beyond them.
+    let reach = |outs: usize, d: usize, k: usize, s: usize| {
+        d.checked_mul(k.saturating_sub(1))
+            .and_then(|r| outs.checked_add(r / s))
+    };
+    // The phases cover the padded image: with a padding or dilation far beyond the image they
+    // would be mostly zeros, and could exceed memory.
+    let sizes = reach(g.oh, dh, g.kh, sh)
+        .zip(reach(g.ow, dw, g.kw, sw))
+        .and_then(|(hq, wq)| {
+            Some((
+                hq,
+                wq,
+                hq.checked_mul(wq)?.checked_mul(sh.checked_mul(sw)?)?,
+            ))
+        })
+        .filter(|&(_, _, len)| len <= 4 * (g.h * g.w + plane) + 4096);
+    let Some((hq, wq, _)) = sizes else {
+        return depthwise_rows(g, x, wt, epi, out);
+    };
+    let phase_len = hq * wq;
+    let phases = sh * sw;
+    // The multiply-adds run over rows `0..oh` at row stride `wq`, the last row only to `ow`:
+    // every read then stays inside its phase (`hq − 1` rows below plus `wq − 1` columns right).
+    let span = (g.oh - 1) * wq + g.ow;
+    // Where each tap's reads start in the phases.
+    let starts: Vec<usize> = (0..taps)
+        .map(|t| {
+            let (ti, tj) = (dh * (t / g.kw), dw * (t % g.kw));
+            ((ti % sh) * sw + tj % sw) * phase_len + (ti / sh) * wq + tj / sw
+        })
+        .collect();
+    let one = |p: usize, dst: &mut [T]| {
+        let (n, o) = (p / g.o, p % g.o);
+        let c = o / og;
+        if !epi.read_dst() {
+            dst.fill(T::ZERO);
+        }
+        epi.seed(dst, o, p * plane);
+        let src = &x[(n * g.c + c) * g.h * g.w..][..g.h * g.w];
+        let k = &wt[o * taps..][..taps];
+        let mut scratch = T::take_scratch();
+        let need = phases * phase_len + g.oh * wq;
+        if scratch.len() < need {
+            scratch.resize(need, T::ZERO);
+        }
+        let (ph, acc) = scratch[..need].split_at_mut(phases * phase_len);
+        for (q, phase) in ph.chunks_mut(phase_len).enumerate() {
+            let (a, b) = (q / sw, q % sw);
+            // Columns `first..hi` of the phase's rows lie inside the image, from input column
+            // `lo_ix = first · sw + b − pad` on, `sw` apart.
+            let first = g.pad[1].saturating_sub(b).div_ceil(sw).min(wq);
+            let lo_ix = (first * sw + b).saturating_sub(g.pad[1]);
+            let hi = if lo_ix < g.w {
+                (first + (g.w - lo_ix).div_ceil(sw)).min(wq)
+            } else {
+                first
+            };
+            let mut iy = a as isize - g.pad[0] as isize;
+            for row in phase.chunks_mut(wq) {
+                let inside = iy >= 0 && iy < g.h as isize;
+                let y = iy;
+                iy += sh as isize;
+                if !inside {
+                    row.fill(T::ZERO);
+                    continue;
+                }
+                let in_row = &src[y as usize * g.w..][..g.w];
+                row[..first].fill(T::ZERO);
+                row[hi..].fill(T::ZERO);
+                if first == hi {
+                    // `lo_ix` may lie past the row: no column of this phase is inside.
+                } else if sw == 1 {
+                    row[first..hi].copy_from_slice(&in_row[lo_ix..lo_ix + (hi - first)]);
+                } else {
+                    for (v, s) in row[first..hi].iter_mut().zip(in_row[lo_ix..].chunks(sw)) {
+                        *v = s[0];
+                    }
+                }
+            }
+        }
+        for (a, d) in acc.chunks_mut(wq).zip(dst.chunks(g.ow)) {
+            a[..g.ow].copy_from_slice(d);
+        }
+        for (&start, &w) in starts.iter().zip(k) {
+            multiply_add(&mut acc[..span], &ph[start..start + span], w);
+        }
+        for (d, a) in dst.chunks_mut(g.ow).zip(acc.chunks(wq)) {
+            d.copy_from_slice(&a[..g.ow]);
+        }
+        T::put_scratch(scratch);
+        epi.finish(dst, o, p * plane);
+    };
+    let spread = (out.len() >= PARALLEL_ELEMENTS / 4).then_some(1);
+    for_each_chunk(out, plane, spread, one);
+}
+
+/// [`depthwise`] tap by tap along the rows of the image, for the geometries whose phases
+/// would be much larger than the image (a padding or dilation far beyond it): each output plane
+/// `(n, o)` accumulates its taps directly, skipping the padding.
+fn depthwise_rows<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: &mut [T]) {
     let plane = g.oh * g.ow;
     let og = g.o / g.groups;
     let taps = g.kh * g.kw;
@@ -955,6 +1069,35 @@ fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: 
     };
     let spread = (out.len() >= PARALLEL_ELEMENTS / 4).then_some(1);
     for_each_chunk(out, plane, spread, one);
+}
+
+/// `acc[i] += w · src[i]` (a multiply, then an add: no FMA contraction, as in the TIR
+/// kernels); on a CPU with AVX-512 the loop runs compiled for it.
+fn multiply_add<T: Float>(acc: &mut [T], src: &[T], w: T) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F, checked just above.
+        unsafe { multiply_add_avx512(acc, src, w) };
+        return;
+    }
+    multiply_add_loop(acc, src, w);
+}
+
+/// [`multiply_add_loop`] compiled for AVX-512.
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn multiply_add_avx512<T: Float>(acc: &mut [T], src: &[T], w: T) {
+    multiply_add_loop(acc, src, w);
+}
+
+#[inline(always)]
+fn multiply_add_loop<T: Float>(acc: &mut [T], src: &[T], w: T) {
+    for (a, v) in acc.iter_mut().zip(src) {
+        *a += w.mul(*v);
+    }
 }
 
 /// The f32 convolution kernel for a small inner dimension (SqueezeNet's and ResNet's first
