@@ -300,7 +300,7 @@ def main():
         call, attrs = (lhs.split(" | ", 1) + [""])[:2] if " | " in lhs else (lhs, "")
         call = call.strip()
         op, _, args_text = call.partition(" ")
-        if op.startswith(("R.vm.", "R.memory.", "R.builtin.", "R.call_", "R.make_closure",
+        if op.startswith(("R.vm.", "R.memory.alloc", "R.memory.kill", "R.builtin.", "R.call_", "R.make_closure",
                           "R.invoke_", "R.print", "R.assert_op", "R.null_value", "R.to_vdevice",
                           "R.hint_on_device", "R.shape_of", "R.shape_to_tensor", "R.tensor_to_shape")):
             continue

@@ -132,7 +132,24 @@ pub fn lower_runtime_builtin(module: &IRModule) -> Result<IRModule> {
             // dtype and offset 0; a view that changes nothing is the data itself.
             "relax.memory.view" => {
                 let data = arg(0)?;
-                let given = |i: usize| call.args.get(i).filter(|e| !is_void(e)).cloned();
+                // TVM's Python wrapper writes a left-out dtype as a variable bound to
+                // `R.null_value()`: unspecified too.
+                let is_null = |e: &Expr| {
+                    let null =
+                        |v: &Expr| v.as_call().and_then(|c| c.op()) == Some("relax.null_value");
+                    match e.kind() {
+                        ExprKind::Var(v) => em.out.iter().any(
+                            |b| matches!(b, Binding::Var { var, value } if var == v && null(value)),
+                        ),
+                        _ => null(e),
+                    }
+                };
+                let given = |i: usize| {
+                    call.args
+                        .get(i)
+                        .filter(|e| !is_void(e) && !is_null(e))
+                        .cloned()
+                };
                 let (shape, dtype, offset) = (given(1), given(2), given(3));
                 if shape.is_none() && dtype.is_none() && offset.is_none() {
                     (data, None)

@@ -1,0 +1,10 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a0: R.Tensor((64,), dtype="float32")) -> R.Tensor((4, 8), dtype="float32"):
+        gv: R.Any = R.null_value()
+        gv_1: R.Tensor((4, 8), dtype="float32") = R.memory.view(a0, R.shape([4, 8]), gv, 64)
+        return gv_1
