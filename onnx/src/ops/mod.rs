@@ -4,6 +4,7 @@
 //! data movement, with the import-time folding of shape subgraphs).
 
 mod math;
+mod nms;
 mod nn;
 mod shape;
 
@@ -20,6 +21,7 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "Acos",
     "Acosh",
     "Add",
+    "AllClassNMS",
     "And",
     "ArgMax",
     "ArgMin",
@@ -82,6 +84,7 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "Mod",
     "Mul",
     "Neg",
+    "NonMaxSuppression",
     "Not",
     "Or",
     "PRelu",
@@ -210,6 +213,7 @@ pub(crate) fn convert(imp: &mut Importer, node: &mut Node) -> Result<Vec<Val>> {
         "ConstantOfShape" => one(shape::constant_of_shape(imp, node)?),
         "Range" => one(shape::range(imp, node)?),
         "Trilu" => one(shape::trilu(imp, node)?),
+        "NonMaxSuppression" | "AllClassNMS" => one(nms::non_max_suppression(imp, node)?),
         _ => Err(node.unsupported("operator is not supported")),
     }
 }
