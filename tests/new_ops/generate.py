@@ -1021,6 +1021,16 @@ def nms_data():
     return data.astype(F32), valid, idx
 
 
+def attr_float(v):
+    """A double attribute as TVM prints it (17 significant digits)."""
+    t = f"{v:.17g}"
+    return t if ("." in t or "e" in t) else t + ".0"
+
+
+def attr(v):
+    return attr_float(v) if isinstance(v, float) else repr(v)
+
+
 def non_max_suppression_cases():
     data, valid, idx = nms_data()
     params = [("data", data), ("valid_count", valid), ("indices", idx)]
@@ -1041,7 +1051,7 @@ def non_max_suppression_cases():
                  "return_indices": True, "invalid_to_bottom": False, "soft_nms_sigma": 0.0,
                  "score_threshold": 0.0}
         attrs.update(kw)
-        text = ", ".join(f"{k}={v!r}" for k, v in attrs.items())
+        text = ", ".join(f"{k}={attr(v)}" for k, v in attrs.items())
         call = f"R.vision.non_max_suppression(data, valid_count, indices, {text})"
         write(name, "non_max_suppression", desc, params, call, out, 1e-5, 1e-6)
 
@@ -1098,7 +1108,8 @@ def all_class_nms_cases():
     ]:
         out = all_class_nms(boxes, scores, max_out, iou, thr, fmt)
         consts = (
-            f"R.const({max_out}, \"int64\"), R.const({iou}, \"float32\"), R.const({thr}, \"float32\")"
+            f"R.const({max_out}, \"int64\"), R.const({attr_float(float(F32(iou)))}, \"float32\"), "
+            f"R.const({attr_float(float(F32(thr)))}, \"float32\")"
         )
         call = f"R.vision.all_class_non_max_suppression(boxes, scores, {consts}, output_format=\"{fmt}\")"
         if fmt == "onnx":
@@ -1152,7 +1163,7 @@ def multibox_transform_loc_cases():
     ]:
         out = multibox_transform_loc(cls, loc, anchor, clip, thr, var, keep)
         call = (f"R.vision.multibox_transform_loc(cls_pred, loc_pred, anchor, clip={clip}, "
-                f"threshold={thr!r}, variances=[{', '.join(repr(v) for v in var)}], "
+                f"threshold={attr_float(thr)}, variances=[{', '.join(attr_float(v) for v in var)}], "
                 f"keep_background={keep})")
         write(name, "multibox_transform_loc", desc, params, call, out, 1e-5, 1e-6)
 
