@@ -315,8 +315,8 @@ fn nms_typed<T: Real>(
             }
             valid_box_count[i] = num_valid as i32;
             if p.return_indices {
-                for j in 0..num_valid {
-                    bix[j] = remap(index_map, i, anchors, bix[j]);
+                for b in bix.iter_mut().take(num_valid) {
+                    *b = remap(index_map, i, anchors, *b);
                 }
             }
             for j in num_valid..anchors {
@@ -331,11 +331,12 @@ fn nms_typed<T: Real>(
                     num_valid += 1;
                     let sel = row(dst, j);
                     for k in j + 1..nkeep {
-                        if dst[k * length + si] > thresh && same_class(dst, j, k) {
-                            if iou(&sel, &row(dst, k)) >= iou_threshold {
-                                dst[k * length + si] = minus_one;
-                                bix[k] = -1;
-                            }
+                        if dst[k * length + si] > thresh
+                            && same_class(dst, j, k)
+                            && iou(&sel, &row(dst, k)) >= iou_threshold
+                        {
+                            dst[k * length + si] = minus_one;
+                            bix[k] = -1;
                         }
                     }
                 } else {
@@ -466,6 +467,7 @@ pub(super) fn all_class_non_max_suppression(args: &[Value]) -> Result<Value> {
                     continue;
                 }
                 kept.push((order[j] as i64, out_scores[j]));
+                #[allow(clippy::needless_range_loop)] // `k` indexes the scores and the order
                 for k in j + 1..valid {
                     if out_scores[k] > 0.0 && iou(corners(j), corners(k)) >= iou_t {
                         out_scores[k] = -1.0;
