@@ -1,7 +1,8 @@
 //! The operators that TVM's own test modules use and that relaxjit once rejected as unknown:
 //! `R.index_put`, `R.slice_scatter`, `R.image.resize3d`, `R.nn.conv3d_transpose`,
 //! `R.image.grid_sample`, `R.image.affine_grid`, `R.bucketize`, `R.multinomial_from_uniform`,
-//! `R.meshgrid`, `R.nonzero`, `R.unique`, `R.vision.roi_align` and `R.vision.get_valid_counts`. The cases of `new_ops/` (conformance corpus format; expected values from
+//! `R.meshgrid`, `R.nonzero`, `R.unique`, `R.vision.roi_align`, `R.vision.get_valid_counts`, `R.vision.non_max_suppression`,
+//! `R.vision.all_class_non_max_suppression` and `R.vision.multibox_transform_loc`. The cases of `new_ops/` (conformance corpus format; expected values from
 //! the numpy reference of `new_ops/generate.py`) print back as TVM prints them and run in both
 //! exec modes, compiled giving bit for bit what bytecode gives; the forms TVM's tests write
 //! read back as TVM stores them; programs the operators cannot take fail to compile with an
@@ -24,7 +25,7 @@ fn engine(exec_mode: ExecMode) -> Engine {
     .expect("an engine")
 }
 
-const CASES: usize = 49;
+const CASES: usize = 59;
 
 #[test]
 fn cases_match_the_numpy_reference_in_both_modes() {
@@ -586,6 +587,39 @@ fn bad_input_is_a_clear_error() {
             ),
             "data must be 3-D (batch, anchors, length), got rank 2",
         ),
+        (
+            module(
+                &format!(
+                    "d: {}, v: R.Tensor((1,), dtype=\"int32\"), i: R.Tensor((1, 5), dtype=\"int32\")",
+                    f("(1, 5, 6)")
+                ),
+                "R.vision.non_max_suppression(d, v, i, id_index=6)",
+                "R.Tuple(R.Tensor((1, 5), dtype=\"int32\"), R.Tensor((1, 1), dtype=\"int32\"))",
+            ),
+            "id_index must be in [-1, 6), got 6",
+        ),
+        (
+            module(
+                &format!("b: {}, s: {}", f("(1, 6, 4)"), f("(1, 2, 6)")),
+                "R.vision.all_class_non_max_suppression(b, s, R.const(2, \"int64\"), \
+                 R.const(0.5, \"float32\"), R.const(0.0, \"float32\"), output_format=\"coco\")",
+                "R.Tuple(R.Tensor((12, 3), dtype=\"int64\"), R.Tensor((1,), dtype=\"int64\"))",
+            ),
+            "output_format must be \"onnx\" or \"tensorflow\", got \"coco\"",
+        ),
+        (
+            module(
+                &format!(
+                    "c: {}, l: {}, a: {}",
+                    f("(1, 3, 5)"),
+                    f("(1, 20)"),
+                    f("(2, 5, 4)")
+                ),
+                "R.vision.multibox_transform_loc(c, l, a)",
+                &format!("R.Tuple({}, {})", f("(1, 5, 4)"), f("(1, 3, 5)")),
+            ),
+            "anchor.shape[0] must be 1, got 2",
+        ),
     ];
     for mode in [ExecMode::Bytecode, ExecMode::Compiled] {
         let engine = engine(mode);
@@ -702,6 +736,35 @@ fn indices_outside_the_tensor_are_run_time_errors() {
         )
         .expect_err("a row outside prob");
         assert!(e.to_string().contains("out of bounds"), "{mode:?}: {e}");
+
+        // TVM's kernel copies rows past the data for a valid_count above the anchors.
+        let nms = module(
+            "d: R.Tensor((1, 3, 6), dtype=\"float32\"), v: R.Tensor((1,), dtype=\"int32\"), i: \
+             R.Tensor((1, 3), dtype=\"int32\")",
+            "R.vision.non_max_suppression(d, v, i)",
+            "R.Tuple(R.Tensor((1, 3), dtype=\"int32\"), R.Tensor((1, 1), dtype=\"int32\"))",
+        );
+        let i32s = |shape: &[i64], v: &[i32]| {
+            Value::Tensor(Tensor::from_slice(shape, v).expect("an int32 tensor"))
+        };
+        let data = tensor(
+            &[1, 3, 6],
+            &[
+                0.0, 0.9, 0.0, 0.0, 1.0, 1.0, 0.0, 0.8, 2.0, 2.0, 3.0, 3.0, 0.0, 0.7, 5.0, 5.0,
+                6.0, 6.0,
+            ],
+        );
+        let e = run(
+            &nms,
+            mode,
+            &[data, i32s(&[1], &[4]), i32s(&[1, 3], &[0, 1, 2])],
+        )
+        .expect_err("a valid_count above the anchors");
+        assert!(
+            e.to_string()
+                .contains("valid_count[0] = 4 is outside [0, 3]"),
+            "{mode:?}: {e}"
+        );
     }
 }
 

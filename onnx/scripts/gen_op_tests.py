@@ -332,6 +332,7 @@ def main():
     normalization_ops()
     pooling_and_sampling_ops()
     contrib_ops()
+    nms_cases()
     print(f"wrote {len(os.listdir(ROOT))} tests to {os.path.normpath(ROOT)}")
 
 
@@ -629,6 +630,46 @@ def contrib_ops():
         num_heads=2, qkv_hidden_sizes=[4, 4, 8], inits=[("w", rand(h, 16) * 0.5), ("b", rand(16) * 0.1)])
     one("test_op_ms_attention_unidirectional_rejected", "Attention", [("x", F, [2, 4, h])], [xa], 17,
         domain=ms, num_heads=nh, unidirectional=1, inits=[("w", w), ("b", bias)])
+
+def nms_cases():
+    """NonMaxSuppression as TVM imports it (R.vision.all_class_non_max_suppression): corner and
+    center boxes, several batches and classes, a score threshold, a per-class limit given at run
+    time. Overlapping clusters of boxes with distinct scores, no overlap equal to a threshold
+    (onnxruntime suppresses above it, TVM at or above it)."""
+    rng = np.random.default_rng(11)
+
+    def boxes(b, n, center):
+        c = np.array([[0.3, 0.3], [0.6, 0.65], [0.33, 0.28]])[rng.integers(0, 3, size=(b, n))]
+        c = c + rng.uniform(-0.05, 0.05, size=(b, n, 2))
+        wh = rng.uniform(0.2, 0.35, size=(b, n, 2))
+        if center:
+            return np.concatenate([c, wh], axis=2).astype(np.float32)
+        return np.concatenate([c - wh / 2, c + wh / 2], axis=2).astype(np.float32)
+
+    def scores(b, c, n):
+        return rng.permutation(np.linspace(0.05, 0.95, b * c * n)).reshape(b, c, n).astype(np.float32)
+
+    def nms(name, b, c, n, max_out, iou, score, center=0, runtime_max=False):
+        inputs = [("boxes", F, [b, n, 4]), ("scores", F, [b, c, n])]
+        feeds = [boxes(b, n, center), scores(b, c, n)]
+        inits = [("iou", np.array([iou], np.float32))]
+        if score is not None:
+            inits.append(("score", np.array([score], np.float32)))
+        if runtime_max:
+            inputs.append(("max", I64, [1]))
+            feeds.append(np.array([max_out], np.int64))
+        else:
+            inits.append(("max", np.array([max_out], np.int64)))
+        names = ["boxes", "scores", "max", "iou"] + (["score"] if score is not None else [])
+        case(name, [helper.make_node("NonMaxSuppression", names, ["selected"], center_point_box=center)],
+             inputs, [("selected", I64)], feeds, 11, inits=inits)
+
+    nms("test_op_nms_corners", 1, 2, 8, 3, 0.5, 0.0)
+    nms("test_op_nms_center_point_box", 2, 1, 7, 4, 0.4, 0.0, center=1)
+    nms("test_op_nms_score_threshold", 2, 3, 6, 2, 0.45, 0.5)
+    nms("test_op_nms_no_score_threshold", 1, 2, 6, 5, 0.3, None)
+    nms("test_op_nms_runtime_max", 2, 2, 6, 2, 0.5, 0.1, runtime_max=True)
+
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()

@@ -176,13 +176,13 @@ fn external_data_is_read_beside_the_model() {
 #[test]
 fn errors_name_the_operator_node_and_opset() {
     let mut g = add_relu();
-    g.node[1] = node("NonMaxSuppression", "nms_1", &["s"], &["y"]);
+    g.node[1] = node("MaxRoiPool", "pool_1", &["s"], &["y"]);
     let e = import_bytes(&model(g, 13), &ImportOptions::default())
         .unwrap_err()
         .to_string();
     assert_eq!(
         e,
-        "unsupported: op `NonMaxSuppression` (node `nms_1`, opset 13): operator is not supported"
+        "unsupported: op `MaxRoiPool` (node `pool_1`, opset 13): operator is not supported"
     );
 
     // An attribute no converter reads is an error, not silently ignored.

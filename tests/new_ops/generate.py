@@ -913,7 +913,265 @@ def get_valid_counts_cases():
         write(name, "get_valid_counts", desc, [("data", data)], call, out, 0, 0)
 
 
+def nms_iou(a, b):
+    """TVM's calculate_overlap in float32: corners in either order, 0 for an empty union."""
+    a_l, a_t, a_r, a_b = min(a[0], a[2]), min(a[1], a[3]), max(a[0], a[2]), max(a[1], a[3])
+    b_l, b_t, b_r, b_b = min(b[0], b[2]), min(b[1], b[3]), max(b[0], b[2]), max(b[1], b[3])
+    z = F32(0)
+    w = max(z, min(a_r, b_r) - max(a_l, b_l))
+    h = max(z, min(a_b, b_b) - max(a_t, b_t))
+    area = F32(h * w)
+    u = F32((a_r - a_l) * (a_b - a_t) + (b_r - b_l) * (b_b - b_t) - area)
+    return z if u <= 0 else F32(area / u)
+
+
+def non_max_suppression(data, valid_count, indices, max_output_size=-1, iou_threshold=0.5,
+                        force_suppress=False, top_k=-1, coord_start=2, score_index=1,
+                        id_index=0, return_indices=True, invalid_to_bottom=False,
+                        soft_nms_sigma=0.0, score_threshold=0.0):
+    """TVM's own numpy reference (python/tvm/topi/testing/nms_python.py), in float32."""
+    b, n, _ = data.shape
+    out = np.full_like(data, -1.0)
+    bix = np.full((b, n), -1, dtype=np.int32)
+    compacted = np.full((b, n), -1, dtype=np.int32)
+    count = np.zeros((b, 1), dtype=np.int32)
+    soft = soft_nms_sigma > 0.0
+    thresh = F32(score_threshold if soft else 0.0)
+    scale = F32(-0.5 / soft_nms_sigma) if soft else F32(0)
+    box = lambda i, j: out[i, j, coord_start:coord_start + 4]
+    same = lambda i, j, k: force_suppress or id_index < 0 or out[i, j, id_index] == out[i, k, id_index]
+    for i in range(b):
+        nkeep = int(valid_count[i])
+        if 0 < top_k < nkeep:
+            nkeep = top_k
+        order = np.argsort(-data[i, :int(valid_count[i]), score_index], kind="stable")
+        for j in range(nkeep):
+            out[i, j] = data[i, order[j]]
+            bix[i, j] = order[j]
+        if soft:
+            sel = 0
+            while sel < nkeep and (max_output_size < 0 or sel < max_output_size):
+                best, best_score = -1, thresh
+                for j in range(sel, nkeep):
+                    if bix[i, j] >= 0 and out[i, j, score_index] > best_score:
+                        best, best_score = j, out[i, j, score_index]
+                if best < 0:
+                    break
+                out[i, [sel, best]] = out[i, [best, sel]]
+                bix[i, [sel, best]] = bix[i, [best, sel]]
+                for j in range(sel + 1, nkeep):
+                    if bix[i, j] < 0 or out[i, j, score_index] <= thresh or not same(i, sel, j):
+                        continue
+                    o = nms_iou(box(i, sel), box(i, j))
+                    if o >= F32(iou_threshold):
+                        bix[i, j] = -1
+                    else:
+                        out[i, j, score_index] *= np.exp(scale * o * o, dtype=F32)
+                        if out[i, j, score_index] <= thresh:
+                            bix[i, j] = -1
+                sel += 1
+            count[i, 0] = sel
+            for j in range(sel):
+                compacted[i, j] = indices[i, bix[i, j]]
+            out[i, sel:] = -1.0
+            continue
+        valid = 0
+        for j in range(nkeep):
+            if out[i, j, score_index] <= thresh or 0 < max_output_size <= valid:
+                out[i, j] = -1.0
+                bix[i, j] = -1
+                continue
+            valid += 1
+            for k in range(j + 1, nkeep):
+                if out[i, k, score_index] > thresh and same(i, j, k):
+                    if nms_iou(box(i, j), box(i, k)) >= F32(iou_threshold):
+                        out[i, k, score_index] = -1.0
+                        bix[i, k] = -1
+        kept = [indices[i, x] for x in bix[i] if x >= 0]
+        compacted[i, :len(kept)] = kept
+        count[i, 0] = len(kept)
+    if return_indices:
+        return (out, compacted, count) if soft else (compacted, count)
+    if invalid_to_bottom:
+        moved = np.full_like(data, -1.0)
+        for i in range(b):
+            rows = [r for r in out[i] if r[score_index] >= 0]
+            moved[i, :len(rows)] = rows
+        return moved
+    return out
+
+
+def nms_data():
+    """Two batches of 8 boxes (class id, score, x1, y1, x2, y2) with overlapping clusters and
+    distinct scores, the valid boxes first as get_valid_counts leaves them."""
+    r = rng("non_max_suppression")
+    centers = np.array([[0.3, 0.3], [0.7, 0.6], [0.35, 0.32], [0.5, 0.5]], dtype=F32)
+    data = np.zeros((2, 8, 6), dtype=F32)
+    for i in range(2):
+        c = centers[r.integers(0, 4, size=8)] + r.uniform(-0.04, 0.04, size=(8, 2))
+        size = r.uniform(0.15, 0.3, size=(8, 2))
+        data[i, :, 0] = r.integers(0, 2, size=8)
+        data[i, :, 1] = r.permutation(np.linspace(0.1, 0.95, 8))
+        data[i, :, 2:4] = c - size / 2
+        data[i, :, 4:6] = c + size / 2
+    data[1, 3, [2, 4]] = data[1, 3, [4, 2]]  # corners in the other order
+    valid = np.array([8, 6], dtype=np.int32)
+    idx = np.tile(np.arange(8, dtype=np.int32), (2, 1))
+    idx[1] = np.array([2, 0, 1, 5, 3, 4, -1, -1], dtype=np.int32)
+    return data.astype(F32), valid, idx
+
+
+def attr_float(v):
+    """A double attribute as TVM prints it (17 significant digits)."""
+    t = f"{v:.17g}"
+    return t if ("." in t or "e" in t) else t + ".0"
+
+
+def attr(v):
+    return attr_float(v) if isinstance(v, float) else repr(v)
+
+
+def non_max_suppression_cases():
+    data, valid, idx = nms_data()
+    params = [("data", data), ("valid_count", valid), ("indices", idx)]
+    for name, kw, desc in [
+        ("nms_indices_default", {}, "hard NMS per class, box indices remapped through indices"),
+        ("nms_indices_force_top_k", {"force_suppress": True, "top_k": 5, "iou_threshold": 0.3,
+                                     "max_output_size": 3}, "across classes, top 5, at most 3"),
+        ("nms_data_no_id", {"return_indices": False, "id_index": -1, "iou_threshold": 0.4},
+         "the rearranged data, class ignored"),
+        ("nms_data_invalid_to_bottom", {"return_indices": False, "invalid_to_bottom": True},
+         "suppressed rows moved below the kept ones"),
+        ("nms_soft", {"soft_nms_sigma": 0.5, "score_threshold": 0.2, "iou_threshold": 0.9,
+                      "force_suppress": True}, "soft-NMS: Gaussian decay of overlapping scores"),
+    ]:
+        out = non_max_suppression(data, valid, idx, **kw)
+        attrs = {"max_output_size": -1, "iou_threshold": 0.5, "force_suppress": False,
+                 "top_k": -1, "coord_start": 2, "score_index": 1, "id_index": 0,
+                 "return_indices": True, "invalid_to_bottom": False, "soft_nms_sigma": 0.0,
+                 "score_threshold": 0.0}
+        attrs.update(kw)
+        text = ", ".join(f"{k}={attr(v)}" for k, v in attrs.items())
+        call = f"R.vision.non_max_suppression(data, valid_count, indices, {text})"
+        write(name, "non_max_suppression", desc, params, call, out, 1e-5, 1e-6)
+
+
+def all_class_nms(boxes, scores, max_out, iou_threshold, score_threshold, fmt):
+    """TVM's all_class_non_max_suppression: per batch and class, greedy NMS over the boxes
+    scoring above score_threshold by descending score (stable), at most max_out kept; none
+    when iou_threshold is not positive; a box scoring <= 0 is never suppressed."""
+    b, c, n = scores.shape
+    kept = []
+    for i in range(b):
+        for k in range(c):
+            order = np.argsort(-scores[i, k], kind="stable")
+            s = scores[i, k][order].copy()
+            valid = int(np.sum(s > F32(score_threshold)))
+            sel = []
+            if iou_threshold > 0:
+                for j in range(valid):
+                    if not (s[j] > -1 and len(sel) < max_out):
+                        continue
+                    sel.append((int(order[j]), s[j]))
+                    for q in range(j + 1, valid):
+                        if s[q] > 0 and nms_iou(boxes[i, order[j]], boxes[i, order[q]]) >= F32(iou_threshold):
+                            s[q] = -1
+            kept.append(sel)
+    if fmt == "onnx":
+        rows = [(bc // c, bc % c, j) for bc, sel in enumerate(kept) for j, _ in sel]
+        return (np.array(rows, dtype=np.int64).reshape(-1, 3), np.array([len(rows)], dtype=np.int64))
+    idx = np.zeros((b, c * n, 2), dtype=np.int64)
+    sc = np.zeros((b, c * n), dtype=F32)
+    cnt = np.zeros((b,), dtype=np.int64)
+    for i in range(b):
+        m = 0
+        for k in range(c):
+            for j, v in kept[i * c + k]:
+                idx[i, m] = (k, j)
+                sc[i, m] = v
+                m += 1
+        cnt[i] = m
+    return idx, sc, cnt
+
+
+def all_class_nms_cases():
+    r = rng("all_class_non_max_suppression")
+    centers = np.array([[0.2, 0.2], [0.6, 0.7], [0.25, 0.22]], dtype=F32)
+    c = centers[r.integers(0, 3, size=(2, 7))] + r.uniform(-0.05, 0.05, size=(2, 7, 2))
+    size = r.uniform(0.2, 0.35, size=(2, 7, 2))
+    boxes = np.concatenate([c - size / 2, c + size / 2], axis=2).astype(F32)
+    scores = r.uniform(0.0, 1.0, size=(2, 3, 7)).astype(F32)
+    for name, max_out, iou, thr, fmt, desc in [
+        ("all_class_nms_onnx", 3, 0.4, 0.2, "onnx", "ONNX rows (batch, class, box), trimmed"),
+        ("all_class_nms_onnx_none", 2, 0.5, 1.0, "onnx", "no score above the threshold: 0 rows"),
+        ("all_class_nms_tensorflow", 4, 0.5, 0.1, "tensorflow", "padded per-batch indices and scores"),
+    ]:
+        out = all_class_nms(boxes, scores, max_out, iou, thr, fmt)
+        consts = (
+            f"R.const({max_out}, \"int64\"), R.const({attr_float(float(F32(iou)))}, \"float32\"), "
+            f"R.const({attr_float(float(F32(thr)))}, \"float32\")"
+        )
+        call = f"R.vision.all_class_non_max_suppression(boxes, scores, {consts}, output_format=\"{fmt}\")"
+        if fmt == "onnx":
+            total = 2 * 3 * 7
+            inferred = f'R.Tuple(R.Tensor(({total}, 3), dtype="int64"), R.Tensor((1,), dtype="int64"))'
+            ret = 'R.Tuple(R.Tensor(dtype="int64", ndim=2), R.Tensor((1,), dtype="int64"))'
+            text = module([("boxes", boxes), ("scores", scores)], call, out, inferred).replace(
+                f"-> {inferred}:", f"-> {ret}:")
+            write(name, "all_class_non_max_suppression", desc,
+                  [("boxes", boxes), ("scores", scores)], call, out, 0, 0, text=text)
+        else:
+            write(name, "all_class_non_max_suppression", desc,
+                  [("boxes", boxes), ("scores", scores)], call, out, 1e-6, 1e-7)
+
+
+def multibox_transform_loc(cls, loc, anchor, clip, threshold, variances, keep_background):
+    """TOPI's multibox_transform_loc in float32."""
+    b, c, n = cls.shape
+    l = loc.reshape(b, n, 4)
+    a = anchor[0]
+    vx, vy, vw, vh = (F32(v) for v in variances)
+    half = F32(0.5)
+    ay, ax = (a[:, 1] + a[:, 3]) * half, (a[:, 0] + a[:, 2]) * half
+    ah, aw = a[:, 3] - a[:, 1], a[:, 2] - a[:, 0]
+    yc = l[:, :, 1] * vy * ah + ay
+    xc = l[:, :, 0] * vx * aw + ax
+    hh = half * np.exp(l[:, :, 3] * vh) * ah
+    hw = half * np.exp(l[:, :, 2] * vw) * aw
+    boxes = np.stack([yc - hh, xc - hw, yc + hh, xc + hw], axis=2).astype(F32)
+    if clip:
+        boxes = np.clip(boxes, 0, 1)
+    e = np.exp(cls - cls.max(axis=1, keepdims=True))
+    s = (e / e.sum(axis=1, keepdims=True)).astype(F32)
+    s = s * (s >= F32(threshold)).astype(F32)
+    if not keep_background:
+        s[:, 0, :] = 0
+    return boxes, s
+
+
+def multibox_transform_loc_cases():
+    r = rng("multibox_transform_loc")
+    cls = r.normal(size=(2, 3, 5)).astype(F32)
+    loc = r.normal(scale=0.5, size=(2, 20)).astype(F32)
+    lt = r.uniform(0.0, 0.7, size=(1, 5, 2))
+    anchor = np.concatenate([lt, lt + r.uniform(0.1, 0.4, size=(1, 5, 2))], axis=2).astype(F32)
+    params = [("cls_pred", cls), ("loc_pred", loc), ("anchor", anchor)]
+    for name, clip, thr, var, keep, desc in [
+        ("multibox_transform_loc_default", False, 0.0, (1.0, 1.0, 1.0, 1.0), True, "defaults"),
+        ("multibox_transform_loc_clip", True, 0.3, (0.1, 0.1, 0.2, 0.2), False,
+         "clipped boxes, TFLite variances, threshold, no background"),
+    ]:
+        out = multibox_transform_loc(cls, loc, anchor, clip, thr, var, keep)
+        call = (f"R.vision.multibox_transform_loc(cls_pred, loc_pred, anchor, clip={clip}, "
+                f"threshold={attr_float(thr)}, variances=[{', '.join(attr_float(v) for v in var)}], "
+                f"keep_background={keep})")
+        write(name, "multibox_transform_loc", desc, params, call, out, 1e-5, 1e-6)
+
+
 if __name__ == "__main__":
+    non_max_suppression_cases()
+    all_class_nms_cases()
+    multibox_transform_loc_cases()
     get_valid_counts_cases()
     roi_align_cases()
     unique_cases()

@@ -10,6 +10,7 @@ mod contrib;
 mod image;
 mod index;
 mod math;
+mod nms;
 mod nn;
 mod quant;
 mod shape;
@@ -28,6 +29,7 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "Acosh",
     "Add",
     "AffineGrid",
+    "AllClassNMS",
     "And",
     "ArgMax",
     "ArgMin",
@@ -109,6 +111,7 @@ pub const SUPPORTED_OPS: &[&str] = &[
     "Mod",
     "Mul",
     "Neg",
+    "NonMaxSuppression",
     "NonZero",
     "Not",
     "OneHot",
@@ -281,6 +284,7 @@ pub(crate) fn convert(imp: &mut Importer, node: &mut Node) -> Result<Vec<Val>> {
         "GroupNormalization" => one(nn::group_norm(imp, node)?),
         "GlobalLpPool" => one(nn::global_lp_pool(imp, node)?),
         "MaxUnpool" => one(nn::max_unpool(imp, node)?),
+        "NonMaxSuppression" | "AllClassNMS" => one(nms::non_max_suppression(imp, node)?),
         _ => Err(node.unsupported("operator is not supported")),
     }
 }

@@ -22,7 +22,7 @@
 //! convolutions, pools, pad, activations), [`manipulate`] (reshape and data movement),
 //! [`create`] (full/zeros/ones/arange/tril/triu), [`sort`] (sort/argsort/topk/cumsum), [`image`]
 //! (resize2d), [`qdq`] (quantize/dequantize), [`grad`] (the backward operators of `R.grad.*`),
-//! [`scatter`] (index_put, slice_scatter), [`search`] (bucketize, multinomial_from_uniform, nonzero, unique), [`vision`] (roi_align, get_valid_counts).
+//! [`scatter`] (index_put, slice_scatter), [`search`] (bucketize, multinomial_from_uniform, nonzero, unique), [`vision`] (roi_align, get_valid_counts, non_max_suppression, all_class_non_max_suppression, multibox_transform_loc).
 
 mod create;
 mod elementwise;

@@ -1,4 +1,6 @@
-//! `R.vision.roi_align` and `R.vision.get_valid_counts` (see its rule). `roi_align` is
+//! `R.vision.roi_align`, `R.vision.get_valid_counts` (see its rule),
+//! `R.vision.multibox_transform_loc` (TVM's TE compute) and the two non-maximum suppressions
+//! (runtime builtins, see their rules). `roi_align` is
 //! legalized with the semantics of TVM's `topi.vision.roi_align`
 //! (`roi_align_nchw`/`roi_align_nhwc`): each output bin of each region of interest averages
 //! (or takes the maximum of) a grid of bilinear samples of the data, the grid `sample_ratio`
@@ -15,14 +17,18 @@
 
 use tir::{CmpOp, DataType, ForKind, PrimExpr, Stmt, Var};
 
-use super::te::{self, Te};
+use super::te::{self, Combiner, Te};
 use super::{Lowered, OpCall, Result, Rule};
 use crate::Error;
+use crate::ir::{Expr, StructInfo};
 
 pub(super) fn rule(name: &str) -> Option<Rule> {
     match name {
         "vision.roi_align" => Some(roi_align),
         "vision.get_valid_counts" => Some(get_valid_counts),
+        "vision.non_max_suppression" => Some(non_max_suppression),
+        "vision.all_class_non_max_suppression" => Some(all_class_non_max_suppression),
+        "vision.multibox_transform_loc" => Some(multibox_transform_loc),
         _ => None,
     }
 }
@@ -332,4 +338,200 @@ fn get_valid_counts(c: &OpCall) -> Result<Lowered> {
         body,
     );
     c.finish("get_valid_counts", te, &[&data], &[count, out, indices])
+}
+
+/// A call of the runtime's `relax.run.non_max_suppression` (`vm::builtin`) with the attributes
+/// as prim values: TVM's kernel sorts, swaps rows and stops early in data-dependent loops.
+fn non_max_suppression(c: &OpCall) -> Result<Lowered> {
+    let int = |n: &str| crate::transform::prim_i64(c.attr_int(n).unwrap_or(0));
+    let flag = |n: &str| Expr::prim(PrimExpr::bool(c.attr_bool(n).unwrap_or(false)));
+    let float = |n: &str| {
+        Expr::prim(PrimExpr::float(
+            DataType::FLOAT64,
+            c.attr_f64(n).unwrap_or(0.0),
+        ))
+    };
+    let mut args = c.call.args.clone();
+    args.extend([
+        int("max_output_size"),
+        float("iou_threshold"),
+        flag("force_suppress"),
+        int("top_k"),
+        int("coord_start"),
+        int("score_index"),
+        int("id_index"),
+        flag("return_indices"),
+        flag("invalid_to_bottom"),
+        float("soft_nms_sigma"),
+        float("score_threshold"),
+    ]);
+    Ok(Lowered::Expr(crate::transform::call_pure_packed(
+        "relax.run.non_max_suppression",
+        args,
+        c.out.clone(),
+    )))
+}
+
+/// A call of the runtime's `relax.run.all_class_non_max_suppression`. In ONNX format TVM
+/// trims the selected rows to the count the kernel found (a `dynamic_strided_slice`), so the
+/// rows' result has a rank but no static shape. TVM's kernel takes `max_output_boxes_per_class`
+/// as a number when it is a constant and otherwise ignores it (the number of boxes); here the
+/// value is read at run time in both cases, which agrees with TVM whenever TVM uses it.
+fn all_class_non_max_suppression(c: &OpCall) -> Result<Lowered> {
+    let format = c.attr_str("output_format").unwrap_or("onnx").to_string();
+    let out = match (&c.out, format.as_str()) {
+        (StructInfo::Tuple(fields), "onnx") if fields.len() == 2 => {
+            let rows = match &fields[0] {
+                StructInfo::Tensor { dtype, vdevice, .. } => StructInfo::Tensor {
+                    shape: None,
+                    dtype: *dtype,
+                    ndim: 2,
+                    vdevice: vdevice.clone(),
+                },
+                other => other.clone(),
+            };
+            StructInfo::Tuple(vec![rows, fields[1].clone()])
+        }
+        (other, _) => other.clone(),
+    };
+    let mut args = c.call.args.clone();
+    args.push(crate::transform::str_imm(&format));
+    Ok(Lowered::Expr(crate::transform::call_pure_packed(
+        "relax.run.all_class_non_max_suppression",
+        args,
+        out,
+    )))
+}
+
+/// TVM's `topi.vision.multibox_transform_loc`: the boxes `(ymin, xmin, ymax, xmax)` decoded
+/// from the anchors `(left, top, right, bottom)` and the encodings `(x, y, w, h)` scaled by
+/// `variances` (clipped to `[0, 1]` with `clip`), and the softmax of the class logits over the
+/// classes, zero below `threshold` and, without `keep_background`, in class 0.
+fn multibox_transform_loc(c: &OpCall) -> Result<Lowered> {
+    let cls = c.tensor(0)?;
+    let loc = c.tensor(1)?;
+    let anchor = c.tensor(2)?;
+    let dt = cls.dtype();
+    if !dt.is_float() || loc.dtype() != dt || anchor.dtype() != dt {
+        return invalid(
+            c,
+            "cls_pred, loc_pred and anchor must be float tensors of one dtype",
+        );
+    }
+    if cls.ndim() != 3 || loc.ndim() != 2 || anchor.ndim() != 3 {
+        return invalid(c, "cls_pred must be 3-D, loc_pred 2-D and anchor 3-D");
+    }
+    let var = c.attr_f64s("variances").unwrap_or_default();
+    let [vx, vy, vw, vh] = var[..] else {
+        return invalid(c, format!("variances must be 4 values, got {var:?}"));
+    };
+    let clip = c.attr_bool("clip").unwrap_or(false);
+    let threshold = c.attr_f64("threshold").unwrap_or(0.0);
+    let keep_background = c.attr_bool("keep_background").unwrap_or(true);
+    let shape = cls.shape().to_vec();
+    let (batch, anchors) = (shape[0].clone(), shape[2].clone());
+    let fc = |v: f64| te::constf(dt, v);
+    let mut t = Te::new();
+    let boxes = t.compute(
+        "multibox_boxes",
+        "i",
+        &[batch.clone(), anchors.clone(), te::i64c(4)],
+        |i| {
+            let (b, a, k) = (&i[0], &i[1], &i[2]);
+            let an = |j: i64| te::load(&anchor.buf, vec![te::i64c(0), a.clone(), te::i64c(j)]);
+            let enc = |j: i64| {
+                te::load(
+                    &loc.buf,
+                    vec![
+                        b.clone(),
+                        te::add(te::mul(a.clone(), te::i64c(4)), te::i64c(j)),
+                    ],
+                )
+            };
+            let (left, top, right, bottom) = (an(0), an(1), an(2), an(3));
+            let ay = te::mul(te::add(top.clone(), bottom.clone()), fc(0.5));
+            let ax = te::mul(te::add(left.clone(), right.clone()), fc(0.5));
+            let ah = te::sub(bottom, top);
+            let aw = te::sub(right, left);
+            let yc = te::add(te::mul(te::mul(enc(1), fc(vy)), ah.clone()), ay);
+            let xc = te::add(te::mul(te::mul(enc(0), fc(vx)), aw.clone()), ax);
+            let half = |e: PrimExpr, v: f64, size: PrimExpr| {
+                te::mul(
+                    te::mul(fc(0.5), te::intrin("exp", vec![te::mul(e, fc(v))])),
+                    size,
+                )
+            };
+            let hh = half(enc(3), vh, ah);
+            let hw = half(enc(2), vw, aw);
+            let mut v = [
+                te::sub(yc.clone(), hh.clone()),
+                te::sub(xc.clone(), hw.clone()),
+                te::add(yc, hh),
+                te::add(xc, hw),
+            ];
+            if clip {
+                for e in &mut v {
+                    *e = te::max(fc(0.0), te::min(fc(1.0), e.clone()));
+                }
+            }
+            let [ymin, xmin, ymax, xmax] = v;
+            let is = |j: i64| te::cmp(CmpOp::Eq, k.clone(), te::i64c(j));
+            te::select(
+                is(0),
+                ymin,
+                te::select(is(1), xmin, te::select(is(2), ymax, xmax)),
+            )
+        },
+    );
+    let red = vec![batch.clone(), anchors.clone()];
+    let classes = shape[1].clone();
+    let mx = t.reduce_named(
+        "T_softmax_maxelem",
+        "i",
+        &red,
+        &[("k".to_string(), classes.clone())],
+        Combiner::Max,
+        None,
+        |i, k| te::load(&cls.buf, vec![i[0].clone(), k[0].clone(), i[1].clone()]),
+    );
+    let exp = t.compute("T_softmax_exp", "i", &shape, |i| {
+        te::intrin(
+            "exp",
+            vec![te::sub(
+                te::load(&cls.buf, i.to_vec()),
+                te::load(&mx, vec![i[0].clone(), i[2].clone()]),
+            )],
+        )
+    });
+    let sum = t.reduce_named(
+        "T_softmax_expsum",
+        "i",
+        &red,
+        &[("k".to_string(), classes)],
+        Combiner::Sum,
+        None,
+        |i, k| te::load(&exp, vec![i[0].clone(), k[0].clone(), i[1].clone()]),
+    );
+    let scores = t.compute("multibox_scores", "i", &shape, |i| {
+        let s = te::div(
+            te::load(&exp, i.to_vec()),
+            te::load(&sum, vec![i[0].clone(), i[2].clone()]),
+        );
+        // TVM multiplies by the mask (a NaN score stays NaN).
+        let kept = te::mul(
+            s.clone(),
+            te::cast(dt, te::cmp(CmpOp::Ge, s, fc(threshold))),
+        );
+        if keep_background {
+            kept
+        } else {
+            te::select(te::cmp(CmpOp::Eq, i[1].clone(), te::i64c(0)), fc(0.0), kept)
+        }
+    });
+    c.finish(
+        "multibox_transform_loc",
+        t,
+        &[&cls, &loc, &anchor],
+        &[boxes, scores],
+    )
 }

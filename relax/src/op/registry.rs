@@ -894,6 +894,56 @@ pub(super) static OPS: &[OpDef] = &[
         vision::infer_get_valid_counts,
     ),
     op(
+        "relax.vision.non_max_suppression",
+        "R.vision.non_max_suppression",
+        &[
+            e("data"),
+            e("valid_count"),
+            e("indices"),
+            ad("max_output_size", minus_one),
+            ad("iou_threshold", || AttrValue::Float(0.5)),
+            ad("force_suppress", false_),
+            ad("top_k", minus_one),
+            ad("coord_start", || AttrValue::Int(2)),
+            ad("score_index", one),
+            ad("id_index", zero),
+            ad("return_indices", true_),
+            ad("invalid_to_bottom", false_),
+            ad("soft_nms_sigma", || AttrValue::Float(0.0)),
+            ad("score_threshold", || AttrValue::Float(0.0)),
+        ],
+        vision::infer_non_max_suppression,
+    ),
+    op(
+        "relax.vision.all_class_non_max_suppression",
+        "R.vision.all_class_non_max_suppression",
+        &[
+            e("boxes"),
+            e("scores"),
+            e("max_output_boxes_per_class"),
+            e("iou_threshold"),
+            e("score_threshold"),
+            ad("output_format", || s("onnx")),
+        ],
+        vision::infer_all_class_non_max_suppression,
+    ),
+    op(
+        "relax.vision.multibox_transform_loc",
+        "R.vision.multibox_transform_loc",
+        &[
+            e("cls_pred"),
+            e("loc_pred"),
+            e("anchor"),
+            ad("clip", false_),
+            ad("threshold", || AttrValue::Float(0.0)),
+            ad("variances", || {
+                AttrValue::List(vec![AttrValue::Float(1.0); 4])
+            }),
+            ad("keep_background", true_),
+        ],
+        vision::infer_multibox_transform_loc,
+    ),
+    op(
         "relax.nn.pad",
         "R.nn.pad",
         &[

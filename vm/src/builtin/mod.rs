@@ -16,6 +16,7 @@ mod debug;
 mod memory;
 mod set;
 mod shape;
+mod vision;
 
 use std::sync::OnceLock;
 
@@ -85,6 +86,12 @@ pub const BUILTINS: &[(&str, BuiltinFn)] = &[
     // What TVM's Python package registers for `R.nonzero` and `R.unique` (their `FCallPacked`).
     ("relax.run.nonzero", set::nonzero),
     ("relax.run.unique", set::unique),
+    // The non-maximum suppressions `R.vision.*non_max_suppression` are legalized to.
+    ("relax.run.non_max_suppression", vision::non_max_suppression),
+    (
+        "relax.run.all_class_non_max_suppression",
+        vision::all_class_non_max_suppression,
+    ),
     // What TVM's Python package registers for `R.print` and `R.assert_op`.
     ("relax.run.print", debug::print),
     ("relax.run.assert_op", debug::assert_op),

@@ -1,0 +1,24 @@
+@I.ir_module
+class ExpectedNMSFiveBoxes:
+    @R.function
+    def main(
+        boxes: R.Tensor((1, 5, 4), dtype="float32"),
+        scores: R.Tensor((1, 2, 5), dtype="float32"),
+        max_output_boxes_per_class: R.Tensor((1,), dtype="int64"),
+        iou_threshold: R.Tensor((1,), dtype="float32"),
+        score_threshold: R.Tensor((1,), dtype="float32"),
+    ):
+        R.func_attr({"num_input": 2})
+        with R.dataflow():
+            lv = R.vision.all_class_non_max_suppression(
+                boxes,
+                scores,
+                R.const(3, "int64"),
+                R.const(0.5, "float32"),
+                R.const(0.10000000149011612, "float32"),
+                "onnx",
+            )
+            lv1 = lv[0]
+            gv = lv1
+            R.output(gv)
+        return gv
