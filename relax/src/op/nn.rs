@@ -363,17 +363,30 @@ pub(super) fn infer_conv(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
     }
     let mut spatial = Vec::with_capacity(s.k);
     for i in 0..s.k {
-        let window = SlidingWindow {
-            stride: strides[i],
-            dilation: dilation[i],
-            pad_before: padding[i],
-            pad_after: padding[i + s.k],
-            ceil_mode: false,
-        };
+        let window = axis_window(i, s.k, &strides, &dilation, &padding, false);
         spatial.push(window_extent(call, i, &window, &xs[2 + i], &ws[2 + i])?);
     }
     let out = arrange(call, &s.out_layout, xs[0].clone(), out_c.clone(), spatial)?;
     Ok(s.x.with_shape(out, s.out_dtype))
+}
+
+/// Spatial axis `i` of `k` as a [`SlidingWindow`], from the per-axis attribute lists
+/// (`padding` holds the `k` paddings before, then the `k` after).
+fn axis_window(
+    i: usize,
+    k: usize,
+    strides: &[i64],
+    dilation: &[i64],
+    padding: &[i64],
+    ceil_mode: bool,
+) -> SlidingWindow {
+    SlidingWindow {
+        stride: strides[i],
+        dilation: dilation[i],
+        pad_before: padding[i],
+        pad_after: padding[i + k],
+        ceil_mode,
+    }
 }
 
 /// The output extent along spatial axis `i` of `window` sliding over `input` elements with a
@@ -460,13 +473,7 @@ pub(super) fn infer_conv_transpose(call: &Call, args: &[StructInfo]) -> Result<S
     let out_c = mul(&ws[0], &dim(groups));
     let mut spatial = Vec::with_capacity(s.k);
     for i in 0..s.k {
-        let window = SlidingWindow {
-            stride: strides[i],
-            dilation: dilation[i],
-            pad_before: padding[i],
-            pad_after: padding[i + s.k],
-            ceil_mode: false,
-        };
+        let window = axis_window(i, s.k, &strides, &dilation, &padding, false);
         let Some(v) = window.transposed_extent_expr(&xs[2 + i], &ws[2 + i], output_padding[i])
         else {
             return Err(err(
@@ -559,13 +566,7 @@ pub(super) fn infer_pool(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
                 ),
             ));
         }
-        let window = SlidingWindow {
-            stride: strides[i],
-            dilation: dilation[i],
-            pad_before: padding[i],
-            pad_after: padding[i + k],
-            ceil_mode,
-        };
+        let window = axis_window(i, k, &strides, &dilation, &padding, ceil_mode);
         spatial.push(window_extent(call, i, &window, &xs[2 + i], &dim(pool[i]))?);
     }
     let out = arrange(call, &out_layout, xs[0].clone(), xs[1].clone(), spatial)?;
