@@ -697,16 +697,19 @@ def nonzero_cases():
     idx = np.nonzero(x)[0]
     out = x[idx] * 2
     # As the printer writes it: `n`, bound by the match_cast, declared as a TypeVar.
+    # The return type is the body's with `n` erased: `n` is defined by the match_cast, out of
+    # the callers' scope (TVM's Function constructor).
     text = (
-        "# from typing import TypeVar\n"
         "# from tvm.script import ir as I\n"
+        "# from tvm.script import tirx as T\n"
+        "# from tvm.tirx.layout import Axis\n"
         "# from tvm.script import relax as R\n"
         "\n"
-        'n = TypeVar("n")\n'
         "@I.ir_module\n"
         "class Module:\n"
         "    @R.function\n"
-        '    def main(x: R.Tensor((6,), dtype="int64")) -> R.Tensor((n,), dtype="int64"):\n'
+        '    def main(x: R.Tensor((6,), dtype="int64")) -> R.Tensor(dtype="int64", ndim=1):\n'
+        "        n = T.int64()\n"
         "        with R.dataflow():\n"
         '            lv: R.Tensor((1, n), dtype="int64") = R.match_cast(R.nonzero(x), '
         'R.Tensor((1, n), dtype="int64"))\n'
@@ -1114,10 +1117,10 @@ def all_class_nms_cases():
         call = f"R.vision.all_class_non_max_suppression(boxes, scores, {consts}, output_format=\"{fmt}\")"
         if fmt == "onnx":
             total = 2 * 3 * 7
+            # The function's return type is the call's inferred one (TVM's Function
+            # constructor), though the value has only the selected rows.
             inferred = f'R.Tuple(R.Tensor(({total}, 3), dtype="int64"), R.Tensor((1,), dtype="int64"))'
-            ret = 'R.Tuple(R.Tensor(dtype="int64", ndim=2), R.Tensor((1,), dtype="int64"))'
-            text = module([("boxes", boxes), ("scores", scores)], call, out, inferred).replace(
-                f"-> {inferred}:", f"-> {ret}:")
+            text = module([("boxes", boxes), ("scores", scores)], call, out, inferred)
             write(name, "all_class_non_max_suppression", desc,
                   [("boxes", boxes), ("scores", scores)], call, out, 0, 0, text=text)
         else:
