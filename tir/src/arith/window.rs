@@ -8,7 +8,7 @@
 //! tries strides and dilations up to 2^63 − 1): the arithmetic is exact (`i128`) where the
 //! values are known, and a result that an `int64` cannot hold is `None`, never a wrapped value.
 
-use crate::ir::{BinaryOp, PrimExpr};
+use crate::ir::{BinaryOp, DataType, PrimExpr};
 
 use super::Analyzer;
 
@@ -82,10 +82,8 @@ impl SlidingWindow {
                 int(self.padded(0) - self.span(k))?,
             ),
             None => {
-                let taps = bin(BinaryOp::Sub, kernel.clone(), PrimExpr::int(dtype, 1));
-                let reach = bin(BinaryOp::Mul, int(self.dilation.into())?, taps);
                 let padded = bin(BinaryOp::Add, size.clone(), int(self.padded(0) - 1)?);
-                bin(BinaryOp::Sub, padded, reach)
+                bin(BinaryOp::Sub, padded, self.reach_expr(kernel, dtype))
             }
         };
         let stride = int(self.stride.into())?;
@@ -101,6 +99,13 @@ impl SlidingWindow {
         };
         let count = bin(BinaryOp::Add, steps, PrimExpr::int(dtype, 1));
         Some(Analyzer::new().simplify(&count))
+    }
+
+    /// `dilation · (kernel − 1)` for a kernel known only as an expression, its constants in
+    /// `dtype` (the size's).
+    fn reach_expr(&self, kernel: &PrimExpr, dtype: DataType) -> PrimExpr {
+        let taps = PrimExpr::binary(BinaryOp::Sub, kernel.clone(), PrimExpr::int(dtype, 1));
+        PrimExpr::binary(BinaryOp::Mul, PrimExpr::int(dtype, self.dilation), taps)
     }
 
     /// `(out − 1) · stride + span`: the elements that `out` windows of `kernel` taps cover
@@ -150,15 +155,11 @@ impl SlidingWindow {
         );
         let extent = match kernel.as_int() {
             Some(k) => bin(BinaryOp::Add, grown, int(self.span(k) + shift)?),
-            None => {
-                let taps = bin(BinaryOp::Sub, kernel.clone(), PrimExpr::int(dtype, 1));
-                let reach = bin(BinaryOp::Mul, int(self.dilation.into())?, taps);
-                bin(
-                    BinaryOp::Add,
-                    bin(BinaryOp::Add, grown, reach),
-                    int(shift + 1)?,
-                )
-            }
+            None => bin(
+                BinaryOp::Add,
+                bin(BinaryOp::Add, grown, self.reach_expr(kernel, dtype)),
+                int(shift + 1)?,
+            ),
         };
         Some(Analyzer::new().simplify(&extent))
     }
@@ -249,6 +250,18 @@ mod tests {
             .positions_expr(&n, &PrimExpr::i64(3))
             .unwrap();
         assert_eq!(e.to_string(), "n // T.int64(2) + T.int64(1)");
+        // A symbolic kernel: `n + 2 - (2 · (k - 1) + 1)` windows at stride 1.
+        let k = PrimExpr::from(&Var::new("k", DataType::INT64));
+        let e = window(1, 2, (1, 1), false).positions_expr(&n, &k).unwrap();
+        assert_eq!(e.to_string(), "n - k * T.int64(2) + T.int64(4)");
+        // ... and transposed: `(n - 1) · 2 + 2 · (k - 1) + 1 - 2`.
+        let e = window(2, 2, (1, 1), false)
+            .transposed_extent_expr(&n, &k, 0)
+            .unwrap();
+        assert_eq!(
+            e.to_string(),
+            "n * T.int64(2) + k * T.int64(2) - T.int64(5)"
+        );
         // A dilated span past i64::MAX is no expression at all.
         let w = window(1, 1 << 62, (0, 0), false);
         assert!(w.positions_expr(&n, &PrimExpr::i64(5)).is_none());

@@ -199,7 +199,9 @@ pub(super) fn non_max_suppression(args: &[Value]) -> Result<Value> {
         )));
     }
     if p.score_index >= length
-        || p.coord_start + 3 >= length
+        || p.coord_start
+            .checked_add(3)
+            .is_none_or(|last| last >= length)
         || p.id_index < -1
         || p.id_index >= length as i64
     {
