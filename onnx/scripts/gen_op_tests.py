@@ -670,6 +670,14 @@ def nms_cases():
     nms("test_op_nms_no_score_threshold", 1, 2, 6, 5, 0.3, None)
     nms("test_op_nms_runtime_max", 2, 2, 6, 2, 0.5, 0.1, runtime_max=True)
 
+    # Wrap padding around more than once, and reflect padding of the longest pad allowed.
+    case("test_op_pad_19_wrap", [helper.make_node("Pad", ["x", "p"], ["y"], mode="wrap")],
+         [("x", F, [2, 3, 4])], [("y", F)], [rand(2, 3, 4)], 19,
+         inits=[("p", np.array([0, 4, 9, 0, 5, 2], np.int64))])
+    case("test_op_pad_13_reflect_longest", [helper.make_node("Pad", ["x", "p"], ["y"], mode="reflect")],
+         [("x", F, [3, 4])], [("y", F)], [rand(3, 4)], 13,
+         inits=[("p", np.array([2, 3, 2, 3], np.int64))])
+
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()

@@ -51,9 +51,8 @@ pub struct ImportOptions {
     pub func_name: String,
     /// The most bytes, over the whole model, of the constants the import makes itself:
     /// `ConstantOfShape` nodes of constant shape filled into constants (weights written as
-    /// fills, such as the light zoo's; beyond the budget they are filled at run time) and the
-    /// index maps of reflect, edge and wrap padding (beyond it, an error). A model cannot make
-    /// the import hold more.
+    /// fills, such as the light zoo's; beyond the budget they are filled at run time). A model
+    /// cannot make the import hold more.
     pub constant_fill_budget: usize,
 }
 

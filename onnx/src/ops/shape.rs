@@ -1134,62 +1134,43 @@ pub(crate) fn pad(imp: &mut Importer, node: &Node) -> Result<Val> {
             )
         }
         "reflect" | "edge" | "wrap" => {
-            // Each padded axis is a gather with the index map of the mode.
-            let s = x
-                .static_shape()
-                .ok_or_else(|| node.unsupported("reflect/edge padding of a symbolic shape"))?;
-            let mut y = x.clone();
-            for a in 0..r {
-                if before[a] == 0 && after[a] == 0 {
-                    continue;
+            // Relax's pad modes (TOPI's): edge is `replicate`, wrap is `circular`. Where the
+            // extents are known, the pads onnxruntime rejects are import errors; for a symbolic
+            // axis the kernel's bounds check stops a reflect pad as long as the axis.
+            let relax_mode = match mode.as_str() {
+                "edge" => "replicate",
+                "wrap" => "circular",
+                _ => "reflect",
+            };
+            if let Some(s) = x.static_shape() {
+                for a in 0..r {
+                    let (b, e, n) = (before[a], after[a], s[a]);
+                    if b == 0 && e == 0 {
+                        continue;
+                    }
+                    if n == 0 {
+                        // No element to repeat, reflect or wrap around (onnxruntime rejects it too).
+                        return Err(node.invalid(format!(
+                            "{mode} padding of axis {a}, which has no elements"
+                        )));
+                    }
+                    if mode == "reflect" && b.max(e) >= n {
+                        return Err(node.invalid(format!(
+                            "reflect padding of ({b}, {e}) along axis {a} of extent {n}: each pad must be less than the extent (as onnxruntime requires)"
+                        )));
+                    }
                 }
-                let n = s[a];
-                if n == 0 {
-                    // No element to repeat, reflect or wrap around (onnxruntime rejects it too).
-                    return Err(
-                        node.invalid(format!("{mode} padding of axis {a}, which has no elements"))
-                    );
-                }
-                // The index map is a constant made at import: it draws on the import budget,
-                // so that pads of 2^31 cannot make the import itself hold 16 GB.
-                let len = n.saturating_add(before[a]).saturating_add(after[a]);
-                let nbytes = usize::try_from(len)
-                    .ok()
-                    .and_then(|l| l.checked_mul(8))
-                    .filter(|&b| b <= imp.constant_fill_budget)
-                    .ok_or_else(|| {
-                        node.unsupported(format!(
-                            "{mode} padding to {len} elements along axis {a}: its index map is larger than what is left of the import budget for constants ({} bytes)",
-                            imp.constant_fill_budget
-                        ))
-                    })?;
-                imp.constant_fill_budget -= nbytes;
-                let idx: Vec<i64> = (-before[a]..n + after[a])
-                    .map(|i| match mode.as_str() {
-                        "edge" => i.clamp(0, n - 1),
-                        "wrap" => i.rem_euclid(n),
-                        _ => {
-                            if n == 1 {
-                                0
-                            } else {
-                                let p = 2 * (n - 1);
-                                let m = i.rem_euclid(p);
-                                if m < n { m } else { p - m }
-                            }
-                        }
-                    })
-                    .collect();
-                let t = int_tensor(&[idx.len() as i64], &idx)?;
-                y = imp.op(
-                    "relax.take",
-                    vec![y.expr.clone(), t.expr],
-                    attrs(&[
-                        ("axis", AttrValue::Int(a as i64)),
-                        ("mode", AttrValue::Str("fast".into())),
-                    ]),
-                )?;
             }
-            Ok(y)
+            let pw: Vec<i64> = (0..r).flat_map(|i| [before[i], after[i]]).collect();
+            imp.op(
+                "relax.nn.pad",
+                vec![x.expr.clone()],
+                attrs(&[
+                    ("pad_width", ints(&pw)),
+                    ("pad_value", AttrValue::Float(0.0)),
+                    ("pad_mode", AttrValue::Str(relax_mode.into())),
+                ]),
+            )
         }
         other => Err(node.unsupported(format!("mode = \"{other}\""))),
     }

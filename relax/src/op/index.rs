@@ -10,7 +10,8 @@ use crate::op::common::{
 use crate::struct_info_ops::{const_value, describe};
 
 /// `R.take(x, indices, axis)`: `x.shape[:axis] + indices.shape + x.shape[axis+1:]`; with
-/// `axis=None` the data is flattened and the result has the indices' shape.
+/// `axis=None` the data must be 1-D (of known rank), as TVM's `InferTypeTake` requires, and the
+/// result has the indices' shape.
 pub(super) fn infer_take(call: &Call, args: &[StructInfo]) -> Result<StructInfo> {
     check_arity(call, args, 2, 2)?;
     let x = tensor_arg(call, args, 0)?;
@@ -38,6 +39,13 @@ pub(super) fn infer_take(call: &Call, args: &[StructInfo]) -> Result<StructInfo>
         ));
     }
     let Some(axis) = attr_opt_int(call, "axis")? else {
+        if x.ndim() != Some(1) {
+            let rank = x.ndim().map_or("unknown".to_string(), |n| n.to_string());
+            return Err(err(
+                call,
+                format!("without an axis the data must be 1-dimensional, got rank {rank}"),
+            ));
+        }
         return Ok(x.result(ishape, indim, x.dtype));
     };
     let Some(n) = x.ndim() else {
