@@ -49,12 +49,21 @@ pub fn inline_elementwise(func: &PrimFunc) -> PrimFunc {
         return func.clone();
     };
     let mut stmts = stmts.clone();
+    // What each statement loads and stores, kept beside it: recomputed only for the statements
+    // an inlining rewrites, so that a chain of n producers costs n walks, not n² (a fused
+    // chain of a few hundred elementwise operators took seconds).
+    let mut accesses: Vec<Accesses> = stmts.iter().map(Accesses::of).collect();
     let mut allocs = root.block.alloc_buffers.clone();
     let mut p = 0;
     while p < stmts.len() {
-        match try_inline(&stmts, p, &allocs) {
-            Some((rest, buffer)) => {
-                stmts.splice(p.., rest);
+        match try_inline(&stmts, &accesses, p, &allocs) {
+            Some((readers, buffer)) => {
+                for (i, s) in readers {
+                    accesses[i] = Accesses::of(&s);
+                    stmts[i] = s;
+                }
+                stmts.remove(p);
+                accesses.remove(p);
                 allocs.retain(|b| b.data.id() != buffer);
             }
             None => p += 1,
@@ -91,9 +100,15 @@ struct Producer {
     elements: Option<i64>,
 }
 
-/// The statements from `p` on with statement `p` inlined into the others, and the inlined
-/// buffer; `None` when `p` is not an inlinable producer.
-fn try_inline(stmts: &[Stmt], p: usize, allocs: &[Buffer]) -> Option<(Vec<Stmt>, VarId)> {
+/// The statements after `p` that read statement `p`'s buffer, by index, each with `p` inlined
+/// into it, and the inlined buffer (statement `p` is then dropped); `None` when `p` is not an
+/// inlinable producer. `accesses[i]` is what `stmts[i]` loads and stores.
+fn try_inline(
+    stmts: &[Stmt],
+    accesses: &[Accesses],
+    p: usize,
+    allocs: &[Buffer],
+) -> Option<(Vec<(usize, Stmt)>, VarId)> {
     let prod = producer(&stmts[p])?;
     let id = prod.buffer.data.id();
     if !allocs.iter().any(|b| b.data.id() == id) {
@@ -105,17 +120,17 @@ fn try_inline(stmts: &[Stmt], p: usize, allocs: &[Buffer]) -> Option<(Vec<Stmt>,
     if operands.loads.contains_key(&id) {
         return None;
     }
-    for s in &stmts[..p] {
-        let a = Accesses::of(s);
-        if a.loads.contains_key(&id) || a.stores.contains(&id) {
-            return None;
-        }
+    if accesses[..p]
+        .iter()
+        .any(|a| a.loads.contains_key(&id) || a.stores.contains(&id))
+    {
+        return None;
     }
     // An expensive value (a call: `exp`, `tanh`, …) is computed once per element, as
     // before: a single reading statement. Arithmetic is cheap enough to repeat in each.
-    let readers = stmts[p + 1..]
+    let readers = accesses[p + 1..]
         .iter()
-        .filter(|s| Accesses::of(s).loads.contains_key(&id))
+        .filter(|a| a.loads.contains_key(&id))
         .count();
     // A value read by several statements is copied into each: a large one stays computed
     // once, or chains of diamonds (`t1 = t0 * 2 + t0 * 3`, `t2 = t1 * 2 + t1 * 3`, …) would
@@ -123,23 +138,19 @@ fn try_inline(stmts: &[Stmt], p: usize, allocs: &[Buffer]) -> Option<(Vec<Stmt>,
     if readers > 1 && (calls(&prod.value) || larger_than(&prod.value, COPY_NODES)) {
         return None;
     }
-    let mut rest = Vec::with_capacity(stmts.len() - p - 1);
-    for s in &stmts[p + 1..] {
-        let a = Accesses::of(s);
+    let mut inlined = Vec::with_capacity(readers);
+    for (i, (s, a)) in stmts.iter().zip(accesses).enumerate().skip(p + 1) {
         if a.stores.contains(&id) || a.stores.iter().any(|b| operands.loads.contains_key(b)) {
             return None;
         }
-        match a.loads.get(&id) {
-            None => rest.push(s.clone()),
-            Some(&n) => {
-                if n > 1 || !no_more_points(s, &prod) || !streams(s, id) {
-                    return None;
-                }
-                rest.push(Inliner { prod: &prod }.stmt(s));
+        if let Some(&n) = a.loads.get(&id) {
+            if n > 1 || !no_more_points(s, &prod) || !streams(s, id) {
+                return None;
             }
+            inlined.push((i, Inliner { prod: &prod }.stmt(s)));
         }
     }
-    Some((rest, id))
+    Some((inlined, id))
 }
 
 fn producer(s: &Stmt) -> Option<Producer> {
