@@ -409,6 +409,7 @@ fn window_extent(
             ),
         ));
     }
+    check_kernel_taps(call, i, kernel)?;
     let Some(extent) = window.positions_expr(input, kernel) else {
         return Err(err(
             call,
@@ -420,6 +421,21 @@ fn window_extent(
     };
     check_window_fits(call, i, &extent)?;
     Ok(extent)
+}
+
+/// A window of no taps (a kernel extent of 0, or a negative one) along spatial axis
+/// `i` is an error naming it (TVM 0.27 infers a shape for it and its kernel returns
+/// uninitialised memory).
+fn check_kernel_taps(call: &Call, i: usize, kernel: &PrimExpr) -> Result<()> {
+    match const_value(kernel) {
+        Some(k) if k < 1 => Err(err(
+            call,
+            format!(
+                "spatial axis {i}: a window of {k} taps (the kernel extent must be at least 1)"
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// An output extent along spatial axis `i` that is a negative constant means the window
@@ -474,6 +490,7 @@ pub(super) fn infer_conv_transpose(call: &Call, args: &[StructInfo]) -> Result<S
     let mut spatial = Vec::with_capacity(s.k);
     for i in 0..s.k {
         let window = axis_window(i, s.k, &strides, &dilation, &padding, false);
+        check_kernel_taps(call, i, &ws[2 + i])?;
         let Some(v) = window.transposed_extent_expr(&xs[2 + i], &ws[2 + i], output_padding[i])
         else {
             return Err(err(
