@@ -42,7 +42,9 @@ pub fn tensor_json(t: &Tensor) -> Result<Json, String> {
                     json!(x)
                 })
             } else if dtype == "bool" {
-                Ok(json!(t.get_i64(i).ok_or("an unreadable bool element")? != 0))
+                Ok(json!(
+                    t.get_i64(i).ok_or("an unreadable bool element")? != 0
+                ))
             } else {
                 Ok(json!(t.get_i64(i).ok_or_else(|| format!(
                     "elements of dtype {dtype} are not written"
@@ -156,6 +158,9 @@ mod tests {
         let j = tensor_json(&t).unwrap();
         assert_eq!(j["tensor"]["data"], json!(["nan", "inf", -0.0, 1.5]));
         let b = Tensor::from_slice(&[2], &[true, false]).unwrap();
-        assert_eq!(tensor_json(&b).unwrap()["tensor"]["data"], json!([true, false]));
+        assert_eq!(
+            tensor_json(&b).unwrap()["tensor"]["data"],
+            json!([true, false])
+        );
     }
 }

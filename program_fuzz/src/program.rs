@@ -602,7 +602,11 @@ fn conv(r: &mut Rng, p: &mut Prog, axes: usize, invalid: bool) {
         .map(|p| p[0])
         .chain(pad.iter().map(|p| p[1]))
         .collect();
-    let od = if r.below(2) == 0 { format!("\"{dt}\"") } else { "None".to_string() };
+    let od = if r.below(2) == 0 {
+        format!("\"{dt}\"")
+    } else {
+        "None".to_string()
+    };
     p.bind(format!(
         "R.nn.{op}(x, {wname}, strides={}, padding={}, dilation={}, groups={g}, data_layout=\"{}\", kernel_layout=\"{}\", out_layout=\"{}\", out_dtype={od})",
         list(&s),

@@ -28,7 +28,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask fuzz-ops [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+const USAGE: &str =
+    "usage: cargo xtask fuzz-ops [--seconds N] [--seed S] [--count C] [--stall-seconds T]
        cargo xtask fuzz-ops --emit DIR [--seed S] [--count C]";
 
 struct Args {
@@ -269,6 +270,10 @@ fn emit(dir: &std::path::Path, seed: u64, count: u64) -> Result<bool> {
             .map_err(anyhow::Error::msg)
             .with_context(|| format!("writing seed {s}"))?;
     }
-    println!("{count} cases (seeds {seed}..{}) in {}", seed.saturating_add(count), dir.display());
+    println!(
+        "{count} cases (seeds {seed}..{}) in {}",
+        seed.saturating_add(count),
+        dir.display()
+    );
     Ok(true)
 }
