@@ -2,6 +2,7 @@
 
     python program_fuzz/scripts/tvm_diff.py --seed S --count N [--dir DIR] [--xtask PATH]
     python program_fuzz/scripts/tvm_diff.py --promote SEED [--seed-dir DIR] [--out tests/tvm_ops]
+    python program_fuzz/scripts/tvm_diff.py --kernels --seed S --count N [--dir DIR] [--xtask PATH]
 
 Needs a Python with `apache-tvm==0.27.0.post1` and numpy, and a release build of xtask
 (`cargo build --release -p xtask`); nothing in `cargo test` runs it. From the repository root:
@@ -16,6 +17,11 @@ Needs a Python with `apache-tvm==0.27.0.post1` and numpy, and a release build of
    TVM rejects). Programs that meet a known TVM bug (`TVM_WRONG`) go to `DIR/_tvm_wrong/`;
 3. `xtask conformance --mode both --input module --dir DIR` runs relaxjit on the rest, in both
    exec modes, against TVM's results; every failing case is a divergence to look into.
+
+`--kernels` does the same for kernel_fuzz's random TIR kernels (`xtask fuzz --emit`: those the
+reference interpreter runs to the end): TVM builds each PrimFunc for `llvm` and runs it on the
+inputs; every buffer must then hold what relaxjit's JIT left in it (bit for bit, NaN matching
+NaN). A kernel TVM does not build is counted as rejected.
 
 `--promote SEED` turns one seed into a regression case of `tests/tvm_ops/`
 (`opfuzz_<family>_s<SEED>`): TVM's printed module (`module.py`) and legalized module
@@ -276,6 +282,62 @@ def promote_case(seed, seed_dir, out):
     return name
 
 
+def run_kernel(case_dir):
+    """Builds one emitted kernel (`xtask fuzz --emit`) with TVM, runs it on the inputs and
+    compares every buffer with what relaxjit's JIT left in it; returns "agree",
+    "differ: where" or "rejected: why"."""
+    args, syms = [], {}
+    for line in open(os.path.join(case_dir, "args.txt")).read().splitlines():
+        parts = line.split()
+        if parts[0] == "sym":
+            syms[parts[1]] = tvm.tirx.Var(parts[1], parts[2])
+        else:
+            shape = [int(d) for d in parts[1].split(",")] if len(parts) > 1 else []
+            args.append((parts[0], shape))
+    try:
+        text = open(os.path.join(case_dir, "kernel.py")).read()
+        func = tvm.script.from_source(text, extra_vars={"T": T, **syms})
+        lib = tvm.compile(func, target="llvm")
+    except Exception as e:  # noqa: BLE001
+        return "rejected: " + last_line(e)
+    inputs = [np.fromfile(os.path.join(case_dir, "in_%d.bin" % i), dtype=dt).reshape(sh)
+              for i, (dt, sh) in enumerate(args)]
+    tensors = [tvm.runtime.tensor(a) for a in inputs]
+    try:
+        lib(*tensors)
+    except Exception as e:  # noqa: BLE001
+        return "differ: TVM raised " + last_line(e)
+    for i, ((dt, sh), t) in enumerate(zip(args, tensors)):
+        got = np.fromfile(os.path.join(case_dir, "out_%d.bin" % i), dtype=dt).reshape(sh)
+        want = t.numpy()
+        if dt.startswith("float"):
+            same = (got == want) | (np.isnan(got) & np.isnan(want))
+        else:
+            same = got == want
+        if not same.all():
+            at = np.argwhere(~same)[0]
+            return "differ: buffer %d %s element %s: relaxjit %r, TVM %r (%d of %d differ)" % (
+                i, dt, tuple(at), got[tuple(at)], want[tuple(at)], (~same).sum(), same.size)
+    return "agree"
+
+
+def kernels(args):
+    if os.path.exists(args.dir):
+        shutil.rmtree(args.dir)
+    subprocess.run([args.xtask, "fuzz", "--emit", args.dir, "--seed", str(args.seed),
+                    "--count", str(args.count)], check=True)
+    counts = {}
+    for name in sorted(os.listdir(args.dir)):
+        status = run_isolated(run_kernel, os.path.join(args.dir, name))
+        kind = status.split(":")[0]
+        counts[kind] = counts.get(kind, 0) + 1
+        if kind != "agree":
+            print("%s: %s" % (name, status[:400]), flush=True)
+    print("kernel seeds %d..%d: %s" % (args.seed, args.seed + args.count,
+                                       ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
+    return 0 if set(counts) <= {"agree", "rejected"} else 1
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=0)
@@ -283,9 +345,12 @@ def main():
     ap.add_argument("--dir", default="target/tvm_diff")
     ap.add_argument("--xtask", default="target/release/xtask")
     ap.add_argument("--promote", type=int, help="a seed to make a regression case of")
+    ap.add_argument("--kernels", action="store_true", help="kernel_fuzz's TIR kernels instead")
     ap.add_argument("--seed-dir", default="target/tvm_diff_promote")
     ap.add_argument("--out", default="tests/tvm_ops")
     args = ap.parse_args()
+    if args.kernels:
+        sys.exit(kernels(args))
     if args.promote is None:
         sys.exit(diff(args))
     if os.path.exists(args.seed_dir):

@@ -4,6 +4,7 @@
 //! cargo xtask conformance --mode tvm-bytecode [--dir DIR]
 //! cargo xtask conformance --mode bytecode|compiled|both [--dir DIR] [--input module|legalized|both] [--no-fusion]
 //! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+//! cargo xtask fuzz --emit DIR [--seed S] [--count C]
 //! cargo xtask fuzz-ops [--seconds N] [--seed S] [--count C] [--stall-seconds T]
 //! cargo xtask fuzz-ops --emit DIR [--seed S] [--count C]
 //! cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE] [--save-baseline NAME] [--baseline NAME]
