@@ -14,7 +14,9 @@ Needs a Python with `apache-tvm==0.27.0.post1` and numpy, and a release build of
    `case.json` (`expected`, or `expect_error` when the run raised). A program TVM does not parse
    or build is moved to `DIR/_tvm_rejected/`, one that crashes TVM to `DIR/_tvm_crashed/`: those
    are counted, not compared (but one that relaxjit ran is listed: relaxjit accepted a program
-   TVM rejects). Programs that meet a known TVM bug (`TVM_WRONG`) go to `DIR/_tvm_wrong/`;
+   TVM rejects); one TVM builds but fails to run where relaxjit already rejects it when
+   compiling goes to `DIR/_both_reject/`; one that meets a known TVM bug (`TVM_WRONG`) to
+   `DIR/_tvm_wrong/`;
 3. `xtask conformance --mode both --input module --dir DIR` runs relaxjit on the rest, in both
    exec modes, against TVM's results; every failing case is a divergence to look into.
 
@@ -159,7 +161,7 @@ def diff(args):
         shutil.rmtree(args.dir)
     subprocess.run([args.xtask, "fuzz-ops", "--emit", args.dir, "--seed", str(args.seed),
                     "--count", str(args.count)], check=True)
-    counts = {"ok": 0, "run-error": 0, "rejected": 0, "crashed": 0, "wrong": 0}
+    counts = {"ok": 0, "run-error": 0, "rejected": 0, "crashed": 0, "wrong": 0, "both-reject": 0}
     accepted_rejected = []
     for name in sorted(os.listdir(args.dir)):
         d = os.path.join(args.dir, name)
@@ -168,20 +170,26 @@ def diff(args):
         why = tvm_wrong(d)
         status = "wrong: " + why if why else run_isolated(run_tvm, d)
         kind = status.split(":")[0]
+        if kind == "run-error" and relaxjit_note(d).startswith("relaxjit: compile error"):
+            # Both reject the program, TVM only when it runs it (a negative extent, say).
+            kind = "both-reject"
         if kind not in counts:
             sys.exit("%s: %s" % (name, status))
         counts[kind] += 1
-        if kind in ("rejected", "crashed", "wrong"):
+        if kind in ("rejected", "crashed", "wrong", "both-reject"):
             note = relaxjit_note(d)
             if kind == "rejected" and note == "relaxjit: ok":
                 accepted_rejected.append("%s: TVM %s" % (name, status))
-            os.makedirs(os.path.join(args.dir, "_tvm_" + kind), exist_ok=True)
-            shutil.move(d, os.path.join(args.dir, "_tvm_" + kind, name))
+            aside = os.path.join(args.dir, {"rejected": "_tvm_rejected", "crashed": "_tvm_crashed",
+                                            "wrong": "_tvm_wrong", "both-reject": "_both_reject"}[kind])
+            os.makedirs(aside, exist_ok=True)
+            shutil.move(d, os.path.join(aside, name))
             print("%s: TVM %s (%s)" % (name, status, note[:120]), flush=True)
     built = counts["ok"] + counts["run-error"]
-    print("seeds %d..%d: TVM built %d (ran %d, raised %d), rejected %d, crashed %d, known TVM bug %d"
+    print("seeds %d..%d: TVM built %d (ran %d, raised %d), rejected %d, crashed %d, known TVM bug %d, "
+          "raised where relaxjit does not compile %d"
           % (args.seed, args.seed + args.count, built, counts["ok"], counts["run-error"],
-             counts["rejected"], counts["crashed"], counts["wrong"]), flush=True)
+             counts["rejected"], counts["crashed"], counts["wrong"], counts["both-reject"]), flush=True)
     if not built:
         return 0
     out = subprocess.run([args.xtask, "conformance", "--mode", "both", "--input", "module", "--dir", args.dir],
