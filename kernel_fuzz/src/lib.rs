@@ -11,6 +11,7 @@
 //! `cargo xtask fuzz --seed S --count 1` replays it.
 
 pub mod diff;
+pub mod emit;
 pub mod inputs;
 pub mod program;
 pub mod rng;

@@ -6,7 +6,9 @@
 //! * [`program`]: a seed → a program in TVMScript and its inputs (a [`Case`]);
 //! * [`inputs`]: the tensor data (small integers or uniform floats, NaN/±Inf at times);
 //! * [`diff`]: the setups, the runs and the comparison, a [`Verdict`];
-//! * [`case`]: a case as a `.py` file (the regression cases of `tests/cases/`).
+//! * [`case`]: a case as a `.py` file (the regression cases of `tests/cases/`);
+//! * [`corpus`]: a case as a conformance corpus folder, for checking against Apache TVM
+//!   (`scripts/tvm_diff.py`).
 //!
 //! Used by the bounded run in this crate's tests (a fixed range of seeds) and by the
 //! long-running `cargo xtask fuzz-ops --seconds N [--seed S]`, which runs each case in a child
@@ -14,6 +16,7 @@
 //! `cargo xtask fuzz-ops --seed S --count 1` replays it and prints its TVMScript.
 
 pub mod case;
+pub mod corpus;
 pub mod diff;
 pub mod inputs;
 pub mod program;

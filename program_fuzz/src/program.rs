@@ -358,7 +358,11 @@ fn matmul(r: &mut Rng, p: &mut Prog, invalid: bool) {
             } else {
                 p.param("b", dt, b)
             };
-            let od = *r.pick(&["", ", out_dtype=\"void\"", ", out_dtype=None"]);
+            let od = match r.below(3) {
+                0 => String::new(),
+                1 => format!(", out_dtype=\"{dt}\""),
+                _ => ", out_dtype=None".to_string(),
+            };
             p.bind(format!("R.matmul(a, {w}{od})"));
             let mut o = broadcast(&ab, &bb);
             o.extend([m, st(n)]);
@@ -396,7 +400,7 @@ fn matmul(r: &mut Rng, p: &mut Prog, invalid: bool) {
             let axes = *r.pick(&["axes=None", "axes=[1, 0]"]);
             p.bind(format!("R.permute_dims({w}, {axes})"));
             let bt = p.last.clone();
-            p.bind(format!("R.matmul(a, {bt}, out_dtype=\"void\")"));
+            p.bind(format!("R.matmul(a, {bt}, out_dtype=None)"));
             o.extend([m, st(n)]);
             out = o;
         }
@@ -420,7 +424,7 @@ fn matmul(r: &mut Rng, p: &mut Prog, invalid: bool) {
                         p.last = "kk".into();
                     }
                     let kt = p.last.clone();
-                    p.bind(format!("R.matmul({qt}, {kt}, out_dtype=\"void\")"));
+                    p.bind(format!("R.matmul({qt}, {kt}, out_dtype=None)"));
                     o = vec![h, s1, s2];
                 }
                 1 => {
@@ -598,7 +602,11 @@ fn conv(r: &mut Rng, p: &mut Prog, axes: usize, invalid: bool) {
         .map(|p| p[0])
         .chain(pad.iter().map(|p| p[1]))
         .collect();
-    let od = *r.pick(&["\"void\"", "None"]);
+    let od = if r.below(2) == 0 {
+        format!("\"{dt}\"")
+    } else {
+        "None".to_string()
+    };
     p.bind(format!(
         "R.nn.{op}(x, {wname}, strides={}, padding={}, dilation={}, groups={g}, data_layout=\"{}\", kernel_layout=\"{}\", out_layout=\"{}\", out_dtype={od})",
         list(&s),
@@ -661,7 +669,7 @@ fn conv_transpose(r: &mut Rng, p: &mut Prog, axes: usize, invalid: bool) {
         .chain(pad.iter().map(|p| p[1]))
         .collect();
     p.bind(format!(
-        "R.nn.{op}(x, {wname}, strides={}, padding={}, output_padding={}, dilation={}, groups={g}, data_layout=\"{}\", kernel_layout=\"{}\", out_layout=\"{}\", out_dtype=\"void\")",
+        "R.nn.{op}(x, {wname}, strides={}, padding={}, output_padding={}, dilation={}, groups={g}, data_layout=\"{}\", kernel_layout=\"{}\", out_layout=\"{}\", out_dtype=None)",
         list(&s),
         list(&padding),
         list(&opad),

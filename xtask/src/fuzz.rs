@@ -2,7 +2,12 @@
 //!
 //! ```text
 //! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T] [--slow-compile-ms M]
+//! cargo xtask fuzz --emit DIR [--seed S] [--count C]
 //! ```
+//!
+//! With `--emit DIR` nothing is compared: the kernels of seeds S..S+C that run to the end are
+//! written to DIR (`kernel_fuzz::emit`: TVMScript, inputs, the JIT's outputs) for
+//! `program_fuzz/scripts/tvm_diff.py --kernels` to run on Apache TVM.
 //!
 //! Checks seeds S, S+1, … for N seconds (default 60) or C seeds. A kernel that crashes or
 //! hangs would take the fuzzer down with it, so the cases run in a child process (this
@@ -23,7 +28,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 const USAGE: &str = "usage: cargo xtask fuzz [--seconds N] [--seed S] [--count C] \
-     [--stall-seconds T] [--slow-compile-ms M]";
+     [--stall-seconds T] [--slow-compile-ms M]\n       cargo xtask fuzz --emit DIR [--seed S] [--count C]";
 
 /// Candidate runs the worker spends shrinking one mismatch.
 const SHRINK_BUDGET: usize = 400;
@@ -34,6 +39,7 @@ struct FuzzArgs {
     count: Option<u64>,
     stall: u64,
     slow_ms: u64,
+    emit: Option<std::path::PathBuf>,
 }
 
 fn parse(args: &[String]) -> Result<FuzzArgs> {
@@ -43,6 +49,7 @@ fn parse(args: &[String]) -> Result<FuzzArgs> {
         count: None,
         stall: 20,
         slow_ms: 1000,
+        emit: None,
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -58,6 +65,12 @@ fn parse(args: &[String]) -> Result<FuzzArgs> {
             "--count" => a.count = Some(value()?),
             "--stall-seconds" => a.stall = value()?.max(1),
             "--slow-compile-ms" => a.slow_ms = value()?,
+            "--emit" => {
+                let dir = it
+                    .next()
+                    .with_context(|| format!("--emit needs a directory\n{USAGE}"))?;
+                a.emit = Some(dir.into());
+            }
             "-h" | "--help" => bail!("{USAGE}"),
             other => bail!("unexpected argument `{other}`\n{USAGE}"),
         }
@@ -178,6 +191,9 @@ fn spawn(seed: u64, slow_ms: u64) -> Result<Worker> {
 /// The parent: supervises workers for the requested time or count.
 pub fn run(args: &[String]) -> Result<bool> {
     let a = parse(args)?;
+    if let Some(dir) = &a.emit {
+        return emit(dir, a.seed, a.count.unwrap_or(1));
+    }
     let deadline = Instant::now() + Duration::from_secs(a.seconds);
     let stall = Duration::from_secs(a.stall);
     let end = a.count.map(|c| a.seed.saturating_add(c));
@@ -270,4 +286,27 @@ pub fn run(args: &[String]) -> Result<bool> {
         println!("\n=== seed {seed}: {f}");
     }
     Ok(findings.is_empty())
+}
+
+/// Writes the kernels of `count` seeds from `seed` that run to the end to `dir`
+/// (`kernel_fuzz::emit`), for `program_fuzz/scripts/tvm_diff.py --kernels`.
+fn emit(dir: &std::path::Path, seed: u64, count: u64) -> Result<bool> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut written = 0;
+    for s in seed..seed.saturating_add(count) {
+        let case = kernel_fuzz::generate(s);
+        if kernel_fuzz::emit::write_case(&case, s, dir)
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("writing seed {s}"))?
+            .is_some()
+        {
+            written += 1;
+        }
+    }
+    println!(
+        "{written} of {count} kernels (seeds {seed}..{}) ran to the end: written to {}",
+        seed.saturating_add(count),
+        dir.display()
+    );
+    Ok(true)
 }

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo xtask fuzz-ops [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+//! cargo xtask fuzz-ops --emit DIR [--seed S] [--count C]
 //! ```
 //!
 //! Checks seeds S, S+1, … for N seconds (default 60) or C seeds: each seed's Relax program
@@ -13,6 +14,11 @@
 //! family and ending, and the cases calling each library kernel), then every finding with its
 //! program; the exit status is nonzero if there was any. With `--count 1` the seed's program
 //! is printed whatever its verdict, to replay a finding.
+//!
+//! With `--emit DIR` nothing is compared: the programs of seeds S..S+C (default 1) are written
+//! to DIR as conformance corpus folders (`program_fuzz::corpus`: the module, the inputs, how
+//! relaxjit's run ended), for `program_fuzz/scripts/tvm_diff.py` to have Apache TVM write its
+//! results into them and the conformance runner to check relaxjit against those.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -23,13 +29,15 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 const USAGE: &str =
-    "usage: cargo xtask fuzz-ops [--seconds N] [--seed S] [--count C] [--stall-seconds T]";
+    "usage: cargo xtask fuzz-ops [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+       cargo xtask fuzz-ops --emit DIR [--seed S] [--count C]";
 
 struct Args {
     seconds: u64,
     seed: u64,
     count: Option<u64>,
     stall: u64,
+    emit: Option<std::path::PathBuf>,
 }
 
 fn parse(args: &[String]) -> Result<Args> {
@@ -38,6 +46,7 @@ fn parse(args: &[String]) -> Result<Args> {
         seed: 0,
         count: None,
         stall: 60,
+        emit: None,
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -52,6 +61,12 @@ fn parse(args: &[String]) -> Result<Args> {
             "--seed" => a.seed = value()?,
             "--count" => a.count = Some(value()?),
             "--stall-seconds" => a.stall = value()?.max(1),
+            "--emit" => {
+                let dir = it
+                    .next()
+                    .with_context(|| format!("--emit needs a directory\n{USAGE}"))?;
+                a.emit = Some(dir.into());
+            }
             "-h" | "--help" => bail!("{USAGE}"),
             other => bail!("unexpected argument `{other}`\n{USAGE}"),
         }
@@ -147,6 +162,9 @@ fn spawn(seed: u64) -> Result<Worker> {
 /// The parent: supervises workers for the requested time or count.
 pub fn run(args: &[String]) -> Result<bool> {
     let a = parse(args)?;
+    if let Some(dir) = &a.emit {
+        return emit(dir, a.seed, a.count.unwrap_or(1));
+    }
     let started = Instant::now();
     let deadline = started + Duration::from_secs(a.seconds);
     let stall = Duration::from_secs(a.stall);
@@ -234,4 +252,28 @@ pub fn run(args: &[String]) -> Result<bool> {
         );
     }
     Ok(findings.is_empty())
+}
+
+/// Writes the programs of `count` seeds from `seed` to `dir` as corpus folders, each with how
+/// relaxjit's run of it ended (the default configuration, bytecode).
+fn emit(dir: &std::path::Path, seed: u64, count: u64) -> Result<bool> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let setup = program_fuzz::Setup {
+        name: "default",
+        engine: relaxjit::Engine::new(relaxjit::Config::default())?,
+        twin: None,
+    };
+    for s in seed..seed.saturating_add(count) {
+        let case = program_fuzz::generate(s);
+        let (ran, _) = program_fuzz::diff::run(&setup, &case);
+        program_fuzz::corpus::write_case(&case, dir, &program_fuzz::corpus::ending_note(&ran))
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("writing seed {s}"))?;
+    }
+    println!(
+        "{count} cases (seeds {seed}..{}) in {}",
+        seed.saturating_add(count),
+        dir.display()
+    );
+    Ok(true)
 }

@@ -4,7 +4,9 @@
 //! cargo xtask conformance --mode tvm-bytecode [--dir DIR]
 //! cargo xtask conformance --mode bytecode|compiled|both [--dir DIR] [--input module|legalized|both] [--no-fusion]
 //! cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+//! cargo xtask fuzz --emit DIR [--seed S] [--count C]
 //! cargo xtask fuzz-ops [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+//! cargo xtask fuzz-ops --emit DIR [--seed S] [--count C]
 //! cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE] [--save-baseline NAME] [--baseline NAME]
 //! ```
 //!
@@ -40,6 +42,7 @@ modes: tvm-bytecode, bytecode, compiled, both (--input: which file of each case 
 both; --no-fusion: compile without FuseOps/FuseTIR, as TVM built tvm_exec.txt)
        cargo xtask fuzz [--seconds N] [--seed S] [--count C] [--stall-seconds T]
        cargo xtask fuzz-ops [--seconds N] [--seed S] [--count C] [--stall-seconds T]
+       cargo xtask fuzz-ops --emit DIR [--seed S] [--count C]
        cargo xtask bench [ROW…] [--peers] [--python PATH] [--json FILE] [--save-baseline NAME] [--baseline NAME] [--budget SECONDS] [--list]";
 
 /// An execution mode of the conformance runner.

@@ -66,7 +66,7 @@ pub(super) fn take(x: &Tensor, indices: &Tensor, params: &[i64], out: &Tensor) -
         .iter()
         .map(|&v| {
             let at = match mode {
-                1 => v.clamp(0, len - 1),
+                1 if len > 0 => v.clamp(0, len - 1),
                 2 if len > 0 => v.rem_euclid(len),
                 _ => v,
             };

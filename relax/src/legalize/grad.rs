@@ -358,18 +358,20 @@ fn pool2d_backward(c: &OpCall, is_max: bool) -> Result<Lowered> {
     };
     let (kh, kw, sh, sw) = (pool[0], pool[1], strides[0], strides[1]);
     let (pt, pl) = (padding[0], padding[1]);
-    // TVM pads `stride - 1` more after in ceil mode: the windows are ceil mode's
-    // (`SlidingWindow`, exact for attributes up to 2^63 - 1).
+    // TVM's `pool_grad` pads `stride - 1` more after in ceil mode and counts the windows of
+    // that padded data: ceil mode's count, keeping a last window that starts in the padding
+    // after the data, which the forward pool drops (`SlidingWindow`, exact for attributes up
+    // to 2^63 - 1; a padding near 2^63 saturates, and its padded extent is rejected below).
+    let extra = |s: i64| if ceil_mode { s - 1 } else { 0 };
     let axis = |lo: i64, hi: i64, s: i64| SlidingWindow {
         stride: s,
         dilation: 1,
         pad_before: lo,
-        pad_after: hi,
-        ceil_mode,
+        pad_after: hi.saturating_add(extra(s)),
+        ceil_mode: false,
     };
     let (rows, cols) = (axis(pt, padding[2], sh), axis(pl, padding[3], sw));
-    let extra = |s: i64| if ceil_mode { i128::from(s) - 1 } else { 0 };
-    let padded_w = i64::try_from(cols.padded(width) + extra(sw));
+    let padded_w = i64::try_from(cols.padded(width));
     let (Some(out_h), Some(out_w), Ok(padded_w)) = (
         rows.positions(height, kh),
         cols.positions(width, kw),
@@ -387,8 +389,8 @@ fn pool2d_backward(c: &OpCall, is_max: bool) -> Result<Lowered> {
             c,
             format!(
                 "the pool {pool:?} is larger than the padded data ({} x {})",
-                rows.padded(height) + extra(sh),
-                cols.padded(width) + extra(sw)
+                rows.padded(height),
+                cols.padded(width)
             ),
         );
     }

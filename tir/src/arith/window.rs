@@ -8,14 +8,14 @@
 //! tries strides and dilations up to 2^63 − 1): the arithmetic is exact (`i128`) where the
 //! values are known, and a result that an `int64` cannot hold is `None`, never a wrapped value.
 
-use crate::ir::{BinaryOp, DataType, PrimExpr};
+use crate::ir::{BinaryOp, CmpOp, DataType, ExprKind, PrimExpr};
 
 use super::Analyzer;
 
 /// The attributes of one axis of a sliding window: `stride`, `dilation` (both positive) and the
 /// padding before and after the data (negative padding crops, as TVM's convolutions take it);
 /// `ceil_mode` keeps a last window that starts inside the padded data but reaches past it
-/// (pools only).
+/// (pools only), unless it starts in the padding after the data (TVM's rule, as PyTorch's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlidingWindow {
     pub stride: i64,
@@ -43,7 +43,9 @@ impl SlidingWindow {
 
     /// The number of window positions over `size` elements:
     /// `⌊(size + padding − span) / stride⌋ + 1`, with `⌈…⌉` in ceil mode (TVM's
-    /// `floordiv(n + pad - span + stride - 1, stride) + 1`, without the sum that may wrap).
+    /// `floordiv(n + pad - span + stride - 1, stride) + 1`, without the sum that may wrap),
+    /// less one in ceil mode when the last window starts in the padding after the data
+    /// (`(count − 1) · stride ≥ size + pad_before`, TVM's pool inference and TOPI's pool).
     /// Zero or negative when the window is longer than the padded data; `None` when the
     /// attributes are invalid or the count exceeds `i64::MAX`.
     pub fn positions(&self, size: i64, kernel: i64) -> Option<i64> {
@@ -57,7 +59,13 @@ impl SlidingWindow {
         } else {
             room.div_euclid(stride)
         };
-        i64::try_from(steps + 1).ok()
+        let mut count = steps + 1;
+        // At most 3 · 2^63 / stride + 2 positions: the product stays far inside an i128.
+        if self.ceil_mode && (count - 1) * stride >= i128::from(size) + i128::from(self.pad_before)
+        {
+            count -= 1;
+        }
+        i64::try_from(count).ok()
     }
 
     /// [`positions`](Self::positions) for a size or kernel known only as an expression (a
@@ -91,13 +99,25 @@ impl SlidingWindow {
             let before = bin(BinaryOp::Sub, room, PrimExpr::int(dtype, 1));
             bin(
                 BinaryOp::Add,
-                bin(BinaryOp::FloorDiv, before, stride),
+                bin(BinaryOp::FloorDiv, before, stride.clone()),
                 PrimExpr::int(dtype, 1),
             )
         } else {
-            bin(BinaryOp::FloorDiv, room, stride)
+            bin(BinaryOp::FloorDiv, room, stride.clone())
         };
-        let count = bin(BinaryOp::Add, steps, PrimExpr::int(dtype, 1));
+        let count = bin(BinaryOp::Add, steps.clone(), PrimExpr::int(dtype, 1));
+        let count = if self.ceil_mode {
+            // `steps · stride ≥ size + pad_before`: the last window starts after the data.
+            let last_start = bin(BinaryOp::Mul, steps.clone(), stride);
+            let data_end = bin(BinaryOp::Add, size.clone(), int(self.pad_before.into())?);
+            PrimExpr::new(ExprKind::Select {
+                cond: PrimExpr::cmp(CmpOp::Ge, last_start, data_end),
+                true_value: steps,
+                false_value: count,
+            })
+        } else {
+            count
+        };
         Some(Analyzer::new().simplify(&count))
     }
 
@@ -182,7 +202,8 @@ mod tests {
 
     /// The counts against an enumeration of window starts: in floor mode the windows that fit
     /// in the padded data, in ceil mode (TVM's) also one more that starts within `stride - 1`
-    /// of the last fitting start.
+    /// of the last fitting start, then without the last if it starts after the data and the
+    /// padding before it.
     #[test]
     fn positions_count_the_windows() {
         for size in 0..12 {
@@ -199,7 +220,10 @@ mod tests {
                                     assert!(got <= 0, "size {size} kernel {kernel} {w:?}: {got}");
                                     continue;
                                 }
-                                let want = (0..=last).step_by(stride as usize).count() as i64;
+                                let mut want = (0..=last).step_by(stride as usize).count() as i64;
+                                if ceil && (want - 1) * stride >= size + pads.0 {
+                                    want -= 1;
+                                }
                                 assert_eq!(
                                     got, want,
                                     "size {size} kernel {kernel} {w:?}: {got} windows, want {want}"
@@ -217,9 +241,16 @@ mod tests {
         // dilation 2^62 over 5 taps spans 2^64 + 1 elements: no window fits one element.
         let w = window(2, 1 << 62, (0, 0), false);
         assert!(w.positions(1, 5).unwrap() <= 0);
-        // A stride near 2^63 in ceil mode: 2 windows over 7 elements with a window of 3.
+        // A stride near 2^63 in ceil mode: the second window over 7 elements would start
+        // 2^63 - 2 elements in, past the data: one window.
         let w = window(i64::MAX - 1, 1, (0, 0), true);
-        assert_eq!(w.positions(7, 3), Some(2));
+        assert_eq!(w.positions(7, 3), Some(1));
+        // ... and one that starts inside the data is kept: 3 over 7 elements at stride 3.
+        assert_eq!(window(3, 1, (0, 0), true).positions(7, 2), Some(3));
+        // TVM's seed-8 pool: 2 rows, a window of 1 at stride 5 in ceil mode give one row;
+        // 10 columns padded by (1, 1), a window of 3 at stride 4 give 3.
+        assert_eq!(window(5, 1, (0, 0), true).positions(2, 1), Some(1));
+        assert_eq!(window(4, 1, (1, 1), true).positions(10, 3), Some(3));
         // Padding that sums past 2^63 with stride 1: more positions than an int64 holds.
         let w = window(1, 1, (i64::MAX, i64::MAX), false);
         assert_eq!(w.positions(1, 1), None);
@@ -249,7 +280,11 @@ mod tests {
         let e = window(2, 1, (1, 1), true)
             .positions_expr(&n, &PrimExpr::i64(3))
             .unwrap();
-        assert_eq!(e.to_string(), "n // T.int64(2) + T.int64(1)");
+        // Ceil mode drops a last window that starts after the data, as TVM's if_then_else.
+        assert_eq!(
+            e.to_string(),
+            "T.Select(n // T.int64(2) * T.int64(2) >= n + T.int64(1), n // T.int64(2), n // T.int64(2) + T.int64(1))"
+        );
         // A symbolic kernel: `n + 2 - (2 · (k - 1) + 1)` windows at stride 1.
         let k = PrimExpr::from(&Var::new("k", DataType::INT64));
         let e = window(1, 2, (1, 1), false).positions_expr(&n, &k).unwrap();
