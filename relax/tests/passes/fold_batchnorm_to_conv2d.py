@@ -53,3 +53,21 @@ class Module:
             n: R.Tensor((1, 2, 4, 4), dtype="float32") = bn[0]
             R.output(n)
         return n
+
+    @R.function
+    def importer_form(x: R.Tensor((1, 1, 4, 4), dtype="float32")) -> R.Tensor((1, 2, 4, 4), dtype="float32"):
+        with R.dataflow():
+            c: R.Tensor((1, 2, 4, 4), dtype="float32") = R.nn.conv2d(x, R.const(np.array([[[[3.0]]], [[[4.0]]]], "float32")))
+            p: R.Tensor((1, 2, 4, 4), dtype="float32") = R.multiply(R.const(np.array([[[[0.5]], [[-2.0]]]], "float32")), c)
+            q: R.Tensor((1, 2, 4, 4), dtype="float32") = R.add(p, R.const(np.array([[[[1.0]], [[2.0]]]], "float32")))
+            y: R.Tensor((1, 2, 4, 4), dtype="float32") = R.nn.relu(q)
+            R.output(y)
+        return y
+
+    @R.function
+    def scale_not_per_channel(x: R.Tensor((1, 1, 4, 4), dtype="float32")) -> R.Tensor((1, 2, 4, 4), dtype="float32"):
+        with R.dataflow():
+            c: R.Tensor((1, 2, 4, 4), dtype="float32") = R.nn.conv2d(x, R.const(np.array([[[[3.0]]], [[[4.0]]]], "float32")))
+            p: R.Tensor((1, 2, 4, 4), dtype="float32") = R.multiply(c, R.const(np.array([[[[0.5, 1.0, 2.0, 4.0]]]], "float32")))
+            R.output(p)
+        return p
