@@ -98,6 +98,15 @@ pub const OPT_PASSES: &[(&str, OptPass, Gate)] = &[
         |m, c| transform::fold_constant_with_limit(m, c.max_fold_bytes),
         Gate::Always,
     ),
+    // An inference batch norm of a convolution with constant weights (imported CNNs) becomes
+    // scaled weights and a per-channel bias, which the library conv2d adds in its epilogue.
+    // With the library path only: the TIR path (the reference) keeps the batch norm's own
+    // arithmetic.
+    (
+        "FoldBatchnormToConv2D",
+        |m, _| transform::fold_batchnorm_to_conv2d(m),
+        Gate::Library,
+    ),
     // A module that arrives legalized: its matmul and conv2d PrimFuncs become the operators
     // again, for DispatchLibrary to take.
     (

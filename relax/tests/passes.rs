@@ -1,7 +1,8 @@
 //! Golden tests of single passes: each `tests/passes/NAME.py` starts with a
 //! `# passes: A, B, ...` line naming the passes to run (TVM's names) on the module below it;
 //! the printed result must equal `tests/passes/NAME.expected`. `BLESS=1` rewrites the
-//! expectations. The result must also be well-formed and print-parse round-trip, except
+//! expectations. The result must also be well-formed and print-parse round-trip (tensor constants through
+//! the metadata table, whose values the expectation lists as comments at its end), except
 //! after a pass that lowers to VM builtins (a file whose second line is `# lowered`): the
 //! printer leaves out default arguments and the struct info of void calls, which the parser
 //! fills in differently, so such a result is compared as text only.
@@ -42,15 +43,39 @@ fn run(path: &Path) -> Result<String, String> {
         m = pass(&m).map_err(|e| format!("{name}: {e}"))?;
     }
     relax::well_formed::check(&m).map_err(|e| format!("malformed result: {e}"))?;
-    let text = relax::print_module(&m);
+    let (text, table) = relax::script::print_module_with_metadata(&m);
+    let golden = format!("{text}{}", metadata_comments(&table));
     if lowered {
-        return Ok(text);
+        return Ok(golden);
     }
-    let back = relax::parse_module(&text).map_err(|e| format!("result does not parse: {e}"))?;
+    let options = relax::script::ReadOptions::with_metadata(table);
+    let back = relax::script::parse_module_with(&text, &options)
+        .map_err(|e| format!("result does not parse: {e}"))?;
     if let Some(d) = relax::structural_eq::structural_diff(&m, &back) {
         return Err(format!("result does not round-trip: {d}"));
     }
-    Ok(text)
+    Ok(golden)
+}
+
+/// The values of the tensor constants the text prints as `metadata["ir.GenericConst"][i]`,
+/// one comment line each (none when there are none), so that a golden shows what a pass
+/// computed.
+fn metadata_comments(table: &[vm::Tensor]) -> String {
+    let mut out = String::new();
+    for (i, t) in table.iter().enumerate() {
+        let values = match t.dtype() {
+            vm::DataType::F32 => t.to_vec::<f32>().map(|v| format!("{v:?}")),
+            vm::DataType::F64 => t.to_vec::<f64>().map(|v| format!("{v:?}")),
+            _ => Ok(format!("{} bytes", t.nbytes())),
+        };
+        let values = values.unwrap_or_else(|e| e.to_string());
+        out.push_str(&format!(
+            "# metadata[{i}]: {} {:?} {values}\n",
+            t.dtype(),
+            t.shape()
+        ));
+    }
+    out
 }
 
 #[test]

@@ -417,10 +417,12 @@ fn conv2d_with<T: Float>(
     // An infinite or NaN input element would spread through the transform of each 6 × 6
     // input tile that holds it into outputs whose windows do not (inf − inf): the direct
     // kernels run instead, which keep it to the outputs that read it, as the TIR path does.
-    let finite_input = || x.data.iter().all(|v| v.is_finite());
+    // The Winograd kernel detects it itself and gives up (its output partly written, which
+    // the direct kernels then overwrite); an output that already holds the addends
+    // (`preloaded`) would be lost by then, so for it the input is checked first.
+    let may_try_winograd = || !epi.preloaded || x.data.iter().all(|v| v.is_finite());
     if g.winograd {
-        if finite_input() {
-            winograd::conv2d(&g, x.data, wt.data, epi, out);
+        if may_try_winograd() && winograd::conv2d(&g, x.data, wt.data, epi, out) {
             return Ok(());
         }
         let pairs = g.o * g.c;
@@ -441,9 +443,9 @@ fn conv2d_with<T: Float>(
     if winograd_oihw
         && winograd::at_run_time::<T>(&g)
         && wt.data.iter().all(|v| v.is_finite())
-        && finite_input()
+        && may_try_winograd()
+        && winograd::conv2d_oihw(&g, x.data, wt.data, epi, out)
     {
-        winograd::conv2d_oihw(&g, x.data, wt.data, epi, out);
         return Ok(());
     }
     if g.c / g.groups == 1 {

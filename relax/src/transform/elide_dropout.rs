@@ -9,9 +9,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::Result;
-use crate::ir::visit::Visitor;
 use crate::ir::{Binding, Expr, ExprKind, Function, IRModule, Var, VarId};
-use crate::transform::{for_each_binding, map_functions, rewrite_seq};
+use crate::transform::{count_uses, for_each_binding, map_functions, rewrite_seq};
 
 pub fn elide_dropout(module: &IRModule) -> Result<IRModule> {
     map_functions(module, |name, f| {
@@ -86,17 +85,4 @@ fn field_of<'a>(value: &Expr, inputs: &'a HashMap<VarId, Var>) -> Option<(VarId,
 /// block, which a dataflow dropout `d` guarantees (it lives in `x`'s block).
 fn replaceable(var: &Var, d_is_dataflow: bool, x: &Var) -> bool {
     !x.is_dataflow() || (var.is_dataflow() && d_is_dataflow)
-}
-
-/// How many times each variable is read in `f`.
-fn count_uses(f: &Function) -> HashMap<VarId, usize> {
-    struct Count(HashMap<VarId, usize>);
-    impl Visitor for Count {
-        fn visit_var_use(&mut self, v: &Var) {
-            *self.0.entry(v.id()).or_default() += 1;
-        }
-    }
-    let mut c = Count(HashMap::new());
-    c.visit_seq(&f.body);
-    c.0
 }

@@ -15,6 +15,7 @@ mod convert_layout;
 mod dead_code_elimination;
 pub mod dispatch_library;
 mod elide_dropout;
+mod fold_batchnorm_to_conv2d;
 mod fold_constant;
 mod fuse_ops;
 mod fuse_tir;
@@ -38,6 +39,7 @@ pub use convert_layout::convert_layout;
 pub use dead_code_elimination::dead_code_elimination;
 pub use dispatch_library::dispatch_library;
 pub use elide_dropout::elide_dropout;
+pub use fold_batchnorm_to_conv2d::fold_batchnorm_to_conv2d;
 pub use fold_constant::{DEFAULT_MAX_FOLD_BYTES, fold_constant, fold_constant_with_limit};
 pub use fuse_ops::fuse_ops;
 pub use fuse_tir::fuse_tir;
@@ -58,6 +60,7 @@ use std::collections::HashMap;
 use tir::{DataType, PrimExpr};
 
 use crate::Result;
+use crate::ir::visit::Visitor;
 use crate::ir::{
     Attrs, BaseFunc, Binding, BindingBlock, Call, Callee, Expr, ExprKind, Function, IRModule, If,
     SeqExpr, StructInfo, Var, VarId,
@@ -151,6 +154,19 @@ pub(crate) fn substitute_binding(b: &Binding, subst: &Subst) -> Binding {
             struct_info: struct_info.clone(),
         },
     }
+}
+
+/// How many times each variable is read in `f`.
+pub(crate) fn count_uses(f: &Function) -> HashMap<VarId, usize> {
+    struct Count(HashMap<VarId, usize>);
+    impl Visitor for Count {
+        fn visit_var_use(&mut self, v: &Var) {
+            *self.0.entry(v.id()).or_default() += 1;
+        }
+    }
+    let mut c = Count(HashMap::new());
+    c.visit_seq(&f.body);
+    c.0
 }
 
 /// Calls `f` on every binding of `seq`, in order, the bindings of `If` branches right after

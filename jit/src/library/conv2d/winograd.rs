@@ -1,7 +1,8 @@
 //! Winograd F(4×4, 3×3) convolution: 3×3, stride-1, undilated convolutions of one group whose
 //! weights the dispatch pass transformed at compile time (`U = G g Gᵀ`, laid out `[36, O, C]`,
 //! then the weights' own taps: `relax::transform::dispatch_library::winograd_conv_weights`;
-//! the caller runs the direct kernels on those for an input that is not finite). Each 4 × 4 output tile is
+//! the caller runs the direct kernels on those for an input that is not finite, which the
+//! input transform detects as it reads the image). Each 4 × 4 output tile is
 //! computed from a 6 × 6 input tile with 36 multiplies per (input, output) channel pair
 //! instead of 144: the input tiles are transformed (`V = Bᵀ d B`, zeros outside the image
 //! standing for the padding), each of the 36 points is a GEMM `M[ξ] = U[ξ] · V[ξ]` (output
@@ -25,6 +26,7 @@
 //! `relax::transform::dispatch_library::uses_winograd`.
 
 use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 use relax::transform::dispatch_library::{uses_winograd, winograd_conv_weights_into};
@@ -153,12 +155,27 @@ impl Plan {
 
 /// `out = epilogue(conv(x, w))` for a Winograd geometry (`g.winograd`), `u` the transformed
 /// weights `[36, O, C]` (the first 36 rows of the `[45, O, C]` that `Geometry::new` checked).
-pub(super) fn conv2d<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T]) {
+///
+/// Returns false, with `out` partly written, when an element of `x` that the tiles read is
+/// infinite or NaN: it would spread through the transform of each 6 × 6 input tile that holds
+/// it into outputs whose windows do not (and `inf − inf` is NaN), so the caller computes the
+/// convolution with the direct kernels instead, which keep it to the outputs that read it.
+/// The transform detects it as it copies the image (no pass of its own over the input), so
+/// that an epilogue that reads the output it writes (`Epilogue::preloaded`) must not come
+/// here with such an input: the caller checks the input first then.
+#[must_use]
+pub(super) fn conv2d<T: Float>(
+    g: &Geometry,
+    x: &[T],
+    u: &[T],
+    epi: &Epilogue<T>,
+    out: &mut [T],
+) -> bool {
     #[cfg(target_arch = "x86_64")]
     let fast = T::DTYPE == vm::DataType::F32 && avx512::available();
     #[cfg(not(target_arch = "x86_64"))]
     let fast = false;
-    run(g, x, u, epi, out, fast);
+    run(g, x, u, epi, out, fast)
 }
 
 /// Whether OIHW `f32` weights, passed at run time rather than transformed by the dispatch
@@ -181,14 +198,15 @@ pub(super) fn at_run_time<T: Float>(g: &Geometry) -> bool {
 }
 
 /// [`conv2d`] for OIHW `f32` weights ([`at_run_time`]): transformed first into a per-thread
-/// buffer.
+/// buffer. Returns false for an input that is not finite, as [`conv2d`] does.
+#[must_use]
 pub(super) fn conv2d_oihw<T: Float>(
     g: &Geometry,
     x: &[T],
     w: &[T],
     epi: &Epilogue<T>,
     out: &mut [T],
-) {
+) -> bool {
     debug_assert!(at_run_time::<T>(g));
     let mut u = WEIGHTS.with(Cell::take);
     if u.len() < POINTS * g.o * g.c {
@@ -203,8 +221,9 @@ pub(super) fn conv2d_oihw<T: Float>(
         winograd: true,
         ..g.clone()
     };
-    conv2d(&g, x, u_t, epi, out);
+    let done = conv2d(&g, x, u_t, epi, out);
     WEIGHTS.with(|s| s.set(u));
+    done
 }
 
 thread_local! {
@@ -213,8 +232,18 @@ thread_local! {
 }
 
 /// [`conv2d`] on the AVX-512 path (`fast`, which needs f32 and the CPU's support) or the
-/// portable one.
-fn run<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T], fast: bool) {
+/// portable one; false if the input transform met an element that is not finite.
+fn run<T: Float>(
+    g: &Geometry,
+    x: &[T],
+    u: &[T],
+    epi: &Epilogue<T>,
+    out: &mut [T],
+    fast: bool,
+) -> bool {
+    // Set by the first input transform that meets an infinite or NaN element: the tasks not
+    // yet started then do nothing, and the result is false.
+    let non_finite = AtomicBool::new(false);
     let threads = rayon::current_num_threads();
     let plan = Plan::new(g, threads, fast);
     // The gather indices of the AVX-512 input transform are i32 offsets into the padded rows
@@ -253,11 +282,14 @@ fn run<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T
             let image = &x32[n * per_image..][..per_image];
             let mut pad = f32::take_scratch();
             for t0 in (0..plan.tiles).step_by(MAX_BLOCK) {
+                if non_finite.load(Ordering::Relaxed) {
+                    break;
+                }
                 let t1 = (t0 + MAX_BLOCK).min(plan.tiles);
                 // SAFETY: the CPU has AVX-512 (`fast`); image `n`'s part of the buffer,
                 // `[36][C][ld_all]`, columns `t0..` (`t1 - t0` rounded up to 16 stays inside
                 // `ld_all`), channels `c0..c1`: no other job writes them.
-                unsafe {
+                let finite = unsafe {
                     avx512::input_transform(
                         g,
                         &plan,
@@ -267,7 +299,10 @@ fn run<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T
                         dst.get().add(n * POINTS * g.c * ld_all + t0),
                         ld_all,
                         &mut pad,
-                    );
+                    )
+                };
+                if !finite {
+                    non_finite.store(true, Ordering::Relaxed);
                 }
             }
             f32::put_scratch(pad);
@@ -278,12 +313,19 @@ fn run<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T
         } else {
             (0..jobs).for_each(job);
         }
+        if non_finite.load(Ordering::Relaxed) {
+            avx512::put_shared(shared);
+            return false;
+        }
     }
     #[cfg(target_arch = "x86_64")]
     let shared_ref = &shared;
     let dst = SendPtr(out.as_mut_ptr());
     let tasks = g.n * plan.blocks * plan.o_blocks;
     let one = |task: usize| {
+        if non_finite.load(Ordering::Relaxed) {
+            return;
+        }
         let ob = task % plan.o_blocks;
         let (n, b) = (
             task / plan.o_blocks / plan.blocks,
@@ -319,7 +361,7 @@ fn run<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T
                 };
                 // SAFETY: AVX-512 (`fast`); `v` holds `36 × C × width` elements, `width` the
                 // block's tiles rounded up to 16, this task's own.
-                unsafe {
+                let finite = unsafe {
                     avx512::input_transform(
                         g,
                         &plan,
@@ -329,7 +371,13 @@ fn run<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T
                         v.as_mut_ptr().cast::<f32>(),
                         width,
                         &mut pad,
-                    );
+                    )
+                };
+                if !finite {
+                    non_finite.store(true, Ordering::Relaxed);
+                    avx512::put_pad(pad);
+                    T::put_scratch(scratch);
+                    return;
                 }
                 (v.as_ptr().cast::<f32>(), width)
             };
@@ -389,7 +437,11 @@ fn run<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T
             T::put_scratch(scratch);
             return;
         }
-        portable_input_transform(g, &plan, image, (t0, t1), v, width);
+        if !portable_input_transform(g, &plan, image, (t0, t1), v, width) {
+            non_finite.store(true, Ordering::Relaxed);
+            T::put_scratch(scratch);
+            return;
+        }
         for os in (o0..o1).step_by(OB) {
             let oe = (os + OB).min(o1);
             for xi in 0..POINTS {
@@ -441,6 +493,7 @@ fn run<T: Float>(g: &Geometry, x: &[T], u: &[T], epi: &Epilogue<T>, out: &mut [T
     if plan.shared {
         avx512::put_shared(shared);
     }
+    !non_finite.load(Ordering::Relaxed)
 }
 
 /// `Bᵀ d` for F(4, 3): one column of six inputs to six.
@@ -476,7 +529,9 @@ fn at<T: Float>(m: [T; 6]) -> [T; 4] {
 }
 
 /// The transformed input of tiles `t0..t1` of `image` (`C × H × W`), every channel, into `v`
-/// (`[36][C][ld]`, column `t - t0`), one tile at a time.
+/// (`[36][C][ld]`, column `t - t0`), one tile at a time; false (and `v` partly written) at
+/// the first tile that reads an infinite or NaN element.
+#[must_use]
 fn portable_input_transform<T: Float>(
     g: &Geometry,
     plan: &Plan,
@@ -484,7 +539,7 @@ fn portable_input_transform<T: Float>(
     (t0, t1): (usize, usize),
     v: &mut [T],
     ld: usize,
-) {
+) -> bool {
     for c in 0..g.c {
         let src = &image[c * g.h * g.w..][..g.h * g.w];
         for t in t0..t1 {
@@ -498,6 +553,9 @@ fn portable_input_transform<T: Float>(
                     if let Some(ix) = (x0 + j).checked_sub(g.pad[1]).filter(|&ix| ix < g.w) {
                         *e = src[iy * g.w + ix];
                     }
+                }
+                if !row.iter().all(|e| e.is_finite()) {
+                    return false;
                 }
             }
             // Bᵀ d, column by column, then (Bᵀ d) B, row by row.
@@ -515,6 +573,7 @@ fn portable_input_transform<T: Float>(
             }
         }
     }
+    true
 }
 
 /// The output tiles `t0..t1` of channels `os..oe` from their products `m` (`[36][OB][ld]`,
@@ -646,7 +705,9 @@ mod avx512 {
     /// `image` (`C × H × W`) into `v` (`[36][C][ld]`, column `t - t0`; `t1 - t0` rounded up
     /// to 16 columns are written, the lanes past `t1` holding the first tile's values). Each
     /// channel's rows under the tiles are copied with their padding into `pad`, then each
-    /// group of 16 tiles gathers its 36 inputs per channel from them.
+    /// group of 16 tiles gathers its 36 inputs per channel from them. Returns false (and `v`
+    /// partly written) when an element copied is infinite or NaN: checked on the copy, while
+    /// it is in L1, which covers every element the tiles read.
     ///
     /// # Safety
     /// The CPU must support AVX-512F and VL; `v` must hold `[36][C][ld]` from column 0 with
@@ -663,7 +724,7 @@ mod avx512 {
         v: *mut f32,
         ld: usize,
         pad: &mut Vec<f32>,
-    ) {
+    ) -> bool {
         debug_assert!(t1 - t0 <= MAX_BLOCK);
         let (row0, rows) = plan.rows(t0, t1);
         let wp = plan.wp();
@@ -692,8 +753,12 @@ mod avx512 {
                     continue;
                 };
                 row[..x_lo].fill(0.0);
-                row[x_lo..x_hi].copy_from_slice(&src[iy * g.w..][..x_hi - x_lo]);
+                let inside = &src[iy * g.w..][..x_hi - x_lo];
+                row[x_lo..x_hi].copy_from_slice(inside);
                 row[x_hi..].fill(0.0);
+                if !all_finite(inside) {
+                    return false;
+                }
             }
             let base = pad.as_ptr();
             for (gi, lanes) in idx.iter().enumerate().take(groups) {
@@ -726,6 +791,19 @@ mod avx512 {
                 }
             }
         }
+        true
+    }
+
+    /// Whether no element of `v` is infinite or NaN (exponent bits all ones): an integer
+    /// OR-reduction without early exit, which the compiler vectorizes (inlined into the
+    /// AVX-512 transform, 16 elements a step).
+    #[inline(always)]
+    fn all_finite(v: &[f32]) -> bool {
+        // `(bits & exponent) + 2^23` carries into bit 31 exactly when the exponent is all ones.
+        let any = v.iter().fold(0u32, |acc, x| {
+            acc | ((x.to_bits() & 0x7f80_0000).wrapping_add(0x0080_0000) & 0x8000_0000)
+        });
+        any == 0
     }
 
     /// Output channels per register tile of [`gemm`].
@@ -1173,7 +1251,10 @@ mod tests {
                         continue;
                     }
                     let mut got = seed.clone();
-                    run(&g, &x, &u, &epi(), &mut got, fast);
+                    if !run(&g, &x, &u, &epi(), &mut got, fast) {
+                        failures.push(format!("{label} fast={fast}: a finite input refused"));
+                        continue;
+                    }
                     let worst = got
                         .iter()
                         .zip(&want)
@@ -1197,6 +1278,78 @@ mod tests {
     }
 
     /// Weights of the wrong shape for a Winograd geometry are an error naming them.
+    /// An infinite or NaN input element, wherever it lies (a corner, an edge, inside, in the
+    /// last tile), makes the Winograd kernel give up on either path, and the convolution of the
+    /// `[45, O, C]` weights then gives the direct kernels' results bit for bit: the same NaNs and
+    /// infinities in the same places, whichever tasks had run. A preloaded output keeps its
+    /// addends.
+    #[test]
+    fn a_non_finite_input_takes_the_direct_path() {
+        let (n, c, h, w, o) = (2, 8, 14, 13, 20);
+        let params = [1i64, 1, 1, 1, 1, 1, 1, 1, 1];
+        let out_shape = [n, o, h, w];
+        let wt: Vec<f32> = random(o * c * 9, 2).into_iter().map(|v| v * 0.1).collect();
+        let packed = winograd_conv_weights(&wt, [o, c]);
+        let plane = h * w;
+        let spots = [0, w - 1, plane / 2 + 3, plane - 1, c * plane + 5 * w + 7];
+        for (k, &at) in spots.iter().enumerate() {
+            for bad in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
+                for preloaded in [false, true] {
+                    let mut x = random(n * c * h * w, 1);
+                    x[(k % n) * c * plane + at] = bad;
+                    let xv = View {
+                        data: &x,
+                        shape: vec![n, c, h, w],
+                    };
+                    let seed = random(n * o * plane, 3);
+                    let epi = || Epilogue {
+                        norm: None,
+                        addends: Vec::new(),
+                        preloaded,
+                        act: None,
+                    };
+                    let mut want = seed.clone();
+                    let wv = View {
+                        data: &wt,
+                        shape: vec![o, c, 3, 3],
+                    };
+                    conv2d_with(&xv, &wv, &params, &epi(), &mut want, &out_shape, false).unwrap();
+                    let mut got = seed.clone();
+                    let uv = View {
+                        data: &packed,
+                        shape: vec![WINOGRAD_ROWS, o, c],
+                    };
+                    conv2d_with(&xv, &uv, &params, &epi(), &mut got, &out_shape, true).unwrap();
+                    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(
+                        bits(&got),
+                        bits(&want),
+                        "{bad} at {at} preloaded={preloaded}"
+                    );
+                    assert!(want.iter().any(|v| !v.is_finite()), "{bad} at {at}");
+                    let g =
+                        Geometry::new(&[n, c, h, w], &[WINOGRAD_ROWS, o, c], &params, &out_shape)
+                            .unwrap();
+                    for fast in [false, true] {
+                        #[cfg(target_arch = "x86_64")]
+                        if fast && !avx512::available() {
+                            continue;
+                        }
+                        #[cfg(not(target_arch = "x86_64"))]
+                        if fast {
+                            continue;
+                        }
+                        let mut scratch = seed.clone();
+                        assert!(
+                            !run(&g, &x, &packed, &epi(), &mut scratch, fast),
+                            "{bad} at {at}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn bad_winograd_weights_are_errors() {
         let params = [1, 1, 1, 1, 1, 1, 1, 1, 1];

@@ -1,0 +1,390 @@
+//! FoldBatchnormToConv2D (TVM's `relax.transform.FoldBatchnormToConv2D`): an inference
+//! `bn = R.nn.batch_norm(c, gamma, beta, mean, var)` read only as `bn[0]`, whose statistics are
+//! constants, of `c = R.nn.conv2d(x, w)` (NCHW, OIHW) whose weights are a constant and whose
+//! only reader is the batch norm, becomes `c = R.nn.conv2d(x, w · s)` and `bn[0] = c + b`, with
+//! `s = gamma / sqrt(var + eps)` per output channel and `b = beta − mean · s` (a `[1, O, 1, 1]`
+//! constant). The library conv2d then takes `b` as a per-channel bias in its epilogue (applied
+//! in registers, beside a following ReLU) instead of normalizing every output element.
+//!
+//! The ONNX importer lowers BatchNormalization to `x · a + b` with constant `[1, O, 1, 1]`
+//! factors (folded from the statistics); the pass takes that form too: `y = c · a` (either
+//! operand order) of such a convolution becomes `y = R.nn.conv2d(x, w · a)`, and the `+ b`
+//! that follows is the library conv2d's bias as above.
+//!
+//! The new constants are computed in f64 and rounded once to the tensors' dtype (float32 or
+//! float64). Numerics: the folded convolution differs from the unfolded one by the rounding of
+//! `w · s` (half an ulp per weight) and of the reassociation, as onnxruntime's own Conv+BN
+//! fusion does. A batch norm whose statistics or folded values are not finite (a zero or
+//! negative `var + eps` among them) is left alone, so that its NaN and infinity semantics stay
+//! those of the batch norm itself.
+
+use std::collections::{HashMap, HashSet};
+
+use tir::{DataType, PrimExpr};
+
+use crate::Result;
+use crate::ir::{
+    AttrValue, Binding, Call, Constant, Expr, ExprKind, Function, IRModule, StructInfo, Var, VarId,
+};
+use crate::transform::{count_uses, for_each_binding, map_functions, rewrite_seq};
+
+pub fn fold_batchnorm_to_conv2d(module: &IRModule) -> Result<IRModule> {
+    map_functions(module, |name, f| {
+        let folds = find_folds(f);
+        if folds.is_empty() {
+            return Ok(f.clone());
+        }
+        // Bindings whose value is replaced, and bindings that go.
+        let mut values: HashMap<VarId, Expr> = HashMap::new();
+        let mut dropped: HashSet<VarId> = HashSet::new();
+        for fold in folds {
+            match fold {
+                Fold::Norm {
+                    conv,
+                    conv_call,
+                    bn,
+                    first,
+                    stats_reads,
+                    bias,
+                } => {
+                    let add = Expr::op("relax.add", vec![Expr::var(&conv), bias]);
+                    values.insert(conv.id(), conv_call);
+                    values.insert(first.id(), add);
+                    dropped.insert(bn.id());
+                    dropped.extend(stats_reads);
+                }
+                Fold::Scale {
+                    conv,
+                    product,
+                    conv_call,
+                } => {
+                    dropped.insert(conv.id());
+                    values.insert(product.id(), conv_call);
+                }
+            }
+        }
+        let body = rewrite_seq(&f.body, &Default::default(), name, &mut |b, em| {
+            if let Binding::Var { var, .. } = &b {
+                if dropped.contains(&var.id()) {
+                    return Ok(());
+                }
+                if let Some(value) = values.get(&var.id()) {
+                    em.push(Binding::Var {
+                        var: var.clone(),
+                        value: value.clone(),
+                    });
+                    return Ok(());
+                }
+            }
+            em.push(b);
+            Ok(())
+        })?;
+        Ok(Function { body, ..f.clone() })
+    })
+}
+
+/// One batch norm to fold into its convolution.
+enum Fold {
+    /// `bn = R.nn.batch_norm(conv, ...)`: `conv` is bound to `conv_call` (the scaled weights),
+    /// `first = bn[0]` to `conv + bias`; the bindings of `bn` and of its unused reads
+    /// `stats_reads` go.
+    Norm {
+        conv: Var,
+        conv_call: Expr,
+        bn: Var,
+        first: Var,
+        stats_reads: Vec<VarId>,
+        bias: Expr,
+    },
+    /// `product = conv · a`: the binding of `conv` goes, `product` is bound to `conv_call`.
+    Scale {
+        conv: Var,
+        product: Var,
+        conv_call: Expr,
+    },
+}
+
+fn find_folds(f: &Function) -> Vec<Fold> {
+    let uses = count_uses(f);
+    let count = |v: &Var| uses.get(&v.id()).copied().unwrap_or(0);
+    // Every binding's value by variable, and the `t[i]` reads of each tuple variable.
+    let mut values: HashMap<VarId, Expr> = HashMap::new();
+    let mut reads: HashMap<VarId, Vec<(usize, Var)>> = HashMap::new();
+    for_each_binding(&f.body, &mut |b| {
+        if let Binding::Var { var, value } = b {
+            values.insert(var.id(), value.clone());
+            if let ExprKind::TupleGetItem(t, k) = value.kind()
+                && let Some(tv) = t.as_var()
+            {
+                reads.entry(tv.id()).or_default().push((*k, var.clone()));
+            }
+        }
+    });
+    // A constant operand, given in place or through a variable bound to it.
+    let constant = |e: &Expr| -> Option<Constant> {
+        let e = match e.kind() {
+            ExprKind::Var(v) => values.get(&v.id())?,
+            _ => e,
+        };
+        match e.kind() {
+            ExprKind::Constant(c) if !c.is_placeholder() => Some(c.clone()),
+            _ => None,
+        }
+    };
+    // The convolution bound to `e` with constant weights, read only once (by the candidate).
+    let conv_of = |e: &Expr| -> Option<(Var, Call, Constant)> {
+        let conv = e.as_var()?;
+        let call = values
+            .get(&conv.id())?
+            .as_call()
+            .filter(|c| c.op() == Some("relax.nn.conv2d"))?;
+        let w = constant(call.args.get(1)?)?;
+        (count(conv) == 1).then(|| (conv.clone(), call.clone(), w))
+    };
+    let mut folds = Vec::new();
+    for_each_binding(&f.body, &mut |b| {
+        let Binding::Var { var, value } = b else {
+            return;
+        };
+        let Some(call) = value.as_call() else { return };
+        match call.op() {
+            Some("relax.multiply") => {
+                for (mine, other) in [(0, 1), (1, 0)] {
+                    let Some((conv, conv_call, w)) = call.args.get(mine).and_then(conv_of) else {
+                        continue;
+                    };
+                    let Some(a) = call.args.get(other).and_then(constant) else {
+                        continue;
+                    };
+                    if let Some(conv_call) = scaled(&conv_call, &conv, var, &w, &a) {
+                        folds.push(Fold::Scale {
+                            conv,
+                            product: var.clone(),
+                            conv_call,
+                        });
+                        return;
+                    }
+                }
+            }
+            Some("relax.nn.batch_norm") => {
+                let Some((conv, conv_call, w)) = call.args.first().and_then(conv_of) else {
+                    return;
+                };
+                // Every read of the tuple is a `bn[i]` binding; only `bn[0]`, once, is used.
+                let Some(gets) = reads.get(&var.id()).filter(|g| g.len() == count(var)) else {
+                    return;
+                };
+                let mut first = None;
+                let mut stats_reads = Vec::new();
+                for (k, v) in gets {
+                    match k {
+                        0 if first.is_none() => first = Some(v.clone()),
+                        1 | 2 if count(v) == 0 => stats_reads.push(v.id()),
+                        _ => return,
+                    }
+                }
+                let Some(first) = first else { return };
+                let Some(stats) = call
+                    .args
+                    .get(1..5)
+                    .and_then(|a| a.iter().map(constant).collect::<Option<Vec<_>>>())
+                else {
+                    return;
+                };
+                let Some((s, bias)) = norm_factors(call, &conv, &w, &stats) else {
+                    return;
+                };
+                let Some(conv_call) = with_weights(&conv_call, &conv, &w, &s) else {
+                    return;
+                };
+                folds.push(Fold::Norm {
+                    conv,
+                    conv_call,
+                    bn: var.clone(),
+                    first,
+                    stats_reads,
+                    bias,
+                });
+            }
+            _ => {}
+        }
+    });
+    folds
+}
+
+/// The per-channel scale `s` and the `[1, O, 1, 1]` bias constant of the inference batch norm
+/// `bn` of `conv`, if it is of the form folded (see the module's documentation).
+fn norm_factors(
+    bn: &Call,
+    conv: &Var,
+    w: &Constant,
+    stats: &[Constant],
+) -> Option<(Vec<f64>, Expr)> {
+    let flag = |n: &str, default: bool| match bn.attrs.get(n) {
+        None | Some(AttrValue::None) => Some(default),
+        Some(v) => v.as_bool(),
+    };
+    let axis = match bn.attrs.get("axis") {
+        None | Some(AttrValue::None) => 1,
+        Some(v) => v.as_int()?,
+    };
+    if flag("training", false)? || (axis != 1 && axis != -3) {
+        return None;
+    }
+    let (center, scale) = (flag("center", true)?, flag("scale", true)?);
+    let eps = match bn.attrs.get("epsilon") {
+        None | Some(AttrValue::None) => 1e-5,
+        Some(v) => v.as_float()?,
+    };
+    let (dt, vm_dt) = conv_dtypes(conv, w)?;
+    let channels = *w.data.shape().first()?;
+    let mut stat = Vec::with_capacity(4);
+    for c in stats {
+        let v = values_f64(c, vm_dt)?;
+        if c.data.shape() != [channels] || v.iter().any(|x| !x.is_finite()) {
+            return None;
+        }
+        stat.push(v);
+    }
+    let [gamma, beta, mean, var] = &stat[..] else {
+        return None;
+    };
+    let mut s = Vec::with_capacity(mean.len());
+    let mut bias = Vec::with_capacity(mean.len());
+    for c in 0..mean.len() {
+        let denom = (var[c] + eps).sqrt();
+        if !(denom > 0.0 && denom.is_finite()) {
+            return None;
+        }
+        let sc = if scale { gamma[c] / denom } else { 1.0 / denom };
+        let b = if center { beta[c] } else { 0.0 } - mean[c] * sc;
+        if !sc.is_finite() || !finite_in(b, vm_dt) {
+            return None;
+        }
+        s.push(sc);
+        bias.push(b);
+    }
+    Some((s, constant_of(&bias, &[1, channels, 1, 1], vm_dt, dt)?))
+}
+
+/// The convolution of `product = conv · a`, its weights scaled by `a`, when `a` broadcasts
+/// along the output channels only (`[1, O, 1, 1]`, `[O, 1, 1]`, one value) and the product
+/// keeps the convolution's shape and dtype.
+fn scaled(call: &Call, conv: &Var, product: &Var, w: &Constant, a: &Constant) -> Option<Expr> {
+    let (c_si, p_si) = (conv.struct_info(), product.struct_info());
+    let static_dims = |si: &StructInfo| -> Option<Vec<i64>> {
+        si.tensor_shape()?.iter().map(PrimExpr::as_int).collect()
+    };
+    if c_si.tensor_dtype() != p_si.tensor_dtype() || static_dims(c_si)? != static_dims(p_si)? {
+        return None;
+    }
+    let (_, vm_dt) = conv_dtypes(conv, w)?;
+    let o = *w.data.shape().first()?;
+    let a_shape = a.data.shape();
+    if a_shape.len() > 4 {
+        return None;
+    }
+    let mut full = vec![1i64; 4 - a_shape.len()];
+    full.extend_from_slice(a_shape);
+    let av = values_f64(a, vm_dt)?;
+    let s: Vec<f64> = match full[..] {
+        [1, k, 1, 1] if k == o => av,
+        [1, 1, 1, 1] => vec![*av.first()?; usize::try_from(o).ok()?],
+        _ => return None,
+    };
+    if s.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    with_weights(call, conv, w, &s)
+}
+
+/// `call` (bound to `conv`) with its OIHW weights `w` times `s[o]` for output channel `o`,
+/// rounded once to the dtype; `None` if the convolution is not of the form folded or a
+/// product is not finite.
+fn with_weights(call: &Call, conv: &Var, w: &Constant, s: &[f64]) -> Option<Expr> {
+    let (dt, vm_dt) = conv_dtypes(conv, w)?;
+    let layout_is = |name: &str, want: &str| match call.attrs.get(name).and_then(AttrValue::as_str)
+    {
+        None | Some("") => true,
+        Some(l) => l == want,
+    };
+    if !layout_is("data_layout", "NCHW")
+        || !layout_is("kernel_layout", "OIHW")
+        || !layout_is("out_layout", "NCHW")
+        || usize::try_from(*w.data.shape().first()?).ok()? != s.len()
+    {
+        return None;
+    }
+    let wv = values_f64(w, vm_dt)?;
+    let per_o = (wv.len() / s.len().max(1)).max(1);
+    let scaled: Vec<f64> = wv
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| x * s[i / per_o])
+        .collect();
+    if !scaled.iter().all(|&v| finite_in(v, vm_dt)) {
+        return None;
+    }
+    let mut call = call.clone();
+    call.args[1] = constant_of(&scaled, w.data.shape(), vm_dt, dt)?;
+    Some(Expr::new(ExprKind::Call(call)))
+}
+
+/// The dtype of a convolution whose output `conv` is float32 or float64, 4-D, with OIHW
+/// weights `w` of its output channels, as Relax and as tensors name it.
+fn conv_dtypes(conv: &Var, w: &Constant) -> Option<(DataType, vm::DataType)> {
+    let si = conv.struct_info();
+    let dt = si.tensor_dtype()?;
+    let vm_dt = match dt {
+        DataType::FLOAT32 => vm::DataType::F32,
+        DataType::FLOAT64 => vm::DataType::F64,
+        _ => return None,
+    };
+    let channels = si.tensor_shape()?.get(1)?.as_int()?;
+    let shape = w.data.shape();
+    let fits = si.ndim() == Some(4) && shape.len() == 4 && shape[0] == channels;
+    (fits && w.data.dtype() == vm_dt).then_some((dt, vm_dt))
+}
+
+/// Whether `v` stays finite when stored as `vm_dt`.
+fn finite_in(v: f64, vm_dt: vm::DataType) -> bool {
+    if vm_dt == vm::DataType::F32 {
+        (v as f32).is_finite()
+    } else {
+        v.is_finite()
+    }
+}
+
+/// The values of a float constant of dtype `vm_dt`, as f64.
+fn values_f64(c: &Constant, vm_dt: vm::DataType) -> Option<Vec<f64>> {
+    if c.data.dtype() != vm_dt {
+        return None;
+    }
+    if vm_dt == vm::DataType::F32 {
+        Some(
+            c.data
+                .to_vec::<f32>()
+                .ok()?
+                .into_iter()
+                .map(f64::from)
+                .collect(),
+        )
+    } else {
+        c.data.to_vec::<f64>().ok()
+    }
+}
+
+/// A constant of `shape` holding `v` rounded to `vm_dt`.
+fn constant_of(v: &[f64], shape: &[i64], vm_dt: vm::DataType, dt: DataType) -> Option<Expr> {
+    let data = if vm_dt == vm::DataType::F32 {
+        let v: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+        vm::Tensor::from_slice(shape, &v).ok()?
+    } else {
+        vm::Tensor::from_slice(shape, v).ok()?
+    };
+    Some(Expr::new(ExprKind::Constant(Constant {
+        data,
+        struct_info: StructInfo::tensor(shape.iter().map(|&d| PrimExpr::i64(d)).collect(), dt),
+        metadata_index: None,
+    })))
+}
