@@ -297,6 +297,11 @@ fn fmt(path: &Path) -> Result<String> {
         )
     };
     match relax::script::parse_module(&text) {
+        // A file holding one function prints as that function alone, as TVM prints it.
+        Ok(module) if relax::script::is_standalone_function(&text) => {
+            Ok(relax::script::print_standalone_function(&module)
+                .unwrap_or_else(|| relax::script::print_module(&module)))
+        }
         Ok(module) => Ok(relax::script::print_module(&module)),
         Err(relax::Error::Parse(rendered)) => {
             let rendered = rendered.strip_prefix("error: ").unwrap_or(&rendered);

@@ -79,7 +79,8 @@ const SIMPLIFY: &[(&str, &str, &str)] = &[
     ("", "T.truncdiv(-7, 2)", "-3"),
     ("", "T.truncmod(-7, 2)", "-1"),
     ("", "T.min(3, 9) + T.max(3, 9)", "12"),
-    ("", "2147483647 + 1", "-2147483648"),
+    // The node constructor: `2147483647 + 1` is Python arithmetic (an int64 literal).
+    ("", "T.Add(2147483647, 1)", "-2147483648"),
     (
         "",
         "T.int64(9223372036854775807) + T.int64(1)",
@@ -161,7 +162,8 @@ const SIMPLIFY: &[(&str, &str, &str)] = &[
     ("", "T.max(i, i)", "i"),
     ("", "T.min(i + 1, i)", "i"),
     // Floats fold only constants.
-    ("", "x + T.float32(0.0)", "x + T.float32(0.0)"),
+    // The node constructor: the `+` operator folds `x + 0.0` on reading, as TVM's does.
+    ("", "T.Add(x, T.float32(0.0))", "T.Add(x, T.float32(0.0))"),
     ("", "x * y", "x * y"),
 ];
 

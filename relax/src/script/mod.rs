@@ -18,8 +18,8 @@ mod builtins;
 pub(crate) mod printer;
 mod reader;
 
-pub use printer::{print_module, print_module_with_metadata};
-pub use reader::{parse_module, parse_module_with};
+pub use printer::{print_module, print_module_with_metadata, print_standalone_function};
+pub use reader::{is_standalone_function, parse_module, parse_module_with};
 
 /// Options of the reader.
 #[derive(Clone, Debug, Default)]

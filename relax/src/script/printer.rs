@@ -131,6 +131,53 @@ pub fn print_module_with_metadata(m: &IRModule) -> (String, Vec<vm::Tensor>) {
     (out, meta.table())
 }
 
+/// Prints a module that holds one function (read from a file holding one `@R.function` or
+/// `@T.prim_func` and no module class) as that function alone, as TVM prints a function's
+/// `script()`; `None` if the module holds anything else. A private Relax function has no
+/// global symbol, and TVM prints it under the name `main`.
+pub fn print_standalone_function(m: &IRModule) -> Option<String> {
+    if m.functions.len() != 1 || !m.attrs.is_empty() || !m.global_infos.is_empty() {
+        return None;
+    }
+    let f = m.functions.values().next()?;
+    let mut out = String::new();
+    match f {
+        BaseFunc::Tir(f) => {
+            out.push_str("# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n\n");
+            out.push_str(&tir::print_prim_func(f));
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        BaseFunc::Relax(f) => {
+            let mut meta = Metadata::default();
+            let mut p = FnPrinter::new(&mut meta);
+            let mut f = f.clone();
+            if f.private {
+                f.name = "main".to_string();
+            }
+            p.function(&f, false);
+            if !p.signature_syms.is_empty() {
+                out.push_str("# from typing import TypeVar\n");
+            }
+            if p.uses_t {
+                out.push_str("# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n");
+            }
+            out.push_str("# from tvm.script import relax as R\n\n");
+            for n in &p.signature_syms {
+                let _ = writeln!(out, "{n} = TypeVar({})", quote(n));
+            }
+            out.push_str(&p.out);
+            if meta.used {
+                out.push('\n');
+                out.push_str(METADATA_COMMENT);
+                out.push('\n');
+            }
+        }
+    }
+    Some(out)
+}
+
 /// `text` with every non-empty line indented by `level` steps of four spaces, ending with a
 /// newline.
 fn indent_block(text: &str, level: usize) -> String {
@@ -480,6 +527,22 @@ fn prim_prec(e: &PrimExpr, names: &HashMap<tir::VarId, String>) -> (String, u8) 
                 .unwrap_or_else(|| v.name().to_string()),
             ATOM,
         ),
+        // An operation the reader would fold prints with the node constructor (`T.Mul(2, 2)`),
+        // as TVM's printer writes it.
+        P::Binary { op, a, b } if tir::script::would_fold(*op, a, b) => {
+            let name = match op {
+                BinaryOp::Add => "T.Add",
+                BinaryOp::Sub => "T.Sub",
+                BinaryOp::Mul => "T.Mul",
+                BinaryOp::Div => "T.Div",
+                BinaryOp::Mod => "T.truncmod",
+                BinaryOp::FloorDiv => "T.FloorDiv",
+                BinaryOp::FloorMod => "T.FloorMod",
+                BinaryOp::Min => "T.min",
+                BinaryOp::Max => "T.max",
+            };
+            call(name, &[a, b])
+        }
         P::Binary { op, a, b } => match op {
             BinaryOp::Add => bin(a, "+", b, ADD),
             BinaryOp::Sub => bin(a, "-", b, ADD),
@@ -641,7 +704,10 @@ impl<'m> FnPrinter<'m> {
         self.line(&format!("def {}({}) -> {ret}:", f.name, params.join(", ")));
         self.indent += 1;
         if !f.attrs.is_empty() {
-            let attrs = self.attr_dict(&f.attrs);
+            // TVM prints the attribute map with its keys sorted.
+            let mut sorted = f.attrs.clone();
+            sorted.0.sort_by(|a, b| a.0.cmp(&b.0));
+            let attrs = self.attr_dict(&sorted);
             self.line(&format!("R.func_attr({attrs})"));
         }
         if !inner {

@@ -94,6 +94,26 @@ fn blank_imports(src: &str) -> PResult<std::borrow::Cow<'_, str>> {
     Ok(std::borrow::Cow::Owned(out))
 }
 
+/// Whether `src` holds one function (`@R.function` or `@T.prim_func`) and no module class: TVM
+/// prints such a function alone ([`print_standalone_function`](crate::script::print_standalone_function)).
+pub fn is_standalone_function(src: &str) -> bool {
+    let Ok(src) = blank_imports(src) else {
+        return false;
+    };
+    let Ok(module) = tir::syntax::parse_module(&src) else {
+        return false;
+    };
+    let mut functions = 0;
+    for stmt in &module.body {
+        match &stmt.kind {
+            S::FunctionDef(_) => functions += 1,
+            S::ClassDef(_) => return false,
+            _ => {}
+        }
+    }
+    functions == 1
+}
+
 fn read(src: &str, options: &ReadOptions) -> PResult<IRModule> {
     let src = blank_imports(src)?;
     let module = tir::syntax::parse_module(&src)?;
@@ -592,9 +612,37 @@ fn widen_literals(e: PrimExpr) -> PrimExpr {
     }
 }
 
+/// The codes of the VM's `vm.builtin.match_shape` and `vm.builtin.make_shape`, as TVM's tests
+/// spell them (`MS.STORE_TO_HEAP` with `MS = MatchShapeCode`, from
+/// `tvm.relax.testing.runtime_builtin`): Python `IntEnum`s, so plain integers to TVMScript.
+const SHAPE_CODES: &[(&str, &str, i128)] = &[
+    ("MS", "ASSERT_EQUAL_TO_IMM", 0),
+    ("MS", "STORE_TO_HEAP", 1),
+    ("MS", "NO_OP", 2),
+    ("MS", "ASSERT_EQUAL_TO_LOAD", 3),
+    ("MK", "USE_IMM", 0),
+    ("MK", "LOAD_SHAPE", 1),
+];
+
+fn shape_code(e: &ast::Expr) -> Option<i128> {
+    let A::Attribute { value, attr } = &e.kind else {
+        return None;
+    };
+    let class = match value.as_name()? {
+        "MS" | "MatchShapeCode" => "MS",
+        "MK" | "MakeShapeCode" => "MK",
+        _ => return None,
+    };
+    SHAPE_CODES
+        .iter()
+        .find(|(c, n, _)| *c == class && n == attr)
+        .map(|&(_, _, v)| v)
+}
+
 fn int_of(e: &ast::Expr) -> Option<i128> {
     match &e.kind {
         A::Int(v) => Some(*v),
+        A::Attribute { .. } => shape_code(e),
         A::UnaryOp {
             op: ast::UnaryOp::Neg,
             operand,
@@ -2143,6 +2191,8 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 for (k, v) in self.attr_dict(dict)?.0 {
                     attrs.set(&k, v);
                 }
+                // A map to TVM, which prints its keys sorted.
+                attrs.0.sort_by(|a, b| a.0.cmp(&b.0));
                 continue;
             }
             if let S::Return(value) = &stmt.kind {

@@ -81,6 +81,109 @@ pub(crate) fn match_types(a: PrimExpr, b: PrimExpr) -> (PrimExpr, PrimExpr) {
     }
 }
 
+/// `a op b` for operands of one type, folded as TVM's operator functions fold it
+/// (`arith::TryConstFold`, applied by `tvm::add`, `tvm::max`, ... and so by the Python operators
+/// and `T.max`-style functions of TVMScript): two integer constants fold (wrapping in the type's
+/// width), two `float32` or `float64` constants fold in the type's precision (`float16` does
+/// not), and the identities `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x`, `x / 1`, `x // 1` give
+/// `x`, `x * 0` and `0 * x` give the zero, `0 / x`, `0 // x`, `0 % x` give the zero and
+/// `x % 1` gives zero. A division by a zero constant is left as it is. The node constructors
+/// `T.Add`, `T.Mul`, ... do not fold.
+pub(crate) fn fold_binary(op: BinaryOp, a: PrimExpr, b: PrimExpr) -> PrimExpr {
+    fold_binary_opt(op, &a, &b).unwrap_or_else(|| PrimExpr::binary(op, a, b))
+}
+
+/// Whether the reader's operator for `op` would fold `a op b` (see [`fold_binary`]): the printer
+/// writes such an operation with the node constructor.
+pub fn would_fold(op: BinaryOp, a: &PrimExpr, b: &PrimExpr) -> bool {
+    fold_binary_opt(op, a, b).is_some()
+}
+
+fn fold_binary_opt(op: BinaryOp, a: &PrimExpr, b: &PrimExpr) -> Option<PrimExpr> {
+    let dtype = a.dtype();
+    if dtype.lanes != 1 || b.dtype() != dtype {
+        return None;
+    }
+    let (ia, ib) = (a.as_int(), b.as_int());
+    let float = |e: &PrimExpr| match e.kind() {
+        ExprKind::FloatImm { value, .. } => Some(*value),
+        _ => None,
+    };
+    let (fa, fb) = (float(a), float(b));
+    let zero = || {
+        if dtype.is_float() {
+            PrimExpr::float(dtype, 0.0)
+        } else {
+            PrimExpr::int(dtype, 0)
+        }
+    };
+    if let (Some(x), Some(y)) = (ia, ib) {
+        return crate::arith::scalar::int_binary(op, x, y, dtype).map(|v| PrimExpr::int(dtype, v));
+    }
+    if let (Some(x), Some(y)) = (fa, fb)
+        && dtype.code == TypeCode::Float
+        && (dtype.bits == 32 || dtype.bits == 64)
+    {
+        let div_by_zero = matches!(op, BinaryOp::Div | BinaryOp::FloorDiv) && y == 0.0;
+        let folds = matches!(
+            op,
+            BinaryOp::Add
+                | BinaryOp::Sub
+                | BinaryOp::Mul
+                | BinaryOp::Div
+                | BinaryOp::FloorDiv
+                | BinaryOp::Min
+                | BinaryOp::Max
+        );
+        if folds && !div_by_zero {
+            let v = match op {
+                BinaryOp::FloorDiv => {
+                    crate::arith::scalar::float_binary(BinaryOp::Div, x, y, dtype).floor()
+                }
+                _ => crate::arith::scalar::float_binary(op, x, y, dtype),
+            };
+            return Some(PrimExpr::float(dtype, v));
+        }
+    }
+    let is = |i: Option<i64>, f: Option<f64>, v: i64| i == Some(v) || f == Some(v as f64);
+    let (a0, a1) = (is(ia, fa, 0), is(ia, fa, 1));
+    let (b0, b1) = (is(ib, fb, 0), is(ib, fb, 1));
+    match op {
+        BinaryOp::Add if a0 => Some(b.clone()),
+        BinaryOp::Add | BinaryOp::Sub if b0 => Some(a.clone()),
+        BinaryOp::Mul if a1 => Some(b.clone()),
+        BinaryOp::Mul if a0 => Some(a.clone()),
+        BinaryOp::Mul if b1 => Some(a.clone()),
+        BinaryOp::Mul if b0 => Some(b.clone()),
+        BinaryOp::Div | BinaryOp::FloorDiv if a0 && !b0 => Some(a.clone()),
+        BinaryOp::Div | BinaryOp::FloorDiv if b1 => Some(a.clone()),
+        BinaryOp::Mod | BinaryOp::FloorMod if dtype.is_int_or_uint() && a0 && !b0 => {
+            Some(a.clone())
+        }
+        BinaryOp::Mod | BinaryOp::FloorMod if dtype.is_int_or_uint() && b1 => Some(zero()),
+        _ => None,
+    }
+}
+
+/// `a op b` for operands of one type, folded when both are constants as TVM's operator
+/// functions fold comparisons (`<`, `<=`, `>`, `>=`; Python's `==` and `!=` make the node
+/// without folding).
+pub(crate) fn fold_cmp(op: CmpOp, a: PrimExpr, b: PrimExpr) -> PrimExpr {
+    let dtype = a.dtype();
+    if dtype.lanes == 1 && b.dtype() == dtype && !matches!(op, CmpOp::Eq | CmpOp::Ne) {
+        match (a.kind(), b.kind()) {
+            (ExprKind::IntImm { value: x, .. }, ExprKind::IntImm { value: y, .. }) => {
+                return PrimExpr::bool(crate::arith::scalar::int_cmp(op, *x, *y, dtype));
+            }
+            (ExprKind::FloatImm { value: x, .. }, ExprKind::FloatImm { value: y, .. }) => {
+                return PrimExpr::bool(crate::arith::scalar::float_cmp(op, *x, *y));
+            }
+            _ => {}
+        }
+    }
+    PrimExpr::cmp(op, a, b)
+}
+
 /// Whether two expressions are the same tree with the same variables (no renaming).
 pub(crate) fn expr_same(a: &PrimExpr, b: &PrimExpr) -> bool {
     if a.ptr_eq(b) {
@@ -316,7 +419,7 @@ impl Reader<'_> {
                     };
                     let rhs = self.expr(rhs_e)?;
                     let (a, b) = match_types(lhs, rhs.clone());
-                    let c = PrimExpr::cmp(op, a, b);
+                    let c = fold_cmp(op, a, b);
                     result = Some(match result {
                         None => c,
                         Some(prev) => PrimExpr::new(ExprKind::And(prev, c)),
@@ -365,7 +468,7 @@ impl Reader<'_> {
             }
         }
         let (a, b) = match_types(a, b);
-        let bin = |op| Ok(PrimExpr::binary(op, a.clone(), b.clone()));
+        let bin = |op| Ok(fold_binary(op, a.clone(), b.clone()));
         match op {
             ast::BinOp::Add => bin(BinaryOp::Add),
             ast::BinOp::Sub => bin(BinaryOp::Sub),
@@ -492,7 +595,36 @@ impl Reader<'_> {
                     "Mul" => BinaryOp::Mul,
                     _ => BinaryOp::Mod,
                 };
-                Ok(PrimExpr::binary(op, a, b))
+                // The functions fold (`tvm::max`); the node constructors do not (`T.Max`).
+                if name.starts_with(|c: char| c.is_ascii_lowercase()) {
+                    Ok(fold_binary(op, a, b))
+                } else {
+                    Ok(PrimExpr::binary(op, a, b))
+                }
+            }
+            // The comparison node constructors, which do not fold (`T.LT(1, 2)`).
+            "EQ" | "NE" | "LT" | "LE" | "GT" | "GE" => {
+                let x = self.args_exact(e, &full, args, keywords, 2)?;
+                let mut it = x.into_iter();
+                let (Some(a), Some(b)) = (it.next(), it.next()) else {
+                    return err(e.span, "expected two arguments");
+                };
+                let (a, b) = match_types(a, b);
+                let op = match name {
+                    "EQ" => CmpOp::Eq,
+                    "NE" => CmpOp::Ne,
+                    "LT" => CmpOp::Lt,
+                    "LE" => CmpOp::Le,
+                    "GT" => CmpOp::Gt,
+                    _ => CmpOp::Ge,
+                };
+                Ok(PrimExpr::cmp(op, a, b))
+            }
+            // `T.assume(cond)`: a fact for analyses (TVM's `tir.assume`, a `bool` call); lowering
+            // removes it.
+            "assume" => {
+                let x = self.args_exact(e, &full, args, keywords, 1)?;
+                Ok(PrimExpr::call(DataType::BOOL, "assume", x))
             }
             "Let" => self.let_expr(e),
             // `T.min_value("float32")`: the type's smallest (largest) value as a literal.

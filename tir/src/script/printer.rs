@@ -842,6 +842,23 @@ impl Printer {
             }
             ExprKind::StringImm(s) => (quote(s), Prec::Atom),
             ExprKind::Var(v) => (self.var_name(v), Prec::Atom),
+            // An operation the reader's operator would fold (`1 + 2`, `x * 1`) prints with the
+            // node constructor (`T.Add(1, 2)`), as TVM's printer does, so that it reads back as
+            // the same node.
+            ExprKind::Binary { op, a, b } if crate::script::expr::would_fold(*op, a, b) => {
+                let name = match op {
+                    BinaryOp::Add => "T.Add",
+                    BinaryOp::Sub => "T.Sub",
+                    BinaryOp::Mul => "T.Mul",
+                    BinaryOp::Div => "T.Div",
+                    BinaryOp::Mod => "T.truncmod",
+                    BinaryOp::FloorDiv => "T.FloorDiv",
+                    BinaryOp::FloorMod => "T.FloorMod",
+                    BinaryOp::Min => "T.min",
+                    BinaryOp::Max => "T.max",
+                };
+                self.call(name, &[a, b])
+            }
             ExprKind::Binary { op, a, b } => match op {
                 BinaryOp::Add => self.binop(a, "+", b, Prec::Add),
                 BinaryOp::Sub => self.binop(a, "-", b, Prec::Add),
@@ -854,6 +871,16 @@ impl Printer {
                 BinaryOp::Min => self.call("T.min", &[a, b]),
                 BinaryOp::Max => self.call("T.max", &[a, b]),
             },
+            // A comparison of two constants prints with the node constructor (`T.LT(1, 2)`).
+            ExprKind::Cmp { op, a, b }
+                if matches!(
+                    (a.kind(), b.kind()),
+                    (ExprKind::IntImm { .. }, ExprKind::IntImm { .. })
+                        | (ExprKind::FloatImm { .. }, ExprKind::FloatImm { .. })
+                ) =>
+            {
+                self.call(&format!("T.{}", cmp_node_name(*op)), &[a, b])
+            }
             ExprKind::Cmp { op, a, b } => self.binop(a, op.symbol(), b, Prec::Cmp),
             ExprKind::And(a, b) => self.binop(a, "and", b, Prec::And),
             ExprKind::Or(a, b) => self.binop(a, "or", b, Prec::Or),
@@ -1001,5 +1028,17 @@ mod tests {
         for (v, want) in cases {
             assert_eq!(fmt_float(v), want, "{v}");
         }
+    }
+}
+
+/// The TIR node name of a comparison (`T.LT`).
+pub fn cmp_node_name(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Eq => "EQ",
+        CmpOp::Ne => "NE",
+        CmpOp::Lt => "LT",
+        CmpOp::Le => "LE",
+        CmpOp::Gt => "GT",
+        CmpOp::Ge => "GE",
     }
 }

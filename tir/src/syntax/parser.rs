@@ -24,7 +24,8 @@ const KEYWORDS: &[&str] = &[
     "with", "yield",
 ];
 
-/// Parses a whole file.
+/// Parses a whole file, evaluating constant arithmetic between literals as Python does
+/// ([`fold`](crate::syntax::fold)).
 pub fn parse_module(src: &str) -> PResult<Module> {
     let tokens = tokenize(src)?;
     let mut p = Parser {
@@ -36,7 +37,9 @@ pub fn parse_module(src: &str) -> PResult<Module> {
     while !p.at_eof() {
         p.statement(&mut body)?;
     }
-    Ok(Module { body })
+    let mut m = Module { body };
+    crate::syntax::fold::fold_module(&mut m);
+    Ok(m)
 }
 
 /// Parses a single expression (the whole input must be one expression, optionally followed by
@@ -53,6 +56,8 @@ pub fn parse_expr(src: &str) -> PResult<Expr> {
     if !p.at_eof() {
         return Err(p.error_expected("end of expression"));
     }
+    let mut e = e;
+    crate::syntax::fold::fold_expr(&mut e);
     Ok(e)
 }
 

@@ -205,7 +205,8 @@ pub fn lower(func: &PrimFunc) -> Result<LoweredFunc, LowerError> {
             }),
         });
     }
-    let body = lower_sblocks(&func.body);
+    let body = remove_assume(&func.body);
+    let body = lower_sblocks(&body);
     let body = hoist_reduction_init(&body);
     let body = flatten.stmt(&body);
     let body = mutator::substitute_stmt(&body, &fixed);
@@ -219,6 +220,25 @@ pub fn lower(func: &PrimFunc) -> Result<LoweredFunc, LowerError> {
         is_host_func: func.is_host_func(),
         no_alias: func.no_alias(),
     })
+}
+
+/// Every `T.assume(cond)` statement becomes a no-op (TVM's `RemoveAssume`): an assumption is
+/// for analyses, and its condition (which may read out of the buffer's bounds, as a padding
+/// assumption does) is not evaluated.
+pub fn remove_assume(s: &Stmt) -> Stmt {
+    struct Remove;
+    impl Mutator for Remove {
+        fn stmt(&mut self, s: &Stmt) -> Stmt {
+            if let StmtKind::Evaluate(e) = s.kind()
+                && let ExprKind::Call { op, .. } = e.kind()
+                && op == "assume"
+            {
+                return Stmt::no_op();
+            }
+            mutator::walk_stmt(self, s)
+        }
+    }
+    Remove.stmt(s)
 }
 
 /// `for v in range(m, m + 1): body` becomes `body` with `v` replaced by `m`. A batch axis of
