@@ -5,7 +5,7 @@ use tir::PrimExpr;
 
 use super::{attrs, dtype_of, ints, norm_axis, rank, shape_expr, shape_of};
 use crate::error::Result;
-use crate::importer::{Importer, Val, scalar};
+use crate::importer::{Importer, Val, constant, scalar};
 use crate::node::{Node, or_str};
 
 pub(crate) fn dropout(node: &Node) -> Result<Vec<Val>> {
@@ -481,9 +481,12 @@ pub(crate) fn batch_norm(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
         node.input(3)?,
         node.input(4)?,
     );
-    // y = x * a + b with a = scale / sqrt(var + eps), b = bias - mean * a: the per-channel
-    // part folds to constants when the statistics are constants.
+    // y = x * a + b with a = scale / sqrt(var + eps), b = bias - mean * a.
     let dt = dtype_of(node, x)?;
+    if let Some((a, b)) = constant_bn_factors(node, [scale, bias, mean, var], eps, dt, r)? {
+        let xa = imp.op0("relax.multiply", &[x, &a])?;
+        return Ok(vec![imp.op0("relax.add", &[&xa, &b])?]);
+    }
     let e = scalar(eps, dt)?;
     let ve = imp.op0("relax.add", &[var, &e])?;
     let sd = imp.op0("relax.sqrt", &[&ve])?;
@@ -494,6 +497,67 @@ pub(crate) fn batch_norm(imp: &mut Importer, node: &Node) -> Result<Vec<Val>> {
     let b = per_channel(imp, node, &b, r)?;
     let xa = imp.op0("relax.multiply", &[x, &a])?;
     Ok(vec![imp.op0("relax.add", &[&xa, &b])?])
+}
+
+/// With constant statistics, batch norm's per-channel `a` and `b` as `[1, C, 1, …]` constants,
+/// computed at import in the tensor's type with the operators' IEEE roundings (the same bits as
+/// the Relax arithmetic of the general path), so that the pipeline sees `conv · a + b` with
+/// constant factors and folds `a` into the convolution's weights (FoldBatchnormToConv2D).
+/// `None` (the general path) for other dtypes or operands that are not constant vectors of one
+/// length.
+fn constant_bn_factors(
+    node: &Node,
+    [scale, bias, mean, var]: [&Val; 4],
+    eps: f64,
+    dt: tir::DataType,
+    r: usize,
+) -> Result<Option<(Val, Val)>> {
+    let Some(v) = [scale, bias, mean, var]
+        .iter()
+        .map(|p| {
+            p.data
+                .as_ref()
+                .filter(|d| d.shape().len() == 1)
+                .and_then(|_| p.floats())
+        })
+        .collect::<Option<Vec<Vec<f64>>>>()
+    else {
+        return Ok(None);
+    };
+    let c = v[0].len();
+    if v.iter().any(|p| p.len() != c) || r < 2 {
+        return Ok(None);
+    }
+    let (a, b): (Vec<f64>, Vec<f64>) = match dt.to_string().as_str() {
+        "float32" => (0..c)
+            .map(|i| {
+                let [s, bi, m, va] = [v[0][i], v[1][i], v[2][i], v[3][i]].map(|x| x as f32);
+                let a = s / (va + eps as f32).sqrt();
+                (a as f64, (bi - m * a) as f64)
+            })
+            .unzip(),
+        "float64" => (0..c)
+            .map(|i| {
+                let a = v[0][i] / (v[3][i] + eps).sqrt();
+                (a, v[1][i] - v[2][i] * a)
+            })
+            .unzip(),
+        _ => return Ok(None),
+    };
+    let mut dims = vec![1i64; r];
+    dims[1] = c as i64;
+    let vdt = crate::tensor::vm_of(dt)?;
+    let make = |vals: &[f64]| -> Result<Val> {
+        let t = if vdt == vm::DataType::F32 {
+            let f: Vec<f32> = vals.iter().map(|&x| x as f32).collect();
+            vm::Tensor::from_slice(&dims, &f)
+        } else {
+            vm::Tensor::from_slice(&dims, vals)
+        }
+        .map_err(|e| node.invalid(e))?;
+        constant(t)
+    };
+    Ok(Some((make(&a)?, make(&b)?)))
 }
 
 pub(crate) fn instance_norm(imp: &mut Importer, node: &Node) -> Result<Val> {

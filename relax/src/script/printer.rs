@@ -143,7 +143,9 @@ pub fn print_standalone_function(m: &IRModule) -> Option<String> {
     let mut out = String::new();
     match f {
         BaseFunc::Tir(f) => {
-            out.push_str("# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n\n");
+            out.push_str(
+                "# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n\n",
+            );
             out.push_str(&tir::print_prim_func(f));
             if !out.ends_with('\n') {
                 out.push('\n');
@@ -161,7 +163,9 @@ pub fn print_standalone_function(m: &IRModule) -> Option<String> {
                 out.push_str("# from typing import TypeVar\n");
             }
             if p.uses_t {
-                out.push_str("# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n");
+                out.push_str(
+                    "# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n",
+                );
             }
             out.push_str("# from tvm.script import relax as R\n\n");
             for n in &p.signature_syms {

@@ -12,9 +12,9 @@ mod reader;
 
 use std::collections::{BTreeSet, HashMap};
 
-pub use printer::{print_module_prim_funcs, print_prim_expr, print_prim_func};
 pub use expr::would_fold;
 pub use printer::cmp_node_name;
+pub use printer::{print_module_prim_funcs, print_prim_expr, print_prim_func};
 pub use reader::{is_prim_func, prim_func_from_ast};
 
 use crate::error::ParseError;

@@ -51,12 +51,20 @@ fn number(e: &Expr) -> Option<Num> {
 fn floor_div(a: i128, b: i128) -> Option<i128> {
     let q = a.checked_div(b)?;
     let r = a.checked_rem(b)?;
-    Some(if r != 0 && ((r < 0) != (b < 0)) { q - 1 } else { q })
+    Some(if r != 0 && ((r < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    })
 }
 
 fn floor_mod(a: i128, b: i128) -> Option<i128> {
     let r = a.checked_rem(b)?;
-    Some(if r != 0 && ((r < 0) != (b < 0)) { r + b } else { r })
+    Some(if r != 0 && ((r < 0) != (b < 0)) {
+        r + b
+    } else {
+        r
+    })
 }
 
 /// `a op b` as Python computes it, or `None` where Python would raise or the result is not
@@ -168,7 +176,11 @@ pub fn fold_expr(e: &mut Expr) {
         | ExprKind::None
         | ExprKind::Ellipsis => {}
         ExprKind::Attribute { value, .. } => fold_expr(value),
-        ExprKind::Call { func, args, keywords } => {
+        ExprKind::Call {
+            func,
+            args,
+            keywords,
+        } => {
             fold_expr(func);
             args.iter_mut().for_each(fold_expr);
             keywords.iter_mut().for_each(|k| fold_expr(&mut k.value));
@@ -198,7 +210,9 @@ pub fn fold_expr(e: &mut Expr) {
             let folded = match (op, number(operand)) {
                 (UnaryOp::Invert, Some(Num::Int(v))) => Some(Num::Int(!v)),
                 (UnaryOp::Pos, Some(n)) => Some(n),
-                (UnaryOp::Neg, Some(n)) if !matches!(operand.kind, ExprKind::Int(_) | ExprKind::Float(_)) => {
+                (UnaryOp::Neg, Some(n))
+                    if !matches!(operand.kind, ExprKind::Int(_) | ExprKind::Float(_)) =>
+                {
                     match n {
                         Num::Int(v) => v.checked_neg().map(Num::Int),
                         Num::Float(v) => Some(Num::Float(-v)),
@@ -371,7 +385,15 @@ mod tests {
 
     #[test]
     fn python_errors_are_left_alone() {
-        for src in ["1 / 0", "1 // 0", "1 % 0", "0 ** -1", "2 ** 200", "1e308 * 10.0", "1 << 200"] {
+        for src in [
+            "1 / 0",
+            "1 // 0",
+            "1 % 0",
+            "0 ** -1",
+            "2 ** 200",
+            "1e308 * 10.0",
+            "1 << 200",
+        ] {
             assert!(
                 matches!(folded(src).kind, ExprKind::BinOp { .. }),
                 "{src} must stay an operation"
