@@ -1004,6 +1004,18 @@ fn implicit_root(body: &Stmt) -> Option<&SBlock> {
     implicit.then_some(b)
 }
 
+/// The TIR node name of a comparison (`T.LT`).
+pub fn cmp_node_name(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Eq => "EQ",
+        CmpOp::Ne => "NE",
+        CmpOp::Lt => "LT",
+        CmpOp::Le => "LE",
+        CmpOp::Gt => "GT",
+        CmpOp::Ge => "GE",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::fmt_float;
@@ -1028,17 +1040,5 @@ mod tests {
         for (v, want) in cases {
             assert_eq!(fmt_float(v), want, "{v}");
         }
-    }
-}
-
-/// The TIR node name of a comparison (`T.LT`).
-pub fn cmp_node_name(op: CmpOp) -> &'static str {
-    match op {
-        CmpOp::Eq => "EQ",
-        CmpOp::Ne => "NE",
-        CmpOp::Lt => "LT",
-        CmpOp::Le => "LE",
-        CmpOp::Gt => "GT",
-        CmpOp::Ge => "GE",
     }
 }

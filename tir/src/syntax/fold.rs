@@ -108,7 +108,7 @@ fn eval(op: BinOp, a: Num, b: Num) -> Option<Num> {
                 BinOp::Div if y != 0.0 => Float(x / y),
                 BinOp::FloorDiv if y != 0.0 => Float(py_float_mod_div(x, y).1),
                 BinOp::Mod if y != 0.0 => Float(py_float_mod_div(x, y).0),
-                BinOp::Pow if !(x == 0.0 && y < 0.0) && !(x < 0.0 && y.fract() != 0.0) => {
+                BinOp::Pow if !(x == 0.0 && y < 0.0 || x < 0.0 && y.fract() != 0.0) => {
                     Float(x.powf(y))
                 }
                 _ => return None,
