@@ -534,18 +534,7 @@ fn prim_prec(e: &PrimExpr, names: &HashMap<tir::VarId, String>) -> (String, u8) 
         // An operation the reader would fold prints with the node constructor (`T.Mul(2, 2)`),
         // as TVM's printer writes it.
         P::Binary { op, a, b } if tir::script::would_fold(*op, a, b) => {
-            let name = match op {
-                BinaryOp::Add => "T.Add",
-                BinaryOp::Sub => "T.Sub",
-                BinaryOp::Mul => "T.Mul",
-                BinaryOp::Div => "T.Div",
-                BinaryOp::Mod => "T.truncmod",
-                BinaryOp::FloorDiv => "T.FloorDiv",
-                BinaryOp::FloorMod => "T.FloorMod",
-                BinaryOp::Min => "T.min",
-                BinaryOp::Max => "T.max",
-            };
-            call(name, &[a, b])
+            call(tir::script::node_constructor(*op), &[a, b])
         }
         P::Binary { op, a, b } => match op {
             BinaryOp::Add => bin(a, "+", b, ADD),

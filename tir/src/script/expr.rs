@@ -93,6 +93,22 @@ pub(crate) fn fold_binary(op: BinaryOp, a: PrimExpr, b: PrimExpr) -> PrimExpr {
     fold_binary_opt(op, &a, &b).unwrap_or_else(|| PrimExpr::binary(op, a, b))
 }
 
+/// The node constructor TVMScript writes for `op` where the operator form would fold
+/// (`T.Add(1, 2)`): TIR's printer and Relax's printer of prim expressions use it.
+pub fn node_constructor(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Add => "T.Add",
+        BinaryOp::Sub => "T.Sub",
+        BinaryOp::Mul => "T.Mul",
+        BinaryOp::Div => "T.Div",
+        BinaryOp::Mod => "T.truncmod",
+        BinaryOp::FloorDiv => "T.FloorDiv",
+        BinaryOp::FloorMod => "T.FloorMod",
+        BinaryOp::Min => "T.min",
+        BinaryOp::Max => "T.max",
+    }
+}
+
 /// Whether the reader's operator for `op` would fold `a op b` (see [`fold_binary`]): the printer
 /// writes such an operation with the node constructor.
 pub fn would_fold(op: BinaryOp, a: &PrimExpr, b: &PrimExpr) -> bool {

@@ -12,7 +12,7 @@ mod reader;
 
 use std::collections::{BTreeSet, HashMap};
 
-pub use expr::would_fold;
+pub use expr::{node_constructor, would_fold};
 pub use printer::cmp_node_name;
 pub use printer::{print_module_prim_funcs, print_prim_expr, print_prim_func};
 pub use reader::{is_prim_func, prim_func_from_ast};

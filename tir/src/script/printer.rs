@@ -846,18 +846,7 @@ impl Printer {
             // node constructor (`T.Add(1, 2)`), as TVM's printer does, so that it reads back as
             // the same node.
             ExprKind::Binary { op, a, b } if crate::script::expr::would_fold(*op, a, b) => {
-                let name = match op {
-                    BinaryOp::Add => "T.Add",
-                    BinaryOp::Sub => "T.Sub",
-                    BinaryOp::Mul => "T.Mul",
-                    BinaryOp::Div => "T.Div",
-                    BinaryOp::Mod => "T.truncmod",
-                    BinaryOp::FloorDiv => "T.FloorDiv",
-                    BinaryOp::FloorMod => "T.FloorMod",
-                    BinaryOp::Min => "T.min",
-                    BinaryOp::Max => "T.max",
-                };
-                self.call(name, &[a, b])
+                self.call(crate::script::expr::node_constructor(*op), &[a, b])
             }
             ExprKind::Binary { op, a, b } => match op {
                 BinaryOp::Add => self.binop(a, "+", b, Prec::Add),
