@@ -642,24 +642,32 @@ fn main() -> anyhow::Result<()> {
             );
         }
     }
-    let pool = lib
+    let max_pool = lib
         .get_packed("relaxjit.max_pool2d")
         .ok_or_else(|| anyhow::anyhow!("no pool kernel"))?;
-    // SqueezeNet's three max-pools (3×3, stride 2), the conv block's (2×2, stride 2) and
-    // ResNet-50's (3×3, stride 2, padding 1).
-    for (name, x, k, pad) in [
-        ("pool_sq1", [1i64, 64, 111, 111], 3i64, 0i64),
-        ("pool_sq2", [1, 128, 55, 55], 3, 0),
-        ("pool_sq3", [1, 256, 27, 27], 3, 0),
-        ("pool_block", [1, 64, 56, 56], 2, 0),
-        ("pool_rn", [1, 64, 112, 112], 3, 1),
+    let avg_pool = lib
+        .get_packed("relaxjit.avg_pool2d")
+        .ok_or_else(|| anyhow::anyhow!("no pool kernel"))?;
+    // SqueezeNet's three max-pools (3×3, stride 2), the conv block's (2×2, stride 2),
+    // ResNet-50's (3×3, stride 2, padding 1) and Inception v2's 3×3 pools of stride 1 and
+    // padding 1 (average at 28 × 28 and 7 × 7, max at 7 × 7).
+    for (name, x, k, stride, pad, is_max) in [
+        ("pool_sq1", [1i64, 64, 111, 111], 3i64, 2i64, 0i64, true),
+        ("pool_sq2", [1, 128, 55, 55], 3, 2, 0, true),
+        ("pool_sq3", [1, 256, 27, 27], 3, 2, 0, true),
+        ("pool_block", [1, 64, 56, 56], 2, 2, 0, true),
+        ("pool_rn", [1, 64, 112, 112], 3, 2, 1, true),
+        ("pool_inc_avg28", [1, 256, 28, 28], 3, 1, 1, false),
+        ("pool_inc_avg7", [1, 1024, 7, 7], 3, 1, 1, false),
+        ("pool_inc_max7", [1, 1024, 7, 7], 3, 1, 1, true),
     ] {
         if filter.is_some_and(|f| !name.contains(f.as_str())) {
             continue;
         }
-        let o = (x[2] + 2 * pad - k) / 2 + 1;
+        let pool = if is_max { &max_pool } else { &avg_pool };
+        let o = (x[2] + 2 * pad - k) / stride + 1;
         let mut a = vec![Value::Tensor(random_f32(&x, 1, 1.0))];
-        a.extend([k, k, 2, 2, pad, pad, pad, pad, 1, 1, 0, 0].map(Value::Int));
+        a.extend([k, k, stride, stride, pad, pad, pad, pad, 1, 1, 0, 0].map(Value::Int));
         a.push(Value::Tensor(Tensor::zeros(
             &[1, x[1], o, o],
             vm::DataType::F32,

@@ -250,6 +250,9 @@ fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T])
         };
         return stride2::plane_fold::<MAX>(win, src, dst);
     }
+    if win.any_pad && win.stride[1] == 1 && fold_padded_copy::<T, MAX>(win, src, dst) {
+        return;
+    }
     let s = win.stride[1];
     let wp = win.w.div_ceil(s);
     let mut phases = Vec::new();
@@ -361,6 +364,112 @@ fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T])
     if s > 1 {
         T::put_scratch(phases);
     }
+}
+
+/// [`plane_fold`] of a padded window of column stride 1 (Inception's 3 × 3 pools of stride 1
+/// and padding 1), from a copy of the plane with its padding written out (the pad value, so
+/// that the same values fold in the same order): every tap of every block then reads inside
+/// the copy, and the blocks take [`fold_taps`]'s path in registers instead of the edge path
+/// (at 28 columns both blocks of every row are edge blocks there).
+///
+/// With row stride 1, output `(y, x)` reads the copy at `(y + i·dh)·pw + x + j·dw`: the plane
+/// is one run of `oh · pw` outputs (the `pw − ow` after each row dropped when stored), so a
+/// 7 × 7 plane takes 4 blocks of 16 instead of 7 rows of one block with 7 lanes used.
+///
+/// Returns false, having written nothing, when the copy would be much larger than the plane
+/// and its output (a large dilation or stride): the caller's path takes it.
+fn fold_padded_copy<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T]) -> bool {
+    let [kh, kw] = win.k;
+    let [dh, dw] = win.dilation;
+    let taps = kh * kw;
+    // Rows and columns of the copy: the data after its top/left padding, and every window
+    // (ceil mode's last ones reach past the bottom/right padding). `None` on overflow.
+    let extent = |data: usize, pad: usize, out: usize, step: usize, k: usize, d: usize| {
+        let reach = (out - 1)
+            .checked_mul(step)?
+            .checked_add((k - 1).checked_mul(d)?)?
+            .checked_add(1)?;
+        Some(data.checked_add(pad)?.max(reach))
+    };
+    let rows_flat = win.stride[0] == 1;
+    let geometry = || {
+        let ph = extent(win.h, win.pad[0], win.oh, win.stride[0], kh, dh)?;
+        let pw = extent(win.w, win.pad[1], win.ow, 1, kw, dw)?;
+        let last_tap = (kh - 1)
+            .checked_mul(dh)?
+            .checked_mul(pw)?
+            .checked_add((kw - 1) * dw)?;
+        // Outputs folded per run, and where the last run starts in the copy.
+        let (run, last_start) = if rows_flat {
+            (win.oh.checked_mul(pw)?, 0)
+        } else {
+            (
+                win.ow,
+                (win.oh - 1).checked_mul(win.stride[0])?.checked_mul(pw)?,
+            )
+        };
+        // The last block of the last run reads BLOCK lanes from its last tap.
+        let len = ph.checked_mul(pw)?.max(
+            last_start
+                .checked_add(run.div_ceil(BLOCK).checked_mul(BLOCK)?)?
+                .checked_add(last_tap)?,
+        );
+        Some((pw, run, len))
+    };
+    let Some((pw, run, len)) = geometry() else {
+        return false;
+    };
+    if taps > MAX_TAPS || len > 4 * (src.len() + dst.len()) + 4 * BLOCK {
+        return false;
+    }
+    let pad_value = if MAX { T::LOWEST } else { T::ZERO };
+    let mut copy = T::take_scratch();
+    copy.clear();
+    copy.resize(len, pad_value);
+    for y in 0..win.h {
+        copy[(win.pad[0] + y) * pw + win.pad[1]..][..win.w]
+            .copy_from_slice(&src[y * win.w..][..win.w]);
+    }
+    let mut offsets = [0usize; MAX_TAPS];
+    for (t, o) in offsets[..taps].iter_mut().enumerate() {
+        *o = (t / kw) * dh * pw + (t % kw) * dw;
+    }
+    let mut bases = [0usize; MAX_TAPS];
+    let mut fold_at = |start: usize| {
+        for (b, o) in bases[..taps].iter_mut().zip(&offsets[..taps]) {
+            *b = start + o;
+        }
+        fold_taps::<T, MAX>(pad_value, &copy, &bases[..taps])
+    };
+    if rows_flat {
+        for q0 in (0..run).step_by(BLOCK) {
+            let acc = fold_at(q0);
+            // Lanes `l` are outputs `q0 + l` of the run: row `q / pw`, column `q % pw`,
+            // stored when the column is one of the row's `ow`.
+            let (mut y, mut x, mut l) = (q0 / pw, q0 % pw, 0);
+            while l < BLOCK && y < win.oh {
+                let take = (pw - x).min(BLOCK - l);
+                if x < win.ow {
+                    let n = (win.ow - x).min(take);
+                    dst[y * win.ow + x..][..n].copy_from_slice(&acc[l..l + n]);
+                }
+                (l, x) = (l + take, x + take);
+                if x == pw {
+                    (y, x) = (y + 1, 0);
+                }
+            }
+        }
+    } else {
+        for (y, row) in dst.chunks_exact_mut(win.ow).enumerate() {
+            let start = y * win.stride[0] * pw;
+            for c0 in (0..win.ow).step_by(BLOCK) {
+                let n = BLOCK.min(win.ow - c0);
+                row[c0..c0 + n].copy_from_slice(&fold_at(start + c0)[..n]);
+            }
+        }
+    }
+    T::put_scratch(copy);
+    true
 }
 
 /// Column stride 2 on AVX-512, reading the rows in place (see the module comment).
@@ -683,16 +792,27 @@ fn split_pairs_sse(row: &[f32], even: &mut [f32], odd: &mut [f32]) -> usize {
 /// Divides each window's sum by its count: the window size, or (padding excluded) TVM's count
 /// of its elements inside the data.
 fn average<T: Float>(win: &Window, dst: &mut [T]) {
+    let full = (win.k[0] * win.k[1]) as i64;
+    if win.include_pad || !win.any_pad {
+        let n = T::from_i64(full);
+        dst.iter_mut().for_each(|o| *o = o.div(n));
+        return;
+    }
+    // The count is the row's count times the column's: the columns' are the same on every
+    // row, and a row's divisors are recomputed only when its count changes (at the edges).
+    let cols: Vec<i64> = (0..win.ow).map(|ox| win.inside(1, ox, win.w)).collect();
+    let mut divisors = vec![T::ZERO; win.ow];
+    let mut row_count = None;
     for (oy, row) in dst.chunks_mut(win.ow).enumerate() {
-        let full = (win.k[0] * win.k[1]) as i64;
         let cy = win.inside(0, oy, win.h);
-        for (ox, o) in row.iter_mut().enumerate() {
-            let count = if win.include_pad || !win.any_pad {
-                full
-            } else {
-                (cy * win.inside(1, ox, win.w)).max(1)
-            };
-            *o = o.div(T::from_i64(count));
+        if row_count != Some(cy) {
+            for (d, &cx) in divisors.iter_mut().zip(&cols) {
+                *d = T::from_i64((cy * cx).max(1));
+            }
+            row_count = Some(cy);
+        }
+        for (o, &d) in row.iter_mut().zip(&divisors) {
+            *o = o.div(d);
         }
     }
 }
@@ -702,12 +822,14 @@ mod tests {
     use super::*;
 
     /// The TIR legalization's fold, written out: every window's taps `(i, j)` in order from
-    /// the pad value, a tap outside the data folding the pad value, `cur > v ? cur : v`.
-    fn reference_max(win: &Window, src: &[f32]) -> Vec<f32> {
+    /// the pad value, a tap outside the data folding the pad value, `cur > v ? cur : v` (max)
+    /// or `cur + v` (the sum an average divides).
+    fn reference_fold(win: &Window, src: &[f32], is_max: bool) -> Vec<f32> {
+        let pad = if is_max { f32::MIN } else { 0.0 };
         let mut out = vec![0.0; win.oh * win.ow];
         for oy in 0..win.oh {
             for ox in 0..win.ow {
-                let mut cur = f32::MIN;
+                let mut cur = pad;
                 for i in 0..win.k[0] {
                     for j in 0..win.k[1] {
                         let iy = (oy * win.stride[0] + i * win.dilation[0]) as isize
@@ -719,9 +841,13 @@ mod tests {
                         {
                             src[iy as usize * win.w + ix as usize]
                         } else {
-                            f32::MIN
+                            pad
                         };
-                        cur = if cur > v { cur } else { v };
+                        cur = match is_max {
+                            true if cur > v => cur,
+                            true => v,
+                            false => cur + v,
+                        };
                     }
                 }
                 out[oy * win.ow + ox] = cur;
@@ -734,7 +860,7 @@ mod tests {
     /// order as the TIR path: bit for bit, NaNs and signed zeros included, whose results
     /// depend on that order.
     #[test]
-    fn max_pool_folds_in_the_tir_order_with_nans_and_signed_zeros() {
+    fn pools_fold_in_the_tir_order_with_nans_and_signed_zeros() {
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = move || {
             seed ^= seed << 13;
@@ -751,6 +877,14 @@ mod tests {
             [7, 70, 3, 1, 2, 2, 0, 1, 0, 0, 1, 1, 1],
             [11, 37, 3, 3, 2, 2, 0, 1, 0, 1, 2, 2, 0],
             [10, 35, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0],
+            // Column stride 1 with padding: the padded copy, as one run (row stride 1) or
+            // row by row.
+            [28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0],
+            [7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0],
+            [14, 14, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1],
+            [9, 20, 3, 2, 1, 1, 2, 1, 0, 3, 2, 3, 0],
+            [3, 1, 2, 4, 1, 1, 0, 2, 1, 2, 1, 1, 0],
+            [5, 6, 3, 3, 3, 1, 2, 2, 2, 2, 1, 1, 1],
         ];
         for c in cases {
             let [h, w, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, ceil] = *c;
@@ -772,18 +906,23 @@ mod tests {
                     r => (r as f32 - 9.0) * 0.25,
                 })
                 .collect();
-            let params = [kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, ceil, 0];
-            let (x_shape, out_shape) = (vec![1, 1, h as usize, w as usize], [1, 1, oh, ow]);
-            let view = View {
-                data: &x[..],
-                shape: x_shape.clone(),
-            };
-            let mut got = vec![1.5f32; oh * ow];
-            pool2d(&view, &params, true, &mut got, &out_shape).expect("a valid window");
-            let win = Window::new(&x_shape, &params, &out_shape).expect("a valid window");
-            let want = reference_max(&win, &x);
-            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
-            assert_eq!(bits(&got), bits(&want), "window {c:?}");
+            for (is_max, include_pad) in [(true, 0), (false, 0), (false, 1)] {
+                let params = [kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, ceil, include_pad];
+                let (x_shape, out_shape) = (vec![1, 1, h as usize, w as usize], [1, 1, oh, ow]);
+                let view = View {
+                    data: &x[..],
+                    shape: x_shape.clone(),
+                };
+                let mut got = vec![1.5f32; oh * ow];
+                pool2d(&view, &params, is_max, &mut got, &out_shape).expect("a valid window");
+                let win = Window::new(&x_shape, &params, &out_shape).expect("a valid window");
+                let mut want = reference_fold(&win, &x, is_max);
+                if !is_max {
+                    average(&win, &mut want);
+                }
+                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
+                assert_eq!(bits(&got), bits(&want), "window {c:?}, max {is_max}");
+            }
         }
     }
 }
