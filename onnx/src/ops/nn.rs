@@ -528,22 +528,13 @@ fn constant_bn_factors(
     if v.iter().any(|p| p.len() != c) || r < 2 {
         return Ok(None);
     }
-    let (a, b): (Vec<f64>, Vec<f64>) = match dt.to_string().as_str() {
-        "float32" => (0..c)
-            .map(|i| {
-                let [s, bi, m, va] = [v[0][i], v[1][i], v[2][i], v[3][i]].map(|x| x as f32);
-                let a = s / (va + eps as f32).sqrt();
-                (a as f64, (bi - m * a) as f64)
-            })
-            .unzip(),
-        "float64" => (0..c)
-            .map(|i| {
-                let a = v[0][i] / (v[3][i] + eps).sqrt();
-                (a, v[1][i] - v[2][i] * a)
-            })
-            .unzip(),
+    use relax::transform::{FactorArithmetic, batch_norm_factors};
+    let arith = match dt.to_string().as_str() {
+        "float32" => FactorArithmetic::F32,
+        "float64" => FactorArithmetic::F64,
         _ => return Ok(None),
     };
+    let (a, b) = batch_norm_factors(Some(&v[0]), Some(&v[1]), &v[2], &v[3], eps, arith);
     let mut dims = vec![1i64; r];
     dims[1] = c as i64;
     let vdt = crate::tensor::vm_of(dt)?;

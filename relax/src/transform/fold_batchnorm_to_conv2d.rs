@@ -249,22 +249,63 @@ fn norm_factors(
     let [gamma, beta, mean, var] = &stat[..] else {
         return None;
     };
-    let mut s = Vec::with_capacity(mean.len());
-    let mut bias = Vec::with_capacity(mean.len());
-    for c in 0..mean.len() {
-        let denom = (var[c] + eps).sqrt();
-        if !(denom > 0.0 && denom.is_finite()) {
-            return None;
-        }
-        let sc = if scale { gamma[c] / denom } else { 1.0 / denom };
-        let b = if center { beta[c] } else { 0.0 } - mean[c] * sc;
-        if !sc.is_finite() || !finite_in(b, vm_dt) {
-            return None;
-        }
-        s.push(sc);
-        bias.push(b);
+    let (s, bias) = batch_norm_factors(
+        scale.then_some(&gamma[..]),
+        center.then_some(&beta[..]),
+        mean,
+        var,
+        eps,
+        FactorArithmetic::F64,
+    );
+    if s.iter()
+        .zip(&bias)
+        .any(|(&a, &b)| !a.is_finite() || !finite_in(b, vm_dt))
+    {
+        return None;
     }
     Some((s, constant_of(&bias, &[1, channels, 1, 1], vm_dt, dt)?))
+}
+
+/// The arithmetic [`batch_norm_factors`] computes in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FactorArithmetic {
+    /// Every operation rounded to f32, as a float32 model's own `x · a + b` arithmetic on the
+    /// statistics would be (the ONNX importer's factors keep those bits).
+    F32,
+    /// f64 throughout (this pass's: rounded once, to the tensors' dtype, afterwards).
+    F64,
+}
+
+/// The per-channel factors of an inference batch norm, `y = x · a + b`:
+/// `a = gamma / sqrt(var + eps)` (`1 / sqrt(var + eps)` without `gamma`, TVM's `scale=False`)
+/// and `b = beta − mean · a` (`0 − mean · a` without `beta`, `center=False`), in `arith`.
+/// The one home of the formula: this pass and the ONNX importer's BatchNormalization. Values
+/// may come out infinite or NaN (a zero or negative `var + eps`); the caller decides.
+pub fn batch_norm_factors(
+    gamma: Option<&[f64]>,
+    beta: Option<&[f64]>,
+    mean: &[f64],
+    var: &[f64],
+    eps: f64,
+    arith: FactorArithmetic,
+) -> (Vec<f64>, Vec<f64>) {
+    (0..mean.len())
+        .map(|c| {
+            let (g, bt) = (gamma.map(|g| g[c]), beta.map_or(0.0, |b| b[c]));
+            match arith {
+                FactorArithmetic::F64 => {
+                    let denom = (var[c] + eps).sqrt();
+                    let a = g.map_or(1.0 / denom, |g| g / denom);
+                    (a, bt - mean[c] * a)
+                }
+                FactorArithmetic::F32 => {
+                    let denom = (var[c] as f32 + eps as f32).sqrt();
+                    let a = g.map_or(1.0 / denom, |g| g as f32 / denom);
+                    (a as f64, (bt as f32 - mean[c] as f32 * a) as f64)
+                }
+            }
+        })
+        .unzip()
 }
 
 /// The convolution of `product = conv · a`, its weights scaled by `a`, when `a` broadcasts

@@ -39,7 +39,9 @@ pub use convert_layout::convert_layout;
 pub use dead_code_elimination::dead_code_elimination;
 pub use dispatch_library::dispatch_library;
 pub use elide_dropout::elide_dropout;
-pub use fold_batchnorm_to_conv2d::fold_batchnorm_to_conv2d;
+pub use fold_batchnorm_to_conv2d::{
+    FactorArithmetic, batch_norm_factors, fold_batchnorm_to_conv2d,
+};
 pub use fold_constant::{DEFAULT_MAX_FOLD_BYTES, fold_constant, fold_constant_with_limit};
 pub use fuse_ops::fuse_ops;
 pub use fuse_tir::fuse_tir;
