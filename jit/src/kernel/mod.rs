@@ -466,7 +466,7 @@ fn compile_object(
     // Fused elementwise chains as one pass over memory (a loop transform too).
     let inlined;
     let func = if options.loop_transforms {
-        inlined = tir::transform::inline_elementwise(func);
+        inlined = tir::transform::inline_elementwise(&tir::transform::simplify_block_indices(func));
         &inlined
     } else {
         func

@@ -32,7 +32,7 @@ pub use inline::inline_elementwise;
 pub use interchange::{affine_coef, has_load, interchange_reductions};
 pub use lower_sblocks::{flatten_seq, hoist_reduction_init, lower_sblocks};
 pub use mutator::COPY_NODES;
-pub use simplify_indices::simplify_indices;
+pub use simplify_indices::{simplify_block_indices, simplify_indices};
 
 use crate::ir::{Buffer, DataType, ExprKind, PrimExpr, PrimFunc, Stmt, StmtKind, Var, VarId};
 use crate::transform::mutator::Mutator;

@@ -17,12 +17,24 @@
 use std::collections::HashMap;
 
 use crate::arith::{Analyzer, VarRanges, exact_int_bound, loop_var_range};
-use crate::ir::{Buffer, ExprKind, PrimExpr, Range, Stmt, StmtKind, Var, VarId};
+use crate::ir::{Buffer, ExprKind, PrimExpr, PrimFunc, Range, Stmt, StmtKind, Var, VarId};
 use crate::transform::mutator::{Mutator, walk_stmt};
 
 /// `body` with the dividing flat indices of its loads and stores simplified.
 pub fn simplify_indices(body: &Stmt) -> Stmt {
     IndexSimplifier::default().stmt(body)
+}
+
+/// `func` with the dividing indices of its blocks' loads and stores simplified, before
+/// lowering: an iteration variable bound to a loop variable ranges over that loop. A reshape
+/// fused after a transpose then reads its input with the innermost iteration variable as the
+/// last index, which is what `inline_elementwise` asks of a reader (ShuffleNet's channel
+/// shuffle, reshape · transpose · reshape, becomes one pass that copies rows).
+pub fn simplify_block_indices(func: &PrimFunc) -> PrimFunc {
+    PrimFunc {
+        body: simplify_indices(&func.body),
+        ..func.clone()
+    }
 }
 
 #[derive(Default)]
@@ -96,6 +108,29 @@ impl Mutator for IndexSimplifier {
             self.vars.remove(&id);
             return out;
         }
+        // A block iteration variable bound to a loop variable takes that loop's range (its
+        // value, whatever its declared domain says): its accesses simplify too, so that a
+        // reshape's `//` and `%` cancel before lowering (see `simplify_block_indices`).
+        if let StmtKind::SBlockRealize(r) = s.kind() {
+            let mut bound = Vec::new();
+            for (iv, value) in r.block.iter_vars.iter().zip(&r.iter_values) {
+                if let ExprKind::Var(v) = value.kind()
+                    && let Some(&range) = self.ranges.get(&v.id())
+                    && iv.var.dtype() == v.dtype()
+                    && !self.ranges.contains_key(&iv.var.id())
+                {
+                    self.ranges.insert(iv.var.id(), range);
+                    self.vars.insert(iv.var.id(), iv.var.clone());
+                    bound.push(iv.var.id());
+                }
+            }
+            let out = walk_stmt(self, s);
+            for id in bound {
+                self.ranges.remove(&id);
+                self.vars.remove(&id);
+            }
+            return out;
+        }
         walk_stmt(self, s)
     }
 
@@ -142,5 +177,45 @@ class Module:
             A[T.FloorMod(B[i + T.int64(1)], T.int64(1))] = T.float32(0.0)
 "#;
         assert!(lowered_body(guarded).contains("FloorMod"));
+    }
+
+    /// A channel shuffle as FuseTIR writes it (reshape, transpose, reshape, over 1 × 6 × 2 × 2
+    /// in 2 groups): with the blocks' indices simplified, the last reshape reads the
+    /// transpose's buffer with its innermost variable last, so both intermediates inline into
+    /// one nest that reads the input at channel `c % 2 · 3 + c // 2`.
+    #[test]
+    fn a_channel_shuffle_inlines_into_one_nest() {
+        let src = r#"@I.ir_module
+class Module:
+    @T.prim_func
+    def f(x: T.Buffer((T.int64(1), T.int64(6), T.int64(2), T.int64(2)), "float32"), y: T.Buffer((T.int64(1), T.int64(6), T.int64(2), T.int64(2)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        a = T.sblock_alloc_buffer((T.int64(1), T.int64(2), T.int64(3), T.int64(2), T.int64(2)))
+        b = T.sblock_alloc_buffer((T.int64(1), T.int64(3), T.int64(2), T.int64(2), T.int64(2)))
+        for i0, i1, i2, i3, i4 in T.grid(T.int64(1), T.int64(2), T.int64(3), T.int64(2), T.int64(2)):
+            with T.sblock("r1"):
+                v0, v1, v2, v3, v4 = T.axis.remap("SSSSS", [i0, i1, i2, i3, i4])
+                a[v0, v1, v2, v3, v4] = x[((((v0 * T.int64(2) + v1) * T.int64(3) + v2) * T.int64(2) + v3) * T.int64(2) + v4) % T.int64(24) // T.int64(24), ((((v0 * T.int64(2) + v1) * T.int64(3) + v2) * T.int64(2) + v3) * T.int64(2) + v4) % T.int64(24) // T.int64(4), ((((v0 * T.int64(2) + v1) * T.int64(3) + v2) * T.int64(2) + v3) * T.int64(2) + v4) % T.int64(4) // T.int64(2), ((((v0 * T.int64(2) + v1) * T.int64(3) + v2) * T.int64(2) + v3) * T.int64(2) + v4) % T.int64(2)]
+        for i0, i1, i2, i3, i4 in T.grid(T.int64(1), T.int64(3), T.int64(2), T.int64(2), T.int64(2)):
+            with T.sblock("t"):
+                v0, v1, v2, v3, v4 = T.axis.remap("SSSSS", [i0, i1, i2, i3, i4])
+                b[v0, v1, v2, v3, v4] = a[v0, v2, v1, v3, v4]
+        for i0, i1, i2, i3 in T.grid(T.int64(1), T.int64(6), T.int64(2), T.int64(2)):
+            with T.sblock("r2"):
+                v0, v1, v2, v3 = T.axis.remap("SSSS", [i0, i1, i2, i3])
+                y[v0, v1, v2, v3] = b[(((v0 * T.int64(6) + v1) * T.int64(2) + v2) * T.int64(2) + v3) % T.int64(24) // T.int64(24), (((v0 * T.int64(6) + v1) * T.int64(2) + v2) * T.int64(2) + v3) % T.int64(24) // T.int64(8), (((v0 * T.int64(6) + v1) * T.int64(2) + v2) * T.int64(2) + v3) % T.int64(8) // T.int64(4), (((v0 * T.int64(6) + v1) * T.int64(2) + v2) * T.int64(2) + v3) % T.int64(4) // T.int64(2), (((v0 * T.int64(6) + v1) * T.int64(2) + v2) * T.int64(2) + v3) % T.int64(2)]
+"#;
+        let funcs = parse_module_prim_funcs(src).unwrap();
+        let unsimplified = crate::transform::inline_elementwise(&funcs[0]);
+        let printed = crate::script::print_module_prim_funcs(&[unsimplified]);
+        assert!(printed.contains("sblock_alloc_buffer"), "{printed}");
+        let f = crate::transform::inline_elementwise(&super::simplify_block_indices(&funcs[0]));
+        let printed = crate::script::print_module_prim_funcs(&[f]);
+        assert!(!printed.contains("sblock_alloc_buffer"), "{printed}");
+        assert!(
+            printed
+                .contains("x[T.int64(0), v1 % T.int64(2) * T.int64(3) + v1 // T.int64(2), v2, v3]"),
+            "{printed}"
+        );
     }
 }
