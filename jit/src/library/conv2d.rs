@@ -984,6 +984,8 @@ fn depthwise<T: Float>(g: &Geometry, x: &[T], wt: &[T], epi: &Epilogue<T>, out: 
                     // `lo_ix` may lie past the row: no column of this phase is inside.
                 } else if sw == 1 {
                     row[first..hi].copy_from_slice(&in_row[lo_ix..lo_ix + (hi - first)]);
+                } else if sw == 2 {
+                    super::every_second(&in_row[lo_ix..], &mut row[first..hi]);
                 } else {
                     for (v, s) in row[first..hi].iter_mut().zip(in_row[lo_ix..].chunks(sw)) {
                         *v = s[0];
