@@ -61,6 +61,18 @@ pub fn fold_batchnorm_to_conv2d(module: &IRModule) -> Result<IRModule> {
                     dropped.insert(conv.id());
                     values.insert(product.id(), conv_call);
                 }
+                Fold::BiasScale {
+                    conv,
+                    sum,
+                    product,
+                    conv_call,
+                    bias,
+                } => {
+                    let add = Expr::op("relax.add", vec![Expr::var(&conv), bias]);
+                    values.insert(conv.id(), conv_call);
+                    dropped.insert(sum.id());
+                    values.insert(product.id(), add);
+                }
             }
         }
         let body = rewrite_seq(&f.body, &Default::default(), name, &mut |b, em| {
@@ -101,6 +113,16 @@ enum Fold {
         conv: Var,
         product: Var,
         conv_call: Expr,
+    },
+    /// `product = sum · a` of `sum = conv + c` (a bias before the batch norm, as ShuffleNet's
+    /// first convolution has): `conv` is bound to `conv_call` (weights times `a`), the binding
+    /// of `sum` goes, and `product` is bound to `conv + bias` (`bias = c · a`).
+    BiasScale {
+        conv: Var,
+        sum: Var,
+        product: Var,
+        conv_call: Expr,
+        bias: Expr,
     },
 }
 
@@ -163,6 +185,43 @@ fn find_folds(f: &Function) -> Vec<Fold> {
                             conv_call,
                         });
                         return;
+                    }
+                }
+                // `(conv + c) · a`: the sum read only here, `c` and `a` per output channel.
+                for (mine, other) in [(0, 1), (1, 0)] {
+                    let Some(sum) = call.args.get(mine).and_then(Expr::as_var) else {
+                        continue;
+                    };
+                    let Some(sum_call) = values
+                        .get(&sum.id())
+                        .and_then(Expr::as_call)
+                        .filter(|c| c.op() == Some("relax.add") && count(sum) == 1)
+                    else {
+                        continue;
+                    };
+                    let Some(a) = call.args.get(other).and_then(constant) else {
+                        continue;
+                    };
+                    for (cm, co) in [(0, 1), (1, 0)] {
+                        let Some((conv, conv_call, w)) = sum_call.args.get(cm).and_then(conv_of)
+                        else {
+                            continue;
+                        };
+                        let Some(c) = sum_call.args.get(co).and_then(constant) else {
+                            continue;
+                        };
+                        let folded = scaled(&conv_call, &conv, var, &w, &a)
+                            .zip(scaled_bias(&conv, sum, &w, &c, &a));
+                        if let Some((conv_call, bias)) = folded {
+                            folds.push(Fold::BiasScale {
+                                conv,
+                                sum: sum.clone(),
+                                product: var.clone(),
+                                conv_call,
+                                bias,
+                            });
+                            return;
+                        }
                     }
                 }
             }
@@ -320,7 +379,16 @@ fn scaled(call: &Call, conv: &Var, product: &Var, w: &Constant, a: &Constant) ->
         return None;
     }
     let (_, vm_dt) = conv_dtypes(conv, w)?;
-    let o = *w.data.shape().first()?;
+    let s = per_channel(a, *w.data.shape().first()?, vm_dt)?;
+    if s.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    with_weights(call, conv, w, &s)
+}
+
+/// The per-channel values of `a`, a constant that broadcasts along the output channels only
+/// (`[1, O, 1, 1]`, `[O, 1, 1]`, one value) of a convolution with `o` of them, as f64.
+fn per_channel(a: &Constant, o: i64, vm_dt: vm::DataType) -> Option<Vec<f64>> {
     let a_shape = a.data.shape();
     if a_shape.len() > 4 {
         return None;
@@ -328,15 +396,32 @@ fn scaled(call: &Call, conv: &Var, product: &Var, w: &Constant, a: &Constant) ->
     let mut full = vec![1i64; 4 - a_shape.len()];
     full.extend_from_slice(a_shape);
     let av = values_f64(a, vm_dt)?;
-    let s: Vec<f64> = match full[..] {
-        [1, k, 1, 1] if k == o => av,
-        [1, 1, 1, 1] => vec![*av.first()?; usize::try_from(o).ok()?],
-        _ => return None,
+    match full[..] {
+        [1, k, 1, 1] if k == o => Some(av),
+        [1, 1, 1, 1] => Some(vec![*av.first()?; usize::try_from(o).ok()?]),
+        _ => None,
+    }
+}
+
+/// The `[1, O, 1, 1]` constant `c · a` for `sum = conv + c`, when both broadcast along the
+/// output channels only, the sum keeps the convolution's shape and dtype, and every product
+/// is finite.
+fn scaled_bias(conv: &Var, sum: &Var, w: &Constant, c: &Constant, a: &Constant) -> Option<Expr> {
+    let (c_si, s_si) = (conv.struct_info(), sum.struct_info());
+    let static_dims = |si: &StructInfo| -> Option<Vec<i64>> {
+        si.tensor_shape()?.iter().map(PrimExpr::as_int).collect()
     };
-    if s.iter().any(|v| !v.is_finite()) {
+    if c_si.tensor_dtype() != s_si.tensor_dtype() || static_dims(c_si)? != static_dims(s_si)? {
         return None;
     }
-    with_weights(call, conv, w, &s)
+    let (dt, vm_dt) = conv_dtypes(conv, w)?;
+    let o = *w.data.shape().first()?;
+    let (cv, av) = (per_channel(c, o, vm_dt)?, per_channel(a, o, vm_dt)?);
+    let bias: Vec<f64> = cv.iter().zip(&av).map(|(c, a)| c * a).collect();
+    if !bias.iter().all(|&v| finite_in(v, vm_dt)) {
+        return None;
+    }
+    constant_of(&bias, &[1, o, 1, 1], vm_dt, dt)
 }
 
 /// `call` (bound to `conv`) with its OIHW weights `w` times `s[o]` for output channel `o`,

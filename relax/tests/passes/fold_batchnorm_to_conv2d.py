@@ -65,6 +65,26 @@ class Module:
         return y
 
     @R.function
+    def bias_before_the_norm(x: R.Tensor((1, 1, 4, 4), dtype="float32")) -> R.Tensor((1, 2, 4, 4), dtype="float32"):
+        with R.dataflow():
+            c: R.Tensor((1, 2, 4, 4), dtype="float32") = R.nn.conv2d(x, R.const(np.array([[[[3.0]]], [[[4.0]]]], "float32")))
+            s: R.Tensor((1, 2, 4, 4), dtype="float32") = R.add(R.const(np.array([[[[0.25]], [[-1.0]]]], "float32")), c)
+            p: R.Tensor((1, 2, 4, 4), dtype="float32") = R.multiply(s, R.const(np.array([[[[0.5]], [[-2.0]]]], "float32")))
+            q: R.Tensor((1, 2, 4, 4), dtype="float32") = R.add(p, R.const(np.array([[[[1.0]], [[2.0]]]], "float32")))
+            R.output(q)
+        return q
+
+    @R.function
+    def bias_read_twice(x: R.Tensor((1, 1, 4, 4), dtype="float32")) -> R.Tensor((1, 2, 4, 4), dtype="float32"):
+        with R.dataflow():
+            c: R.Tensor((1, 2, 4, 4), dtype="float32") = R.nn.conv2d(x, R.const(np.array([[[[3.0]]], [[[4.0]]]], "float32")))
+            s: R.Tensor((1, 2, 4, 4), dtype="float32") = R.add(c, R.const(np.array([[[[0.25]], [[-1.0]]]], "float32")))
+            p: R.Tensor((1, 2, 4, 4), dtype="float32") = R.multiply(s, R.const(np.array([[[[0.5]], [[-2.0]]]], "float32")))
+            q: R.Tensor((1, 2, 4, 4), dtype="float32") = R.add(p, s)
+            R.output(q)
+        return q
+
+    @R.function
     def scale_not_per_channel(x: R.Tensor((1, 1, 4, 4), dtype="float32")) -> R.Tensor((1, 2, 4, 4), dtype="float32"):
         with R.dataflow():
             c: R.Tensor((1, 2, 4, 4), dtype="float32") = R.nn.conv2d(x, R.const(np.array([[[[3.0]]], [[[4.0]]]], "float32")))
