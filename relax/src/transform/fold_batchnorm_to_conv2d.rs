@@ -30,10 +30,28 @@ use crate::transform::{count_uses, for_each_binding, map_functions, rewrite_seq}
 
 pub fn fold_batchnorm_to_conv2d(module: &IRModule) -> Result<IRModule> {
     map_functions(module, |name, f| {
-        let folds = find_folds(f);
-        if folds.is_empty() {
-            return Ok(f.clone());
+        // A fold leaves `conv + b`, which the next fold may take as a bias before a scale
+        // (Inception v2's BatchNormalization followed by its own `· s + t`): rounds until
+        // nothing folds (each removes a binding), at most `MAX_ROUNDS`: a chain of scales
+        // deeper than that is left partly folded, never looped over.
+        let mut f = f.clone();
+        for _ in 0..MAX_ROUNDS {
+            let folds = find_folds(&f);
+            if folds.is_empty() {
+                break;
+            }
+            f = apply(name, &f, folds)?;
         }
+        Ok(f)
+    })
+}
+
+/// Rounds of folding per function (a batch norm and the scale after it take two).
+const MAX_ROUNDS: usize = 8;
+
+/// `f` with `folds` applied.
+fn apply(name: &str, f: &Function, folds: Vec<Fold>) -> Result<Function> {
+    {
         // Bindings whose value is replaced, and bindings that go.
         let mut values: HashMap<VarId, Expr> = HashMap::new();
         let mut dropped: HashSet<VarId> = HashSet::new();
@@ -92,7 +110,7 @@ pub fn fold_batchnorm_to_conv2d(module: &IRModule) -> Result<IRModule> {
             Ok(())
         })?;
         Ok(Function { body, ..f.clone() })
-    })
+    }
 }
 
 /// One batch norm to fold into its convolution.

@@ -75,6 +75,17 @@ class Module:
         return q
 
     @R.function
+    def norm_then_scale(x: R.Tensor((1, 1, 4, 4), dtype="float32")) -> R.Tensor((1, 2, 4, 4), dtype="float32"):
+        with R.dataflow():
+            c: R.Tensor((1, 2, 4, 4), dtype="float32") = R.nn.conv2d(x, R.const(np.array([[[[3.0]]], [[[4.0]]]], "float32")))
+            bn: R.Tuple(R.Tensor((1, 2, 4, 4), dtype="float32"), R.Tensor((2,), dtype="float32"), R.Tensor((2,), dtype="float32")) = R.nn.batch_norm(c, R.const(np.array([2.0, 0.5], "float32")), R.const(np.array([1.0, -1.0], "float32")), R.const(np.array([0.5, 2.0], "float32")), R.const(np.array([3.0, 0.0], "float32")), axis=1, epsilon=1.0, training=False)
+            n: R.Tensor((1, 2, 4, 4), dtype="float32") = bn[0]
+            p: R.Tensor((1, 2, 4, 4), dtype="float32") = R.multiply(n, R.const(np.array([[[2.0]], [[0.5]]], "float32")))
+            q: R.Tensor((1, 2, 4, 4), dtype="float32") = R.add(p, R.const(np.array([[[1.0]], [[2.0]]], "float32")))
+            R.output(q)
+        return q
+
+    @R.function
     def bias_read_twice(x: R.Tensor((1, 1, 4, 4), dtype="float32")) -> R.Tensor((1, 2, 4, 4), dtype="float32"):
         with R.dataflow():
             c: R.Tensor((1, 2, 4, 4), dtype="float32") = R.nn.conv2d(x, R.const(np.array([[[[3.0]]], [[[4.0]]]], "float32")))
