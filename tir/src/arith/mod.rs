@@ -203,11 +203,13 @@ impl Analyzer {
             return false;
         }
         if is_index_type(sa.dtype()) {
-            let d = self.to_linear(&sa).add(&self.to_linear(&sb), -1);
-            if d.as_const() == Some(0) {
-                return true;
+            // Without wrap-around (see `Min`/`Max` in `simplify_binary`).
+            if let Some(d) = self.to_linear(&sa).checked_add(&self.to_linear(&sb), -1) {
+                if d.as_const() == Some(0) {
+                    return true;
+                }
+                return self.linear_bound(&d, 3) == (0, 0);
             }
-            return self.linear_bound(&d, 3) == (0, 0);
         }
         expr_key(&sa) == expr_key(&sb)
     }
@@ -427,7 +429,12 @@ impl Analyzer {
                 self.simp_div(op, a, b)
             }
             BinaryOp::Min | BinaryOp::Max => {
-                let d = self.to_linear(&a).add(&self.to_linear(&b), -1);
+                // The difference decides, taken without wrap-around: `max(x, INT64_MIN)`'s
+                // `x − INT64_MIN` wrapped to `x + INT64_MIN` and "proved" `x <= INT64_MIN`
+                // (kernel_fuzz seeds 17935 and 30864).
+                let Some(d) = self.to_linear(&a).checked_add(&self.to_linear(&b), -1) else {
+                    return PrimExpr::binary(op, a, b);
+                };
                 let (lo, hi) = self.linear_bound(&d, 3);
                 let a_le_b = hi <= 0;
                 let a_ge_b = lo >= 0 && lo != NEG_INF;
