@@ -1592,7 +1592,10 @@ fn a_missing_extern_function_is_an_error_naming_it() {
         let msg = match engine(mode).compile_str(&src) {
             Err(e) => e.to_string(),
             Ok(m) => m
-                .run("main", &[Tensor::zeros(&[2, 3], vm::DataType::F32).unwrap().into()])
+                .run(
+                    "main",
+                    &[Tensor::zeros(&[2, 3], vm::DataType::F32).unwrap().into()],
+                )
                 .expect_err("a call of an unregistered packed function")
                 .to_string(),
         };
