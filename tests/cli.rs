@@ -1,7 +1,8 @@
 //! The `relaxjit` command line, run as a user runs it: help and version, flags checked with
 //! messages that name them, bounded `--threads`, generated inputs bounded in size (with a flag
 //! to raise the limit), `run` of a serialized executable explained, `bench`'s timings, and
-//! metadata constants from a case file. Modules are in `tests/cli/`.
+//! metadata constants from a case file, and `fmt` of a file holding one function printing that
+//! function alone. Modules are in `tests/cli/`.
 
 use std::path::Path;
 use std::process::Command;
@@ -271,6 +272,44 @@ fn command_lines() {
                 "relaxjit {}: {}\n--- stdout\n{stdout}--- stderr\n{stderr}",
                 case.args.join(" "),
                 problems.join("; ")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `relaxjit fmt` of a file holding one `@R.function` or one `@T.prim_func` (no module class)
+/// prints that function alone, as TVM's `func.script()` does: each `tests/cli/fmt_*.py` is
+/// TVM 0.27's own printing of the function and must come back unchanged.
+#[test]
+fn fmt_prints_a_lone_function_as_tvm_does() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(root.join("tests/cli"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("fmt_") && n.ends_with(".py"))
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() >= 2, "{files:?}");
+    let mut failures = Vec::new();
+    for path in &files {
+        let want = std::fs::read_to_string(path).unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_relaxjit"))
+            .arg("fmt")
+            .arg(path)
+            .output()
+            .unwrap();
+        let got = String::from_utf8_lossy(&output.stdout);
+        if !output.status.success() || got != want {
+            failures.push(format!(
+                "{}: status {:?}\n--- printed\n{got}--- stderr\n{}",
+                path.display(),
+                output.status.code(),
+                String::from_utf8_lossy(&output.stderr)
             ));
         }
     }

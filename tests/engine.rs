@@ -1542,3 +1542,63 @@ class Module:
         assert_eq!(tv.get_i64(0), Some(10), "{exec_mode:?}");
     }
 }
+
+/// A module declaring extern functions (`name = R.ExternFunc("symbol")`, as TVM prints a
+/// module holding `relax.ExternFunc`s) whose `main` calls one through `cls`.
+fn extern_module(symbol: &str) -> String {
+    format!(
+        r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    halve = R.ExternFunc("{symbol}", R.Callable((R.Tensor((2, 3), dtype="float32"),), R.Tensor((2, 3), dtype="float32"), True))
+    unused = R.ExternFunc("test.extern.never_registered")
+    @R.function(pure=False)
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        cls = Module
+        h: R.Tensor((2, 3), dtype="float32") = cls.halve(x)
+        y: R.Tensor((2, 3), dtype="float32") = R.add(h, x)
+        return y
+"#
+    )
+}
+
+#[test]
+fn extern_functions_call_the_packed_function_of_their_name() {
+    vm::Registry::global().register_fn("test.extern.halve", |args| {
+        let x = args[0].as_tensor()?.to_vec::<f32>()?;
+        let half: Vec<f32> = x.iter().map(|v| v / 2.0).collect();
+        Ok(Tensor::from_slice(&[2, 3], &half)?.into())
+    });
+    let src = extern_module("test.extern.halve");
+    let x: Value = Tensor::from_slice(&[2, 3], &[2.0f32, 4.0, 6.0, 8.0, 10.0, 12.0])
+        .unwrap()
+        .into();
+    for mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let out = engine(mode)
+            .compile_str(&src)
+            .unwrap()
+            .run("main", std::slice::from_ref(&x))
+            .unwrap();
+        assert_eq!(as_f32(&out), [3.0, 6.0, 9.0, 12.0, 15.0, 18.0], "{mode:?}");
+    }
+}
+
+#[test]
+fn a_missing_extern_function_is_an_error_naming_it() {
+    let src = extern_module("test.extern.missing");
+    for mode in [ExecMode::Bytecode, ExecMode::Compiled] {
+        let msg = match engine(mode).compile_str(&src) {
+            Err(e) => e.to_string(),
+            Ok(m) => m
+                .run(
+                    "main",
+                    &[Tensor::zeros(&[2, 3], vm::DataType::F32).unwrap().into()],
+                )
+                .expect_err("a call of an unregistered packed function")
+                .to_string(),
+        };
+        assert!(msg.contains("test.extern.missing"), "{mode:?}: {msg}");
+    }
+}

@@ -2,7 +2,8 @@
 //! with ([`Case`]).
 //!
 //! Programs are loop nests (serial, parallel and vectorized loops; `int32` and `int64` loop
-//! variables) of stores into several buffers of float and integer element types, with
+//! variables; `while` loops bounded by a local counter, as TVM's searches are) of stores into
+//! several buffers of float and integer element types, with
 //! constant and symbolic shapes. Index expressions use `+ - * // % min max`, truncating
 //! division, casts between index widths, selects and loads of integer data (gathers).
 //!
@@ -18,8 +19,8 @@
 use std::collections::BTreeMap;
 
 use tir::{
-    AttrValue, BinaryOp, Buffer, BufferNode, CmpOp, DataType, For, ForKind, PrimExpr, PrimFunc,
-    Stmt, StmtKind, Var,
+    AttrValue, BinaryOp, Buffer, BufferNode, CmpOp, DataType, ExprKind, For, ForKind, PrimExpr,
+    PrimFunc, Stmt, StmtKind, Var,
 };
 
 use crate::inputs;
@@ -96,6 +97,12 @@ struct Gen {
     loop_count: usize,
     /// Iterations of the enclosing loops.
     iterations: i64,
+    /// How many `while` counters have been created (for unique names).
+    while_count: usize,
+    /// Decides where `while` loops go: a stream of its own, so that a program without one is
+    /// the program its seed gave before `while` loops were generated (seeds named in tests and
+    /// reports keep their programs).
+    whiles: Rng,
 }
 
 /// The program of `seed`, with every construct.
@@ -111,6 +118,8 @@ pub fn generate(seed: u64) -> Case {
         loops: Vec::new(),
         loop_count: 0,
         iterations: 1,
+        while_count: 0,
+        whiles: Rng::new(seed ^ 0x5768_696c_6500_0000),
     };
     let nbufs = g.rng.range(2, 4) as usize;
     for k in 0..nbufs {
@@ -227,6 +236,8 @@ impl Gen {
     fn stmt(&mut self, depth: usize) -> Stmt {
         if depth < 3 && (depth == 0 || self.rng.percent(50)) && self.iterations < MAX_ITERATIONS {
             self.for_loop(depth)
+        } else if self.whiles.percent(6) {
+            self.while_loop()
         } else if self.rng.percent(12) {
             let cond = self.condition(2);
             let then_case = self.store();
@@ -239,6 +250,57 @@ impl Gen {
         } else {
             self.store()
         }
+    }
+
+    /// `w[0] = 0; while w[0] < n (and a random condition): store; w[0] += 1` with `w` a local
+    /// counter allocated around it and `n` in `0..=4`: at most four iterations, none when the
+    /// condition fails at entry, and the condition may read what the body stores.
+    fn while_loop(&mut self) -> Stmt {
+        let i32 = DataType::INT32;
+        let zero = PrimExpr::int(i32, 0);
+        let counter = Buffer::new(BufferNode {
+            scope: "local".into(),
+            ..BufferNode::clone(&Buffer::simple(
+                format!("w{}", self.while_count),
+                i32,
+                vec![PrimExpr::int(i32, 1)],
+            ))
+        });
+        self.while_count += 1;
+        let count = PrimExpr::load(counter.clone(), vec![zero.clone()]);
+        let set = |value: PrimExpr| {
+            Stmt::new(StmtKind::BufferStore {
+                buffer: counter.clone(),
+                value,
+                indices: vec![zero.clone()],
+            })
+        };
+        let n = self.rng.range(0, 5);
+        let bounded = PrimExpr::cmp(CmpOp::Lt, count.clone(), PrimExpr::int(i32, n));
+        let cond = if self.rng.percent(60) {
+            PrimExpr::new(ExprKind::And(bounded, self.condition(1)))
+        } else {
+            bounded
+        };
+        let body = Stmt::seq(vec![
+            self.store(),
+            set(bin(BinaryOp::Add, count, PrimExpr::int(i32, 1))),
+        ]);
+        let run = Stmt::seq(vec![
+            set(PrimExpr::int(i32, 0)),
+            Stmt::new(StmtKind::While { cond, body }),
+        ]);
+        Stmt::new(StmtKind::Allocate {
+            buffer_var: counter.data.clone(),
+            dtype: i32,
+            extents: counter.shape.clone(),
+            scope: "local".into(),
+            condition: PrimExpr::bool(true),
+            body: Stmt::new(StmtKind::DeclBuffer {
+                buffer: counter,
+                body: run,
+            }),
+        })
     }
 
     fn new_loop_var(&mut self) -> Var {

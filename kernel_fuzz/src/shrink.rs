@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use tir::transform::mutator::substitute_stmt;
-use tir::{BinaryOp, ExprKind, For, ForKind, PrimExpr, Stmt, StmtKind, Var};
+use tir::{BinaryOp, CmpOp, ExprKind, For, ForKind, PrimExpr, Stmt, StmtKind, Var};
 
 use crate::program::Case;
 
@@ -55,18 +55,61 @@ pub fn has_long_loop(s: &Stmt) -> bool {
     found
 }
 
-/// Whether every loop longer than [`LONG_LOOP`] has a single store with a moving index.
+/// Whether every loop longer than [`LONG_LOOP`] has a single store with a moving index, and
+/// every `while` loop is bounded by a counter it increments (see [`counted_while`]).
 pub fn terminates(s: &Stmt) -> bool {
     let mut ok = true;
-    s.visit(&mut |x| {
-        if let StmtKind::For(f) = x.kind() {
+    s.visit(&mut |x| match x.kind() {
+        StmtKind::For(f) => {
             let long = f.extent.as_int().is_some_and(|n| n > LONG_LOOP);
             if long && !moving_access(&f.body, &f.loop_var) {
                 ok = false;
             }
         }
+        StmtKind::While { cond, body } => ok &= counted_while(cond, body),
+        _ => {}
     });
     ok
+}
+
+/// `while w[0] < n (and ...)` whose body ends with `w[0] = w[0] + 1` and stores `w` nowhere
+/// else: it runs at most `n` iterations (`n` a small constant, so the counter cannot wrap).
+fn counted_while(cond: &PrimExpr, body: &Stmt) -> bool {
+    let bound = match cond.kind() {
+        ExprKind::And(a, _) => a,
+        _ => cond,
+    };
+    let ExprKind::Cmp {
+        op: CmpOp::Lt,
+        a,
+        b,
+        ..
+    } = bound.kind()
+    else {
+        return false;
+    };
+    let (ExprKind::BufferLoad { buffer, .. }, Some(n)) = (a.kind(), b.as_int()) else {
+        return false;
+    };
+    let StmtKind::Seq(items) = body.kind() else {
+        return false;
+    };
+    let Some((last, rest)) = items.split_last() else {
+        return false;
+    };
+    let increments = matches!(last.kind(), StmtKind::BufferStore { buffer: w, value, .. }
+        if w.data.id() == buffer.data.id()
+            && matches!(value.kind(), ExprKind::Binary { op: BinaryOp::Add, a: x, b: one }
+                if x == a && one.as_int() == Some(1)));
+    let mut other_store = false;
+    for s in rest {
+        s.visit(&mut |x| {
+            if let StmtKind::BufferStore { buffer: w, .. } = x.kind() {
+                other_store |= w.data.id() == buffer.data.id();
+            }
+        });
+    }
+    increments && !other_store && n <= 1 << 20
 }
 
 fn moving_access(body: &Stmt, v: &Var) -> bool {
@@ -202,9 +245,80 @@ fn stmt_variants(s: &Stmt) -> Vec<Stmt> {
                 }
             }
         }
+        StmtKind::While { cond, body } => {
+            // Once, without the counter's increment (the last statement), or with a smaller
+            // statement before the increment (still a counted loop: see `terminates`).
+            if let StmtKind::Seq(items) = body.kind()
+                && let Some((_, rest)) = items.split_last()
+            {
+                out.push(Stmt::seq(rest.to_vec()));
+                for (i, item) in rest.iter().enumerate() {
+                    for v in stmt_variants(item) {
+                        let mut changed = items.clone();
+                        changed[i] = v;
+                        out.push(Stmt::new(StmtKind::While {
+                            cond: cond.clone(),
+                            body: Stmt::seq(changed),
+                        }));
+                    }
+                }
+            }
+        }
+        StmtKind::Allocate {
+            buffer_var,
+            dtype,
+            extents,
+            scope,
+            condition,
+            body,
+        } => {
+            let inner = match body.kind() {
+                StmtKind::DeclBuffer { body, .. } => body,
+                _ => body,
+            };
+            if !uses_memory(inner, buffer_var) {
+                out.push(inner.clone());
+            }
+            for v in stmt_variants(body) {
+                out.push(Stmt::new(StmtKind::Allocate {
+                    buffer_var: buffer_var.clone(),
+                    dtype: *dtype,
+                    extents: extents.clone(),
+                    scope: scope.clone(),
+                    condition: condition.clone(),
+                    body: v,
+                }));
+            }
+        }
+        StmtKind::DeclBuffer { buffer, body } => {
+            for v in stmt_variants(body) {
+                out.push(Stmt::new(StmtKind::DeclBuffer {
+                    buffer: buffer.clone(),
+                    body: v,
+                }));
+            }
+        }
         _ => {}
     }
     out
+}
+
+/// Whether `s` loads or stores through the data pointer `data`.
+fn uses_memory(s: &Stmt, data: &Var) -> bool {
+    let mut found = false;
+    s.visit(&mut |x| {
+        if let StmtKind::BufferStore { buffer, .. } = x.kind() {
+            found |= buffer.data == *data;
+        }
+        for e in x.exprs() {
+            e.visit(&mut |y| {
+                if let ExprKind::BufferLoad { buffer, .. } = y.kind() {
+                    found |= buffer.data == *data;
+                }
+            });
+        }
+    });
+    found
 }
 
 fn with_for(f: &For, change: impl FnOnce(&mut For)) -> Stmt {

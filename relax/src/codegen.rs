@@ -60,6 +60,8 @@ pub fn codegen_into(builder: &mut ExecBuilder, module: &IRModule) -> Result<IRMo
             BaseFunc::Tir(_) => {
                 rest.functions.insert(name.clone(), f.clone());
             }
+            // Calls of it name its packed function (`global`); nothing to emit.
+            BaseFunc::Extern(_) => {}
         }
     }
     Ok(rest)
@@ -300,6 +302,7 @@ impl CodeGenVM<'_> {
                 p.global_symbol().unwrap_or(name).to_string(),
                 FuncKind::PackedFunc,
             ),
+            Some(BaseFunc::Extern(e)) => (e.global_symbol.clone(), FuncKind::PackedFunc),
             None => (name.to_string(), FuncKind::PackedFunc),
         };
         let i = self

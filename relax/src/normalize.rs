@@ -38,6 +38,7 @@ pub fn base_func_struct_info(f: &BaseFunc) -> StructInfo {
             ret: Box::new(StructInfo::void()),
             pure: false,
         },
+        BaseFunc::Extern(e) => e.struct_info.clone(),
     }
 }
 

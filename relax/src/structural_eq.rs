@@ -43,6 +43,15 @@ fn global_infos(a: &[(String, Vec<VDevice>)], b: &[(String, Vec<VDevice>)]) -> R
     Ok(())
 }
 
+/// What kind of module function `f` is, for messages.
+fn kind(f: &BaseFunc) -> &'static str {
+    match f {
+        BaseFunc::Relax(_) => "a Relax function",
+        BaseFunc::Tir(_) => "a PrimFunc",
+        BaseFunc::Extern(_) => "an extern function",
+    }
+}
+
 /// `None` if the modules are structurally equal, otherwise the first difference with its path
 /// (`main.body.blocks[0].bindings[2].value.args[1]: ...`).
 pub fn structural_diff(a: &IRModule, b: &IRModule) -> Option<String> {
@@ -65,7 +74,19 @@ pub fn structural_diff(a: &IRModule, b: &IRModule) -> Option<String> {
                 Some(d) => Err(format!("{name}: {d}")),
                 None => Ok(()),
             },
-            _ => Err(format!("{name}: a Relax function vs a PrimFunc")),
+            (BaseFunc::Extern(x), BaseFunc::Extern(y)) => {
+                if x.global_symbol != y.global_symbol {
+                    Err(format!(
+                        "{name}: extern symbols {:?} vs {:?}",
+                        x.global_symbol, y.global_symbol
+                    ))
+                } else if !struct_info_equal(&x.struct_info, &y.struct_info) {
+                    Err(format!("{name}: extern function types differ"))
+                } else {
+                    Ok(())
+                }
+            }
+            _ => Err(format!("{name}: {} vs {}", kind(fa), kind(fb))),
         };
         if let Err(e) = r {
             return Some(e);

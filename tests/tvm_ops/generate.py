@@ -46,12 +46,6 @@ KNOWN = {
     "op_image_resize2d_l208": (["module.py"],
         "TVM infers float16 for out_dtype=\"float16\" but its legalization ignores out_dtype and "
         "returns float32; relaxjit returns the float16 tensor it infers"),
-    "op_bucketize_l390": (["legalized.py"],
-        "TVM legalizes bucketize to a TIR `while` loop; relaxjit's TIR has no `while` (its reader "
-        "names the construct)"),
-    "op_bucketize_l391": (["legalized.py"],
-        "TVM legalizes bucketize to a TIR `while` loop; relaxjit's TIR has no `while` (its reader "
-        "names the construct)"),
 }
 
 

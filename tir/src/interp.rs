@@ -8,7 +8,8 @@
 //!   every reduction iteration variable equals its domain minimum (TVM's `LowerInitBlock`; a
 //!   block without reduction variables always runs its init);
 //! * loops of every kind run serially, in order; a loop whose body is only loops is not
-//!   iterated when those are all empty ([`crate::transform::nest_guard`]);
+//!   iterated when those are all empty ([`crate::transform::nest_guard`]); a `while` loop
+//!   evaluates its condition before every iteration;
 //! * buffer accesses use row-major strides (or the buffer's explicit ones) and `elem_offset`,
 //!   and every index is checked against its dimension and the flat offset against the memory;
 //! * integers wrap in their width; `//` and `%` are floor division and modulo, `T.truncdiv` and
@@ -26,8 +27,9 @@
 //!   JIT's helper shares (stable; NaN after `+inf`).
 //!
 //! Every run has a step budget (one step per statement executed and per loop iteration), so a
-//! loop of 2^63 iterations ends with an [`InterpErrorKind::StepBudget`] error instead of
-//! running for centuries; [`run`] uses [`DEFAULT_STEP_BUDGET`], [`run_with_budget`] any other.
+//! loop of 2^63 iterations (or a `while` whose condition never fails) ends with an
+//! [`InterpErrorKind::StepBudget`] error instead of running for centuries; [`run`] uses
+//! [`DEFAULT_STEP_BUDGET`], [`run_with_budget`] any other.
 //!
 //! Arguments ([`InterpArg`]) are bound like TVM's `ArgBinder`: symbolic shape variables are bound
 //! from the first dimension that is exactly that variable and checked everywhere else. Every
@@ -660,6 +662,13 @@ impl<'m> Interp<'_, 'm> {
                 } else {
                     Ok(())
                 }
+            }
+            StmtKind::While { cond, body } => {
+                while self.eval_bool(cond)? {
+                    self.step()?;
+                    self.exec(body)?;
+                }
+                Ok(())
             }
             StmtKind::Seq(stmts) => {
                 for s in stmts {

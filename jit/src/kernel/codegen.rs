@@ -755,6 +755,26 @@ impl Translator<'_, '_> {
                 self.b.switch_to_block(merge);
                 Ok(())
             }
+            StmtKind::While { cond, body } => {
+                // The condition is evaluated again in the header on every iteration; the body
+                // adds no variable range, so its loads and stores keep their bounds checks
+                // unless their indices are proven from the loops around the `while`.
+                let header = self.b.create_block();
+                let body_b = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                let c = self.expr(cond)?;
+                self.b.ins().brif(c, body_b, &[], exit, &[]);
+                self.b.switch_to_block(body_b);
+                self.depth += 1;
+                let r = self.stmt(body);
+                self.depth -= 1;
+                r?;
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(exit);
+                Ok(())
+            }
             StmtKind::Seq(v) => v.iter().try_for_each(|s| self.stmt(s)),
             StmtKind::Evaluate(e) => match e.kind() {
                 ExprKind::Call { op, args, .. } if op == "call_packed" => self.call_packed(args),

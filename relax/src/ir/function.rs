@@ -37,11 +37,35 @@ impl Function {
     }
 }
 
-/// A module function: Relax or TIR.
+/// A function the module declares but does not define (`name = R.ExternFunc("symbol")` in the
+/// module class, TVM's `relax.ExternFunc`): a call of it calls the VM's packed function
+/// `global_symbol`, found when the executable is loaded.
+#[derive(Clone, Debug)]
+pub struct ExternFunc {
+    /// The packed function's name.
+    pub global_symbol: String,
+    /// Its type: `R.Callable(...)` as written, else TVM's default, an opaque impure function
+    /// of any result.
+    pub struct_info: StructInfo,
+}
+
+impl ExternFunc {
+    /// The struct info of an extern function declared without one.
+    pub fn default_struct_info() -> StructInfo {
+        StructInfo::Func {
+            params: None,
+            ret: Box::new(StructInfo::Any),
+            pure: false,
+        }
+    }
+}
+
+/// A module function: Relax, TIR, or an extern declaration.
 #[derive(Clone, Debug)]
 pub enum BaseFunc {
     Relax(Function),
     Tir(tir::PrimFunc),
+    Extern(ExternFunc),
 }
 
 /// A module of global functions by name (sorted, which is also TVM's printing order within each

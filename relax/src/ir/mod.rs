@@ -10,5 +10,5 @@ pub use attrs::{AttrValue, Attrs, IndexMap};
 pub use expr::{
     Binding, BindingBlock, Call, Callee, Constant, Expr, ExprKind, If, SeqExpr, Var, VarId,
 };
-pub use function::{BaseFunc, Function, IRModule, VDevice};
+pub use function::{BaseFunc, ExternFunc, Function, IRModule, VDevice};
 pub use struct_info::StructInfo;

@@ -3,8 +3,8 @@
 //! Conventions reproduced from TVM: the import header lists only what the text uses; symbolic
 //! variables that appear in a Relax signature or free in a PrimFunc are declared once at module
 //! level as `n = TypeVar("n")` (sorted), the others at the top of the function body as
-//! `n = T.int64()`; PrimFuncs come first, then Relax functions, each group alphabetical with
-//! `main` last; `cls = Module` opens every body that refers to module functions; bindings are
+//! `n = T.int64()`; PrimFuncs come first, then extern declarations (`f = R.ExternFunc("f")`),
+//! then Relax functions, each group alphabetical with `main` last; `cls = Module` opens every body that refers to module functions; bindings are
 //! annotated except `call_tir`/`call_dps_packed` bindings whose output is what the call
 //! declares, and void bindings print as bare expression statements; tuple binding values print
 //! without parentheses; non-scalar constants print as `metadata["ir.GenericConst"][i]` and the
@@ -59,9 +59,24 @@ pub fn print_module_with_metadata(m: &IRModule) -> (String, Vec<vm::Tensor>) {
         }
         sections.push(indent_block(&tir::print_prim_func(f), 1));
     }
+    let defs = sections.len();
+    // Extern declarations print as assignments between the PrimFuncs and the Relax functions.
+    let mut externs = 0;
+    for (name, f) in &m.functions {
+        if let BaseFunc::Extern(e) = f {
+            let mut p = FnPrinter::new(&mut meta);
+            p.indent = 1;
+            p.at_module_level = true;
+            let decl = p.extern_func(e);
+            p.line(&format!("{name} = {decl}"));
+            uses_t |= p.uses_t;
+            sections.push(p.out);
+            externs += 1;
+        }
+    }
     let mut relax: Vec<(&String, &Function)> = m.relax_functions().collect();
     relax.sort_by_key(|(name, _)| (name.as_str() == "main", name.as_str()));
-    let any_relax = !relax.is_empty();
+    let any_relax = !relax.is_empty() || externs > 0;
     for (_, f) in relax {
         let mut p = FnPrinter::new(&mut meta);
         p.indent = 1;
@@ -70,6 +85,9 @@ pub fn print_module_with_metadata(m: &IRModule) -> (String, Vec<vm::Tensor>) {
         type_vars.extend(p.signature_syms.iter().cloned());
         sections.push(p.out);
     }
+    // A blank line follows every function definition that is not the last item, none an
+    // assignment.
+    let is_def = |i: usize| i < defs || i >= defs + externs;
 
     let mut out = String::new();
     if !type_vars.is_empty() {
@@ -118,7 +136,7 @@ pub fn print_module_with_metadata(m: &IRModule) -> (String, Vec<vm::Tensor>) {
         out.push_str("    pass\n");
     }
     for (i, s) in sections.iter().enumerate() {
-        if i > 0 {
+        if i > 0 && is_def(i - 1) {
             out.push('\n');
         }
         out.push_str(s);
@@ -178,6 +196,8 @@ pub fn print_standalone_function(m: &IRModule) -> Option<String> {
                 out.push('\n');
             }
         }
+        // Only a module class declares one.
+        BaseFunc::Extern(_) => return None,
     }
     Some(out)
 }
@@ -578,6 +598,9 @@ struct FnPrinter<'m> {
     /// that are expressions of symbolic variables as strings there (`R.Shape(["n * 2"])`),
     /// and as expressions in the body.
     in_signature: bool,
+    /// Whether a module-level value (an extern function's type) is being printed: outside
+    /// a function TVM writes `int64` dimensions as `T.int64(2)`.
+    at_module_level: bool,
     uses_t: bool,
 }
 
@@ -594,6 +617,7 @@ impl<'m> FnPrinter<'m> {
             referenced: HashSet::new(),
             signature_syms: Vec::new(),
             in_signature: false,
+            at_module_level: false,
             uses_t: false,
         }
     }
@@ -833,7 +857,12 @@ impl<'m> FnPrinter<'m> {
     fn dim(&mut self, d: &PrimExpr) -> String {
         match d.kind() {
             tir::ExprKind::IntImm { dtype, value } if *dtype == DataType::INT64 => {
-                value.to_string()
+                if self.at_module_level {
+                    self.uses_t = true;
+                    format!("T.int64({value})")
+                } else {
+                    value.to_string()
+                }
             }
             tir::ExprKind::Var(_) => self.prim(d),
             _ if self.in_signature && d.uses_var(&|_| true) => quote(&self.prim(d)),
@@ -904,26 +933,46 @@ impl<'m> FnPrinter<'m> {
                 let items: Vec<String> = items.iter().map(|i| self.si(i)).collect();
                 format!("R.Tuple({})", items.join(", "))
             }
-            StructInfo::Func { params, ret, pure } => {
-                let ret = self.si(ret);
-                let mut parts = Vec::new();
-                match params {
-                    Some(p) => {
-                        let p: Vec<String> = p.iter().map(|i| self.si(i)).collect();
-                        parts.push(if p.len() == 1 {
-                            format!("({},)", p[0])
-                        } else {
-                            format!("({})", p.join(", "))
-                        });
-                        parts.push(ret);
+            // TVM's layout: the purity positionally after the parameters and result, or for
+            // an opaque function only what differs from `R.Callable`'s default (any result,
+            // impure).
+            StructInfo::Func { params, ret, pure } => match params {
+                Some(p) => {
+                    let p: Vec<String> = p.iter().map(|i| self.si(i)).collect();
+                    let params = if p.len() == 1 {
+                        format!("({},)", p[0])
+                    } else {
+                        format!("({})", p.join(", "))
+                    };
+                    let ret = self.si(ret);
+                    let pure = if *pure { "True" } else { "False" };
+                    format!("R.Callable({params}, {ret}, {pure})")
+                }
+                None => {
+                    let mut parts = Vec::new();
+                    if !matches!(**ret, StructInfo::Any) {
+                        parts.push(format!("ret={}", self.si(ret)));
                     }
-                    None => parts.push(format!("ret={ret}")),
+                    if *pure {
+                        parts.push("purity=True".into());
+                    }
+                    if parts.is_empty() {
+                        "R.Callable".into()
+                    } else {
+                        format!("R.Callable({})", parts.join(", "))
+                    }
                 }
-                if !pure {
-                    parts.push("purity=False".into());
-                }
-                format!("R.Callable({})", parts.join(", "))
-            }
+            },
+        }
+    }
+
+    /// `R.ExternFunc("symbol")`, with its type unless it is the default one.
+    fn extern_func(&mut self, e: &ExternFunc) -> String {
+        if struct_info_equal(&e.struct_info, &ExternFunc::default_struct_info()) {
+            format!("R.ExternFunc({})", quote(&e.global_symbol))
+        } else {
+            let si = self.si(&e.struct_info);
+            format!("R.ExternFunc({}, {si})", quote(&e.global_symbol))
         }
     }
 

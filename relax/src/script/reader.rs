@@ -403,14 +403,24 @@ impl ModuleReader<'_> {
         // Every global is known before any body is read: functions refer to each other as
         // `cls.f` in any order.
         for stmt in body {
-            if let S::FunctionDef(def) = &stmt.kind {
-                if self.globals.contains(&def.name) {
-                    return err(
-                        def.name_span,
-                        format!("function `{}` defined twice", def.name),
-                    );
-                }
-                self.globals.insert(def.name.clone());
+            let (name, span) = match &stmt.kind {
+                S::FunctionDef(def) => (&def.name, def.name_span),
+                _ => match extern_decl(stmt) {
+                    Some((target, _)) => (target, stmt.span),
+                    None => continue,
+                },
+            };
+            if self.globals.contains(name) {
+                return err(span, format!("function `{name}` defined twice"));
+            }
+            self.globals.insert(name.clone());
+        }
+        // Extern declarations first: their types are what calls of them return.
+        for stmt in body {
+            if let Some((name, value)) = extern_decl(stmt) {
+                let e = FnReader::new(self).extern_decl(value)?;
+                self.normalizer.declare(name.clone(), e.struct_info.clone());
+                module.add(name.clone(), BaseFunc::Extern(e));
             }
         }
         for stmt in body {
@@ -474,11 +484,12 @@ impl ModuleReader<'_> {
                     kind: A::Str(_), ..
                 }) => {}
                 S::Pass => {}
+                _ if extern_decl(stmt).is_some() => {}
                 _ => {
                     return err(
                         stmt.span,
-                        "expected a function definition, `I.module_attrs({...})` or \
-                         `I.module_global_infos({...})` in the module",
+                        "expected a function definition, `name = R.ExternFunc(\"symbol\")`, \
+                         `I.module_attrs({...})` or `I.module_global_infos({...})` in the module",
                     );
                 }
             }
@@ -537,6 +548,20 @@ struct FnReader<'m, 'a> {
     /// it (`lv`, `lv1`, ... in dataflow blocks, `gv`, `gv1`, ... elsewhere), also those the
     /// user names afterwards: normalized text then names its new bindings as TVM does.
     supply: Vec<HashMap<&'static str, usize>>,
+}
+
+/// `name = R.ExternFunc(...)` in the module class: the declared name and the call.
+fn extern_decl(stmt: &ast::Stmt) -> Option<(&String, &ast::Expr)> {
+    let S::Assign { targets, value } = &stmt.kind else {
+        return None;
+    };
+    let [target] = targets.as_slice() else {
+        return None;
+    };
+    let A::Name(name) = &target.kind else {
+        return None;
+    };
+    (value.call_name().as_deref() == Some("R.ExternFunc")).then_some((name, value))
 }
 
 /// The one argument of a module-level call `name({...})` (`I.module_attrs`).
@@ -1092,8 +1117,9 @@ impl<'m, 'a> FnReader<'m, 'a> {
                     Some(r) => self.struct_info(r)?,
                     None => StructInfo::Any,
                 };
+                // TVM's default: pure with parameters, impure when opaque.
                 let pure = match a.get(2, "purity")? {
-                    None => true,
+                    None => params.is_some(),
                     Some(ast::Expr {
                         kind: A::Bool(b), ..
                     }) => *b,
@@ -1895,7 +1921,11 @@ impl<'m, 'a> FnReader<'m, 'a> {
             }
             "R.ExternFunc" => {
                 let v = a.require(0, "global_symbol")?;
-                a.finish(1)?;
+                // The type of a function value is its binding's annotation here.
+                if let Some(ty) = a.get(1, "ty")? {
+                    self.struct_info(ty)?;
+                }
+                a.finish(2)?;
                 Ok(Expr::new(ExprKind::ExternFunc(string_arg(
                     v,
                     "the packed function's name",
@@ -1912,6 +1942,29 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 None => err(span, format!("unknown operator `{name}`")),
             },
         }
+    }
+
+    /// A module-level `R.ExternFunc("symbol"[, R.Callable(...)])`.
+    fn extern_decl(&mut self, e: &ast::Expr) -> PResult<ExternFunc> {
+        let Some((name, args, keywords)) = call_parts(e) else {
+            return err(e.span, "expected `R.ExternFunc(\"symbol\")`");
+        };
+        let mut a = Args::new(&name, e.span, args, keywords);
+        let symbol = a.require(0, "global_symbol")?;
+        let ty = a.get(1, "ty")?;
+        a.finish(2)?;
+        let global_symbol = string_arg(symbol, "the packed function's name")?;
+        let struct_info = match ty {
+            None => ExternFunc::default_struct_info(),
+            Some(t) => match self.struct_info(t)? {
+                si @ StructInfo::Func { .. } => si,
+                _ => return err(t.span, "an extern function's type must be an `R.Callable`"),
+            },
+        };
+        Ok(ExternFunc {
+            global_symbol,
+            struct_info,
+        })
     }
 
     /// `"name"` or `R.ExternFunc("name")` as the callee of a packed call.

@@ -11,6 +11,7 @@ pub fn attach_global_symbol(module: &IRModule) -> Result<IRModule> {
         match f {
             BaseFunc::Relax(f) => f.private = false,
             BaseFunc::Tir(f) => f.private = false,
+            BaseFunc::Extern(_) => {}
         }
     }
     Ok(out)

@@ -29,6 +29,8 @@ pub fn dead_code_elimination(module: &IRModule) -> Result<IRModule> {
         .filter(|(_, f)| match f {
             BaseFunc::Relax(f) => !f.private,
             BaseFunc::Tir(f) => !f.private,
+            // Kept while a live function calls it.
+            BaseFunc::Extern(_) => false,
         })
         .map(|(n, _)| n.clone())
         .collect();

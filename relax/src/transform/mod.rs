@@ -319,7 +319,9 @@ pub(crate) fn struct_info_of(e: &Expr, module: &IRModule) -> StructInfo {
             &struct_info_of(&i.else_branch.body, module),
         ),
         ExprKind::GlobalVar(g) => match module.get(g) {
-            Some(BaseFunc::Relax(f)) => f.struct_info(),
+            Some(f @ (BaseFunc::Relax(_) | BaseFunc::Extern(_))) => {
+                crate::normalize::base_func_struct_info(f)
+            }
             _ => StructInfo::Any,
         },
         ExprKind::Call(c) => {
@@ -330,6 +332,10 @@ pub(crate) fn struct_info_of(e: &Expr, module: &IRModule) -> StructInfo {
                 Callee::Global(g) => match module.get(g) {
                     Some(BaseFunc::Relax(f)) => f.ret_struct_info.clone(),
                     Some(BaseFunc::Tir(_)) => StructInfo::void(),
+                    Some(BaseFunc::Extern(e)) => match &e.struct_info {
+                        StructInfo::Func { ret, .. } => (**ret).clone(),
+                        _ => StructInfo::Any,
+                    },
                     None => StructInfo::Any,
                 },
                 Callee::Op(op) => match op.as_str() {

@@ -142,6 +142,15 @@ pub enum StmtKind {
         /// The `else` branch.
         else_case: Option<Stmt>,
     },
+    /// `while cond:` — `body` runs as long as `cond` holds, `cond` evaluated before each
+    /// iteration (TVM's `tir.While`). Only memory changes between iterations, so nothing is
+    /// known about a value the body reads from a buffer it also writes.
+    While {
+        /// The condition (`bool`), read again before every iteration.
+        cond: PrimExpr,
+        /// The loop body.
+        body: Stmt,
+    },
     /// Statements in order.
     Seq(Vec<Stmt>),
     /// An expression evaluated for its effect (`T.call_packed(...)`, `T.evaluate(0)`).
@@ -249,7 +258,8 @@ impl Stmt {
             | StmtKind::Allocate { body, .. }
             | StmtKind::DeclBuffer { body, .. }
             | StmtKind::AssertStmt { body, .. }
-            | StmtKind::AttrStmt { body, .. } => vec![body],
+            | StmtKind::AttrStmt { body, .. }
+            | StmtKind::While { body, .. } => vec![body],
             StmtKind::IfThenElse {
                 then_case,
                 else_case,
@@ -280,7 +290,7 @@ impl Stmt {
                 v
             }
             StmtKind::LetStmt { value, .. } => vec![value],
-            StmtKind::IfThenElse { cond, .. } => vec![cond],
+            StmtKind::IfThenElse { cond, .. } | StmtKind::While { cond, .. } => vec![cond],
             StmtKind::Seq(_) | StmtKind::DeclBuffer { .. } => Vec::new(),
             StmtKind::Evaluate(e) => vec![e],
             StmtKind::Allocate {

@@ -483,6 +483,11 @@ impl EqCtx {
                     _ => fail(&path, "only one has an else branch"),
                 }
             }
+            (S::While { cond: ca, body: ba }, S::While { cond: cb, body: bb }) => {
+                let path = format!("{path}.while");
+                self.expr(&path, ca, cb)?;
+                self.stmt(&path, ba, bb)
+            }
             (S::Seq(xs), S::Seq(ys)) => {
                 if xs.len() != ys.len() {
                     return fail(path, format!("sequences of {} vs {}", xs.len(), ys.len()));

@@ -441,6 +441,13 @@ impl Printer {
                     self.pop_scope();
                 }
             }
+            StmtKind::While { cond, body } => {
+                let c = self.expr(cond).0;
+                self.line(&format!("while {c}:"));
+                self.push_scope();
+                self.body(body);
+                self.pop_scope();
+            }
             StmtKind::Evaluate(e) => {
                 let v = self.expr(e).0;
                 if matches!(e.kind(), ExprKind::Call { .. }) {
@@ -525,7 +532,10 @@ impl Printer {
         body: &Stmt,
         last: bool,
     ) {
-        // `Allocate` directly around the `DeclBuffer` of the same memory is `T.decl_buffer`.
+        // `Allocate` directly around the `DeclBuffer` of the same memory is TVM's `AllocBuffer`
+        // (`T.alloc_buffer`, `T.alloc_local`, `T.alloc_shared`), whose memory lives to the end
+        // of the enclosing body; where a statement follows that body it prints as the
+        // `with T.decl_buffer(...)` block.
         if let StmtKind::DeclBuffer {
             buffer,
             body: inner,
@@ -542,11 +552,22 @@ impl Printer {
                     .zip(extents)
                     .all(|(a, b)| expr_same(a, b));
             if matches {
-                let decl = self.buffer_decl("T.decl_buffer", buffer, true, false);
+                let with = self.buffer_decl("T.decl_buffer", buffer, true, false);
+                let flat = match scope {
+                    "local" | "shared" => {
+                        // The method names the scope.
+                        let unscoped = Buffer::new(BufferNode {
+                            scope: "global".to_string(),
+                            ..(**buffer).clone()
+                        });
+                        self.buffer_decl(&format!("T.alloc_{scope}"), &unscoped, false, false)
+                    }
+                    _ => self.buffer_decl("T.alloc_buffer", buffer, false, false),
+                };
                 let name = self.define_buffer(buffer);
                 self.scoped(
-                    format!("{name} = {decl}"),
-                    format!("with {decl} as {name}"),
+                    format!("{name} = {flat}"),
+                    format!("with {with} as {name}"),
                     inner,
                     last,
                 );

@@ -2,10 +2,11 @@
 //! parameters, loops, blocks, stores and bindings, converted from the syntax tree to TIR.
 //!
 //! Statements that bind a name for the rest of their block (`x: T.let[T.int32] = e`,
-//! `T.attr({...})`, `X = T.decl_buffer(...)`, `assert c, "m"`) take the following statements as
-//! their body, as TVM's "concise scoping" does. Declarations inside a block (`T.reads`,
-//! `T.writes`, `T.sblock_attr`, `T.axis.*`, `T.sblock_alloc_buffer`, `with T.init():`) fill in
-//! the enclosing block instead of producing statements.
+//! `T.attr({...})`, `X = T.decl_buffer(...)`, `X = T.alloc_buffer(...)` and its `T.alloc_local`
+//! / `T.alloc_shared` forms, `assert c, "m"`) take the following statements as their body, as
+//! TVM's "concise scoping" does. Declarations inside a block (`T.reads`, `T.writes`,
+//! `T.sblock_attr`, `T.axis.*`, `T.sblock_alloc_buffer`, `with T.init():`) fill in the
+//! enclosing block instead of producing statements.
 
 use std::collections::HashMap;
 
@@ -169,7 +170,7 @@ impl<'a> Reader<'a> {
                 );
             };
             if ann.call_name().as_deref() == Some("T.Buffer") {
-                let buffer = self.buffer_decl(&p.name, ann, &["shape", "dtype"], 0)?;
+                let buffer = self.buffer_decl(&p.name, ann, "global", 0)?;
                 let handle = Var::new(p.name.clone(), DataType::HANDLE);
                 self.params.push(handle.clone());
                 self.buffer_map.push((handle, buffer.clone()));
@@ -376,7 +377,7 @@ impl<'a> Reader<'a> {
         &mut self,
         name: &str,
         call: &ast::Expr,
-        _positional: &[&str],
+        default_scope: &str,
         skip: usize,
     ) -> PResult<Buffer> {
         const NAMES: &[&str] = &[
@@ -433,7 +434,7 @@ impl<'a> Reader<'a> {
         };
         let scope = match args[5] {
             Some(s) => Self::str_literal(s)?,
-            None => "global".to_string(),
+            None => default_scope.to_string(),
         };
         let data_alignment = match args[6] {
             Some(a) => self.int_literal(a)?,
@@ -589,7 +590,17 @@ impl<'a> Reader<'a> {
             }
             AS::Pass => Ok(Item::Nothing),
             AS::Return(_) => err(s.span, "`return` is not supported in prim_funcs"),
-            AS::While { .. } => err(s.span, "`while` loops are not supported in TIR"),
+            AS::While { test, body, orelse } => {
+                if let Some(e) = orelse.first() {
+                    return err(e.span, "`while ... else` is not supported in TIR");
+                }
+                let cond = self.expr(test)?;
+                if !cond.dtype().is_bool() {
+                    return err(test.span, "a `while` condition must be a bool expression");
+                }
+                let body = self.body(body)?;
+                Ok(Item::Stmt(Stmt::new(StmtKind::While { cond, body })))
+            }
             AS::FunctionDef(_) | AS::ClassDef(_) => {
                 err(s.span, "nested definitions are not supported in prim_funcs")
             }
@@ -597,6 +608,20 @@ impl<'a> Reader<'a> {
                 err(s.span, "`break` / `continue` are not supported in TIR")
             }
         }
+    }
+
+    /// `buffer` allocated for the statements after it (`Allocate` around its `DeclBuffer`).
+    fn allocation(buffer: Buffer) -> Item {
+        Item::Scoped(Box::new(move |body| {
+            Stmt::new(StmtKind::Allocate {
+                buffer_var: buffer.data.clone(),
+                dtype: buffer.dtype,
+                extents: buffer.shape.clone(),
+                scope: buffer.scope.clone(),
+                condition: PrimExpr::bool(true),
+                body: Stmt::new(StmtKind::DeclBuffer { buffer, body }),
+            })
+        }))
     }
 
     fn block_frame(&mut self, span: Span, what: &str) -> PResult<&mut BlockFrame> {
@@ -950,8 +975,20 @@ impl<'a> Reader<'a> {
                 .map(|_| Item::Nothing);
         }
         match call.as_str() {
-            "T.sblock_alloc_buffer" | "T.alloc_buffer" => {
-                let buffer = self.buffer_decl(name, value, &[], 0)?;
+            "T.alloc_buffer" | "T.alloc_local" | "T.alloc_shared" => {
+                // TVM's statement-level allocation (`AllocBuffer`): memory for the rest of the
+                // enclosing body, one per execution of it (per iteration inside a loop).
+                let scope = match call.as_str() {
+                    "T.alloc_local" => "local",
+                    "T.alloc_shared" => "shared",
+                    _ => "global",
+                };
+                let buffer = self.buffer_decl(name, value, scope, 0)?;
+                self.bind(name, Binding::Buffer(buffer.clone()));
+                Ok(Self::allocation(buffer))
+            }
+            "T.sblock_alloc_buffer" => {
+                let buffer = self.buffer_decl(name, value, "global", 0)?;
                 match self.blocks.last_mut() {
                     Some(f) => f.alloc_buffers.push(buffer.clone()),
                     None if self.nesting == 0 => self.root_allocs.push(buffer.clone()),
@@ -982,7 +1019,7 @@ impl<'a> Reader<'a> {
                 if self.nesting > 0 || !self.blocks.is_empty() {
                     return err(value.span, "`T.match_buffer` must be at function level");
                 }
-                let buffer = self.buffer_decl(name, value, &[], 1)?;
+                let buffer = self.buffer_decl(name, value, "global", 1)?;
                 self.buffer_map.push((handle, buffer.clone()));
                 self.bind(name, Binding::Buffer(buffer));
                 Ok(Item::Nothing)
@@ -1026,24 +1063,14 @@ impl<'a> Reader<'a> {
                 let has_data = self.bind_args(value, &["shape", "dtype", "data"])
                     .map(|a| a[2].is_some())
                     .unwrap_or_else(|_| matches!(&value.kind, A::Call { keywords, .. } if keywords.iter().any(|k| k.name == "data")));
-                let buffer = self.buffer_decl(name, value, &[], 0)?;
+                let buffer = self.buffer_decl(name, value, "global", 0)?;
                 self.bind(name, Binding::Buffer(buffer.clone()));
                 if has_data {
                     Ok(Item::Scoped(Box::new(move |body| {
                         Stmt::new(StmtKind::DeclBuffer { buffer, body })
                     })))
                 } else {
-                    Ok(Item::Scoped(Box::new(move |body| {
-                        let extents = buffer.shape.clone();
-                        Stmt::new(StmtKind::Allocate {
-                            buffer_var: buffer.data.clone(),
-                            dtype: buffer.dtype,
-                            extents,
-                            scope: buffer.scope.clone(),
-                            condition: PrimExpr::bool(true),
-                            body: Stmt::new(StmtKind::DeclBuffer { buffer, body }),
-                        })
-                    })))
+                    Ok(Self::allocation(buffer))
                 }
             }
             _ => {

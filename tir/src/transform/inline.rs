@@ -264,6 +264,7 @@ fn iteration_points(s: &Stmt) -> Option<i64> {
         StmtKind::For(f) => f.extent.as_int()?.checked_mul(iteration_points(&f.body)?),
         // Reduction iteration variables are bound to loops too, counted above.
         StmtKind::SBlockRealize(r) => iteration_points(&r.block.body),
+        StmtKind::While { .. } => None,
         StmtKind::Seq(v) => v
             .iter()
             .map(iteration_points)

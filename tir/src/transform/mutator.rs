@@ -216,6 +216,10 @@ pub fn walk_stmt<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Stmt {
             then_case: m.stmt(then_case),
             else_case: else_case.as_ref().map(|e| m.stmt(e)),
         },
+        StmtKind::While { cond, body } => StmtKind::While {
+            cond: m.expr(cond),
+            body: m.stmt(body),
+        },
         StmtKind::Seq(v) => StmtKind::Seq(v.iter().map(|s| m.stmt(s)).collect()),
         StmtKind::Evaluate(e) => StmtKind::Evaluate(m.expr(e)),
         StmtKind::Allocate {

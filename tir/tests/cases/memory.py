@@ -6,8 +6,8 @@ class Module:
     @T.prim_func
     def memory(A: T.Buffer((4,), "float32"), n: T.int64):
         assert n > T.int64(0), "n must be \"positive\""
-        B = T.decl_buffer((4,), "float32", scope="local")
-        C = T.decl_buffer((8,), "float32")
+        B = T.alloc_local((4,))
+        C = T.alloc_buffer((8,))
         T.attr(C.data, "storage_alignment", 64)
         x: T.let[T.int64] = n * T.int64(2)
         if x > T.int64(4):

@@ -110,6 +110,8 @@ fn statement_work(s: &Stmt) -> Option<i64> {
         StmtKind::LetStmt { body, .. } | StmtKind::AttrStmt { body, .. } => {
             statement_work(body)?.saturating_add(1)
         }
+        // Its iteration count is known only at run time.
+        StmtKind::While { .. } => return None,
         _ => 1,
     })
 }
