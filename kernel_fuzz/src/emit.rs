@@ -111,20 +111,22 @@ impl Mutator for SaturatingCasts {
     fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
         let e = walk_expr(self, e);
         match e.kind() {
-            ExprKind::Cast { dtype, value }
-                if dtype.is_int_or_uint()
-                    && !dtype.is_bool()
-                    && !(dtype.is_uint() && dtype.bits == 64)
-                    && !dtype.is_vector()
-                    && value.dtype().is_float()
-                    && !value.dtype().is_vector() =>
-            {
+            ExprKind::Cast { dtype, value } if spelled_out(value.dtype(), *dtype) => {
                 self.rewritten += 1;
                 saturating_cast(*dtype, value)
             }
             _ => e,
         }
     }
+}
+
+/// Whether a scalar cast from `from` to `to` is one [`saturating_casts`] spells out.
+fn spelled_out(from: DataType, to: DataType) -> bool {
+    let scalar = !from.is_vector() && !to.is_vector();
+    // A cast to `bool` is `x != 0`, defined for every float.
+    let integer = to.is_int_or_uint() && !to.is_bool();
+    let uint64 = to.is_uint() && to.bits == 64;
+    scalar && from.is_float() && integer && !uint64
 }
 
 fn saturating_cast(to: DataType, x: &PrimExpr) -> PrimExpr {
