@@ -10,11 +10,18 @@
 //! each such cast spelled out as relaxjit defines it ([`saturating_casts`]): TVM lowers the
 //! cast to LLVM's `fptosi`/`fptoui`, whose result is poison for NaN and for values outside the
 //! target type, so a kernel that differs only there agrees once the casts are spelled out.
+//!
+//! Every kernel also gets `kernel_opaque_indices.py`: that kernel (with the casts spelled out)
+//! with each buffer index wrapped in an identity TVM's iterator maps do not see through
+//! ([`opaque_indices`]). TVM's FlattenBuffer simplifies an index through an iterator map
+//! (`IterMapSimplify`), which rewrites `(3 - i) % 7` to `i % -7 * -1`, dropping the constant.
+//! And `kernel_opaque_floats.py`: that one with every operand of float arithmetic hidden from
+//! TVM's constant folder ([`opaque_float_operands`]), which folds `0 * x` and `0 / x` to 0.
 
 use std::path::{Path, PathBuf};
 
-use tir::transform::mutator::{Mutator, walk_expr};
-use tir::{CmpOp, DataType, ExprKind, PrimExpr, PrimFunc};
+use tir::transform::mutator::{Mutator, walk_expr, walk_stmt};
+use tir::{Buffer, CmpOp, DataType, ExprKind, PrimExpr, PrimFunc, Stmt, StmtKind, Var};
 
 use crate::diff::{CONFIGS, Ending, input_data, run_interp, run_jit};
 use crate::program::Case;
@@ -38,13 +45,21 @@ pub fn write_case(case: &Case, seed: u64, dir: &Path) -> Result<Option<PathBuf>,
     let io = |e: std::io::Error| format!("{}: {e}", folder.display());
     std::fs::create_dir_all(&folder).map_err(io)?;
     std::fs::write(folder.join("kernel.py"), tir::print_prim_func(&case.func)).map_err(io)?;
-    if let Some(spelled_out) = saturating_casts(&case.func) {
-        std::fs::write(
-            folder.join("kernel_saturating.py"),
-            tir::print_prim_func(&spelled_out),
-        )
-        .map_err(io)?;
+    let spelled_out = saturating_casts(&case.func);
+    if let Some(f) = &spelled_out {
+        std::fs::write(folder.join("kernel_saturating.py"), tir::print_prim_func(f)).map_err(io)?;
     }
+    let opaque = opaque_indices(spelled_out.as_ref().unwrap_or(&case.func));
+    std::fs::write(
+        folder.join("kernel_opaque_indices.py"),
+        tir::print_prim_func(&opaque),
+    )
+    .map_err(io)?;
+    std::fs::write(
+        folder.join("kernel_opaque_floats.py"),
+        tir::print_prim_func(&opaque_float_operands(&opaque)),
+    )
+    .map_err(io)?;
     let mut args = String::new();
     for (i, (((_, b), shape), (input, output))) in case
         .func
@@ -160,4 +175,93 @@ fn saturating_cast(to: DataType, x: &PrimExpr) -> PrimExpr {
         ),
     );
     select(in_range, PrimExpr::cast(to, safe), outside)
+}
+
+/// `func` with every buffer index that is not a variable or a constant written
+/// `T.bitwise_or(index, 0)`: the same value, but an operation TVM's iterator maps do not
+/// model, so that its FlattenBuffer leaves the index as it is.
+pub fn opaque_indices(func: &PrimFunc) -> PrimFunc {
+    PrimFunc {
+        body: OpaqueIndices.stmt(&func.body),
+        ..func.clone()
+    }
+}
+
+struct OpaqueIndices;
+
+impl Mutator for OpaqueIndices {
+    fn access(&mut self, buffer: &Buffer, indices: Vec<PrimExpr>) -> (Buffer, Vec<PrimExpr>) {
+        let indices = indices
+            .into_iter()
+            .map(|index| match index.kind() {
+                ExprKind::Var(_) | ExprKind::IntImm { .. } => index,
+                _ => {
+                    let dt = index.dtype();
+                    PrimExpr::call(dt, "bitwise_or", vec![index, PrimExpr::int(dt, 0)])
+                }
+            })
+            .collect();
+        (buffer.clone(), indices)
+    }
+}
+
+/// `func` with every operand of a float arithmetic operation bound to a variable `v` right
+/// before the statement that computes it (`v: T.let[...] = operand`) and used as
+/// `T.copysign(v, v)`: the same value, NaN and signed zeros included, but one TVM's constant
+/// folder does not see, so that it cannot fold `0 * x` or `0 / x` to 0 (wrong for a NaN,
+/// infinite or zero `x`), nor `T.max` of a NaN constant with `std::max` (the reverse of its
+/// generated code). Evaluating an operand before its statement changes nothing: the
+/// generator's expressions have no effects and evaluate both arms of a `T.Select`.
+pub fn opaque_float_operands(func: &PrimFunc) -> PrimFunc {
+    let mut m = OpaqueFloatOperands {
+        vars: 0,
+        pending: Vec::new(),
+    };
+    PrimFunc {
+        body: m.stmt(&func.body),
+        ..func.clone()
+    }
+}
+
+struct OpaqueFloatOperands {
+    /// Variables made so far (for their names).
+    vars: usize,
+    /// The bindings of the statement being rewritten, in evaluation order.
+    pending: Vec<(Var, PrimExpr)>,
+}
+
+impl Mutator for OpaqueFloatOperands {
+    fn stmt(&mut self, s: &Stmt) -> Stmt {
+        // Child statements bind their own operands: only the expressions of `s` itself (a
+        // store's value and indices, a condition, loop bounds) bind here.
+        let outer = std::mem::take(&mut self.pending);
+        let mut out = walk_stmt(self, s);
+        let bindings = std::mem::replace(&mut self.pending, outer);
+        for (var, value) in bindings.into_iter().rev() {
+            out = Stmt::new(StmtKind::LetStmt {
+                var,
+                value,
+                body: out,
+            });
+        }
+        out
+    }
+
+    fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
+        let e = walk_expr(self, e);
+        match e.kind() {
+            ExprKind::Binary { op, a, b } if e.dtype().is_float() && !e.dtype().is_vector() => {
+                let mut opaque = |x: &PrimExpr| {
+                    let var = Var::new(format!("f{}", self.vars), x.dtype());
+                    self.vars += 1;
+                    self.pending.push((var.clone(), x.clone()));
+                    let v = PrimExpr::from(var);
+                    PrimExpr::call(x.dtype(), "copysign", vec![v.clone(), v])
+                };
+                let (a, b) = (opaque(a), opaque(b));
+                PrimExpr::binary(*op, a, b)
+            }
+            _ => e,
+        }
+    }
 }

@@ -24,9 +24,9 @@ Needs a Python with `apache-tvm==0.27.0.post1` and numpy, and a release build of
 reference interpreter runs to the end): TVM builds each PrimFunc for `llvm` and runs it on the
 inputs; every buffer must then hold what relaxjit's JIT left in it (bit for bit, NaN matching
 NaN). A kernel TVM does not build is counted as rejected. A kernel that differs is counted apart
-when TVM is known to be wrong for it (`KERNEL_TVM_WRONG`: a pattern of its text) or when its
-result is undefined in TVM (`KERNEL_UNDEFINED`: the variant of the kernel with the undefined
-operations spelled out, which `xtask fuzz --emit` writes beside it, gives what relaxjit gave).
+when one of the variants `xtask fuzz --emit` writes beside it (`KERNEL_VARIANTS`: the same
+computation with an operation TVM leaves undefined spelled out, or with what TVM miscompiles
+avoided) gives in TVM what relaxjit gave.
 
 `--promote SEED` turns one seed into a regression case of `tests/tvm_ops/`
 (`opfuzz_<family>_s<SEED>`): TVM's printed module (`module.py`) and legalized module
@@ -327,7 +327,7 @@ def promote_case(seed, seed_dir, out):
 def run_kernel(case_dir):
     """Builds one emitted kernel (`xtask fuzz --emit`) with TVM, runs it on the inputs and
     compares every buffer with what relaxjit's JIT left in it; returns "agree",
-    "differ: where", "undefined: why" (see `KERNEL_UNDEFINED`) or "rejected: why"."""
+    "differ: where", "tvm-wrong: why", "undefined: why" or "rejected: why"."""
     args, syms = [], {}
     for line in open(os.path.join(case_dir, "args.txt")).read().splitlines():
         parts = line.split()
@@ -339,41 +339,30 @@ def run_kernel(case_dir):
     status = compare_kernel(case_dir, "kernel.py", args, syms)
     if not status.startswith("differ"):
         return status
-    text = open(os.path.join(case_dir, "kernel.py")).read()
-    wrong = next((why for known, why in KERNEL_TVM_WRONG if re.search(known, text)), None)
-    if wrong:
-        return "tvm-wrong: %s (%s)" % (wrong, status)
-    for file, why in KERNEL_UNDEFINED:
+    for file, kind, why in KERNEL_VARIANTS:
         if os.path.exists(os.path.join(case_dir, file)) and compare_kernel(case_dir, file, args, syms) == "agree":
-            return "undefined: %s (%s)" % (why, status)
+            return "%s: %s (%s)" % (kind, why, status)
     return status
 
 
-# Kernels where TVM 0.27 is wrong (tests/tvm_ops/README.md): a kernel that differs and has
-# one of these patterns in kernel.py counts apart ("tvm-wrong"), with the reason.
-KERNEL_TVM_WRONG = [
-    # `(3 - i) % 7` becomes `i % -7 * -1` (`(3 - i) // 2`: `i // -2 + 1`): the iterator map
-    # of FlattenBuffer's index simplification loses the constant of `c - i` under a floor
-    # division or modulo.
-    (r"\((T\.int(32|64)\()?-?[1-9]\d*\)? - i\d+\) (%|//) ",
-     "TVM's FlattenBuffer (IterMapSimplify) drops the constant c of a buffer index floormod(c - i, n) "
-     "or floordiv(c - i, n) over a loop variable i"),
-    # `T.max(T.float32("nan"), T.float32(-4.0))` folds to NaN, while the generated code
-    # (`a > b ? a : b`) gives -4.0 for the same operands in registers.
-    (r"T\.(max|min)\((T\.float\d+\(\"-?nan\"\), T\.float\d+\([^()]*\)|T\.float\d+\([^()]*\), T\.float\d+\(\"-?nan\"\))\)",
-     "TVM's constant folder takes T.max/T.min of a NaN constant and another constant c with "
-     "std::max/std::min (max(NaN, c) = NaN, max(c, NaN) = c), the reverse of its generated code "
-     "(a > b ? a : b: c, then NaN)"),
-]
-
-
-# Kernels whose result TVM 0.27 leaves undefined: a differing kernel counts apart ("undefined")
-# when the variant `xtask fuzz --emit` wrote beside it, the same kernel with the undefined
-# operations spelled out as relaxjit defines them, gives in TVM exactly what relaxjit gave.
-KERNEL_UNDEFINED = [
-    ("kernel_saturating.py",
+# Variants of a kernel that `xtask fuzz --emit` writes beside it (kernel_fuzz/src/emit.rs), each
+# the same computation with one more thing TVM gets wrong or leaves undefined taken out (each
+# variant builds on the one before): a kernel that differs counts apart, as the kind and with
+# the reason of the first variant on which TVM gives exactly what relaxjit gave
+# (tests/tvm_ops/README.md, "Cases from the kernel fuzzer").
+KERNEL_VARIANTS = [
+    ("kernel_saturating.py", "undefined",
      "a float -> integer cast of NaN or of a value outside the integer type: TVM emits LLVM's "
      "fptosi/fptoui, poison there; relaxjit saturates (NaN -> 0)"),
+    ("kernel_opaque_indices.py", "tvm-wrong",
+     "TVM miscompiles a buffer index: its FlattenBuffer simplifies indices through IterMapSimplify, "
+     "which drops the constant of floormod(c - i, n) / floordiv(c - i, n); TVM agrees once every "
+     "index is written T.bitwise_or(index, 0) (and float -> integer casts are spelled out)"),
+    ("kernel_opaque_floats.py", "tvm-wrong",
+     "TVM's constant folder treats float arithmetic as exact: it folds 0 * x and 0 / x to 0 (wrong "
+     "for x NaN, infinite or zero) and T.max/T.min of a NaN constant with std::max/std::min (the "
+     "reverse of its generated code a > b ? a : b); TVM agrees once every float operand is bound to "
+     "a variable v and used as T.copysign(v, v) (and the variants above are applied)"),
 ]
 
 
