@@ -237,6 +237,9 @@ impl Mutator for OpaqueFloatOperands {
         let outer = std::mem::take(&mut self.pending);
         let mut out = walk_stmt(self, s);
         let bindings = std::mem::replace(&mut self.pending, outer);
+        if bindings.is_empty() {
+            return out;
+        }
         for (var, value) in bindings.into_iter().rev() {
             out = Stmt::new(StmtKind::LetStmt {
                 var,
@@ -244,7 +247,14 @@ impl Mutator for OpaqueFloatOperands {
                 body: out,
             });
         }
-        out
+        // Alone in the branch of an `if True:`, the bindings are the last statements of their
+        // block and print in TVM 0.27's flat form (`v: T.let[...] = ...`); followed by other
+        // statements they would print as `with T.LetStmt(...)`, which TVM 0.27 does not read.
+        Stmt::new(StmtKind::IfThenElse {
+            cond: PrimExpr::bool(true),
+            then_case: out,
+            else_case: None,
+        })
     }
 
     fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
