@@ -22,8 +22,8 @@ Needs a Python with `apache-tvm==0.27.0.post1` and numpy, and a release build of
 
 `--kernels` does the same for kernel_fuzz's random TIR kernels (`xtask fuzz --emit`: those the
 reference interpreter runs to the end): TVM builds each PrimFunc for `llvm` and runs it on the
-inputs; every buffer must then hold what relaxjit's JIT left in it (bit for bit, NaN matching
-NaN). A kernel TVM does not build is counted as rejected. A kernel that differs is counted apart
+inputs; every buffer must then hold what relaxjit's JIT left in it (bit for bit, any NaN
+matching any NaN, -0.0 not matching 0.0). A kernel TVM does not build is counted as rejected. A kernel that differs is counted apart
 when one of the variants `xtask fuzz --emit` writes beside it (`KERNEL_VARIANTS`: the same
 computation with an operation TVM leaves undefined spelled out, or with what TVM miscompiles
 avoided) gives in TVM what relaxjit gave.
@@ -386,7 +386,8 @@ def compare_kernel(case_dir, file, args, syms):
         got = np.fromfile(os.path.join(case_dir, "out_%d.bin" % i), dtype=dt).reshape(sh)
         want = t.numpy()
         if dt.startswith("float"):
-            same = (got == want) | (np.isnan(got) & np.isnan(want))
+            # Bit for bit but for NaN payloads: -0.0 differs from 0.0.
+            same = ((got == want) & (np.signbit(got) == np.signbit(want))) | (np.isnan(got) & np.isnan(want))
         else:
             same = got == want
         if not same.all():
