@@ -21,7 +21,9 @@
 use std::path::{Path, PathBuf};
 
 use tir::transform::mutator::{Mutator, walk_expr, walk_stmt};
-use tir::{Buffer, CmpOp, DataType, ExprKind, PrimExpr, PrimFunc, Stmt, StmtKind, Var};
+use tir::{
+    Buffer, CmpOp, DataType, ExprKind, For, ForKind, PrimExpr, PrimFunc, Stmt, StmtKind, Var,
+};
 
 use crate::diff::{CONFIGS, Ending, input_data, run_interp, run_jit};
 use crate::program::Case;
@@ -236,6 +238,17 @@ impl Mutator for OpaqueFloatOperands {
         // store's value and indices, a condition, loop bounds) bind here.
         let outer = std::mem::take(&mut self.pending);
         let mut out = walk_stmt(self, s);
+        // TVM's vectorizer loses let-bound variables in the body ("variables (f8,) are used,
+        // but are not passed in as API arguments"); the generator's vectorized loops have
+        // independent iterations, so the serial loop computes the same.
+        if let StmtKind::For(f) = out.kind()
+            && f.kind == ForKind::Vectorized
+        {
+            out = Stmt::new(StmtKind::For(For {
+                kind: ForKind::Serial,
+                ..f.clone()
+            }));
+        }
         let bindings = std::mem::replace(&mut self.pending, outer);
         if bindings.is_empty() {
             return out;
@@ -266,6 +279,13 @@ impl Mutator for OpaqueFloatOperands {
                     self.vars += 1;
                     self.pending.push((var.clone(), x.clone()));
                     let v = PrimExpr::from(var);
+                    // TVM's LLVM backend has no `copysign` for float16: through float32,
+                    // which holds every float16 exactly.
+                    if x.dtype().bits == 16 {
+                        let w = PrimExpr::cast(DataType::FLOAT32, v);
+                        let c = PrimExpr::call(DataType::FLOAT32, "copysign", vec![w.clone(), w]);
+                        return PrimExpr::cast(x.dtype(), c);
+                    }
                     PrimExpr::call(x.dtype(), "copysign", vec![v.clone(), v])
                 };
                 let (a, b) = (opaque(a), opaque(b));

@@ -360,7 +360,7 @@ KERNEL_VARIANTS = [
      "index is written T.bitwise_or(index, 0) (and float -> integer casts are spelled out)"),
     ("kernel_opaque_floats.py", "tvm-wrong",
      "TVM's constant folder treats float arithmetic as exact: it folds 0 * x and 0 / x to 0 (wrong "
-     "for x NaN, infinite or zero) and T.max/T.min of a NaN constant with std::max/std::min (the "
+     "for x NaN, infinite or zero, and for a negative x, whose product is -0.0) and T.max/T.min of a NaN constant with std::max/std::min (the "
      "reverse of its generated code a > b ? a : b); TVM agrees once every float operand is bound to "
      "a variable v and used as T.copysign(v, v) (and the variants above are applied)"),
 ]
