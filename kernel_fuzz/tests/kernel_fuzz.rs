@@ -132,6 +132,147 @@ fn a_dimension_index_in_a_long_loop_is_not_run_by_the_jit() {
     );
 }
 
+/// The variants of a kernel written for TVM (`emit`: casts spelled out, indices and float
+/// operands hidden from TVM's simplifier) compute what the kernel computes, on every generated
+/// program that runs to the end.
+#[test]
+fn variants_written_for_tvm_agree_with_the_kernel_on_generated_programs() {
+    let mut spelled = 0;
+    for seed in SEEDS {
+        let case = kernel_fuzz::generate(seed);
+        let inputs = diff::input_data(&case);
+        let (ending, want) = diff::run_interp(&case, &inputs);
+        if ending != Ending::Ok {
+            continue;
+        }
+        let casts = kernel_fuzz::emit::saturating_casts(&case.func);
+        spelled += usize::from(casts.is_some());
+        let base = casts.unwrap_or_else(|| case.func.clone());
+        let indices = kernel_fuzz::emit::opaque_indices(&base);
+        let floats = kernel_fuzz::emit::opaque_float_operands(&indices);
+        for (name, func) in [("casts", base), ("indices", indices), ("floats", floats)] {
+            let variant = Case {
+                func,
+                ..case.clone()
+            };
+            let (ending, got) = diff::run_interp(&variant, &inputs);
+            assert!(
+                ending == Ending::Ok && got == want,
+                "seed {seed}, {name}: {ending:?}\n{}",
+                kernel_fuzz::describe(&variant)
+            );
+        }
+    }
+    assert!(
+        spelled >= 50,
+        "only {spelled} programs had a float -> integer cast"
+    );
+}
+
+/// The spelled-out casts saturate NaN, ±Inf and out-of-range values as relaxjit's casts do, in
+/// the interpreter and in the JIT, from `float32` and `float64` to signed and unsigned types.
+#[test]
+fn spelled_out_casts_saturate() {
+    let src = r#"
+@T.prim_func
+def casts(A: T.Buffer((T.int64(12),), "float32"), B: T.Buffer((T.int64(12),), "int32"), C: T.Buffer((T.int64(12),), "uint8"), D: T.Buffer((T.int64(12),), "int64"), E: T.Buffer((T.int64(12),), "int8")):
+    T.func_attr({"tirx.noalias": True})
+    for i in range(T.int64(12)):
+        B[i] = T.Cast("int32", A[i])
+        C[i] = T.Cast("uint8", A[i])
+        D[i] = T.Cast("int64", A[i])
+        E[i] = T.Cast("int8", T.Cast("float64", A[i]) * T.float64(2.0))
+"#;
+    let func = tir::parse_module_prim_funcs(src).unwrap().remove(0);
+    let spelled = kernel_fuzz::emit::saturating_casts(&func).unwrap();
+    let a: [f32; 12] = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        3e9,
+        -3e9,
+        2.5,
+        -2.5,
+        255.9,
+        -0.9,
+        2147483520.0,
+        -2147483648.0,
+        1e19,
+    ];
+    let mut inputs = vec![a.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()];
+    for dt in [
+        DataType::INT32,
+        DataType::UINT8,
+        DataType::INT64,
+        DataType::INT8,
+    ] {
+        inputs.push(vec![0; 12 * dt.bytes()]);
+    }
+    let case = |func: &PrimFunc| Case {
+        func: func.clone(),
+        shapes: vec![vec![12]; 5],
+        input_seed: 0,
+    };
+    let (max32, min32) = (i64::from(i32::MAX), i64::from(i32::MIN));
+    let want: [Vec<i64>; 4] = [
+        vec![
+            0, max32, min32, max32, min32, 2, -2, 255, 0, 2147483520, min32, max32,
+        ],
+        vec![0, 255, 0, 255, 0, 2, 0, 255, 0, 255, 0, 255],
+        vec![
+            0,
+            i64::MAX,
+            i64::MIN,
+            3_000_000_000,
+            -3_000_000_000,
+            2,
+            -2,
+            255,
+            0,
+            2147483520,
+            min32,
+            i64::MAX,
+        ],
+        vec![0, 127, -128, 127, -128, 5, -5, 127, -1, 127, -128, 127],
+    ];
+    let ints = |bytes: &[u8], dt: DataType| -> Vec<i64> {
+        bytes
+            .chunks(dt.bytes())
+            .map(|c| {
+                let mut raw = [0u8; 8];
+                raw[..c.len()].copy_from_slice(c);
+                let v = i64::from_le_bytes(raw);
+                if dt.is_uint() {
+                    v
+                } else {
+                    let bits = 64 - 8 * c.len() as u32;
+                    (v << bits) >> bits
+                }
+            })
+            .collect()
+    };
+    let dts = [
+        DataType::INT32,
+        DataType::UINT8,
+        DataType::INT64,
+        DataType::INT8,
+    ];
+    for f in [&func, &spelled] {
+        let (ending, out) = diff::run_interp(&case(f), &inputs);
+        assert_eq!(ending, Ending::Ok);
+        for (k, dt) in dts.iter().enumerate() {
+            assert_eq!(ints(&out[k + 1], *dt), want[k], "interpreter, {dt}");
+        }
+        for (name, options) in diff::CONFIGS {
+            let (ending, out) = diff::run_jit(&case(f), options, &inputs).unwrap();
+            assert_eq!(ending, Ending::Ok);
+            for (k, dt) in dts.iter().enumerate() {
+                assert_eq!(ints(&out[k + 1], *dt), want[k], "JIT ({name}), {dt}");
+            }
+        }
+    }
+}
+
 #[test]
 fn shrinking_keeps_the_failure_and_reduces_the_program() {
     // A stand-in failure: "the program stores into a 2-D buffer at a floor-modulo index".

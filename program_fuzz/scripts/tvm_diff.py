@@ -22,15 +22,18 @@ Needs a Python with `apache-tvm==0.27.0.post1` and numpy, and a release build of
 
 `--kernels` does the same for kernel_fuzz's random TIR kernels (`xtask fuzz --emit`: those the
 reference interpreter runs to the end): TVM builds each PrimFunc for `llvm` and runs it on the
-inputs; every buffer must then hold what relaxjit's JIT left in it (bit for bit, NaN matching
-NaN). A kernel TVM does not build is counted as rejected.
+inputs; every buffer must then hold what relaxjit's JIT left in it (bit for bit, any NaN
+matching any NaN, -0.0 not matching 0.0). A kernel TVM does not build is counted as rejected. A kernel that differs is counted apart
+when one of the variants `xtask fuzz --emit` writes beside it (`KERNEL_VARIANTS`: the same
+computation with an operation TVM leaves undefined spelled out, or with what TVM miscompiles
+avoided) gives in TVM what relaxjit gave.
 
 `--promote SEED` turns one seed into a regression case of `tests/tvm_ops/`
 (`opfuzz_<family>_s<SEED>`): TVM's printed module (`module.py`) and legalized module
 (`legalized.py`, the corpus's legalization sequence) with TVM's result, as `generate.py` writes
 its cases; both printed files are read back by TVM and must give the same result.
 """
-import argparse, json, os, re, shutil, subprocess, sys, typing
+import argparse, collections, json, os, re, shutil, subprocess, sys, typing
 
 import numpy as np
 import tvm
@@ -40,23 +43,51 @@ from tvm.script import tirx as T
 
 
 # Programs where TVM 0.27 is wrong (tests/tvm_ops/README.md): counted, moved to
-# `DIR/_tvm_wrong/`, not compared.
+# `DIR/_tvm_wrong/`, not compared. Each test takes the program's text, its inputs (the arrays,
+# in parameter order, by name), its tensor constants and relaxjit's note.
+Program = collections.namedtuple("Program", "text inputs consts note")
+
 TVM_WRONG = [
-    (lambda text, shapes, note: re.search(r"R\.nn\.(layer|group|instance)_norm\([^\n]*(center|scale)=False", text),
+    (lambda p: re.search(r"R\.nn\.(layer|group|instance)_norm\([^\n]*(center|scale)=False", p.text),
      "TVM's legalization ignores center=False / scale=False (always applies beta and gamma)"),
-    (lambda text, shapes, note: re.search(r"R\.arg(max|min)\(", text) and any(0 in sh for sh in shapes),
+    (lambda p: re.search(r"R\.arg(max|min)\(", p.text) and any(0 in a.shape for a in p.inputs.values()),
      "TVM's argmax/argmin of an empty tensor returns whatever its memory held"),
-    (lambda text, shapes, note: re.search(r"R\.take\(", text) and "out of bounds" in note,
+    (lambda p: re.search(r"R\.take\(", p.text) and "out of bounds" in p.note,
      "TVM's take reads out of bounds for an index past the axis (mode fast, or an empty axis)"),
+    (lambda p: any(dilated_transpose_of_non_finite(p, m) for m in re.finditer(
+        r"R\.nn\.conv(1|2|3)d_transpose\((\w+|metadata\[\"ir\.GenericConst\"\]\[\d+\]),"
+        r"[^\n]*dilation=\[([\d, ]+)\]", p.text)),
+     "TVM's conv_transpose with a dilation multiplies the zeros of its dilated weight by the data: "
+     "an Inf/NaN in the data spreads NaN to outputs no tap of it reaches"),
 ]
+
+
+def dilated_transpose_of_non_finite(p, m):
+    """Whether the `R.nn.conv*_transpose` call matched by `m` has a dilation other than 1 and
+    data that may hold an Inf or NaN: a parameter or constant that does, or a value computed
+    in the function when any input or constant does."""
+    if all(int(d) == 1 for d in m.group(3).split(",")):
+        return False
+    data = m.group(2)
+    const = re.fullmatch(r"metadata\[\"ir\.GenericConst\"\]\[(\d+)\]", data)
+    if const:
+        arrays = [p.consts[int(const.group(1))]]
+    elif data in p.inputs:
+        arrays = [p.inputs[data]]
+    else:
+        arrays = list(p.inputs.values()) + list(p.consts)
+    return any(a.dtype.kind == "f" and not np.isfinite(a).all() for a in arrays)
 
 
 def tvm_wrong(case_dir):
     text = open(os.path.join(case_dir, "module.py")).read()
     case = json.load(open(os.path.join(case_dir, "case.json")))
-    shapes = [v["tensor"]["shape"] for v in case["calls"][0]["inputs"]]
-    note = relaxjit_note(case_dir)
-    return next((why for known, why in TVM_WRONG if known(text, shapes, note)), None)
+    signature = re.search(r"def main\((.*)\)", text)
+    names = re.findall(r"(\w+): R\.", signature.group(1)) if signature else []
+    inputs = collections.OrderedDict(zip(names, (tensor_of(v) for v in case["calls"][0]["inputs"])))
+    consts = [tensor_of(c) for c in case.get("metadata", {}).get("module.py", {}).get("ir.GenericConst", [])]
+    program = Program(text, inputs, consts, relaxjit_note(case_dir))
+    return next((why for known, why in TVM_WRONG if known(program)), None)
 
 
 def tensor_of(v):
@@ -296,7 +327,7 @@ def promote_case(seed, seed_dir, out):
 def run_kernel(case_dir):
     """Builds one emitted kernel (`xtask fuzz --emit`) with TVM, runs it on the inputs and
     compares every buffer with what relaxjit's JIT left in it; returns "agree",
-    "differ: where" or "rejected: why"."""
+    "differ: where", "tvm-wrong: why", "undefined: why" or "rejected: why"."""
     args, syms = [], {}
     for line in open(os.path.join(case_dir, "args.txt")).read().splitlines():
         parts = line.split()
@@ -305,8 +336,41 @@ def run_kernel(case_dir):
         else:
             shape = [int(d) for d in parts[1].split(",")] if len(parts) > 1 else []
             args.append((parts[0], shape))
+    status = compare_kernel(case_dir, "kernel.py", args, syms)
+    if not status.startswith("differ"):
+        return status
+    for file, kind, why in KERNEL_VARIANTS:
+        if os.path.exists(os.path.join(case_dir, file)) and compare_kernel(case_dir, file, args, syms) == "agree":
+            return "%s: %s (%s)" % (kind, why, status)
+    return status
+
+
+# Variants of a kernel that `xtask fuzz --emit` writes beside it (kernel_fuzz/src/emit.rs), each
+# the same computation with one more thing TVM gets wrong or leaves undefined taken out (each
+# variant builds on the one before): a kernel that differs counts apart, as the kind and with
+# the reason of the first variant on which TVM gives exactly what relaxjit gave
+# (tests/tvm_ops/README.md, "Cases from the kernel fuzzer").
+KERNEL_VARIANTS = [
+    ("kernel_saturating.py", "undefined",
+     "a float -> integer cast of NaN or of a value outside the integer type: TVM emits LLVM's "
+     "fptosi/fptoui, poison there; relaxjit saturates (NaN -> 0)"),
+    ("kernel_opaque_indices.py", "tvm-wrong",
+     "TVM miscompiles a buffer index: its FlattenBuffer simplifies indices through IterMapSimplify, "
+     "which drops the constant of floormod(c - i, n) / floordiv(c - i, n); TVM agrees once every "
+     "index is written T.bitwise_or(index, 0) (and float -> integer casts are spelled out)"),
+    ("kernel_opaque_floats.py", "tvm-wrong",
+     "TVM's constant folder treats float arithmetic as exact: it folds 0 * x and 0 / x to 0 (wrong "
+     "for x NaN, infinite or zero, and for a negative x, whose product is -0.0) and T.max/T.min of a NaN constant with std::max/std::min (the "
+     "reverse of its generated code a > b ? a : b); TVM agrees once every float operand is bound to "
+     "a variable v and used as T.copysign(v, v) (and the variants above are applied)"),
+]
+
+
+def compare_kernel(case_dir, file, args, syms):
+    """Builds `file` of `case_dir` with TVM and compares its buffers after a run with
+    relaxjit's; returns "agree", "differ: where" or "rejected: why"."""
     try:
-        text = open(os.path.join(case_dir, "kernel.py")).read()
+        text = open(os.path.join(case_dir, file)).read()
         func = tvm.script.from_source(text, extra_vars={"T": T, **syms})
         lib = tvm.compile(func, target="llvm")
     except Exception as e:  # noqa: BLE001
@@ -322,7 +386,8 @@ def run_kernel(case_dir):
         got = np.fromfile(os.path.join(case_dir, "out_%d.bin" % i), dtype=dt).reshape(sh)
         want = t.numpy()
         if dt.startswith("float"):
-            same = (got == want) | (np.isnan(got) & np.isnan(want))
+            # Bit for bit but for NaN payloads: -0.0 differs from 0.0.
+            same = ((got == want) & (np.signbit(got) == np.signbit(want))) | (np.isnan(got) & np.isnan(want))
         else:
             same = got == want
         if not same.all():
@@ -346,7 +411,7 @@ def kernels(args):
             print("%s: %s" % (name, status[:400]), flush=True)
     print("kernel seeds %d..%d: %s" % (args.seed, args.seed + args.count,
                                        ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
-    return 0 if set(counts) <= {"agree", "rejected"} else 1
+    return 0 if set(counts) <= {"agree", "rejected", "undefined", "tvm-wrong"} else 1
 
 
 def main():
