@@ -270,7 +270,10 @@ fn plane_fold<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mut [T])
             let in_row = &src[y * win.w..][..win.w];
             if s == 2 {
                 let (even, odd) = phases.split_at_mut(win.h * wp);
-                split_pairs(in_row, &mut even[y * wp..][..wp], &mut odd[y * wp..][..wp]);
+                // Even columns (the last of an odd-length row among them), then odd ones.
+                super::every_second(in_row, &mut even[y * wp..][..wp]);
+                let odd_row = in_row.get(1..).unwrap_or_default();
+                super::every_second(odd_row, &mut odd[y * wp..][..win.w / 2]);
                 continue;
             }
             for p in 0..s.min(win.w) {
@@ -732,61 +735,6 @@ fn fold_block<T: Float, const MAX: bool>(acc: &mut [T; BLOCK], taps: &[T]) {
             *a + *v
         };
     }
-}
-
-/// Splits `row` into its even columns and its odd ones (the last even column of an odd-length
-/// row included).
-fn split_pairs<T: Float>(row: &[T], even: &mut [T], odd: &mut [T]) {
-    let pairs = row.len() / 2;
-    let mut done = 0;
-    #[cfg(target_arch = "x86_64")]
-    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() {
-        // SAFETY: T is f32 (checked just above), so the slices are slices of f32.
-        let (row, even, odd) = unsafe {
-            (
-                std::slice::from_raw_parts(row.as_ptr().cast::<f32>(), row.len()),
-                std::slice::from_raw_parts_mut(even.as_mut_ptr().cast::<f32>(), even.len()),
-                std::slice::from_raw_parts_mut(odd.as_mut_ptr().cast::<f32>(), odd.len()),
-            )
-        };
-        done = split_pairs_sse(&row[..2 * pairs], &mut even[..pairs], &mut odd[..pairs]);
-    }
-    let pairs_left = row[2 * done..].chunks_exact(2);
-    if let [last] = pairs_left.remainder() {
-        even[row.len() / 2] = *last;
-    }
-    for ((pair, e), o) in pairs_left
-        .zip(even[done..].iter_mut())
-        .zip(odd[done..].iter_mut())
-    {
-        *e = pair[0];
-        *o = pair[1];
-    }
-}
-
-/// Splits the pairs of `row` (`2 · even.len()` long) four at a time with SSE shuffles (part
-/// of the x86-64 baseline); returns how many pairs it split.
-#[cfg(target_arch = "x86_64")]
-fn split_pairs_sse(row: &[f32], even: &mut [f32], odd: &mut [f32]) -> usize {
-    use std::arch::x86_64::{_mm_loadu_ps, _mm_shuffle_ps, _mm_storeu_ps};
-    let n = even.len().min(odd.len()).min(row.len() / 2) / 4 * 4;
-    for i in (0..n).step_by(4) {
-        // SAFETY: i + 4 <= n, so the loads read row[2i .. 2i + 8] (n <= row.len() / 2) and
-        // the stores write even[i .. i + 4] and odd[i .. i + 4] (n <= their lengths).
-        unsafe {
-            let a = _mm_loadu_ps(row.as_ptr().add(2 * i));
-            let b = _mm_loadu_ps(row.as_ptr().add(2 * i + 4));
-            _mm_storeu_ps(
-                even.as_mut_ptr().add(i),
-                _mm_shuffle_ps::<0b10_00_10_00>(a, b),
-            );
-            _mm_storeu_ps(
-                odd.as_mut_ptr().add(i),
-                _mm_shuffle_ps::<0b11_01_11_01>(a, b),
-            );
-        }
-    }
-    n
 }
 
 /// Divides each window's sum by its count: the window size, or (padding excluded) TVM's count

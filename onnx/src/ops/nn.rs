@@ -1,6 +1,7 @@
 //! Convolutions, pooling, normalizations, softmax and dropout.
 
 use relax::ir::{AttrValue, Attrs};
+use relax::transform::{FactorArithmetic, batch_norm_factors};
 use tir::PrimExpr;
 
 use super::{attrs, dtype_of, ints, norm_axis, rank, shape_expr, shape_of};
@@ -528,7 +529,6 @@ fn constant_bn_factors(
     if v.iter().any(|p| p.len() != c) || r < 2 {
         return Ok(None);
     }
-    use relax::transform::{FactorArithmetic, batch_norm_factors};
     let arith = match dt.to_string().as_str() {
         "float32" => FactorArithmetic::F32,
         "float64" => FactorArithmetic::F64,

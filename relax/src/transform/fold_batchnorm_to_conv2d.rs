@@ -9,7 +9,10 @@
 //! The ONNX importer lowers BatchNormalization to `x · a + b` with constant `[1, O, 1, 1]`
 //! factors (folded from the statistics); the pass takes that form too: `y = c · a` (either
 //! operand order) of such a convolution becomes `y = R.nn.conv2d(x, w · a)`, and the `+ b`
-//! that follows is the library conv2d's bias as above.
+//! that follows is the library conv2d's bias as above. A bias before the scale,
+//! `(conv + c) · a`, becomes `R.nn.conv2d(x, w · a) + c · a`. The pass runs in rounds until
+//! nothing folds, so that a batch norm followed by its own per-channel scale (Inception v2's
+//! `BatchNormalization → Mul → Add`) folds whole.
 //!
 //! The new constants are computed in f64 and rounded once to the tensors' dtype (float32 or
 //! float64). Numerics: the folded convolution differs from the unfolded one by the rounding of
@@ -51,79 +54,63 @@ const MAX_ROUNDS: usize = 8;
 
 /// `f` with `folds` applied.
 fn apply(name: &str, f: &Function, folds: Vec<Fold>) -> Result<Function> {
-    {
-        // Bindings whose value is replaced, and bindings that go.
-        let mut values: HashMap<VarId, Expr> = HashMap::new();
-        let mut dropped: HashSet<VarId> = HashSet::new();
-        for fold in folds {
-            match fold {
-                Fold::Norm {
-                    conv,
-                    conv_call,
-                    bn,
-                    first,
-                    stats_reads,
-                    bias,
-                } => {
-                    let add = Expr::op("relax.add", vec![Expr::var(&conv), bias]);
-                    values.insert(conv.id(), conv_call);
-                    values.insert(first.id(), add);
-                    dropped.insert(bn.id());
-                    dropped.extend(stats_reads);
-                }
-                Fold::Scale {
-                    conv,
-                    product,
-                    conv_call,
-                } => {
-                    dropped.insert(conv.id());
-                    values.insert(product.id(), conv_call);
-                }
-                Fold::BiasScale {
-                    conv,
-                    sum,
-                    product,
-                    conv_call,
-                    bias,
-                } => {
-                    let add = Expr::op("relax.add", vec![Expr::var(&conv), bias]);
-                    values.insert(conv.id(), conv_call);
-                    dropped.insert(sum.id());
-                    values.insert(product.id(), add);
-                }
+    // Bindings whose value is replaced, and bindings that go.
+    let mut values: HashMap<VarId, Expr> = HashMap::new();
+    let mut dropped: HashSet<VarId> = HashSet::new();
+    for fold in folds {
+        match fold {
+            Fold::Biased {
+                conv,
+                conv_call,
+                result,
+                gone,
+                bias,
+            } => {
+                let add = Expr::op("relax.add", vec![Expr::var(&conv), bias]);
+                values.insert(conv.id(), conv_call);
+                values.insert(result.id(), add);
+                dropped.extend(gone);
+            }
+            Fold::Scale {
+                conv,
+                product,
+                conv_call,
+            } => {
+                dropped.insert(conv.id());
+                values.insert(product.id(), conv_call);
             }
         }
-        let body = rewrite_seq(&f.body, &Default::default(), name, &mut |b, em| {
-            if let Binding::Var { var, .. } = &b {
-                if dropped.contains(&var.id()) {
-                    return Ok(());
-                }
-                if let Some(value) = values.get(&var.id()) {
-                    em.push(Binding::Var {
-                        var: var.clone(),
-                        value: value.clone(),
-                    });
-                    return Ok(());
-                }
-            }
-            em.push(b);
-            Ok(())
-        })?;
-        Ok(Function { body, ..f.clone() })
     }
+    let body = rewrite_seq(&f.body, &Default::default(), name, &mut |b, em| {
+        if let Binding::Var { var, .. } = &b {
+            if dropped.contains(&var.id()) {
+                return Ok(());
+            }
+            if let Some(value) = values.get(&var.id()) {
+                em.push(Binding::Var {
+                    var: var.clone(),
+                    value: value.clone(),
+                });
+                return Ok(());
+            }
+        }
+        em.push(b);
+        Ok(())
+    })?;
+    Ok(Function { body, ..f.clone() })
 }
 
-/// One batch norm to fold into its convolution.
+/// One batch norm (or per-channel scale) to fold into its convolution.
 enum Fold {
-    /// `bn = R.nn.batch_norm(conv, ...)`: `conv` is bound to `conv_call` (the scaled weights),
-    /// `first = bn[0]` to `conv + bias`; the bindings of `bn` and of its unused reads
-    /// `stats_reads` go.
-    Norm {
+    /// `conv` is bound to `conv_call` (the scaled weights), `result` to `conv + bias`, and
+    /// the bindings `gone` go: `result = bn[0]` of `bn = R.nn.batch_norm(conv, ...)` (`gone`:
+    /// `bn` and its unused reads), or `result = sum · a` of `sum = conv + c` (a bias before
+    /// the scale, as ShuffleNet's first convolution has; `bias = c · a`, `gone`: `sum`).
+    Biased {
         conv: Var,
         conv_call: Expr,
-        bn: Var,
-        first: Var,
-        stats_reads: Vec<VarId>,
+        result: Var,
+        gone: Vec<VarId>,
         bias: Expr,
     },
     /// `product = conv · a`: the binding of `conv` goes, `product` is bound to `conv_call`.
@@ -131,16 +118,6 @@ enum Fold {
         conv: Var,
         product: Var,
         conv_call: Expr,
-    },
-    /// `product = sum · a` of `sum = conv + c` (a bias before the batch norm, as ShuffleNet's
-    /// first convolution has): `conv` is bound to `conv_call` (weights times `a`), the binding
-    /// of `sum` goes, and `product` is bound to `conv + bias` (`bias = c · a`).
-    BiasScale {
-        conv: Var,
-        sum: Var,
-        product: Var,
-        conv_call: Expr,
-        bias: Expr,
     },
 }
 
@@ -231,11 +208,11 @@ fn find_folds(f: &Function) -> Vec<Fold> {
                         let folded = scaled(&conv_call, &conv, var, &w, &a)
                             .zip(scaled_bias(&conv, sum, &w, &c, &a));
                         if let Some((conv_call, bias)) = folded {
-                            folds.push(Fold::BiasScale {
+                            folds.push(Fold::Biased {
                                 conv,
-                                sum: sum.clone(),
-                                product: var.clone(),
                                 conv_call,
+                                result: var.clone(),
+                                gone: vec![sum.id()],
                                 bias,
                             });
                             return;
@@ -252,11 +229,11 @@ fn find_folds(f: &Function) -> Vec<Fold> {
                     return;
                 };
                 let mut first = None;
-                let mut stats_reads = Vec::new();
+                let mut gone = vec![var.id()];
                 for (k, v) in gets {
                     match k {
                         0 if first.is_none() => first = Some(v.clone()),
-                        1 | 2 if count(v) == 0 => stats_reads.push(v.id()),
+                        1 | 2 if count(v) == 0 => gone.push(v.id()),
                         _ => return,
                     }
                 }
@@ -274,12 +251,11 @@ fn find_folds(f: &Function) -> Vec<Fold> {
                 let Some(conv_call) = with_weights(&conv_call, &conv, &w, &s) else {
                     return;
                 };
-                folds.push(Fold::Norm {
+                folds.push(Fold::Biased {
                     conv,
                     conv_call,
-                    bn: var.clone(),
-                    first,
-                    stats_reads,
+                    result: first,
+                    gone,
                     bias,
                 });
             }
@@ -389,11 +365,7 @@ pub fn batch_norm_factors(
 /// along the output channels only (`[1, O, 1, 1]`, `[O, 1, 1]`, one value) and the product
 /// keeps the convolution's shape and dtype.
 fn scaled(call: &Call, conv: &Var, product: &Var, w: &Constant, a: &Constant) -> Option<Expr> {
-    let (c_si, p_si) = (conv.struct_info(), product.struct_info());
-    let static_dims = |si: &StructInfo| -> Option<Vec<i64>> {
-        si.tensor_shape()?.iter().map(PrimExpr::as_int).collect()
-    };
-    if c_si.tensor_dtype() != p_si.tensor_dtype() || static_dims(c_si)? != static_dims(p_si)? {
+    if !same_static_tensor(conv, product) {
         return None;
     }
     let (_, vm_dt) = conv_dtypes(conv, w)?;
@@ -402,6 +374,17 @@ fn scaled(call: &Call, conv: &Var, product: &Var, w: &Constant, a: &Constant) ->
         return None;
     }
     with_weights(call, conv, w, &s)
+}
+
+/// Whether `a` and `b` are tensors of the same dtype and the same static shape (a product or
+/// sum of the convolution that keeps its shape, so that folding does not change it).
+fn same_static_tensor(a: &Var, b: &Var) -> bool {
+    let static_dims = |si: &StructInfo| -> Option<Vec<i64>> {
+        si.tensor_shape()?.iter().map(PrimExpr::as_int).collect()
+    };
+    let (a, b) = (a.struct_info(), b.struct_info());
+    a.tensor_dtype() == b.tensor_dtype()
+        && static_dims(a).is_some_and(|d| Some(d) == static_dims(b))
 }
 
 /// The per-channel values of `a`, a constant that broadcasts along the output channels only
@@ -425,11 +408,7 @@ fn per_channel(a: &Constant, o: i64, vm_dt: vm::DataType) -> Option<Vec<f64>> {
 /// output channels only, the sum keeps the convolution's shape and dtype, and every product
 /// is finite.
 fn scaled_bias(conv: &Var, sum: &Var, w: &Constant, c: &Constant, a: &Constant) -> Option<Expr> {
-    let (c_si, s_si) = (conv.struct_info(), sum.struct_info());
-    let static_dims = |si: &StructInfo| -> Option<Vec<i64>> {
-        si.tensor_shape()?.iter().map(PrimExpr::as_int).collect()
-    };
-    if c_si.tensor_dtype() != s_si.tensor_dtype() || static_dims(c_si)? != static_dims(s_si)? {
+    if !same_static_tensor(conv, sum) {
         return None;
     }
     let (dt, vm_dt) = conv_dtypes(conv, w)?;

@@ -1277,7 +1277,6 @@ mod tests {
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 
-    /// Weights of the wrong shape for a Winograd geometry are an error naming them.
     /// An infinite or NaN input element, wherever it lies (a corner, an edge, inside, in the
     /// last tile), makes the Winograd kernel give up on either path, and the convolution of the
     /// `[45, O, C]` weights then gives the direct kernels' results bit for bit: the same NaNs and
@@ -1350,6 +1349,7 @@ mod tests {
         }
     }
 
+    /// Weights of the wrong shape for a Winograd geometry are an error naming them.
     #[test]
     fn bad_winograd_weights_are_errors() {
         let params = [1, 1, 1, 1, 1, 1, 1, 1, 1];
