@@ -24,7 +24,9 @@
 //! into their slice of it. This is done only when the output and all inputs are distinct
 //! tensors this pass plans, of static size, in the same scope, the output is first written by
 //! the concat, and no input is used after the concat (a later in-place write to an input would
-//! otherwise change the concat's result); any other concat is left as a copy.
+//! otherwise change the concat's result); any other concat is left as a copy. The output of a
+//! concat done in place may itself be an input of a later one (a chain, as in DenseNet's
+//! blocks): the whole chain then shares the last output's storage.
 
 use std::collections::{HashMap, HashSet};
 
@@ -359,18 +361,26 @@ impl Planner<'_> {
     }
 
     /// Chooses the recorded concats to do in place (see the module comment) and the offsets of
-    /// their inputs; every prototype takes part in at most one.
+    /// their inputs. A prototype takes part in at most one group, except that the output of a
+    /// placed concat may be an input of a later one (DenseNet's blocks concatenate each layer's
+    /// output onto the previous concatenation): its group then moves, offsets shifted, into
+    /// the later concat's, so that the whole chain is one storage and no layer copies.
     fn place_concats(&mut self) {
         let sites = std::mem::take(&mut self.concats);
         for site in sites {
+            // The group an input already heads, if it is the output of a placed concat.
+            let heads = |planner: &Self, m: usize| match planner.placed.get(&m) {
+                Some(&(g, 0)) if planner.groups[g].0 == m => Some(g),
+                _ => None,
+            };
             let members: Vec<usize> = [site.out].into_iter().chain(site.inputs.clone()).collect();
-            let usable = members.iter().all(|&m| {
+            let usable = members.iter().enumerate().all(|(j, &m)| {
                 let p = &self.protos[m];
                 !p.discarded
                     && p.scope == site.scope
                     && p.dtype == self.protos[site.out].dtype
                     && p.size.as_int().is_some()
-                    && !self.placed.contains_key(&m)
+                    && (!self.placed.contains_key(&m) || (j > 0 && heads(self, m).is_some()))
             });
             let out = &self.protos[site.out];
             let contiguous = out.dims.len() > site.axis
@@ -394,7 +404,19 @@ impl Planner<'_> {
             self.placed.insert(site.out, (group, 0));
             let mut offset = 0;
             for (&input, &size) in site.inputs.iter().zip(&sizes[1..]) {
-                self.placed.insert(input, (group, offset));
+                match heads(self, input) {
+                    Some(inner) => {
+                        for (g, off) in self.placed.values_mut() {
+                            if *g == inner {
+                                *g = group;
+                                *off += offset;
+                            }
+                        }
+                    }
+                    None => {
+                        self.placed.insert(input, (group, offset));
+                    }
+                }
                 offset += size;
             }
             self.removed.insert(site.binding);

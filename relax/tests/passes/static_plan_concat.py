@@ -49,3 +49,18 @@ class Module:
             c = R.call_dps_packed("relaxjit.concat", (a, b, 0), out_ty=R.Tensor((4, 3), dtype="float32"))
             R.output(c)
         return c
+
+    @R.function
+    def chain(x: R.Tensor((1, 2, 3, 5), dtype="float32")) -> R.Tensor((1, 8, 3, 5), dtype="float32"):
+        with R.dataflow():
+            a = R.call_dps_packed("relaxjit.softmax", (x,), out_ty=R.Tensor((1, 2, 3, 5), dtype="float32"))
+            b = R.call_dps_packed("relaxjit.softmax", (a,), out_ty=R.Tensor((1, 2, 3, 5), dtype="float32"))
+            c = R.call_dps_packed("relaxjit.concat", (a, b, 1), out_ty=R.Tensor((1, 4, 3, 5), dtype="float32"))
+            e = R.call_dps_packed("relaxjit.softmax", (x,), out_ty=R.Tensor((1, 2, 3, 5), dtype="float32"))
+            d = R.call_dps_packed("relaxjit.concat", (e, c, 1), out_ty=R.Tensor((1, 6, 3, 5), dtype="float32"))
+            g = R.call_dps_packed("relaxjit.softmax", (d,), out_ty=R.Tensor((1, 6, 3, 5), dtype="float32"))
+            h = R.call_dps_packed("relaxjit.softmax", (x,), out_ty=R.Tensor((1, 2, 3, 5), dtype="float32"))
+            k = R.call_dps_packed("relaxjit.concat", (d, h, 1), out_ty=R.Tensor((1, 8, 3, 5), dtype="float32"))
+            m = R.call_dps_packed("relaxjit.softmax", (k,), out_ty=R.Tensor((1, 8, 3, 5), dtype="float32"))
+            R.output(m)
+        return m
