@@ -772,9 +772,9 @@ mod tests {
     /// The TIR legalization's fold, written out: every window's taps `(i, j)` in order from
     /// the pad value, a tap outside the data folding the pad value, `cur > v ? cur : v` (max)
     /// or `cur + v` (the sum an average divides).
-    fn reference_fold(win: &Window, src: &[f32], is_max: bool) -> Vec<f32> {
-        let pad = if is_max { f32::MIN } else { 0.0 };
-        let mut out = vec![0.0; win.oh * win.ow];
+    fn reference_fold<T: Float>(win: &Window, src: &[T], is_max: bool) -> Vec<T> {
+        let pad = if is_max { T::LOWEST } else { T::ZERO };
+        let mut out = vec![T::ZERO; win.oh * win.ow];
         for oy in 0..win.oh {
             for ox in 0..win.ow {
                 let mut cur = pad;
@@ -806,9 +806,19 @@ mod tests {
 
     /// Every path (the AVX-512 ones where the CPU has it) folds the same values in the same
     /// order as the TIR path: bit for bit, NaNs and signed zeros included, whose results
-    /// depend on that order.
+    /// depend on that order. Float64 too: on an AVX-512 host the f32 pools take the
+    /// in-place AVX-512 paths, and f64 is what runs the generic ones (the stride-2 column
+    /// split through `every_second` among them) there.
     #[test]
     fn pools_fold_in_the_tir_order_with_nans_and_signed_zeros() {
+        check_pools_fold_in_the_tir_order::<f32>(|v| v, |v| u64::from(v.to_bits()));
+        check_pools_fold_in_the_tir_order::<f64>(f64::from, f64::to_bits);
+    }
+
+    fn check_pools_fold_in_the_tir_order<T: Float + std::fmt::Debug>(
+        of: fn(f32) -> T,
+        bits: fn(T) -> u64,
+    ) {
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = move || {
             seed ^= seed << 13;
@@ -845,7 +855,7 @@ mod tests {
                 out_dim(h, kh, sh, dh, pt, pb),
                 out_dim(w, kw, sw, dw, pl, pr),
             );
-            let x: Vec<f32> = (0..h * w)
+            let x: Vec<T> = (0..h * w)
                 .map(|_| match next() % 16 {
                     0 => f32::NAN,
                     1 => -0.0,
@@ -853,6 +863,7 @@ mod tests {
                     3 => f32::NEG_INFINITY,
                     r => (r as f32 - 9.0) * 0.25,
                 })
+                .map(of)
                 .collect();
             for (is_max, include_pad) in [(true, 0), (false, 0), (false, 1)] {
                 let params = [kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, ceil, include_pad];
@@ -861,15 +872,20 @@ mod tests {
                     data: &x[..],
                     shape: x_shape.clone(),
                 };
-                let mut got = vec![1.5f32; oh * ow];
+                let mut got = vec![of(1.5); oh * ow];
                 pool2d(&view, &params, is_max, &mut got, &out_shape).expect("a valid window");
                 let win = Window::new(&x_shape, &params, &out_shape).expect("a valid window");
                 let mut want = reference_fold(&win, &x, is_max);
                 if !is_max {
                     average(&win, &mut want);
                 }
-                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
-                assert_eq!(bits(&got), bits(&want), "window {c:?}, max {is_max}");
+                let bits = |v: &[T]| v.iter().map(|&f| bits(f)).collect::<Vec<u64>>();
+                assert_eq!(
+                    bits(&got),
+                    bits(&want),
+                    "{} window {c:?}, max {is_max}",
+                    T::DTYPE
+                );
             }
         }
     }
