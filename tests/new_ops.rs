@@ -25,7 +25,7 @@ fn engine(exec_mode: ExecMode) -> Engine {
     .expect("an engine")
 }
 
-const CASES: usize = 59;
+const CASES: usize = 60;
 
 #[test]
 fn cases_match_the_numpy_reference_in_both_modes() {

@@ -1128,7 +1128,8 @@ def all_class_nms_cases():
                   [("boxes", boxes), ("scores", scores)], call, out, 1e-6, 1e-7)
 
 
-def multibox_transform_loc(cls, loc, anchor, clip, threshold, variances, keep_background):
+def multibox_transform_loc(cls, loc, anchor, clip, threshold, variances, keep_background,
+                           apply_softmax):
     """TOPI's multibox_transform_loc in float32."""
     b, c, n = cls.shape
     l = loc.reshape(b, n, 4)
@@ -1144,8 +1145,11 @@ def multibox_transform_loc(cls, loc, anchor, clip, threshold, variances, keep_ba
     boxes = np.stack([yc - hh, xc - hw, yc + hh, xc + hw], axis=2).astype(F32)
     if clip:
         boxes = np.clip(boxes, 0, 1)
-    e = np.exp(cls - cls.max(axis=1, keepdims=True))
-    s = (e / e.sum(axis=1, keepdims=True)).astype(F32)
+    if apply_softmax:
+        e = np.exp(cls - cls.max(axis=1, keepdims=True))
+        s = (e / e.sum(axis=1, keepdims=True)).astype(F32)
+    else:
+        s = cls.copy()
     s = s * (s >= F32(threshold)).astype(F32)
     if not keep_background:
         s[:, 0, :] = 0
@@ -1159,15 +1163,18 @@ def multibox_transform_loc_cases():
     lt = r.uniform(0.0, 0.7, size=(1, 5, 2))
     anchor = np.concatenate([lt, lt + r.uniform(0.1, 0.4, size=(1, 5, 2))], axis=2).astype(F32)
     params = [("cls_pred", cls), ("loc_pred", loc), ("anchor", anchor)]
-    for name, clip, thr, var, keep, desc in [
-        ("multibox_transform_loc_default", False, 0.0, (1.0, 1.0, 1.0, 1.0), True, "defaults"),
-        ("multibox_transform_loc_clip", True, 0.3, (0.1, 0.1, 0.2, 0.2), False,
+    for name, clip, thr, var, keep, soft, desc in [
+        ("multibox_transform_loc_default", False, 0.0, (1.0, 1.0, 1.0, 1.0), True, True,
+         "defaults"),
+        ("multibox_transform_loc_clip", True, 0.3, (0.1, 0.1, 0.2, 0.2), False, True,
          "clipped boxes, TFLite variances, threshold, no background"),
+        ("multibox_transform_loc_scores", False, 0.25, (1.0, 1.0, 1.0, 1.0), True, False,
+         "scores as given (apply_softmax=False), threshold"),
     ]:
-        out = multibox_transform_loc(cls, loc, anchor, clip, thr, var, keep)
+        out = multibox_transform_loc(cls, loc, anchor, clip, thr, var, keep, soft)
         call = (f"R.vision.multibox_transform_loc(cls_pred, loc_pred, anchor, clip={clip}, "
                 f"threshold={attr_float(thr)}, variances=[{', '.join(attr_float(v) for v in var)}], "
-                f"keep_background={keep})")
+                f"keep_background={keep}, apply_softmax={soft})")
         write(name, "multibox_transform_loc", desc, params, call, out, 1e-5, 1e-6)
 
 

@@ -33,14 +33,14 @@ SIZES = {"n": 3, "m": 2, "h": 5, "w": 6, "k": 4, "b": 2}
 # out of the case (the runner skips a case without the file it reads) and why. `None` leaves
 # the whole case out.
 KNOWN = {
-    "op_slice_scatter_l385": (["legalized.py"],
+    "op_slice_scatter_l397": (["legalized.py"],
         "TVM's legalized kernel takes rows of `a1` at indices clamped to 0..7 though `a1` has 2 "
         "rows: an out-of-bounds read (its values are discarded by R.where) that relaxjit's "
         "bounds checks report"),
     "op_grad_max_pool2d_backward_l364": (None,
         "output_grad (3, 3, 8, 8) is not the pooled shape (3, 2, 9, 9): TVM's kernels read "
         "outside their buffers; relaxjit rejects the call when it legalizes it"),
-    "op_meshgrid_l388": (["module.py"],
+    "op_meshgrid_l400": (["module.py"],
         "TVM 0.27 infers (3, 4) for indexing=\"xy\" but its kernel returns (4, 3), so the printed "
         "annotation contradicts the value; relaxjit infers what the kernel returns"),
     "op_image_resize2d_l208": (["module.py"],

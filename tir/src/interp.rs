@@ -22,8 +22,8 @@
 //!   (NaN → 0) where LLVM's `fptosi` would be poison;
 //! * `T.Select` evaluates both operands (an out-of-bounds load in either is an error);
 //!   `T.if_then_else`, `and` and `or` evaluate lazily;
-//! * `T.call_packed("tvm.contrib.sort.sort" | "argsort" | "topk", T.tvm_stack_make_array(..), ..)`
-//!   run TVM's runtime functions through [`crate::sort`], the order and output-shape rule the
+//! * `T.call_packed("tvm.contrib.sort.sort" | "argsort" | "topk" | "argsort_nms",
+//!   T.tvm_stack_make_array(..), ..)` run TVM's runtime functions through [`crate::sort`], the order and output-shape rule the
 //!   JIT's helper shares (stable; NaN after `+inf`).
 //!
 //! Every run has a step budget (one step per statement executed and per loop iteration), so a
@@ -1066,6 +1066,17 @@ impl<'m> Interp<'_, 'm> {
                 };
                 self.sort_along(&name, &input, values, indices, axis, ascend, None)
             }
+            "tvm.contrib.sort.argsort_nms" => {
+                let [input, counts, output, axis, ascend] = rest else {
+                    return self.err(format!("`{name}` takes 5 arguments, got {}", rest.len()));
+                };
+                let input = self.array(input)?;
+                let counts = self.array(counts)?;
+                let output = self.array(output)?;
+                let axis = self.eval_int(axis)?;
+                let ascend = self.eval_bool(ascend)?;
+                self.sort_counted(&name, &input, &counts, &output, axis, ascend)
+            }
             "tvm.contrib.sort.topk" => {
                 if rest.len() < 6 {
                     return self.err(format!(
@@ -1206,6 +1217,56 @@ impl<'m> Interp<'_, 'm> {
             indices,
         };
         plan.run(ascend, &mut access)?;
+        Ok(Value::Int(0))
+    }
+}
+
+impl Interp<'_, '_> {
+    /// TVM's `argsort_nms`: the indices that sort, in each slice along `axis`, its first
+    /// `counts[slice]` elements (the rest in place), through [`SortPlan::run_counted`].
+    fn sort_counted(
+        &mut self,
+        name: &str,
+        input: &ArrayView,
+        counts: &ArrayView,
+        indices: &ArrayView,
+        axis: i64,
+        ascend: bool,
+    ) -> Result<Value> {
+        let plan = SortPlan::new(&input.shape, axis, None).and_then(|plan| {
+            plan.check_output("indices output", &indices.shape)
+                .map(|()| plan)
+        });
+        let plan = match plan {
+            Ok(p) => p,
+            Err(e) => return self.err(format!("`{name}`: {e}")),
+        };
+        let n = num_elements(&counts.shape).unwrap_or(-1);
+        if !counts.dtype.is_int_or_uint() || n != plan.slices() as i128 {
+            return self.err(format!(
+                "`{name}`: the counts must be {} integers (one per slice along axis {}), got a \
+                 {} tensor of shape {:?}",
+                plan.slices(),
+                plan.axis,
+                counts.dtype,
+                counts.shape
+            ));
+        }
+        let mut per_slice = Vec::with_capacity(plan.slices());
+        for s in 0..plan.slices() {
+            match self.read(counts.storage, view_elem(counts, s), counts.dtype)? {
+                Value::Int(c) => per_slice.push(c),
+                other => return self.err(format!("`{name}`: count {other:?} is not an integer")),
+            }
+        }
+        let mut access = InterpSort {
+            it: self,
+            name,
+            input,
+            values: None,
+            indices: Some(indices),
+        };
+        plan.run_counted(ascend, &mut access, |s| Ok(per_slice[s]))?;
         Ok(Value::Int(0))
     }
 }

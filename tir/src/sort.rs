@@ -202,6 +202,27 @@ impl SortPlan {
     /// Sorts every slice and hands each of the first `k` elements of its order to
     /// `access.place`. Reads every input element once through `access.key`.
     pub fn run<A: SortAccess>(&self, ascend: bool, access: &mut A) -> Result<(), A::Error> {
+        let len = self.len as i64;
+        self.run_counted(ascend, access, |_| Ok(len))
+    }
+
+    /// The number of slices (the input's elements outside the axis): what a per-slice count
+    /// tensor of [`SortPlan::run_counted`] holds.
+    pub fn slices(&self) -> usize {
+        self.before * self.after
+    }
+
+    /// [`SortPlan::run`] sorting, in slice `s` (numbered `i · after + j` for the dimensions
+    /// before and after the axis), only its first `count(s)` elements; the others keep their
+    /// positions (index `q` at position `q`). TVM's `tvm.contrib.sort.argsort_nms`, which
+    /// sorts a row's valid boxes only. A negative count sorts nothing (TVM's loop does not
+    /// run); one beyond the axis is an error (TVM reads past the slice).
+    pub fn run_counted<A: SortAccess>(
+        &self,
+        ascend: bool,
+        access: &mut A,
+        mut count: impl FnMut(usize) -> Result<i64, A::Error>,
+    ) -> Result<(), A::Error> {
         // An empty input has no slice to sort, however long its axis: nothing to allocate.
         if self.input_len() == 0 {
             return Ok(());
@@ -215,15 +236,30 @@ impl SortPlan {
         }
         for i in 0..self.before {
             for j in 0..self.after {
+                let slice = i * self.after + j;
+                let n = count(slice)?;
+                if n > self.len as i64 {
+                    return Err(access.fail(SortError(format!(
+                        "slice {slice} counts {n} elements to sort, more than the axis' {}",
+                        self.len
+                    ))));
+                }
+                let n = n.max(0) as usize;
                 row.clear();
                 let src_base = i * self.len * self.after + j;
                 for q in 0..self.len {
                     let src = src_base + q * self.after;
-                    row.push((src, access.key(src)?));
+                    // The elements past the count are not compared (nor read, as in TVM).
+                    let key = if q < n {
+                        access.key(src)?
+                    } else {
+                        SortKey::Int(0)
+                    };
+                    row.push((src, key));
                 }
                 // `sort_by` is stable, and `reverse` keeps equal keys equal, so ties keep index
                 // order in both directions.
-                row.sort_by(|a, b| {
+                row[..n].sort_by(|a, b| {
                     let o = a.1.total_cmp(b.1);
                     if ascend { o } else { o.reverse() }
                 });
@@ -289,6 +325,49 @@ mod tests {
         assert_eq!(order(&keys, false, Some(3)), [1, 6, 4]);
         assert_eq!(order(&keys, true, Some(0)).len(), keys.len());
         assert_eq!(order(&keys, true, Some(100)).len(), keys.len());
+    }
+
+    /// `argsort_nms`: per slice only the counted prefix is sorted (and read), the rest keep
+    /// their positions; a negative count sorts nothing, one past the axis is an error.
+    #[test]
+    fn a_counted_sort_orders_only_each_slices_prefix() {
+        struct Mem(Vec<f64>, Vec<i64>, Vec<usize>);
+        impl SortAccess for Mem {
+            type Error = SortError;
+            fn key(&mut self, elem: usize) -> Result<SortKey, SortError> {
+                self.2.push(elem);
+                Ok(SortKey::Float(self.0[elem]))
+            }
+            fn place(&mut self, p: Placement) -> Result<(), SortError> {
+                self.1[p.dst] = p.index;
+                Ok(())
+            }
+            fn fail(&self, e: SortError) -> SortError {
+                e
+            }
+        }
+        // Shape (2, 4, 2), axis 1: four slices (i, j) of four elements, `after` = 2.
+        let data: Vec<f64> = (0..16).map(|v| ((v * 7) % 5) as f64).collect();
+        let plan = SortPlan::new(&[2, 4, 2], 1, None).unwrap();
+        assert_eq!(plan.slices(), 4);
+        let counts = [3i64, 0, -1, 4];
+        let mut m = Mem(data.clone(), vec![-1; 16], Vec::new());
+        plan.run_counted(false, &mut m, |s| Ok(counts[s])).unwrap();
+        for (s, &n) in counts.iter().enumerate() {
+            let (i, j) = (s / 2, s % 2);
+            let at = |q: usize| i * 8 + q * 2 + j;
+            let got: Vec<i64> = (0..4).map(|q| m.1[at(q)]).collect();
+            let n = n.max(0) as usize;
+            let mut want: Vec<i64> = (0..n as i64).collect();
+            want.sort_by(|&a, &b| data[at(b as usize)].total_cmp(&data[at(a as usize)]));
+            want.extend(n as i64..4);
+            assert_eq!(got, want, "slice {s}");
+        }
+        // Only counted elements were read: 3 + 0 + 0 + 4.
+        assert_eq!(m.2.len(), 7);
+        let mut m = Mem(data, vec![-1; 16], Vec::new());
+        let e = plan.run_counted(true, &mut m, |_| Ok(5)).unwrap_err();
+        assert!(e.0.contains("more than the axis"), "{e}");
     }
 
     #[test]

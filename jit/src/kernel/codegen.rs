@@ -1049,6 +1049,8 @@ impl Translator<'_, '_> {
             return unsupported("allocation without an extent");
         };
         let size = mem_bytes(dtype);
+        // A `T.tvm_stack_make_array` of the allocation is checked against its elements.
+        self.extents.insert(var.id(), (n.clone(), dtype));
         match self.heap_index.get(&var.id()).copied() {
             None => {
                 let bytes = n.as_int().unwrap_or(0) * size;

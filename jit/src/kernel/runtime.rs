@@ -113,10 +113,18 @@ pub enum SortOp {
     /// `tvm.contrib.sort.topk(input, out..., k, axis, ret_type, is_ascend)`; `ret_type` is
     /// passed as 0 (`"both"`), 1 (`"values"`) or 2 (`"indices"`).
     Topk = 2,
+    /// `tvm.contrib.sort.argsort_nms(input, counts, output, axis, is_ascend)`: argsort of
+    /// each slice's first `counts[slice]` elements, the rest in place.
+    ArgsortNms = 3,
 }
 
 impl SortOp {
-    const ALL: [SortOp; 3] = [SortOp::Sort, SortOp::Argsort, SortOp::Topk];
+    const ALL: [SortOp; 4] = [
+        SortOp::Sort,
+        SortOp::Argsort,
+        SortOp::Topk,
+        SortOp::ArgsortNms,
+    ];
 
     /// The packed function name of the helper.
     pub fn name(self) -> &'static str {
@@ -124,6 +132,7 @@ impl SortOp {
             SortOp::Sort => "tvm.contrib.sort.sort",
             SortOp::Argsort => "tvm.contrib.sort.argsort",
             SortOp::Topk => "tvm.contrib.sort.topk",
+            SortOp::ArgsortNms => "tvm.contrib.sort.argsort_nms",
         }
     }
 

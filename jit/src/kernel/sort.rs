@@ -230,6 +230,8 @@ pub(crate) unsafe fn run(op: i64, args: &[KernelArg]) -> Result<(), String> {
             }
             (outs, Some(k), axis, ret, asc)
         }
+        // SAFETY: forwarded contract.
+        SortOp::ArgsortNms => return unsafe { argsort_counted(args) }.map_err(ctx),
     };
     // Which output receives values, which indices.
     let (values, indices) = match (op, ret) {
@@ -263,4 +265,59 @@ pub(crate) unsafe fn run(op: i64, args: &[KernelArg]) -> Result<(), String> {
         bytes,
     };
     plan.run(ascend, &mut access).map_err(ctx)
+}
+
+/// `tvm.contrib.sort.argsort_nms(input, counts, output, axis, is_ascend)`: the indices that
+/// sort, in each slice along `axis`, its first `counts[slice]` elements (the rest in place),
+/// through [`SortPlan::run_counted`].
+///
+/// # Safety
+/// As [`run`]'s.
+unsafe fn argsort_counted(args: &[KernelArg]) -> Result<(), String> {
+    if args.len() != 5 {
+        return Err(format!("expected 5 arguments, got {}", args.len()));
+    }
+    // SAFETY: forwarded contract.
+    let (input, counts, indices) = unsafe {
+        (
+            View::new(&args[0], "input")?,
+            View::new(&args[1], "counts")?,
+            View::new(&args[2], "output")?,
+        )
+    };
+    let axis = int_arg(args.get(3), "axis")?;
+    let ascend = int_arg(args.get(4), "is_ascend")? != 0;
+    let plan = SortPlan::new(&input.shape, axis, None).map_err(|e| e.0)?;
+    plan.check_output("indices output", &indices.shape)
+        .map_err(|e| e.0)?;
+    if indices.elem_bytes().is_none() {
+        return Err(format!(
+            "unsupported indices dtype {}",
+            indices.dtype_name()
+        ));
+    }
+    if !matches!(counts.code_bits(), (0 | 1, 8 | 16 | 32 | 64)) || counts.numel != plan.slices() {
+        return Err(format!(
+            "the counts must be {} integers (one per slice along axis {}), got a {} tensor of \
+             shape {:?}",
+            plan.slices(),
+            plan.axis,
+            counts.dtype_name(),
+            counts.shape
+        ));
+    }
+    let bytes = input
+        .elem_bytes()
+        .ok_or_else(|| format!("unsupported input dtype {}", input.dtype_name()))?;
+    let mut access = Access {
+        input: &input,
+        values: None,
+        indices: Some(&indices),
+        bytes,
+    };
+    plan.run_counted(ascend, &mut access, |s| match counts.key(s)? {
+        SortKey::Int(c) => Ok(c),
+        SortKey::UInt(c) => Ok(i64::try_from(c).unwrap_or(i64::MAX)),
+        SortKey::Float(_) => Err("the counts must be integers".to_string()),
+    })
 }

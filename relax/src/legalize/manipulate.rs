@@ -428,8 +428,12 @@ fn take(c: &OpCall) -> Result<Lowered> {
         Some(crate::ir::AttrValue::None) | None => None,
         Some(v) => v.as_int().map(|a| norm(a, x.ndim())),
     };
-    let Some(axis) = axis else {
-        return unsupported("take without an axis");
+    // Without an axis TOPI's `take` indexes the flattened data; inference only lets 1-D data
+    // through (TVM 0.27's does the same), for which that is axis 0.
+    let axis = match axis {
+        Some(axis) => axis,
+        None if x.ndim() == 1 => 0,
+        None => return unsupported("take without an axis of data that is not 1-D"),
     };
     let mode = c.attr_str("mode").unwrap_or("fast").to_string();
     let dim = x.shape()[axis].clone();

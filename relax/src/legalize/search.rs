@@ -15,11 +15,11 @@
 //! `multinomial_from_uniform` has no legalization in TVM: its `DispatchSampling` pass
 //! rewrites it, for a CPU target, into `R.cumsum(prob, axis=1)` and the `get_sample_index`
 //! kernel of `relax.backend.gpu_generic`; the kernel here is that pair in one function: a
-//! running sum of each probability row, then for sample `i` the first column `j` whose
-//! cumulative probability exceeds `uniform_sample[i, 0]` in row `sample_indices[i, 0]`, the
-//! last column when none does. TVM's kernel leaves that output unwritten in rows where the
-//! cumulative sums decrease; here it is the number of columns before the last whose sum is at
-//! most the sample, which is TVM's answer wherever TVM writes one. A row index outside `prob`
+//! running sum of each probability row, then for sample `i` the column TVM's kernel writes
+//! last in row `sample_indices[i, 0]`: the first column whose cumulative probability exceeds
+//! `uniform_sample[i, 0]` (the last column when none does) whenever the sums do not decrease;
+//! for rows where they do (negative probabilities), still the column TVM writes last, and 0
+//! where TVM writes none (its output is then uninitialized memory). A row index outside `prob`
 //! is a run-time out-of-bounds error (TVM reads outside the buffer).
 
 use tir::{CmpOp, DataType, ForKind, PrimExpr, Stmt, Var};
@@ -158,25 +158,35 @@ fn multinomial_from_uniform(c: &OpCall) -> Result<Lowered> {
         vec![cumsum.clone()],
         te::for_loop(&r, batch, ForKind::Serial, row),
     );
+    // TVM's kernel, for column `j` in order: `j = 0` writes 0 when `u < cum[0]` (or there is
+    // one column); a later `j` writes `j` when `u < cum[j]` (or `j` is the last column) and
+    // `u >= cum[j − 1]`. The last write stands, so the result is the largest such `j`, and 0
+    // where none writes. Over `k = j − 1 < vocab − 1`, as a max from 0.
     let raxes = [(
         "k".to_string(),
-        te::max(te::sub(vocab, te::i64c(1)), te::i64c(0)),
+        te::max(te::sub(vocab.clone(), te::i64c(1)), te::i64c(0)),
     )];
     let out = te.reduce_named(
         "T_get_sample_index",
         "ax",
         &shape,
         &raxes,
-        Combiner::Sum,
-        None,
+        Combiner::Max,
+        Some(te::zero(dt)),
         |i, k| {
             let row = te::cast(
                 DataType::INT64,
                 te::load(&rows.buf, vec![i[0].clone(), te::i64c(0)]),
             );
             let u = te::load(&sample.buf, vec![i[0].clone(), te::i64c(0)]);
-            let below = te::cmp(CmpOp::Le, te::load(&cumsum, vec![row, k[0].clone()]), u);
-            te::select(below, te::one(dt), te::zero(dt))
+            let j = te::add(k[0].clone(), te::i64c(1));
+            let cum = |at: PrimExpr| te::load(&cumsum, vec![row.clone(), at]);
+            let reached = te::or(
+                te::cmp(CmpOp::Lt, u.clone(), cum(j.clone())),
+                te::cmp(CmpOp::Eq, te::add(j.clone(), te::i64c(1)), vocab.clone()),
+            );
+            let past = te::cmp(CmpOp::Ge, u, cum(k[0].clone()));
+            te::select(te::and(reached, past), te::cast(dt, j), te::zero(dt))
         },
     );
     let inputs: [&TArg; 3] = [&prob, &sample, &rows];

@@ -403,10 +403,14 @@ fn all_class_non_max_suppression(c: &OpCall) -> Result<Lowered> {
     )))
 }
 
+/// The score of an index `(batch, class, anchor)`, as an expression.
+type ScoreOf = dyn Fn(&[PrimExpr]) -> PrimExpr;
+
 /// TVM's `topi.vision.multibox_transform_loc`: the boxes `(ymin, xmin, ymax, xmax)` decoded
 /// from the anchors `(left, top, right, bottom)` and the encodings `(x, y, w, h)` scaled by
 /// `variances` (clipped to `[0, 1]` with `clip`), and the softmax of the class logits over the
-/// classes, zero below `threshold` and, without `keep_background`, in class 0.
+/// classes (the logits themselves without `apply_softmax`), zero below `threshold` and,
+/// without `keep_background`, in class 0.
 fn multibox_transform_loc(c: &OpCall) -> Result<Lowered> {
     let cls = c.tensor(0)?;
     let loc = c.tensor(1)?;
@@ -428,6 +432,7 @@ fn multibox_transform_loc(c: &OpCall) -> Result<Lowered> {
     let clip = c.attr_bool("clip").unwrap_or(false);
     let threshold = c.attr_f64("threshold").unwrap_or(0.0);
     let keep_background = c.attr_bool("keep_background").unwrap_or(true);
+    let apply_softmax = c.attr_bool("apply_softmax").unwrap_or(true);
     let shape = cls.shape().to_vec();
     let (batch, anchors) = (shape[0].clone(), shape[2].clone());
     let fc = |v: f64| te::constf(dt, v);
@@ -483,40 +488,49 @@ fn multibox_transform_loc(c: &OpCall) -> Result<Lowered> {
             )
         },
     );
-    let red = vec![batch.clone(), anchors.clone()];
-    let classes = shape[1].clone();
-    let mx = t.reduce_named(
-        "T_softmax_maxelem",
-        "i",
-        &red,
-        &[("k".to_string(), classes.clone())],
-        Combiner::Max,
-        None,
-        |i, k| te::load(&cls.buf, vec![i[0].clone(), k[0].clone(), i[1].clone()]),
-    );
-    let exp = t.compute("T_softmax_exp", "i", &shape, |i| {
-        te::intrin(
-            "exp",
-            vec![te::sub(
-                te::load(&cls.buf, i.to_vec()),
-                te::load(&mx, vec![i[0].clone(), i[2].clone()]),
-            )],
-        )
-    });
-    let sum = t.reduce_named(
-        "T_softmax_expsum",
-        "i",
-        &red,
-        &[("k".to_string(), classes)],
-        Combiner::Sum,
-        None,
-        |i, k| te::load(&exp, vec![i[0].clone(), k[0].clone(), i[1].clone()]),
-    );
-    let scores = t.compute("multibox_scores", "i", &shape, |i| {
-        let s = te::div(
-            te::load(&exp, i.to_vec()),
-            te::load(&sum, vec![i[0].clone(), i[2].clone()]),
+    // The scores before the threshold: a softmax over the classes, or the logits as given.
+    let probability: Box<ScoreOf> = if apply_softmax {
+        let red = vec![batch.clone(), anchors.clone()];
+        let classes = shape[1].clone();
+        let mx = t.reduce_named(
+            "T_softmax_maxelem",
+            "i",
+            &red,
+            &[("k".to_string(), classes.clone())],
+            Combiner::Max,
+            None,
+            |i, k| te::load(&cls.buf, vec![i[0].clone(), k[0].clone(), i[1].clone()]),
         );
+        let exp = t.compute("T_softmax_exp", "i", &shape, |i| {
+            te::intrin(
+                "exp",
+                vec![te::sub(
+                    te::load(&cls.buf, i.to_vec()),
+                    te::load(&mx, vec![i[0].clone(), i[2].clone()]),
+                )],
+            )
+        });
+        let sum = t.reduce_named(
+            "T_softmax_expsum",
+            "i",
+            &red,
+            &[("k".to_string(), classes)],
+            Combiner::Sum,
+            None,
+            |i, k| te::load(&exp, vec![i[0].clone(), k[0].clone(), i[1].clone()]),
+        );
+        Box::new(move |i: &[PrimExpr]| {
+            te::div(
+                te::load(&exp, i.to_vec()),
+                te::load(&sum, vec![i[0].clone(), i[2].clone()]),
+            )
+        })
+    } else {
+        let cls = cls.buf.clone();
+        Box::new(move |i: &[PrimExpr]| te::load(&cls, i.to_vec()))
+    };
+    let scores = t.compute("multibox_scores", "i", &shape, |i| {
+        let s = probability(i);
         // TVM multiplies by the mask (a NaN score stays NaN).
         let kept = te::mul(
             s.clone(),

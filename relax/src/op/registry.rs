@@ -940,6 +940,7 @@ pub(super) static OPS: &[OpDef] = &[
                 AttrValue::List(vec![AttrValue::Float(1.0); 4])
             }),
             ad("keep_background", true_),
+            ad("apply_softmax", true_),
         ],
         vision::infer_multibox_transform_loc,
     ),

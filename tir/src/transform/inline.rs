@@ -13,6 +13,8 @@
 //!   read by none before the producer;
 //! * no later statement writes a buffer `value` reads (so reading it later reads the same
 //!   values), and the function is `noalias` (no parameter is another's memory);
+//! * no statement hands a pointer to `B` or to a buffer `value` reads to a call
+//!   (`T.tvm_stack_make_array(B.data, …)`): what the call reads and writes is not seen;
 //! * every later statement reading `B` reads it at most once in its text, iterates over no
 //!   more points than `B` has elements (static extents; symbolic ones: loops over exactly
 //!   `B`'s dimensions) and reads it with its innermost
@@ -124,6 +126,13 @@ fn try_inline(
         .iter()
         .any(|a| a.loads.contains_key(&id) || a.stores.contains(&id))
     {
+        return None;
+    }
+    // A pointer to `B`, or to a buffer the value reads, handed to a call anywhere: the call
+    // may read or write them, which no index analysis sees.
+    if accesses.iter().any(|a| {
+        a.escapes.contains(&id) || a.escapes.iter().any(|v| operands.loads.contains_key(v))
+    }) {
         return None;
     }
     // An expensive value (a call: `exp`, `tanh`, …) is computed once per element, as
@@ -319,6 +328,10 @@ fn streams(s: &Stmt, buffer: VarId) -> bool {
 struct Accesses {
     loads: HashMap<VarId, usize>,
     stores: Vec<VarId>,
+    /// Variables used as values: a buffer's `data` among them is a pointer handed to a call
+    /// (`T.call_packed(…, T.tvm_stack_make_array(B.data, …))`), which may read and write `B`
+    /// in any order.
+    escapes: Vec<VarId>,
 }
 
 impl Accesses {
@@ -333,6 +346,9 @@ impl Mutator for Accesses {
     fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
         if let ExprKind::BufferLoad { buffer, .. } = e.kind() {
             *self.loads.entry(buffer.data.id()).or_insert(0) += 1;
+        }
+        if let Some(v) = e.as_var() {
+            self.escapes.push(v.id());
         }
         walk_expr(self, e)
     }
@@ -395,5 +411,53 @@ impl Mutator for Inliner<'_> {
             }
             _ => e,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::script::{parse_module_prim_funcs, print_module_prim_funcs};
+
+    /// TVM's legalized NMS: a copy into `s`, whose pointer a `T.call_packed` then takes. No
+    /// load of `s` follows, but the call reads it: the copy must stay (inlined into no reader,
+    /// the allocation was dropped and the call named a buffer that no longer existed). The
+    /// same copy read by a plain load inlines.
+    #[test]
+    fn a_buffer_handed_to_a_call_is_not_inlined() {
+        let src = |use_s: &str| {
+            format!(
+                r#"@I.ir_module
+class Module:
+    @T.prim_func
+    def f(x: T.Buffer((T.int64(2), T.int64(5)), "float32"), y: T.Buffer((T.int64(2), T.int64(5)), "int32"), z: T.Buffer((T.int64(2), T.int64(5)), "float32")):
+        T.func_attr({{"tirx.noalias": True}})
+        s = T.sblock_alloc_buffer((T.int64(2), T.int64(5)))
+        for i, j in T.grid(T.int64(2), T.int64(5)):
+            with T.sblock("copy"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                s[v_i, v_j] = x[v_i, v_j]
+{use_s}"#
+            )
+        };
+        let call = r#"        with T.sblock("sort"):
+            T.reads()
+            T.writes()
+            T.call_packed("tvm.contrib.sort.argsort", T.tvm_stack_make_array(s.data, T.tvm_stack_make_shape(T.int64(2), T.int64(5)), 0, 2, T.float32(0.0), T.int64(0)), T.tvm_stack_make_array(y.data, T.tvm_stack_make_shape(T.int64(2), T.int64(5)), 0, 2, 0, T.int64(0)), 1, T.bool(False))
+"#;
+        let load = r#"        for i, j in T.grid(T.int64(2), T.int64(5)):
+            with T.sblock("read"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                z[v_i, v_j] = s[v_i, v_j]
+"#;
+        let inlined = |text: String| {
+            let funcs = parse_module_prim_funcs(&text).unwrap();
+            let f = super::inline_elementwise(&funcs[0]);
+            print_module_prim_funcs(&[f])
+        };
+        let printed = inlined(src(call));
+        assert!(printed.contains("sblock_alloc_buffer"), "{printed}");
+        assert!(printed.contains("s[v_i, v_j] = x[v_i, v_j]"), "{printed}");
+        let printed = inlined(src(load));
+        assert!(!printed.contains("sblock_alloc_buffer"), "{printed}");
     }
 }

@@ -10,7 +10,7 @@ elem_offset_2 = TypeVar("elem_offset_2")
 @I.ir_module
 class Module:
     @T.prim_func(private=True, s_tir=True)
-    def searchsorted(a1: T.Buffer((T.int64(5),), "float32", elem_offset=elem_offset_2), a0: T.Buffer((T.int64(2), T.int64(3)), "float32", elem_offset=elem_offset), searchsorted: T.Buffer((T.int64(2), T.int64(3)), "int64", elem_offset=elem_offset_1)):
+    def searchsorted(a1: T.Buffer((T.int64(5),), "float32", elem_offset=elem_offset_2), a0: T.Buffer((T.int64(2), T.int64(3)), "float32", elem_offset=elem_offset_1), searchsorted: T.Buffer((T.int64(2), T.int64(3)), "int64", elem_offset=elem_offset)):
         T.func_attr({"op_pattern": 8, "tirx.noalias": True})
         with T.sblock("searchsorted"):
             T.reads()
