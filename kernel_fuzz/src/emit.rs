@@ -17,6 +17,8 @@
 //! (`IterMapSimplify`), which rewrites `(3 - i) % 7` to `i % -7 * -1`, dropping the constant.
 //! And `kernel_opaque_floats.py`: that one with every operand of float arithmetic hidden from
 //! TVM's constant folder ([`opaque_float_operands`]), which folds `0 * x` and `0 / x` to 0.
+//! All of them are written with each allocation in a block of its own
+//! ([`allocations_in_own_blocks`]), the form TVM 0.27 reads.
 
 use std::path::{Path, PathBuf};
 
@@ -46,12 +48,13 @@ pub fn write_case(case: &Case, seed: u64, dir: &Path) -> Result<Option<PathBuf>,
     let folder = dir.join(folder_name(seed));
     let io = |e: std::io::Error| format!("{}: {e}", folder.display());
     std::fs::create_dir_all(&folder).map_err(io)?;
-    std::fs::write(folder.join("kernel.py"), tir::print_prim_func(&case.func)).map_err(io)?;
-    let spelled_out = saturating_casts(&case.func);
+    let func = allocations_in_own_blocks(&case.func);
+    std::fs::write(folder.join("kernel.py"), tir::print_prim_func(&func)).map_err(io)?;
+    let spelled_out = saturating_casts(&func);
     if let Some(f) = &spelled_out {
         std::fs::write(folder.join("kernel_saturating.py"), tir::print_prim_func(f)).map_err(io)?;
     }
-    let opaque = opaque_indices(spelled_out.as_ref().unwrap_or(&case.func));
+    let opaque = opaque_indices(spelled_out.as_ref().unwrap_or(&func));
     std::fs::write(
         folder.join("kernel_opaque_indices.py"),
         tir::print_prim_func(&opaque),
@@ -90,6 +93,35 @@ pub fn write_case(case: &Case, seed: u64, dir: &Path) -> Result<Option<PathBuf>,
     }
     std::fs::write(folder.join("args.txt"), args).map_err(io)?;
     Ok(Some(folder))
+}
+
+/// `func` with every allocation (`Allocate` around the `DeclBuffer` of its memory, TVM's
+/// `AllocBuffer`) alone in the branch of an `if True:`: the last statement of its block, it
+/// prints in TVM 0.27's flat form (`w0 = T.alloc_local(...)`, its memory living to the end of
+/// the block); followed by other statements it would print as `with T.decl_buffer(...) as w0:`,
+/// which TVM 0.27 does not read ("Invalid context expression in the with-statement"; the
+/// generator's `while` counters, kernel seeds 2605, 2608, ...). The same computation.
+pub fn allocations_in_own_blocks(func: &PrimFunc) -> PrimFunc {
+    PrimFunc {
+        body: AllocationsInOwnBlocks.stmt(&func.body),
+        ..func.clone()
+    }
+}
+
+struct AllocationsInOwnBlocks;
+
+impl Mutator for AllocationsInOwnBlocks {
+    fn stmt(&mut self, s: &Stmt) -> Stmt {
+        let out = walk_stmt(self, s);
+        if !matches!(out.kind(), StmtKind::Allocate { .. }) {
+            return out;
+        }
+        Stmt::new(StmtKind::IfThenElse {
+            cond: PrimExpr::bool(true),
+            then_case: out,
+            else_case: None,
+        })
+    }
 }
 
 /// `func` with every scalar float → integer `T.Cast` replaced by an expression that computes
@@ -236,6 +268,14 @@ impl Mutator for OpaqueFloatOperands {
     fn stmt(&mut self, s: &Stmt) -> Stmt {
         // Child statements bind their own operands: only the expressions of `s` itself (a
         // store's value and indices, a condition, loop bounds) bind here.
+        if let StmtKind::While { cond, body } = s.kind() {
+            // The condition is evaluated before every iteration and may read what the body
+            // stores: operands bound before the loop would be evaluated once. It stays as it is.
+            return Stmt::new(StmtKind::While {
+                cond: cond.clone(),
+                body: self.stmt(body),
+            });
+        }
         let outer = std::mem::take(&mut self.pending);
         let mut out = walk_stmt(self, s);
         // TVM's vectorizer loses let-bound variables in the body ("variables (f8,) are used,

@@ -1,11 +1,12 @@
 //! Tensors written as JSON in the corpus format (`{"dtype", "shape", "data"}`, see
-//! `tests/conformance/README.md`) and a case's metadata constants: the one reader of both,
-//! used by `support::case` and mounted by the `relaxjit` binary as its own module (for
-//! `--metadata CASE.json`), so it needs nothing of this crate but its own items.
+//! `tests/conformance/README.md`) and a case's metadata constants: the one reader and writer
+//! of both, used by `support::case`, by `program_fuzz`'s corpus writer, and mounted by the
+//! `relaxjit` binary as its own module (for `--metadata CASE.json`), so it needs nothing of
+//! this crate but its own items.
 
 use std::fmt;
 
-use serde_json::Value as Json;
+use serde_json::{Value as Json, json};
 use vm::{DataType, Tensor, TypeCode};
 
 /// Why a case could not be read or a result does not match.
@@ -100,6 +101,56 @@ fn encode_element(dtype: DataType, x: &Json, out: &mut Vec<u8>) -> Result<(), Ca
     Ok(())
 }
 
+/// `t` as `{"dtype", "shape", "data"}`, what [`tensor_from_json`] reads back bit for bit:
+/// integers as JSON integers (uint64 above `i64::MAX` too), bools as JSON bools, floats as
+/// numbers in their shortest round-trip form (`-0.0` keeps its sign) or the strings `nan`,
+/// `inf`, `-inf` (a NaN reads back as the quiet NaN: the format keeps neither its sign nor
+/// its payload).
+pub fn tensor_to_json(t: &Tensor) -> Result<Json, CaseError> {
+    let dtype = t.dtype();
+    let width = dtype.bytes();
+    if dtype.lanes != 1 || !matches!(width, 1 | 2 | 4 | 8) {
+        return err(format!("dtype {dtype} is not supported in case files"));
+    }
+    let data = t
+        .to_bytes()
+        .chunks_exact(width)
+        .map(|b| decode_element(dtype, b))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(json!({"dtype": dtype.to_string(), "shape": t.shape(), "data": data}))
+}
+
+/// The element of `dtype` in the little-endian bytes `b` (1, 2, 4 or 8 of them), as
+/// [`encode_element`] reads it.
+fn decode_element(dtype: DataType, b: &[u8]) -> Result<Json, CaseError> {
+    let mut le = [0u8; 8];
+    le[..b.len()].copy_from_slice(b);
+    let raw = u64::from_le_bytes(le);
+    let float = |x: f64| {
+        if x.is_nan() {
+            json!("nan")
+        } else if x.is_infinite() {
+            json!(if x > 0.0 { "inf" } else { "-inf" })
+        } else {
+            json!(x)
+        }
+    };
+    // Truncations to the element's width keep exactly its bits (`raw` is zero-extended).
+    Ok(match (dtype.type_code(), dtype.bits) {
+        (Some(TypeCode::Float), 64) => float(f64::from_bits(raw)),
+        (Some(TypeCode::Float), 32) => float(f64::from(f32::from_bits(raw as u32))),
+        (Some(TypeCode::Float), 16) => float(half::f16::from_bits(raw as u16).to_f64()),
+        (Some(TypeCode::BFloat), 16) => float(half::bf16::from_bits(raw as u16).to_f64()),
+        (Some(TypeCode::Bool), 8) => json!(raw != 0),
+        (Some(TypeCode::Int), bits @ (8 | 16 | 32 | 64)) => {
+            let shift = 64 - u32::from(bits);
+            json!(((raw << shift) as i64) >> shift)
+        }
+        (Some(TypeCode::UInt), 8 | 16 | 32 | 64) => json!(raw),
+        _ => return err(format!("dtype {dtype} is not supported in case files")),
+    })
+}
+
 /// The tensors of `metadata[file]["ir.GenericConst"]` in a case's JSON: the constants that
 /// `metadata["ir.GenericConst"][i]` in the printed `file` refers to (none if it has none).
 pub fn metadata_from_json(json: &Json, file: &str) -> Result<Vec<Tensor>, CaseError> {
@@ -117,4 +168,79 @@ pub fn metadata_from_json(json: &Json, file: &str) -> Result<Vec<Tensor>, CaseEr
             )),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every dtype of the format, with the values that stress it, written and read back.
+    #[test]
+    fn tensors_round_trip_bit_for_bit() {
+        let specials = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -0.0,
+            0.0,
+            0.1,
+            -1.5e-7,
+        ];
+        let f64s: Vec<f64> = specials.iter().copied().chain([1.0e300, -5e-324]).collect();
+        let f32s: Vec<f32> = specials
+            .iter()
+            .map(|&x| x as f32)
+            .chain([3.0e38, 1e-45])
+            .collect();
+        let f16s: Vec<half::f16> = specials.iter().map(|&x| half::f16::from_f64(x)).collect();
+        let bf16s: Vec<half::bf16> = specials.iter().map(|&x| half::bf16::from_f64(x)).collect();
+        let tensors = [
+            Tensor::from_slice(&[3, 3], &f64s).unwrap(),
+            Tensor::from_slice(&[9], &f32s).unwrap(),
+            Tensor::from_slice(&[7, 1], &f16s).unwrap(),
+            Tensor::from_slice(&[7], &bf16s).unwrap(),
+            Tensor::from_slice(&[2, 2], &[i8::MIN, -1, 0, i8::MAX]).unwrap(),
+            Tensor::from_slice(&[3], &[i16::MIN, -2, i16::MAX]).unwrap(),
+            Tensor::from_slice(&[3], &[i32::MIN, -3, i32::MAX]).unwrap(),
+            Tensor::from_slice(&[3], &[i64::MIN, -4, i64::MAX]).unwrap(),
+            Tensor::from_slice(&[3], &[0u8, 200, u8::MAX]).unwrap(),
+            Tensor::from_slice(&[2], &[40000u16, u16::MAX]).unwrap(),
+            Tensor::from_slice(&[2], &[3_000_000_000u32, u32::MAX]).unwrap(),
+            Tensor::from_slice(&[3], &[0u64, 1 << 63, u64::MAX]).unwrap(),
+            Tensor::from_slice(&[2, 1], &[true, false]).unwrap(),
+            Tensor::from_slice::<f32>(&[0, 4], &[]).unwrap(),
+            Tensor::from_slice(&[], &[2.5f32]).unwrap(),
+        ];
+        for t in &tensors {
+            let j = tensor_to_json(t).unwrap();
+            // Through the text, as the corpus stores it.
+            let text = serde_json::to_string(&j).unwrap();
+            let back = tensor_from_json(&serde_json::from_str(&text).unwrap()).unwrap();
+            assert_eq!(back.dtype(), t.dtype(), "{text}");
+            assert_eq!(back.shape(), t.shape(), "{text}");
+            assert_eq!(back.to_bytes(), t.to_bytes(), "{text}");
+        }
+    }
+
+    #[test]
+    fn special_floats_are_strings_and_bools_are_bools() {
+        let t = Tensor::from_slice(
+            &[5],
+            &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 1.5],
+        )
+        .unwrap();
+        let j = tensor_to_json(&t).unwrap();
+        assert_eq!(j["data"], json!(["nan", "inf", "-inf", -0.0, 1.5]));
+        assert_eq!(
+            serde_json::to_string(&j["data"]).unwrap(),
+            r#"["nan","inf","-inf",-0.0,1.5]"#
+        );
+        let b = Tensor::from_slice(&[2], &[true, false]).unwrap();
+        assert_eq!(tensor_to_json(&b).unwrap()["data"], json!([true, false]));
+        let u = Tensor::from_slice(&[1], &[u64::MAX]).unwrap();
+        assert_eq!(
+            serde_json::to_string(&tensor_to_json(&u).unwrap()["data"]).unwrap(),
+            "[18446744073709551615]"
+        );
+    }
 }
