@@ -75,6 +75,28 @@ pub(crate) fn cl_type(dt: DataType) -> Result<Type> {
 }
 
 /// Bytes one element of `dt` occupies in memory (bool: one byte).
+/// Whether evaluating `e` can end the kernel with an error: a load (its bounds check), an
+/// integer division or remainder (a zero divisor), or a call (`truncmod`, a helper). `and` and
+/// `or` evaluate such a right operand only when the left one does not decide, as TIR's
+/// semantics (and the reference interpreter) have it.
+fn may_fail(e: &PrimExpr) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| {
+        found |= match x.kind() {
+            ExprKind::BufferLoad { .. } | ExprKind::Call { .. } => true,
+            ExprKind::Binary { op, a, .. } => {
+                !a.dtype().is_float()
+                    && matches!(
+                        op,
+                        BinaryOp::Div | BinaryOp::Mod | BinaryOp::FloorDiv | BinaryOp::FloorMod
+                    )
+            }
+            _ => false,
+        }
+    });
+    found
+}
+
 fn mem_bytes(dt: DataType) -> i64 {
     if dt.is_bool() {
         1
@@ -1492,9 +1514,10 @@ impl Translator<'_, '_> {
             }
             ExprKind::And(a, b) | ExprKind::Or(a, b) => {
                 let is_and = matches!(e.kind(), ExprKind::And(..));
-                if has_load(b) {
+                if may_fail(b) {
                     // `i > 0 and A[i - 1] > x`: the load must not run (and be bounds-checked)
-                    // when the left side decides.
+                    // when the left side decides; nor a division by a zero the left side
+                    // excludes (`d != 0 and n % d == 0`).
                     let x = self.expr(a)?;
                     let rhs = self.b.create_block();
                     let merge = self.b.create_block();
