@@ -118,7 +118,8 @@ impl Window {
     }
 
     /// TVM's count of window elements inside the data along one axis (topi's formula, which
-    /// the TIR path computes too).
+    /// the TIR path computes too): the taps from the first one past the padding before,
+    /// `jumps` taps in, to the last one inside; `/` truncates, as TVM's does.
     fn inside(&self, axis: usize, o: usize, size: usize) -> i64 {
         let (s, k, d) = (
             self.stride[axis] as i64,
@@ -126,11 +127,9 @@ impl Window {
             self.dilation[axis] as i64,
         );
         let start = o as i64 * s - self.pad[axis] as i64;
-        if d != 1 {
-            let end = (start + (k - 1) * d).min(size as i64 - 1);
-            return (end - start.max(0)).div_euclid(d) + 1;
-        }
-        (start + (k - 1) * d + 1).min(size as i64) - start.max(0)
+        let jumps = ((d - 1 - start) / d).max(0);
+        let end = (start + (k - 1) * d).min(size as i64 - 1);
+        (end - (start + d * jumps)) / d + 1
     }
 }
 

@@ -1035,14 +1035,21 @@ fn pool(c: &OpCall, k: usize, is_max: bool) -> Result<Lowered> {
                     te::i64c(pads[d].0),
                 );
                 if dil[d] != 1 {
-                    // topi: (min(start + (k - 1) * dilation, n - 1) - max(start, 0)) /
-                    // dilation + 1 window elements inside the data.
+                    // topi: the taps `start + j·dilation` inside the data. The first is
+                    // `jumps = max((dilation − 1 − start) / dilation, 0)` taps in (a window
+                    // starting in the padding may step over the first row), the last
+                    // `min(start + (k − 1)·dilation, n − 1)`; `/` truncates, as TVM's does.
+                    let dl = te::i64c(dil[d]);
+                    let jumps = te::max(
+                        te::div(te::sub(te::i64c(dil[d] - 1), start.clone()), dl.clone()),
+                        te::i64c(0),
+                    );
+                    let first = te::add(start.clone(), te::mul(dl.clone(), jumps));
                     let end = te::min(
-                        te::add(start.clone(), te::i64c((ps[d] - 1) * dil[d])),
+                        te::add(start, te::i64c((ps[d] - 1) * dil[d])),
                         te::sub(n.clone(), te::i64c(1)),
                     );
-                    let span = te::sub(end, te::max(start, te::i64c(0)));
-                    return te::add(te::floordiv(span, te::i64c(dil[d])), te::i64c(1));
+                    return te::add(te::div(te::sub(end, first), dl), te::i64c(1));
                 }
                 let end = te::min(
                     te::add(start.clone(), te::i64c((ps[d] - 1) * dil[d] + 1)),
