@@ -34,7 +34,8 @@ use tir::{DataType, PrimExpr};
 
 use crate::Result;
 use crate::ir::{
-    AttrValue, Attrs, Binding, BindingBlock, Call, Callee, Constant, Expr, ExprKind, Function,
+    AttrValue, Attrs, Binding, BindingBlock, Call, Callee, Constant, Expr, ExprKind, ExternFunc,
+    Function,
     IRModule, If, SeqExpr, StructInfo, Var, VarId,
 };
 use crate::struct_info_ops::shapes_equal;
@@ -419,7 +420,11 @@ pub fn verify(module: &IRModule) -> Result<()> {
             if call.op() != Some("relax.call_dps_packed") {
                 return;
             }
-            let Some(ExprKind::ExternFunc(name)) = call.args.first().map(Expr::kind) else {
+            let Some(ExprKind::ExternFunc(ExternFunc {
+                global_symbol: name,
+                ..
+            })) = call.args.first().map(Expr::kind)
+            else {
                 return;
             };
             if !name.starts_with(PREFIX) {
@@ -2026,7 +2031,7 @@ fn emit(chain: Chain) -> Binding {
     let call = Expr::call(
         Callee::Op("relax.call_dps_packed".into()),
         vec![
-            Expr::new(ExprKind::ExternFunc(chain.kernel.name())),
+            Expr::extern_func(chain.kernel.name()),
             Expr::tuple(args),
         ],
         Attrs::new(),

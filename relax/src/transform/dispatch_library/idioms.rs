@@ -299,7 +299,7 @@ impl<'v> Replacement<'v> {
         let call = Expr::call(
             Callee::Op("relax.call_dps_packed".into()),
             vec![
-                Expr::new(ExprKind::ExternFunc(kernel.name())),
+                Expr::extern_func(kernel.name()),
                 Expr::tuple(inputs),
             ],
             Attrs::new(),
