@@ -157,8 +157,14 @@ fn user_style_and_tvm_ops_round_trip() {
                     "{corpus}/{}/{file}",
                     case.file_name().unwrap_or_default().to_string_lossy()
                 );
-                let opts = ReadOptions::with_metadata(metadata(&case, file));
-                if let Err(e) = round_trip(&name, &src, &opts) {
+                let table = metadata(&case, file);
+                // TVM prints tensor constants as `metadata[...]` references without their
+                // values; where the case does not record them, the file cannot be read.
+                if table.is_empty() && src.contains("metadata[\"ir.GenericConst\"]") {
+                    count -= 1;
+                    continue;
+                }
+                if let Err(e) = round_trip(&name, &src, &ReadOptions::with_metadata(table)) {
                     failures.push(e);
                 }
             }
