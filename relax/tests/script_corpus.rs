@@ -124,7 +124,8 @@ fn corpus_parses_round_trips_and_prints_like_tvm() {
 
 /// Parse, print, parse: the two modules are structurally equal, and printing is a fixed point.
 fn round_trip(name: &str, src: &str, opts: &ReadOptions) -> Result<(), String> {
-    let module = parse_module_with(src, opts).map_err(|e| format!("{name}: does not parse:\n{e}"))?;
+    let module =
+        parse_module_with(src, opts).map_err(|e| format!("{name}: does not parse:\n{e}"))?;
     let (printed, table) = print_module_with_metadata(&module);
     let again = parse_module_with(&printed, &ReadOptions::with_metadata(table.clone()))
         .map_err(|e| format!("{name}: printed text does not parse:\n{e}\n{printed}"))?;

@@ -124,14 +124,27 @@ fn error_positions() {
         ),
         (func(buf, "A[0] = y"), 5, 16, "undefined name `y`"),
         // Scalar locals and bindings.
-        (func(buf, "x: T.let[T.int32]\nA[0] = T.float32(0)"), 5, 9, "`x` needs a value"),
         (
-            func(buf, "x: T.float32 = T.float32(0)\nx = T.Cast(\"int64\", A[0])"),
+            func(buf, "x: T.let[T.int32]\nA[0] = T.float32(0)"),
+            5,
+            9,
+            "`x` needs a value",
+        ),
+        (
+            func(
+                buf,
+                "x: T.float32 = T.float32(0)\nx = T.Cast(\"int64\", A[0])",
+            ),
             6,
             13,
             "cannot store a int64 value into buffer `x`",
         ),
-        (func(buf, "x = T.bind()\nA[0] = x"), 5, 13, "`T.bind(value)` needs a value"),
+        (
+            func(buf, "x = T.bind()\nA[0] = x"),
+            5,
+            13,
+            "`T.bind(value)` needs a value",
+        ),
         (
             func(buf, "x = T.Bind(T.float32(1), T.int32)\nA[0] = x"),
             5,

@@ -35,8 +35,7 @@ use tir::{DataType, PrimExpr};
 use crate::Result;
 use crate::ir::{
     AttrValue, Attrs, Binding, BindingBlock, Call, Callee, Constant, Expr, ExprKind, ExternFunc,
-    Function,
-    IRModule, If, SeqExpr, StructInfo, Var, VarId,
+    Function, IRModule, If, SeqExpr, StructInfo, Var, VarId,
 };
 use crate::struct_info_ops::shapes_equal;
 use crate::transform::{for_each_binding, kill_after_last_use_uses, map_functions};
@@ -2030,10 +2029,7 @@ fn emit(chain: Chain) -> Binding {
     );
     let call = Expr::call(
         Callee::Op("relax.call_dps_packed".into()),
-        vec![
-            Expr::extern_func(chain.kernel.name()),
-            Expr::tuple(args),
-        ],
+        vec![Expr::extern_func(chain.kernel.name()), Expr::tuple(args)],
         Attrs::new(),
         vec![chain.end.struct_info().clone()],
     );

@@ -49,14 +49,12 @@ fn unwrap(value: &Expr) -> Expr {
                 global_symbol: name,
                 ..
             }))
-            | Some(ExprKind::StringImm(name)) => {
-                Expr::new(ExprKind::Call(Call {
-                    callee: Callee::Extern(name.clone()),
-                    args: call.args[1..].to_vec(),
-                    attrs: call.attrs.clone(),
-                    ty_args: call.ty_args.clone(),
-                }))
-            }
+            | Some(ExprKind::StringImm(name)) => Expr::new(ExprKind::Call(Call {
+                callee: Callee::Extern(name.clone()),
+                args: call.args[1..].to_vec(),
+                attrs: call.attrs.clone(),
+                ty_args: call.ty_args.clone(),
+            })),
             _ => value.clone(),
         },
         Some("relax.invoke_pure_closure") => Expr::new(ExprKind::Call(Call {

@@ -622,16 +622,19 @@ impl<'a> Reader<'a> {
 
     /// `buffer` allocated for the statements after it (`Allocate` around its `DeclBuffer`).
     fn allocation(buffer: Buffer) -> Item {
-        Item::Scoped(Box::new(move |body| {
-            Stmt::new(StmtKind::Allocate {
-                buffer_var: buffer.data.clone(),
-                dtype: buffer.dtype,
-                extents: buffer.shape.clone(),
-                scope: buffer.scope.clone(),
-                condition: PrimExpr::bool(true),
-                body: Stmt::new(StmtKind::DeclBuffer { buffer, body }),
-            })
-        }))
+        Item::Scoped(Box::new(move |body| Self::allocate(buffer, body)))
+    }
+
+    /// TVM's `AllocBuffer`: the memory of `buffer` for `body`.
+    fn allocate(buffer: Buffer, body: Stmt) -> Stmt {
+        Stmt::new(StmtKind::Allocate {
+            buffer_var: buffer.data.clone(),
+            dtype: buffer.dtype,
+            extents: buffer.shape.clone(),
+            scope: buffer.scope.clone(),
+            condition: PrimExpr::bool(true),
+            body: Stmt::new(StmtKind::DeclBuffer { buffer, body }),
+        })
     }
 
     /// A mutable scalar local (TVM's `T.local_scalar` behind `x: T.float32 = v` and
@@ -643,10 +646,9 @@ impl<'a> Reader<'a> {
             return Self::allocation(buffer);
         };
         let store = Self::scalar_store(buffer.clone(), value);
-        let Item::Scoped(alloc) = Self::allocation(buffer) else {
-            unreachable!("an allocation scopes the rest of its block")
-        };
-        Item::Scoped(Box::new(move |body| alloc(then(store, body))))
+        Item::Scoped(Box::new(move |body| {
+            Self::allocate(buffer, then(store, body))
+        }))
     }
 
     fn scalar_store(buffer: Buffer, value: PrimExpr) -> Stmt {
@@ -1152,7 +1154,10 @@ impl<'a> Reader<'a> {
                         if dtype != v.dtype() {
                             return err(
                                 t.span,
-                                format!("`{name}` is bound as {dtype} but its value is {}", v.dtype()),
+                                format!(
+                                    "`{name}` is bound as {dtype} but its value is {}",
+                                    v.dtype()
+                                ),
                             );
                         }
                     }
