@@ -248,7 +248,7 @@ impl CodeGenVM<'_> {
                 f.name
             ))),
             ExprKind::GlobalVar(name) => self.global(name),
-            ExprKind::ExternFunc(name) => self.packed(name),
+            ExprKind::ExternFunc(f) => self.packed(&f.global_symbol),
         }
     }
 
@@ -385,7 +385,8 @@ impl CodeGenVM<'_> {
                     return Err(self.unsupported("R.call_builtin_with_ctx without (func, args)"));
                 };
                 let f = match func.kind() {
-                    ExprKind::StringImm(name) | ExprKind::ExternFunc(name) => self.packed(name)?,
+                    ExprKind::StringImm(name) => self.packed(name)?,
+                    ExprKind::ExternFunc(f) => self.packed(&f.global_symbol)?,
                     _ => self.expr(func, false)?,
                 };
                 let ExprKind::Tuple(fields) = tuple.kind() else {

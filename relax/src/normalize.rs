@@ -144,11 +144,7 @@ impl Normalizer {
             ExprKind::GlobalVar(name) => self.globals.get(name).cloned().ok_or_else(|| {
                 Error::TypeInference(format!("reference to undefined global function `{name}`"))
             })?,
-            ExprKind::ExternFunc(_) => StructInfo::Func {
-                params: None,
-                ret: Box::new(StructInfo::Any),
-                pure: false,
-            },
+            ExprKind::ExternFunc(f) => f.struct_info.clone(),
         })
     }
 

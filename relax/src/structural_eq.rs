@@ -292,7 +292,16 @@ impl EqCtx {
             (E::Seq(x), E::Seq(y)) => self.seq(path, x, y),
             (E::Function(x), E::Function(y)) => self.function(path, x, y),
             (E::GlobalVar(x), E::GlobalVar(y)) if x == y => Ok(()),
-            (E::ExternFunc(x), E::ExternFunc(y)) if x == y => Ok(()),
+            (E::ExternFunc(x), E::ExternFunc(y)) if x.global_symbol == y.global_symbol => {
+                if struct_info_equal(&x.struct_info, &y.struct_info) {
+                    Ok(())
+                } else {
+                    fail(
+                        path,
+                        format!("types of extern function {:?} differ", x.global_symbol),
+                    )
+                }
+            }
             _ => fail(path, format!("{a:?} vs {b:?}")),
         }
     }

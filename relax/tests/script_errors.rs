@@ -230,6 +230,27 @@ const CASES: &[(&str, &str, u32, u32, &str)] = &[
         13,
         "contradicts the value's struct info R.Tensor((3,)",
     ),
+    (
+        "derive_func that is not a name",
+        "        f: R.Callable(derive_func=3) = R.ExternFunc(\"f\")\n        return x",
+        16,
+        35,
+        "expected a string (`derive_func`",
+    ),
+    (
+        "opaque callable with both ret and derive_func",
+        "        f: R.Callable(ret=R.Tensor, derive_func=\"g\") = R.ExternFunc(\"f\")\n        return x",
+        16,
+        27,
+        "takes `ret` or `derive_func`, not both",
+    ),
+    (
+        "extern function value whose type is not a function type",
+        "        f = R.ExternFunc(\"f\", R.Tensor((2,), \"float32\"))\n        return x",
+        16,
+        31,
+        "an extern function's type must be an `R.Callable`",
+    ),
 ];
 
 /// `(line, column)` from a rendered `error: L:C: message` report.

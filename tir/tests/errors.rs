@@ -123,6 +123,34 @@ fn error_positions() {
             "declared int32",
         ),
         (func(buf, "A[0] = y"), 5, 16, "undefined name `y`"),
+        // Scalar locals and bindings.
+        (
+            func(buf, "x: T.let[T.int32]\nA[0] = T.float32(0)"),
+            5,
+            9,
+            "`x` needs a value",
+        ),
+        (
+            func(
+                buf,
+                "x: T.float32 = T.float32(0)\nx = T.Cast(\"int64\", A[0])",
+            ),
+            6,
+            13,
+            "cannot store a int64 value into buffer `x`",
+        ),
+        (
+            func(buf, "x = T.bind()\nA[0] = x"),
+            5,
+            13,
+            "`T.bind(value)` needs a value",
+        ),
+        (
+            func(buf, "x = T.Bind(T.float32(1), T.int32)\nA[0] = x"),
+            5,
+            34,
+            "bound as int32 but its value is float32",
+        ),
         (func(buf, "A[0] = A"), 5, 16, "used as a value"),
         (func("A", "pass"), 4, 11, "needs a type annotation"),
         (

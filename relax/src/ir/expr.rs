@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tir::{DataType, PrimExpr};
 
-use crate::ir::{Attrs, Function, StructInfo};
+use crate::ir::{Attrs, ExternFunc, Function, StructInfo};
 
 static NEXT_VAR_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -190,8 +190,8 @@ pub enum ExprKind {
     Function(Box<Function>),
     /// A reference to a module function as a value (`cls.f` not in callee position).
     GlobalVar(String),
-    /// `R.ExternFunc("name")` as a value.
-    ExternFunc(String),
+    /// `R.ExternFunc("name"[, R.Callable(...)])` as a value: the packed function and its type.
+    ExternFunc(ExternFunc),
 }
 
 impl Expr {
@@ -200,6 +200,13 @@ impl Expr {
     }
     pub fn kind(&self) -> &ExprKind {
         &self.0
+    }
+    /// `R.ExternFunc("name")`: a packed function of TVM's default type (opaque, impure).
+    pub fn extern_func(name: impl Into<String>) -> Expr {
+        Expr::new(ExprKind::ExternFunc(ExternFunc {
+            global_symbol: name.into(),
+            struct_info: ExternFunc::default_struct_info(),
+        }))
     }
     pub fn var(v: &Var) -> Expr {
         Expr::new(ExprKind::Var(v.clone()))

@@ -1076,7 +1076,7 @@ impl<'m> FnPrinter<'m> {
             }
             ExprKind::Call(c) => self.call(c),
             ExprKind::GlobalVar(g) => format!("cls.{g}"),
-            ExprKind::ExternFunc(n) => format!("R.ExternFunc({})", quote(n)),
+            ExprKind::ExternFunc(f) => self.extern_func(f),
             // Not printable in expression position; the reader rejects the placeholder.
             ExprKind::If(_) => "R.unnormalized_if()".into(),
             ExprKind::Seq(_) => "R.unnormalized_seq()".into(),
@@ -1103,7 +1103,7 @@ impl<'m> FnPrinter<'m> {
 
     fn name_of_extern(&mut self, e: Option<&Expr>) -> String {
         match e.map(|e| e.kind()) {
-            Some(ExprKind::ExternFunc(n)) => quote(n),
+            Some(ExprKind::ExternFunc(f)) => quote(&f.global_symbol),
             Some(_) => self.expr(e.unwrap_or(&Expr::tuple(Vec::new()))),
             None => quote(""),
         }

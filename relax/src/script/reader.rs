@@ -1125,7 +1125,21 @@ impl<'m, 'a> FnReader<'m, 'a> {
                     }) => *b,
                     Some(p) => return err(p.span, "expected `True` or `False`"),
                 };
-                a.finish(3)?;
+                // TVM 0.27 keeps a `derive_func` only on an opaque callable, where any name
+                // selects the one it implements (`R.memory.view`'s inference), and never
+                // prints it; it takes the place of `ret`.
+                if let Some(d) = a.get(3, "derive_func")? {
+                    string_arg(d, "`derive_func` (the name of a struct info derivation)")?;
+                    if params.is_none()
+                        && let Some(r) = a.get(1, "ret")?
+                    {
+                        return err(
+                            r.span,
+                            "an opaque `R.Callable` takes `ret` or `derive_func`, not both",
+                        );
+                    }
+                }
+                a.finish(4)?;
                 Ok(StructInfo::Func {
                     params,
                     ret: Box::new(ret),
@@ -1827,7 +1841,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
                         ty_args,
                     ))
                 } else {
-                    call_args.insert(0, Expr::new(ExprKind::ExternFunc(fname)));
+                    call_args.insert(0, Expr::extern_func(fname));
                     Ok(Expr::call(
                         op("relax.call_pure_packed"),
                         call_args,
@@ -1919,18 +1933,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
                 a.finish(1)?;
                 Ok(Expr::shape(self.dims(v)?))
             }
-            "R.ExternFunc" => {
-                let v = a.require(0, "global_symbol")?;
-                // The type of a function value is its binding's annotation here.
-                if let Some(ty) = a.get(1, "ty")? {
-                    self.struct_info(ty)?;
-                }
-                a.finish(2)?;
-                Ok(Expr::new(ExprKind::ExternFunc(string_arg(
-                    v,
-                    "the packed function's name",
-                )?)))
-            }
+            "R.ExternFunc" => Ok(Expr::new(ExprKind::ExternFunc(self.extern_decl(e)?))),
             "R.tuple" => {
                 a.finish(usize::MAX)?;
                 Ok(Expr::tuple(
@@ -1944,7 +1947,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
         }
     }
 
-    /// A module-level `R.ExternFunc("symbol"[, R.Callable(...)])`.
+    /// `R.ExternFunc("symbol"[, R.Callable(...)])`, at module level or as a value in a body.
     fn extern_decl(&mut self, e: &ast::Expr) -> PResult<ExternFunc> {
         let Some((name, args, keywords)) = call_parts(e) else {
             return err(e.span, "expected `R.ExternFunc(\"symbol\")`");
@@ -1970,7 +1973,7 @@ impl<'m, 'a> FnReader<'m, 'a> {
     /// `"name"` or `R.ExternFunc("name")` as the callee of a packed call.
     fn extern_func(&mut self, e: &ast::Expr) -> PResult<Expr> {
         if let A::Str(s) = &e.kind {
-            return Ok(Expr::new(ExprKind::ExternFunc(s.clone())));
+            return Ok(Expr::extern_func(s.clone()));
         }
         let v = self.expr(e)?;
         match v.kind() {

@@ -115,7 +115,8 @@ pub fn call_tir_rewrite(module: &IRModule) -> Result<IRModule> {
         } else {
             let callee = match callee.kind() {
                 ExprKind::GlobalVar(g) => Callee::Global(g.clone()),
-                ExprKind::ExternFunc(f) | ExprKind::StringImm(f) => Callee::Extern(f.clone()),
+                ExprKind::ExternFunc(f) => Callee::Extern(f.global_symbol.clone()),
+                ExprKind::StringImm(f) => Callee::Extern(f.clone()),
                 _ => Callee::Expr(callee.clone()),
             };
             Expr::call(callee, call_args, Default::default(), vec![])

@@ -34,8 +34,8 @@ use tir::{DataType, PrimExpr};
 
 use crate::Result;
 use crate::ir::{
-    AttrValue, Attrs, Binding, BindingBlock, Call, Callee, Constant, Expr, ExprKind, Function,
-    IRModule, If, SeqExpr, StructInfo, Var, VarId,
+    AttrValue, Attrs, Binding, BindingBlock, Call, Callee, Constant, Expr, ExprKind, ExternFunc,
+    Function, IRModule, If, SeqExpr, StructInfo, Var, VarId,
 };
 use crate::struct_info_ops::shapes_equal;
 use crate::transform::{for_each_binding, kill_after_last_use_uses, map_functions};
@@ -419,7 +419,11 @@ pub fn verify(module: &IRModule) -> Result<()> {
             if call.op() != Some("relax.call_dps_packed") {
                 return;
             }
-            let Some(ExprKind::ExternFunc(name)) = call.args.first().map(Expr::kind) else {
+            let Some(ExprKind::ExternFunc(ExternFunc {
+                global_symbol: name,
+                ..
+            })) = call.args.first().map(Expr::kind)
+            else {
                 return;
             };
             if !name.starts_with(PREFIX) {
@@ -2025,10 +2029,7 @@ fn emit(chain: Chain) -> Binding {
     );
     let call = Expr::call(
         Callee::Op("relax.call_dps_packed".into()),
-        vec![
-            Expr::new(ExprKind::ExternFunc(chain.kernel.name())),
-            Expr::tuple(args),
-        ],
+        vec![Expr::extern_func(chain.kernel.name()), Expr::tuple(args)],
         Attrs::new(),
         vec![chain.end.struct_info().clone()],
     );

@@ -107,7 +107,7 @@ pub fn lower_runtime_builtin(module: &IRModule) -> Result<IRModule> {
                     op_call(
                         "relax.call_builtin_with_ctx",
                         vec![
-                            Expr::new(ExprKind::ExternFunc("vm.builtin.invoke_closure".into())),
+                            Expr::extern_func("vm.builtin.invoke_closure"),
                             Expr::tuple(fields),
                         ],
                         vec![StructInfo::Any],

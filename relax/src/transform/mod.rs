@@ -373,7 +373,7 @@ pub(crate) fn call_packed(name: &str, args: Vec<Expr>, si: StructInfo) -> Expr {
 pub(crate) fn call_pure_packed(name: &str, args: Vec<Expr>, si: StructInfo) -> Expr {
     Expr::call(
         Callee::Op("relax.call_pure_packed".to_string()),
-        std::iter::once(Expr::new(ExprKind::ExternFunc(name.to_string())))
+        std::iter::once(Expr::extern_func(name))
             .chain(args)
             .collect(),
         Attrs::new(),

@@ -4,7 +4,7 @@
 //! purity.
 
 use crate::Result;
-use crate::ir::{AttrValue, Binding, Call, Callee, Expr, ExprKind, IRModule};
+use crate::ir::{AttrValue, Binding, Call, Callee, Expr, ExprKind, ExternFunc, IRModule};
 use crate::transform::{Subst, map_functions, rewrite_seq};
 
 pub fn remove_purity_checking(module: &IRModule) -> Result<IRModule> {
@@ -45,14 +45,16 @@ fn unwrap(value: &Expr) -> Expr {
     };
     match call.op() {
         Some("relax.call_pure_packed") => match call.args.first().map(|a| a.kind()) {
-            Some(ExprKind::ExternFunc(name)) | Some(ExprKind::StringImm(name)) => {
-                Expr::new(ExprKind::Call(Call {
-                    callee: Callee::Extern(name.clone()),
-                    args: call.args[1..].to_vec(),
-                    attrs: call.attrs.clone(),
-                    ty_args: call.ty_args.clone(),
-                }))
-            }
+            Some(ExprKind::ExternFunc(ExternFunc {
+                global_symbol: name,
+                ..
+            }))
+            | Some(ExprKind::StringImm(name)) => Expr::new(ExprKind::Call(Call {
+                callee: Callee::Extern(name.clone()),
+                args: call.args[1..].to_vec(),
+                attrs: call.attrs.clone(),
+                ty_args: call.ty_args.clone(),
+            })),
             _ => value.clone(),
         },
         Some("relax.invoke_pure_closure") => Expr::new(ExprKind::Call(Call {

@@ -230,7 +230,7 @@ impl Lower<'_> {
                 op_call(
                     "relax.call_builtin_with_ctx",
                     vec![
-                        Expr::new(ExprKind::ExternFunc("vm.builtin.alloc_shape_heap".into())),
+                        Expr::extern_func("vm.builtin.alloc_shape_heap"),
                         Expr::tuple(vec![prim_i64(self.slots.len() as i64)]),
                     ],
                     vec![ty.clone()],

@@ -73,6 +73,28 @@ impl Buffer {
         self.0.shape.len()
     }
 
+    /// Whether this is a local scalar: TVM's `T.local_scalar`, the memory behind a mutable TIR
+    /// local (`x: T.float32 = v`, later `x = v`), which TVMScript names without an index.
+    /// TVM's `BufferVar::IsScalar` (one element of shape `(1,)`, compact, at offset 0, default
+    /// alignment) restricted to the `"local"` scope, the one its scalar syntax allocates in.
+    pub fn is_local_scalar(&self) -> bool {
+        self.scope == "local"
+            && matches!(self.shape.as_slice(), [e] if e.dtype() == DataType::INT32 && e.is_one())
+            && self.strides.is_empty()
+            && self.elem_offset.is_zero()
+            && self.data_alignment == DEFAULT_ALIGNMENT
+            && self.offset_factor == 1
+    }
+
+    /// A fresh local scalar (see [`Buffer::is_local_scalar`]) named `name`.
+    pub fn local_scalar(name: impl Into<String>, dtype: DataType) -> Buffer {
+        let b = Buffer::simple(name, dtype, vec![PrimExpr::int(DataType::INT32, 1)]);
+        Buffer::new(BufferNode {
+            scope: "local".to_string(),
+            ..(*b).clone()
+        })
+    }
+
     /// A stable identity for hashing (the node's address while the buffer is alive).
     pub fn identity(&self) -> usize {
         Arc::as_ptr(&self.0) as usize

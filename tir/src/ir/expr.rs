@@ -560,6 +560,17 @@ impl PrimExpr {
         });
         found
     }
+
+    /// Whether the expression loads from `buffer`.
+    pub fn loads_buffer(&self, buffer: &Buffer) -> bool {
+        let mut found = false;
+        self.visit(&mut |e| {
+            if let ExprKind::BufferLoad { buffer: b, .. } = e.kind() {
+                found |= b.same_as(buffer);
+            }
+        });
+        found
+    }
 }
 
 /// The range `[min, min + extent)`.

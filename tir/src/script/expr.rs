@@ -329,6 +329,9 @@ impl Reader<'_> {
             A::Str(s) => Ok(PrimExpr::string(s.clone())),
             A::Name(n) => match self.lookup(n) {
                 Some(Binding::Var(v)) => Ok(PrimExpr::from(v)),
+                Some(Binding::Buffer(b)) if Self::is_scalar_buffer(&b) => {
+                    Ok(PrimExpr::load(b, vec![PrimExpr::int(DataType::INT32, 0)]))
+                }
                 Some(Binding::Buffer(_)) => err(
                     e.span,
                     format!("buffer `{n}` used as a value; index it (`{n}[i]`) or use `{n}.data`"),

@@ -408,21 +408,15 @@ impl Printer {
                 let v = self.expr(value).0;
                 self.line(&format!("{target} = {v}"));
             }
+            // TVM's `Bind` is flat: the variable is visible to the rest of the enclosing body.
+            // A let followed by more statements prints the same way (TVMScript has no block
+            // form for it); the name stays defined after `body`, so that nothing printed after
+            // it reuses the name, and the statements after `body` do not use the variable.
             StmtKind::LetStmt { var, value, body } => {
                 let v = self.expr(value).0;
-                if !last {
-                    self.push_scope();
-                }
                 let name = self.define_var(var);
-                self.scoped(
-                    format!("{name}: T.let[T.{}] = {v}", var.dtype()),
-                    format!("with T.LetStmt({v}) as {name}"),
-                    body,
-                    last,
-                );
-                if !last {
-                    self.pop_scope();
-                }
+                self.line(&format!("{name}: T.let[T.{}] = {v}", var.dtype()));
+                self.stmt_in(body, last);
             }
             StmtKind::IfThenElse {
                 cond,
@@ -551,6 +545,10 @@ impl Printer {
                     .iter()
                     .zip(extents)
                     .all(|(a, b)| expr_same(a, b));
+            if matches && buffer.is_local_scalar() {
+                self.local_scalar(buffer, inner);
+                return;
+            }
             if matches {
                 let with = self.buffer_decl("T.decl_buffer", buffer, true, false);
                 let flat = match scope {
@@ -591,6 +589,45 @@ impl Printer {
             body,
             last,
         );
+    }
+
+    /// A local scalar as TVM prints it: `x: T.float32`, fused with a first store that does not
+    /// read it into `x: T.float32 = v`. Like TVM's flat `AllocBuffer` it prints without a
+    /// block of its own: statements after `body` stay readable in the same scope, where the
+    /// name stays defined (so that nothing after it reuses the name).
+    fn local_scalar(&mut self, buffer: &Buffer, body: &Stmt) {
+        let (first, rest): (&Stmt, &[Stmt]) = match body.kind() {
+            StmtKind::Seq(xs) if !xs.is_empty() => (&xs[0], &xs[1..]),
+            _ => (body, &[]),
+        };
+        let init = match first.kind() {
+            StmtKind::BufferStore {
+                buffer: b,
+                value,
+                indices,
+            } if b.same_as(buffer)
+                && matches!(indices.as_slice(), [i] if i.is_zero())
+                && !value.loads_buffer(buffer) =>
+            {
+                Some(value)
+            }
+            _ => None,
+        };
+        let name = self.define_buffer(buffer);
+        let ann = format!("{name}: T.{}", buffer.dtype);
+        match init {
+            Some(v) => {
+                let v = self.expr(v).0;
+                self.line(&format!("{ann} = {v}"));
+                for (i, x) in rest.iter().enumerate() {
+                    self.stmt_in(x, i + 1 == rest.len());
+                }
+            }
+            None => {
+                self.line(&ann);
+                self.stmt_in(body, true);
+            }
+        }
     }
 
     fn for_loop(&mut self, f: &For) {
@@ -810,6 +847,9 @@ impl Printer {
 
     fn buffer_access(&mut self, b: &Buffer, indices: &[PrimExpr]) -> String {
         let name = self.buffer_name(b);
+        if b.is_local_scalar() && matches!(indices, [i] if i.is_zero()) {
+            return name;
+        }
         if indices.is_empty() {
             return format!("{name}[()]");
         }

@@ -527,6 +527,16 @@ impl<'a> Reader<'a> {
                 value,
             } => self.ann_assign(s, target, annotation, value.as_ref()),
             AS::AugAssign { target, op, value } => {
+                if let Some(name) = target.as_name()
+                    && let Some(buffer) = self.scalar_buffer(name)
+                {
+                    let indices = vec![PrimExpr::int(DataType::INT32, 0)];
+                    let old = PrimExpr::load(buffer.clone(), indices);
+                    let rhs = self.expr(value)?;
+                    let new = self.binop(*op, old, rhs, s.span)?;
+                    let value = self.store_value(&buffer, new, value.span)?;
+                    return Ok(Item::Stmt(Self::scalar_store(buffer, value)));
+                }
                 let A::Subscript { value: buf, index } = &target.kind else {
                     return err(
                         target.span,
@@ -612,16 +622,54 @@ impl<'a> Reader<'a> {
 
     /// `buffer` allocated for the statements after it (`Allocate` around its `DeclBuffer`).
     fn allocation(buffer: Buffer) -> Item {
+        Item::Scoped(Box::new(move |body| Self::allocate(buffer, body)))
+    }
+
+    /// TVM's `AllocBuffer`: the memory of `buffer` for `body`.
+    fn allocate(buffer: Buffer, body: Stmt) -> Stmt {
+        Stmt::new(StmtKind::Allocate {
+            buffer_var: buffer.data.clone(),
+            dtype: buffer.dtype,
+            extents: buffer.shape.clone(),
+            scope: buffer.scope.clone(),
+            condition: PrimExpr::bool(true),
+            body: Stmt::new(StmtKind::DeclBuffer { buffer, body }),
+        })
+    }
+
+    /// A mutable scalar local (TVM's `T.local_scalar` behind `x: T.float32 = v` and
+    /// `x = v`): its allocation for the rest of the block, starting with the store of `init`.
+    fn local_scalar(&mut self, name: &str, dtype: DataType, init: Option<PrimExpr>) -> Item {
+        let buffer = Buffer::local_scalar(name, dtype);
+        self.bind(name, Binding::Buffer(buffer.clone()));
+        let Some(value) = init else {
+            return Self::allocation(buffer);
+        };
+        let store = Self::scalar_store(buffer.clone(), value);
         Item::Scoped(Box::new(move |body| {
-            Stmt::new(StmtKind::Allocate {
-                buffer_var: buffer.data.clone(),
-                dtype: buffer.dtype,
-                extents: buffer.shape.clone(),
-                scope: buffer.scope.clone(),
-                condition: PrimExpr::bool(true),
-                body: Stmt::new(StmtKind::DeclBuffer { buffer, body }),
-            })
+            Self::allocate(buffer, then(store, body))
         }))
+    }
+
+    fn scalar_store(buffer: Buffer, value: PrimExpr) -> Stmt {
+        Stmt::new(StmtKind::BufferStore {
+            buffer,
+            value,
+            indices: vec![PrimExpr::int(DataType::INT32, 0)],
+        })
+    }
+
+    /// The buffer behind a name that TVMScript writes without an index: a local scalar, or
+    /// any other one-element buffer of shape `(1,)`, which TVM prints the same way.
+    fn scalar_buffer(&mut self, name: &str) -> Option<Buffer> {
+        match self.lookup(name) {
+            Some(Binding::Buffer(b)) if Self::is_scalar_buffer(&b) => Some(b),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn is_scalar_buffer(b: &Buffer) -> bool {
+        matches!(b.shape.as_slice(), [e] if e.is_one()) && b.strides.is_empty()
     }
 
     fn block_frame(&mut self, span: Span, what: &str) -> PResult<&mut BlockFrame> {
@@ -1092,8 +1140,46 @@ impl<'a> Reader<'a> {
                     self.bind(name, Binding::Var(v));
                     return Ok(Item::Nothing);
                 }
-                // `x = e`: a let binding of the value's type.
-                let v = self.expr(value)?;
+                // `x = T.bind(e)`: an immutable binding (TVM's `Bind`, printed `x: T.let[..]`).
+                // `x = e` on a scalar: a store; on a new name: a new mutable scalar of the
+                // value's type, or for a pointer an immutable binding.
+                let v = if matches!(call.as_str(), "T.bind" | "T.Bind") {
+                    let args = self.bind_args(value, &["value", "type_annotation"])?;
+                    let Some(e) = args[0] else {
+                        return err(value.span, format!("`{call}(value)` needs a value"));
+                    };
+                    let v = self.expr(e)?;
+                    if let Some(t) = args[1] {
+                        let dtype = self.dtype_annotation(t)?;
+                        if dtype != v.dtype() {
+                            return err(
+                                t.span,
+                                format!(
+                                    "`{name}` is bound as {dtype} but its value is {}",
+                                    v.dtype()
+                                ),
+                            );
+                        }
+                    }
+                    let var = Var::new(name, v.dtype());
+                    self.bind(name, Binding::Var(var.clone()));
+                    return Ok(Item::Scoped(Box::new(move |body| {
+                        Stmt::new(StmtKind::LetStmt {
+                            var,
+                            value: v,
+                            body,
+                        })
+                    })));
+                } else {
+                    self.expr(value)?
+                };
+                if let Some(buffer) = self.scalar_buffer(name) {
+                    let v = self.store_value(&buffer, v, value.span)?;
+                    return Ok(Item::Stmt(Self::scalar_store(buffer, v)));
+                }
+                if !v.dtype().is_handle() {
+                    return Ok(self.local_scalar(name, v.dtype(), Some(v)));
+                }
                 let var = Var::new(name, v.dtype());
                 self.bind(name, Binding::Var(var.clone()));
                 Ok(Item::Scoped(Box::new(move |body| {
@@ -1117,15 +1203,19 @@ impl<'a> Reader<'a> {
         let Some(name) = target.as_name() else {
             return err(target.span, "expected a name");
         };
-        // `T.let[T.float32]` or `T.float32`.
-        let dtype = match &annotation.kind {
+        // `T.let[T.float32]`: an immutable binding (TVM's `Bind`); `T.float32`: a mutable
+        // scalar, with or without its first value.
+        let (dtype, is_let) = match &annotation.kind {
             A::Subscript { value: l, index } if l.dotted_name().as_deref() == Some("T.let") => {
-                self.dtype_annotation(index)?
+                (self.dtype_annotation(index)?, true)
             }
-            _ => self.dtype_annotation(annotation)?,
+            _ => (self.dtype_annotation(annotation)?, false),
         };
         let Some(value) = value else {
-            return err(s.span, format!("`{name}` needs a value"));
+            if is_let || dtype.is_handle() || dtype == DataType::VOID {
+                return err(s.span, format!("`{name}` needs a value"));
+            }
+            return Ok(self.local_scalar(name, dtype, None));
         };
         let v = self.expr(value)?;
         let v = super::expr::fold_cast_imm(dtype, v);
@@ -1137,6 +1227,9 @@ impl<'a> Reader<'a> {
                     v.dtype()
                 ),
             );
+        }
+        if !is_let && !dtype.is_handle() {
+            return Ok(self.local_scalar(name, dtype, Some(v)));
         }
         let var = Var::new(name, dtype);
         self.bind(name, Binding::Var(var.clone()));
@@ -1542,10 +1635,17 @@ impl<'a> Reader<'a> {
                 self.bind(target, Binding::Var(var.clone()));
                 let inner = self.body(body);
                 self.scopes.pop();
-                Ok(Item::Stmt(Stmt::new(StmtKind::LetStmt {
-                    var,
-                    value,
-                    body: inner?,
+                let inner = inner?;
+                // TVM 0.27's `Bind` is flat: the binding reaches to the end of the enclosing
+                // body, the form it prints (`z: T.let[T.int32] = v`). The statements after the
+                // block cannot name the variable, so extending its scope over them keeps the
+                // meaning and makes printing and reading it back a fixed point.
+                Ok(Item::Scoped(Box::new(move |rest| {
+                    Stmt::new(StmtKind::LetStmt {
+                        var,
+                        value,
+                        body: then(inner, rest),
+                    })
                 })))
             }
             _ => err(
@@ -1587,6 +1687,21 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// `first` followed by `rest`, the rest of a block as [`Reader::seq`] gives it to a scoped
+/// statement (a no-op when the block ends there).
+fn then(first: Stmt, rest: Stmt) -> Stmt {
+    let mut out = match first.kind() {
+        StmtKind::Seq(xs) => xs.clone(),
+        _ => vec![first],
+    };
+    match rest.kind() {
+        StmtKind::Seq(xs) => out.extend(xs.iter().cloned()),
+        StmtKind::Evaluate(e) if e.is_zero() => {}
+        _ => out.push(rest),
+    }
+    Stmt::seq(out)
+}
+
 /// Read and write regions of a block that declares none: each access whose indices use only
 /// block iteration variables (and outer variables) becomes a point region; a buffer accessed
 /// in more than one way, or with indices using variables bound inside the block, gets its whole
@@ -1598,6 +1713,9 @@ fn infer_regions(
     allocs: &[Buffer],
 ) -> (Vec<BufferRegion>, Vec<BufferRegion>) {
     let mut inner_vars = std::collections::HashSet::new();
+    // Buffers declared inside the body (local scalars, `T.alloc_buffer` statements) are, like
+    // the block's own allocations, not accessed from outside it.
+    let mut inner_buffers: Vec<Buffer> = allocs.to_vec();
     let mut reads: Vec<(Buffer, Vec<PrimExpr>)> = Vec::new();
     let mut writes: Vec<(Buffer, Vec<PrimExpr>)> = Vec::new();
     let mut walk = |s: &Stmt| {
@@ -1609,6 +1727,7 @@ fn infer_regions(
                 StmtKind::LetStmt { var, .. } => {
                     inner_vars.insert(var.id());
                 }
+                StmtKind::DeclBuffer { buffer, .. } => inner_buffers.push(buffer.clone()),
                 StmtKind::SBlockRealize(r) => {
                     for iv in &r.block.iter_vars {
                         inner_vars.insert(iv.var.id());
@@ -1635,7 +1754,7 @@ fn infer_regions(
     let to_regions = |accesses: Vec<(Buffer, Vec<PrimExpr>)>| -> Vec<BufferRegion> {
         let mut out: Vec<(Buffer, Option<Vec<PrimExpr>>)> = Vec::new();
         for (b, idx) in accesses {
-            if allocs.iter().any(|a| a.same_as(&b)) {
+            if inner_buffers.iter().any(|a| a.same_as(&b)) {
                 continue;
             }
             let point = !idx

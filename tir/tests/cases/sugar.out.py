@@ -17,12 +17,12 @@ class Module:
                 T.reads(B[vj], A[0])
                 T.writes(A[0:4])
                 A[vi * 2 + vj] = (T.float32(0.0) - B[vj]) * T.float32(2.0)
-                x: T.let[T.float32] = A[0]
-                y: T.let[T.float32] = x + T.float32(1.0)
+                x: T.float32 = A[0]
+                y: T.float32 = x + T.float32(1.0)
                 A[1] = y
         A[2] = A[2] + T.float32(1.0)
-        with T.LetStmt(3) as z:
-            A[z] = T.float32(0.0)
+        z: T.let[T.int32] = 3
+        A[z] = T.float32(0.0)
         for i in range(3, 7):
             A[i - 3] = T.Cast("float32", i)
 

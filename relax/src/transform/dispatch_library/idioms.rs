@@ -298,10 +298,7 @@ impl<'v> Replacement<'v> {
         inputs.extend(params.iter().map(|&p| Expr::prim(PrimExpr::i64(p))));
         let call = Expr::call(
             Callee::Op("relax.call_dps_packed".into()),
-            vec![
-                Expr::new(ExprKind::ExternFunc(kernel.name())),
-                Expr::tuple(inputs),
-            ],
+            vec![Expr::extern_func(kernel.name()), Expr::tuple(inputs)],
             Attrs::new(),
             vec![static_tensor(shape, self.dt)],
         );
