@@ -23,8 +23,8 @@
 //! * `T.Select` evaluates both operands (an out-of-bounds load in either is an error);
 //!   `T.if_then_else`, `and` and `or` evaluate lazily;
 //! * `T.call_packed("tvm.contrib.sort.sort" | "argsort" | "topk" | "argsort_nms",
-//!   T.tvm_stack_make_array(..), ..)` run TVM's runtime functions through [`crate::sort`], the order and output-shape rule the
-//!   JIT's helper shares (stable; NaN after `+inf`).
+//!   T.tvm_stack_make_array(..), ..)` run TVM's runtime functions through [`crate::sort`], the
+//!   order and output-shape rule the JIT's helper shares (stable; NaN after `+inf`).
 //!
 //! Every run has a step budget (one step per statement executed and per loop iteration), so a
 //! loop of 2^63 iterations (or a `while` whose condition never fails) ends with an
@@ -1219,9 +1219,7 @@ impl<'m> Interp<'_, 'm> {
         plan.run(ascend, &mut access)?;
         Ok(Value::Int(0))
     }
-}
 
-impl Interp<'_, '_> {
     /// TVM's `argsort_nms`: the indices that sort, in each slice along `axis`, its first
     /// `counts[slice]` elements (the rest in place), through [`SortPlan::run_counted`].
     fn sort_counted(
@@ -1241,16 +1239,9 @@ impl Interp<'_, '_> {
             Ok(p) => p,
             Err(e) => return self.err(format!("`{name}`: {e}")),
         };
-        let n = num_elements(&counts.shape).unwrap_or(-1);
-        if !counts.dtype.is_int_or_uint() || n != plan.slices() as i128 {
-            return self.err(format!(
-                "`{name}`: the counts must be {} integers (one per slice along axis {}), got a \
-                 {} tensor of shape {:?}",
-                plan.slices(),
-                plan.axis,
-                counts.dtype,
-                counts.shape
-            ));
+        let is_int = counts.dtype.is_int_or_uint() && !counts.dtype.is_bool();
+        if let Err(e) = plan.check_counts(&counts.shape, is_int, &counts.dtype.to_string()) {
+            return self.err(format!("`{name}`: {e}"));
         }
         let mut per_slice = Vec::with_capacity(plan.slices());
         for s in 0..plan.slices() {

@@ -212,6 +212,20 @@ impl SortPlan {
         self.before * self.after
     }
 
+    /// The per-slice counts of [`SortPlan::run_counted`] must be integers (`is_int`; `dtype`
+    /// names their type), one per slice.
+    pub fn check_counts(&self, shape: &[i64], is_int: bool, dtype: &str) -> Result<(), SortError> {
+        if is_int && product(shape) == Some(self.slices()) {
+            return Ok(());
+        }
+        Err(SortError(format!(
+            "the counts must be {} integers (one per slice along axis {}), got a {dtype} tensor \
+             of shape {shape:?}",
+            self.slices(),
+            self.axis
+        )))
+    }
+
     /// [`SortPlan::run`] sorting, in slice `s` (numbered `i · after + j` for the dimensions
     /// before and after the axis), only its first `count(s)` elements; the others keep their
     /// positions (index `q` at position `q`). TVM's `tvm.contrib.sort.argsort_nms`, which

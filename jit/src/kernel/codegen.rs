@@ -74,7 +74,6 @@ pub(crate) fn cl_type(dt: DataType) -> Result<Type> {
     })
 }
 
-/// Bytes one element of `dt` occupies in memory (bool: one byte).
 /// Whether evaluating `e` can end the kernel with an error: a load (its bounds check), an
 /// integer division or remainder (a zero divisor), or a call (`truncmod`, a helper). `and` and
 /// `or` evaluate such a right operand only when the left one does not decide, as TIR's
@@ -97,6 +96,7 @@ fn may_fail(e: &PrimExpr) -> bool {
     found
 }
 
+/// Bytes one element of `dt` occupies in memory (bool: one byte).
 fn mem_bytes(dt: DataType) -> i64 {
     if dt.is_bool() {
         1

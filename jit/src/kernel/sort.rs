@@ -231,7 +231,7 @@ pub(crate) unsafe fn run(op: i64, args: &[KernelArg]) -> Result<(), String> {
             (outs, Some(k), axis, ret, asc)
         }
         // SAFETY: forwarded contract.
-        SortOp::ArgsortNms => return unsafe { argsort_counted(args) }.map_err(ctx),
+        SortOp::ArgsortNms => return unsafe { argsort_counted(&input, args) }.map_err(ctx),
     };
     // Which output receives values, which indices.
     let (values, indices) = match (op, ret) {
@@ -273,14 +273,13 @@ pub(crate) unsafe fn run(op: i64, args: &[KernelArg]) -> Result<(), String> {
 ///
 /// # Safety
 /// As [`run`]'s.
-unsafe fn argsort_counted(args: &[KernelArg]) -> Result<(), String> {
+unsafe fn argsort_counted(input: &View, args: &[KernelArg]) -> Result<(), String> {
     if args.len() != 5 {
         return Err(format!("expected 5 arguments, got {}", args.len()));
     }
     // SAFETY: forwarded contract.
-    let (input, counts, indices) = unsafe {
+    let (counts, indices) = unsafe {
         (
-            View::new(&args[0], "input")?,
             View::new(&args[1], "counts")?,
             View::new(&args[2], "output")?,
         )
@@ -296,21 +295,14 @@ unsafe fn argsort_counted(args: &[KernelArg]) -> Result<(), String> {
             indices.dtype_name()
         ));
     }
-    if !matches!(counts.code_bits(), (0 | 1, 8 | 16 | 32 | 64)) || counts.numel != plan.slices() {
-        return Err(format!(
-            "the counts must be {} integers (one per slice along axis {}), got a {} tensor of \
-             shape {:?}",
-            plan.slices(),
-            plan.axis,
-            counts.dtype_name(),
-            counts.shape
-        ));
-    }
+    let is_int = matches!(counts.code_bits(), (0 | 1, 8 | 16 | 32 | 64));
+    plan.check_counts(&counts.shape, is_int, &counts.dtype_name())
+        .map_err(|e| e.0)?;
     let bytes = input
         .elem_bytes()
         .ok_or_else(|| format!("unsupported input dtype {}", input.dtype_name()))?;
     let mut access = Access {
-        input: &input,
+        input,
         values: None,
         indices: Some(&indices),
         bytes,

@@ -403,9 +403,6 @@ fn all_class_non_max_suppression(c: &OpCall) -> Result<Lowered> {
     )))
 }
 
-/// The score of an index `(batch, class, anchor)`, as an expression.
-type ScoreOf = dyn Fn(&[PrimExpr]) -> PrimExpr;
-
 /// TVM's `topi.vision.multibox_transform_loc`: the boxes `(ymin, xmin, ymax, xmax)` decoded
 /// from the anchors `(left, top, right, bottom)` and the encodings `(x, y, w, h)` scaled by
 /// `variances` (clipped to `[0, 1]` with `clip`), and the softmax of the class logits over the
@@ -489,7 +486,7 @@ fn multibox_transform_loc(c: &OpCall) -> Result<Lowered> {
         },
     );
     // The scores before the threshold: a softmax over the classes, or the logits as given.
-    let probability: Box<ScoreOf> = if apply_softmax {
+    let softmax = apply_softmax.then(|| {
         let red = vec![batch.clone(), anchors.clone()];
         let classes = shape[1].clone();
         let mx = t.reduce_named(
@@ -519,18 +516,16 @@ fn multibox_transform_loc(c: &OpCall) -> Result<Lowered> {
             None,
             |i, k| te::load(&exp, vec![i[0].clone(), k[0].clone(), i[1].clone()]),
         );
-        Box::new(move |i: &[PrimExpr]| {
-            te::div(
-                te::load(&exp, i.to_vec()),
-                te::load(&sum, vec![i[0].clone(), i[2].clone()]),
-            )
-        })
-    } else {
-        let cls = cls.buf.clone();
-        Box::new(move |i: &[PrimExpr]| te::load(&cls, i.to_vec()))
-    };
+        (exp, sum)
+    });
     let scores = t.compute("multibox_scores", "i", &shape, |i| {
-        let s = probability(i);
+        let s = match &softmax {
+            Some((exp, sum)) => te::div(
+                te::load(exp, i.to_vec()),
+                te::load(sum, vec![i[0].clone(), i[2].clone()]),
+            ),
+            None => te::load(&cls.buf, i.to_vec()),
+        };
         // TVM multiplies by the mask (a NaN score stays NaN).
         let kept = te::mul(
             s.clone(),

@@ -10,7 +10,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use crate::ir::{Buffer, DataType, TypeCode, Var};
+use crate::ir::{Buffer, DataType, TypeCode, Var, VarId};
 
 /// Arithmetic binary operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -561,12 +561,12 @@ impl PrimExpr {
         found
     }
 
-    /// Whether the expression loads from `buffer`.
-    pub fn loads_buffer(&self, buffer: &Buffer) -> bool {
+    /// Whether the expression loads from the buffer whose data is `data`.
+    pub fn loads_buffer(&self, data: VarId) -> bool {
         let mut found = false;
         self.visit(&mut |e| {
             if let ExprKind::BufferLoad { buffer: b, .. } = e.kind() {
-                found |= b.same_as(buffer);
+                found |= b.data.id() == data;
             }
         });
         found

@@ -607,7 +607,7 @@ impl Printer {
                 indices,
             } if b.same_as(buffer)
                 && matches!(indices.as_slice(), [i] if i.is_zero())
-                && !value.loads_buffer(buffer) =>
+                && !value.loads_buffer(buffer.data.id()) =>
             {
                 Some(value)
             }

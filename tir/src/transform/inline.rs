@@ -328,9 +328,8 @@ fn streams(s: &Stmt, buffer: VarId) -> bool {
 struct Accesses {
     loads: HashMap<VarId, usize>,
     stores: Vec<VarId>,
-    /// Variables used as values: a buffer's `data` among them is a pointer handed to a call
-    /// (`T.call_packed(…, T.tvm_stack_make_array(B.data, …))`), which may read and write `B`
-    /// in any order.
+    /// Pointers used as values: a buffer's `data` handed to a call (`T.call_packed(…,
+    /// T.tvm_stack_make_array(B.data, …))`), which may read and write `B` in any order.
     escapes: Vec<VarId>,
 }
 
@@ -347,7 +346,9 @@ impl Mutator for Accesses {
         if let ExprKind::BufferLoad { buffer, .. } = e.kind() {
             *self.loads.entry(buffer.data.id()).or_insert(0) += 1;
         }
-        if let Some(v) = e.as_var() {
+        if let Some(v) = e.as_var()
+            && v.dtype().is_handle()
+        {
             self.escapes.push(v.id());
         }
         walk_expr(self, e)

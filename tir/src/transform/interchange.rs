@@ -274,16 +274,6 @@ pub fn has_load(e: &PrimExpr) -> bool {
     found
 }
 
-fn loads_buffer(e: &PrimExpr, id: VarId) -> bool {
-    let mut found = false;
-    e.visit(&mut |x| {
-        if let ExprKind::BufferLoad { buffer, .. } = x.kind() {
-            found |= buffer.data.id() == id;
-        }
-    });
-    found
-}
-
 /// Which rewrite a nest is matched for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Goal {
@@ -384,7 +374,7 @@ impl Candidate {
             let [i] = ii.as_slice() else {
                 return None;
             };
-            if b.data.id() != out || i != idx || loads_buffer(v, out) {
+            if b.data.id() != out || i != idx || v.loads_buffer(out) {
                 return None;
             }
         }
