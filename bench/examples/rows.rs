@@ -8,7 +8,11 @@
 //! Rows are `workloads::ROWS` (the ONNX AlexNet included); `resnet50` runs only when named; `ROWS_TOP=N` prints N callees of
 //! each profile (8 by default); `--sequence` prints every callee call of one model call in
 //! order, the fastest and the median of the N calls, with its tensor arguments' shapes
-//! (`bench/ort_profile.py` prints onnxruntime's per-node medians for the same model).
+//! (`bench/ort_profile.py` prints onnxruntime's per-node medians for the same model), then
+//! the fastest and median model call and the fastest and median sum of one call's callees:
+//! their difference is the time spent outside the callees (the VM, allocation, wake-ups). The
+//! sum of the callees' medians is lower than a typical call's callees take: on a noisy
+//! machine each callee's slow calls fall in different model calls.
 
 use relaxjit::Config;
 use relaxjit_bench::workloads;
@@ -82,16 +86,24 @@ fn main() -> anyhow::Result<()> {
                 compile.as_secs_f64() * 1e3
             );
             if flag("--sequence") {
-                let calls = workloads::profile_sequence(&compiled, w, n)?;
+                let seq = workloads::profile_sequence(&compiled, w, n)?;
                 let us = |t: &std::time::Duration| t.as_secs_f64() * 1e6;
                 let (mut min_sum, mut median_sum) = (0.0, 0.0);
                 println!("    call       min    median  callee [tensor shapes]");
-                for (i, (name, shapes, times)) in calls.iter().enumerate() {
+                for (i, (name, shapes, times)) in seq.callees.iter().enumerate() {
                     let (min, median) = (us(&times[0]), us(&times[times.len() / 2]));
                     (min_sum, median_sum) = (min_sum + min, median_sum + median);
                     println!("    {i:4} {min:7.1}us {median:7.1}us  {name} {shapes:?}");
                 }
                 println!("    sum  {min_sum:7.0}us {median_sum:7.0}us");
+                let (calls, sums) = (&seq.calls, &seq.callee_sums);
+                println!(
+                    "    per call: whole {:7.0}us {:7.0}us, its callees {:7.0}us {:7.0}us",
+                    us(&calls[0]),
+                    us(&calls[calls.len() / 2]),
+                    us(&sums[0]),
+                    us(&sums[sums.len() / 2])
+                );
             }
             if flag("--profile") {
                 let prof = workloads::profile(&compiled, w, n)?;

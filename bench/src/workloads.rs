@@ -481,11 +481,20 @@ pub type CalleeCall = (String, Vec<Vec<i64>>, Vec<std::time::Duration>);
 /// median compares with onnxruntime's per-node medians, `bench/ort_profile.py`), with the
 /// shapes of its tensor arguments: to compare a layer inside the model with the same layer
 /// alone, or with the same node in onnxruntime.
+/// Every callee call of one model call in order, with the times of each (sorted), and the
+/// sorted wall times of the model calls themselves and of the sum of each call's callees (what
+/// the difference leaves is spent outside the callees: the VM, allocation, thread wake-ups).
+pub struct Sequence {
+    pub callees: Vec<CalleeCall>,
+    pub calls: Vec<std::time::Duration>,
+    pub callee_sums: Vec<std::time::Duration>,
+}
+
 pub fn profile_sequence(
     compiled: &relaxjit::CompiledModule,
     w: &Workload,
     calls: usize,
-) -> anyhow::Result<Vec<CalleeCall>> {
+) -> anyhow::Result<Sequence> {
     use std::sync::{Arc, Mutex};
     use std::time::Instant;
 
@@ -520,15 +529,27 @@ pub fn profile_sequence(
         }
         Ok(Value::Int(0))
     })));
+    let mut totals = Vec::with_capacity(calls);
     for _ in 0..calls {
         state.lock().unwrap_or_else(|e| e.into_inner()).1 = 0;
+        let t = Instant::now();
         compiled.invoke(&vm, &w.func, &w.args)?;
+        totals.push(t.elapsed());
     }
     let mut rows = state.lock().unwrap_or_else(|e| e.into_inner()).2.clone();
+    let mut callee_sums: Vec<_> = (0..totals.len())
+        .map(|c| rows.iter().filter_map(|r| r.2.get(c)).sum())
+        .collect();
     for row in &mut rows {
         row.2.sort();
     }
-    Ok(rows)
+    totals.sort();
+    callee_sums.sort();
+    Ok(Sequence {
+        callees: rows,
+        calls: totals,
+        callee_sums,
+    })
 }
 
 /// The benchmark models copied into the repository (`tests/models`, see its README).
