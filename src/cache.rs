@@ -45,7 +45,7 @@ fn config_parts(k: &mut KeyBuilder, config: &Config, metadata: &[vm::Tensor]) {
         k.part("metadata.lanes", &d.lanes.to_le_bytes());
         let shape: Vec<u8> = t.shape().iter().flat_map(|d| d.to_le_bytes()).collect();
         k.part("metadata.shape", &shape);
-        k.part("metadata.data", &t.to_bytes());
+        k.part_pieces("metadata.data", t.nbytes(), |piece| t.read_chunks(piece));
     }
     let exec_mode: &[u8] = match config.exec_mode {
         crate::ExecMode::Bytecode => b"bytecode",

@@ -272,7 +272,7 @@ impl EqCtx {
                 if tx.dtype() != ty.dtype() || tx.shape() != ty.shape() {
                     return fail(path, "constants of different dtype or shape");
                 }
-                if tx.to_bytes() != ty.to_bytes() {
+                if !tx.content_eq(ty) {
                     return fail(path, "constants with different data");
                 }
                 self.si(path, &x.struct_info, &y.struct_info)

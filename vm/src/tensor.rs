@@ -83,6 +83,7 @@ pub fn alloc_zeroed_aligned(size: usize) -> *mut u8 {
     if base.is_null() {
         return base;
     }
+    advise_huge_pages(base, layout.size());
     // `base` is 16-byte aligned, so `skip` is in [16, ALLOC_ALIGNMENT]: the 8-byte header
     // and the padded buffer both fit in the block, which is ALLOC_ALIGNMENT bytes longer.
     let skip = ALLOC_ALIGNMENT - (base as usize % ALLOC_ALIGNMENT);
@@ -91,6 +92,33 @@ pub fn alloc_zeroed_aligned(size: usize) -> *mut u8 {
     // SAFETY: `ptr - 8 >= base + 8`, inside the block; the write need not be aligned.
     unsafe { ptr.cast::<*mut u8>().sub(1).write_unaligned(base) };
     ptr
+}
+
+/// Buffers from this size up ask for transparent huge pages ([`advise_huge_pages`]).
+const HUGE_PAGE_BUFFER: usize = 4 << 20;
+
+/// Asks Linux to back the whole 2 MiB pages inside a fresh buffer of `len` bytes at `base`
+/// (at least [`HUGE_PAGE_BUFFER`]) with transparent huge pages where the system allows them
+/// on request (`/sys/kernel/mm/transparent_hugepage/enabled` set to `madvise`, the default of
+/// many distributions). A model's weights and activations are hundreds of MB that each fault
+/// in 4 KiB at a time otherwise: compiling ResNet-50 spent a third of its time in page
+/// faults. The pages are still mapped only when first touched, so a buffer that is never
+/// written costs no memory. Advice the system does not take changes nothing.
+fn advise_huge_pages(base: *mut u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    if len >= HUGE_PAGE_BUFFER {
+        const HUGE: usize = 2 << 20;
+        let start = (base as usize).next_multiple_of(HUGE);
+        let end = (base as usize + len) / HUGE * HUGE;
+        if start < end {
+            // SAFETY: `start..end` lies inside the block the allocator just returned to us
+            // (`base..base + len`), which nothing else uses; `madvise` with `MADV_HUGEPAGE`
+            // only changes how the kernel backs those pages, not their contents or mapping.
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (base, len);
 }
 
 /// Gives back a buffer of [`alloc_zeroed_aligned`].
@@ -734,6 +762,24 @@ impl Tensor {
         out
     }
 
+    /// Hands the element bytes to `f` in order, a chunk of up to 8 KiB at a time, without
+    /// copying the whole tensor (hashing a model's weights of hundreds of MB for a cache key).
+    pub fn read_chunks(&self, mut f: impl FnMut(&[u8])) {
+        const CHUNK: usize = 1 << 13;
+        let (n, p) = (self.nbytes(), self.as_ptr());
+        let mut buf = [0u8; CHUNK];
+        let mut start = 0;
+        while start < n {
+            let len = CHUNK.min(n - start);
+            // SAFETY: the pointer is valid for `n` bytes (the tensor's invariant) and
+            // `start + len <= n`; the destination is a distinct local. Reading is subject to
+            // `as_ptr`'s rule, as for `to_bytes`.
+            unsafe { std::ptr::copy_nonoverlapping(p.add(start), buf.as_mut_ptr(), len) };
+            f(&buf[..len]);
+            start += len;
+        }
+    }
+
     /// Whether two tensors hold the same dtype, shape and bytes, compared in place, chunk by
     /// chunk, without copying either (constant pools compare weights of hundreds of MB).
     pub fn content_eq(&self, other: &Tensor) -> bool {
@@ -1067,6 +1113,22 @@ mod tests {
             let t = Tensor::zeros(&[n], DataType::F32).unwrap();
             assert_eq!(t.as_ptr() as usize % ALLOC_ALIGNMENT, 0);
             assert!(t.to_vec::<f32>().unwrap().iter().all(|&x| x == 0.0));
+        }
+    }
+
+    #[test]
+    fn chunks_read_join_to_the_bytes() {
+        for n in [0usize, 1, 2048, 2049, 5000] {
+            let data: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 7.0).collect();
+            let t = Tensor::from_slice(&[n as i64], &data).unwrap();
+            let mut joined = Vec::new();
+            let mut pieces = 0;
+            t.read_chunks(|c| {
+                joined.extend_from_slice(c);
+                pieces += 1;
+            });
+            assert_eq!(joined, t.to_bytes());
+            assert_eq!(pieces, (4 * n).div_ceil(1 << 13));
         }
     }
 

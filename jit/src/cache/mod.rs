@@ -118,6 +118,31 @@ impl KeyBuilder {
         self
     }
 
+    /// [`part`](Self::part) for `len` bytes that `pieces` hands over in order, a piece at a
+    /// time (a tensor's, read in chunks rather than copied out whole). The key is the same as
+    /// for `part` with the pieces joined.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    pub fn part_pieces(
+        &mut self,
+        name: &str,
+        len: usize,
+        pieces: impl FnOnce(&mut dyn FnMut(&[u8])),
+    ) -> &mut KeyBuilder {
+        self.h.update(&(name.len() as u64).to_le_bytes());
+        self.h.update(name.as_bytes());
+        self.h.update(&(len as u64).to_le_bytes());
+        let mut seen = 0;
+        pieces(&mut |piece| {
+            seen += piece.len();
+            self.h.update(piece);
+        });
+        debug_assert_eq!(
+            seen, len,
+            "part {name}: the pieces hold other than `len` bytes"
+        );
+        self
+    }
+
     /// The key.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn finish(self) -> Key {
@@ -784,6 +809,25 @@ mod tests {
 
     /// Another build keys entries differently, and an entry of another build put under this
     /// build's key is rejected by its header.
+    #[test]
+    fn a_part_in_pieces_keys_as_the_joined_bytes() {
+        let bytes: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut k = KeyBuilder::new("b");
+        k.part("data", &bytes);
+        let whole = k.finish();
+        let mut k = KeyBuilder::new("b");
+        k.part_pieces("data", bytes.len(), |piece| {
+            for chunk in bytes.chunks(3000) {
+                piece(chunk);
+            }
+        });
+        assert_eq!(k.finish(), whole);
+        // The name and the length still separate parts.
+        let mut k = KeyBuilder::new("b");
+        k.part_pieces("dat", bytes.len(), |piece| piece(&bytes));
+        assert_ne!(k.finish(), whole);
+    }
+
     #[test]
     fn builds_never_share_entries() {
         let dir = std::env::temp_dir().join(format!("relaxjit-cache-build-{}", std::process::id()));

@@ -438,19 +438,63 @@ fn with_weights(call: &Call, conv: &Var, w: &Constant, s: &[f64]) -> Option<Expr
     {
         return None;
     }
-    let wv = values_f64(w, vm_dt)?;
-    let per_o = (wv.len() / s.len().max(1)).max(1);
-    let scaled: Vec<f64> = wv
-        .iter()
-        .enumerate()
-        .map(|(i, &x)| x * s[i / per_o])
-        .collect();
-    if !scaled.iter().all(|&v| finite_in(v, vm_dt)) {
+    // One pass over the weights, each product formed in f64 and rounded once, written straight
+    // into the new tensor (a model's weights are hundreds of MB: no copies of them).
+    let per_o = (w.data.numel() / s.len().max(1)).max(1);
+    let mut data = vm::Tensor::zeros(w.data.shape(), vm_dt).ok()?;
+    let dst = data.bytes_mut().ok()?;
+    let finite = if vm_dt == vm::DataType::F32 {
+        scale_rows(&w.data, dst, per_o, s, |x: [u8; 4], scale| {
+            let v = (f64::from(f32::from_le_bytes(x)) * scale) as f32;
+            (v.to_le_bytes(), v.is_finite())
+        })
+    } else {
+        scale_rows(&w.data, dst, per_o, s, |x: [u8; 8], scale| {
+            let v = f64::from_le_bytes(x) * scale;
+            (v.to_le_bytes(), v.is_finite())
+        })
+    };
+    if !finite {
         return None;
     }
     let mut call = call.clone();
-    call.args[1] = constant_of(&scaled, w.data.shape(), vm_dt, dt)?;
+    call.args[1] = constant_expr(data, dt);
     Some(Expr::new(ExprKind::Call(call)))
+}
+
+/// Writes into `dst` each element of `src` (of `N` bytes) scaled by `s[o]`, `o` the row of
+/// `per_o` elements it is in, through `scale`, which returns the new element and whether it is
+/// finite; whether every one was.
+fn scale_rows<const N: usize>(
+    src: &vm::Tensor,
+    dst: &mut [u8],
+    per_o: usize,
+    s: &[f64],
+    scale: impl Fn([u8; N], f64) -> ([u8; N], bool),
+) -> bool {
+    // Runs of one row within each chunk, so that the inner loop keeps its state in registers.
+    let (mut at, mut finite) = (0usize, true);
+    src.read_chunks(|mut chunk| {
+        while chunk.len() >= N {
+            let (o, into_row) = (at / per_o, at % per_o);
+            let n = (chunk.len() / N).min(per_o - into_row);
+            let (run, rest) = chunk.split_at(n * N);
+            let (Some(&factor), Some(out)) = (s.get(o), dst.get_mut(at * N..(at + n) * N)) else {
+                finite = false;
+                return;
+            };
+            let mut ok = true;
+            for (x, out) in run.chunks_exact(N).zip(out.chunks_exact_mut(N)) {
+                let x = <[u8; N]>::try_from(x).unwrap_or([0; N]);
+                let (v, fine) = scale(x, factor);
+                ok &= fine;
+                out.copy_from_slice(&v);
+            }
+            finite &= ok;
+            (at, chunk) = (at + n, rest);
+        }
+    });
+    finite
 }
 
 /// The dtype of a convolution whose output `conv` is float32 or float64, 4-D, with OIHW
@@ -505,9 +549,15 @@ fn constant_of(v: &[f64], shape: &[i64], vm_dt: vm::DataType, dt: DataType) -> O
     } else {
         vm::Tensor::from_slice(shape, v).ok()?
     };
-    Some(Expr::new(ExprKind::Constant(Constant {
+    Some(constant_expr(data, dt))
+}
+
+/// The constant expression holding `data` (of dtype `dt`).
+fn constant_expr(data: vm::Tensor, dt: DataType) -> Expr {
+    let shape = data.shape().iter().map(|&d| PrimExpr::i64(d)).collect();
+    Expr::new(ExprKind::Constant(Constant {
         data,
-        struct_info: StructInfo::tensor(shape.iter().map(|&d| PrimExpr::i64(d)).collect(), dt),
+        struct_info: StructInfo::tensor(shape, dt),
         metadata_index: None,
-    })))
+    }))
 }
