@@ -35,17 +35,40 @@ pub(crate) fn key(cache: &ArtifactCache, config: &Config, module: &IRModule) -> 
     Some(k.finish())
 }
 
+/// From this many bytes of metadata, the key hashes each tensor on its own, in parallel.
+const PARALLEL_HASH_BYTES: usize = 16 << 20;
+
 /// The metadata tensors and the configuration, after the text of a key.
 // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn config_parts(k: &mut KeyBuilder, config: &Config, metadata: &[vm::Tensor]) {
-    for t in metadata {
+    // A model's weights (hundreds of MB) are hashed a tensor per task on the pool, each to its
+    // own digest, which the key then takes; a small module's constants go into the key
+    // itself, sparing its hit the pool's start.
+    let bytes: usize = metadata.iter().map(vm::Tensor::nbytes).sum();
+    let digests: Vec<[u8; 32]> = if bytes >= PARALLEL_HASH_BYTES {
+        use rayon::prelude::*;
+        metadata
+            .par_iter()
+            .map(|t| {
+                let mut h = jit::sha256::Sha256::new();
+                t.read_chunks(|c| h.update(c));
+                h.finalize()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for (i, t) in metadata.iter().enumerate() {
         let d = t.dtype();
         k.part("metadata.dtype", &[d.code, d.bits]);
         k.part("metadata.lanes", &d.lanes.to_le_bytes());
         let shape: Vec<u8> = t.shape().iter().flat_map(|d| d.to_le_bytes()).collect();
         k.part("metadata.shape", &shape);
-        k.part_pieces("metadata.data", t.nbytes(), |piece| t.read_chunks(piece));
+        match digests.get(i) {
+            Some(digest) => k.part("metadata.digest", digest),
+            None => k.part_pieces("metadata.data", t.nbytes(), |piece| t.read_chunks(piece)),
+        };
     }
     let exec_mode: &[u8] = match config.exec_mode {
         crate::ExecMode::Bytecode => b"bytecode",

@@ -694,3 +694,56 @@ fn entries_are_keyed_by_the_build_identity() {
         relaxjit::BUILD
     );
 }
+
+/// Weights of 16 MiB and more are hashed a tensor per task (`src/cache.rs`): the same weights
+/// hit, and a single changed weight — in either tensor — is another entry.
+#[test]
+fn large_weights_key_by_every_byte() {
+    const SRC: &str = r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2097152,), dtype="float32")) -> R.Tensor((2097152,), dtype="float32"):
+        a: R.Tensor((2097152,), dtype="float32") = metadata["ir.GenericConst"][0]
+        b: R.Tensor((2097152,), dtype="float32") = metadata["ir.GenericConst"][1]
+        y: R.Tensor((2097152,), dtype="float32") = R.add(x, a)
+        z: R.Tensor((2097152,), dtype="float32") = R.multiply(y, b)
+        return z
+"#;
+    const N: usize = 1 << 21;
+    let weights = |changed: Option<(usize, usize)>| -> Vec<Tensor> {
+        (0..2)
+            .map(|t| {
+                let mut v: Vec<f32> = (0..N).map(|i| (i % 97) as f32 * 0.25 + t as f32).collect();
+                if let Some((ct, at)) = changed
+                    && ct == t
+                {
+                    v[at] += 1.0;
+                }
+                Tensor::from_slice(&[N as i64], &v).unwrap()
+            })
+            .collect()
+    };
+    let dir = scratch("large_weights");
+    let (engine, warnings) = engine(&dir);
+    let compile = |w: Vec<Tensor>| engine.compile_str_with_metadata(SRC, w).unwrap();
+    assert!(!compile(weights(None)).from_cache());
+    assert!(compile(weights(None)).from_cache());
+    // The last element of the first tensor, the first of the second.
+    for changed in [(0, N - 1), (1, 0)] {
+        let m = compile(weights(Some(changed)));
+        assert!(!m.from_cache(), "weight {changed:?} changed, yet a hit");
+        let x = Tensor::from_slice(&[N as i64], &vec![1.0f32; N]).unwrap();
+        let out = m.run("main", &[x.into()]).unwrap();
+        let out = out.as_tensor().unwrap().to_vec::<f32>().unwrap();
+        let (t, at) = changed;
+        let mut want_a = (at % 97) as f32 * 0.25;
+        let mut want_b = (at % 97) as f32 * 0.25 + 1.0;
+        if t == 0 {
+            want_a += 1.0;
+        } else {
+            want_b += 1.0;
+        }
+        assert_eq!(out[at], (1.0 + want_a) * want_b);
+    }
+    assert!(warnings.lock().unwrap().is_empty());
+}
