@@ -17,6 +17,10 @@
 //! (`IterMapSimplify`), which rewrites `(3 - i) % 7` to `i % -7 * -1`, dropping the constant.
 //! And `kernel_opaque_floats.py`: that one with every operand of float arithmetic hidden from
 //! TVM's constant folder ([`opaque_float_operands`]), which folds `0 * x` and `0 / x` to 0.
+//! And `kernel_opaque_casts.py`: that one with every narrowing integer cast hidden from TVM's
+//! bound analysis ([`opaque_narrowing_casts`]), which takes `T.Cast("int8", i)` of a
+//! non-negative `i` as non-negative although the cast wraps, and so lowers a floor modulo of
+//! it to a truncating one (kernel seed 2469).
 //! All of them are written with each allocation in a block of its own
 //! ([`allocations_in_own_blocks`]), the form TVM 0.27 reads.
 
@@ -60,9 +64,15 @@ pub fn write_case(case: &Case, seed: u64, dir: &Path) -> Result<Option<PathBuf>,
         tir::print_prim_func(&opaque),
     )
     .map_err(io)?;
+    let floats = opaque_float_operands(&opaque);
     std::fs::write(
         folder.join("kernel_opaque_floats.py"),
-        tir::print_prim_func(&opaque_float_operands(&opaque)),
+        tir::print_prim_func(&floats),
+    )
+    .map_err(io)?;
+    std::fs::write(
+        folder.join("kernel_opaque_casts.py"),
+        tir::print_prim_func(&opaque_narrowing_casts(&floats)),
     )
     .map_err(io)?;
     let mut args = String::new();
@@ -333,5 +343,38 @@ impl Mutator for OpaqueFloatOperands {
             }
             _ => e,
         }
+    }
+}
+
+/// `func` with every integer → integer cast that can wrap (to fewer bits, or to as many of the
+/// other signedness) written `T.bitwise_or(cast, 0)`: the same value, but one whose bounds
+/// TVM's analyzer does not derive from the cast's operand. It takes a narrowing cast of a
+/// non-negative value as non-negative, although the cast wraps (`T.Cast("int8", i)` for `i`
+/// in 128..255 is negative), and lowers a floor modulo of it to a truncating one.
+pub fn opaque_narrowing_casts(func: &PrimFunc) -> PrimFunc {
+    PrimFunc {
+        body: OpaqueNarrowingCasts.stmt(&func.body),
+        ..func.clone()
+    }
+}
+
+struct OpaqueNarrowingCasts;
+
+impl Mutator for OpaqueNarrowingCasts {
+    fn expr(&mut self, e: &PrimExpr) -> PrimExpr {
+        let e = walk_expr(self, e);
+        if let ExprKind::Cast { dtype, value } = e.kind() {
+            let from = value.dtype();
+            let wraps = dtype.bits < from.bits
+                || (dtype.bits == from.bits && dtype.is_int() != from.is_int());
+            if dtype.is_int_or_uint() && from.is_int_or_uint() && !dtype.is_vector() && wraps {
+                return PrimExpr::call(
+                    *dtype,
+                    "bitwise_or",
+                    vec![e.clone(), PrimExpr::int(*dtype, 0)],
+                );
+            }
+        }
+        e
     }
 }

@@ -132,12 +132,12 @@ fn a_dimension_index_in_a_long_loop_is_not_run_by_the_jit() {
     );
 }
 
-/// The variants of a kernel written for TVM (`emit`: casts spelled out, indices and float
-/// operands hidden from TVM's simplifier) compute what the kernel computes, on every generated
+/// The variants of a kernel written for TVM (`emit`: casts spelled out, indices, float
+/// operands and narrowing integer casts hidden from TVM's simplifier) compute what the kernel computes, on every generated
 /// program that runs to the end.
 #[test]
 fn variants_written_for_tvm_agree_with_the_kernel_on_generated_programs() {
-    let (mut spelled, mut scoped) = (0, 0);
+    let (mut spelled, mut scoped, mut hidden) = (0, 0, 0);
     for seed in SEEDS {
         let case = kernel_fuzz::generate(seed);
         let inputs = diff::input_data(&case);
@@ -158,11 +158,14 @@ fn variants_written_for_tvm_agree_with_the_kernel_on_generated_programs() {
         let base = casts.unwrap_or_else(|| readable.clone());
         let indices = kernel_fuzz::emit::opaque_indices(&base);
         let floats = kernel_fuzz::emit::opaque_float_operands(&indices);
+        let narrowing = kernel_fuzz::emit::opaque_narrowing_casts(&floats);
+        hidden += usize::from(tir::print_prim_func(&narrowing) != tir::print_prim_func(&floats));
         for (name, func) in [
             ("allocations", readable),
             ("casts", base),
             ("indices", indices),
             ("floats", floats),
+            ("narrowing casts", narrowing),
         ] {
             let variant = Case {
                 func,
@@ -183,6 +186,10 @@ fn variants_written_for_tvm_agree_with_the_kernel_on_generated_programs() {
     assert!(
         scoped >= 5,
         "only {scoped} programs had an allocation followed by other statements"
+    );
+    assert!(
+        hidden >= 20,
+        "only {hidden} programs had a narrowing integer cast"
     );
 }
 

@@ -368,6 +368,11 @@ KERNEL_VARIANTS = [
      "for x NaN, infinite or zero, and for a negative x, whose product is -0.0) and T.max/T.min of a NaN constant with std::max/std::min (the "
      "reverse of its generated code a > b ? a : b); TVM agrees once every float operand is bound to "
      "a variable v and used as T.copysign(v, v) (and the variants above are applied)"),
+    ("kernel_opaque_casts.py", "tvm-wrong",
+     "TVM's analyzer takes a narrowing integer cast of a non-negative value as non-negative "
+     "(the cast wraps: T.Cast(\"int8\", i) for i >= 128 is negative) and lowers a floor modulo "
+     "of it to a truncating one; TVM agrees once each such cast is written T.bitwise_or(cast, 0) "
+     "(and the variants above are applied)"),
 ]
 
 
