@@ -1589,11 +1589,14 @@ mod small_k {
         prefetch_addend(epi, t.off + NR, R, t.ldc, NR);
         let mut acc = [[_mm512_setzero_ps(); 2]; R];
         for p in 0..t.k {
-            // SAFETY: row `p` of `b`, the masked columns only; rows `0..R` of `a`.
+            // SAFETY: row `p` of `b`, the masked columns only; rows `0..R` of `a`. The second
+            // half's address is formed with wrapping arithmetic: with 16 columns or fewer its
+            // mask is empty and it may lie past the end of `b` (masked-off lanes are not
+            // accessed).
             unsafe {
                 let row = t.b.add(p * t.ldb);
                 let b0 = _mm512_maskz_loadu_ps(t.masks[0], row);
-                let b1 = _mm512_maskz_loadu_ps(t.masks[1], row.add(16));
+                let b1 = _mm512_maskz_loadu_ps(t.masks[1], row.wrapping_add(16));
                 for (r, acc) in acc.iter_mut().enumerate() {
                     let av = _mm512_set1_ps(*t.a.add(r * t.k + p));
                     acc[0] = _mm512_fmadd_ps(av, b0, acc[0]);
@@ -1618,8 +1621,11 @@ mod small_k {
                 for (h, &v) in v.iter().enumerate() {
                     let v = _mm512_add_ps(v, b);
                     let v = _mm512_mask_max_ps(v, keep, v, _mm512_setzero_ps());
-                    // SAFETY: the masked columns of row `r` of `c`.
-                    unsafe { _mm512_mask_storeu_ps(t.c.add(r * t.ldc + 16 * h), t.masks[h], v) };
+                    // SAFETY: the masked columns of row `r` of `c` (the address formed with
+                    // wrapping arithmetic: an empty mask's may lie past `c`'s end).
+                    unsafe {
+                        _mm512_mask_storeu_ps(t.c.wrapping_add(r * t.ldc + 16 * h), t.masks[h], v)
+                    };
                 }
             }
             return;
@@ -1653,14 +1659,15 @@ mod small_k {
                     let d = _mm512_mul_ps(_mm512_sub_ps(v, mean), rs);
                     let mut v = _mm512_add_ps(_mm512_mul_ps(d, gamma), beta);
                     // SAFETY: the masked columns of row `r` of `c`, and of a full-shape addend
-                    // at the same offsets (it has the output's shape).
+                    // at the same offsets (it has the output's shape); the addresses formed
+                    // with wrapping arithmetic, as an empty mask's may lie past the end.
                     unsafe {
                         if let Some(data) = full {
-                            let at = data.as_ptr().add(t.off + r * t.ldc + 16 * h);
+                            let at = data.as_ptr().wrapping_add(t.off + r * t.ldc + 16 * h);
                             v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, at));
                         }
                         let v = _mm512_mask_max_ps(v, keep, v, _mm512_setzero_ps());
-                        _mm512_mask_storeu_ps(t.c.add(r * t.ldc + 16 * h), mk, v);
+                        _mm512_mask_storeu_ps(t.c.wrapping_add(r * t.ldc + 16 * h), mk, v);
                     }
                 }
             }
@@ -1674,7 +1681,8 @@ mod small_k {
                 let mut v = v;
                 let mk = t.masks[h];
                 // SAFETY: the masked columns of row `r` of `c`, and of a full-shape addend
-                // at the same offsets (it has the output's shape).
+                // at the same offsets (it has the output's shape); the addresses formed with
+                // wrapping arithmetic, as an empty mask's may lie past the end.
                 unsafe {
                     if let Some(nm) = &epi.norm {
                         // The TIR legalization's order: ((v - mean) · rs) · gamma + beta.
@@ -1683,19 +1691,19 @@ mod small_k {
                         let d = _mm512_mul_ps(d, _mm512_set1_ps(nm.gamma[o]));
                         v = _mm512_add_ps(d, _mm512_set1_ps(nm.beta[o]));
                     } else if epi.preloaded {
-                        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, dst.add(16 * h)));
+                        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, dst.wrapping_add(16 * h)));
                     }
                     for a in &epi.addends {
                         let add = match *a {
                             Addend::Channel { data, step } => _mm512_set1_ps(data[o * step]),
                             Addend::Full(data) => {
-                                _mm512_maskz_loadu_ps(mk, data.as_ptr().add(off + 16 * h))
+                                _mm512_maskz_loadu_ps(mk, data.as_ptr().wrapping_add(off + 16 * h))
                             }
                         };
                         v = _mm512_add_ps(v, add);
                     }
                     let v = _mm512_mask_max_ps(v, keep, v, _mm512_setzero_ps());
-                    _mm512_mask_storeu_ps(dst.add(16 * h), mk, v);
+                    _mm512_mask_storeu_ps(dst.wrapping_add(16 * h), mk, v);
                 }
             }
         }
@@ -1823,5 +1831,191 @@ mod tests {
         };
         let per_thread = |t: usize| (t..s.col_tiles).step_by(2).map(units).sum::<usize>();
         assert_eq!((per_thread(0).max(per_thread(1)), s.col_tiles), (13, 6));
+    }
+
+    /// Elements of guard value on each side of a test's buffers: past a 32-lane register
+    /// tile and a 16-lane masked vector.
+    const GUARD: usize = 48;
+    /// The guard value: a read past a buffer folds it into a sum of small integers (exact in
+    /// f32), which then differs from the reference.
+    const GUARD_VALUE: f32 = 4096.0;
+
+    /// `v` between guards: the buffer, and the range of `v` in it.
+    fn guarded(v: &[f32]) -> (Vec<f32>, std::ops::Range<usize>) {
+        let buf = [&[GUARD_VALUE; GUARD][..], v, &[GUARD_VALUE; GUARD]].concat();
+        (buf, GUARD..GUARD + v.len())
+    }
+
+    /// Every kernel the geometries below reach (the depthwise phases and rows, the unfolding
+    /// with the fused AVX-512 kernel or the GEMM, the 1×1 direct path, the channel-vectorized
+    /// kernel on packed weights through the padded copy or in place) reads only its operands
+    /// and writes only its output: on edge geometries (1-wide planes, paddings wider than the
+    /// kernel, dilations longer than the image, strides past it, masked last tiles), each
+    /// operand between guards that a read past it would add into the result and a write
+    /// past the output would overwrite (AddressSanitizer checks the masked AVX-512 loads and
+    /// stores lane by lane too). Small integers, so that every order of the sums is exact
+    /// (the Winograd kernels, whose transforms are not, have tests of their own).
+    #[test]
+    fn convolutions_stay_inside_their_operands() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        // (n, c, h, w, o, kh, kw, stride h/w, pad t/l/b/r, dilation h/w, groups)
+        let cases: &[[usize; 16]] = &[
+            [1, 3, 1, 1, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1],
+            [1, 2, 1, 1, 33, 3, 3, 1, 1, 4, 4, 4, 4, 1, 1, 1],
+            [2, 3, 5, 1, 40, 2, 3, 2, 2, 1, 3, 0, 3, 1, 1, 1],
+            [1, 4, 3, 4, 17, 2, 2, 1, 2, 5, 5, 5, 5, 7, 9, 1],
+            [1, 2, 7, 37, 70, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1],
+            [1, 5, 9, 33, 31, 3, 1, 1, 1, 0, 2, 2, 0, 2, 1, 1],
+            [1, 2, 6, 45, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1],
+            [1, 3, 4, 20, 6, 2, 2, 3, 5, 1, 1, 2, 2, 1, 1, 1],
+            [1, 96, 3, 3, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+            [1, 4, 1, 9, 4, 1, 3, 1, 2, 0, 4, 0, 4, 1, 3, 4],
+            [1, 3, 5, 1, 6, 3, 3, 2, 1, 6, 6, 6, 6, 5, 4, 3],
+            [2, 4, 6, 6, 8, 3, 2, 4, 9, 0, 1, 0, 1, 1, 1, 2],
+        ];
+        for case in cases {
+            let [
+                n,
+                c,
+                h,
+                w,
+                o,
+                kh,
+                kw,
+                sh,
+                sw,
+                pt,
+                pl,
+                pb,
+                pr,
+                dh,
+                dw,
+                groups,
+            ] = *case;
+            let extent = |size: usize, k: usize, s: usize, d: usize, lo: usize, hi: usize| {
+                let window = SlidingWindow {
+                    stride: s as i64,
+                    dilation: d as i64,
+                    pad_before: lo as i64,
+                    pad_after: hi as i64,
+                    ceil_mode: false,
+                };
+                let v = window.positions(size as i64, k as i64).unwrap_or(0);
+                assert!(v > 0, "case {case:?} has no output positions");
+                v as usize
+            };
+            let (oh, ow) = (extent(h, kh, sh, dh, pt, pb), extent(w, kw, sw, dw, pl, pr));
+            let cg = c / groups;
+            let og = o / groups;
+            let mut small = |len: usize, values: &[f32]| -> Vec<f32> {
+                (0..len)
+                    .map(|_| values[next() as usize % values.len()])
+                    .collect()
+            };
+            let x = small(n * c * h * w, &[-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0]);
+            let wt = small(o * cg * kh * kw, &[-2.0, -1.0, 1.0, 2.0]);
+            let bias = small(o, &[-1.0, 0.5, 1.0]);
+            let residual = small(n * o * oh * ow, &[-1.0, 0.0, 1.0]);
+            // The convolution written out.
+            let mut want = vec![0f32; n * o * oh * ow];
+            for (at, v) in want.iter_mut().enumerate() {
+                let (b, oc, y, xo) = (
+                    at / (o * oh * ow),
+                    at / (oh * ow) % o,
+                    at / ow % oh,
+                    at % ow,
+                );
+                let grp = oc / og;
+                for ci in 0..cg {
+                    for i in 0..kh {
+                        for j in 0..kw {
+                            let iy = (y * sh + i * dh) as isize - pt as isize;
+                            let ix = (xo * sw + j * dw) as isize - pl as isize;
+                            if (0..h as isize).contains(&iy) && (0..w as isize).contains(&ix) {
+                                let xi = ((b * c + grp * cg + ci) * h + iy as usize) * w;
+                                *v += x[xi + ix as usize] * wt[((oc * cg + ci) * kh + i) * kw + j];
+                            }
+                        }
+                    }
+                }
+            }
+            let params: Vec<i64> = [sh, sw, pt, pl, pb, pr, dh, dw, groups]
+                .iter()
+                .map(|&v| v as i64)
+                .collect();
+            let out_shape = [n, o, oh, ow];
+            let (xg, xr) = guarded(&x);
+            let x_view = View {
+                data: &xg[xr],
+                shape: vec![n, c, h, w],
+            };
+            let (packed, packed_shape) =
+                relax::transform::dispatch_library::pack_conv_weights(&wt, [o, cg, kh, kw]);
+            let mut weights = vec![(wt.clone(), vec![o, cg, kh, kw])];
+            if groups == 1 && c > 1 {
+                weights.push((packed, packed_shape.to_vec()));
+            }
+            let (bg, br) = guarded(&bias);
+            let (rg, rr) = guarded(&residual);
+            for (wdata, wshape) in &weights {
+                let (wg, wr) = guarded(wdata);
+                let w_view = View {
+                    data: &wg[wr],
+                    shape: wshape.clone(),
+                };
+                for fused in [false, true] {
+                    let epi = Epilogue {
+                        norm: None,
+                        addends: if fused {
+                            vec![
+                                Addend::Channel {
+                                    data: &bg[br.clone()],
+                                    step: 1,
+                                },
+                                Addend::Full(&rg[rr.clone()]),
+                            ]
+                        } else {
+                            Vec::new()
+                        },
+                        preloaded: false,
+                        act: None,
+                    };
+                    let (mut out, range) = guarded(&vec![f32::NAN; want.len()]);
+                    // Not through Winograd, whose transforms are not exact.
+                    conv2d_with(
+                        &x_view,
+                        &w_view,
+                        &params,
+                        &epi,
+                        &mut out[range.clone()],
+                        &out_shape,
+                        false,
+                    )
+                    .expect("a valid convolution");
+                    let what = format!("case {case:?}, weights {wshape:?}, epilogue {fused}");
+                    assert!(
+                        out[..GUARD]
+                            .iter()
+                            .chain(&out[range.end..])
+                            .all(|&v| v == GUARD_VALUE),
+                        "{what}: a write past the output"
+                    );
+                    let expected: Vec<f32> = if fused {
+                        (want.iter().enumerate())
+                            .map(|(at, v)| v + bias[at / (oh * ow) % o] + residual[at])
+                            .collect()
+                    } else {
+                        want.clone()
+                    };
+                    assert_eq!(&out[range], &expected[..], "{what}");
+                }
+            }
+        }
     }
 }

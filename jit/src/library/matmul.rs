@@ -302,7 +302,8 @@ unsafe fn gemv_rows_avx512(
     let mut j = 0;
     // SAFETY: for all the loads and stores below, columns `j..j + 16·REGS` (or the masked lanes
     // `j..width`) of rows `0..a.len()` are inside `b`, and `out[j..]` inside `out`, by the
-    // caller's contract.
+    // caller's contract. The row pointer steps with wrapping arithmetic: after the last row it
+    // points past `b` (by up to a row), and is not read.
     unsafe {
         while j + 16 * REGS <= width {
             let mut acc = [_mm512_setzero_ps(); REGS];
@@ -317,7 +318,7 @@ unsafe fn gemv_rows_avx512(
                 for (t, r) in acc.iter_mut().enumerate() {
                     *r = _mm512_fmadd_ps(x, _mm512_loadu_ps(p.add(16 * t)), *r);
                 }
-                p = p.offset(rs);
+                p = p.wrapping_offset(rs);
             }
             for (t, r) in acc.iter().enumerate() {
                 _mm512_storeu_ps(out.add(j + 16 * t), *r);
@@ -335,7 +336,7 @@ unsafe fn gemv_rows_avx512(
             let mut p = b.add(j);
             for &x in a {
                 acc = _mm512_fmadd_ps(_mm512_set1_ps(x), _mm512_maskz_loadu_ps(mask, p), acc);
-                p = p.offset(rs);
+                p = p.wrapping_offset(rs);
             }
             _mm512_mask_storeu_ps(out.add(j), mask, acc);
             j += 16;

@@ -814,6 +814,10 @@ mod tests {
         check_pools_fold_in_the_tir_order::<f64>(f64::from, f64::to_bits);
     }
 
+    /// Elements of guard value on each side of a test's input and output planes: past the
+    /// 32 columns (plus one) a masked AVX-512 block reads.
+    const GUARD: usize = 48;
+
     fn check_pools_fold_in_the_tir_order<T: Float + std::fmt::Debug>(
         of: fn(f32) -> T,
         bits: fn(T) -> u64,
@@ -842,13 +846,35 @@ mod tests {
             [9, 20, 3, 2, 1, 1, 2, 1, 0, 3, 2, 3, 0],
             [3, 1, 2, 4, 1, 1, 0, 2, 1, 2, 1, 1, 0],
             [5, 6, 3, 3, 3, 1, 2, 2, 2, 2, 1, 1, 1],
+            // Edges of the masked AVX-512 loads (column stride 2): 1-wide planes, paddings
+            // wider than the window, dilations longer than the row, the 33rd column that
+            // tap 2 of a 3-wide window reads from the 32 loaded (inside the row or one past
+            // it), and a window taller than the plane.
+            [1, 1, 1, 1, 1, 2, 0, 1, 0, 1, 1, 1, 0],
+            [2, 1, 2, 3, 1, 2, 1, 2, 1, 2, 1, 1, 1],
+            [3, 3, 2, 2, 2, 2, 5, 5, 5, 5, 1, 1, 0],
+            [4, 4, 2, 2, 2, 2, 5, 5, 5, 5, 9, 9, 1],
+            [2, 33, 1, 3, 1, 2, 0, 0, 0, 0, 1, 1, 0],
+            [2, 32, 1, 3, 1, 2, 0, 0, 0, 0, 1, 1, 1],
+            [2, 34, 2, 3, 1, 2, 1, 1, 1, 1, 1, 1, 1],
+            [3, 65, 3, 3, 2, 2, 0, 1, 0, 1, 1, 1, 1],
+            [2, 40, 5, 2, 1, 2, 6, 0, 6, 0, 3, 7, 0],
         ];
         for c in cases {
             let [h, w, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, ceil] = *c;
+            // The output extent as shape inference computes it (ceil mode drops a last
+            // window that starts in the padding after the data).
             let out_dim = |size: i64, k: i64, s: i64, d: i64, lo: i64, hi: i64| {
-                let span = size + lo + hi - d * (k - 1) - 1;
-                let extra = if ceil == 1 { s - 1 } else { 0 };
-                ((span + extra) / s + 1) as usize
+                let window = SlidingWindow {
+                    stride: s,
+                    dilation: d,
+                    pad_before: lo,
+                    pad_after: hi,
+                    ceil_mode: ceil == 1,
+                };
+                let n = window.positions(size, k).expect("a valid window");
+                assert!(n > 0, "window {c:?} has no positions");
+                n as usize
             };
             let (oh, ow) = (
                 out_dim(h, kh, sh, dh, pt, pb),
@@ -867,12 +893,27 @@ mod tests {
             for (is_max, include_pad) in [(true, 0), (false, 0), (false, 1)] {
                 let params = [kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, ceil, include_pad];
                 let (x_shape, out_shape) = (vec![1, 1, h as usize, w as usize], [1, 1, oh, ow]);
+                // The plane between guards, which a read past its ends would fold into the
+                // result (+inf: the largest value, and it dominates a sum) and a write past
+                // the output's would overwrite; AddressSanitizer checks the masked loads and
+                // stores lane by lane too.
+                let guard = of(f32::INFINITY);
+                let guarded: Vec<T> = [&[guard; GUARD][..], &x, &[guard; GUARD]].concat();
                 let view = View {
-                    data: &x[..],
+                    data: &guarded[GUARD..GUARD + x.len()],
                     shape: x_shape.clone(),
                 };
-                let mut got = vec![of(1.5); oh * ow];
-                pool2d(&view, &params, is_max, &mut got, &out_shape).expect("a valid window");
+                let mut out = vec![guard; oh * ow + 2 * GUARD];
+                out[GUARD..GUARD + oh * ow].fill(of(1.5));
+                let got = &mut out[GUARD..GUARD + oh * ow];
+                pool2d(&view, &params, is_max, got, &out_shape).expect("a valid window");
+                let untouched = |g: &[T]| g.iter().all(|&v| bits(v) == bits(guard));
+                assert!(
+                    untouched(&out[..GUARD]) && untouched(&out[GUARD + oh * ow..]),
+                    "{} window {c:?}, max {is_max}: a write past the output",
+                    T::DTYPE
+                );
+                let got = &out[GUARD..GUARD + oh * ow];
                 let win = Window::new(&x_shape, &params, &out_shape).expect("a valid window");
                 let mut want = reference_fold(&win, &x, is_max);
                 if !is_max {
@@ -880,7 +921,7 @@ mod tests {
                 }
                 let bits = |v: &[T]| v.iter().map(|&f| bits(f)).collect::<Vec<u64>>();
                 assert_eq!(
-                    bits(&got),
+                    bits(got),
                     bits(&want),
                     "{} window {c:?}, max {is_max}",
                     T::DTYPE
