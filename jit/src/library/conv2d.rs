@@ -1741,6 +1741,7 @@ mod small_k {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::library::test_support::{self, GUARD};
 
     fn geometry(h: usize, k: usize, pad: usize, dilation: usize, out: usize) -> Geometry {
         Geometry {
@@ -1833,17 +1834,13 @@ mod tests {
         assert_eq!((per_thread(0).max(per_thread(1)), s.col_tiles), (13, 6));
     }
 
-    /// Elements of guard value on each side of a test's buffers: past a 32-lane register
-    /// tile and a 16-lane masked vector.
-    const GUARD: usize = 48;
     /// The guard value: a read past a buffer folds it into a sum of small integers (exact in
     /// f32), which then differs from the reference.
     const GUARD_VALUE: f32 = 4096.0;
 
-    /// `v` between guards: the buffer, and the range of `v` in it.
+    /// `v` between guards of [`GUARD_VALUE`]: the buffer, and the range of `v` in it.
     fn guarded(v: &[f32]) -> (Vec<f32>, std::ops::Range<usize>) {
-        let buf = [&[GUARD_VALUE; GUARD][..], v, &[GUARD_VALUE; GUARD]].concat();
-        (buf, GUARD..GUARD + v.len())
+        test_support::guarded(v, GUARD_VALUE)
     }
 
     /// Every kernel the geometries below reach (the depthwise phases and rows, the unfolding
@@ -1857,13 +1854,7 @@ mod tests {
     /// (the Winograd kernels, whose transforms are not, have tests of their own).
     #[test]
     fn convolutions_stay_inside_their_operands() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = test_support::xorshift(0x9e37_79b9_7f4a_7c15);
         // (n, c, h, w, o, kh, kw, stride h/w, pad t/l/b/r, dilation h/w, groups)
         let cases: &[[usize; 16]] = &[
             [1, 3, 1, 1, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1],

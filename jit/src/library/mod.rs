@@ -823,6 +823,30 @@ impl<T> SendPtr<T> {
     }
 }
 
+/// What the kernels' tests share: a reproducible generator and operands between guards.
+#[cfg(test)]
+pub(crate) mod test_support {
+    /// Elements of guard value on each side of a test's buffers: past a 32-lane register tile
+    /// and a 16-lane masked vector, past the 32 columns (plus one) a masked block reads.
+    pub(crate) const GUARD: usize = 48;
+
+    /// `v` with [`GUARD`] elements of `guard` on each side, and the range of `v` in it.
+    pub(crate) fn guarded<T: Copy>(v: &[T], guard: T) -> (Vec<T>, std::ops::Range<usize>) {
+        let buf = [&[guard; GUARD][..], v, &[guard; GUARD]].concat();
+        (buf, GUARD..GUARD + v.len())
+    }
+
+    /// A xorshift64 generator from `seed` (not zero): the same numbers on every run.
+    pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

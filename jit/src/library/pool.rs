@@ -767,6 +767,7 @@ fn average<T: Float>(win: &Window, dst: &mut [T]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::library::test_support::{GUARD, guarded, xorshift};
 
     /// The TIR legalization's fold, written out: every window's taps `(i, j)` in order from
     /// the pad value, a tap outside the data folding the pad value, `cur > v ? cur : v` (max)
@@ -814,21 +815,11 @@ mod tests {
         check_pools_fold_in_the_tir_order::<f64>(f64::from, f64::to_bits);
     }
 
-    /// Elements of guard value on each side of a test's input and output planes: past the
-    /// 32 columns (plus one) a masked AVX-512 block reads.
-    const GUARD: usize = 48;
-
     fn check_pools_fold_in_the_tir_order<T: Float + std::fmt::Debug>(
         of: fn(f32) -> T,
         bits: fn(T) -> u64,
     ) {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         // (h, w, kh, kw, sh, sw, pad t/l/b/r, dilation h/w, ceil)
         let cases: &[[i64; 13]] = &[
             [111, 111, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 0],
@@ -898,9 +889,9 @@ mod tests {
                 // the output's would overwrite; AddressSanitizer checks the masked loads and
                 // stores lane by lane too.
                 let guard = of(f32::INFINITY);
-                let guarded: Vec<T> = [&[guard; GUARD][..], &x, &[guard; GUARD]].concat();
+                let (guarded, inside) = guarded(&x, guard);
                 let view = View {
-                    data: &guarded[GUARD..GUARD + x.len()],
+                    data: &guarded[inside],
                     shape: x_shape.clone(),
                 };
                 let mut out = vec![guard; oh * ow + 2 * GUARD];

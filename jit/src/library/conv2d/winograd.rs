@@ -1129,14 +1129,10 @@ mod tests {
     use relax::transform::dispatch_library::{Activation, WINOGRAD_ROWS, winograd_conv_weights};
 
     fn random(len: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next =
+            crate::library::test_support::xorshift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         (0..len)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-            })
+            .map(|_| ((next() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0)
             .collect()
     }
 
