@@ -591,6 +591,21 @@ trait Float:
 thread_local! {
     static SCRATCH_F32: Cell<Vec<f32>> = const { Cell::new(Vec::new()) };
     static SCRATCH_F64: Cell<Vec<f64>> = const { Cell::new(Vec::new()) };
+    #[cfg(target_arch = "x86_64")]
+    static PANELS_F32: Cell<Vec<f32>> = const { Cell::new(Vec::new()) };
+}
+
+/// A second f32 buffer of the thread, for a kernel that packs an operand while its caller
+/// holds the first ([`Float::take_scratch`]): the convolution's panels of a tile of columns.
+#[cfg(target_arch = "x86_64")]
+fn take_panels() -> Vec<f32> {
+    PANELS_F32.with(Cell::take)
+}
+
+/// Gives back the buffer of [`take_panels`] for the thread's next call.
+#[cfg(target_arch = "x86_64")]
+fn put_panels(v: Vec<f32>) {
+    PANELS_F32.with(|s| s.set(v));
 }
 
 impl Float for f32 {
