@@ -487,7 +487,7 @@ fn conv2d_with<T: Float>(
     // Packed weights on AVX-512: the kernel vectorized along the output channels, reading the
     // image in place (through a padded copy when there is padding) instead of unfolding it.
     #[cfg(target_arch = "x86_64")]
-    let extent = (fused && g.packed && g.stride[1] <= 2)
+    let extent = (fused && g.packed && (g.stride[1] <= 2 || Padded::<T>::samples(&g)))
         .then(|| Padded::<T>::extent(&g, x.data.len()))
         .flatten();
     #[cfg(not(target_arch = "x86_64"))]
@@ -564,8 +564,8 @@ fn conv2d_with<T: Float>(
                         image: image_of(n).cast::<f32>(),
                         taps: &source.taps,
                         ow: g.ow,
-                        row_step: g.stride[0] * source.wp,
-                        col_step: g.stride[1],
+                        row_step: source.step[0] * source.wp,
+                        col_step: source.step[1],
                     },
                     r1 - r0,
                     c0,
@@ -715,7 +715,12 @@ fn conv2d_with<T: Float>(
 /// The images as the channel-vectorized kernel reads them: every tap of every output
 /// position inside. With no padding that is the input itself (`data` empty, `hp × wp` its
 /// own planes); otherwise a copy with the padding written as zeros, `hp × wp` being the rows
-/// and columns the taps reach, so that the kernel's inner loop needs no bounds.
+/// and columns the taps reach, so that the kernel's inner loop needs no bounds. A 1×1
+/// strided convolution reads only the positions it samples: a copy of just those (`oh × ow`,
+/// a quarter of the input at stride 2) that the kernel reads at stride 1, so that its tiles
+/// of positions run on across the rows of the output (the 1×1 1024 → 2048 at stride 2 of
+/// ResNet-50, 14 × 14 → 7 × 7: tiles of 10 positions instead of 7; alternated call by call
+/// with reading the input in place, 0–10% faster on one thread, 19–25% on two).
 struct Padded<T> {
     data: Vec<T>,
     hp: usize,
@@ -723,6 +728,9 @@ struct Padded<T> {
     /// The offset of each row of the inner dimension, tap `(c, i, j)`, from an image's first
     /// element: `c·hp·wp + i·dh·wp + j·dw`.
     taps: Vec<usize>,
+    /// The rows and columns between the first taps of neighbouring output positions: the
+    /// convolution's stride, or `[1, 1]` over a copy of the sampled positions.
+    step: [usize; 2],
 }
 
 impl<T> Default for Padded<T> {
@@ -732,11 +740,17 @@ impl<T> Default for Padded<T> {
             hp: 0,
             wp: 0,
             taps: Vec::new(),
+            step: [1, 1],
         }
     }
 }
 
 impl<T: Float> Padded<T> {
+    /// Whether the images are a copy of the positions a 1×1 strided convolution samples.
+    fn samples(g: &Geometry) -> bool {
+        g.kh == 1 && g.kw == 1 && g.stride != [1, 1]
+    }
+
     /// The rows and columns of the images the kernel reads (`hp × wp`), when every product
     /// fits and a padded copy stays within 16 times the input (plus 64 Ki elements): a huge
     /// padding or dilation of a small image goes to the unfolding path instead, whose memory
@@ -748,6 +762,10 @@ impl<T: Float> Padded<T> {
                 .checked_add(k.checked_sub(1)?.checked_mul(d)?)?
                 .checked_add(1)
         };
+        if Self::samples(g) {
+            // No larger than the output's planes times the input channels.
+            return Some((g.oh, g.ow));
+        }
         let hp = reach(g.oh, g.kh, g.stride[0], g.dilation[0])?;
         let wp = reach(g.ow, g.kw, g.stride[1], g.dilation[1])?;
         if g.pad == [0, 0] && hp <= g.h && wp <= g.w {
@@ -759,7 +777,11 @@ impl<T: Float> Padded<T> {
 
     /// The images for `extent` ([`Padded::extent`]).
     fn new(g: &Geometry, x: &[T], (hp, wp): (usize, usize), parallel: bool) -> Padded<T> {
-        let in_place = (hp, wp) == (g.h, g.w) && g.pad == [0, 0];
+        let samples = Self::samples(g);
+        let in_place = (hp, wp) == (g.h, g.w) && g.pad == [0, 0] && !samples;
+        // Row `r` and column `q` of a copy hold the input's row `r·sh − pt` and column
+        // `q·sw − pl` (zero outside it).
+        let every = if samples { g.stride } else { [1, 1] };
         let mut taps = Vec::with_capacity(g.c * g.kh * g.kw);
         for c in 0..g.c {
             for i in 0..g.kh {
@@ -780,13 +802,21 @@ impl<T: Float> Padded<T> {
             let copy = |(plane, dst): (usize, &mut [T])| {
                 let src = &x[plane * g.h * g.w..][..g.h * g.w];
                 for (r, row) in dst.chunks_exact_mut(wp).enumerate() {
-                    let Some(iy) = r.checked_sub(pt).filter(|&iy| iy < g.h) else {
+                    let Some(iy) = (r * every[0]).checked_sub(pt).filter(|&iy| iy < g.h) else {
                         row.fill(T::ZERO);
                         continue;
                     };
+                    let src = &src[iy * g.w..][..g.w];
+                    if samples {
+                        for (q, v) in row.iter_mut().enumerate() {
+                            let ix = (q * every[1]).checked_sub(pl).filter(|&ix| ix < g.w);
+                            *v = ix.map_or(T::ZERO, |ix| src[ix]);
+                        }
+                        continue;
+                    }
                     let width = g.w.min(wp.saturating_sub(pl));
                     row[..pl.min(wp)].fill(T::ZERO);
-                    row[pl.min(wp)..pl.min(wp) + width].copy_from_slice(&src[iy * g.w..][..width]);
+                    row[pl.min(wp)..pl.min(wp) + width].copy_from_slice(&src[..width]);
                     row[pl.min(wp) + width..].fill(T::ZERO);
                 }
             };
@@ -797,7 +827,13 @@ impl<T: Float> Padded<T> {
                 planes.for_each(copy);
             }
         }
-        Padded { data, hp, wp, taps }
+        Padded {
+            data,
+            hp,
+            wp,
+            taps,
+            step: if samples { [1, 1] } else { g.stride },
+        }
     }
 
     fn release(self) {
@@ -1953,6 +1989,10 @@ mod tests {
             // 3×3).
             [1, 256, 20, 20, 70, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1],
             [1, 32, 9, 11, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1],
+            // 1×1 strided: packed weights read a copy of the sampled positions (with
+            // padding, and a stride beyond 2).
+            [2, 5, 7, 9, 40, 1, 1, 2, 3, 1, 0, 1, 2, 1, 1, 1],
+            [1, 3, 14, 14, 33, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1],
         ];
         for case in cases {
             let [
