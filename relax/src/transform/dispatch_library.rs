@@ -1232,7 +1232,7 @@ pub const CONV_PANEL: usize = 32;
 /// | 1×1 128→512 (`rn_1x1_128_512`) | 128 | 28×28 | 105.7 | 91.8 |
 /// | 1×1 256→64 (`rn_1x1_256`) | 256 | 56×56 | 91.6 | 90.9 |
 /// | 1×1/2 1024→2048 (`rn_1x1_s2`) | 1024 | 7×7 | 80.9 | 95.4 |
-/// | 1×1/2 512→1024 (`rn_1x1_s2_1024`) | 512 | 14×14 | 93.8 | 79.7 |
+/// | 1×1/2 512→1024 (`rn_1x1_s2_1024`) | 512 | 14×14 | 93.8 | 79.7 (101–126 †) |
 /// | 1×1 256→48 (`sq_sq256_13`) | 256 | 13×13 | 92.7 | 77.8 |
 /// | 1×1 512→1000 (`sq_conv10`) | 512 | 13×13 | 106.1 | 95.5 |
 ///
@@ -1240,12 +1240,16 @@ pub const CONV_PANEL: usize = 32;
 /// 1597–1602 → 1567–1568 µs, two threads 844–861 → 807–809 µs, its median call 920–934 →
 /// 858–899 µs: the channel kernel wins, the 24 lanes of zeros in its last panel included.)
 ///
+/// † Since a strided 1×1 kernel reads a copy of the positions it samples (at stride 1, its
+/// tiles running across rows of the output), measured on a shared 2-core Xeon with AVX-512,
+/// three alternating runs of the minimum of 30 calls: 2854–2947 µs positions-vectorized,
+/// 2128–2697 µs channels-vectorized.
+///
 /// So: every kernel of more than one tap with an inner dimension above 128 (the direct read
-/// saves the unfolding, 5–12 % of the time); 1×1 kernels with an inner dimension above 160 on
-/// small planes only (14×14 and below; 7×7 when strided, where every other input is read);
-/// output channels that fill their panels of 32 but for at most a sixteenth (1000 in 1024
-/// lanes, not 48 in 64), and a stride along the rows of at most 2 (the kernel's positions
-/// lie 1 or 2 apart).
+/// saves the unfolding, 5–12 % of the time) and a stride along the rows of at most 2 (the
+/// kernel's positions lie 1 or 2 apart); 1×1 kernels with an inner dimension above 160 on
+/// small planes only (16×16 and below, strided or not); output channels that fill their
+/// panels of 32 but for at most a sixteenth (1000 in 1024 lanes, not 48 in 64).
 pub fn packs_conv_weights(
     o: usize,
     c: usize,
@@ -1254,13 +1258,14 @@ pub fn packs_conv_weights(
     plane: usize,
 ) -> bool {
     let kdim = c * kh * kw;
-    if c < 2 || o.next_multiple_of(CONV_PANEL) - o > o / 16 || stride[1] > 2 {
+    if c < 2 || o.next_multiple_of(CONV_PANEL) - o > o / 16 {
         return false;
     }
     if kh * kw > 1 {
-        return kdim > 128;
+        return kdim > 128 && stride[1] <= 2;
     }
-    kdim > 160 && plane <= if stride == [1, 1] { 256 } else { 64 }
+    // A strided 1×1 kernel reads a copy of the positions it samples, at stride 1.
+    kdim > 160 && plane <= 256
 }
 
 /// OIHW `float32` weights `w` (`o × c × kh × kw`) packed for the channel-vectorized kernel:
