@@ -347,12 +347,30 @@ impl Engine {
 
     /// Imports an ONNX model and compiles it; its function is `options.func_name` (`main`),
     /// taking the graph inputs (then the initializers, with `keep_params_in_input`).
+    ///
+    /// With a cache ([`Config::cache`]), the entry is linked under the key of the model's
+    /// bytes, its external-data files' bytes and `options` too ([`crate::cache::onnx_key`]):
+    /// a hit reads those and one entry, and neither imports the model nor hashes the module's
+    /// constants.
     pub fn compile_onnx<'a>(
         &self,
         model: impl Into<OnnxModel<'a>>,
         options: &onnx::ImportOptions,
     ) -> Result<CompiledModule> {
-        self.compile(&Engine::import_onnx(model, options)?.module)
+        let model = model.into();
+        let alias = self.cache_key_parts().and_then(|cache| {
+            Some((
+                cache,
+                crate::cache::onnx_key(cache, &self.config, model, options)?,
+            ))
+        });
+        if let Some((cache, akey)) = &alias
+            && let Some(hit) = self.load_cached(cache, akey)
+        {
+            return Ok(hit);
+        }
+        let module = Engine::import_onnx(model, options)?.module;
+        self.compile_aliased(&module, alias.as_ref().map(|(_, k)| k))
     }
 
     /// The one-shot case: compiles `src` with the default configuration and calls `func`.

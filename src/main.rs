@@ -471,7 +471,10 @@ fn leaves(v: &vm::Value, path: &mut Vec<usize>, out: &mut Vec<(Vec<usize>, vm::V
 
 /// A module read and its call's arguments ready, for `run` and `bench`.
 struct Prepared {
-    module: relax::IRModule,
+    /// The module, or `None` for an ONNX model: only its signature is read before the
+    /// compile ([`relaxjit::onnx::signature`]), which imports it unless the artifact cache
+    /// holds it.
+    module: Option<relax::IRModule>,
     call_args: Vec<vm::Value>,
     /// One line per parameter: its value's summary and where it came from.
     input_lines: Vec<String>,
@@ -484,21 +487,38 @@ fn prepare(args: &RunArgs) -> Result<Prepared> {
     use values::{InputGenerator, summarize};
 
     let start = Instant::now();
-    let module = read_module(&args.path, args.metadata.as_deref())?;
-    let parse_time = start.elapsed();
-    let func = module.relax_function(&args.func).with_context(|| {
-        let names: Vec<&str> = module.relax_functions().map(|(n, _)| n.as_str()).collect();
-        format!(
+    let no_function = |names: &[&str]| {
+        anyhow::anyhow!(
             "{} has no Relax function `{}` (it has: {})",
             args.path.display(),
             args.func,
             names.join(", ")
         )
-    })?;
+    };
+    let (module, params) = if is_onnx(&args.path) {
+        let bytes = std::fs::read(&args.path)
+            .with_context(|| format!("cannot read {}", args.path.display()))?;
+        let signature = relaxjit::onnx::signature(&bytes)
+            .with_context(|| format!("cannot import {}", args.path.display()))?;
+        let func = relaxjit::onnx::ImportOptions::default().func_name;
+        if args.func != func {
+            return Err(no_function(&[&func]));
+        }
+        (None, signature.params)
+    } else {
+        let module = read_module(&args.path, args.metadata.as_deref())?;
+        let func = module.relax_function(&args.func).ok_or_else(|| {
+            let names: Vec<&str> = module.relax_functions().map(|(n, _)| n.as_str()).collect();
+            no_function(&names)
+        })?;
+        let params = func.params.clone();
+        (Some(module), params)
+    };
+    let parse_time = start.elapsed();
     // An ONNX model's inputs may be named as in the model (`gpu_0/data_0`) or as their
     // parameters (`gpu_0_data_0`).
     let param_name = |name: &str| -> String {
-        if is_onnx(&args.path) && !func.params.iter().any(|p| p.name() == name) {
+        if is_onnx(&args.path) && !params.iter().any(|p| p.name() == name) {
             relaxjit::onnx::sanitize_name(name)
         } else {
             name.to_string()
@@ -510,8 +530,8 @@ fn prepare(args: &RunArgs) -> Result<Prepared> {
         .map(|(n, f)| (param_name(n), f.clone()))
         .collect();
     for (name, _) in &inputs {
-        if !func.params.iter().any(|p| p.name() == name) {
-            let names: Vec<&str> = func.params.iter().map(|p| p.name()).collect();
+        if !params.iter().any(|p| p.name() == name) {
+            let names: Vec<&str> = params.iter().map(|p| p.name()).collect();
             anyhow::bail!(
                 "--input {name}: `{}` has no parameter `{name}` (it has: {})",
                 args.func,
@@ -524,7 +544,7 @@ fn prepare(args: &RunArgs) -> Result<Prepared> {
     let mut generator = InputGenerator::new(0x5EED).with_max_bytes(args.max_generated);
     let mut call_args = Vec::new();
     let mut input_lines = Vec::new();
-    for p in &func.params {
+    for p in &params {
         let given = inputs.iter().find(|(n, _)| n == p.name());
         let (value, origin) = match given {
             Some((_, file)) => (
@@ -576,9 +596,11 @@ fn compile_prepared(
         },
         ..relaxjit::Config::default()
     })?;
-    let compiled = engine
-        .compile(&prepared.module)
-        .with_context(|| format!("cannot compile {}", args.path.display()))?;
+    let compiled = match &prepared.module {
+        Some(module) => engine.compile(module),
+        None => engine.compile_onnx(&args.path, &Default::default()),
+    }
+    .with_context(|| format!("cannot compile {}", args.path.display()))?;
     Ok((compiled, prepared.parse_time + start.elapsed()))
 }
 

@@ -656,13 +656,28 @@ fn the_command_line_uses_and_manages_the_cache() {
         stdout
     };
     let run = ["run", "tests/cli/add.py"];
-    let lines: [(&[&str], &str); 6] = [
+    // An ONNX model: the second run loads it without importing it (the key of its bytes),
+    // its inputs made from the model's signature.
+    let onnx = [
+        "run",
+        "onnx/tests/data/pytorch-operator/test_operator_basic/model.onnx",
+        "--input",
+        "0=tests/cli/onnx_basic_input_0.npy",
+        "--input",
+        "input_1=tests/cli/onnx_basic_input_1.npy",
+    ];
+    let lines: [(&[&str], &str); 8] = [
         (&run, "(1 TIR kernel)"),
         (&run, "(1 TIR kernel, from the artifact cache)"),
         (&["run", "tests/cli/add.py", "--no-cache"], "(1 TIR kernel)"),
         (&["cache", "stats"], "entries:   1\nsize:      "),
         (&["cache", "clear"], "removed 1 entry from "),
         (&["cache", "stats"], "entries:   0\n"),
+        (&onnx, "output: float32[1] [-0.6020]"),
+        (
+            &onnx,
+            ", from the artifact cache)\ninput input_0: float32[1] [0.4000]",
+        ),
     ];
     for (args, want) in lines {
         let out = relaxjit(args);

@@ -17,7 +17,7 @@ use vm::Tensor;
 
 use crate::error::{Error, Result};
 use crate::node::Node;
-use crate::proto::{ModelProto, TypeProto, ValueInfoProto};
+use crate::proto::{GraphProto, ModelProto, TypeProto, ValueInfoProto};
 use crate::tensor::{elem_type_name, tir_dtype, to_tensor, vm_dtype};
 use crate::{ImportOptions, ImportedModel};
 
@@ -317,6 +317,69 @@ impl Importer {
     }
 }
 
+/// The graph of `model`.
+fn graph_of(model: &ModelProto) -> Result<&GraphProto> {
+    model
+        .graph
+        .as_ref()
+        .ok_or_else(|| Error::Invalid("the model has no graph".into()))
+}
+
+/// The parameters of `graph`'s inputs, each with the ONNX name and the Relax name it gets
+/// (unique among `used_names`).
+fn input_params(
+    imp: &mut Importer,
+    graph: &GraphProto,
+    used_names: &mut HashSet<String>,
+) -> Result<Vec<(relax::Var, String)>> {
+    let initializer_names: HashSet<&str> = graph
+        .initializer
+        .iter()
+        .filter_map(|t| t.name.as_deref())
+        .collect();
+    let mut params = Vec::new();
+    // Graph inputs that are also initializers (IR version < 4 lists every weight as an
+    // input) are weights, not inputs.
+    for vi in &graph.input {
+        let name = vi.name.clone().unwrap_or_default();
+        if initializer_names.contains(name.as_str()) {
+            continue;
+        }
+        let si = imp.input_struct_info(vi)?;
+        let pname = unique(sanitize(&name), used_names);
+        params.push((relax::Var::new(pname, si), name));
+    }
+    Ok(params)
+}
+
+/// The [`Signature`](crate::Signature) of `model`.
+pub(crate) fn signature(model: &ModelProto) -> Result<crate::Signature> {
+    let graph = graph_of(model)?;
+    let mut imp = Importer {
+        bb: BlockBuilder::new(),
+        dims: HashMap::new(),
+        context: String::new(),
+        constant_fill_budget: 0,
+    };
+    let params = input_params(&mut imp, graph, &mut HashSet::new())?;
+    let mut external_data: Vec<String> = Vec::new();
+    for t in &graph.initializer {
+        if let Some(location) = crate::tensor::external_location(t)
+            && !external_data.contains(&location)
+        {
+            external_data.push(location);
+        }
+    }
+    Ok(crate::Signature {
+        inputs: params
+            .iter()
+            .map(|(v, name)| (name.clone(), v.name().to_string()))
+            .collect(),
+        params: params.into_iter().map(|(v, _)| v).collect(),
+        external_data,
+    })
+}
+
 /// Imports the main graph of `model`.
 pub(crate) fn import_model(
     model: &ModelProto,
@@ -324,10 +387,7 @@ pub(crate) fn import_model(
     options: &ImportOptions,
 ) -> Result<ImportedModel> {
     let opset = default_opset(model)?;
-    let graph = model
-        .graph
-        .as_ref()
-        .ok_or_else(|| Error::Invalid("the model has no graph".into()))?;
+    let graph = graph_of(model)?;
     let mut imp = Importer {
         bb: BlockBuilder::new(),
         dims: HashMap::new(),
@@ -338,24 +398,11 @@ pub(crate) fn import_model(
     let mut used_names = HashSet::new();
     let mut params = Vec::new();
     let mut inputs = Vec::new();
-    let initializer_names: HashSet<&str> = graph
-        .initializer
-        .iter()
-        .filter_map(|t| t.name.as_deref())
-        .collect();
-    // Graph inputs that are also initializers (IR version < 4 lists every weight as an
-    // input) are weights, not inputs.
-    for vi in &graph.input {
-        let name = vi.name.clone().unwrap_or_default();
-        if initializer_names.contains(name.as_str()) {
-            continue;
-        }
-        let si = imp.input_struct_info(vi)?;
-        let pname = unique(sanitize(&name), &mut used_names);
-        let var = relax::Var::new(pname.clone(), si.clone());
+    for (var, name) in input_params(&mut imp, graph, &mut used_names)? {
+        let si = var.struct_info().clone();
         values.insert(name.clone(), Val::new(Expr::var(&var), si));
+        inputs.push((name, var.name().to_string()));
         params.push(var);
-        inputs.push((name, pname));
     }
     let mut kept = Vec::new();
     for init in &graph.initializer {

@@ -99,6 +99,35 @@ pub fn import_file(path: impl AsRef<Path>, options: &ImportOptions) -> Result<Im
     import_with_base(prost::bytes::Bytes::from(bytes), Some(base), options)
 }
 
+/// What a model's import depends on and gives, without importing it: the parameters that its
+/// graph inputs become (as [`import_bytes`] names and types them), and the external-data
+/// files its initializers are read from.
+#[derive(Clone, Debug)]
+pub struct Signature {
+    /// The function's parameters for the graph inputs, in order (without the initializers
+    /// that [`ImportOptions::keep_params_in_input`] appends).
+    pub params: Vec<relax::Var>,
+    /// The graph inputs in order: the ONNX name and the Relax parameter name, as
+    /// [`ImportedModel::inputs`].
+    pub inputs: Vec<(String, String)>,
+    /// The `location` of every initializer stored as external data, relative to the model's
+    /// folder, in the order of the initializers, each once: the only files an import reads
+    /// besides the model.
+    pub external_data: Vec<String>,
+}
+
+/// The [`Signature`] of a serialized `ModelProto`: decodes it and types its graph inputs,
+/// without converting a node or reading a weight.
+pub fn signature(bytes: &[u8]) -> Result<Signature> {
+    let model = proto::ModelProto::decode(prost::bytes::Bytes::copy_from_slice(bytes)).map_err(
+        |error| Error::Decode {
+            what: "ModelProto",
+            error,
+        },
+    )?;
+    importer::signature(&model)
+}
+
 fn import_with_base(
     bytes: prost::bytes::Bytes,
     base_dir: Option<&Path>,

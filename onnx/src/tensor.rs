@@ -169,14 +169,26 @@ fn push_all<T>(out: &mut Vec<u8>, data: &[T], f: impl Fn(&T, &mut Vec<u8>)) -> u
 
 /// Reads the bytes of an external-data tensor: `location` (a path relative to the model's
 /// folder), `offset` and `length` from its `external_data` entries.
+/// The entry `key` of `proto`'s external-data table.
+fn external_entry(proto: &TensorProto, key: &str) -> Option<String> {
+    proto
+        .external_data
+        .iter()
+        .find(|e| e.key.as_deref() == Some(key))
+        .and_then(|e| e.value.clone())
+}
+
+/// The file `proto`'s data is read from, relative to the model's folder, if it is stored as
+/// external data (and names one: without a `location` the conversion is an error).
+pub fn external_location(proto: &TensorProto) -> Option<String> {
+    if proto.data_location != Some(DATA_LOCATION_EXTERNAL) {
+        return None;
+    }
+    external_entry(proto, "location")
+}
+
 fn read_external(proto: &TensorProto, base_dir: Option<&Path>, nbytes: usize) -> Result<Vec<u8>> {
-    let entry = |key: &str| {
-        proto
-            .external_data
-            .iter()
-            .find(|e| e.key.as_deref() == Some(key))
-            .and_then(|e| e.value.clone())
-    };
+    let entry = |key: &str| external_entry(proto, key);
     let Some(location) = entry("location") else {
         return Err(invalid(proto, "external data without a `location`"));
     };

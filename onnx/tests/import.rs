@@ -711,3 +711,173 @@ fn pad_modes_of_a_symbolic_axis() {
         .unwrap_err();
     assert!(e.to_string().contains("out of bounds"), "{e}");
 }
+
+/// An engine whose artifact cache is the fresh directory `dir`, in `mode`, and the warnings
+/// it gave.
+fn cached_engine(
+    dir: &std::path::Path,
+    mode: relaxjit::ExecMode,
+) -> (Engine, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let warnings: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let w = warnings.clone();
+    let cache =
+        relaxjit::ArtifactCache::new(dir, 1 << 30).with_warn_hook(std::sync::Arc::new(move |m| {
+            w.lock().unwrap().push(m.to_string())
+        }));
+    let engine = Engine::new(relaxjit::Config {
+        cache: Some(cache),
+        exec_mode: mode,
+        ..relaxjit::Config::default()
+    })
+    .unwrap();
+    (engine, warnings)
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("onnx_import_{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `main` of `compiled` on `x = [[0, 0, 0]]`.
+fn at_zero(compiled: &relaxjit::CompiledModule, func: &str) -> Vec<f32> {
+    let x = Tensor::from_slice(&[1, 3], &[0.0f32, 0.0, 0.0]).unwrap();
+    let y = compiled.run(func, &[x.into()]).unwrap();
+    y.as_tensor().unwrap().to_vec().unwrap()
+}
+
+/// With a cache, a compile of ONNX bytes or a file is found again under the model's own key
+/// (no import), in both exec modes; a changed byte or import option misses.
+#[test]
+fn onnx_models_hit_the_cache_by_their_bytes_and_options() {
+    for mode in [relaxjit::ExecMode::Bytecode, relaxjit::ExecMode::Compiled] {
+        let dir = scratch(&format!("alias_{mode:?}"));
+        let (engine, warnings) = cached_engine(&dir.join("cache"), mode);
+        let options = ImportOptions::default();
+        let bytes = model(add_relu(), 13);
+        let cold = engine.compile_onnx(&bytes, &options).unwrap();
+        assert!(!cold.from_cache());
+        let hit = engine.compile_onnx(&bytes, &options).unwrap();
+        assert!(hit.from_cache(), "{mode:?}");
+        assert_eq!(at_zero(&hit, "main"), [1.0, 0.0, 0.5]);
+        assert_eq!(at_zero(&hit, "main"), at_zero(&cold, "main"));
+        // The same model from a file: the same bytes, the same entry.
+        let path = dir.join("add_relu.onnx");
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(engine.compile_onnx(&path, &options).unwrap().from_cache());
+        // Another initializer value: another model.
+        let mut g = add_relu();
+        g.initializer = vec![float_tensor("b", &[3], &[2.0, -1.0, 0.5])];
+        let other = engine
+            .compile_onnx(&model(g.clone(), 13), &options)
+            .unwrap();
+        assert!(!other.from_cache());
+        assert_eq!(at_zero(&other, "main"), [2.0, 0.0, 0.5]);
+        assert!(
+            engine
+                .compile_onnx(&model(g, 13), &options)
+                .unwrap()
+                .from_cache()
+        );
+        // Another function name: another module.
+        let named = ImportOptions {
+            func_name: "f".into(),
+            ..ImportOptions::default()
+        };
+        let f = engine.compile_onnx(&bytes, &named).unwrap();
+        assert!(!f.from_cache());
+        assert_eq!(at_zero(&f, "f"), [1.0, 0.0, 0.5]);
+        assert!(engine.compile_onnx(&bytes, &named).unwrap().from_cache());
+        assert_eq!(*warnings.lock().unwrap(), Vec::<String>::new());
+    }
+}
+
+/// A model's external-data file is part of its key: rewriting the weights misses and runs
+/// with the new ones.
+#[test]
+fn a_changed_external_data_file_misses_the_cache() {
+    let dir = scratch("external");
+    let (engine, warnings) = cached_engine(&dir.join("cache"), relaxjit::ExecMode::Bytecode);
+    let weights = |v: [f32; 3]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    std::fs::write(dir.join("weights.bin"), weights([1.0, -1.0, 0.5])).unwrap();
+    let mut g = add_relu();
+    g.initializer = vec![TensorProto {
+        name: Some("b".into()),
+        dims: vec![3],
+        data_type: Some(1),
+        data_location: Some(1),
+        external_data: vec![StringStringEntryProto {
+            key: Some("location".into()),
+            value: Some("weights.bin".into()),
+        }],
+        ..Default::default()
+    }];
+    let path = dir.join("model.onnx");
+    std::fs::write(&path, model(g, 13)).unwrap();
+    let signature = relaxjit_onnx::signature(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(signature.external_data, ["weights.bin"]);
+    let options = ImportOptions::default();
+    let first = engine.compile_onnx(&path, &options).unwrap();
+    assert!(!first.from_cache());
+    assert_eq!(at_zero(&first, "main"), [1.0, 0.0, 0.5]);
+    assert!(engine.compile_onnx(&path, &options).unwrap().from_cache());
+    std::fs::write(dir.join("weights.bin"), weights([3.0, -1.0, 0.25])).unwrap();
+    let changed = engine.compile_onnx(&path, &options).unwrap();
+    assert!(!changed.from_cache());
+    assert_eq!(at_zero(&changed, "main"), [3.0, 0.0, 0.25]);
+    // A missing file is the import's error, as without a cache.
+    std::fs::remove_file(dir.join("weights.bin")).unwrap();
+    let e = engine
+        .compile_onnx(&path, &options)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("weights.bin"), "{e}");
+    assert_eq!(*warnings.lock().unwrap(), Vec::<String>::new());
+}
+
+/// The signature types the graph inputs as the import does, without converting the nodes.
+#[test]
+fn the_signature_is_the_imported_functions_parameters() {
+    let bytes = model(add_relu(), 13);
+    let signature = relaxjit_onnx::signature(&bytes).unwrap();
+    let imported = import_bytes(&bytes, &ImportOptions::default()).unwrap();
+    let func = imported.module.relax_function("main").unwrap();
+    assert_eq!(signature.inputs, imported.inputs);
+    assert_eq!(signature.params.len(), func.params.len());
+    // Each import makes its own symbolic dimensions: compared by name (`N#1` as `N`).
+    let unnumbered = |si: &relaxjit::relax::ir::StructInfo| -> String {
+        let text = format!("{si:?}");
+        let mut out = String::new();
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '#' {
+                while chars.peek().is_some_and(char::is_ascii_digit) {
+                    chars.next();
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    };
+    for (a, b) in signature.params.iter().zip(&func.params) {
+        assert_eq!(a.name(), b.name());
+        assert_eq!(unnumbered(a.struct_info()), unnumbered(b.struct_info()));
+    }
+    assert!(signature.external_data.is_empty());
+    // An unsupported operator does not matter to the signature; an undecodable model does.
+    let mut g = add_relu();
+    g.node[1] = node("MaxRoiPool", "pool_1", &["s"], &["y"]);
+    assert_eq!(
+        relaxjit_onnx::signature(&model(g, 13))
+            .unwrap()
+            .params
+            .len(),
+        1
+    );
+    let e = relaxjit_onnx::signature(b"\xff\xff\xff")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("cannot decode ModelProto"), "{e}");
+}
