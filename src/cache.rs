@@ -213,12 +213,17 @@ pub(crate) type Loaded = (
     Option<jit::vmtir::VmtirModule>,
 );
 
+/// The executable of an entry's bytes ([`ArtifactCache::load_with`]).
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-pub(crate) fn from_entry(entry: Entry, compiled: bool) -> Result<Loaded, String> {
-    let exec = Arc::new(
-        Executable::load_from_bytes(&entry.executable)
-            .map_err(|e| format!("the stored executable does not load: {e}"))?,
-    );
+pub(crate) fn load_executable(bytes: &[u8]) -> Result<Arc<Executable>, String> {
+    Executable::load_from_bytes(bytes)
+        .map(Arc::new)
+        .map_err(|e| format!("the stored executable does not load: {e}"))
+}
+
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+pub(crate) fn from_entry(entry: Entry<Arc<Executable>>, compiled: bool) -> Result<Loaded, String> {
+    let exec = entry.executable;
     let section = match entry.extra.as_slice() {
         [] => None,
         [(name, bytes)] if name == jit::vmtir::SECTION => Some(bytes),

@@ -273,7 +273,8 @@ impl Engine {
     /// miss, with a warning if an entry was there but unusable) otherwise.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn load_cached(&self, cache: &ArtifactCache, key: &jit::cache::Key) -> Option<CompiledModule> {
-        let entry = cache.load(key)?;
+        // The executable deserialized where it lies in the entry's mapping, not copied first.
+        let entry = cache.load_with(key, &mut crate::cache::load_executable)?;
         let compiled = self.config.exec_mode == ExecMode::Compiled;
         let loaded = crate::cache::from_entry(entry, compiled).and_then(|loaded| {
             let (exec, kernels, library, vmtir) = loaded;

@@ -47,9 +47,10 @@ const PREFIX: usize = 8 + 4 + 16;
 
 /// What a compiled module stores: enough to rebuild it without compiling.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Entry {
-    /// `vm::Executable::save_to_bytes`.
-    pub executable: Vec<u8>,
+pub struct Entry<E = Vec<u8>> {
+    /// `vm::Executable::save_to_bytes`, or what a loader made of those bytes while they were
+    /// still in the file's mapping ([`decode_stored_with`]).
+    pub executable: E,
     /// Every native function of the module, by symbol.
     pub code: CodeBlob,
     /// The kernels, in library order; each kernel's entry is the symbol its metadata names.
@@ -161,9 +162,9 @@ pub fn encode_alias(id: &Identity, target: &[u8; 32]) -> Vec<u8> {
 
 /// What a file under a key holds.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Stored {
+pub enum Stored<E = Vec<u8>> {
     /// The entry itself.
-    Entry(Entry),
+    Entry(Entry<E>),
     /// An alias: the key the entry is stored under.
     Alias([u8; 32]),
 }
@@ -181,6 +182,19 @@ pub fn decode(bytes: &[u8], expected: &Identity) -> Result<Entry, Reject> {
 // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject> {
+    decode_stored_with(bytes, expected, &mut |b| Ok(vm::hit::copy_slice(b)))
+}
+
+/// [`decode_stored`], the executable's bytes handed to `executable` where they lie in
+/// `bytes` rather than copied out: a loader that reads them once (deserializes the
+/// executable, copying its constants out) spares the copy of the whole executable. An error
+/// of `executable` rejects the entry as [`Reject::Malformed`].
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+pub fn decode_stored_with<E>(
+    bytes: &[u8],
+    expected: &Identity,
+    executable: &mut dyn FnMut(&[u8]) -> Result<E, String>,
+) -> Result<Stored<E>, Reject> {
     if bytes.len() < PREFIX {
         return Err(Reject::NotAnEntry);
     }
@@ -230,14 +244,19 @@ pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject
             }
             Ok(Stored::Alias(target.try_into().expect("32 bytes")))
         }
-        None => decode_payload(&mut r).map(Stored::Entry).map_err(malformed),
+        None => decode_payload(&mut r, executable)
+            .map(Stored::Entry)
+            .map_err(malformed),
     }
 }
 
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-fn decode_payload(r: &mut Reader<'_>) -> Result<Entry, String> {
+fn decode_payload<E>(
+    r: &mut Reader<'_>,
+    executable: &mut dyn FnMut(&[u8]) -> Result<E, String>,
+) -> Result<Entry<E>, String> {
     // The copies and vectors through `vm::hit`, whose code lies in the hit path's section.
-    let executable = vm::hit::copy_slice(r.bytes()?);
+    let executable_bytes = r.bytes()?;
     let code = vm::hit::copy_slice(r.bytes()?);
     let n = r.count(9)?;
     let mut symbols = vm::hit::vec_with_capacity(n);
@@ -261,6 +280,8 @@ fn decode_payload(r: &mut Reader<'_>) -> Result<Entry, String> {
     if !r.b.is_empty() {
         return Err(format!("{} bytes after the last section", r.b.len()));
     }
+    // Last, once the rest has parsed: a malformed entry costs no deserialization.
+    let executable = executable(executable_bytes)?;
     Ok(Entry {
         executable,
         code,

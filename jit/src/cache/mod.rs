@@ -342,9 +342,21 @@ impl ArtifactCache {
     /// under `key` is followed to the entry it names.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn load(&self, key: &Key) -> Option<Entry> {
-        match self.load_stored(key)? {
+        self.load_with(key, &mut |b| Ok(vm::hit::copy_slice(b)))
+    }
+
+    /// [`load`](Self::load), the executable's bytes handed to `executable` where they lie in
+    /// the file (or its mapping) instead of copied out ([`entry::decode_stored_with`]); its
+    /// error makes the entry a warned miss.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    pub fn load_with<E>(
+        &self,
+        key: &Key,
+        executable: &mut dyn FnMut(&[u8]) -> Result<E, String>,
+    ) -> Option<Entry<E>> {
+        match self.load_stored(key, executable)? {
             entry::Stored::Entry(e) => Some(e),
-            entry::Stored::Alias(target) => match self.load_stored(&Key(target))? {
+            entry::Stored::Alias(target) => match self.load_stored(&Key(target), executable)? {
                 entry::Stored::Entry(e) => Some(e),
                 entry::Stored::Alias(_) => {
                     self.warn(&format!(
@@ -360,7 +372,11 @@ impl ArtifactCache {
     /// The checked contents of the file under `key` (an absent file is a silent miss, an
     /// unusable one a warned miss), refreshing its modification time on success.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-    fn load_stored(&self, key: &Key) -> Option<entry::Stored> {
+    fn load_stored<E>(
+        &self,
+        key: &Key,
+        executable: &mut dyn FnMut(&[u8]) -> Result<E, String>,
+    ) -> Option<entry::Stored<E>> {
         let path = self.path_of(key);
         let Opened { file, len, fresh } = match open_entry(&path) {
             Ok(f) => f,
@@ -380,16 +396,16 @@ impl ArtifactCache {
                     return None;
                 }
             };
-            entry::decode_stored(&bytes, &self.identity(key))
+            entry::decode_stored_with(&bytes, &self.identity(key), executable)
         } else {
             // SAFETY: relaxjit never writes an entry file in place — entries are written to a
             // temporary file and renamed over the old one, which leaves this mapping on the old
             // file's data. Every byte is checked (checksum, bounds) before it is used, and
             // nothing borrowed from the map outlives this function (the decoded entry owns
-            // copies). A foreign process truncating the file under us is outside that
+            // copies, and `executable` sees the executable's bytes only during the call). A foreign process truncating the file under us is outside that
             // contract, as for every mapped file.
             match unsafe { memmap2::Mmap::map(&file) } {
-                Ok(map) => entry::decode_stored(&map, &self.identity(key)),
+                Ok(map) => entry::decode_stored_with(&map, &self.identity(key), executable),
                 Err(e) => {
                     self.warn(&format!("cannot map {}: {e}; recompiling", path.display()));
                     return None;
