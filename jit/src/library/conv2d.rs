@@ -1291,7 +1291,9 @@ mod small_k {
     /// call by call, minima of 40): ResNet-50's 1×1 convolutions of 256 channels at 56 × 56 to 64 channels
     /// −13 to −16%, to 128 −14 to −15%, to 512 at stride 2 −10 to −26%, 512 → 256 at
     /// 28 × 28 −3.5%, the rest within ±2%; SqueezeNet's squeeze convolutions (16 to 48
-    /// channels) up to 19% slower packed, 64 channels from 384 and 512 unchanged.
+    /// channels) up to 19% slower packed, 64 channels from 384 and 512 unchanged. Again with
+    /// tiles of 12 channels, packed against not (two runs): 256 → 64 at 56 × 56 −15 to −22%,
+    /// 256 → 128 −15 to −21%, 512 → 256 at 28 × 28 −5 to −8%.
     fn packs(m: usize, k: usize) -> bool {
         m >= 64 && k >= 256
     }
