@@ -185,6 +185,18 @@ impl Importer {
         Ok(out)
     }
 
+    /// Takes `nbytes` from what is left of the constant budget for a constant the import makes
+    /// itself; `false`, taking nothing, if that is more than is left.
+    pub fn spend_constant_budget(&mut self, nbytes: usize) -> bool {
+        match self.constant_fill_budget.checked_sub(nbytes) {
+            Some(left) => {
+                self.constant_fill_budget = left;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// A fresh symbolic dimension.
     pub fn fresh_dim(&mut self, hint: &str) -> tir::Var {
         let n = self.dims.len();

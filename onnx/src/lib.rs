@@ -51,7 +51,8 @@ pub struct ImportOptions {
     pub func_name: String,
     /// The most bytes, over the whole model, of the constants the import makes itself:
     /// `ConstantOfShape` nodes of constant shape filled into constants (weights written as
-    /// fills, such as the light zoo's; beyond the budget they are filled at run time). A model
+    /// fills, such as the light zoo's; beyond the budget they are filled at run time), and the
+    /// gather indices and weights `Resize` precomputes (beyond the budget, an error). A model
     /// cannot make the import hold more.
     pub constant_fill_budget: usize,
 }

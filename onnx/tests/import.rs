@@ -469,7 +469,42 @@ fn malformed_nodes_are_errors_naming_them() {
             };
             let want = "resizing axis 2, which has no elements, to 3 elements".to_string();
             (graph, 13, want)
-        }));
+        }))
+        // Resizing to 2^40 elements (precomputed 2^40 indices for minutes) or to a negative
+        // size.
+        .chain(
+            [
+                (
+                    "nearest",
+                    1 << 40,
+                    "needs 8796093022208 bytes of precomputed indices",
+                ),
+                (
+                    "linear",
+                    1 << 40,
+                    "needs 26388279066624 bytes of precomputed indices",
+                ),
+                ("nearest", -2, "resizing axis 3 of extent 4 to -2 elements"),
+            ]
+            .map(|(mode, size, want)| {
+                let graph = GraphProto {
+                    node: vec![NodeProto {
+                        attribute: vec![AttributeProto {
+                            name: Some("mode".into()),
+                            r#type: Some(attribute_type::STRING),
+                            s: Some(mode.as_bytes().to_vec()),
+                            ..Default::default()
+                        }],
+                        ..node("Resize", "resize", &["x", "", "", "sizes"], &["y"])
+                    }],
+                    initializer: vec![i64_tensor("sizes", &[4], &[1, 1, 4, size])],
+                    input: vec![x()],
+                    output: vec![value_info("y", &[])],
+                    ..Default::default()
+                };
+                (graph, 13, want.to_string())
+            }),
+        );
     for (graph, opset, want) in cases {
         let e = import_bytes(&model(graph, opset), &ImportOptions::default())
             .unwrap_err()

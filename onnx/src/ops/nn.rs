@@ -770,6 +770,12 @@ pub(crate) fn resize(imp: &mut Importer, node: &Node) -> Result<Val> {
             }
             (None, None) => return Err(node.invalid("neither scales nor sizes")),
         }
+        if let Some(a) = (0..r).find(|&a| sizes[a] < 0) {
+            return Err(node.invalid(format!(
+                "resizing axis {a} of extent {} to {} elements (scale {})",
+                s[a], sizes[a], scales[a]
+            )));
+        }
         (scales, sizes)
     };
     let source = |out: i64, a: usize| -> Result<f64> {
@@ -824,6 +830,20 @@ pub(crate) fn resize(imp: &mut Importer, node: &Node) -> Result<Val> {
             return Err(node.invalid(format!(
                 "resizing axis {a}, which has no elements, to {} elements",
                 sizes[a]
+            )));
+        }
+        // The gather indices (and, for `linear`, a second set and two weights) are
+        // constants the import makes itself, so they come out of the constant budget.
+        let per_element = if mode == "linear" { 2 * 8 + 2 * 4 } else { 8 };
+        let nbytes = usize::try_from(sizes[a])
+            .ok()
+            .and_then(|n| n.checked_mul(per_element))
+            .unwrap_or(usize::MAX);
+        if !imp.spend_constant_budget(nbytes) {
+            return Err(node.invalid(format!(
+                "resizing axis {a} to {} elements needs {nbytes} bytes of precomputed indices, \
+                 more than is left of the import's constant budget ({} bytes)",
+                sizes[a], imp.constant_fill_budget
             )));
         }
         let last = s[a] - 1;

@@ -1211,8 +1211,7 @@ pub(crate) fn constant_of_shape(imp: &mut Importer, node: &Node) -> Result<Val> 
         .collect::<Option<Vec<i64>>>()
     {
         let nbytes = vm::tensor::checked_nbytes(&s, value.dtype()).unwrap_or(usize::MAX);
-        if nbytes <= CONSTANT_FILL_BYTES && nbytes <= imp.constant_fill_budget {
-            imp.constant_fill_budget -= nbytes;
+        if nbytes <= CONSTANT_FILL_BYTES && imp.spend_constant_budget(nbytes) {
             let bytes = value.to_bytes();
             let mut t = Tensor::zeros(&s, value.dtype()).map_err(|e| node.invalid(e))?;
             if bytes.iter().any(|&b| b != 0) {
