@@ -122,25 +122,19 @@ pub(crate) fn source_key(
 /// The key of importing the ONNX `model` with `options` and compiling it under `config`:
 /// an alias of [`key`] that spares a hit the import. It covers the model's bytes, the bytes
 /// of every external-data file its initializers name ([`onnx::Signature::external_data`],
-/// the only files an import reads) and every import option; `None` (no alias, the compile
-/// keyed as usual) if the model cannot be read or decoded, or an external-data file cannot
-/// be read — the import then reports what is wrong.
+/// the only files an import reads, in the model's `folder`) and every import option; `None`
+/// (no alias, the compile keyed as usual) if the model cannot be decoded, or an external-data
+/// file cannot be read — the import then reports what is wrong.
 pub(crate) fn onnx_key(
     cache: &ArtifactCache,
     config: &Config,
-    model: crate::engine::OnnxModel<'_>,
+    bytes: &[u8],
+    folder: Option<&std::path::Path>,
     options: &onnx::ImportOptions,
 ) -> Option<Key> {
-    let (bytes, folder) = match model {
-        crate::engine::OnnxModel::Bytes(b) => (std::borrow::Cow::Borrowed(b), None),
-        crate::engine::OnnxModel::Path(p) => (
-            std::borrow::Cow::Owned(std::fs::read(p).ok()?),
-            Some(p.parent().unwrap_or(std::path::Path::new("."))),
-        ),
-    };
-    let signature = onnx::signature(&bytes).ok()?;
+    let signature = onnx::signature(bytes).ok()?;
     let mut k = cache.key_builder();
-    k.part("onnx", &bytes);
+    k.part("onnx", bytes);
     // Destructured, so that a new option cannot be left out of the key.
     let onnx::ImportOptions {
         keep_params_in_input,
@@ -157,17 +151,8 @@ pub(crate) fn onnx_key(
         &(*constant_fill_budget as u64).to_le_bytes(),
     );
     for location in &signature.external_data {
-        // From bytes there is no folder to read it from, and a location outside the model's
-        // folder is refused: the import fails, uncached.
-        let path = std::path::Path::new(location);
-        if path.is_absolute()
-            || path
-                .components()
-                .any(|c| matches!(c, std::path::Component::ParentDir))
-        {
-            return None;
-        }
-        let data = std::fs::read(folder?.join(path)).ok()?;
+        // Without a folder, or outside it, the file is not read: the import fails, uncached.
+        let data = std::fs::read(onnx::tensor::external_path(folder?, location)?).ok()?;
         k.part("onnx.external_data.location", location.as_bytes());
         k.part("onnx.external_data.bytes", &data);
     }

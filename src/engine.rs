@@ -19,6 +19,7 @@
 //! loops of their calls in it (the VM itself stays on the caller's thread); a call made
 //! directly on the VM (`vm.invoke`) runs its loops on rayon's global pool.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use jit::cache::ArtifactCache;
@@ -342,6 +343,9 @@ impl Engine {
     ) -> Result<onnx::ImportedModel> {
         Ok(match model.into() {
             OnnxModel::Bytes(b) => onnx::import_bytes(b, options)?,
+            OnnxModel::InFolder { bytes, folder } => {
+                onnx::import_in(Cow::Borrowed(bytes), Some(folder), options)?
+            }
             OnnxModel::Path(p) => onnx::import_file(p, options)?,
         })
     }
@@ -358,11 +362,22 @@ impl Engine {
         model: impl Into<OnnxModel<'a>>,
         options: &onnx::ImportOptions,
     ) -> Result<CompiledModule> {
-        let model = model.into();
+        // A file is read once, for the key and the import.
+        let (bytes, folder) = match model.into() {
+            OnnxModel::Bytes(b) => (Cow::Borrowed(b), None),
+            OnnxModel::InFolder { bytes, folder } => (Cow::Borrowed(bytes), Some(folder)),
+            OnnxModel::Path(p) => {
+                let bytes = std::fs::read(p).map_err(|error| onnx::Error::Io {
+                    path: p.to_path_buf(),
+                    error,
+                })?;
+                (Cow::Owned(bytes), Some(onnx::model_folder(p)))
+            }
+        };
         let alias = self.cache_key_parts().and_then(|cache| {
             Some((
                 cache,
-                crate::cache::onnx_key(cache, &self.config, model, options)?,
+                crate::cache::onnx_key(cache, &self.config, &bytes, folder, options)?,
             ))
         });
         if let Some((cache, akey)) = &alias
@@ -370,7 +385,7 @@ impl Engine {
         {
             return Ok(hit);
         }
-        let module = Engine::import_onnx(model, options)?.module;
+        let module = onnx::import_in(bytes, folder, options)?.module;
         self.compile_aliased(&module, alias.as_ref().map(|(_, k)| k))
     }
 
@@ -384,7 +399,14 @@ impl Engine {
 /// holds its external-data files, if any).
 #[derive(Clone, Copy, Debug)]
 pub enum OnnxModel<'a> {
+    /// A model without external data.
     Bytes(&'a [u8]),
+    /// A model read already, whose external-data files are in `folder`.
+    InFolder {
+        bytes: &'a [u8],
+        folder: &'a std::path::Path,
+    },
+    /// A model file; its external-data files are in its folder.
     Path(&'a std::path::Path),
 }
 

@@ -469,12 +469,17 @@ fn leaves(v: &vm::Value, path: &mut Vec<usize>, out: &mut Vec<(Vec<usize>, vm::V
     }
 }
 
+/// What `run` and `bench` compile.
+enum Source {
+    Module(relax::IRModule),
+    /// An ONNX model's bytes: only its signature is read before the compile
+    /// ([`relaxjit::onnx::signature`]), which imports it unless the artifact cache holds it.
+    Onnx(Vec<u8>),
+}
+
 /// A module read and its call's arguments ready, for `run` and `bench`.
 struct Prepared {
-    /// The module, or `None` for an ONNX model: only its signature is read before the
-    /// compile ([`relaxjit::onnx::signature`]), which imports it unless the artifact cache
-    /// holds it.
-    module: Option<relax::IRModule>,
+    source: Source,
     call_args: Vec<vm::Value>,
     /// One line per parameter: its value's summary and where it came from.
     input_lines: Vec<String>,
@@ -495,7 +500,7 @@ fn prepare(args: &RunArgs) -> Result<Prepared> {
             names.join(", ")
         )
     };
-    let (module, params) = if is_onnx(&args.path) {
+    let (source, params) = if is_onnx(&args.path) {
         let bytes = std::fs::read(&args.path)
             .with_context(|| format!("cannot read {}", args.path.display()))?;
         let signature = relaxjit::onnx::signature(&bytes)
@@ -504,7 +509,7 @@ fn prepare(args: &RunArgs) -> Result<Prepared> {
         if args.func != func {
             return Err(no_function(&[&func]));
         }
-        (None, signature.params)
+        (Source::Onnx(bytes), signature.params)
     } else {
         let module = read_module(&args.path, args.metadata.as_deref())?;
         let func = module.relax_function(&args.func).ok_or_else(|| {
@@ -512,7 +517,7 @@ fn prepare(args: &RunArgs) -> Result<Prepared> {
             no_function(&names)
         })?;
         let params = func.params.clone();
-        (Some(module), params)
+        (Source::Module(module), params)
     };
     let parse_time = start.elapsed();
     // An ONNX model's inputs may be named as in the model (`gpu_0/data_0`) or as their
@@ -571,7 +576,7 @@ fn prepare(args: &RunArgs) -> Result<Prepared> {
         call_args.push(value);
     }
     Ok(Prepared {
-        module,
+        source,
         call_args,
         input_lines,
         parse_time,
@@ -596,9 +601,15 @@ fn compile_prepared(
         },
         ..relaxjit::Config::default()
     })?;
-    let compiled = match &prepared.module {
-        Some(module) => engine.compile(module),
-        None => engine.compile_onnx(&args.path, &Default::default()),
+    let compiled = match &prepared.source {
+        Source::Module(module) => engine.compile(module),
+        Source::Onnx(bytes) => engine.compile_onnx(
+            relaxjit::OnnxModel::InFolder {
+                bytes,
+                folder: relaxjit::onnx::model_folder(&args.path),
+            },
+            &Default::default(),
+        ),
     }
     .with_context(|| format!("cannot compile {}", args.path.display()))?;
     Ok((compiled, prepared.parse_time + start.elapsed()))

@@ -27,6 +27,7 @@ mod ops;
 pub mod proto;
 pub mod tensor;
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use prost::Message;
@@ -85,7 +86,25 @@ pub struct ImportedModel {
 /// Imports a serialized `ModelProto`. External data cannot be found without the model's
 /// folder: use [`import_file`] for such models.
 pub fn import_bytes(bytes: &[u8], options: &ImportOptions) -> Result<ImportedModel> {
-    import_with_base(prost::bytes::Bytes::copy_from_slice(bytes), None, options)
+    import_in(Cow::Borrowed(bytes), None, options)
+}
+
+/// Imports a serialized `ModelProto` whose external-data files are in `folder` (none without
+/// one). Owned bytes are not copied: the weights' `raw_data` are slices of the buffer.
+pub fn import_in(
+    bytes: Cow<'_, [u8]>,
+    folder: Option<&Path>,
+    options: &ImportOptions,
+) -> Result<ImportedModel> {
+    let bytes = match bytes {
+        Cow::Borrowed(b) => prost::bytes::Bytes::copy_from_slice(b),
+        Cow::Owned(v) => prost::bytes::Bytes::from(v),
+    };
+    let model = proto::ModelProto::decode(bytes).map_err(|error| Error::Decode {
+        what: "ModelProto",
+        error,
+    })?;
+    importer::import_model(&model, folder, options)
 }
 
 /// Imports the model in file `path`; external-data files are read relative to its folder.
@@ -95,9 +114,12 @@ pub fn import_file(path: impl AsRef<Path>, options: &ImportOptions) -> Result<Im
         path: path.to_path_buf(),
         error,
     })?;
-    let base = path.parent().unwrap_or(Path::new("."));
-    // Owned bytes: the weights' `raw_data` are slices of this buffer, not copies.
-    import_with_base(prost::bytes::Bytes::from(bytes), Some(base), options)
+    import_in(Cow::Owned(bytes), Some(model_folder(path)), options)
+}
+
+/// The folder of the model file `path`, where its external-data files are read from.
+pub fn model_folder(path: &Path) -> &Path {
+    path.parent().unwrap_or(Path::new("."))
 }
 
 /// What a model's import depends on and gives, without importing it: the parameters that its
@@ -127,16 +149,4 @@ pub fn signature(bytes: &[u8]) -> Result<Signature> {
         },
     )?;
     importer::signature(&model)
-}
-
-fn import_with_base(
-    bytes: prost::bytes::Bytes,
-    base_dir: Option<&Path>,
-    options: &ImportOptions,
-) -> Result<ImportedModel> {
-    let model = proto::ModelProto::decode(bytes).map_err(|error| Error::Decode {
-        what: "ModelProto",
-        error,
-    })?;
-    importer::import_model(&model, base_dir, options)
 }

@@ -1,7 +1,7 @@
 //! `TensorProto` ⇄ `vm::Tensor`: element types, the typed data fields, `raw_data` and
 //! external data files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use prost::Message;
 use vm::{DataType, Tensor};
@@ -187,6 +187,20 @@ pub fn external_location(proto: &TensorProto) -> Option<String> {
     external_entry(proto, "location")
 }
 
+/// The file an external-data `location` names, in the model's `folder`; `None` if the
+/// location leaves that folder (an absolute path, or one through `..`), which is never read.
+pub fn external_path(folder: &Path, location: &str) -> Option<PathBuf> {
+    let rel = Path::new(location);
+    if rel.is_absolute()
+        || rel
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return None;
+    }
+    Some(folder.join(rel))
+}
+
 fn read_external(proto: &TensorProto, base_dir: Option<&Path>, nbytes: usize) -> Result<Vec<u8>> {
     let entry = |key: &str| external_entry(proto, key);
     let Some(location) = entry("location") else {
@@ -201,17 +215,12 @@ fn read_external(proto: &TensorProto, base_dir: Option<&Path>, nbytes: usize) ->
             ),
         ));
     };
-    let rel = Path::new(&location);
-    if rel.is_absolute()
-        || rel
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir))
-    {
+    let Some(path) = external_path(base, &location) else {
         return Err(invalid(
             proto,
             format!("external data location `{location}` leaves the model's folder"),
         ));
-    }
+    };
     let parse = |key: &str| -> Result<Option<usize>> {
         entry(key)
             .map(|v| {
@@ -222,7 +231,6 @@ fn read_external(proto: &TensorProto, base_dir: Option<&Path>, nbytes: usize) ->
     };
     let offset = parse("offset")?.unwrap_or(0);
     let length = parse("length")?.unwrap_or(nbytes);
-    let path = base.join(rel);
     let io = |error| Error::Io {
         path: path.clone(),
         error,
@@ -238,6 +246,34 @@ fn read_external(proto: &TensorProto, base_dir: Option<&Path>, nbytes: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn external_data_stays_in_the_models_folder() {
+        let folder = Path::new("models");
+        assert_eq!(
+            external_path(folder, "weights/w.bin"),
+            Some(folder.join("weights/w.bin"))
+        );
+        assert_eq!(external_path(folder, "../w.bin"), None);
+        assert_eq!(external_path(folder, "weights/../../w.bin"), None);
+        assert_eq!(external_path(folder, "/etc/passwd"), None);
+        // The import refuses it with the location in the message.
+        let proto = TensorProto {
+            dims: vec![1],
+            data_type: Some(1),
+            data_location: Some(DATA_LOCATION_EXTERNAL),
+            external_data: vec![crate::proto::StringStringEntryProto {
+                key: Some("location".into()),
+                value: Some("../w.bin".into()),
+            }],
+            ..Default::default()
+        };
+        let err = to_tensor(&proto, Some(folder)).unwrap_err().to_string();
+        assert!(
+            err.contains("`../w.bin` leaves the model's folder"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn typed_fields_and_raw_data_agree() {
