@@ -260,12 +260,13 @@ impl<T: Float> Epilogue<'_, T> {
     }
 
     /// Seeds `dst`, the output elements at flat offsets `off..off + dst.len()` of channel `o`,
-    /// with the sum of the addends (a no-op when there are none or they are preloaded).
+    /// with the sum of the addends, or adds them onto a preloaded output (a no-op when there
+    /// are none, or with a batch norm, which must see the convolution alone).
     fn seed(&self, dst: &mut [T], o: usize, off: usize) {
-        if self.preloaded || self.norm.is_some() {
+        if self.norm.is_some() {
             return;
         }
-        self.add(dst, o, off, true);
+        self.add(dst, o, off, !self.preloaded);
     }
 
     /// Adds the addends to `dst` (the first overwrites it when `first_sets`).

@@ -170,17 +170,28 @@ fn run<T: Float>(
     out: &Tensor,
 ) -> Result<()> {
     let eps = fparams.first().copied().unwrap_or(0.0);
-    let views: Vec<View<T>> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, t)| View::new(t, i))
+    // An addend given as the output too (`LibraryKernel::in_place_addends`): the output holds
+    // it already; it is no input, and every other input must stay clear of the output.
+    let in_place = kernel.in_place_addends().find(|&i| {
+        inputs
+            .get(i)
+            .is_some_and(|t| t.as_ptr() == out.as_ptr() && t.shape() == out.shape())
+    });
+    if let Some(i) = in_place {
+        // Checked as the output below; the dtype must be the output's too.
+        check::<T>(inputs[i], i)?;
+    }
+    let views: Vec<View<T>> = (0..inputs.len())
+        .filter(|&i| Some(i) != in_place)
+        .map(|i| View::new(inputs[i], i))
         .collect::<Result<_>>()?;
     let out_shape = check::<T>(out, inputs.len())?;
-    check_disjoint(out, inputs)?;
+    check_disjoint_but(out, inputs, in_place)?;
     // SAFETY: `check` verified the dtype, device and alignment, and a tensor's storage holds
-    // `numel` elements of its dtype; `check_disjoint` that no input overlaps these bytes, and
-    // the caller holds no other reference into the output while the kernel runs
-    // (destination-passing style).
+    // `numel` elements of its dtype; `check_disjoint_but` that no input overlaps these bytes
+    // but the in-place addend, which is the output itself and has no view: the kernel reads
+    // it only through `out_data`, as a preloaded output. The caller holds no other reference
+    // into the output while the kernel runs (destination-passing style).
     let out_data: &mut [T] =
         unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<T>(), out.numel()) };
     let stats = kernel.op.num_operands()..kernel.op.num_operands() + 4 * usize::from(kernel.norm);
@@ -229,8 +240,10 @@ fn run<T: Float>(
             let after = fused.is_none() && norm.is_some();
             let preloaded = fused.is_none() && norm.is_none();
             if preloaded {
-                preload(out_data, &out_shape, addends)?;
+                preload(out_data, &out_shape, addends, in_place.is_some())?;
             }
+            // In place, the output holds an addend (there is no batch norm then).
+            let preloaded = preloaded || in_place.is_some();
             let epi = conv2d::Epilogue {
                 norm,
                 addends: fused.unwrap_or_default(),
@@ -250,8 +263,8 @@ fn run<T: Float>(
             return Ok(());
         }
     };
-    preload(out_data, &out_shape, addends)?;
-    let read_dst = !addends.is_empty();
+    preload(out_data, &out_shape, addends, in_place.is_some())?;
+    let read_dst = !addends.is_empty() || in_place.is_some();
     matmul::matmul(
         &views[0], &views[1], trans_b, out_data, &out_shape, read_dst,
     )?;
@@ -261,10 +274,17 @@ fn run<T: Float>(
     Ok(())
 }
 
-/// Writes the sum of `addends`, each broadcast to `out_shape`, into `out`.
-fn preload<T: Float>(out: &mut [T], out_shape: &[usize], addends: &[View<T>]) -> Result<()> {
+/// Writes the sum of `addends`, each broadcast to `out_shape`, into `out`, or with
+/// `onto_output` adds it onto what `out` holds.
+fn preload<T: Float>(
+    out: &mut [T],
+    out_shape: &[usize],
+    addends: &[View<T>],
+    onto_output: bool,
+) -> Result<()> {
     for (i, a) in addends.iter().enumerate() {
-        broadcast_into(out, out_shape, a, i > 0).map_err(|e| e.context(format!("addend {i}")))?;
+        broadcast_into(out, out_shape, a, onto_output || i > 0)
+            .map_err(|e| e.context(format!("addend {i}")))?;
     }
     Ok(())
 }
@@ -311,12 +331,20 @@ fn check<T: Float>(t: &Tensor, arg: usize) -> Result<Vec<usize>> {
 }
 
 fn check_disjoint(out: &Tensor, inputs: &[&Tensor]) -> Result<()> {
+    check_disjoint_but(out, inputs, None)
+}
+
+/// [`check_disjoint`] for every input but `skip`.
+fn check_disjoint_but(out: &Tensor, inputs: &[&Tensor], skip: Option<usize>) -> Result<()> {
     let range = |t: &Tensor| {
         let start = t.as_ptr() as usize;
         start..start + t.nbytes()
     };
     let o = range(out);
     for (i, t) in inputs.iter().enumerate() {
+        if Some(i) == skip {
+            continue;
+        }
         let r = range(t);
         if r.start < o.end && o.start < r.end {
             return Err(Error::value_error(format!(
@@ -886,6 +914,174 @@ mod tests {
     }
 
     /// Every kernel is found by its name, and nothing else is: `add_named` links by name.
+    /// A kernel given one of its addends as its output too (as StaticPlanBlockMemory plans a
+    /// residual's last use) computes what it computes into a fresh output: convolutions on
+    /// each path (the fused 1×1 kernel, the GEMM of an unfolded 3×3, depthwise, packed 1×1
+    /// weights), with a per-channel bias before the residual, with a broadcast addend the
+    /// kernel preloads, and matrix multiplies. Small integers, so that every order of the
+    /// sums is exact. Any other input sharing the output's bytes is still an error.
+    #[test]
+    fn an_addend_may_be_the_output() {
+        use vm::{Tensor, Value};
+        let mut lib = vm::Library::new();
+        add_to(&mut lib);
+        let mut next = test_support::xorshift(0x51ab_1e5e_ed00_0001);
+        let mut small = |shape: &[i64]| -> Tensor {
+            let n = shape.iter().product::<i64>() as usize;
+            let v: Vec<f32> = (0..n).map(|_| (next() % 5) as f32 - 2.0).collect();
+            Tensor::from_slice(shape, &v).unwrap()
+        };
+        let w = |shape: &[i64], next: &mut dyn FnMut() -> u64| -> Vec<f32> {
+            let n = shape.iter().product::<i64>() as usize;
+            (0..n).map(|_| (next() % 5) as f32 - 2.0).collect()
+        };
+        let mut next_w = test_support::xorshift(0x51ab_1e5e_ed00_0002);
+        let mut packed = |shape: &[i64]| -> Tensor {
+            let dims = [0, 1, 2, 3].map(|i| shape[i] as usize);
+            let (data, packed) =
+                relax::transform::dispatch_library::pack_conv_weights(&w(shape, &mut next_w), dims);
+            Tensor::from_slice(&packed.map(|d| d as i64), &data).unwrap()
+        };
+        let mut next_w = test_support::xorshift(0x51ab_1e5e_ed00_0003);
+        let mut winograd = |shape: &[i64]| -> Tensor {
+            use relax::transform::dispatch_library::{WINOGRAD_ROWS, winograd_conv_weights};
+            let data =
+                winograd_conv_weights(&w(shape, &mut next_w), [0, 1].map(|i| shape[i] as usize));
+            Tensor::from_slice(&[WINOGRAD_ROWS as i64, shape[0], shape[1]], &data).unwrap()
+        };
+        // (kernel, tensors before the residual, integer parameters, output shape)
+        let conv = [1i64, 1, 1, 1, 1, 1, 1, 1, 1];
+        let cases: Vec<(&str, Vec<Tensor>, Vec<i64>, Vec<i64>)> = vec![
+            (
+                "relaxjit.conv2d_add_add_relu",
+                vec![
+                    small(&[1, 16, 9, 7]),
+                    small(&[70, 16, 1, 1]),
+                    small(&[1, 70, 1, 1]),
+                ],
+                [1, 1, 0, 0, 0, 0, 1, 1, 1].to_vec(),
+                vec![1, 70, 9, 7],
+            ),
+            (
+                "relaxjit.conv2d_add_add",
+                vec![
+                    small(&[2, 8, 10, 10]),
+                    small(&[12, 8, 3, 3]),
+                    small(&[1, 12, 1, 1]),
+                ],
+                conv.to_vec(),
+                vec![2, 12, 10, 10],
+            ),
+            (
+                "relaxjit.conv2d_add_add",
+                vec![
+                    small(&[1, 6, 8, 8]),
+                    small(&[6, 1, 3, 3]),
+                    small(&[1, 6, 1, 1]),
+                ],
+                [1, 1, 1, 1, 1, 1, 1, 1, 6].to_vec(),
+                vec![1, 6, 8, 8],
+            ),
+            (
+                // A broadcast addend the kernel writes into the output before multiplying.
+                "relaxjit.conv2d_add_add",
+                vec![
+                    small(&[1, 4, 5, 6]),
+                    small(&[8, 4, 3, 3]),
+                    small(&[1, 1, 5, 1]),
+                ],
+                conv.to_vec(),
+                vec![1, 8, 5, 6],
+            ),
+            (
+                // Packed weights: the channel-vectorized kernel.
+                "relaxjit.conv2d_add_add",
+                vec![
+                    small(&[1, 40, 7, 7]),
+                    packed(&[64, 40, 1, 1]),
+                    small(&[1, 64, 1, 1]),
+                ],
+                [1, 1, 0, 0, 0, 0, 1, 1, 1].to_vec(),
+                vec![1, 64, 7, 7],
+            ),
+            (
+                // Winograd-transformed weights.
+                "relaxjit.conv2d_add_add_relu",
+                vec![
+                    small(&[1, 8, 12, 12]),
+                    winograd(&[16, 8, 3, 3]),
+                    small(&[1, 16, 1, 1]),
+                ],
+                conv.to_vec(),
+                vec![1, 16, 12, 12],
+            ),
+            (
+                "relaxjit.matmul_add_add_relu",
+                vec![small(&[3, 5, 7]), small(&[7, 9]), small(&[9])],
+                vec![],
+                vec![3, 5, 9],
+            ),
+            (
+                "relaxjit.matmul_add",
+                vec![small(&[40, 33]), small(&[33, 50])],
+                vec![],
+                vec![40, 50],
+            ),
+        ];
+        for (name, tensors, ints, out_shape) in cases {
+            let f = lib.get_packed(name).unwrap();
+            let residual = small(&out_shape);
+            let args = |residual: &Tensor, out: &Tensor| -> Vec<Value> {
+                let mut a: Vec<Value> = tensors.iter().cloned().map(Value::Tensor).collect();
+                a.push(Value::Tensor(residual.clone()));
+                a.extend(ints.iter().map(|&i| Value::Int(i)));
+                a.push(Value::Tensor(out.clone()));
+                a
+            };
+            let fresh = Tensor::zeros(&out_shape, vm::DataType::F32).unwrap();
+            f.call(&args(&residual, &fresh)).unwrap();
+            let in_place =
+                Tensor::from_slice(&out_shape, &residual.to_vec::<f32>().unwrap()).unwrap();
+            f.call(&args(&in_place, &in_place))
+                .unwrap_or_else(|e| panic!("{name} {out_shape:?} in place: {e}"));
+            // Exact but for Winograd's transforms, whose sums the two add to in other orders.
+            let (got, want) = (
+                in_place.to_vec::<f32>().unwrap(),
+                fresh.to_vec::<f32>().unwrap(),
+            );
+            let scale = want.iter().fold(1f32, |m, v| m.max(v.abs()));
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    (g - w).abs() <= 1e-5 * scale,
+                    "{name} {out_shape:?}: element {i} is {g} in place, {w} into a fresh output"
+                );
+            }
+            // The first operand as the output is no addend: refused.
+            if tensors[0].shape() == &out_shape[..] {
+                let x = tensors[0].clone();
+                let mut a = args(&residual, &x);
+                a[0] = Value::Tensor(x);
+                let err = f.call(&a).unwrap_err().to_string();
+                assert!(err.contains("overlaps the output"), "{name}: {err}");
+            }
+        }
+        // A residual of another shape at the output's address is no in-place addend.
+        let f = lib.get_packed("relaxjit.matmul_add").unwrap();
+        let out = Tensor::zeros(&[4, 4], vm::DataType::F32).unwrap();
+        let flat = out.view(&[16], vm::DataType::F32).unwrap();
+        let a = [small(&[4, 4]), small(&[4, 4])];
+        let err = f
+            .call(&[
+                Value::Tensor(a[0].clone()),
+                Value::Tensor(a[1].clone()),
+                Value::Tensor(flat),
+                Value::Tensor(out),
+            ])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("overlaps the output"), "{err}");
+    }
+
     #[test]
     fn every_kernel_is_found_by_its_name() {
         let all = LibraryKernel::all();

@@ -27,6 +27,16 @@
 //! otherwise change the concat's result); any other concat is left as a copy. The output of a
 //! concat done in place may itself be an input of a later one (a chain, as in DenseNet's
 //! blocks): the whole chain then shares the last output's storage.
+//!
+//! Outputs over their addends: a library convolution or matrix multiply whose addend of the
+//! output's shape (a residual) is read for the last time by the call writes its output in the
+//! addend's storage ([`LibraryKernel::in_place_addends`]: the kernel adds onto what the
+//! output holds), as onnxruntime's fused Conv + Add writes over its `Z` input, so that the
+//! residual is read and written in one pass. Only when both are distinct tensors this pass
+//! plans, of one static shape and dtype, in the call's scope, the output is first written by
+//! the call, and the addend is passed once; the output then shares the addend's storage
+//! (ResNet's blocks chain: every block's output lies where its residual did). An addend that is
+//! a slice of a concat done in place is left alone.
 
 use std::collections::{HashMap, HashSet};
 
@@ -58,6 +68,7 @@ pub fn static_plan_block_memory(module: &IRModule) -> Result<IRModule> {
             placed: HashMap::new(),
             removed: HashSet::new(),
             groups: Vec::new(),
+            in_place: Vec::new(),
         };
         p.init_seq(&f.body, 0);
         let mut out_tokens = Vec::new();
@@ -66,6 +77,7 @@ pub fn static_plan_block_memory(module: &IRModule) -> Result<IRModule> {
             p.protos[t].discarded = true;
         }
         p.place_concats();
+        p.place_in_place();
         p.scope_counter = 0;
         p.plan_seq(&f.body, 0);
         let mut emitted = HashSet::new();
@@ -114,6 +126,16 @@ struct ConcatSite {
     axis: usize,
 }
 
+/// A library call that may write its output over an addend of the output's shape
+/// ([`LibraryKernel::in_place_addends`]).
+#[derive(Clone, Debug)]
+struct InPlaceSite {
+    step: usize,
+    scope: usize,
+    addend: usize,
+    out: usize,
+}
+
 #[derive(Clone, Debug)]
 struct Storage {
     size: PrimExpr,
@@ -144,9 +166,11 @@ struct Planner<'a> {
     placed: HashMap<usize, (usize, i64)>,
     /// The bindings of placed concats.
     removed: HashSet<VarId>,
-    /// Each placed concat: its output's prototype, and its storage once its first tensor is
-    /// planned.
+    /// Each group of prototypes sharing one storage (a placed concat, a chain of outputs
+    /// written over their addends): its first prototype, whose size the storage has, and the
+    /// storage once its first tensor is planned.
     groups: Vec<(usize, Option<usize>)>,
+    in_place: Vec<InPlaceSite>,
 }
 
 fn alloc_parts(value: &Expr) -> Option<(&[PrimExpr], DataType)> {
@@ -278,6 +302,7 @@ impl Planner<'_> {
                     }
                     ExprKind::Call(_) if self.is_planning_call(value) => {
                         self.note_concat(var.id(), value, scope);
+                        self.note_in_place(value, scope);
                         for a in Self::call_args(value) {
                             let mut ts = Vec::new();
                             self.tokens_of(&a, &mut ts);
@@ -358,6 +383,94 @@ impl Planner<'_> {
             out,
             axis,
         });
+    }
+
+    /// Records `value` if it is a library call whose fresh output may be written over one of
+    /// its addends (called before its arguments are counted): the first addend that is a
+    /// planned tensor of the output's static shape and dtype, passed once.
+    fn note_in_place(&mut self, value: &Expr, scope: usize) {
+        let Some(call) = value.as_call() else {
+            return;
+        };
+        let Callee::Extern(name) = &call.callee else {
+            return;
+        };
+        let Some(kernel) = LibraryKernel::from_name(name) else {
+            return;
+        };
+        let Some((out, args)) = call.args.split_last() else {
+            return;
+        };
+        let Some(out) = self.sole_proto(out) else {
+            return;
+        };
+        let o = &self.protos[out];
+        if o.refs != 0 || o.size.as_int().is_none() {
+            return;
+        }
+        let mut tensors = Vec::new();
+        for a in args {
+            self.tokens_of(a, &mut tensors);
+        }
+        let addend = kernel
+            .in_place_addends()
+            .filter_map(|i| args.get(i).and_then(|a| self.sole_proto(a)))
+            .find(|&a| {
+                let p = &self.protos[a];
+                p.dtype == o.dtype
+                    && p.dims.len() == o.dims.len()
+                    && p.dims
+                        .iter()
+                        .zip(&o.dims)
+                        .all(|(x, y)| x.as_int().is_some() && x.as_int() == y.as_int())
+                    && tensors.iter().filter(|&&t| t == a).count() == 1
+                    && !tensors.contains(&out)
+            });
+        if let Some(addend) = addend {
+            self.in_place.push(InPlaceSite {
+                step: self.step,
+                scope,
+                addend,
+                out,
+            });
+        }
+    }
+
+    /// Places each recorded output over its addend (in walk order, after the concats), where
+    /// that is safe: both are plannable in the call's scope, the call is the addend's last
+    /// use (nothing reads it after the output overwrites it), and the output is in no group
+    /// of its own. The output joins the addend's group, which a chain continues (ResNet's
+    /// blocks: each block's output is the next block's residual, all in one storage), if the
+    /// addend covers its group's whole storage (a concat's output, or an earlier output
+    /// written over its addend); an addend that is a slice of a concat's output is left
+    /// alone, as the rest of that output may still be read.
+    fn place_in_place(&mut self) {
+        let sites = std::mem::take(&mut self.in_place);
+        for site in sites {
+            let (a, o) = (&self.protos[site.addend], &self.protos[site.out]);
+            if a.discarded
+                || o.discarded
+                || a.scope != site.scope
+                || o.scope != site.scope
+                || a.last_use != site.step
+                || self.placed.contains_key(&site.out)
+            {
+                continue;
+            }
+            let group = match self.placed.get(&site.addend) {
+                None => {
+                    let g = self.groups.len();
+                    self.groups.push((site.addend, None));
+                    self.placed.insert(site.addend, (g, 0));
+                    g
+                }
+                Some(&(g, 0)) if self.protos[self.groups[g].0].size.as_int() == a.size.as_int() => {
+                    g
+                }
+                Some(_) => continue,
+            };
+            self.placed.insert(site.out, (group, 0));
+        }
     }
 
     /// Chooses the recorded concats to do in place (see the module comment) and the offsets of
