@@ -1082,6 +1082,66 @@ mod tests {
         assert!(err.contains("overlaps the output"), "{err}");
     }
 
+    /// GEMMs large enough for the pool are cut into blocks of columns (or, with few columns,
+    /// of rows) that each thread multiplies alone ([`matmul::Blocks`]): on two threads and on
+    /// one, plain and with the right operand transposed, onto addends or not, every element is
+    /// the product written out. Small integers, so that every order of the sums is exact.
+    #[test]
+    fn split_gemms_give_the_products() {
+        use vm::{Tensor, Value};
+        let mut lib = vm::Library::new();
+        add_to(&mut lib);
+        let mut next = test_support::xorshift(0x6e3d_5a1b_0c2f_9001);
+        let mut small =
+            |len: usize| -> Vec<f32> { (0..len).map(|_| (next() % 5) as f32 - 2.0).collect() };
+        // (rows, n, k): columns split (300 ≥ 16 · 4, 301 leaves a partial strip), rows split.
+        for (m, n, k) in [
+            (40, 300, 100),
+            (33, 301, 120),
+            (300, 20, 200),
+            (257, 9, 500),
+        ] {
+            for trans_b in [false, true] {
+                let (a, b, addend) = (small(m * k), small(k * n), small(m * n));
+                let mut want = addend.clone();
+                for i in 0..m {
+                    for j in 0..n {
+                        for p in 0..k {
+                            let bv = if trans_b { b[j * k + p] } else { b[p * n + j] };
+                            want[i * n + j] += a[i * k + p] * bv;
+                        }
+                    }
+                }
+                let name = if trans_b {
+                    "relaxjit.matmul_tb_add"
+                } else {
+                    "relaxjit.matmul_add"
+                };
+                let f = lib.get_packed(name).unwrap();
+                let b_shape = if trans_b { [n, k] } else { [k, n] }.map(|d| d as i64);
+                for threads in [2, 1] {
+                    let out = Tensor::zeros(&[m as i64, n as i64], vm::DataType::F32).unwrap();
+                    let args = [
+                        Value::Tensor(Tensor::from_slice(&[m as i64, k as i64], &a).unwrap()),
+                        Value::Tensor(Tensor::from_slice(&b_shape, &b).unwrap()),
+                        Value::Tensor(Tensor::from_slice(&[m as i64, n as i64], &addend).unwrap()),
+                        Value::Tensor(out.clone()),
+                    ];
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap();
+                    pool.install(|| f.call(&args)).unwrap();
+                    assert_eq!(
+                        out.to_vec::<f32>().unwrap(),
+                        want,
+                        "{m} × {k} @ {k} × {n}, transposed {trans_b}, {threads} threads"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn every_kernel_is_found_by_its_name() {
         let all = LibraryKernel::all();
