@@ -951,7 +951,8 @@ mod tests {
         };
         // (kernel, tensors before the residual, integer parameters, output shape)
         let conv = [1i64, 1, 1, 1, 1, 1, 1, 1, 1];
-        let cases: Vec<(&str, Vec<Tensor>, Vec<i64>, Vec<i64>)> = vec![
+        type Case = (&'static str, Vec<Tensor>, Vec<i64>, Vec<i64>);
+        let cases: Vec<Case> = vec![
             (
                 "relaxjit.conv2d_add_add_relu",
                 vec![
