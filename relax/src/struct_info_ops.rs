@@ -210,7 +210,7 @@ fn opt_prim_equal(a: &Option<PrimExpr>, b: &Option<PrimExpr>) -> bool {
 }
 
 /// Structural equality of struct infos, dimensions compared by [`prove_equal`].
-pub fn struct_info_equal(a: &StructInfo, b: &StructInfo) -> bool {
+pub fn struct_info_provably_equal(a: &StructInfo, b: &StructInfo) -> bool {
     use StructInfo as S;
     match (a, b) {
         (S::Any, S::Any) => true,
@@ -249,7 +249,11 @@ pub fn struct_info_equal(a: &StructInfo, b: &StructInfo) -> bool {
             },
         ) => d1 == d2 && n1 == n2 && v1 == v2 && opt_shapes_equal(s1, s2),
         (S::Tuple(f1), S::Tuple(f2)) => {
-            f1.len() == f2.len() && f1.iter().zip(f2).all(|(x, y)| struct_info_equal(x, y))
+            f1.len() == f2.len()
+                && f1
+                    .iter()
+                    .zip(f2)
+                    .all(|(x, y)| struct_info_provably_equal(x, y))
         }
         (
             S::Func {
@@ -264,11 +268,14 @@ pub fn struct_info_equal(a: &StructInfo, b: &StructInfo) -> bool {
             },
         ) => {
             u1 == u2
-                && struct_info_equal(r1, r2)
+                && struct_info_provably_equal(r1, r2)
                 && match (p1, p2) {
                     (None, None) => true,
                     (Some(x), Some(y)) => {
-                        x.len() == y.len() && x.iter().zip(y).all(|(a, b)| struct_info_equal(a, b))
+                        x.len() == y.len()
+                            && x.iter()
+                                .zip(y)
+                                .all(|(a, b)| struct_info_provably_equal(a, b))
                     }
                     _ => false,
                 }
@@ -620,7 +627,10 @@ pub fn lca(a: &StructInfo, b: &StructInfo) -> StructInfo {
         ) => {
             let same_params = match (p1, p2) {
                 (Some(x), Some(y)) => {
-                    x.len() == y.len() && x.iter().zip(y).all(|(a, b)| struct_info_equal(a, b))
+                    x.len() == y.len()
+                        && x.iter()
+                            .zip(y)
+                            .all(|(a, b)| struct_info_provably_equal(a, b))
                 }
                 (None, None) => true,
                 _ => false,

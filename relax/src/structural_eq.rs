@@ -80,7 +80,7 @@ pub fn structural_diff(a: &IRModule, b: &IRModule) -> Option<String> {
                         "{name}: extern symbols {:?} vs {:?}",
                         x.global_symbol, y.global_symbol
                     ))
-                } else if !struct_info_equal(&x.struct_info, &y.struct_info) {
+                } else if !struct_info_identical(&x.struct_info, &y.struct_info) {
                     Err(format!("{name}: extern function types differ"))
                 } else {
                     Ok(())
@@ -102,7 +102,7 @@ pub fn function_diff(a: &Function, b: &Function) -> Option<String> {
 
 /// Whether two struct infos are equal with variables compared by identity (no renaming): the
 /// check the printer uses to leave out annotations that repeat what a call declares.
-pub fn struct_info_equal(a: &StructInfo, b: &StructInfo) -> bool {
+pub fn struct_info_identical(a: &StructInfo, b: &StructInfo) -> bool {
     let mut cx = EqCtx {
         identity: true,
         ..EqCtx::default()
@@ -293,7 +293,7 @@ impl EqCtx {
             (E::Function(x), E::Function(y)) => self.function(path, x, y),
             (E::GlobalVar(x), E::GlobalVar(y)) if x == y => Ok(()),
             (E::ExternFunc(x), E::ExternFunc(y)) if x.global_symbol == y.global_symbol => {
-                if struct_info_equal(&x.struct_info, &y.struct_info) {
+                if struct_info_identical(&x.struct_info, &y.struct_info) {
                     Ok(())
                 } else {
                     fail(

@@ -21,7 +21,7 @@ use tir::{BinaryOp, DataType, PrimExpr};
 use crate::ir::*;
 use crate::op::ParamKind;
 use crate::script::builtins;
-use crate::structural_eq::struct_info_equal;
+use crate::structural_eq::struct_info_identical;
 
 const METADATA_COMMENT: &str =
     "# Metadata omitted. Use show_meta=True in script() method to show it.";
@@ -817,7 +817,7 @@ impl<'m> FnPrinter<'m> {
                     let hide = value.as_call().is_some_and(|c| {
                         matches!(c.op(), Some("relax.call_tir" | "relax.call_dps_packed"))
                             && c.ty_args.len() == 1
-                            && struct_info_equal(&c.ty_args[0], var.struct_info())
+                            && struct_info_identical(&c.ty_args[0], var.struct_info())
                     });
                     let name = self.define(var);
                     if hide {
@@ -968,7 +968,7 @@ impl<'m> FnPrinter<'m> {
 
     /// `R.ExternFunc("symbol")`, with its type unless it is the default one.
     fn extern_func(&mut self, e: &ExternFunc) -> String {
-        if struct_info_equal(&e.struct_info, &ExternFunc::default_struct_info()) {
+        if struct_info_identical(&e.struct_info, &ExternFunc::default_struct_info()) {
             format!("R.ExternFunc({})", quote(&e.global_symbol))
         } else {
             let si = self.si(&e.struct_info);

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use crate::Result;
 use crate::ir::{Binding, Expr, ExprKind, IRModule, Var, VarId};
-use crate::structural_eq::struct_info_equal;
+use crate::structural_eq::struct_info_identical;
 use crate::transform::rewrite_module;
 
 pub fn canonicalize_bindings(module: &IRModule) -> Result<IRModule> {
@@ -61,5 +61,6 @@ pub fn canonicalize_bindings(module: &IRModule) -> Result<IRModule> {
 
 /// Whether the binding `var = x` is trivial: uses of `var` may read `x` instead.
 fn replaces(var: &Var, x: &Var) -> bool {
-    struct_info_equal(var.struct_info(), x.struct_info()) && (var.is_dataflow() || !x.is_dataflow())
+    struct_info_identical(var.struct_info(), x.struct_info())
+        && (var.is_dataflow() || !x.is_dataflow())
 }
