@@ -163,7 +163,11 @@ pub(crate) fn onnx_key(
 /// The entry that rebuilds `compiled`; `None` (with a warning) if its executable holds
 /// something the serialized format cannot.
 pub(crate) fn to_entry(cache: &ArtifactCache, compiled: &CompiledModule) -> Option<Entry> {
-    let executable = match compiled.executable().save_to_bytes() {
+    let mut constants = Vec::new();
+    let executable = match compiled
+        .executable()
+        .save_to_bytes_external(&mut |t| constants.push(t.clone()))
+    {
         Ok(b) => b,
         Err(e) => {
             cache.warn(&format!(
@@ -175,6 +179,7 @@ pub(crate) fn to_entry(cache: &ArtifactCache, compiled: &CompiledModule) -> Opti
     let kernels = compiled.kernels();
     Some(Entry {
         executable,
+        constants,
         code: kernels.code_blob(),
         kernels: kernels.kernels().iter().map(|k| k.meta().clone()).collect(),
         extra: compiled
@@ -200,12 +205,39 @@ pub(crate) type Loaded = (
     Option<jit::vmtir::VmtirModule>,
 );
 
-/// The executable of an entry's bytes ([`ArtifactCache::load_with`]).
+/// The executable of an entry's bytes and constants ([`ArtifactCache::load_with`]): its
+/// tensor constants are the entry's tensors themselves, over the file's mapping when it is
+/// mapped.
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-pub(crate) fn load_executable(bytes: &[u8]) -> Result<Arc<Executable>, String> {
-    Executable::load_from_bytes(bytes)
-        .map(Arc::new)
-        .map_err(|e| format!("the stored executable does not load: {e}"))
+pub(crate) fn load_executable(
+    bytes: &[u8],
+    constants: &[vm::Tensor],
+) -> Result<Arc<Executable>, String> {
+    Executable::load_from_bytes_external(bytes, &mut |k, _, _| {
+        constants.get(k).cloned().ok_or_else(|| {
+            vm::Error::load(format!(
+                "tensor constant {k}, of the {} the entry holds",
+                constants.len()
+            ))
+        })
+    })
+    .and_then(|exec| {
+        // A loop rather than `Iterator::filter`, whose generic code would lie outside the
+        // hit path's section.
+        let mut used = 0;
+        for c in &exec.constants {
+            used += usize::from(matches!(c, vm::Value::Tensor(_)));
+        }
+        if used != constants.len() {
+            return Err(vm::Error::load(format!(
+                "{used} tensor constants, of the {} the entry holds",
+                constants.len()
+            )));
+        }
+        Ok(exec)
+    })
+    .map(Arc::new)
+    .map_err(|e| format!("the stored executable does not load: {e}"))
 }
 
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
