@@ -15,7 +15,10 @@
 //! of `relaxjit bench` from 264–338 ms to 113–124 ms (the import, the print and reparse, and
 //! the SHA-256 of every weight left out), and with the executable read in place
 //! ([`ArtifactCache::load_with`]) to 43–53 ms on a quiet machine, against 309–335 ms without
-//! the cache. What a hit still copies is every constant, out of the mapping into its tensor.
+//! the cache. The entry keeps the executable's tensor constants in an aligned section of its
+//! own ([`vm::Executable::save_to_bytes_external`], [`jit::cache::entry`]), so that a hit uses
+//! them where they lie in the mapping instead of copying each into a tensor of its own
+//! ([`load_executable`]); a `.bin` file of TVM's format is read as before, copying.
 
 use std::sync::Arc;
 

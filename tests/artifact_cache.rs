@@ -850,13 +850,20 @@ fn a_hit_maps_large_entries_constants_and_copies_small_ones() {
             for (t, want) in ours.iter().zip(tensor_constants(&cold)) {
                 assert!(t.content_eq(&want), "{mode:?}, {n}: {t:?}");
                 assert_eq!(t.storage().is_shared_region(), mapped, "{mode:?}, {n}");
-                assert_eq!(t.as_ptr() as usize % relaxjit::vm::tensor::ALLOC_ALIGNMENT, 0);
+                assert_eq!(
+                    t.as_ptr() as usize % relaxjit::vm::tensor::ALLOC_ALIGNMENT,
+                    0
+                );
             }
             let mut weight = hit.run("weight", &[]).unwrap().as_tensor().unwrap().clone();
             assert!(weight.content_eq(&constants(n)[0]));
             let refused = weight.bytes_mut().map(|_| ()).unwrap_err().to_string();
             assert!(
-                refused.contains(if mapped { "constant data" } else { "shared handle" }),
+                refused.contains(if mapped {
+                    "constant data"
+                } else {
+                    "shared handle"
+                }),
                 "{refused}"
             );
             assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
@@ -939,12 +946,66 @@ fn damaged_constants_are_warned_misses() {
             std::fs::write(&path, bytes).unwrap();
             let again = compile_constants(&engine, &src, n);
             let seen = std::mem::take(&mut *warnings.lock().unwrap());
-            assert!(!again.from_cache(), "{mode:?}, {name}: the damaged entry was used");
+            assert!(
+                !again.from_cache(),
+                "{mode:?}, {name}: the damaged entry was used"
+            );
             assert!(
                 seen.len() == 1 && seen[0].contains(warning),
                 "{mode:?}, {name}: warnings {seen:?}, expected one with `{warning}`"
             );
             assert_eq!(constants_behaviour(&again, n), expected, "{mode:?}, {name}");
         }
+    }
+}
+
+/// A kernel that writes a constant in place (`R.call_tir_inplace`, valid Relax) writes the
+/// hit's copy-on-write mapping: each call adds one, as it does to the compiled module's own
+/// constant, and never the file — the next hit starts from the stored values again.
+#[test]
+fn writing_a_mapped_constant_never_writes_the_entry() {
+    const SRC: &str = r#"@I.ir_module
+class Module:
+    @T.prim_func
+    def add_one(A: T.Buffer((131072,), "float32")):
+        for i in range(131072):
+            with T.block("b"):
+                vi = T.axis.spatial(131072, i)
+                A[vi] = A[vi] + T.float32(1)
+
+    @R.function
+    def main() -> R.Tensor((131072,), dtype="float32"):
+        cls = Module
+        a: R.Tensor((131072,), dtype="float32") = R.const(np.full((131072,), 2.5, dtype="float32"))
+        b = R.call_tir_inplace(cls.add_one, (a,), out_sinfo=R.Tensor((131072,), dtype="float32"), inplace_indices=[0])
+        return b
+"#;
+    let calls = |m: &CompiledModule| -> Vec<f32> {
+        (0..2)
+            .map(|_| {
+                let out = m.run("main", &[]).unwrap();
+                let v = out.as_tensor().unwrap().to_vec::<f32>().unwrap();
+                assert!(v.iter().all(|&x| x == v[0]), "{:?}", &v[..4]);
+                v[0]
+            })
+            .collect()
+    };
+    for mode in MODES {
+        let dir = scratch(&format!("inplace_{mode:?}"));
+        let (engine, warnings) = engine_in(&dir, mode);
+        let cold = compile(&engine, SRC).unwrap();
+        assert_eq!(calls(&cold), [3.5, 4.5], "{mode:?}");
+        let stored = std::fs::read(entry_file(&dir)).unwrap();
+        for _ in 0..2 {
+            let hit = compile(&engine, SRC).unwrap();
+            assert!(hit.from_cache(), "{mode:?}");
+            assert!(
+                tensor_constants(&hit)[0].storage().is_shared_region(),
+                "{mode:?}: the constant is mapped"
+            );
+            assert_eq!(calls(&hit), [3.5, 4.5], "{mode:?}");
+        }
+        assert_eq!(std::fs::read(entry_file(&dir)).unwrap(), stored, "{mode:?}");
+        assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
     }
 }

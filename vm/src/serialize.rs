@@ -256,7 +256,8 @@ impl Executable {
         exec.constants = crate::hit::vec_with_capacity(nconsts);
         let mut tensors = 0;
         for i in 0..nconsts {
-            exec.constants.push(r.constant(i, &mut tensors, &mut external)?);
+            exec.constants
+                .push(r.constant(i, &mut tensors, &mut external)?);
         }
 
         let n = r.count(&"instruction offsets", 8)?;
@@ -697,7 +698,11 @@ mod tests {
         assert_eq!(given.len(), 2);
         assert!(given[0].ptr_eq(&tensors[0]) && given[1].ptr_eq(&tensors[1]));
         let tvm = exec.save_to_bytes().unwrap();
-        assert_eq!(bytes.len() + 16 + 1, tvm.len(), "the tensors' bytes are left out");
+        assert_eq!(
+            bytes.len() + 16 + 1,
+            tvm.len(),
+            "the tensors' bytes are left out"
+        );
         let back = Executable::load_from_bytes_external(&bytes, &mut |k, shape, dtype| {
             assert_eq!((shape, dtype), (tensors[k].shape(), tensors[k].dtype()));
             Ok(given[k].clone())
@@ -706,10 +711,14 @@ mod tests {
         assert_eq!(back.save_to_bytes().unwrap(), tvm);
         // A tensor of another shape is an error naming the constant; so is TVM's reader on
         // bytes without the data.
-        let e = Executable::load_from_bytes_external(&bytes, &mut |_, _, _| Ok(Tensor::scalar(1i8)))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("constant 0") && e.contains("has shape []"), "{e}");
+        let e =
+            Executable::load_from_bytes_external(&bytes, &mut |_, _, _| Ok(Tensor::scalar(1i8)))
+                .unwrap_err()
+                .to_string();
+        assert!(
+            e.contains("constant 0") && e.contains("has shape []"),
+            "{e}"
+        );
         assert!(Executable::load_from_bytes(&bytes).is_err());
     }
 

@@ -296,7 +296,8 @@ impl Storage {
                 "a storage at offset {offset} of a shared region is not aligned to {ALLOC_ALIGNMENT} bytes"
             )));
         }
-        let ptr = NonNull::new(ptr).ok_or_else(|| Error::runtime("a shared region at address 0"))?;
+        let ptr =
+            NonNull::new(ptr).ok_or_else(|| Error::runtime("a shared region at address 0"))?;
         Ok(Storage(Arc::new(StorageInner {
             ptr,
             size: len,

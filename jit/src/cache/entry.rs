@@ -410,7 +410,10 @@ fn get_constants(r: &mut Reader<'_>, source: Source<'_>) -> Result<Vec<vm::Tenso
         // What the executable's format can hold (`vm::serialize`); its loader checks that
         // each constant has the dtype and shape of its record.
         if dtype.bits == 0 || dtype.lanes != 1 {
-            return Err(format!("constant {i}: dtype {dtype} of {} lanes", dtype.lanes));
+            return Err(format!(
+                "constant {i}: dtype {dtype} of {} lanes",
+                dtype.lanes
+            ));
         }
         let rank = r.count(8)?;
         let mut shape = vm::hit::vec_with_capacity(rank);
@@ -439,7 +442,10 @@ fn get_constants(r: &mut Reader<'_>, source: Source<'_>) -> Result<Vec<vm::Tenso
     for i in 0..n {
         let (shape, dtype, offset, len) = &records[i];
         let (dtype, offset, len) = (*dtype, *offset, *len);
-        if offset % CONSTANT_ALIGNMENT != 0 || offset < end || len > data.len().saturating_sub(offset) {
+        if offset % CONSTANT_ALIGNMENT != 0
+            || offset < end
+            || len > data.len().saturating_sub(offset)
+        {
             return Err(format!(
                 "constant {i}: {len} bytes at offset {offset} are not an aligned range after the previous constant's (ending at {end}) within the {} bytes of the section",
                 data.len()

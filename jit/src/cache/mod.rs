@@ -8,9 +8,13 @@
 //! * Entry: one file `<hex key>.rjc` per key ([`entry`] has the layout), whose header repeats the
 //!   key, the build and the ISA and checksums the rest.
 //! * Load ([`ArtifactCache::load`]): map the file (read it if it is smaller than
-//!   [`MAP_AT_BYTES`]), check the header and checksum, decode. The
-//!   code is then copied into fresh executable pages by [`crate::code::CodeMemory`], so the file
-//!   is not needed once loaded.
+//!   [`MAP_AT_BYTES`]), check the header and checksum, decode. The code is then copied into
+//!   fresh executable pages by [`crate::code::CodeMemory`]. The constants are not copied from
+//!   a mapped file: the entry keeps them aligned ([`entry`]), and they become tensors over the
+//!   mapping ([`vm::Storage::shared`]), which stays mapped — copy-on-write, so that a kernel
+//!   writing a constant never writes the file — for as long as any of them lives. From a read
+//!   file they are copied. Relaxjit never writes an entry in place (see below), so a mapping
+//!   stays valid after its entry is replaced, evicted or cleared.
 //! * Safety: writes go to a temporary file in the same directory that is renamed over the entry,
 //!   so a reader sees a whole old entry or a whole new one; two processes storing one key both
 //!   succeed (the last rename wins, both files are complete). Whatever is wrong with an entry —
