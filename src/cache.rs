@@ -216,31 +216,42 @@ pub(crate) fn load_executable(
     bytes: &[u8],
     constants: &[vm::Tensor],
 ) -> Result<Arc<Executable>, String> {
-    Executable::load_from_bytes_external(bytes, &mut |k, _, _| {
-        constants.get(k).cloned().ok_or_else(|| {
-            vm::Error::load(format!(
-                "tensor constant {k}, of the {} the entry holds",
-                constants.len()
-            ))
-        })
-    })
-    .and_then(|exec| {
-        // A loop rather than `Iterator::filter`, whose generic code would lie outside the
-        // hit path's section.
-        let mut used = 0;
-        for c in &exec.constants {
-            used += usize::from(matches!(c, vm::Value::Tensor(_)));
-        }
-        if used != constants.len() {
-            return Err(vm::Error::load(format!(
-                "{used} tensor constants, of the {} the entry holds",
-                constants.len()
-            )));
-        }
-        Ok(exec)
-    })
-    .map(Arc::new)
-    .map_err(|e| format!("the stored executable does not load: {e}"))
+    // Matches and loops rather than `Result` and `Iterator` adapters, whose closures and
+    // generic code would lie outside the hit path's section.
+    let exec = match Executable::load_from_bytes_external(bytes, &mut |k, _, _| {
+        tensor_constant(constants, k)
+    }) {
+        Ok(exec) => exec,
+        Err(e) => return Err(load_error(e)),
+    };
+    let mut used = 0;
+    for c in &exec.constants {
+        used += usize::from(matches!(c, vm::Value::Tensor(_)));
+    }
+    if used != constants.len() {
+        return Err(load_error(vm::Error::load(format!(
+            "{used} tensor constants, of the {} the entry holds",
+            constants.len()
+        ))));
+    }
+    Ok(Arc::new(exec))
+}
+
+/// The `k`th of an entry's tensor constants.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+fn tensor_constant(constants: &[vm::Tensor], k: usize) -> vm::Result<vm::Tensor> {
+    match constants.get(k) {
+        Some(t) => Ok(t.clone()),
+        None => Err(vm::Error::load(format!(
+            "tensor constant {k}, of the {} the entry holds",
+            constants.len()
+        ))),
+    }
+}
+
+#[cold]
+fn load_error(e: vm::Error) -> String {
+    format!("the stored executable does not load: {e}")
 }
 
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]

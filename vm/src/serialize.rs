@@ -35,6 +35,10 @@ pub const VM_VERSION: &str = "0.14";
 /// Magic number of a serialized DLTensor (`kTVMTensorMagic`).
 pub const TENSOR_MAGIC: u64 = 0xDD5E_40F0_96B4_A13F;
 
+/// Gives the tensor constants of [`Executable::load_from_bytes_external`]: the `k`th, of a
+/// shape and dtype.
+pub type ExternalTensors<'a> = &'a mut dyn FnMut(usize, &[i64], DataType) -> Result<Tensor>;
+
 /// The FFI type indexes that tag constants in the stream (`ffi::TypeIndex`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i32)]
@@ -195,18 +199,12 @@ impl Executable {
     /// `data(k, shape, dtype)`, which must have that shape and dtype. Never panics, whatever
     /// the bytes; an error of `data` fails the load.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-    pub fn load_from_bytes_external(
-        bytes: &[u8],
-        data: &mut dyn FnMut(usize, &[i64], DataType) -> Result<Tensor>,
-    ) -> Result<Executable> {
+    pub fn load_from_bytes_external(bytes: &[u8], data: ExternalTensors<'_>) -> Result<Executable> {
         Executable::load(bytes, Some(data))
     }
 
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-    fn load(
-        bytes: &[u8],
-        mut external: Option<&mut dyn FnMut(usize, &[i64], DataType) -> Result<Tensor>>,
-    ) -> Result<Executable> {
+    fn load(bytes: &[u8], mut external: Option<ExternalTensors<'_>>) -> Result<Executable> {
         let mut r = Reader {
             data: bytes,
             pos: 0,
@@ -514,7 +512,7 @@ impl<'a> Reader<'a> {
         &mut self,
         i: usize,
         tensors: &mut usize,
-        external: &mut Option<&mut dyn FnMut(usize, &[i64], DataType) -> Result<Tensor>>,
+        external: &mut Option<ExternalTensors<'_>>,
     ) -> Result<Value> {
         let at = self.pos;
         // Formatted only into an error message: loading builds no label per constant.

@@ -291,7 +291,7 @@ impl Storage {
         // SAFETY: `offset <= region.len()` (checked above), so the result lies within the
         // region's bytes or one past them.
         let ptr = unsafe { region.as_ptr().add(offset) };
-        if ptr as usize % ALLOC_ALIGNMENT != 0 {
+        if !(ptr as usize).is_multiple_of(ALLOC_ALIGNMENT) {
             return Err(Error::runtime(format!(
                 "a storage at offset {offset} of a shared region is not aligned to {ALLOC_ALIGNMENT} bytes"
             )));

@@ -124,6 +124,10 @@ impl<'a> Source<'a> {
     }
 }
 
+/// What a loader makes of an entry's executable bytes and constants
+/// ([`decode_stored_with`]); its error rejects the entry.
+pub type LoadExecutable<'a, E> = dyn FnMut(&[u8], &[vm::Tensor]) -> Result<E, String> + 'a;
+
 /// Who wrote an entry: checked against the host before the payload is used. It borrows its
 /// strings, which the cache has for the life of the process: a hit builds one per file it
 /// reads, and owned copies would only be allocated and dropped again.
@@ -294,7 +298,7 @@ pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject
 pub fn decode_stored_with<E>(
     source: Source<'_>,
     expected: &Identity,
-    executable: &mut dyn FnMut(&[u8], &[vm::Tensor]) -> Result<E, String>,
+    executable: &mut LoadExecutable<'_, E>,
 ) -> Result<Stored<E>, Reject> {
     let bytes = source.bytes();
     if bytes.len() < PREFIX {
@@ -356,7 +360,7 @@ pub fn decode_stored_with<E>(
 fn decode_payload<E>(
     r: &mut Reader<'_>,
     source: Source<'_>,
-    executable: &mut dyn FnMut(&[u8], &[vm::Tensor]) -> Result<E, String>,
+    executable: &mut LoadExecutable<'_, E>,
 ) -> Result<Entry<E>, String> {
     // The copies and vectors through `vm::hit`, whose code lies in the hit path's section.
     let executable_bytes = r.bytes()?;
@@ -437,10 +441,7 @@ fn get_constants(r: &mut Reader<'_>, source: Source<'_>) -> Result<Vec<vm::Tenso
     let data = std::mem::take(&mut r.b);
     let mut constants = vm::hit::vec_with_capacity(n);
     let mut end = 0;
-    // Index loops rather than iterator adapters, whose generic code would lie outside the
-    // hit path's section.
-    for i in 0..n {
-        let (shape, dtype, offset, len) = &records[i];
+    for (i, (shape, dtype, offset, len)) in records.iter().enumerate() {
         let (dtype, offset, len) = (*dtype, *offset, *len);
         if offset % CONSTANT_ALIGNMENT != 0
             || offset < end

@@ -58,7 +58,7 @@ use std::time::SystemTime;
 
 use crate::sha256::Sha256;
 
-pub use entry::{Entry, Identity, Reject, Source};
+pub use entry::{Entry, Identity, LoadExecutable, Reject, Source};
 
 /// The file name extension of entries.
 const EXTENSION: &str = "rjc";
@@ -356,7 +356,7 @@ impl ArtifactCache {
     pub fn load_with<E>(
         &self,
         key: &Key,
-        executable: &mut dyn FnMut(&[u8], &[vm::Tensor]) -> Result<E, String>,
+        executable: &mut LoadExecutable<'_, E>,
     ) -> Option<Entry<E>> {
         match self.load_stored(key, executable)? {
             entry::Stored::Entry(e) => Some(e),
@@ -379,7 +379,7 @@ impl ArtifactCache {
     fn load_stored<E>(
         &self,
         key: &Key,
-        executable: &mut dyn FnMut(&[u8], &[vm::Tensor]) -> Result<E, String>,
+        executable: &mut LoadExecutable<'_, E>,
     ) -> Option<entry::Stored<E>> {
         let path = self.path_of(key);
         let Opened { file, len, fresh } = match open_entry(&path) {
