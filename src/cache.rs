@@ -18,7 +18,12 @@
 //! the cache. The entry keeps the executable's tensor constants in an aligned section of its
 //! own ([`vm::Executable::save_to_bytes_external`], [`jit::cache::entry`]), so that a hit uses
 //! them where they lie in the mapping instead of copying each into a tensor of its own
-//! ([`load_executable`]); a `.bin` file of TVM's format is read as before, copying.
+//! ([`load_executable`]); a `.bin` file of TVM's format is read as before, copying. That took
+//! the ResNet-50 hit (a 62 MB entry) from 37–50 ms to 10–15 ms (minima of seven interleaved
+//! runs each: 37.2 and 10.1 ms; on a busier minute 52.8 and 13.7 ms), its page faults from
+//! about 10,500 to 3,600 a process, and left the first call as it was. What the hit then spends
+//! is the checksum of the whole file (nine tenths of its samples) and the ONNX model's
+//! signature and key (one tenth).
 
 use std::sync::Arc;
 
