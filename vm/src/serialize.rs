@@ -157,7 +157,8 @@ impl Executable {
                             w.buf.resize(n + t.nbytes(), 0);
                             // SAFETY: `as_ptr` is valid for `nbytes()` bytes (the tensor's
                             // invariant), and the destination is the `nbytes()` bytes just
-                            // added to our own fresh vector.
+                            // added to our own fresh vector. Reading is subject to
+                            // `as_ptr`'s rule, as for `Tensor::to_bytes`.
                             unsafe {
                                 std::ptr::copy_nonoverlapping(
                                     t.as_ptr(),
@@ -505,9 +506,9 @@ impl<'a> Reader<'a> {
         })
     }
 
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     /// The `i`th constant; a tensor's bytes follow its record, or with `external` they are
     /// the `tensors`th tensor it gives (the count is advanced).
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     fn constant(
         &mut self,
         i: usize,
