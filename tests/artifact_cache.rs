@@ -762,3 +762,250 @@ class Module:
     }
     assert!(warnings.lock().unwrap().is_empty());
 }
+
+/// A module with two constants: `a` of `n` elements, added to the input, and `c` of four,
+/// whose sum scales it; `weight` returns `a` itself.
+fn constants_module(n: usize) -> String {
+    format!(
+        r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(({n},), dtype="float32")) -> R.Tensor(({n},), dtype="float32"):
+        a: R.Tensor(({n},), dtype="float32") = metadata["ir.GenericConst"][0]
+        c: R.Tensor((4,), dtype="float32") = metadata["ir.GenericConst"][1]
+        y: R.Tensor(({n},), dtype="float32") = R.add(x, a)
+        s: R.Tensor((), dtype="float32") = R.sum(c, axis=None, keepdims=False)
+        z: R.Tensor(({n},), dtype="float32") = R.multiply(y, s)
+        return z
+
+    @R.function
+    def weight() -> R.Tensor(({n},), dtype="float32"):
+        a: R.Tensor(({n},), dtype="float32") = metadata["ir.GenericConst"][0]
+        return a
+"#
+    )
+}
+
+/// Compiles [`constants_module`] parsed: one entry file, under the module's own key.
+fn compile_constants(engine: &Engine, src: &str, n: usize) -> CompiledModule {
+    engine
+        .compile(&Engine::parse_with_metadata(src, constants(n)).unwrap())
+        .unwrap()
+}
+
+fn constants(n: usize) -> Vec<Tensor> {
+    let a: Vec<f32> = (0..n).map(|i| (i % 89) as f32 * 0.5 - 3.0).collect();
+    vec![
+        Tensor::from_slice(&[n as i64], &a).unwrap(),
+        Tensor::from_slice(&[4], &[0.25f32, 0.5, -0.125, 1.0]).unwrap(),
+    ]
+}
+
+/// The tensor constants of a compiled module's executable.
+fn tensor_constants(m: &CompiledModule) -> Vec<Tensor> {
+    m.executable()
+        .constants
+        .iter()
+        .filter_map(|c| c.as_tensor().ok().cloned())
+        .collect()
+}
+
+/// `main` of [`constants_module`] on a fixed input, as bytes.
+fn constants_behaviour(m: &CompiledModule, n: usize) -> Vec<u8> {
+    let x: Vec<f32> = (0..n).map(|i| (i % 13) as f32 - 6.0).collect();
+    let x = Tensor::from_slice(&[n as i64], &x).unwrap();
+    let out = m.run("main", &[x.into()]).unwrap();
+    out.as_tensor().unwrap().to_bytes()
+}
+
+/// A hit of an entry that is mapped ([`jit::cache::MAP_AT_BYTES`] and more) makes its
+/// constants tensors over the mapping, aligned as every storage is; a small entry, read
+/// rather than mapped, copies them. Both give the results of the compile, in both exec modes,
+/// and the safe writers refuse mapped constants.
+#[test]
+fn a_hit_maps_large_entries_constants_and_copies_small_ones() {
+    let large = relaxjit::jit::cache::MAP_AT_BYTES as usize / 4 * 2;
+    for mode in MODES {
+        for (n, mapped) in [(1024, false), (large, true)] {
+            let dir = scratch(&format!("constants_{mode:?}_{n}"));
+            let (engine, warnings) = engine_in(&dir, mode);
+            let src = constants_module(n);
+            let cold = compile_constants(&engine, &src, n);
+            assert!(!cold.from_cache());
+            let hit = compile_constants(&engine, &src, n);
+            assert!(hit.from_cache(), "{mode:?}, {n}: a hit");
+            let size = std::fs::metadata(entry_file(&dir)).unwrap().len();
+            assert_eq!(
+                size >= relaxjit::jit::cache::MAP_AT_BYTES,
+                mapped,
+                "{mode:?}, {n}: an entry of {size} bytes"
+            );
+            assert_eq!(
+                constants_behaviour(&cold, n),
+                constants_behaviour(&hit, n),
+                "{mode:?}, {n}"
+            );
+            let ours = tensor_constants(&hit);
+            assert_eq!(ours.len(), 2, "{mode:?}, {n}: {ours:?}");
+            for (t, want) in ours.iter().zip(tensor_constants(&cold)) {
+                assert!(t.content_eq(&want), "{mode:?}, {n}: {t:?}");
+                assert_eq!(t.storage().is_shared_region(), mapped, "{mode:?}, {n}");
+                assert_eq!(
+                    t.as_ptr() as usize % relaxjit::vm::tensor::ALLOC_ALIGNMENT,
+                    0
+                );
+            }
+            let mut weight = hit.run("weight", &[]).unwrap().as_tensor().unwrap().clone();
+            assert!(weight.content_eq(&constants(n)[0]));
+            let refused = weight.bytes_mut().map(|_| ()).unwrap_err().to_string();
+            assert!(
+                refused.contains(if mapped {
+                    "constant data"
+                } else {
+                    "shared handle"
+                }),
+                "{refused}"
+            );
+            assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
+        }
+    }
+}
+
+/// The mapping of a hit lives as long as anything over it: a VM, and a constant the module
+/// returned, stay valid after the module, and then the VM, are dropped — and after the entry
+/// file is deleted.
+#[test]
+fn mapped_constants_outlive_the_module_and_the_file() {
+    let n = relaxjit::jit::cache::MAP_AT_BYTES as usize / 2;
+    for mode in MODES {
+        let dir = scratch(&format!("outlive_{mode:?}"));
+        let (engine, _) = engine_in(&dir, mode);
+        let src = constants_module(n);
+        let cold = compile_constants(&engine, &src, n);
+        let expected = constants_behaviour(&cold, n);
+        drop(cold);
+        let hit = compile_constants(&engine, &src, n);
+        assert!(hit.from_cache());
+        let vm = hit.vm().unwrap();
+        let weight = hit.run("weight", &[]).unwrap().as_tensor().unwrap().clone();
+        assert!(weight.storage().is_shared_region());
+        drop(hit);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let x: Vec<f32> = (0..n).map(|i| (i % 13) as f32 - 6.0).collect();
+        let x = Tensor::from_slice(&[n as i64], &x).unwrap();
+        let out = vm.invoke("main", &[x.into()]).unwrap();
+        assert_eq!(out.as_tensor().unwrap().to_bytes(), expected, "{mode:?}");
+        drop(vm);
+        assert!(weight.content_eq(&constants(n)[0]), "{mode:?}");
+    }
+}
+
+/// A flipped byte in a mapped constant is a checksum mismatch; constants that do not fit the
+/// executable's records, under a valid checksum, do not load. Both are warned misses.
+#[test]
+fn damaged_constants_are_warned_misses() {
+    let n = relaxjit::jit::cache::MAP_AT_BYTES as usize / 2;
+    let src = constants_module(n);
+    type Change = fn(&mut entry::Entry);
+    let cases: [(&str, Option<Change>, &str); 4] = [
+        ("flipped byte", None, "checksum mismatch"),
+        (
+            "a constant of another shape",
+            Some(|e| e.constants[1] = Tensor::from_slice(&[2], &[1.0f32, 2.0]).unwrap()),
+            "does not load",
+        ),
+        (
+            "a constant missing",
+            Some(|e| {
+                e.constants.pop();
+            }),
+            "does not load",
+        ),
+        (
+            "a constant too many",
+            Some(|e| e.constants.push(Tensor::scalar(1.0f32))),
+            "does not load",
+        ),
+    ];
+    for mode in MODES {
+        for (name, change, warning) in cases {
+            let dir = scratch(&format!("damaged_constants_{mode:?}"));
+            let (engine, warnings) = engine_in(&dir, mode);
+            let cold = compile_constants(&engine, &src, n);
+            let expected = constants_behaviour(&cold, n);
+            let path = entry_file(&dir);
+            let mut bytes = std::fs::read(&path).unwrap();
+            match change {
+                None => {
+                    let a = constants(n)[0].to_bytes();
+                    let at = find(&bytes, &a) + a.len() / 3;
+                    bytes[at] ^= 0x04;
+                }
+                Some(change) => bytes = rewrite_entry(&bytes, &path, |_, e| change(e)),
+            }
+            std::fs::write(&path, bytes).unwrap();
+            let again = compile_constants(&engine, &src, n);
+            let seen = std::mem::take(&mut *warnings.lock().unwrap());
+            assert!(
+                !again.from_cache(),
+                "{mode:?}, {name}: the damaged entry was used"
+            );
+            assert!(
+                seen.len() == 1 && seen[0].contains(warning),
+                "{mode:?}, {name}: warnings {seen:?}, expected one with `{warning}`"
+            );
+            assert_eq!(constants_behaviour(&again, n), expected, "{mode:?}, {name}");
+        }
+    }
+}
+
+/// A kernel that writes a constant in place (`R.call_tir_inplace`, valid Relax) writes the
+/// hit's copy-on-write mapping: each call adds one, as it does to the compiled module's own
+/// constant, and never the file — the next hit starts from the stored values again.
+#[test]
+fn writing_a_mapped_constant_never_writes_the_entry() {
+    const SRC: &str = r#"@I.ir_module
+class Module:
+    @T.prim_func
+    def add_one(A: T.Buffer((131072,), "float32")):
+        for i in range(131072):
+            with T.block("b"):
+                vi = T.axis.spatial(131072, i)
+                A[vi] = A[vi] + T.float32(1)
+
+    @R.function
+    def main() -> R.Tensor((131072,), dtype="float32"):
+        cls = Module
+        a: R.Tensor((131072,), dtype="float32") = R.const(np.full((131072,), 2.5, dtype="float32"))
+        b = R.call_tir_inplace(cls.add_one, (a,), out_sinfo=R.Tensor((131072,), dtype="float32"), inplace_indices=[0])
+        return b
+"#;
+    let calls = |m: &CompiledModule| -> Vec<f32> {
+        (0..2)
+            .map(|_| {
+                let out = m.run("main", &[]).unwrap();
+                let v = out.as_tensor().unwrap().to_vec::<f32>().unwrap();
+                assert!(v.iter().all(|&x| x == v[0]), "{:?}", &v[..4]);
+                v[0]
+            })
+            .collect()
+    };
+    for mode in MODES {
+        let dir = scratch(&format!("inplace_{mode:?}"));
+        let (engine, warnings) = engine_in(&dir, mode);
+        let cold = compile(&engine, SRC).unwrap();
+        assert_eq!(calls(&cold), [3.5, 4.5], "{mode:?}");
+        let stored = std::fs::read(entry_file(&dir)).unwrap();
+        for _ in 0..2 {
+            let hit = compile(&engine, SRC).unwrap();
+            assert!(hit.from_cache(), "{mode:?}");
+            assert!(
+                tensor_constants(&hit)[0].storage().is_shared_region(),
+                "{mode:?}: the constant is mapped"
+            );
+            assert_eq!(calls(&hit), [3.5, 4.5], "{mode:?}");
+        }
+        assert_eq!(std::fs::read(entry_file(&dir)).unwrap(), stored, "{mode:?}");
+        assert!(warnings.lock().unwrap().is_empty(), "{warnings:?}");
+    }
+}

@@ -30,6 +30,6 @@ pub use executable::{Executable, FixedState, FuncInfo, FuncKind};
 pub use inline::{InlineBuiltin, Spare};
 pub use name_map::NameMap;
 pub use packed::{PackedFunc, Registry};
-pub use tensor::{Device, Element, Storage, Tensor};
+pub use tensor::{Device, Element, SharedBytes, Storage, Tensor};
 pub use value::{Closure, ClosureTarget, Object, ShapeTuple, Str, Tuple, Value};
 pub use vm::{Library, VirtualMachine, VmConfig, VmRef, VmTirFunc};

@@ -35,6 +35,10 @@ pub const VM_VERSION: &str = "0.14";
 /// Magic number of a serialized DLTensor (`kTVMTensorMagic`).
 pub const TENSOR_MAGIC: u64 = 0xDD5E_40F0_96B4_A13F;
 
+/// Gives the tensor constants of [`Executable::load_from_bytes_external`]: the `k`th, of a
+/// shape and dtype.
+pub type ExternalTensors<'a> = &'a mut dyn FnMut(usize, &[i64], DataType) -> Result<Tensor>;
+
 /// The FFI type indexes that tag constants in the stream (`ffi::TypeIndex`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i32)]
@@ -74,6 +78,19 @@ impl Executable {
     /// pool type …"); [`Executable::validate`] rules such constants out, so a built or loaded
     /// executable always saves.
     pub fn save_to_bytes(&self) -> Result<Vec<u8>> {
+        self.save(None)
+    }
+
+    /// [`save_to_bytes`](Self::save_to_bytes) with the bytes of every tensor constant left out
+    /// of the stream, to be kept where they can be aligned (the artifact cache's entries): a
+    /// tensor's record ends with its data size, and `data` receives the tensor instead, in
+    /// the order of the constant pool. Not TVM's format: only
+    /// [`load_from_bytes_external`](Self::load_from_bytes_external) reads it.
+    pub fn save_to_bytes_external(&self, data: &mut dyn FnMut(&Tensor)) -> Result<Vec<u8>> {
+        self.save(Some(data))
+    }
+
+    fn save(&self, mut external: Option<&mut dyn FnMut(&Tensor)>) -> Result<Vec<u8>> {
         let mut w = Writer::default();
         w.u64(MAGIC_V2);
         w.str(VM_VERSION);
@@ -131,7 +148,26 @@ impl Executable {
                         )));
                     }
                     w.i32(ConstTag::Tensor as i32);
-                    w.tensor(t);
+                    w.tensor_header(t);
+                    match external.as_mut() {
+                        Some(data) => data(t),
+                        None => {
+                            // Written in place, without a copy of the tensor's bytes first.
+                            let n = w.buf.len();
+                            w.buf.resize(n + t.nbytes(), 0);
+                            // SAFETY: `as_ptr` is valid for `nbytes()` bytes (the tensor's
+                            // invariant), and the destination is the `nbytes()` bytes just
+                            // added to our own fresh vector. Reading is subject to
+                            // `as_ptr`'s rule, as for `Tensor::to_bytes`.
+                            unsafe {
+                                std::ptr::copy_nonoverlapping(
+                                    t.as_ptr(),
+                                    w.buf.as_mut_ptr().add(n),
+                                    t.nbytes(),
+                                )
+                            };
+                        }
+                    }
                 }
                 other => {
                     return Err(Error::internal(format!(
@@ -156,6 +192,20 @@ impl Executable {
     // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn load_from_bytes(bytes: &[u8]) -> Result<Executable> {
+        Executable::load(bytes, None)
+    }
+
+    /// Loads what [`save_to_bytes_external`](Self::save_to_bytes_external) wrote: the `k`th
+    /// tensor constant (counting tensors only, from 0), of `shape` and `dtype`, is
+    /// `data(k, shape, dtype)`, which must have that shape and dtype. Never panics, whatever
+    /// the bytes; an error of `data` fails the load.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    pub fn load_from_bytes_external(bytes: &[u8], data: ExternalTensors<'_>) -> Result<Executable> {
+        Executable::load(bytes, Some(data))
+    }
+
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    fn load(bytes: &[u8], mut external: Option<ExternalTensors<'_>>) -> Result<Executable> {
         let mut r = Reader {
             data: bytes,
             pos: 0,
@@ -203,8 +253,10 @@ impl Executable {
         // The smallest constant is a type index and a DataType (4 bytes).
         let nconsts = r.count(&"constant pool", 4 + 4)?;
         exec.constants = crate::hit::vec_with_capacity(nconsts);
+        let mut tensors = 0;
         for i in 0..nconsts {
-            exec.constants.push(r.constant(i)?);
+            exec.constants
+                .push(r.constant(i, &mut tensors, &mut external)?);
         }
 
         let n = r.count(&"instruction offsets", 8)?;
@@ -275,9 +327,9 @@ impl Writer {
         self.buf.push(d.bits);
         self.u16(d.lanes);
     }
-    /// TVM's `SaveDLTensor`: the device is always written as `cpu(0)`, and the byte size counts
-    /// `(bits + 7) / 8` bytes per element (lanes ignored).
-    fn tensor(&mut self, t: &Tensor) {
+    /// TVM's `SaveDLTensor` up to the data: the device is always written as `cpu(0)`, and the
+    /// byte size counts `(bits + 7) / 8` bytes per element (lanes ignored).
+    fn tensor_header(&mut self, t: &Tensor) {
         self.u64(TENSOR_MAGIC);
         self.u64(0);
         self.i32(Device::CPU_TYPE);
@@ -287,9 +339,7 @@ impl Writer {
         for &d in t.shape() {
             self.i64(d);
         }
-        let bytes = t.to_bytes();
-        self.i64(bytes.len() as i64);
-        self.buf.extend_from_slice(&bytes);
+        self.i64(t.nbytes() as i64);
     }
 }
 
@@ -456,8 +506,15 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// The `i`th constant; a tensor's bytes follow its record, or with `external` they are
+    /// the `tensors`th tensor it gives (the count is advanced).
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
-    fn constant(&mut self, i: usize) -> Result<Value> {
+    fn constant(
+        &mut self,
+        i: usize,
+        tensors: &mut usize,
+        external: &mut Option<ExternalTensors<'_>>,
+    ) -> Result<Value> {
         let at = self.pos;
         // Formatted only into an error message: loading builds no label per constant.
         let what = ConstantLabel(i);
@@ -477,12 +534,38 @@ impl<'a> Reader<'a> {
                 let n = self.count(&format_args!("{what} (shape) rank"), 8)?;
                 Value::Shape(ShapeTuple::new(self.i64_array(n, &what)?))
             }
-            ConstTag::Tensor => Value::Tensor(self.tensor(&what)?),
+            ConstTag::Tensor => Value::Tensor(match external {
+                None => self.tensor(&what)?,
+                Some(data) => {
+                    let (shape, dtype, _) = self.tensor_header(&what)?;
+                    let t = data(*tensors, &shape, dtype).map_err(|e| e.context(&what))?;
+                    if t.shape() != shape.as_slice() || t.dtype() != dtype {
+                        return Err(Error::load(format!(
+                            "{what}: the tensor given for shape {shape:?} of {dtype} has shape {:?} of {}",
+                            t.shape(),
+                            t.dtype()
+                        )));
+                    }
+                    *tensors += 1;
+                    t
+                }
+            }),
         })
     }
 
     /// TVM's `Tensor::Load`.
     fn tensor(&mut self, what: &dyn std::fmt::Display) -> Result<Tensor> {
+        let (shape, dtype, nbytes) = self.tensor_header(what)?;
+        let data = self.take(nbytes, &format_args!("{what} data"))?;
+        Tensor::from_bytes(&shape, dtype, data).map_err(|e| e.context(what))
+    }
+
+    /// TVM's `Tensor::Load` up to the data: the shape, the dtype and the data size, checked.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    fn tensor_header(
+        &mut self,
+        what: &dyn std::fmt::Display,
+    ) -> Result<(Vec<i64>, DataType, usize)> {
         let at = self.pos;
         let magic = self.u64(&format_args!("{what} tensor magic"))?;
         if magic != TENSOR_MAGIC {
@@ -533,8 +616,7 @@ impl<'a> Reader<'a> {
                  {dtype} ({nbytes} bytes)"
             )));
         }
-        let data = self.take(nbytes, &format_args!("{what} data"))?;
-        Tensor::from_bytes(&shape, dtype, data).map_err(|e| e.context(what))
+        Ok((shape, dtype, nbytes))
     }
 }
 
@@ -589,6 +671,54 @@ mod tests {
             format!("{:?}", back.constants),
             format!("{:?}", exec.constants)
         );
+    }
+
+    /// Saved with the tensors' bytes left out, an executable loads back with the tensors the
+    /// caller gives, in pool order, each checked against its record; TVM's format of the
+    /// result is the original's.
+    #[test]
+    fn external_constants_round_trip() {
+        let tensors = [
+            Tensor::from_slice(&[2, 2], &[1.0f32, 2.0, 3.0, 4.0]).unwrap(),
+            Tensor::scalar(true),
+        ];
+        let exec = Executable {
+            constants: vec![
+                Value::Tensor(tensors[0].clone()),
+                Value::Int(3),
+                Value::Tensor(tensors[1].clone()),
+            ],
+            ..Executable::default()
+        };
+        let mut given = Vec::new();
+        let bytes = exec
+            .save_to_bytes_external(&mut |t| given.push(t.clone()))
+            .unwrap();
+        assert_eq!(given.len(), 2);
+        assert!(given[0].ptr_eq(&tensors[0]) && given[1].ptr_eq(&tensors[1]));
+        let tvm = exec.save_to_bytes().unwrap();
+        assert_eq!(
+            bytes.len() + 16 + 1,
+            tvm.len(),
+            "the tensors' bytes are left out"
+        );
+        let back = Executable::load_from_bytes_external(&bytes, &mut |k, shape, dtype| {
+            assert_eq!((shape, dtype), (tensors[k].shape(), tensors[k].dtype()));
+            Ok(given[k].clone())
+        })
+        .unwrap();
+        assert_eq!(back.save_to_bytes().unwrap(), tvm);
+        // A tensor of another shape is an error naming the constant; so is TVM's reader on
+        // bytes without the data.
+        let e =
+            Executable::load_from_bytes_external(&bytes, &mut |_, _, _| Ok(Tensor::scalar(1i8)))
+                .unwrap_err()
+                .to_string();
+        assert!(
+            e.contains("constant 0") && e.contains("has shape []"),
+            "{e}"
+        );
+        assert!(Executable::load_from_bytes(&bytes).is_err());
     }
 
     #[test]

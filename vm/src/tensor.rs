@@ -180,34 +180,75 @@ impl Drop for RawBuffer {
     }
 }
 
-pub(crate) struct StorageInner {
-    /// `Some` until drop, when the buffer goes back to its allocator.
-    buffer: Option<RawBuffer>,
-    device: Device,
-    allocator: Option<Arc<dyn Allocator>>,
+/// Bytes kept at a fixed address by an owner outside the VM — the artifact cache's mapping of
+/// an entry file — over which [`Storage::shared`] makes storages without copying: the
+/// constants of a loaded module. Storages hold the region by reference counting, so it lives
+/// as long as any tensor over it (or the executable holding those tensors) does, and it is
+/// never given to an allocator.
+///
+/// # Safety
+///
+/// An implementation guarantees that the [`len`](Self::len) bytes at [`as_ptr`](Self::as_ptr)
+/// stay valid at that address, readable and writable, for as long as the value lives, and that
+/// nothing but the tensors made over it reads them mutably or writes them while it is shared
+/// (no `&mut [u8]` to them, no other writer). Writable, because kernels may write any tensor
+/// they are handed, a constant too (`R.call_tir_inplace` on a constant is valid Relax): a
+/// copy-on-write mapping of a file keeps such a write private to the process.
+pub unsafe trait SharedBytes: Send + Sync + 'static {
+    /// The first byte.
+    fn as_ptr(&self) -> *mut u8;
+    /// The number of bytes.
+    fn len(&self) -> usize;
+    /// Whether there are no bytes.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
+
+/// What owns a storage's bytes, and where they go when its last handle drops.
+enum Owner {
+    /// A buffer of the VM's; back to `allocator` if it came from one, else freed. `Some` until
+    /// drop.
+    Buffer(Option<RawBuffer>, Option<Arc<dyn Allocator>>),
+    /// A range of a shared region ([`Storage::shared`]), held only to keep it alive.
+    Region { _region: Arc<dyn SharedBytes> },
+}
+
+pub(crate) struct StorageInner {
+    /// The first byte, [`ALLOC_ALIGNMENT`]-aligned, valid for `size` bytes while `owner` lives.
+    ptr: NonNull<u8>,
+    size: usize,
+    device: Device,
+    owner: Owner,
+}
+
+// SAFETY: `ptr` is a cached address of bytes `owner` owns (a `RawBuffer`, which is `Send` and
+// `Sync`, or a `SharedBytes` region, which is too); every access to them through it is governed
+// by `Tensor::as_mut_ptr`'s contract.
+unsafe impl Send for StorageInner {}
+// SAFETY: as above.
+unsafe impl Sync for StorageInner {}
 
 impl Drop for StorageInner {
     fn drop(&mut self) {
-        if let (Some(buffer), Some(allocator)) = (self.buffer.take(), self.allocator.take()) {
+        if let Owner::Buffer(buffer, allocator) = &mut self.owner
+            && let (Some(buffer), Some(allocator)) = (buffer.take(), allocator.take())
+        {
             allocator.free(buffer);
         }
     }
 }
 
 /// One host allocation (TVM's `vm.Storage`), shared by reference counting. Tensors allocated in
-/// it keep it alive.
+/// it keep it alive. Its bytes are a buffer of the VM's, or a range of a region shared with
+/// other storages ([`Storage::shared`]).
 #[derive(Clone)]
 pub struct Storage(Arc<StorageInner>);
 
 impl Storage {
     /// A fresh zeroed storage of `size` bytes, not owned by any pool.
     pub fn new(size: usize, device: Device) -> Result<Storage> {
-        Ok(Storage(Arc::new(StorageInner {
-            buffer: Some(RawBuffer::zeroed(size)?),
-            device,
-            allocator: None,
-        })))
+        Ok(Storage::from_buffer(RawBuffer::zeroed(size)?, device, None))
     }
 
     /// Wraps a buffer taken from `allocator`; it returns there when the last handle drops.
@@ -216,30 +257,73 @@ impl Storage {
         device: Device,
         allocator: Arc<dyn Allocator>,
     ) -> Storage {
+        Storage::from_buffer(buffer, device, Some(allocator))
+    }
+
+    fn from_buffer(
+        buffer: RawBuffer,
+        device: Device,
+        allocator: Option<Arc<dyn Allocator>>,
+    ) -> Storage {
         Storage(Arc::new(StorageInner {
-            buffer: Some(buffer),
+            ptr: buffer.ptr,
+            size: buffer.size,
             device,
-            allocator: Some(allocator),
+            owner: Owner::Buffer(Some(buffer), allocator),
         }))
     }
 
-    #[inline]
-    fn buffer(&self) -> &RawBuffer {
-        self.0
-            .buffer
-            .as_ref()
-            .expect("storage buffer is present until drop")
+    /// A host storage over `len` bytes of `region` from byte `offset` on, without a copy: the
+    /// region lives while the storage (or a tensor in it) does. Errors if the range does not
+    /// lie within the region or does not start at an [`ALLOC_ALIGNMENT`] boundary, the
+    /// alignment every other storage has and kernels may rely on.
+    ///
+    /// Such a storage is never [`unique`](Tensor::is_unique): its bytes belong to the region,
+    /// so the safe writers refuse its tensors.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    pub fn shared(region: Arc<dyn SharedBytes>, offset: usize, len: usize) -> Result<Storage> {
+        if offset.checked_add(len).is_none_or(|end| end > region.len()) {
+            return Err(Error::runtime(format!(
+                "a storage of {len} bytes at offset {offset} does not lie within a shared region of {} bytes",
+                region.len()
+            )));
+        }
+        // SAFETY: `offset <= region.len()` (checked above), so the result lies within the
+        // region's bytes or one past them.
+        let ptr = unsafe { region.as_ptr().add(offset) };
+        if !(ptr as usize).is_multiple_of(ALLOC_ALIGNMENT) {
+            return Err(Error::runtime(format!(
+                "a storage at offset {offset} of a shared region is not aligned to {ALLOC_ALIGNMENT} bytes"
+            )));
+        }
+        let ptr =
+            NonNull::new(ptr).ok_or_else(|| Error::runtime("a shared region at address 0"))?;
+        Ok(Storage(Arc::new(StorageInner {
+            ptr,
+            size: len,
+            device: Device::cpu(0),
+            owner: Owner::Region { _region: region },
+        })))
     }
+
+    /// Whether the bytes are a range of a shared region ([`Storage::shared`]) rather than a
+    /// buffer of the VM's.
+    pub fn is_shared_region(&self) -> bool {
+        matches!(self.0.owner, Owner::Region { .. })
+    }
+
     /// Usable size in bytes.
+    #[inline]
     pub fn size(&self) -> usize {
-        self.buffer().size()
+        self.0.size
     }
     pub fn device(&self) -> Device {
         self.0.device
     }
     /// The first byte. Reading through it is subject to the same rule as [`Tensor::as_ptr`].
+    #[inline]
     pub fn as_ptr(&self) -> *const u8 {
-        self.buffer().ptr()
+        self.0.ptr.as_ptr()
     }
     pub fn ptr_eq(&self, other: &Storage) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
@@ -471,7 +555,7 @@ impl TensorInner {
     #[inline]
     fn data_ptr(&self) -> *mut u8 {
         // SAFETY: the invariant of Tensor keeps byte_offset within the storage's allocation.
-        unsafe { self.storage.buffer().ptr().add(self.byte_offset) }
+        unsafe { self.storage.0.ptr.as_ptr().add(self.byte_offset) }
     }
 }
 
@@ -727,9 +811,13 @@ impl Tensor {
     /// Whether this handle is the only way to reach its bytes: the tensor object is not shared
     /// (no clone) and neither is its storage (no other view, no `Storage` handle). Owning
     /// `&mut self` means no new handle can appear while the caller holds the borrow.
+    /// A storage over a shared region ([`Storage::shared`]) is never unique: its bytes belong
+    /// to the region (a loaded module's constants).
     pub fn is_unique(&mut self) -> bool {
         match self.0.get_mut() {
-            Some(inner) => Arc::get_mut(&mut inner.storage.0).is_some(),
+            Some(inner) => {
+                !inner.storage.is_shared_region() && Arc::get_mut(&mut inner.storage.0).is_some()
+            }
             None => false,
         }
     }
@@ -739,6 +827,13 @@ impl Tensor {
     /// holders of the other handles.
     pub fn bytes_mut(&mut self) -> Result<&mut [u8]> {
         if !self.is_unique() {
+            if self.storage().is_shared_region() {
+                return Err(Error::runtime(format!(
+                    "cannot write a tensor of shape {:?} and dtype {} in place: its bytes are a loaded module's constant data; write into a copy (`deep_copy`)",
+                    self.shape(),
+                    self.dtype()
+                )));
+            }
             return Err(Error::runtime(format!(
                 "cannot write a tensor of shape {:?} and dtype {} through a shared handle: its storage is also held elsewhere (a clone, another view, or the VM); write into a copy (`deep_copy`)",
                 self.shape(),
@@ -1193,6 +1288,47 @@ mod tests {
             grown < 64 << 20,
             "allocating 1 GiB made {grown} bytes resident"
         );
+    }
+
+    /// A region of test bytes: a buffer of the VM's own, so aligned.
+    struct Region(RawBuffer);
+
+    // SAFETY: the buffer's bytes stay allocated, unmoved and writable while the value lives,
+    // and nothing else reaches them.
+    unsafe impl SharedBytes for Region {
+        fn as_ptr(&self) -> *mut u8 {
+            self.0.ptr()
+        }
+        fn len(&self) -> usize {
+            self.0.size()
+        }
+    }
+
+    /// Storages over a shared region view its bytes without a copy and keep it alive; a range
+    /// outside it or off the alignment is an error; the safe writers refuse such tensors.
+    #[test]
+    fn storages_over_a_shared_region() {
+        let buffer = RawBuffer::zeroed(256).unwrap();
+        // SAFETY: the buffer is ours alone and 256 bytes long.
+        unsafe { std::ptr::write_bytes(buffer.ptr().add(64), 5, 16) };
+        let base = buffer.ptr() as usize;
+        let region: Arc<dyn SharedBytes> = Arc::new(Region(buffer));
+        let storage = Storage::shared(region.clone(), 64, 16).unwrap();
+        assert!(storage.is_shared_region());
+        assert_eq!(storage.as_ptr() as usize, base + 64);
+        let mut t = storage.alloc_tensor(0, &[4], DataType::I32).unwrap();
+        drop(storage);
+        drop(region);
+        assert_eq!(t.to_vec::<i32>().unwrap(), vec![0x0505_0505; 4]);
+        let e = t.bytes_mut().unwrap_err().to_string();
+        assert!(e.contains("constant data"), "{e}");
+        assert!(!t.is_unique());
+        let region: Arc<dyn SharedBytes> = Arc::new(Region(RawBuffer::zeroed(256).unwrap()));
+        for (offset, len, what) in [(200, 64, "does not lie"), (32, 16, "not aligned")] {
+            let e = Storage::shared(region.clone(), offset, len).unwrap_err();
+            assert!(e.to_string().contains(what), "{e}");
+        }
+        assert!(Storage::shared(region.clone(), usize::MAX, 2).is_err());
     }
 
     #[test]

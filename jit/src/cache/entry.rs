@@ -4,7 +4,19 @@
 //! magic "RLXJITC\0" · format version (u32) · checksum of everything after this field
 //! · key (32 bytes) · aliases (u64 count, 32 bytes each) · relaxjit version (str) · host ISA (str)
 //! · executable (bytes) · code (bytes) · symbols · kernel metadata · extra sections
+//! · constants: count (u64) · per constant dtype (u8 code, u8 bits, u16 lanes), shape (u64
+//!   rank, i64 each), offset (u64), length (u64) · zero padding to a 64-byte boundary of the
+//!   file · the constants' bytes, each at its offset from here
 //! ```
+//!
+//! The executable is [`vm::Executable::save_to_bytes_external`]: TVM's format with the bytes
+//! of its tensor constants left out, which the constants section holds instead, in the order
+//! of the constant pool, each at an offset that is a multiple of [`CONSTANT_ALIGNMENT`] from
+//! a file offset that is one too. A file mapped at a page boundary thus holds every constant
+//! at the alignment a tensor's storage has ([`vm::tensor::ALLOC_ALIGNMENT`]), and a hit makes
+//! the constants tensors over the mapping ([`vm::Storage::shared`]) instead of copying them
+//! ([`Constants`] says how). Offsets only grow and ranges never overlap, so no two constants
+//! share a byte.
 //!
 //! The aliases are the other keys the same file is stored under (hard links, or copies where
 //! the file system has none): the key of a module's source text before parsing, which names
@@ -40,17 +52,24 @@ pub const MAGIC: [u8; 8] = *b"RLXJITC\0";
 pub const ALIAS_MAGIC: [u8; 8] = *b"RLXJITA\0";
 
 /// Bumped whenever the layout below changes; older entries are then misses.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
+
+/// The alignment of every constant's bytes in an entry file: that of a tensor's storage.
+pub const CONSTANT_ALIGNMENT: usize = vm::tensor::ALLOC_ALIGNMENT;
 
 /// Bytes before the checksummed part: magic, format version, checksum.
 const PREFIX: usize = 8 + 4 + 16;
 
 /// What a compiled module stores: enough to rebuild it without compiling.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct Entry<E = Vec<u8>> {
-    /// `vm::Executable::save_to_bytes`, or what a loader made of those bytes while they were
-    /// still in the file's mapping ([`decode_stored_with`]).
+    /// [`vm::Executable::save_to_bytes_external`], or what a loader made of those bytes and
+    /// [`constants`](Self::constants) while the bytes were still in the file's mapping
+    /// ([`decode_stored_with`]).
     pub executable: E,
+    /// The executable's tensor constants, in the order of its constant pool. Loaded from a
+    /// mapped file, they are tensors over the mapping ([`Constants`]).
+    pub constants: Vec<vm::Tensor>,
     /// Every native function of the module, by symbol.
     pub code: CodeBlob,
     /// The kernels, in library order; each kernel's entry is the symbol its metadata names.
@@ -59,6 +78,55 @@ pub struct Entry<E = Vec<u8>> {
     /// about its functions), so they need no format change.
     pub extra: Vec<(String, Vec<u8>)>,
 }
+
+/// Equal parts, the constants compared by dtype, shape and bytes.
+impl<E: PartialEq> PartialEq for Entry<E> {
+    fn eq(&self, other: &Entry<E>) -> bool {
+        self.executable == other.executable
+            && self.constants.len() == other.constants.len()
+            && self
+                .constants
+                .iter()
+                .zip(&other.constants)
+                .all(|(a, b)| a.content_eq(b))
+            && self.code == other.code
+            && self.kernels == other.kernels
+            && self.extra == other.extra
+    }
+}
+
+/// Where the bytes of an entry lie while it is decoded: a mapping of the file, over which the
+/// constants become tensors without a copy, or bytes read into memory, from which they are
+/// copied (small entries, [`super::MAP_AT_BYTES`]).
+#[derive(Clone, Copy)]
+pub enum Source<'a> {
+    /// Bytes of the caller's, valid only during the decode: the constants are copied.
+    Read(&'a [u8]),
+    /// The whole file, mapped: the constants are tensors over the region, which they keep
+    /// alive.
+    Mapped(&'a std::sync::Arc<dyn vm::SharedBytes>),
+}
+
+impl<'a> Source<'a> {
+    /// The file's bytes.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+    fn bytes(self) -> &'a [u8] {
+        match self {
+            Source::Read(b) => b,
+            Source::Mapped(region) => {
+                // SAFETY: `SharedBytes` keeps the `len()` bytes at `as_ptr()` valid and unmoved
+                // while the region lives, which `'a` (a borrow of an `Arc` of it) covers, and
+                // they are not written while shared: no kernel runs on the tensors made over
+                // them before the decode returns and this borrow ends.
+                unsafe { std::slice::from_raw_parts(region.as_ptr(), region.len()) }
+            }
+        }
+    }
+}
+
+/// What a loader makes of an entry's executable bytes and constants
+/// ([`decode_stored_with`]); its error rejects the entry.
+pub type LoadExecutable<'a, E> = dyn FnMut(&[u8], &[vm::Tensor]) -> Result<E, String> + 'a;
 
 /// Who wrote an entry: checked against the host before the payload is used. It borrows its
 /// strings, which the cache has for the life of the process: a hit builds one per file it
@@ -113,7 +181,17 @@ pub fn encode(id: &Identity, entry: &Entry) -> Vec<u8> {
 
 /// The file bytes of `entry` under `id`, to be stored under the keys `aliases` as well.
 pub fn encode_with_aliases(id: &Identity, aliases: &[[u8; 32]], entry: &Entry) -> Vec<u8> {
-    let mut body = Vec::with_capacity(entry.executable.len() + entry.code.bytes().len() + 4096);
+    let constant_bytes: usize = entry
+        .constants
+        .iter()
+        .map(|t| t.nbytes() + CONSTANT_ALIGNMENT)
+        .sum();
+    // The body is written after room for the prefix, whose checksum is filled in last: a
+    // constant's alignment counts from the start of the file.
+    let mut body = Vec::with_capacity(
+        PREFIX + entry.executable.len() + entry.code.bytes().len() + constant_bytes + 4096,
+    );
+    body.resize(PREFIX, 0);
     body.extend_from_slice(&id.key);
     put_u64(&mut body, aliases.len() as u64);
     for a in aliases {
@@ -137,12 +215,36 @@ pub fn encode_with_aliases(id: &Identity, aliases: &[[u8; 32]], entry: &Entry) -
         put_str(&mut body, name);
         put_bytes(&mut body, bytes);
     }
-    let mut out = Vec::with_capacity(PREFIX + body.len());
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&checksum(&body));
-    out.extend_from_slice(&body);
-    out
+    put_constants(&mut body, &entry.constants);
+    let sum = checksum(&body[PREFIX..]);
+    body[..8].copy_from_slice(&MAGIC);
+    body[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    body[12..PREFIX].copy_from_slice(&sum);
+    body
+}
+
+/// The constants section; `out` is the file from its first byte, so that padding to
+/// [`CONSTANT_ALIGNMENT`] counts from there.
+fn put_constants(out: &mut Vec<u8>, constants: &[vm::Tensor]) {
+    put_u64(out, constants.len() as u64);
+    let mut offset = 0;
+    for t in constants {
+        let d = t.dtype();
+        out.extend_from_slice(&[d.code, d.bits]);
+        out.extend_from_slice(&d.lanes.to_le_bytes());
+        put_u64(out, t.ndim() as u64);
+        for &n in t.shape() {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        put_u64(out, offset as u64);
+        put_u64(out, t.nbytes() as u64);
+        offset = (offset + t.nbytes()).next_multiple_of(CONSTANT_ALIGNMENT);
+    }
+    out.resize(out.len().next_multiple_of(CONSTANT_ALIGNMENT), 0);
+    for t in constants {
+        out.resize(out.len().next_multiple_of(CONSTANT_ALIGNMENT), 0);
+        t.read_chunks(|c| out.extend_from_slice(c));
+    }
 }
 
 /// The file bytes of an alias: `id.key` names the entry stored under `target`.
@@ -182,19 +284,23 @@ pub fn decode(bytes: &[u8], expected: &Identity) -> Result<Entry, Reject> {
 // On the artifact cache's hit path: one linker section for all of it (`jit::cache` docs).
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn decode_stored(bytes: &[u8], expected: &Identity) -> Result<Stored, Reject> {
-    decode_stored_with(bytes, expected, &mut |b| Ok(vm::hit::copy_slice(b)))
+    decode_stored_with(Source::Read(bytes), expected, &mut |b, _| {
+        Ok(vm::hit::copy_slice(b))
+    })
 }
 
-/// [`decode_stored`], the executable's bytes handed to `executable` where they lie in
-/// `bytes` rather than copied out: a loader that reads them once (deserializes the
-/// executable, copying its constants out) spares the copy of the whole executable. An error
-/// of `executable` rejects the entry as [`Reject::Malformed`].
+/// [`decode_stored`] of the file at `source`, the executable's bytes handed to `executable`
+/// with the entry's constants where they lie rather than copied out: a loader that reads
+/// them once (deserializes the executable) spares the copy of the whole executable. Mapped,
+/// the constants are tensors over the mapping. An error of `executable` rejects the entry as
+/// [`Reject::Malformed`].
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 pub fn decode_stored_with<E>(
-    bytes: &[u8],
+    source: Source<'_>,
     expected: &Identity,
-    executable: &mut dyn FnMut(&[u8]) -> Result<E, String>,
+    executable: &mut LoadExecutable<'_, E>,
 ) -> Result<Stored<E>, Reject> {
+    let bytes = source.bytes();
     if bytes.len() < PREFIX {
         return Err(Reject::NotAnEntry);
     }
@@ -244,7 +350,7 @@ pub fn decode_stored_with<E>(
             }
             Ok(Stored::Alias(target.try_into().expect("32 bytes")))
         }
-        None => decode_payload(&mut r, executable)
+        None => decode_payload(&mut r, source, executable)
             .map(Stored::Entry)
             .map_err(malformed),
     }
@@ -253,7 +359,8 @@ pub fn decode_stored_with<E>(
 #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
 fn decode_payload<E>(
     r: &mut Reader<'_>,
-    executable: &mut dyn FnMut(&[u8]) -> Result<E, String>,
+    source: Source<'_>,
+    executable: &mut LoadExecutable<'_, E>,
 ) -> Result<Entry<E>, String> {
     // The copies and vectors through `vm::hit`, whose code lies in the hit path's section.
     let executable_bytes = r.bytes()?;
@@ -277,17 +384,93 @@ fn decode_payload<E>(
     for _ in 0..n {
         extra.push((r.str()?, vm::hit::copy_slice(r.bytes()?)));
     }
-    if !r.b.is_empty() {
-        return Err(format!("{} bytes after the last section", r.b.len()));
-    }
+    let constants = get_constants(r, source)?;
     // Last, once the rest has parsed: a malformed entry costs no deserialization.
-    let executable = executable(executable_bytes)?;
+    let executable = executable(executable_bytes, &constants)?;
     Ok(Entry {
         executable,
+        constants,
         code,
         kernels,
         extra,
     })
+}
+
+/// The constants section, the rest of the file (`r` reads the file's bytes at `source` from
+/// [`PREFIX`] on): each constant a tensor over the mapping where the file is mapped, else a
+/// copy.
+#[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
+fn get_constants(r: &mut Reader<'_>, source: Source<'_>) -> Result<Vec<vm::Tensor>, String> {
+    // The smallest record: a dtype, a rank of 0, an offset and a length.
+    let n = r.count(4 + 8 + 8 + 8)?;
+    let mut records = vm::hit::vec_with_capacity(n);
+    for i in 0..n {
+        let [code, bits, l0, l1] = r.take(4)?.try_into().expect("4 bytes");
+        let dtype = vm::DataType {
+            code,
+            bits,
+            lanes: u16::from_le_bytes([l0, l1]),
+        };
+        // What the executable's format can hold (`vm::serialize`); its loader checks that
+        // each constant has the dtype and shape of its record.
+        if dtype.bits == 0 || dtype.lanes != 1 {
+            return Err(format!(
+                "constant {i}: dtype {dtype} of {} lanes",
+                dtype.lanes
+            ));
+        }
+        let rank = r.count(8)?;
+        let mut shape = vm::hit::vec_with_capacity(rank);
+        for _ in 0..rank {
+            shape.push(r.u64()? as i64);
+        }
+        let (offset, len) = (r.usize()?, r.usize()?);
+        let nbytes = vm::tensor::checked_nbytes(&shape, dtype)
+            .map_err(|e| format!("constant {i}: {}", e.message()))?;
+        if nbytes != len {
+            return Err(format!(
+                "constant {i}: {len} bytes for shape {shape:?} of {dtype} ({nbytes} bytes)"
+            ));
+        }
+        records.push((shape, dtype, offset, len));
+    }
+    let file = source.bytes();
+    // Where the data starts in the file: the reader's position, rounded up to the alignment.
+    let at = file.len() - r.b.len();
+    r.take(at.next_multiple_of(CONSTANT_ALIGNMENT) - at)?;
+    let data = std::mem::take(&mut r.b);
+    let mut constants = vm::hit::vec_with_capacity(n);
+    let mut end = 0;
+    for (i, (shape, dtype, offset, len)) in records.iter().enumerate() {
+        let (dtype, offset, len) = (*dtype, *offset, *len);
+        if offset % CONSTANT_ALIGNMENT != 0
+            || offset < end
+            || len > data.len().saturating_sub(offset)
+        {
+            return Err(format!(
+                "constant {i}: {len} bytes at offset {offset} are not an aligned range after the previous constant's (ending at {end}) within the {} bytes of the section",
+                data.len()
+            ));
+        }
+        end = offset + len;
+        let bytes = &data[offset..end];
+        let tensor = match source {
+            Source::Mapped(region) => {
+                let start = bytes.as_ptr() as usize - region.as_ptr() as usize;
+                vm::Storage::shared(std::sync::Arc::clone(region), start, len)
+                    .and_then(|s| s.alloc_tensor(0, shape, dtype))
+            }
+            Source::Read(_) => vm::Tensor::from_bytes(shape, dtype, bytes),
+        };
+        constants.push(tensor.map_err(|e| format!("constant {i}: {}", e.message()))?);
+    }
+    if data.len() != end {
+        return Err(format!(
+            "{} bytes after the last constant",
+            data.len() - end
+        ));
+    }
+    Ok(constants)
 }
 
 pub(crate) fn put_u64(out: &mut Vec<u8>, v: u64) {
@@ -579,6 +762,12 @@ mod tests {
         };
         let entry = Entry {
             executable: vec![1, 2, 3],
+            constants: vec![
+                vm::Tensor::from_slice(&[3], &[1.5f32, -2.0, 0.25]).unwrap(),
+                vm::Tensor::scalar(7i64),
+                vm::Tensor::from_slice(&[2, 0], &[0i8; 0]).unwrap(),
+                vm::Tensor::from_slice(&[65], &[3u8; 65]).unwrap(),
+            ],
             code,
             kernels: vec![meta],
             extra: vec![("vmtir".into(), vec![9])],
@@ -634,6 +823,75 @@ mod tests {
         for n in 0..bytes.len() {
             assert!(decode_stored(&bytes[..n], &id).is_err(), "truncated to {n}");
         }
+    }
+
+    /// Where the constants section of [`sample`]'s file starts, and where its data does.
+    fn constants_layout(id: &Identity, entry: &Entry) -> (usize, usize) {
+        // Without constants, the file ends with the last extra section (a non-zero byte), the
+        // count (zero) and zero padding.
+        let empty = Entry {
+            constants: vec![],
+            ..entry.clone()
+        };
+        let bytes = encode(id, &empty);
+        let records = bytes.iter().rposition(|&b| b != 0).unwrap() + 1;
+        let len: usize = entry
+            .constants
+            .iter()
+            .map(|t| 4 + 8 + 8 * t.ndim() + 16)
+            .sum();
+        let data = (records + 8 + len).next_multiple_of(CONSTANT_ALIGNMENT);
+        (records, data)
+    }
+
+    /// Every constant's bytes start at a multiple of [`CONSTANT_ALIGNMENT`] from the start of
+    /// the file, as its record says; read (not mapped) they are copies.
+    #[test]
+    fn constants_lie_aligned_in_the_file() {
+        let (id, entry) = sample();
+        let bytes = encode(&id, &entry);
+        let decoded = decode(&bytes, &id).unwrap();
+        for (t, stored) in decoded.constants.iter().zip(&entry.constants) {
+            assert!(!t.storage().is_shared_region());
+            assert!(t.content_eq(stored));
+        }
+        let (_, mut at) = constants_layout(&id, &entry);
+        for t in &entry.constants {
+            assert_eq!(at % CONSTANT_ALIGNMENT, 0);
+            assert_eq!(&bytes[at..at + t.nbytes()], t.to_bytes(), "{t:?}");
+            at = (at + t.nbytes()).next_multiple_of(CONSTANT_ALIGNMENT);
+        }
+    }
+
+    /// Ranges that overlap, are misaligned or leave bytes over are malformed, even under a
+    /// valid checksum.
+    #[test]
+    fn constant_ranges_are_checked() {
+        let (id, entry) = sample();
+        let bytes = encode(&id, &entry);
+        let (records, _) = constants_layout(&id, &entry);
+        // The second record's offset: after the count, the first record (dtype, rank, one
+        // dimension, offset, length) and the second's dtype and rank.
+        let second_offset = records + 8 + (4 + 8 + 8 + 8 + 8) + 4 + 8;
+        assert_eq!(bytes[second_offset..second_offset + 8], 64u64.to_le_bytes());
+        for (name, offset) in [("overlapping", 0u64), ("misaligned", 65)] {
+            let mut b = bytes.clone();
+            b[second_offset..second_offset + 8].copy_from_slice(&offset.to_le_bytes());
+            let sum = checksum(&b[PREFIX..]);
+            b[12..PREFIX].copy_from_slice(&sum);
+            match decode(&b, &id) {
+                Err(Reject::Malformed(m)) => assert!(m.contains("constant 1"), "{name}: {m}"),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        let mut b = bytes.clone();
+        b.push(0);
+        let sum = checksum(&b[PREFIX..]);
+        b[12..PREFIX].copy_from_slice(&sum);
+        assert_eq!(
+            decode(&b, &id),
+            Err(Reject::Malformed("1 bytes after the last constant".into()))
+        );
     }
 
     #[test]

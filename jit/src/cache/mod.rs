@@ -8,9 +8,13 @@
 //! * Entry: one file `<hex key>.rjc` per key ([`entry`] has the layout), whose header repeats the
 //!   key, the build and the ISA and checksums the rest.
 //! * Load ([`ArtifactCache::load`]): map the file (read it if it is smaller than
-//!   [`MAP_AT_BYTES`]), check the header and checksum, decode. The
-//!   code is then copied into fresh executable pages by [`crate::code::CodeMemory`], so the file
-//!   is not needed once loaded.
+//!   [`MAP_AT_BYTES`]), check the header and checksum, decode. The code is then copied into
+//!   fresh executable pages by [`crate::code::CodeMemory`]. The constants are not copied from
+//!   a mapped file: the entry keeps them aligned ([`entry`]), and they become tensors over the
+//!   mapping ([`vm::Storage::shared`]), which stays mapped — copy-on-write, so that a kernel
+//!   writing a constant never writes the file — for as long as any of them lives. From a read
+//!   file they are copied. Relaxjit never writes an entry in place (see below), so a mapping
+//!   stays valid after its entry is replaced, evicted or cleared.
 //! * Safety: writes go to a temporary file in the same directory that is renamed over the entry,
 //!   so a reader sees a whole old entry or a whole new one; two processes storing one key both
 //!   succeed (the last rename wins, both files are complete). Whatever is wrong with an entry —
@@ -54,7 +58,7 @@ use std::time::SystemTime;
 
 use crate::sha256::Sha256;
 
-pub use entry::{Entry, Identity, Reject};
+pub use entry::{Entry, Identity, LoadExecutable, Reject, Source};
 
 /// The file name extension of entries.
 const EXTENSION: &str = "rjc";
@@ -342,17 +346,17 @@ impl ArtifactCache {
     /// under `key` is followed to the entry it names.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn load(&self, key: &Key) -> Option<Entry> {
-        self.load_with(key, &mut |b| Ok(vm::hit::copy_slice(b)))
+        self.load_with(key, &mut |b, _| Ok(vm::hit::copy_slice(b)))
     }
 
     /// [`load`](Self::load), the executable's bytes handed to `executable` where they lie in
-    /// the file (or its mapping) instead of copied out ([`entry::decode_stored_with`]); its
-    /// error makes the entry a warned miss.
+    /// the file (or its mapping) instead of copied out, with the entry's constants
+    /// ([`entry::decode_stored_with`]); its error makes the entry a warned miss.
     #[cfg_attr(target_os = "linux", unsafe(link_section = "relaxjit_hit"))]
     pub fn load_with<E>(
         &self,
         key: &Key,
-        executable: &mut dyn FnMut(&[u8]) -> Result<E, String>,
+        executable: &mut LoadExecutable<'_, E>,
     ) -> Option<Entry<E>> {
         match self.load_stored(key, executable)? {
             entry::Stored::Entry(e) => Some(e),
@@ -375,7 +379,7 @@ impl ArtifactCache {
     fn load_stored<E>(
         &self,
         key: &Key,
-        executable: &mut dyn FnMut(&[u8]) -> Result<E, String>,
+        executable: &mut LoadExecutable<'_, E>,
     ) -> Option<entry::Stored<E>> {
         let path = self.path_of(key);
         let Opened { file, len, fresh } = match open_entry(&path) {
@@ -396,16 +400,13 @@ impl ArtifactCache {
                     return None;
                 }
             };
-            entry::decode_stored_with(&bytes, &self.identity(key), executable)
+            entry::decode_stored_with(Source::Read(&bytes), &self.identity(key), executable)
         } else {
-            // SAFETY: relaxjit never writes an entry file in place — entries are written to a
-            // temporary file and renamed over the old one, which leaves this mapping on the old
-            // file's data. Every byte is checked (checksum, bounds) before it is used, and
-            // nothing borrowed from the map outlives this function (the decoded entry owns
-            // copies, and `executable` sees the executable's bytes only during the call). A foreign process truncating the file under us is outside that
-            // contract, as for every mapped file.
-            match unsafe { memmap2::Mmap::map(&file) } {
-                Ok(map) => entry::decode_stored_with(&map, &self.identity(key), executable),
+            match Mapping::new(&file) {
+                Ok(map) => {
+                    let map: Arc<dyn vm::SharedBytes> = Arc::new(map);
+                    entry::decode_stored_with(Source::Mapped(&map), &self.identity(key), executable)
+                }
                 Err(e) => {
                     self.warn(&format!("cannot map {}: {e}; recompiling", path.display()));
                     return None;
@@ -624,6 +625,68 @@ impl ArtifactCache {
     }
 }
 
+/// An entry file mapped copy-on-write: the region a loaded module's constants are tensors over
+/// ([`vm::Storage::shared`]), alive while any of them is.
+///
+/// What makes the mapping safe to keep for as long as a module runs:
+/// * The file is never written or truncated in place by relaxjit: a store writes a temporary
+///   file and renames it over the entry ([`ArtifactCache::write_atomic`]), and eviction and
+///   `cache clear` unlink it. Either leaves the mapped inode and its data intact until the last
+///   mapping goes. A foreign process truncating the file under a running model would make the
+///   model's next touch of a page past the new end a `SIGBUS`: that is outside the contract,
+///   as for every mapped file (and for the executable that runs relaxjit itself).
+/// * Copy-on-write (`MAP_PRIVATE`, writable) rather than read-only, because constants can be
+///   written: a module may hand a constant to `R.call_tir_inplace` (its kernel then writes
+///   the tensor it was given), and compiled kernels write through raw pointers that no check
+///   sees. A read-only mapping would turn such a write into a `SIGSEGV`; copy-on-write makes it
+///   what it is with copied constants — a write to this process's own memory, here a private
+///   copy of the page — and the file, the page cache and other processes never see it. Pages
+///   never written stay the page cache's, shared, and cost no copy. The safe writers refuse
+///   such tensors all the same ([`vm::Tensor::is_unique`]).
+/// * Every byte is checked (checksum, bounds) before it is used.
+struct Mapping {
+    /// Held for its drop, which unmaps; `ptr` is its first byte.
+    _map: memmap2::MmapMut,
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: `ptr` is the address of `_map`'s bytes, which are `Send` and `Sync` as the map is;
+// all access through it is governed by `SharedBytes`' contract.
+unsafe impl Send for Mapping {}
+// SAFETY: as above.
+unsafe impl Sync for Mapping {}
+
+impl Mapping {
+    /// Maps all of `file` copy-on-write.
+    fn new(file: &fs::File) -> std::io::Result<Mapping> {
+        // SAFETY: the mapped file is never modified in place by relaxjit (see the type's
+        // docs); a write through the mapping goes to private pages, never to the file.
+        let mut map = unsafe { memmap2::MmapOptions::new().map_copy(file)? };
+        let len = map.len();
+        let ptr = std::ptr::NonNull::new(map.as_mut_ptr())
+            .ok_or_else(|| std::io::Error::other("a mapping at address 0"))?;
+        Ok(Mapping {
+            _map: map,
+            ptr,
+            len,
+        })
+    }
+}
+
+// SAFETY: the `len` bytes at `ptr` are the mapping's, which stay mapped at that address,
+// readable and writable (copy-on-write), until `_map` drops with the last `Arc` of this value.
+// Nothing else holds `_map` (private to this type), so no `&mut [u8]` of it exists; the
+// cache's decode reads the bytes before any tensor over them is used.
+unsafe impl vm::SharedBytes for Mapping {
+    fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
 /// An entry file opened to be loaded.
 struct Opened {
     file: fs::File,
@@ -778,10 +841,11 @@ mod tests {
     use super::*;
     use crate::code::{CodeBlob, Symbol};
 
-    /// An entry whose code has `len` bytes.
+    /// An entry whose code has `len` bytes, with a constant of `len` bytes too.
     fn entry(len: usize) -> Entry {
         Entry {
             executable: vec![1, 2, 3],
+            constants: vec![vm::Tensor::from_slice(&[len as i64], &vec![7u8; len]).unwrap()],
             code: CodeBlob::from_parts(
                 vec![0xc3; len],
                 vec![Symbol {
@@ -795,7 +859,8 @@ mod tests {
     }
 
     /// Both ways of reading an entry (read below [`MAP_AT_BYTES`], mapped above) give back
-    /// what was stored, and both catch a flipped byte.
+    /// what was stored, and both catch a flipped byte. Mapped, the constants are tensors over
+    /// the mapping, which outlives the entry and the file.
     #[test]
     fn small_and_large_entries_load_and_are_checked() {
         let dir = std::env::temp_dir().join(format!("relaxjit-cache-unit-{}", std::process::id()));
@@ -810,7 +875,18 @@ mod tests {
             let key = k.finish();
             let e = entry(len);
             cache.store(&key, &e);
-            assert_eq!(cache.load(&key), Some(e), "{len} bytes");
+            let loaded = cache.load(&key).unwrap();
+            assert_eq!(loaded, e, "{len} bytes");
+            let constant = loaded.constants[0].clone();
+            assert_eq!(
+                constant.storage().is_shared_region(),
+                len >= MAP_AT_BYTES as usize,
+                "{len} bytes"
+            );
+            drop(loaded);
+            assert!(constant.content_eq(&e.constants[0]), "{len} bytes");
+            // Before the file is written in place below, which relaxjit never does.
+            drop(constant);
             let path = cache.path_of(&key);
             let mut bytes = fs::read(&path).unwrap();
             let last = bytes.len() - 100;
