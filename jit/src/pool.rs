@@ -201,14 +201,8 @@ fn spin(done: &AtomicBool, shared: &AtomicBool) {
             std::hint::spin_loop();
             continue;
         }
-        // Past a short spin, check the clock. The core is not yielded: under EEVDF a
-        // `sched_yield` hands it to any runnable task for a slice, a `nice`d background job
-        // too, and the call's next loop then runs on one thread (onnxruntime's spinners do
-        // not yield either). Measured with two `nice -n 19` busy loops beside the model,
-        // alternated call by call with yielding: SqueezeNet's, the transformer block's and
-        // the conv block's minima 3–19% lower, medians −21 to +4%; unchanged on a quiet
-        // machine. SPIN_IDLE bounds what this burns.
-        std::hint::spin_loop();
+        // Past a short spin, give the core to whatever else wants it, and check the clock.
+        std::thread::yield_now();
         let since = *idle_since.get_or_insert_with(Instant::now);
         if since.elapsed() > SPIN_IDLE {
             return;
