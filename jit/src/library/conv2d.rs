@@ -329,7 +329,6 @@ struct Split {
     col_tiles: usize,
     /// Tiles are whole units of this many columns (but the last, which ends the plane).
     unit: usize,
-    units: usize,
     plane: usize,
     row_blocks: usize,
     rows_per: usize,
@@ -375,17 +374,16 @@ impl Split {
         Split {
             col_tiles,
             unit,
-            units,
             plane,
             row_blocks: og.div_ceil(rows_per).max(1),
             rows_per,
         }
     }
 
-    /// The columns `c0..c1` of tile `ct`: units `⌊ct·units/tiles⌋..⌊(ct+1)·units/tiles⌋`.
+    /// The columns `c0..c1` of tile `ct`: units `⌊ct·units/tiles⌋..⌊(ct+1)·units/tiles⌋`
+    /// ([`super::even_part`]).
     fn cols(&self, ct: usize) -> (usize, usize) {
-        let at = |t: usize| (t * self.units / self.col_tiles * self.unit).min(self.plane);
-        (at(ct), at(ct + 1))
+        super::even_part(ct, self.col_tiles, self.plane, self.unit)
     }
 }
 
@@ -1951,7 +1949,7 @@ mod tests {
                 }
                 assert_eq!(end, plane, "plane {plane}");
                 let tasks = gemms * s.col_tiles * s.row_blocks;
-                if s.col_tiles > 1 && s.col_tiles < s.units {
+                if s.col_tiles > 1 && s.col_tiles < s.plane.div_ceil(s.unit) {
                     assert!(
                         tasks.is_multiple_of(threads),
                         "plane {plane}, {threads} threads"

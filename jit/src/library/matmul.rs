@@ -450,9 +450,8 @@ impl Blocks {
     /// output; a strip past the end is empty.
     fn block(&self, c: usize, rows: usize, n: usize) -> ((usize, usize), (usize, usize)) {
         let strip = |len: usize, unit: usize| {
-            let units = len.div_ceil(unit);
-            let at = |i: usize| (i * units / self.count * unit).min(len);
-            (at(c), at(c + 1) - at(c))
+            let (start, end) = super::even_part(c, self.count, len, unit);
+            (start, end - start)
         };
         if self.columns {
             ((0, rows), strip(n, 16))

@@ -416,6 +416,14 @@ fn broadcast_into<T: Float>(
 /// Elementwise passes over fewer elements than this stay on the calling thread.
 const PARALLEL_ELEMENTS: usize = 1 << 16;
 
+/// Part `i` of `len` elements cut into `parts` runs of whole `unit`s, spread as evenly as the
+/// units allow (the last run ends at `len`): its `(start, end)`.
+fn even_part(i: usize, parts: usize, len: usize, unit: usize) -> (usize, usize) {
+    let units = len.div_ceil(unit).max(1);
+    let at = |t: usize| (t * units / parts * unit).min(len);
+    (at(i), at(i + 1))
+}
+
 /// Calls `f(i, chunk)` for the `i`-th `len`-element chunk of `out` (the last may be shorter).
 /// With `spread = Some(n)` the chunks are spread over the pool, at least `n` to a task;
 /// with `None` they run in order on the calling thread.
