@@ -535,7 +535,6 @@ unsafe fn parallel_for(
     rt: *const RuntimeTable,
     err: *mut KernelError,
 ) -> i32 {
-    use rayon::prelude::*;
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicU64, Ordering};
     let Some(chunks) = Chunks::new(begin, end, rayon::current_num_threads()) else {
@@ -545,7 +544,8 @@ unsafe fn parallel_for(
     let failure: Mutex<Option<(u64, KernelError, Option<String>)>> = Mutex::new(None);
     // Raw pointers are not Send; carry them as integers into the worker closures.
     let (ctx_addr, rt_addr) = (ctx as usize, rt as usize);
-    (0..chunks.count).into_par_iter().for_each(|c| {
+    crate::pool::for_each(chunks.count as usize, |c| {
+        let c = c as u64;
         if c > first_failed.load(Ordering::Relaxed) {
             return;
         }

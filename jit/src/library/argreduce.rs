@@ -11,10 +11,9 @@
 //! and whether it holds a NaN) and a search for the first index holding the value, instead of
 //! the serial fold, which a NaN-holding run keeps. A reduction over an inner axis folds many runs side by side, lane by lane.
 
-use rayon::prelude::*;
 use vm::{DataType, Error, Result, Tensor};
 
-use super::PARALLEL_ELEMENTS;
+use super::{PARALLEL_ELEMENTS, for_each_chunk};
 
 /// An element type the arg reductions take.
 trait Elem: Copy + PartialOrd + Send + Sync {
@@ -162,12 +161,9 @@ fn run_with<T: Elem, const MAX: bool>(
         let per_task = (PARALLEL_ELEMENTS / 4)
             .div_ceil((len * lanes).max(1))
             .max(1);
-        dst.par_chunks_mut(lanes)
-            .enumerate()
-            .with_min_len(per_task)
-            .for_each(one);
+        for_each_chunk(dst, lanes, Some(per_task), |i, d| one((i, d)));
     } else {
-        dst.chunks_mut(lanes).enumerate().for_each(one);
+        for_each_chunk(dst, lanes, None, |i, d| one((i, d)));
     }
 }
 

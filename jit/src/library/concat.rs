@@ -3,7 +3,6 @@
 //! of each input), copied in pieces spread over the pool when the tensor is large. Elements
 //! are copied as bytes, so every dtype takes the same path.
 
-use rayon::prelude::*;
 use vm::{Error, Result, Tensor};
 
 use super::{PARALLEL_ELEMENTS, SendPtr, View};
@@ -115,7 +114,7 @@ fn concat<T: Copy + Send + Sync>(
         d.copy_from_slice(src);
     };
     if out.len() >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1 {
-        runs.par_iter().for_each(copy);
+        crate::pool::for_each(runs.len(), |i| copy(&runs[i]));
     } else {
         runs.iter().for_each(copy);
     }

@@ -17,7 +17,6 @@
 //! (depthwise) run a direct kernel, one output plane per task, the inner loop over contiguous
 //! output columns.
 
-use rayon::prelude::*;
 use tir::arith::SlidingWindow;
 use vm::{Error, Result};
 
@@ -527,7 +526,7 @@ fn conv2d_with<T: Float>(
             .flat_map(|img| img.chunks_mut(rows_per_job * plane))
             .enumerate();
         if parallel {
-            chunks.collect::<Vec<_>>().into_par_iter().for_each(job);
+            crate::pool::for_each_item(chunks.collect(), job);
         } else {
             chunks.for_each(job);
         }
@@ -700,7 +699,7 @@ fn conv2d_with<T: Float>(
         }
     };
     if parallel && tasks > 1 {
-        (0..tasks).into_par_iter().for_each(one);
+        crate::pool::for_each(tasks, one);
     } else {
         (0..tasks).for_each(one);
     }
@@ -821,7 +820,7 @@ impl<T: Float> Padded<T> {
             };
             let planes = data[..len].chunks_mut(hp * wp).enumerate();
             if parallel {
-                planes.collect::<Vec<_>>().into_par_iter().for_each(copy);
+                crate::pool::for_each_item(planes.collect(), copy);
             } else {
                 planes.for_each(copy);
             }

@@ -3,10 +3,9 @@
 //! convolves. One pass writes each output plane once; elements are copied as bytes, so every
 //! dtype takes the same path; planes are spread over the pool when the output is large.
 
-use rayon::prelude::*;
 use vm::{Error, Result, Tensor};
 
-use super::PARALLEL_ELEMENTS;
+use super::{PARALLEL_ELEMENTS, for_each_chunk};
 
 /// Writes `x` dilated by `params = [stride_h, stride_w]` into `out` (overlapping no input):
 /// `out[…, i·sh, j·sw] = x[…, i, j]` and zeros elsewhere, `out` of shape `x.shape[..-2] +
@@ -77,9 +76,9 @@ pub(super) fn dilate(x: &Tensor, params: &[i64], out: &Tensor) -> Result<()> {
         }
     };
     if out.numel() >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1 {
-        dst.par_chunks_mut(plane_out).enumerate().for_each(plane);
+        for_each_chunk(dst, plane_out, Some(1), |i, d| plane((i, d)));
     } else {
-        dst.chunks_mut(plane_out).enumerate().for_each(plane);
+        for_each_chunk(dst, plane_out, None, |i, d| plane((i, d)));
     }
     Ok(())
 }

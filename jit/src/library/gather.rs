@@ -5,10 +5,9 @@
 //! convolution's output back in NCDHW order. Elements are copied as bytes, so every dtype takes
 //! the same path; large outputs are copied in parallel.
 
-use rayon::prelude::*;
 use vm::{DataType, Error, Result, Tensor};
 
-use super::PARALLEL_ELEMENTS;
+use super::{PARALLEL_ELEMENTS, for_each_chunk};
 
 /// Fills `out` (rank 2 or more, overlapping neither input) plane by plane: plane `p` (of its
 /// last two axes) is plane `indices[p]` of `x` seen as a sequence of planes of that size, or
@@ -71,12 +70,9 @@ pub(super) fn gather_planes(x: &Tensor, indices: &Tensor, out: &Tensor) -> Resul
         // Tasks of at least PARALLEL_ELEMENTS / 4 elements, so that small planes do not make
         // a task each.
         let per_task = (PARALLEL_ELEMENTS / 4).div_ceil(plane).max(1);
-        dst.par_chunks_mut(bytes)
-            .enumerate()
-            .with_min_len(per_task)
-            .for_each(copy);
+        for_each_chunk(dst, bytes, Some(per_task), |i, d| copy((i, d)));
     } else {
-        dst.chunks_mut(bytes).enumerate().for_each(copy);
+        for_each_chunk(dst, bytes, None, |i, d| copy((i, d)));
     }
     Ok(())
 }

@@ -3,7 +3,6 @@
 //! rows (one large GEMM); otherwise each batch entry is one GEMM, the entries spread over the
 //! pool when each is small.
 
-use rayon::prelude::*;
 use vm::{Error, Result};
 
 use super::{Float, Mat, SendPtr, View, gemm_into, parallelism};
@@ -140,7 +139,7 @@ pub(super) fn matmul<T: Float>(
             };
             let blocks = n.div_ceil(chunk);
             if blocks > 1 {
-                (0..blocks).into_par_iter().for_each(block);
+                crate::pool::for_each(blocks, block);
             } else {
                 block(0);
             }
@@ -150,7 +149,7 @@ pub(super) fn matmul<T: Float>(
             let dst = SendPtr(out.as_mut_ptr());
             let (a_ptr, b_ptr) = (a.data.as_ptr(), b.data.as_ptr());
             let (a_ptr, b_ptr) = (SendPtr(a_ptr.cast_mut()), SendPtr(b_ptr.cast_mut()));
-            (0..blocks.count).into_par_iter().for_each(|c| {
+            crate::pool::for_each(blocks.count, |c| {
                 let ((i0, h), (j0, w)) = blocks.block(c, rows, n);
                 // SAFETY: block `c` is rows `i0..i0 + h` and columns `j0..j0 + w` of the
                 // output (inside it: `Blocks::block` keeps them below `rows` and `n`), which
@@ -396,9 +395,7 @@ fn run_batches(
         && batches > 1
         && (batches >= 2 * threads || matches!(par, gemm::Parallelism::None))
     {
-        (0..batches)
-            .into_par_iter()
-            .for_each(|i| one(i, gemm::Parallelism::None));
+        crate::pool::for_each(batches, |i| one(i, gemm::Parallelism::None));
     } else {
         (0..batches).for_each(|i| one(i, par));
     }

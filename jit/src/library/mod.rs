@@ -27,7 +27,6 @@ mod take;
 
 use std::cell::Cell;
 
-use rayon::prelude::*;
 use relax::transform::dispatch_library::{Activation, LibraryKernel, LibraryOp};
 use vm::{DataType, Error, Result, Tensor, Value};
 
@@ -433,13 +432,27 @@ fn for_each_chunk<T: Send>(
     spread: Option<usize>,
     f: impl Fn(usize, &mut [T]) + Sync,
 ) {
+    let (total, chunks) = (out.len(), out.len().div_ceil(len.max(1)));
     match spread {
-        Some(min_len) => out
-            .par_chunks_mut(len)
-            .with_min_len(min_len)
-            .enumerate()
-            .for_each(|(i, chunk)| f(i, chunk)),
-        None => out
+        Some(min_len) if chunks > 1 => {
+            // A few tasks per thread, each of whole chunks, at least `min_len` of them.
+            let per_task = min_len
+                .max(chunks.div_ceil(4 * rayon::current_num_threads()))
+                .max(1);
+            let base = SendPtr(out.as_mut_ptr());
+            crate::pool::for_each(chunks.div_ceil(per_task), |t| {
+                for i in t * per_task..((t + 1) * per_task).min(chunks) {
+                    let (start, end) = (i * len, ((i + 1) * len).min(total));
+                    // SAFETY: chunk `i` is `out[start..end]`, inside `out`; task `t` alone
+                    // runs it (the tasks' chunk ranges are disjoint).
+                    let chunk = unsafe {
+                        std::slice::from_raw_parts_mut(base.get().add(start), end - start)
+                    };
+                    f(i, chunk);
+                }
+            });
+        }
+        _ => out
             .chunks_mut(len)
             .enumerate()
             .for_each(|(i, chunk)| f(i, chunk)),
@@ -526,7 +539,7 @@ fn activate_loop<T: Float>(chunk: &mut [T], act: Activation) {
 fn activate<T: Float>(out: &mut [T], act: Activation) {
     let f = |chunk: &mut [T]| activate_serial(chunk, act);
     if out.len() >= PARALLEL_ELEMENTS {
-        out.par_chunks_mut(PARALLEL_ELEMENTS / 4).for_each(f);
+        for_each_chunk(out, PARALLEL_ELEMENTS / 4, Some(1), |_, chunk| f(chunk));
     } else {
         f(out);
     }
@@ -827,7 +840,7 @@ unsafe fn gemm_into<T: Float>(
                     )
                 }
             };
-            (0..n.div_ceil(width)).into_par_iter().for_each(block);
+            crate::pool::for_each(n.div_ceil(width), block);
             return;
         }
     }
@@ -860,8 +873,16 @@ unsafe fn gemm_into<T: Float>(
 }
 
 /// A raw pointer that may cross to rayon's threads; each user writes a disjoint part.
-#[derive(Clone, Copy)]
 struct SendPtr<T>(*mut T);
+
+// Not derived: a derive would ask `T: Copy`.
+impl<T> Clone for SendPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for SendPtr<T> {}
 // SAFETY: the pointer is only dereferenced on disjoint ranges, one per task (see each use).
 unsafe impl<T: Send> Send for SendPtr<T> {}
 // SAFETY: as above.

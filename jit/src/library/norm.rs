@@ -5,10 +5,9 @@
 //! · gamma + beta` with the variance from the centered squares; only the summation order
 //! (and, for `float32`, the vectorizable `exp`) differ.
 
-use rayon::prelude::*;
 use vm::{Error, Result};
 
-use super::{Float, View};
+use super::{Float, View, for_each_chunk};
 
 /// Rows are spread over the pool once there are this many elements.
 const PARALLEL_ELEMENTS: usize = 1 << 14;
@@ -47,9 +46,9 @@ fn for_rows<T: Float>(x: &[T], out: &mut [T], len: usize, row: impl Fn(&[T], &mu
     };
     if out.len() >= PARALLEL_ELEMENTS && out.len() > len {
         let per_task = (PARALLEL_ELEMENTS / 4 / len).max(1) * len;
-        out.par_chunks_mut(per_task)
-            .zip(x.par_chunks(per_task))
-            .for_each(|(o, xs)| run(xs, o));
+        for_each_chunk(out, per_task, Some(1), |i, o| {
+            run(&x[i * per_task..][..o.len()], o)
+        });
     } else {
         run(x, out);
     }

@@ -5,10 +5,9 @@
 //! checked once each (an embedding lookup of 8192 rows of 64 `float32` ran 18× slower than
 //! numpy's `take` through it).
 
-use rayon::prelude::*;
 use vm::{DataType, Error, Result, Tensor};
 
-use super::PARALLEL_ELEMENTS;
+use super::{PARALLEL_ELEMENTS, for_each_chunk};
 
 /// Fills `out` (overlapping neither input) with `x` taken at `indices` along `params[0]`, the
 /// indices read as `params[1]` says: 0 (`fast`) an index outside the axis is an error, as the
@@ -104,12 +103,9 @@ pub(super) fn take(x: &Tensor, indices: &Tensor, params: &[i64], out: &Tensor) -
         // Tasks of at least PARALLEL_ELEMENTS / 4 elements, so that short runs do not make a
         // task each.
         let per_task = (PARALLEL_ELEMENTS / 4).div_ceil(inner.max(1)).max(1);
-        dst.par_chunks_mut(run)
-            .enumerate()
-            .with_min_len(per_task)
-            .for_each(copy);
+        for_each_chunk(dst, run, Some(per_task), |i, d| copy((i, d)));
     } else {
-        dst.chunks_mut(run).enumerate().for_each(copy);
+        for_each_chunk(dst, run, None, |i, d| copy((i, d)));
     }
     Ok(())
 }

@@ -28,7 +28,6 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rayon::prelude::*;
 use relax::transform::dispatch_library::{uses_winograd, winograd_conv_weights_into};
 
 use super::super::{Float, Mat, SendPtr, gemm_into};
@@ -309,7 +308,7 @@ fn run<T: Float>(
         };
         let jobs = g.n * chunks;
         if plan.parallel {
-            (0..jobs).into_par_iter().for_each(job);
+            crate::pool::for_each(jobs, job);
         } else {
             (0..jobs).for_each(job);
         }
@@ -485,7 +484,7 @@ fn run<T: Float>(
         T::put_scratch(scratch);
     };
     if plan.parallel && tasks > 1 {
-        (0..tasks).into_par_iter().for_each(one);
+        crate::pool::for_each(tasks, one);
     } else {
         (0..tasks).for_each(one);
     }
