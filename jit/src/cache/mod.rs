@@ -663,6 +663,12 @@ impl Mapping {
         // SAFETY: the mapped file is never modified in place by relaxjit (see the type's
         // docs); a write through the mapping goes to private pages, never to the file.
         let mut map = unsafe { memmap2::MmapOptions::new().map_copy(file)? };
+        // Every byte is read at once (the checksum): one call maps all of the file's pages
+        // readable instead of a fault per page (ResNet-50's 62 MB entry: hit 10.2 → 9.2 ms,
+        // alternated). Not `MAP_POPULATE`, which on a private writable mapping copies every
+        // page (42–47 ms). An older kernel without it faults as before.
+        #[cfg(target_os = "linux")]
+        let _ = map.advise(memmap2::Advice::PopulateRead);
         let len = map.len();
         let ptr = std::ptr::NonNull::new(map.as_mut_ptr())
             .ok_or_else(|| std::io::Error::other("a mapping at address 0"))?;
