@@ -13,6 +13,12 @@
 //! their difference is the time spent outside the callees (the VM, allocation, wake-ups). The
 //! sum of the callees' medians is lower than a typical call's callees take: on a noisy
 //! machine each callee's slow calls fall in different model calls.
+//!
+//! `--background N` runs N busy threads at the lowest priority (`nice` 19) beside the
+//! measurement, as other work on a shared machine would: a runtime whose threads give up
+//! their cores inside a call (sleep, or `sched_yield`) loses a time slice of the background
+//! work each time, one that keeps them (as onnxruntime's pool and `jit::pool` do) does not.
+//! Linux only.
 
 use relaxjit::Config;
 use relaxjit_bench::workloads;
@@ -31,6 +37,14 @@ fn main() -> anyhow::Result<()> {
         .iter()
         .filter(|a| !a.starts_with("--") && a.parse::<usize>().is_err())
         .collect();
+    let background: usize = args
+        .iter()
+        .position(|a| a == "--background")
+        .and_then(|i| args.get(i + 1))
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(0);
+    let _background = Background::start(background)?;
     let mut configs = vec![("library", Config::default())];
     if flag("--tir") {
         configs.push((
@@ -125,4 +139,46 @@ fn main() -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Busy threads at the lowest priority, stopped and joined when dropped.
+struct Background {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Background {
+    fn start(n: usize) -> anyhow::Result<Background> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        if n > 0 && !cfg!(target_os = "linux") {
+            anyhow::bail!("--background: lowering a thread's priority is done for Linux only");
+        }
+        let threads = (0..n)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    #[cfg(target_os = "linux")]
+                    // SAFETY: plain system calls on this thread's own id.
+                    unsafe {
+                        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+                        libc::setpriority(libc::PRIO_PROCESS, tid, 19);
+                    }
+                    while !stop.load(Ordering::Relaxed) {
+                        std::hint::black_box(0u64);
+                    }
+                })
+            })
+            .collect();
+        Ok(Background { stop, threads })
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
 }
