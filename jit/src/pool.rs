@@ -348,7 +348,9 @@ impl Loop<'_> {
     /// Claims and runs iterations until none is left; whether it ran any.
     fn work(&self) -> bool {
         let mut ran = 0;
-        loop {
+        // A load first: spinners visit an exhausted loop until it is unpublished, and their
+        // read-modify-writes would contend for the line the call's thread waits on.
+        while self.next.load(Ordering::Relaxed) < self.n {
             let i = self.next.fetch_add(1, Ordering::Relaxed);
             if i >= self.n {
                 break;
@@ -549,10 +551,8 @@ mod tests {
         assert_eq!(threads.len(), 2);
         assert!(LEAD.get().is_null());
         // Outside a call, through rayon; an empty loop and a loop of one run here.
-        assert_eq!(
-            loop_threads(8, Duration::ZERO).len().clamp(1, 2),
-            loop_threads(8, Duration::ZERO).len()
-        );
+        let outside = loop_threads(8, Duration::ZERO);
+        assert!((1..=2).contains(&outside.len()));
         for_each(0, |_| unreachable!());
         let here = std::thread::current().id();
         for_each(1, |_| assert_eq!(std::thread::current().id(), here));

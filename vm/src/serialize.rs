@@ -151,22 +151,7 @@ impl Executable {
                     w.tensor_header(t);
                     match external.as_mut() {
                         Some(data) => data(t),
-                        None => {
-                            // Written in place, without a copy of the tensor's bytes first.
-                            let n = w.buf.len();
-                            w.buf.resize(n + t.nbytes(), 0);
-                            // SAFETY: `as_ptr` is valid for `nbytes()` bytes (the tensor's
-                            // invariant), and the destination is the `nbytes()` bytes just
-                            // added to our own fresh vector. Reading is subject to
-                            // `as_ptr`'s rule, as for `Tensor::to_bytes`.
-                            unsafe {
-                                std::ptr::copy_nonoverlapping(
-                                    t.as_ptr(),
-                                    w.buf.as_mut_ptr().add(n),
-                                    t.nbytes(),
-                                )
-                            };
-                        }
+                        None => t.append_bytes_to(&mut w.buf),
                     }
                 }
                 other => {

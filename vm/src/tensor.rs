@@ -851,10 +851,22 @@ impl Tensor {
 
     /// The element bytes, copied out.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = vec![0u8; self.nbytes()];
-        // SAFETY: as_ptr is valid for nbytes bytes; `out` is a fresh, distinct allocation.
-        unsafe { std::ptr::copy_nonoverlapping(self.as_ptr(), out.as_mut_ptr(), out.len()) };
+        let mut out = Vec::new();
+        self.append_bytes_to(&mut out);
         out
+    }
+
+    /// Appends the element bytes to `out`, copied once (no intermediate buffer).
+    pub fn append_bytes_to(&self, out: &mut Vec<u8>) {
+        let (n, at) = (self.nbytes(), out.len());
+        out.reserve(n);
+        // SAFETY: `as_ptr` is valid for `nbytes()` bytes (the tensor's invariant); the
+        // destination is the `n` spare bytes just reserved in `out`, a distinct allocation,
+        // all written before the length covers them. Reading is subject to `as_ptr`'s rule.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.as_ptr(), out.as_mut_ptr().add(at), n);
+            out.set_len(at + n);
+        }
     }
 
     /// Hands the element bytes to `f` in order, a chunk of up to 8 KiB at a time, without

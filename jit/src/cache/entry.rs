@@ -243,7 +243,7 @@ fn put_constants(out: &mut Vec<u8>, constants: &[vm::Tensor]) {
     out.resize(out.len().next_multiple_of(CONSTANT_ALIGNMENT), 0);
     for t in constants {
         out.resize(out.len().next_multiple_of(CONSTANT_ALIGNMENT), 0);
-        t.read_chunks(|c| out.extend_from_slice(c));
+        t.append_bytes_to(out);
     }
 }
 

@@ -521,7 +521,7 @@ unsafe extern "C" fn rt_parallel_for(
     unsafe { helper_boundary("parallel_for", err, run) }
 }
 
-/// Runs the chunks of `[begin, end)` on rayon's pool. A failing chunk stops every chunk after it
+/// Runs the chunks of `[begin, end)` on the pool ([`crate::pool::for_each`]). A failing chunk stops every chunk after it
 /// from starting, and the failure reported is that of the lowest failing chunk, which, since
 /// every chunk below it ran to completion, is the failure a serial run would report.
 ///

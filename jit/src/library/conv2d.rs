@@ -818,12 +818,9 @@ impl<T: Float> Padded<T> {
                     row[pl.min(wp) + width..].fill(T::ZERO);
                 }
             };
-            let planes = data[..len].chunks_mut(hp * wp).enumerate();
-            if parallel {
-                crate::pool::for_each_item(planes.collect(), copy);
-            } else {
-                planes.for_each(copy);
-            }
+            for_each_chunk(&mut data[..len], hp * wp, parallel.then_some(1), |i, d| {
+                copy((i, d))
+            });
         }
         Padded {
             data,

@@ -872,7 +872,7 @@ unsafe fn gemm_into<T: Float>(
     }
 }
 
-/// A raw pointer that may cross to rayon's threads; each user writes a disjoint part.
+/// A raw pointer that may cross to the pool's threads; each user writes a disjoint part.
 struct SendPtr<T>(*mut T);
 
 // Not derived: a derive would ask `T: Copy`.
