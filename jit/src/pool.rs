@@ -16,11 +16,15 @@
 //! waiting process run for its whole time slice (~1 ms) before it is back. Measured on SqueezeNet
 //! with two `nice -n 19` busy loops beside it: median call 11–15 ms through rayon's loops
 //! and yielding spinners, 6–9 ms (as on an idle machine) this way.
+//!
+//! The call's thread claims a loop's iterations from the front and its spinners from the
+//! back ([`Loop`]): with the kernels' loops ordered down the image, each core keeps to the
+//! part of the activations it wrote.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -282,7 +286,7 @@ impl Team {
         let job = self.current.load(Ordering::SeqCst);
         // SAFETY: a published loop stays alive until its thread has cleared `current` and
         // then seen `visitors` at zero (see the type's docs); this thread is counted.
-        let ran = !job.is_null() && unsafe { &*(job as *const Loop<'_>) }.work();
+        let ran = !job.is_null() && unsafe { &*(job as *const Loop<'_>) }.work(End::Back);
         self.visitors.fetch_sub(1, Ordering::SeqCst);
         ran
     }
@@ -294,13 +298,13 @@ impl Team {
         let job = Loop {
             body,
             n,
-            next: AtomicUsize::new(0),
+            claimed: AtomicU64::new(0),
             finished: AtomicUsize::new(0),
             panic: Mutex::new(None),
         };
         self.current
             .store(&job as *const Loop<'_> as *mut (), Ordering::SeqCst);
-        job.work();
+        job.work(End::Front);
         while job.finished.load(Ordering::Acquire) < n {
             std::hint::spin_loop();
         }
@@ -333,28 +337,72 @@ impl Lead<'_> {
 }
 
 /// One parallel loop of a call: iterations are claimed one at a time by whichever of the
-/// call's threads comes first.
+/// call's threads comes first, the call's thread from the front (0, 1, …), its spinners from
+/// the back (n − 1, n − 2, …).
+///
+/// Why two ends: the kernels order their iterations by where in the activations they work
+/// (the top of the image first), so the call's thread works on about the same part of the
+/// activations in one loop as in the previous one — the part it wrote, still in its core's
+/// L2 — and the spinners on the rest. Claimed from one end, who ran which iteration is a
+/// race, and a layer read about half of its input from the other core's cache, which costs
+/// more than L3. Measured on SqueezeNet (`rows`, alternated call by call): the 1×1
+/// convolutions at 55 × 55 and 27 × 27 15–25% faster, the model ~5%. (With more than one
+/// spinner, the spinners share the back among themselves as before.)
 struct Loop<'a> {
     body: &'a (dyn Fn(usize) + Sync + 'a),
     n: usize,
-    next: AtomicUsize,
+    /// Claims from the front in the low 32 bits, from the back in the high 32 bits; a claim
+    /// is an iteration while the two together are at most `n`. Loops of 2^31 iterations or
+    /// more are claimed from the front only (the low half then counts all of them).
+    claimed: AtomicU64,
     /// Iterations run to their end (or their panic).
     finished: AtomicUsize,
     /// The first panic of an iteration, raised again on the call's thread.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
 
+/// Which end of a [`Loop`] a thread claims from.
+#[derive(Clone, Copy)]
+enum End {
+    Front,
+    Back,
+}
+
 impl Loop<'_> {
-    /// Claims and runs iterations until none is left; whether it ran any.
-    fn work(&self) -> bool {
-        let mut ran = 0;
-        // A load first: spinners visit an exhausted loop until it is unpublished, and their
-        // read-modify-writes would contend for the line the call's thread waits on.
-        while self.next.load(Ordering::Relaxed) < self.n {
-            let i = self.next.fetch_add(1, Ordering::Relaxed);
-            if i >= self.n {
-                break;
+    /// Claims one iteration from `end`, if any is left.
+    fn claim(&self, end: End) -> Option<usize> {
+        const HALF: u32 = 32;
+        if self.n >= 1 << (HALF - 1) {
+            // A load first: spinners visit an exhausted loop until it is unpublished, and
+            // their read-modify-writes would contend for the line the call's thread waits on.
+            if self.claimed.load(Ordering::Relaxed) >= self.n as u64 {
+                return None;
             }
+            let i = self.claimed.fetch_add(1, Ordering::Relaxed) as usize;
+            return (i < self.n).then_some(i);
+        }
+        let split = |v: u64| ((v & u64::from(u32::MAX)) as usize, (v >> HALF) as usize);
+        let (front, back) = split(self.claimed.load(Ordering::Relaxed));
+        if front + back >= self.n {
+            return None;
+        }
+        // Each half stays below 2^31 + the number of threads: a claim that comes too late
+        // (its sum past `n`) is the last its thread makes in this loop.
+        let step = match end {
+            End::Front => 1,
+            End::Back => 1 << HALF,
+        };
+        let (front, back) = split(self.claimed.fetch_add(step, Ordering::Relaxed));
+        (front + back < self.n).then(|| match end {
+            End::Front => front,
+            End::Back => self.n - 1 - back,
+        })
+    }
+
+    /// Claims (from `end`) and runs iterations until none is left; whether it ran any.
+    fn work(&self, end: End) -> bool {
+        let mut ran = 0;
+        while let Some(i) = self.claim(end) {
             if let Err(payload) = std::panic::catch_unwind(AssertUnwindSafe(|| (self.body)(i))) {
                 let mut first = self.panic.lock().unwrap_or_else(|e| e.into_inner());
                 first.get_or_insert(payload);
@@ -556,6 +604,36 @@ mod tests {
         for_each(0, |_| unreachable!());
         let here = std::thread::current().id();
         for_each(1, |_| assert_eq!(std::thread::current().id(), here));
+    }
+
+    /// The call's thread claims from the front of a loop and its spinner from the back, so
+    /// that consecutive loops ordered alike give each thread the same part of the data.
+    #[test]
+    fn the_calls_thread_takes_the_front_of_each_loop_and_its_spinner_the_back() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let (runs, lead) = call(Some(&pool), || {
+            let runs: Vec<Mutex<Option<std::thread::ThreadId>>> =
+                (0..32).map(|_| Mutex::new(None)).collect();
+            for_each(runs.len(), |i| {
+                *runs[i].lock().unwrap() = Some(std::thread::current().id());
+                std::thread::sleep(Duration::from_millis(1));
+            });
+            let runs: Vec<_> = runs.into_iter().map(|r| r.into_inner().unwrap()).collect();
+            (runs, std::thread::current().id())
+        });
+        let runs: Vec<std::thread::ThreadId> = runs.into_iter().map(Option::unwrap).collect();
+        let front = runs.iter().take_while(|&&t| t == lead).count();
+        assert!(
+            front > 0 && front < runs.len(),
+            "both threads ran: {runs:?}"
+        );
+        assert!(
+            runs[front..].iter().all(|&t| t != lead),
+            "the call's thread ran a prefix, the spinner the rest: {runs:?}"
+        );
     }
 
     #[test]

@@ -533,9 +533,11 @@ fn conv2d_with<T: Float>(
     }
     let unfolded_ref = &unfolded;
     let dst = SendPtr(out.as_mut_ptr());
+    // Blocks of output channels innermost: the tasks go down the image, the order that keeps
+    // each thread on the positions it wrote in the layer before (`crate::pool::for_each`
+    // gives the call's thread the front of the loop, its spinners the back).
     let one = |t: usize| {
-        let ct = t % col_tiles;
-        let rb = (t / col_tiles) % row_blocks;
+        let (ct, rb) = ((t / row_blocks) % col_tiles, t % row_blocks);
         let (n, grp) = (
             t / (col_tiles * row_blocks) / g.groups,
             t / (col_tiles * row_blocks) % g.groups,
@@ -797,9 +799,11 @@ impl<T: Float> Padded<T> {
                 data.resize(len, T::ZERO);
             }
             let [pt, pl] = g.pad;
-            let copy = |(plane, dst): (usize, &mut [T])| {
+            let bands = super::bands_for(hp);
+            let copy = |band: usize, plane: usize, dst: &mut [T]| {
                 let src = &x[plane * g.h * g.w..][..g.h * g.w];
-                for (r, row) in dst.chunks_exact_mut(wp).enumerate() {
+                let first = super::band_rows(hp, band, bands).start;
+                for (r, row) in (first..).zip(dst.chunks_exact_mut(wp)) {
                     let Some(iy) = (r * every[0]).checked_sub(pt).filter(|&iy| iy < g.h) else {
                         row.fill(T::ZERO);
                         continue;
@@ -818,9 +822,7 @@ impl<T: Float> Padded<T> {
                     row[pl.min(wp) + width..].fill(T::ZERO);
                 }
             };
-            for_each_chunk(&mut data[..len], hp * wp, parallel.then_some(1), |i, d| {
-                copy((i, d))
-            });
+            super::for_each_band(&mut data[..len], (hp, wp), bands, parallel, copy);
         }
         Padded {
             data,

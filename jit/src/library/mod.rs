@@ -423,6 +423,75 @@ fn even_part(i: usize, parts: usize, len: usize, unit: usize) -> (usize, usize) 
     (at(i), at(i + 1))
 }
 
+/// The bands [`for_each_band`] cuts planes of `rows` rows into on this pool: one per thread
+/// when each gets at least two rows, else one.
+fn bands_for(rows: usize) -> usize {
+    let threads = rayon::current_num_threads();
+    if threads > 1 && rows >= 2 * threads {
+        threads
+    } else {
+        1
+    }
+}
+
+/// Rows `rows·band/bands..rows·(band+1)/bands`, band `band` of `bands`.
+fn band_rows(rows: usize, band: usize, bands: usize) -> std::ops::Range<usize> {
+    rows * band / bands..rows * (band + 1) / bands
+}
+
+/// Calls `f(band, plane, dst)` for band `band` of `bands` ([`band_rows`]) of every plane of
+/// `out` (planes of `rows` rows of `row_len` elements), `dst` the band's rows of that plane;
+/// over the pool when `parallel`, as tasks of (band, group of planes) with the bands
+/// outermost. The order is the point: `crate::pool::for_each` gives the call's thread the
+/// front of a loop and its spinners the back, and a convolution's tasks go down the image,
+/// so a layer cut into bands this way (a pooling, a padded copy) works on the thread that
+/// wrote its input rows, in that core's L2, and leaves its output where the next
+/// convolution's tasks for those rows run (see `jit::pool`'s `Loop`).
+fn for_each_band<T: Send>(
+    out: &mut [T],
+    (rows, row_len): (usize, usize),
+    bands: usize,
+    parallel: bool,
+    f: impl Fn(usize, usize, &mut [T]) + Sync,
+) {
+    let plane = rows * row_len;
+    if plane == 0 || out.is_empty() {
+        return;
+    }
+    let planes = out.len() / plane;
+    assert_eq!(planes * plane, out.len(), "whole planes");
+    let bands = bands.max(1);
+    let groups = if parallel {
+        (4 * rayon::current_num_threads())
+            .div_ceil(bands)
+            .min(planes)
+    } else {
+        1
+    };
+    let base = SendPtr(out.as_mut_ptr());
+    let task = |t: usize| {
+        let (band, group) = (t / groups, t % groups);
+        let band_at = band_rows(rows, band, bands);
+        for p in planes * group / groups..planes * (group + 1) / groups {
+            // SAFETY: rows `band_at` of plane `p`, inside `out` (`planes · plane` elements);
+            // the tasks' bands and groups of planes are disjoint, so no other task
+            // touches them.
+            let dst = unsafe {
+                std::slice::from_raw_parts_mut(
+                    base.get().add(p * plane + band_at.start * row_len),
+                    band_at.len() * row_len,
+                )
+            };
+            f(band, p, dst);
+        }
+    };
+    if parallel && bands * groups > 1 {
+        crate::pool::for_each(bands * groups, task);
+    } else {
+        (0..bands * groups).for_each(task);
+    }
+}
+
 /// Calls `f(i, chunk)` for the `i`-th `len`-element chunk of `out` (the last may be shorter).
 /// With `spread = Some(n)` the chunks are spread over the pool, at least `n` to a task;
 /// with `None` they run in order on the calling thread.

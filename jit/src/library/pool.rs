@@ -1,7 +1,9 @@
 //! `relaxjit.max_pool2d` / `relaxjit.avg_pool2d`: NCHW pooling with any window, strides,
-//! padding, dilation, ceil mode and padding count. One output plane per task, spread over the
-//! pool; within a plane each output row accumulates tap by tap over contiguous columns, so
-//! unit-stride windows vectorize.
+//! padding, dilation, ceil mode and padding count. Spread over the pool as bands of output
+//! rows (one per thread, each a window of its own over the input rows it reads: `band_of`)
+//! of groups of planes, the bands outermost, so that each thread pools the rows the layer
+//! before wrote on it (`super::for_each_band`); within a plane each output row accumulates
+//! tap by tap over contiguous columns, so unit-stride windows vectorize.
 //!
 //! A window that covers each whole plane (a global pool, ResNet's last and the `R.mean` over
 //! the spatial axes that DispatchLibrary hands here) folds several planes side by side
@@ -26,6 +28,7 @@ use vm::{Error, Result};
 use super::{Float, PARALLEL_ELEMENTS, View, for_each_chunk};
 
 /// The pooling window's geometry, checked against the tensors.
+#[derive(Clone, Copy)]
 struct Window {
     h: usize,
     w: usize,
@@ -159,12 +162,77 @@ pub(super) fn pool2d<T: Float>(
         return Ok(());
     }
     let divisors = (!is_max).then(|| Divisors::of(&win));
-    let one = |p: usize, dst: &mut [T]| {
-        let src = &x.data[p * win.h * win.w..][..win.h * win.w];
-        plane_pool(&win, src, divisors.as_ref(), dst);
+    // Bands of rows, each a window of its own (`band_of`), where every band reads the data.
+    let bands = super::bands_for(win.oh);
+    let bands = if spread.is_some() && (0..bands).all(|b| band_of(&win, b, bands).is_some()) {
+        bands
+    } else {
+        1
     };
-    for_each_chunk(out, plane, spread, one);
+    let one = |band: usize, p: usize, dst: &mut [T]| {
+        let src = &x.data[p * win.h * win.w..][..win.h * win.w];
+        if bands == 1 {
+            plane_pool(&win, src, divisors.as_ref(), dst);
+        } else {
+            rows_pool(&win, band, bands, src, divisors.as_ref(), dst);
+        }
+    };
+    super::for_each_band(out, (win.oh, win.ow), bands, spread.is_some(), one);
     Ok(())
+}
+
+/// Band `band` of `bands` (output rows `oh·band/bands..oh·(band+1)/bands`) as a window of
+/// its own: the input rows `start..end` its windows read, and the geometry of its rows over
+/// them (the padding above it what lies above `start` of the band's first window). `None`
+/// when the band reads no row of the data (it lies in the padding).
+fn band_of(win: &Window, band: usize, bands: usize) -> Option<(Window, std::ops::Range<usize>)> {
+    let std::ops::Range { start: y0, end: y1 } = super::band_rows(win.oh, band, bands);
+    if y0 >= y1 {
+        return None;
+    }
+    // Exact in i128: every factor is below 2^64.
+    let (s, d, pad) = (
+        win.stride[0] as i128,
+        win.dilation[0] as i128,
+        win.pad[0] as i128,
+    );
+    let first = y0 as i128 * s - pad;
+    let last = (y1 as i128 - 1) * s - pad + (win.k[0] as i128 - 1) * d;
+    let h = win.h as i128;
+    let (start, end) = (first.clamp(0, h), (last + 1).clamp(0, h));
+    if start >= end {
+        return None;
+    }
+    let rows = Window {
+        h: (end - start) as usize,
+        oh: y1 - y0,
+        pad: [(start - first) as usize, win.pad[1]],
+        ..*win
+    };
+    Some((rows, start as usize..end as usize))
+}
+
+/// [`plane_pool`] of band `band` of `bands` of one plane: `src` the whole input plane, `dst`
+/// the band's output rows.
+fn rows_pool<T: Float>(
+    win: &Window,
+    band: usize,
+    bands: usize,
+    src: &[T],
+    divisors: Option<&Divisors<T>>,
+    dst: &mut [T],
+) {
+    let Some((rows, inputs)) = band_of(win, band, bands) else {
+        unreachable!("bands are only cut where each reads the data");
+    };
+    let src = &src[inputs.start * win.w..inputs.end * win.w];
+    match divisors {
+        None => plane_fold::<T, true>(&rows, src, dst),
+        Some(d) => {
+            plane_fold::<T, false>(&rows, src, dst);
+            d.divide_from(dst, super::band_rows(win.oh, band, bands).start * win.ow);
+        }
+    }
 }
 
 /// Planes per task of a whole-plane pool.
@@ -768,9 +836,17 @@ impl<T: Float> Divisors<T> {
 
     /// Divides the sums of one plane, `dst`.
     fn divide(&self, dst: &mut [T]) {
+        self.divide_from(dst, 0);
+    }
+
+    /// Divides the sums of one plane's outputs `first..first + dst.len()`, `dst`.
+    fn divide_from(&self, dst: &mut [T], first: usize) {
         match self {
             Divisors::All(n) => dst.iter_mut().for_each(|o| *o = o.div(*n)),
-            Divisors::Each(d) => dst.iter_mut().zip(d).for_each(|(o, &d)| *o = o.div(d)),
+            Divisors::Each(d) => dst
+                .iter_mut()
+                .zip(&d[first..])
+                .for_each(|(o, &d)| *o = o.div(d)),
         }
     }
 }
@@ -928,6 +1004,33 @@ mod tests {
                     "{} window {c:?}, max {is_max}",
                     T::DTYPE
                 );
+                // Cut into bands of rows, as the parallel pool cuts planes (where every band
+                // reads the data): the same bits, and no write past a band.
+                for bands in 2..=5.min(oh) {
+                    if (0..bands).any(|b| band_of(&win, b, bands).is_none()) {
+                        continue;
+                    }
+                    let divisors = (!is_max).then(|| Divisors::of(&win));
+                    let mut whole = Vec::new();
+                    for band in 0..bands {
+                        let rows = super::super::band_rows(oh, band, bands).len();
+                        let mut out = vec![guard; rows * ow + 2 * GUARD];
+                        let dst = &mut out[GUARD..GUARD + rows * ow];
+                        rows_pool(&win, band, bands, &x, divisors.as_ref(), dst);
+                        assert!(
+                            untouched(&out[..GUARD]) && untouched(&out[GUARD + rows * ow..]),
+                            "{} window {c:?}, band {band} of {bands}: a write past the band",
+                            T::DTYPE
+                        );
+                        whole.extend_from_slice(&out[GUARD..GUARD + rows * ow]);
+                    }
+                    assert_eq!(
+                        bits(&whole),
+                        bits(&want),
+                        "{} window {c:?}, max {is_max}, in {bands} bands",
+                        T::DTYPE
+                    );
+                }
             }
         }
     }
