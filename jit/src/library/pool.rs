@@ -1005,7 +1005,8 @@ mod tests {
                     T::DTYPE
                 );
                 // Cut into bands of rows, as the parallel pool cuts planes (where every band
-                // reads the data): the same bits, and no write past a band.
+                // reads the data): the same bits, no write past a band, and no read past the
+                // plane (the guards would fold in).
                 for bands in 2..=5.min(oh) {
                     if (0..bands).any(|b| band_of(&win, b, bands).is_none()) {
                         continue;
@@ -1016,7 +1017,7 @@ mod tests {
                         let rows = super::super::band_rows(oh, band, bands).len();
                         let mut out = vec![guard; rows * ow + 2 * GUARD];
                         let dst = &mut out[GUARD..GUARD + rows * ow];
-                        rows_pool(&win, band, bands, &x, divisors.as_ref(), dst);
+                        rows_pool(&win, band, bands, view.data, divisors.as_ref(), dst);
                         assert!(
                             untouched(&out[..GUARD]) && untouched(&out[GUARD + rows * ow..]),
                             "{} window {c:?}, band {band} of {bands}: a write past the band",
