@@ -352,8 +352,9 @@ struct Loop<'a> {
     body: &'a (dyn Fn(usize) + Sync + 'a),
     n: usize,
     /// Claims from the front in the low 32 bits, from the back in the high 32 bits; a claim
-    /// is an iteration while the two together are at most `n`. Loops of 2^31 iterations or
-    /// more are claimed from the front only (the low half then counts all of them).
+    /// is an iteration when the claims counted before it sum to less than `n` (one word, so
+    /// the claims are ordered and no iteration is claimed from both ends). Loops of 2^31
+    /// iterations or more are claimed from the front only (the whole word counts them).
     claimed: AtomicU64,
     /// Iterations run to their end (or their panic).
     finished: AtomicUsize,
@@ -372,22 +373,21 @@ impl Loop<'_> {
     /// Claims one iteration from `end`, if any is left.
     fn claim(&self, end: End) -> Option<usize> {
         const HALF: u32 = 32;
-        if self.n >= 1 << (HALF - 1) {
-            // A load first: spinners visit an exhausted loop until it is unpublished, and
-            // their read-modify-writes would contend for the line the call's thread waits on.
-            if self.claimed.load(Ordering::Relaxed) >= self.n as u64 {
-                return None;
-            }
-            let i = self.claimed.fetch_add(1, Ordering::Relaxed) as usize;
-            return (i < self.n).then_some(i);
-        }
-        let split = |v: u64| ((v & u64::from(u32::MAX)) as usize, (v >> HALF) as usize);
+        // Below 2^31 iterations each half stays below 2^31 + the number of threads (a claim
+        // that comes too late is the last its thread makes in this loop); above, the whole
+        // word counts claims from the front.
+        let two_ended = self.n < 1 << (HALF - 1);
+        let split = |v: u64| match two_ended {
+            true => ((v & u64::from(u32::MAX)) as usize, (v >> HALF) as usize),
+            false => (v as usize, 0),
+        };
+        // A load first: spinners visit an exhausted loop until it is unpublished, and their
+        // read-modify-writes would contend for the line the call's thread waits on.
         let (front, back) = split(self.claimed.load(Ordering::Relaxed));
         if front + back >= self.n {
             return None;
         }
-        // Each half stays below 2^31 + the number of threads: a claim that comes too late
-        // (its sum past `n`) is the last its thread makes in this loop.
+        let end = if two_ended { end } else { End::Front };
         let step = match end {
             End::Front => 1,
             End::Back => 1 << HALF,

@@ -521,9 +521,10 @@ unsafe extern "C" fn rt_parallel_for(
     unsafe { helper_boundary("parallel_for", err, run) }
 }
 
-/// Runs the chunks of `[begin, end)` on the pool ([`crate::pool::for_each`]). A failing chunk stops every chunk after it
-/// from starting, and the failure reported is that of the lowest failing chunk, which, since
-/// every chunk below it ran to completion, is the failure a serial run would report.
+/// Runs the chunks of `[begin, end)` on the pool ([`crate::pool::for_each`]). A failing chunk
+/// stops every chunk after it from starting, and the failure reported is that of the lowest
+/// failing chunk, which, since every chunk below it ran to completion, is the failure a serial
+/// run would report.
 ///
 /// # Safety
 /// As [`rt_parallel_for`].

@@ -1,6 +1,6 @@
 //! `relaxjit.max_pool2d` / `relaxjit.avg_pool2d`: NCHW pooling with any window, strides,
 //! padding, dilation, ceil mode and padding count. Spread over the pool as bands of output
-//! rows (one per thread, each a window of its own over the input rows it reads: `band_of`)
+//! rows (one per thread, each a window of its own over the input rows it reads: `Band`)
 //! of groups of planes, the bands outermost, so that each thread pools the rows the layer
 //! before wrote on it (`super::for_each_band`); within a plane each output row accumulates
 //! tap by tap over contiguous columns, so unit-stride windows vectorize.
@@ -162,76 +162,70 @@ pub(super) fn pool2d<T: Float>(
         return Ok(());
     }
     let divisors = (!is_max).then(|| Divisors::of(&win));
-    // Bands of rows, each a window of its own (`band_of`), where every band reads the data.
-    let bands = super::bands_for(win.oh);
-    let bands = if spread.is_some() && (0..bands).all(|b| band_of(&win, b, bands).is_some()) {
-        bands
-    } else {
-        1
-    };
+    // Bands of rows, each a window of its own (`Band::of`), where every band reads the data;
+    // else the whole plane as one band.
+    let cuts = super::bands_for(win.oh);
+    let bands = spread
+        .and_then(|_| (0..cuts).map(|b| Band::of(&win, b, cuts)).collect())
+        .unwrap_or_else(|| vec![Band::whole(&win)]);
     let one = |band: usize, p: usize, dst: &mut [T]| {
         let src = &x.data[p * win.h * win.w..][..win.h * win.w];
-        if bands == 1 {
-            plane_pool(&win, src, divisors.as_ref(), dst);
-        } else {
-            rows_pool(&win, band, bands, src, divisors.as_ref(), dst);
-        }
+        band_pool(&bands[band], src, divisors.as_ref(), dst);
     };
-    super::for_each_band(out, (win.oh, win.ow), bands, spread.is_some(), one);
+    super::for_each_band(out, (win.oh, win.ow), bands.len(), spread.is_some(), one);
     Ok(())
 }
 
-/// Band `band` of `bands` (output rows `oh·band/bands..oh·(band+1)/bands`) as a window of
-/// its own: the input rows `start..end` its windows read, and the geometry of its rows over
-/// them (the padding above it what lies above `start` of the band's first window). `None`
-/// when the band reads no row of the data (it lies in the padding).
-fn band_of(win: &Window, band: usize, bands: usize) -> Option<(Window, std::ops::Range<usize>)> {
-    let std::ops::Range { start: y0, end: y1 } = super::band_rows(win.oh, band, bands);
-    if y0 >= y1 {
-        return None;
-    }
-    // Exact in i128: every factor is below 2^64.
-    let (s, d, pad) = (
-        win.stride[0] as i128,
-        win.dilation[0] as i128,
-        win.pad[0] as i128,
-    );
-    let first = y0 as i128 * s - pad;
-    let last = (y1 as i128 - 1) * s - pad + (win.k[0] as i128 - 1) * d;
-    let h = win.h as i128;
-    let (start, end) = (first.clamp(0, h), (last + 1).clamp(0, h));
-    if start >= end {
-        return None;
-    }
-    let rows = Window {
-        h: (end - start) as usize,
-        oh: y1 - y0,
-        pad: [(start - first) as usize, win.pad[1]],
-        ..*win
-    };
-    Some((rows, start as usize..end as usize))
+/// A band of a plane's output rows as a window of its own: the geometry of its rows over the
+/// input rows `inputs` it reads, and its first output row.
+struct Band {
+    rows: Window,
+    inputs: std::ops::Range<usize>,
+    first: usize,
 }
 
-/// [`plane_pool`] of band `band` of `bands` of one plane: `src` the whole input plane, `dst`
-/// the band's output rows.
-fn rows_pool<T: Float>(
-    win: &Window,
-    band: usize,
-    bands: usize,
-    src: &[T],
-    divisors: Option<&Divisors<T>>,
-    dst: &mut [T],
-) {
-    let Some((rows, inputs)) = band_of(win, band, bands) else {
-        unreachable!("bands are only cut where each reads the data");
-    };
-    let src = &src[inputs.start * win.w..inputs.end * win.w];
-    match divisors {
-        None => plane_fold::<T, true>(&rows, src, dst),
-        Some(d) => {
-            plane_fold::<T, false>(&rows, src, dst);
-            d.divide_from(dst, super::band_rows(win.oh, band, bands).start * win.ow);
+impl Band {
+    /// The whole plane.
+    fn whole(win: &Window) -> Band {
+        Band {
+            rows: *win,
+            inputs: 0..win.h,
+            first: 0,
         }
+    }
+
+    /// Band `band` of `bands` (output rows `super::band_rows(oh, band, bands)`): the padding
+    /// above it is what lies above the first input row its first window reads. `None` when
+    /// the band reads no row of the data (it lies in the padding).
+    fn of(win: &Window, band: usize, bands: usize) -> Option<Band> {
+        let std::ops::Range { start: y0, end: y1 } = super::band_rows(win.oh, band, bands);
+        if y0 >= y1 {
+            return None;
+        }
+        // Exact in i128: every factor is below 2^64.
+        let (s, d, pad) = (
+            win.stride[0] as i128,
+            win.dilation[0] as i128,
+            win.pad[0] as i128,
+        );
+        let first = y0 as i128 * s - pad;
+        let last = (y1 as i128 - 1) * s - pad + (win.k[0] as i128 - 1) * d;
+        let h = win.h as i128;
+        let (start, end) = (first.clamp(0, h), (last + 1).clamp(0, h));
+        if start >= end {
+            return None;
+        }
+        let rows = Window {
+            h: (end - start) as usize,
+            oh: y1 - y0,
+            pad: [(start - first) as usize, win.pad[1]],
+            ..*win
+        };
+        Some(Band {
+            rows,
+            inputs: start as usize..end as usize,
+            first: y0,
+        })
     }
 }
 
@@ -283,12 +277,15 @@ fn fold_whole<T: Float, const MAX: bool>(src: &[T], len: usize, dst: &mut [T]) {
     }
 }
 
-fn plane_pool<T: Float>(win: &Window, src: &[T], divisors: Option<&Divisors<T>>, dst: &mut [T]) {
+/// Pools `band` of one plane: `src` the whole input plane, `dst` the band's output rows.
+fn band_pool<T: Float>(band: &Band, src: &[T], divisors: Option<&Divisors<T>>, dst: &mut [T]) {
+    let w = band.rows.w;
+    let src = &src[band.inputs.start * w..band.inputs.end * w];
     match divisors {
-        None => plane_fold::<T, true>(win, src, dst),
+        None => plane_fold::<T, true>(&band.rows, src, dst),
         Some(d) => {
-            plane_fold::<T, false>(win, src, dst);
-            d.divide(dst);
+            plane_fold::<T, false>(&band.rows, src, dst);
+            d.divide_from(dst, band.first * band.rows.ow);
         }
     }
 }
@@ -834,11 +831,6 @@ impl<T: Float> Divisors<T> {
         Divisors::Each(each)
     }
 
-    /// Divides the sums of one plane, `dst`.
-    fn divide(&self, dst: &mut [T]) {
-        self.divide_from(dst, 0);
-    }
-
     /// Divides the sums of one plane's outputs `first..first + dst.len()`, `dst`.
     fn divide_from(&self, dst: &mut [T], first: usize) {
         match self {
@@ -995,7 +987,7 @@ mod tests {
                 let win = Window::new(&x_shape, &params, &out_shape).expect("a valid window");
                 let mut want = reference_fold(&win, &x, is_max);
                 if !is_max {
-                    Divisors::of(&win).divide(&mut want);
+                    Divisors::of(&win).divide_from(&mut want, 0);
                 }
                 let bits = |v: &[T]| v.iter().map(|&f| bits(f)).collect::<Vec<u64>>();
                 assert_eq!(
@@ -1008,16 +1000,19 @@ mod tests {
                 // reads the data): the same bits, no write past a band, and no read past the
                 // plane (the guards would fold in).
                 for bands in 2..=5.min(oh) {
-                    if (0..bands).any(|b| band_of(&win, b, bands).is_none()) {
+                    let Some(cuts) = (0..bands)
+                        .map(|b| Band::of(&win, b, bands))
+                        .collect::<Option<Vec<Band>>>()
+                    else {
                         continue;
-                    }
+                    };
                     let divisors = (!is_max).then(|| Divisors::of(&win));
                     let mut whole = Vec::new();
-                    for band in 0..bands {
+                    for (band, cut) in cuts.iter().enumerate() {
                         let rows = super::super::band_rows(oh, band, bands).len();
                         let mut out = vec![guard; rows * ow + 2 * GUARD];
                         let dst = &mut out[GUARD..GUARD + rows * ow];
-                        rows_pool(&win, band, bands, view.data, divisors.as_ref(), dst);
+                        band_pool(cut, view.data, divisors.as_ref(), dst);
                         assert!(
                             untouched(&out[..GUARD]) && untouched(&out[GUARD + rows * ow..]),
                             "{} window {c:?}, band {band} of {bands}: a write past the band",
