@@ -1265,11 +1265,32 @@ pub const CONV_PANEL: usize = 32;
 /// three alternating runs of the minimum of 30 calls: 2854–2947 µs positions-vectorized,
 /// 2128–2697 µs channels-vectorized.
 ///
+/// On a 2-core Zen 5 (AVX-512 on full-width units), two threads, three alternating runs of the
+/// median of 150 calls (`library --calls 150 [--pack-all] rn_1x1`), the 1×1 kernels on the
+/// larger planes, µs positions-vectorized → channels-vectorized:
+///
+/// | shape | inner dim × output channels | plane | positions | channels |
+/// |---|---|---|---|---|
+/// | 1×1 512→128 (`rn_1x1_512_128`) | 65536 | 28×28 | 291–294 | 236–239 |
+/// | 1×1 512→256 (`rn_1x1_512_256`) | 131072 | 28×28 | 549–550 | 453–454 |
+/// | 1×1/2 256→512 (`rn_1x1_s2_512`) | 131072 | 56×56 → 28×28 | 717–719 | 590–597 |
+/// | 1×1 256→128 (`rn_1x1_256_128`) | 32768 | 56×56 | 452–460 | 456–460 |
+/// | 1×1 256→64 (`rn_1x1_256`) | 16384 | 56×56 | 240–249 | 233–234 |
+/// | 1×1 128→512 (`rn_1x1_128_512`) | 65536 | 28×28 | 237–241 | 262–266 |
+/// | 1×1 64→256 (`rn_1x1_64`) | 16384 | 56×56 | 226–229 | 284–285 |
+///
+/// (SqueezeNet's 1×1 kernels on its 55×55 and 27×27 planes, 16 to 128 output channels, all
+/// ran 0–70% slower channels-vectorized.) ResNet-50 as a whole, `rows --calls 40 resnet50`,
+/// three alternating runs each: 20.47–20.54 → 19.93–20.01 ms.
+///
 /// So: every kernel of more than one tap with an inner dimension above 128 (the direct read
 /// saves the unfolding, 5–12 % of the time) and a stride along the rows of at most 2 (the
 /// kernel's positions lie 1 or 2 apart); 1×1 kernels with an inner dimension above 160 on
-/// small planes only (16×16 and below, strided or not); output channels that fill their
-/// panels of 32 but for at most a sixteenth (1000 in 1024 lanes, not 48 in 64).
+/// small planes (16×16 and below, strided or not), and on any plane when the weights are large
+/// (inner dimension × output channels at least 2^16: the channel kernel reads each weight
+/// once per tile of 12 positions, where the GEMM packs them again for each tile of columns);
+/// output channels that fill their panels of 32 but for at most a sixteenth (1000 in 1024
+/// lanes, not 48 in 64).
 pub fn packs_conv_weights(
     o: usize,
     c: usize,
@@ -1285,7 +1306,7 @@ pub fn packs_conv_weights(
         return kdim > 128 && stride[1] <= 2;
     }
     // A strided 1×1 kernel reads a copy of the positions it samples, at stride 1.
-    kdim > 160 && plane <= 256
+    kdim > 160 && (plane <= 256 || kdim * o >= 1 << 16)
 }
 
 /// OIHW `float32` weights `w` (`o × c × kh × kw`) packed for the channel-vectorized kernel:
