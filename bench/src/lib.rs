@@ -2,6 +2,7 @@
 //! interpreter benchmark measures dispatch and nothing of a compiler, plus the trivial packed
 //! functions they call; and ([`workloads`]) the model-level modules of the performance table.
 
+pub mod probe;
 pub mod workloads;
 
 use std::sync::Arc;

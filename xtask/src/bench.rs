@@ -568,8 +568,20 @@ fn print_line(line: &Line) {
     );
 }
 
-/// The machine and the run, for the JSON report.
-fn environment(peers: Option<&Peers>) -> Json {
+/// The core-to-core round trip (`relaxjit_bench::probe`): whether the two threads of the run's
+/// rows had a last-level cache in common, which moves every two-thread figure.
+fn print_round_trip(when: &str, rt: Option<Duration>) {
+    if let Some(rt) = rt {
+        println!(
+            "core-to-core round trip {when}: {:.0} ns (bench/README.md: about 100 ns when the cores share an L3, 400 when not)",
+            rt.as_secs_f64() * 1e9
+        );
+    }
+}
+
+/// The machine and the run, for the JSON report; `round_trips` before and after the rows.
+fn environment(peers: Option<&Peers>, round_trips: [Option<Duration>; 2]) -> Json {
+    let ns = |rt: Option<Duration>| rt.map(|d| d.as_secs_f64() * 1e9);
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
@@ -592,6 +604,7 @@ fn environment(peers: Option<&Peers>) -> Json {
         "cpu": cpu,
         "threads": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "load_average_1min": load,
+        "core_round_trip_ns": [ns(round_trips[0]), ns(round_trips[1])],
         "peers": peers.map(|p| p.ready.clone()).unwrap_or(Json::Null),
     })
 }
@@ -714,6 +727,8 @@ pub fn run(args: &[String]) -> Result<bool> {
         }
     };
     let start = Instant::now();
+    let round_trips = [relaxjit_bench::probe::core_round_trip(), None];
+    print_round_trip("before the rows", round_trips[0]);
     print_header();
     let mut lines = Vec::new();
     // Without peers there is nothing to alternate with.
@@ -799,10 +814,12 @@ pub fn run(args: &[String]) -> Result<bool> {
     for (peer, why) in skipped_peers {
         eprintln!("{peer} skipped: {why}");
     }
+    let round_trips = [round_trips[0], relaxjit_bench::probe::core_round_trip()];
+    print_round_trip("after the rows", round_trips[1]);
     println!("({:.0} s)", start.elapsed().as_secs_f64());
     let rows: Vec<Json> = lines.iter().map(Line::to_json).collect();
     let report = json!({
-        "environment": environment(peers.as_ref()),
+        "environment": environment(peers.as_ref(), round_trips),
         "rows": rows,
     });
     if let Some(path) = &o.json {
