@@ -1,11 +1,7 @@
 //! What the machine is doing to a two-thread run: the round trip of a cache line between two
-//! cores, which tells whether the cores a run gets share a last-level cache.
-//!
-//! On the team's 2-core VM (AMD EPYC, Zen 5, L3 per CCD) the hypervisor places the two vCPUs
-//! on one CCD at some times and on two at others, for minutes at a time: the round trip reads
-//! 75–135 ns on one and 370–425 ns on two, and every two-thread figure moves with it
-//! (SqueezeNet 1.50–1.64 ms on one, 2.40–2.55 ms on two; onnxruntime 1.60–1.62 and 2.0 ms; one
-//! thread 2.9–3.0 ms either way). `cargo xtask bench` prints it before and after its rows.
+//! cores, which tells whether the cores a run gets share a last-level cache. `cargo xtask
+//! bench` prints it before and after its rows; bench/README.md says how to read it and what
+//! it was on the team's VM.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};

@@ -573,7 +573,7 @@ fn print_line(line: &Line) {
 fn print_round_trip(when: &str, rt: Option<Duration>) {
     if let Some(rt) = rt {
         println!(
-            "core-to-core round trip {when}: {:.0} ns (bench/README.md: about 100 ns when the cores share an L3, 400 when not)",
+            "core-to-core round trip {when}: {:.0} ns (how to read it: bench/README.md)",
             rt.as_secs_f64() * 1e9
         );
     }
@@ -727,8 +727,8 @@ pub fn run(args: &[String]) -> Result<bool> {
         }
     };
     let start = Instant::now();
-    let round_trips = [relaxjit_bench::probe::core_round_trip(), None];
-    print_round_trip("before the rows", round_trips[0]);
+    let before = relaxjit_bench::probe::core_round_trip();
+    print_round_trip("before the rows", before);
     print_header();
     let mut lines = Vec::new();
     // Without peers there is nothing to alternate with.
@@ -814,12 +814,12 @@ pub fn run(args: &[String]) -> Result<bool> {
     for (peer, why) in skipped_peers {
         eprintln!("{peer} skipped: {why}");
     }
-    let round_trips = [round_trips[0], relaxjit_bench::probe::core_round_trip()];
-    print_round_trip("after the rows", round_trips[1]);
+    let after = relaxjit_bench::probe::core_round_trip();
+    print_round_trip("after the rows", after);
     println!("({:.0} s)", start.elapsed().as_secs_f64());
     let rows: Vec<Json> = lines.iter().map(Line::to_json).collect();
     let report = json!({
-        "environment": environment(peers.as_ref(), round_trips),
+        "environment": environment(peers.as_ref(), [before, after]),
         "rows": rows,
     });
     if let Some(path) = &o.json {
