@@ -594,66 +594,75 @@ mod stride2 {
         debug_assert!(win.dilation[1] == 1 && kw <= 3);
         // Per block of 16 output columns: the input column of lane 0's first tap, which of
         // the 32 columns from it lie inside the row, and whether column 32 does (lane 15 of
-        // tap 2).
+        // tap 2). The same on every row: worked out once per strip of `STRIP` blocks (a
+        // plane of up to 256 output columns is one strip), on the stack, since this runs
+        // once per plane and band (SqueezeNet's pools, planes of 13 to 55 columns: a vector
+        // of them per plane cost about as much as pooling the plane).
+        const STRIP: usize = 16;
         let blocks = win.ow.div_ceil(BLOCK);
-        let cols: Vec<(isize, u32, u16)> = (0..blocks)
-            .map(|b| {
-                let x0 = (2 * b * BLOCK) as isize - win.pad[1] as isize;
-                let (lo, hi) = ((-x0).clamp(0, 32), (w - x0).clamp(0, 32));
-                let keep = if hi > lo {
-                    (u32::MAX >> (32 - (hi - lo))) << lo
-                } else {
-                    0
-                };
-                let last = if (0..w).contains(&(x0 + 32)) {
-                    1 << 15
-                } else {
-                    0
-                };
-                (x0, keep, last)
-            })
-            .collect();
-        for (oy, row) in dst.chunks_mut(win.ow).enumerate() {
-            for (b, &(x0, keep, last)) in cols.iter().enumerate() {
-                let c0 = b * BLOCK;
-                let n = BLOCK.min(row.len() - c0);
-                // The fold starts from the pad value (the TIR path's initial value).
-                let mut acc = pad;
-                for i in 0..win.k[0] {
-                    let iy =
-                        (oy * win.stride[0] + i * win.dilation[0]) as isize - win.pad[0] as isize;
-                    if !(0..h).contains(&iy) {
-                        for _ in 0..kw {
-                            acc = fold(acc, pad);
+        let column = |b: usize| {
+            let x0 = (2 * b * BLOCK) as isize - win.pad[1] as isize;
+            let (lo, hi) = ((-x0).clamp(0, 32), (w - x0).clamp(0, 32));
+            let keep = if hi > lo {
+                (u32::MAX >> (32 - (hi - lo))) << lo
+            } else {
+                0
+            };
+            let last: u16 = if (0..w).contains(&(x0 + 32)) {
+                1 << 15
+            } else {
+                0
+            };
+            (x0, keep, last)
+        };
+        for s0 in (0..blocks).step_by(STRIP) {
+            let mut cols = [(0isize, 0u32, 0u16); STRIP];
+            let strip = &mut cols[..STRIP.min(blocks - s0)];
+            for (i, c) in strip.iter_mut().enumerate() {
+                *c = column(s0 + i);
+            }
+            for (oy, row) in dst.chunks_mut(win.ow).enumerate() {
+                for (bi, &(x0, keep, last)) in strip.iter().enumerate() {
+                    let c0 = (s0 + bi) * BLOCK;
+                    let n = BLOCK.min(row.len() - c0);
+                    // The fold starts from the pad value (the TIR path's initial value).
+                    let mut acc = pad;
+                    for i in 0..win.k[0] {
+                        let iy = (oy * win.stride[0] + i * win.dilation[0]) as isize
+                            - win.pad[0] as isize;
+                        if !(0..h).contains(&iy) {
+                            for _ in 0..kw {
+                                acc = fold(acc, pad);
+                            }
+                            continue;
                         }
-                        continue;
+                        // Element `e` of the 32 read is column `x0 + e` of row `iy`.
+                        let at = src.as_ptr().wrapping_offset(iy * w + x0);
+                        // SAFETY: the masks load only elements `e` with `0 <= x0 + e < w` (`e`
+                        // up to 32), on row `iy` of the plane (`0 <= iy < h`): inside `src`, which
+                        // holds the `h × w` plane (asserted by the caller); masked-off lanes are
+                        // not accessed (AVX-512 masked loads suppress their faults).
+                        unsafe {
+                            let lo = _mm512_mask_loadu_ps(pad, keep as u16, at);
+                            let hi =
+                                _mm512_mask_loadu_ps(pad, (keep >> 16) as u16, at.wrapping_add(16));
+                            acc = fold(acc, _mm512_permutex2var_ps(lo, even, hi));
+                            if kw > 1 {
+                                acc = fold(acc, _mm512_permutex2var_ps(lo, odd, hi));
+                            }
+                            if kw > 2 {
+                                let v = _mm512_permutex2var_ps(lo, next, hi);
+                                // Lane 15 is column 32: element 32 of the row from `at`.
+                                let v = _mm512_mask_loadu_ps(v, last, at.wrapping_add(32 - 15));
+                                let v = _mm512_mask_mov_ps(v, !last & (1 << 15), pad);
+                                acc = fold(acc, v);
+                            }
+                        }
                     }
-                    // Element `e` of the 32 read is column `x0 + e` of row `iy`.
-                    let at = src.as_ptr().wrapping_offset(iy * w + x0);
-                    // SAFETY: the masks load only elements `e` with `0 <= x0 + e < w` (`e`
-                    // up to 32), on row `iy` of the plane (`0 <= iy < h`): inside `src`, which
-                    // holds the `h × w` plane (asserted by the caller); masked-off lanes are
-                    // not accessed (AVX-512 masked loads suppress their faults).
-                    unsafe {
-                        let lo = _mm512_mask_loadu_ps(pad, keep as u16, at);
-                        let hi =
-                            _mm512_mask_loadu_ps(pad, (keep >> 16) as u16, at.wrapping_add(16));
-                        acc = fold(acc, _mm512_permutex2var_ps(lo, even, hi));
-                        if kw > 1 {
-                            acc = fold(acc, _mm512_permutex2var_ps(lo, odd, hi));
-                        }
-                        if kw > 2 {
-                            let v = _mm512_permutex2var_ps(lo, next, hi);
-                            // Lane 15 is column 32: element 32 of the row from `at`.
-                            let v = _mm512_mask_loadu_ps(v, last, at.wrapping_add(32 - 15));
-                            let v = _mm512_mask_mov_ps(v, !last & (1 << 15), pad);
-                            acc = fold(acc, v);
-                        }
-                    }
+                    let mask = crate::library::first_lanes(n);
+                    // SAFETY: the mask writes lanes `0..n`, columns `c0..c0 + n` of the row.
+                    unsafe { _mm512_mask_storeu_ps(row.as_mut_ptr().add(c0), mask, acc) };
                 }
-                let mask = crate::library::first_lanes(n);
-                // SAFETY: the mask writes lanes `0..n`, columns `c0..c0 + n` of the row.
-                unsafe { _mm512_mask_storeu_ps(row.as_mut_ptr().add(c0), mask, acc) };
             }
         }
     }
@@ -929,6 +938,9 @@ mod tests {
             [2, 34, 2, 3, 1, 2, 1, 1, 1, 1, 1, 1, 1],
             [3, 65, 3, 3, 2, 2, 0, 1, 0, 1, 1, 1, 1],
             [2, 40, 5, 2, 1, 2, 6, 0, 6, 0, 3, 7, 0],
+            // More than one strip of 16 blocks of output columns (301 and 258 of them).
+            [5, 601, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0],
+            [3, 514, 3, 2, 2, 2, 0, 1, 0, 1, 1, 1, 1],
         ];
         for c in cases {
             let [h, w, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, ceil] = *c;
