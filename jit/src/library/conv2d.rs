@@ -799,7 +799,7 @@ impl<T: Float> Padded<T> {
                 data.resize(len, T::ZERO);
             }
             let [pt, pl] = g.pad;
-            let bands = super::bands_for(hp);
+            let bands = super::bands_for(hp, wp);
             let copy = |band: usize, plane: usize, dst: &mut [T]| {
                 let src = &x[plane * g.h * g.w..][..g.h * g.w];
                 let first = super::band_rows(hp, band, bands).start;

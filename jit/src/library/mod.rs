@@ -423,16 +423,32 @@ fn even_part(i: usize, parts: usize, len: usize, unit: usize) -> (usize, usize) 
     (at(i), at(i + 1))
 }
 
-/// The bands [`for_each_band`] cuts planes of `rows` rows into on this pool: one per thread
-/// when each gets at least two rows, else one.
-fn bands_for(rows: usize) -> usize {
+/// The bands [`for_each_band`] cuts planes of `rows` rows of `row_len` elements into on this
+/// pool: one per thread when each gets at least two rows and [`MIN_BAND`] elements, else one
+/// (then the tasks are groups of whole planes).
+///
+/// Why a size: where two bands meet, a cache line of each plane holds the end of one band and
+/// the start of the next (NCHW planes are not line-aligned), and two threads writing it pass
+/// it between their cores once per plane. Across CCDs (a 2-core Zen 5 whose two cores sit on
+/// different CCDs at times, `bench/README.md`) that cost SqueezeNet's max pool of 256 planes
+/// 27×27 → 13×13 about a quarter of a microsecond per plane, more than pooling the plane: three
+/// alternating runs of `rows --sequence --calls 300 squeezenet`, pool medians in µs, for its
+/// three pools (output 55×55, 27×27, 13×13): bands on all 87–105, 82–87, 93–98; bands on the
+/// 55×55 only 98–104, 77–80, 56–57; whole planes on all 124–127, 75–78, 56–58. With this
+/// rule (which also gives the padded copies of planes under 32×32 whole), medians of 400 calls
+/// of `rows`, three alternating runs: SqueezeNet across CCDs 2279–2308 → 2238–2258 µs, on one
+/// CCD 1551–1564 → 1541–1549 µs; ResNet-50 and the conv block unchanged within their noise.
+fn bands_for(rows: usize, row_len: usize) -> usize {
     let threads = rayon::current_num_threads();
-    if threads > 1 && rows >= 2 * threads {
+    if threads > 1 && rows >= 2 * threads && rows * row_len >= threads * MIN_BAND {
         threads
     } else {
         1
     }
 }
+
+/// The fewest elements of a plane in a band of [`bands_for`] (64 cache lines of f32).
+const MIN_BAND: usize = 1024;
 
 /// Rows `rows·band/bands..rows·(band+1)/bands`, band `band` of `bands`.
 fn band_rows(rows: usize, band: usize, bands: usize) -> std::ops::Range<usize> {

@@ -162,9 +162,9 @@ pub(super) fn pool2d<T: Float>(
         return Ok(());
     }
     let divisors = (!is_max).then(|| Divisors::of(&win));
-    // Bands of rows, each a window of its own (`Band::of`), where every band reads the data;
-    // else the whole plane as one band.
-    let cuts = super::bands_for(win.oh);
+    // Bands of rows, each a window of its own (`Band::of`), where every band reads the data
+    // and the planes are large enough (`super::bands_for`); else the whole plane as one band.
+    let cuts = super::bands_for(win.oh, win.ow);
     let bands = spread
         .and_then(|_| (0..cuts).map(|b| Band::of(&win, b, cuts)).collect())
         .unwrap_or_else(|| vec![Band::whole(&win)]);
