@@ -1468,6 +1468,17 @@ mod small_k {
     /// the next panel, or for lines past the weights (a prefetch never faults).
     const WEIGHT_PREFETCH: usize = 512;
 
+    /// How many taps ahead the channel kernel prefetches its input: the rows of the inner
+    /// dimension lie a plane apart (a 1×1 convolution's), so the hardware prefetcher does not
+    /// follow them, and inside a model a layer's input was partly written by the other core
+    /// (from another CCD on a Zen 5 VM, `bench/README.md`). Measured on ResNet-50 across CCDs
+    /// (`rows --calls 40 resnet50`, three alternating runs): none 19.88–19.99 ms, 8 taps
+    /// 19.57–19.85, 16 19.60–19.71, 32 19.42–19.92. Then none → 16, alternating processes
+    /// across CCDs: ResNet-50 20.25–20.47 → 19.61–20.09 ms, SqueezeNet 2266–2329 → 2200–2257
+    /// µs, the conv block (Winograd, which this does not touch) 551–579 → 570–578 µs; on one
+    /// CCD, one run: ResNet-50 17.66 → 17.64 ms, SqueezeNet 1553 → 1518 µs.
+    const INPUT_PREFETCH: usize = 16;
+
     /// # Safety
     /// As [`run_by_channel`]'s, for the tile's `R` positions and masked channels.
     #[inline]
@@ -1481,7 +1492,13 @@ mod small_k {
         let mut wp = t.w;
         // One flat loop over the taps: with loops over channels and kernel rows and columns
         // instead, LLVM stores every accumulator to the stack on every step.
-        for &tap in t.taps {
+        for (i, &tap) in t.taps.iter().enumerate() {
+            // The input under the tap `INPUT_PREFETCH` ahead (its first and last position).
+            if let Some(&ahead) = t.taps.get(i + INPUT_PREFETCH) {
+                let at = t.image.wrapping_add(ahead);
+                _mm_prefetch::<_MM_HINT_T0>(at.cast::<i8>());
+                _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add((R - 1) * S).cast::<i8>());
+            }
             // SAFETY: one row of the panel (32 weights, zero past the last channel), and the
             // input of positions `0..R` under this tap (inside the image, the caller's
             // contract).
