@@ -150,7 +150,8 @@ fn match_one(
     code: i64,
     reg: i64,
     err_ctx: &str,
-    what: &str,
+    // Formatted only into an error: this runs on every call of a function with shape checks.
+    what: std::fmt::Arguments<'_>,
 ) -> Result<()> {
     match MatchShapeCode::from_i64(code) {
         Some(MatchShapeCode::AssertEqualToImm) => {
@@ -234,7 +235,7 @@ pub(super) fn match_shape(args: &[Value]) -> Result<Value> {
             code,
             reg,
             err_ctx,
-            &format!("shape[{i}]"),
+            format_args!("shape[{i}]"),
         )?;
     }
     Ok(Value::Null)
@@ -254,7 +255,15 @@ pub(super) fn match_prim_value(args: &[Value]) -> Result<Value> {
     let code = a.int(2, "code")?;
     let reg = a.int(3, "reg")?;
     let err_ctx = a.opt_str(4, "err_ctx")?;
-    match_one(a.name, &heap, value, code, reg, err_ctx, "PrimExpr")?;
+    match_one(
+        a.name,
+        &heap,
+        value,
+        code,
+        reg,
+        err_ctx,
+        format_args!("PrimExpr"),
+    )?;
     Ok(Value::Null)
 }
 
