@@ -435,9 +435,10 @@ fn even_part(i: usize, parts: usize, len: usize, unit: usize) -> (usize, usize) 
 /// alternating runs of `rows --sequence --calls 300 squeezenet`, pool medians in µs, for its
 /// three pools (output 55×55, 27×27, 13×13): bands on all 87–105, 82–87, 93–98; bands on the
 /// 55×55 only 98–104, 77–80, 56–57; whole planes on all 124–127, 75–78, 56–58. With this
-/// rule (which also gives the padded copies of planes under 32×32 whole), medians of 400 calls
-/// of `rows`, three alternating runs: SqueezeNet across CCDs 2279–2308 → 2238–2258 µs, on one
-/// CCD 1551–1564 → 1541–1549 µs; ResNet-50 and the conv block unchanged within their noise.
+/// rule (which on two threads also copies planes of fewer than 2048 elements, 45×45, whole),
+/// medians of 400 calls of `rows`, three alternating runs: SqueezeNet across CCDs 2279–2308
+/// → 2238–2258 µs, on one CCD 1551–1564 → 1541–1549 µs; ResNet-50 and the conv block
+/// unchanged within their noise.
 fn bands_for(rows: usize, row_len: usize) -> usize {
     let threads = rayon::current_num_threads();
     if threads > 1 && rows >= 2 * threads && rows * row_len >= threads * MIN_BAND {
