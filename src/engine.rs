@@ -236,7 +236,6 @@ impl Engine {
             pool: self.pool.clone(),
             from_cache: false,
             parallel: false,
-            pool_calls: Arc::default(),
         }
         .with_parallel();
         // Resolving every function the bytecode names here makes a missing kernel or builtin a
@@ -290,7 +289,6 @@ impl Engine {
                 from_cache: true,
                 vmtir: vmtir.map(|module| VmtirInfo { module }),
                 parallel: false,
-                pool_calls: Arc::default(),
             }
             .with_parallel())
         });
@@ -448,11 +446,8 @@ pub struct CompiledModule {
     /// Compiled mode only: what `jit::vmtir` did.
     vmtir: Option<VmtirInfo>,
     /// Whether a call may start parallel loops (a kernel has one, or a library kernel is
-    /// called), and so runs inside the pool (`jit::pool::call`).
+    /// called), and so leads a team of the pool's workers (`jit::pool::call`).
     parallel: bool,
-    /// Whether calls still cross into the pool (see `jit::pool::CallPolicy`); shared by the
-    /// module's clones.
-    pool_calls: Arc<jit::pool::CallPolicy>,
 }
 
 /// What compiled mode recorded for a module.
@@ -545,20 +540,18 @@ impl CompiledModule {
 
     /// Calls `func` on `vm` with the engine's thread pool (if it has one, else rayon's global
     /// pool) as the pool of the kernels' parallel loops. A module whose kernels start parallel
-    /// loops runs the whole call on a worker of the pool (`jit::pool::call`): it crosses into
-    /// the pool once per call, not once per loop, and the other workers spin between its
-    /// loops, as long as its calls give the other workers work (`jit::pool::CallPolicy`). A
-    /// module without parallel work runs on the caller's thread, so that it costs what it
-    /// costs on the global pool.
+    /// loops runs the call on the caller's thread as the lead of the pool's other workers
+    /// (`jit::pool::call`): they spin for its loops' work, and on to the next call, and the
+    /// call never crosses into the pool.
     pub fn invoke(&self, vm: &VirtualMachine, func: &str, args: &[Value]) -> Result<Value> {
         let _pool = self
             .pool
             .is_some()
             .then(|| jit::pool::enter(self.pool.clone()));
         if self.parallel {
-            return Ok(self
-                .pool_calls
-                .run(self.pool.as_deref(), || vm.invoke(func, args))?);
+            return Ok(jit::pool::call(self.pool.as_deref(), || {
+                vm.invoke(func, args)
+            })?);
         }
         Ok(vm.invoke(func, args)?)
     }

@@ -2,29 +2,30 @@
 //! (an `Engine` with its own pool) has set one for the current thread with [`enter`].
 //!
 //! Setting the pool costs a thread-local write, so a call that does no parallel work never
-//! leaves the caller's thread; a parallel loop started outside the pool ([`run`]) moves into
-//! it. That crossing (queue the job, wake a sleeping worker, put the caller to sleep until the
-//! loop is done, wake it) costs about 14 µs on a 2-core VM, more than many kernels of a model
-//! take; so a call that starts parallel loops runs whole inside the pool ([`call`]), crossing
-//! once, and while it runs the pool's other workers spin, as onnxruntime's pool does.
+//! involves the pool. A call that starts parallel loops runs on the caller's thread as the
+//! lead of a [`Team`] ([`call`]): its loops ([`for_each`]) do not go through rayon's queues;
+//! the lead publishes each loop to the team's spinners (the pool's other workers, sent as
+//! rayon jobs when the team has fewer than it wants) and all claim its iterations one at a
+//! time. The caller's thread never crosses into the pool (a crossing, queue the job, wake a
+//! sleeping worker, put the caller to sleep until the job is done, wake it, costs 7–14 µs on
+//! a 2-core VM, more than many kernels of a model take), and the spinners spin between loops
+//! and between calls, as onnxruntime's pool does, until [`SPIN_IDLE`] passes without work.
 //!
-//! Inside a call the kernels' loops ([`for_each`]) do not go through rayon's queues: the
-//! call's thread publishes each loop to the call's spinners (its [`Team`]) and all claim its
-//! iterations one at a time, and no thread of the call sleeps, wakes or yields its core
-//! between or inside loops. That is what keeps a call's time when other processes want the
-//! cores: a thread that gives up its core (rayon's idle loop yields, then sleeps) lets a
-//! waiting process run for its whole time slice (~1 ms) before it is back. Measured on SqueezeNet
-//! with two `nice -n 19` busy loops beside it: median call 11–15 ms through rayon's loops
-//! and yielding spinners, 6–9 ms (as on an idle machine) this way.
+//! No thread of a call sleeps, wakes or yields its core between or inside loops. That is what
+//! keeps a call's time when other processes want the cores: a thread that gives up its core
+//! (rayon's idle loop yields, then sleeps) lets a waiting process run for its whole time slice
+//! (~1 ms) before it is back. Measured on SqueezeNet with two `nice -n 19` busy loops beside
+//! it: median call 11–15 ms through rayon's loops and yielding spinners, 6–9 ms (as on an idle
+//! machine) this way.
 //!
 //! The call's thread claims a loop's iterations from the front and its spinners from the
 //! back ([`Loop`]): with the kernels' loops ordered down the image, each core keeps to the
-//! part of the activations it wrote.
+//! part of the activations it wrote, and to the same part of a weight from call to call.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -36,11 +37,13 @@ thread_local! {
     /// there would wait for a call that cannot finish before it does.
     static BUSY: Cell<bool> = const { Cell::new(false) };
     /// Set by a spinner job that found its worker already busy and returned at once, so that
-    /// the worker that ran it does not count it as shared work.
+    /// the spinner that ran it, nested, does not count it as work.
     static IDLE_JOB: Cell<bool> = const { Cell::new(false) };
     /// The [`Lead`] of the call this thread runs, while it runs it outside the call's loops
     /// (a `*const Lead<'_>`; null elsewhere).
     static LEAD: Cell<*const ()> = const { Cell::new(std::ptr::null()) };
+    /// The team this thread led in its last call ([`LedTeam`]).
+    static LED: RefCell<Option<LedTeam>> = const { RefCell::new(None) };
 }
 
 /// Restores the previous pool of the thread when dropped.
@@ -62,8 +65,8 @@ pub fn enter(pool: Option<Arc<ThreadPool>>) -> PoolGuard {
     PoolGuard { previous }
 }
 
-/// Runs `f`, which starts parallel work, in the current thread's pool: inside the pool set by
-/// [`enter`] if there is one and this thread is not already one of its workers, else here
+/// Runs `f`, which starts rayon's parallel work, in the current thread's pool: inside the pool
+/// set by [`enter`] if there is one and this thread is not one of its workers, else here
 /// (rayon's global pool, or the pool this worker belongs to).
 pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     let pool = CURRENT.with(|c| c.borrow().clone());
@@ -73,6 +76,15 @@ pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     }
 }
 
+/// How many threads the parallel loops ([`for_each`]) started on this thread run on: those of
+/// the pool set by [`enter`], else of rayon's pool of this thread (the global pool outside
+/// any). Kernels cut their work by it.
+pub fn threads() -> usize {
+    CURRENT
+        .with(|c| c.borrow().as_ref().map(|p| p.current_num_threads()))
+        .unwrap_or_else(rayon::current_num_threads)
+}
+
 /// How long a worker spinning for a call's parallel work goes on without finding any before
 /// it leaves (its worker returns to rayon's idle loop; the call's next loop sends a new
 /// spinner, [`Lead::recruit`]). It bounds what a call that is mostly serial burns on the other
@@ -80,19 +92,19 @@ pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// waiting inside a loop of the same call.
 const SPIN_IDLE: Duration = Duration::from_micros(200);
 
-/// Runs `f`, one call of a VM function that starts parallel loops, on a worker of `pool`
-/// (rayon's global pool for `None`), so that its loops start inside the pool and the crossing
-/// into it is paid once per call, not once per loop. Until `f` returns, the pool's other
-/// workers spin for its loops' work (up to [`SPIN_IDLE`] without finding any) rather than
-/// falling asleep between loops. On a pool of one thread, on a thread that already runs in a
-/// pool or in a call, `f` runs here.
-pub fn call<R: Send>(pool: Option<&ThreadPool>, f: impl FnOnce() -> R + Send) -> R {
-    call_sharing(pool, f).0
-}
-
-/// [`call`], also telling whether another worker ran part of `f`'s work (a spinning worker
-/// ran iterations of its loops or a job), i.e. whether crossing into the pool bought anything.
-pub fn call_sharing<R: Send>(pool: Option<&ThreadPool>, f: impl FnOnce() -> R + Send) -> (R, bool) {
+/// Runs `f`, one call of a VM function that may start parallel loops, on this thread as the
+/// lead of a [`Team`] of `pool`'s workers (rayon's global pool for `None`): a parallel loop
+/// that finds the team short of spinners sends the pool's other workers to spin for its
+/// loops' work, and they spin between its loops and on to the thread's next call (up to
+/// [`SPIN_IDLE`] without finding any) rather than falling asleep. The call's thread never
+/// leaves for the pool nor sleeps: a call without parallel loops costs what `f` costs, and
+/// one with loops at most the sending of spinners (a job into the pool's queue), not a
+/// crossing into the pool and back. Measured on two cores (`cargo run --release -p
+/// relaxjit-bench --example call_overhead -- --gap G`): a call of two 50 µs iterations took
+/// 62 µs through a crossing and 53 µs led from the caller, back to back (`G` = 0); 113 and
+/// 58 µs with 100 µs between calls. On a pool of one thread, or on a thread that is
+/// one of its workers or already runs a call, `f` runs as it is, its loops through rayon.
+pub fn call<R>(pool: Option<&ThreadPool>, f: impl FnOnce() -> R) -> R {
     let (threads, inside) = match pool {
         Some(p) => (p.current_num_threads(), p.current_thread_index().is_some()),
         None => (
@@ -101,76 +113,53 @@ pub fn call_sharing<R: Send>(pool: Option<&ThreadPool>, f: impl FnOnce() -> R + 
         ),
     };
     if threads <= 1 || inside || BUSY.get() {
-        return (f(), false);
+        return f();
     }
-    let team = Team::default();
-    let out = match pool {
-        Some(p) => p.scope(|s| lead(s, threads - 1, &team, f)),
-        None => rayon::scope(|s| lead(s, threads - 1, &team, f)),
-    };
-    (out, team.shared.load(Ordering::Acquire))
-}
-
-/// Calls of one module through [`call`] only while crossing into the pool pays: a module
-/// whose calls start no parallel work another worker takes (a batch-1 layer too small to
-/// split) runs on the caller's thread after [`CallPolicy::IDLE_CALLS`] such calls in a row,
-/// sparing the crossing (two thread wake-ups, ~10 µs on a VM); every
-/// [`CallPolicy::PROBE_EVERY`]-th call crosses again, so a module whose shapes change back to
-/// parallel sizes returns to the pool.
-#[derive(Debug, Default)]
-pub struct CallPolicy {
-    calls: AtomicU32,
-    idle: AtomicU32,
-}
-
-impl CallPolicy {
-    /// Calls in a row without shared work after which calls stay on the caller's thread.
-    pub const IDLE_CALLS: u32 = 3;
-    /// One call in this many crosses into the pool to look again.
-    pub const PROBE_EVERY: u32 = 64;
-
-    /// Runs `f` as [`call`] does, or on this thread when the last calls shared no work.
-    pub fn run<R: Send>(&self, pool: Option<&ThreadPool>, f: impl FnOnce() -> R + Send) -> R {
-        let n = self.calls.fetch_add(1, Ordering::Relaxed);
-        if self.idle.load(Ordering::Relaxed) >= Self::IDLE_CALLS
-            && !n.is_multiple_of(Self::PROBE_EVERY)
-        {
-            return f();
-        }
-        let (out, shared) = call_sharing(pool, f);
-        if shared {
-            self.idle.store(0, Ordering::Relaxed);
-        } else {
-            let _ = self
-                .idle
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |i| i.checked_add(1));
-        }
-        out
-    }
-
-    /// Whether calls currently run on the caller's thread.
-    pub fn stays_here(&self) -> bool {
-        self.idle.load(Ordering::Relaxed) >= Self::IDLE_CALLS
-    }
-}
-
-/// Inside a scope of the pool: sends `spinners` spinners, then runs `f` here as the lead of
-/// `team`.
-fn lead<'s, R>(s: &rayon::Scope<'s>, spinners: usize, team: &'s Team, f: impl FnOnce() -> R) -> R {
-    let send = || {
-        team.spinners.fetch_add(1, Ordering::AcqRel);
-        s.spawn(move |_| spin(team));
-    };
+    let team = LedTeam::of(pool);
     let lead = Lead {
-        team,
-        spinners,
-        send: &send,
+        team: &team,
+        pool,
+        spinners: threads - 1,
     };
-    lead.recruit();
     let _busy = Busy::enter();
-    let _done = SetOnDrop(&team.done);
     let _lead = Leading::enter(&lead as *const Lead<'_> as *const ());
     f()
+}
+
+/// The [`Team`] a thread leads: kept from call to call (in [`LED`]) while its calls go to one
+/// pool, so that the spinners of the last call, still spinning, take the next call's loops
+/// without being sent again; retired when the thread leads calls on another pool or ends.
+struct LedTeam {
+    /// The pool's address (0 for rayon's global pool).
+    pool: usize,
+    team: Arc<Team>,
+}
+
+impl LedTeam {
+    /// This thread's team for calls on `pool`.
+    fn of(pool: Option<&ThreadPool>) -> Arc<Team> {
+        let id = pool.map_or(0, |p| p as *const ThreadPool as usize);
+        LED.with(|led| {
+            let mut led = led.borrow_mut();
+            match &*led {
+                Some(t) if t.pool == id => Arc::clone(&t.team),
+                _ => {
+                    let team = Arc::new(Team::default());
+                    *led = Some(LedTeam {
+                        pool: id,
+                        team: Arc::clone(&team),
+                    });
+                    team
+                }
+            }
+        })
+    }
+}
+
+impl Drop for LedTeam {
+    fn drop(&mut self) {
+        self.team.retired.store(true, Ordering::Release);
+    }
 }
 
 /// Marks the thread [`BUSY`] until dropped, restoring what it was.
@@ -185,15 +174,6 @@ impl Busy {
 impl Drop for Busy {
     fn drop(&mut self) {
         BUSY.set(self.0);
-    }
-}
-
-/// Sets its flag when dropped, so that a call that panics still releases its spinners.
-struct SetOnDrop<'a>(&'a AtomicBool);
-
-impl Drop for SetOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Release);
     }
 }
 
@@ -212,9 +192,9 @@ impl Drop for Leading {
     }
 }
 
-/// Runs the team's loops and the pool's pending work until the call is done, or until
-/// [`SPIN_IDLE`] passes without any. It never gives up its core before that (see the module's
-/// docs).
+/// Runs the team's loops and the pool's pending work, within a call and from call to call,
+/// until [`SPIN_IDLE`] passes without any or the team is retired. It never gives up its core
+/// before that (see the module's docs).
 fn spin(team: &Team) {
     let _left = Leave(team);
     if BUSY.get() {
@@ -224,12 +204,11 @@ fn spin(team: &Team) {
     let _busy = Busy::enter();
     let mut idle_since: Option<Instant> = None;
     let mut rounds = 0u32;
-    while !team.done.load(Ordering::Acquire) {
+    while !team.retired.load(Ordering::Acquire) {
         IDLE_JOB.set(false);
         let ran =
             team.help() || (rayon::yield_now() == Some(rayon::Yield::Executed) && !IDLE_JOB.get());
         if ran {
-            team.shared.store(true, Ordering::Release);
             idle_since = None;
             rounds = 0;
             continue;
@@ -270,10 +249,9 @@ struct Team {
     visitors: AtomicUsize,
     /// Spinners sent and not yet left.
     spinners: AtomicUsize,
-    /// Whether a spinner ran part of the call's work.
-    shared: AtomicBool,
-    /// Set when the call returns (or unwinds): its spinners leave.
-    done: AtomicBool,
+    /// Set when the thread that leads the team leads no more calls with it (it leads calls
+    /// on another pool, or it ended): its spinners leave.
+    retired: AtomicBool,
 }
 
 impl Team {
@@ -319,19 +297,26 @@ impl Team {
     }
 }
 
-/// The call's side of a [`Team`]: how to send it another spinner.
+/// The call's side of a [`Team`]: where to send it spinners.
 struct Lead<'a> {
-    team: &'a Team,
+    team: &'a Arc<Team>,
+    /// The pool the spinners come from (rayon's global pool for `None`).
+    pool: Option<&'a ThreadPool>,
     /// How many spinners the call wants (the pool's other workers).
     spinners: usize,
-    send: &'a dyn Fn(),
 }
 
 impl Lead<'_> {
     /// Sends spinners until the call has as many as it wants (replacing those that left).
     fn recruit(&self) {
         while self.team.spinners.load(Ordering::Acquire) < self.spinners {
-            (self.send)();
+            self.team.spinners.fetch_add(1, Ordering::AcqRel);
+            let team = Arc::clone(self.team);
+            let job = move || spin(&team);
+            match self.pool {
+                Some(p) => p.spawn(job),
+                None => rayon::spawn(job),
+            }
         }
     }
 }
@@ -436,7 +421,7 @@ pub fn for_each(n: usize, body: impl Fn(usize) + Sync + Send) {
             lead.recruit();
             lead.team.run(n, &body);
         }
-        None => (0..n).into_par_iter().for_each(body),
+        None => run(|| (0..n).into_par_iter().for_each(body)),
     }
 }
 
@@ -481,67 +466,46 @@ mod tests {
     }
 
     #[test]
-    fn calls_that_share_no_work_stay_on_the_callers_thread_until_a_probe_shares() {
-        use rayon::prelude::*;
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
-        let policy = CallPolicy::default();
+    fn a_call_runs_on_the_callers_thread_and_its_loops_see_the_pool() {
+        let pool = Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap(),
+        );
         let here = std::thread::current().id();
-        for _ in 0..CallPolicy::IDLE_CALLS {
-            assert!(!policy.stays_here());
-            assert_ne!(
-                policy.run(Some(&pool), || std::thread::current().id()),
-                here
-            );
-        }
-        assert!(policy.stays_here());
-        for _ in CallPolicy::IDLE_CALLS..CallPolicy::PROBE_EVERY {
-            assert_eq!(
-                policy.run(Some(&pool), || std::thread::current().id()),
-                here
-            );
-        }
-        // The probe (call number PROBE_EVERY): eight loop bodies of 2 ms each, so the
-        // spinning worker takes some.
-        let slow = || {
-            (0..8).into_par_iter().for_each(|_| {
-                std::thread::sleep(Duration::from_millis(2));
-            })
-        };
-        policy.run(Some(&pool), slow);
-        assert!(!policy.stays_here());
-        let (_, shared) = call_sharing(Some(&pool), slow);
-        assert!(shared);
-        let (_, shared) = call_sharing(Some(&pool), || 1 + 1);
-        assert!(!shared);
-    }
-
-    #[test]
-    fn a_call_runs_on_a_worker_and_its_loops_see_the_pool() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
-        let (index, threads, sum) = call(Some(&pool), || {
+        let _g = enter(Some(pool.clone()));
+        let (thread, threads, sum, sum_rayon) = call(Some(&pool), || {
             use rayon::prelude::*;
-            let sum: u64 = (0..10_000u64).into_par_iter().sum();
+            let sum = AtomicU64::new(0);
+            for_each(10_000, |i| {
+                sum.fetch_add(i as u64, Ordering::Relaxed);
+            });
+            // rayon's own parallel work goes to the entered pool through `run`.
+            let sum_rayon: u64 = run(|| (0..10_000u64).into_par_iter().sum());
             (
-                pool.current_thread_index(),
-                rayon::current_num_threads(),
-                sum,
+                std::thread::current().id(),
+                threads(),
+                sum.into_inner(),
+                sum_rayon,
             )
         });
-        assert!(index.is_some());
-        assert_eq!((threads, sum), (2, 49_995_000));
-        // Nested: already on a worker, the inner call runs where it is.
+        assert_eq!(thread, here);
+        assert_eq!((threads, sum, sum_rayon), (3, 49_995_000, 49_995_000));
+        // Nested: already leading a call, the inner call runs as it is.
         let same = call(Some(&pool), || {
-            let outer = std::thread::current().id();
-            call(Some(&pool), || std::thread::current().id()) == outer
+            call(Some(&pool), || std::thread::current().id()) == here
         });
         assert!(same);
-        assert!(!BUSY.get());
+        // On a worker of the pool, a call runs where it is.
+        let worker = pool.install(|| {
+            call(Some(&pool), || {
+                assert!(LEAD.get().is_null());
+                pool.current_thread_index()
+            })
+        });
+        assert!(worker.is_some());
+        assert!(!BUSY.get() && LEAD.get().is_null());
     }
 
     #[test]
@@ -588,14 +552,13 @@ mod tests {
             .num_threads(2)
             .build()
             .unwrap();
-        let (threads, shared) = call_sharing(Some(&pool), || {
+        let threads = call(Some(&pool), || {
             assert!(!LEAD.get().is_null());
             let threads = loop_threads(32, Duration::from_millis(1));
             // Inside an iteration there is no team: a nested loop runs through rayon.
             for_each(4, |_| assert!(LEAD.get().is_null()));
             threads
         });
-        assert!(shared);
         assert_eq!(threads.len(), 2);
         assert!(LEAD.get().is_null());
         // Outside a call, through rayon; an empty loop and a loop of one run here.

@@ -489,33 +489,9 @@ unsafe extern "C" fn rt_parallel_for(
     rt: *const RuntimeTable,
     err: *mut KernelError,
 ) -> i32 {
-    // A range of at most one iteration has nothing to share: it runs here, on the caller's
-    // thread, without crossing into the pool.
-    if end <= begin || end.wrapping_sub(begin) as u64 == 1 {
-        let run = || {
-            // SAFETY: forwarded contract.
-            unsafe { parallel_for(body, ctx, begin, end, rt, err) }
-        };
-        // SAFETY: by the contract, err is valid for writes.
-        return unsafe { helper_boundary("parallel_for", err, run) };
-    }
-    // Raw pointers are not Send; carry them as integers into the pool the caller chose.
-    let (ctx_addr, rt_addr, err_addr) = (ctx as usize, rt as usize, err as usize);
     let run = || {
-        crate::pool::run(move || {
-            // SAFETY: forwarded contract; the pointers are the caller's, unchanged, and the
-            // caller blocks until the pool has run the loop.
-            unsafe {
-                parallel_for(
-                    body,
-                    ctx_addr as *const u8,
-                    begin,
-                    end,
-                    rt_addr as *const RuntimeTable,
-                    err_addr as *mut KernelError,
-                )
-            }
-        })
+        // SAFETY: forwarded contract.
+        unsafe { parallel_for(body, ctx, begin, end, rt, err) }
     };
     // SAFETY: by the contract, err is valid for writes.
     unsafe { helper_boundary("parallel_for", err, run) }
@@ -538,7 +514,7 @@ unsafe fn parallel_for(
 ) -> i32 {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicU64, Ordering};
-    let Some(chunks) = Chunks::new(begin, end, rayon::current_num_threads()) else {
+    let Some(chunks) = Chunks::new(begin, end, crate::pool::threads()) else {
         return STATUS_OK;
     };
     let first_failed = AtomicU64::new(u64::MAX);

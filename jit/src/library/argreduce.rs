@@ -128,7 +128,7 @@ fn run_with<T: Elem, const MAX: bool>(
         return;
     }
     let block = len * inner;
-    let threads = rayon::current_num_threads();
+    let threads = crate::pool::threads();
     let parallel = src.len() >= PARALLEL_ELEMENTS && threads > 1;
     // One outer position's results, or, when there is only one, blocks of its lanes (runs
     // side by side), four per thread: with `position_avx512`, argmin along the first axis of

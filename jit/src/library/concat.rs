@@ -113,7 +113,7 @@ fn concat<T: Copy + Send + Sync>(
         let d = unsafe { std::slice::from_raw_parts_mut(dst.get().add(off), src.len()) };
         d.copy_from_slice(src);
     };
-    if out.len() >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1 {
+    if out.len() >= PARALLEL_ELEMENTS && crate::pool::threads() > 1 {
         crate::pool::for_each(runs.len(), |i| copy(&runs[i]));
     } else {
         runs.iter().for_each(copy);

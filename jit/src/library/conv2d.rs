@@ -462,7 +462,7 @@ fn conv2d_with<T: Float>(
         && (g.oh, g.ow) == (g.h, g.w);
     // Tasks: (image, group, block of output channels, tile of output positions). Each
     // unfolds its tile of columns, multiplies, and applies the epilogue while the tile is hot.
-    let threads = rayon::current_num_threads();
+    let threads = crate::pool::threads();
     let work = g.n * g.o * plane * kdim.max(1);
     let parallel = threads > 1 && work >= 1 << 20;
     let split = Split::new(

@@ -75,7 +75,7 @@ pub(super) fn dilate(x: &Tensor, params: &[i64], out: &Tensor) -> Result<()> {
             }
         }
     };
-    if out.numel() >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1 {
+    if out.numel() >= PARALLEL_ELEMENTS && crate::pool::threads() > 1 {
         for_each_chunk(dst, plane_out, Some(1), |i, d| plane((i, d)));
     } else {
         for_each_chunk(dst, plane_out, None, |i, d| plane((i, d)));

@@ -66,7 +66,7 @@ pub(super) fn gather_planes(x: &Tensor, indices: &Tensor, out: &Tensor) -> Resul
         Ok(i) => d.copy_from_slice(&src[i * bytes..][..bytes]),
         Err(_) => d.fill(0),
     };
-    if out.numel() >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1 {
+    if out.numel() >= PARALLEL_ELEMENTS && crate::pool::threads() > 1 {
         // Tasks of at least PARALLEL_ELEMENTS / 4 elements, so that small planes do not make
         // a task each.
         let per_task = (PARALLEL_ELEMENTS / 4).div_ceil(plane).max(1);

@@ -8,14 +8,19 @@ use vm::{Error, Result};
 use super::{Float, Mat, SendPtr, View, gemm_into, parallelism};
 
 /// Blocks of output columns per pool thread in a split matrix-vector product (more than one,
-/// so that a thread slowed by other work hands the rest to the others).
-const GEMV_BLOCKS_PER_THREAD: usize = 4;
+/// so that a thread slowed by other work hands the rest to the others; not more, so that a
+/// block of the MLP's 512 columns stays 128 wide, the width [`gemv_rows_avx512`] holds in
+/// registers: 64-wide blocks took the MLP at batch 1 back from 9.6 to 20 µs).
+const GEMV_BLOCKS_PER_THREAD: usize = 2;
 
-/// Whether a matrix-vector product with a `k × n` weight is split over the pool: weights that
-/// stay in one core's cache (an MLP's 784×512) gain less than the synchronisation costs.
+/// Whether a matrix-vector product with a `k × n` weight is split over the pool. Split, each
+/// core streams its part of the weight from its own L2, call after call (the call's thread
+/// takes the front blocks and the spinner the back, [`crate::pool::for_each`]): the MLP's
+/// 784 × 512 layer at batch 1 went from 17 µs on one thread (the whole weight, 1.6 MB, from
+/// L3) to 7 µs on two, the model from 19.0 to 9.6 µs (`rows --calls 30000 mlp_b1`, alternated).
 fn split_gemv<T>(k: usize, n: usize) -> bool {
-    const MIN_WEIGHT_BYTES: usize = 4 << 20;
-    rayon::current_num_threads() > 1
+    const MIN_WEIGHT_BYTES: usize = 1 << 20;
+    crate::pool::threads() > 1
         && n >= 32
         && k.saturating_mul(n).saturating_mul(std::mem::size_of::<T>()) >= MIN_WEIGHT_BYTES
 }
@@ -110,7 +115,7 @@ pub(super) fn matmul<T: Float>(
             // A batch-1 layer streams the whole weight once and is bound by memory bandwidth.
             // Large weights are cut into blocks of output columns (and the weight behind them)
             // spread over the pool; each block runs [`gemv_block`].
-            let threads = rayon::current_num_threads();
+            let threads = crate::pool::threads();
             let chunk = if split_gemv::<T>(k, n) {
                 n.div_ceil(threads * GEMV_BLOCKS_PER_THREAD)
                     .next_multiple_of(16)
@@ -389,7 +394,7 @@ fn run_batches(
     k: usize,
     one: impl Fn(usize, gemm::Parallelism) + Sync,
 ) {
-    let threads = rayon::current_num_threads();
+    let threads = crate::pool::threads();
     let par = parallelism(m, n, k);
     if threads > 1
         && batches > 1
@@ -422,7 +427,7 @@ impl Blocks {
     /// The blocks of a GEMM that [`parallelism`] would split, `None` for one it would not
     /// (or on one thread).
     fn of(rows: usize, n: usize, k: usize) -> Option<Blocks> {
-        let threads = rayon::current_num_threads();
+        let threads = crate::pool::threads();
         if threads < 2 || matches!(parallelism(rows, n, k), gemm::Parallelism::None) {
             return None;
         }

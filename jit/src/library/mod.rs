@@ -57,16 +57,14 @@ fn add_kernel(lib: &mut vm::Library, kernel: LibraryKernel, name: String) {
         // A panic inside a kernel is a bug of ours, not of the input; it becomes an error
         // naming the kernel instead of unwinding through the VM (or aborting across the
         // compiled code's frames).
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::pool::run(|| call(kernel, args))
-        }))
-        .unwrap_or_else(|payload| {
-            Err(Error::runtime(format!(
-                "internal error: {}",
-                crate::kernel::runtime::panic_message(payload.as_ref())
-            )))
-        })
-        .map_err(|e| e.context(&name))
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call(kernel, args)))
+            .unwrap_or_else(|payload| {
+                Err(Error::runtime(format!(
+                    "internal error: {}",
+                    crate::kernel::runtime::panic_message(payload.as_ref())
+                )))
+            })
+            .map_err(|e| e.context(&name))
     });
 }
 
@@ -440,7 +438,7 @@ fn even_part(i: usize, parts: usize, len: usize, unit: usize) -> (usize, usize) 
 /// → 2238–2258 µs, on one CCD 1551–1564 → 1541–1549 µs; ResNet-50 and the conv block
 /// unchanged within their noise.
 fn bands_for(rows: usize, row_len: usize) -> usize {
-    let threads = rayon::current_num_threads();
+    let threads = crate::pool::threads();
     if threads > 1 && rows >= 2 * threads && rows * row_len >= threads * MIN_BAND {
         threads
     } else {
@@ -479,9 +477,7 @@ fn for_each_band<T: Send>(
     assert_eq!(planes * plane, out.len(), "whole planes");
     let bands = bands.max(1);
     let groups = if parallel {
-        (4 * rayon::current_num_threads())
-            .div_ceil(bands)
-            .min(planes)
+        (4 * crate::pool::threads()).div_ceil(bands).min(planes)
     } else {
         1
     };
@@ -523,7 +519,7 @@ fn for_each_chunk<T: Send>(
         Some(min_len) if chunks > 1 => {
             // A few tasks per thread, each of whole chunks, at least `min_len` of them.
             let per_task = min_len
-                .max(chunks.div_ceil(4 * rayon::current_num_threads()))
+                .max(chunks.div_ceil(4 * crate::pool::threads()))
                 .max(1);
             let base = SendPtr(out.as_mut_ptr());
             crate::pool::for_each(chunks.div_ceil(per_task), |t| {
@@ -853,7 +849,7 @@ impl Float for f64 {
 /// Whether a GEMM of this size is worth splitting across the pool's threads (smaller ones,
 /// such as a batch-1 layer, lose more to synchronisation than they gain).
 fn parallelism(m: usize, n: usize, k: usize) -> gemm::Parallelism {
-    if m.saturating_mul(n).saturating_mul(k) >= 1 << 20 && rayon::current_num_threads() > 1 {
+    if m.saturating_mul(n).saturating_mul(k) >= 1 << 20 && crate::pool::threads() > 1 {
         gemm::Parallelism::Rayon(0)
     } else {
         gemm::Parallelism::None
@@ -893,7 +889,7 @@ unsafe fn gemm_into<T: Float>(
     // --release -p relaxjit-bench --example gemm_split`, rows "b by columns"): 64×784×512
     // 463 → 304 µs, 128×1024×256 1112 → 524 µs, 128×256×256 162 → 91 µs (the same products
     // with the operand by rows: 264, 333 and 85 µs).
-    let threads = rayon::current_num_threads();
+    let threads = crate::pool::threads();
     if matches!(par, gemm::Parallelism::Rayon(_)) && rhs.rs == 1 && rhs.cs != 1 && threads > 1 {
         let width = n.div_ceil(4 * threads).next_multiple_of(16);
         if width < n {
@@ -930,31 +926,44 @@ unsafe fn gemm_into<T: Float>(
             return;
         }
     }
-    // SAFETY: the caller's contract is `gemm::gemm`'s (in-bounds strided operands, a
-    // destination that aliases nothing); `alpha = beta = 1` makes it `dst = dst + lhs @ rhs`
-    // when `read_dst`, `dst = lhs @ rhs` otherwise.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst,
-            1,
-            dst_rs,
-            read_dst,
-            lhs.ptr,
-            lhs.cs,
-            lhs.rs,
-            rhs.ptr,
-            rhs.cs,
-            rhs.rs,
-            T::ONE,
-            T::ONE,
-            false,
-            false,
-            false,
-            par,
-        );
+    let (dst, lhs_ptr, rhs_ptr) = (
+        SendPtr(dst),
+        SendPtr(lhs.ptr.cast_mut()),
+        SendPtr(rhs.ptr.cast_mut()),
+    );
+    let product = move || {
+        // SAFETY: the caller's contract is `gemm::gemm`'s (in-bounds strided operands, a
+        // destination that aliases nothing); `alpha = beta = 1` makes it `dst = dst + lhs @
+        // rhs` when `read_dst`, `dst = lhs @ rhs` otherwise.
+        unsafe {
+            gemm::gemm(
+                m,
+                n,
+                k,
+                dst.get(),
+                1,
+                dst_rs,
+                read_dst,
+                lhs_ptr.get().cast_const(),
+                lhs.cs,
+                lhs.rs,
+                rhs_ptr.get().cast_const(),
+                rhs.cs,
+                rhs.rs,
+                T::ONE,
+                T::ONE,
+                false,
+                false,
+                false,
+                par,
+            );
+        }
+    };
+    match par {
+        // The GEMM crate splits its work with rayon's own parallel loops, which belong in
+        // the pool of the call (`crate::pool::run`).
+        gemm::Parallelism::Rayon(_) => crate::pool::run(product),
+        _ => product(),
     }
 }
 

@@ -150,7 +150,7 @@ pub(super) fn pool2d<T: Float>(
         return Ok(());
     }
     let work = out.len() * win.k[0] * win.k[1];
-    let spread = (work >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1).then_some(1);
+    let spread = (work >= PARALLEL_ELEMENTS && crate::pool::threads() > 1).then_some(1);
     if win.whole_plane() {
         // One output per plane: planes are folded side by side, a block of them per task.
         let len = win.h * win.w;

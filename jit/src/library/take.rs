@@ -99,7 +99,7 @@ pub(super) fn take(x: &Tensor, indices: &Tensor, params: &[i64], out: &Tensor) -
         d.copy_from_slice(&src[from..][..run]);
     };
     debug_assert_eq!(dst.len(), outer * per_outer * run);
-    if out.numel() >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1 {
+    if out.numel() >= PARALLEL_ELEMENTS && crate::pool::threads() > 1 {
         // Tasks of at least PARALLEL_ELEMENTS / 4 elements, so that short runs do not make a
         // task each.
         let per_task = (PARALLEL_ELEMENTS / 4).div_ceil(inner.max(1)).max(1);

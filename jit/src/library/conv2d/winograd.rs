@@ -250,7 +250,7 @@ fn run<T: Float>(
     // Set by the first input transform that meets an infinite or NaN element: the tasks not
     // yet started then do nothing, and the result is false.
     let non_finite = AtomicBool::new(false);
-    let threads = rayon::current_num_threads();
+    let threads = crate::pool::threads();
     let plan = Plan::new(g, threads, fast);
     // The gather indices of the AVX-512 input transform are i32 offsets into the padded rows
     // of a block of up to `MAX_BLOCK` tiles, which span at most `MAX_BLOCK / tiles_x + 2`
