@@ -129,6 +129,9 @@ pub fn call<R>(pool: Option<&ThreadPool>, f: impl FnOnce() -> R) -> R {
 /// The [`Team`] a thread leads: kept from call to call (in [`LED`]) while its calls go to one
 /// pool, so that the spinners of the last call, still spinning, take the next call's loops
 /// without being sent again; retired when the thread leads calls on another pool or ends.
+/// (A pool dropped and another built at its address gets the old team: spinners of the old
+/// pool that still spin run the new call's loops, correctly, until [`SPIN_IDLE`] sends them
+/// off and the new pool's come.)
 struct LedTeam {
     /// The pool's address (0 for rayon's global pool).
     pool: usize,
@@ -139,7 +142,8 @@ impl LedTeam {
     /// This thread's team for calls on `pool`.
     fn of(pool: Option<&ThreadPool>) -> Arc<Team> {
         let id = pool.map_or(0, |p| p as *const ThreadPool as usize);
-        LED.with(|led| {
+        // While the thread's locals are destroyed, a team of its own for this call.
+        LED.try_with(|led| {
             let mut led = led.borrow_mut();
             match &*led {
                 Some(t) if t.pool == id => Arc::clone(&t.team),
@@ -153,6 +157,7 @@ impl LedTeam {
                 }
             }
         })
+        .unwrap_or_else(|_| Arc::new(Team::default()))
     }
 }
 
@@ -519,7 +524,7 @@ mod tests {
     }
 
     #[test]
-    fn a_panicking_call_releases_its_spinners() {
+    fn a_panicking_call_leaves_the_pool_usable() {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
@@ -597,6 +602,45 @@ mod tests {
             runs[front..].iter().all(|&t| t != lead),
             "the call's thread ran a prefix, the spinner the rest: {runs:?}"
         );
+    }
+
+    /// The team a thread leads stays from call to call on one pool, and is retired (its
+    /// spinners leave) when the thread leads a call on another pool or ends.
+    #[test]
+    fn a_team_is_kept_from_call_to_call_and_retired_after() {
+        let pools: Vec<ThreadPool> = (0..2)
+            .map(|_| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(2)
+                    .build()
+                    .unwrap()
+            })
+            .collect();
+        let led = || LED.with(|l| Arc::clone(&l.borrow().as_ref().unwrap().team));
+        let (first, last) = std::thread::scope(|s| {
+            s.spawn(|| {
+                let threads = call(Some(&pools[0]), || {
+                    loop_threads(16, Duration::from_millis(1))
+                });
+                assert_eq!(threads.len(), 2);
+                let first = led();
+                call(Some(&pools[0]), || loop_threads(4, Duration::ZERO));
+                assert!(Arc::ptr_eq(&first, &led()));
+                assert!(!first.retired.load(Ordering::Acquire));
+                call(Some(&pools[1]), || loop_threads(4, Duration::ZERO));
+                assert!(first.retired.load(Ordering::Acquire));
+                (first, led())
+            })
+            .join()
+            .unwrap()
+        });
+        assert!(last.retired.load(Ordering::Acquire), "the thread ended");
+        // Retired, the spinners leave (well before SPIN_IDLE would send them off).
+        let start = Instant::now();
+        while first.spinners.load(Ordering::Acquire) + last.spinners.load(Ordering::Acquire) > 0 {
+            assert!(start.elapsed() < Duration::from_secs(10), "spinners stayed");
+            std::thread::yield_now();
+        }
     }
 
     #[test]
