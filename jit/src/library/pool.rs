@@ -545,8 +545,9 @@ fn fold_padded_copy<T: Float, const MAX: bool>(win: &Window, src: &[T], dst: &mu
 #[cfg(target_arch = "x86_64")]
 mod stride2 {
     use std::arch::x86_64::{
-        __m512, _mm512_add_ps, _mm512_mask_loadu_ps, _mm512_mask_mov_ps, _mm512_mask_storeu_ps,
-        _mm512_max_ps, _mm512_permutex2var_ps, _mm512_set1_ps, _mm512_setr_epi32,
+        __m512, _mm512_add_ps, _mm512_loadu_ps, _mm512_mask_loadu_ps, _mm512_mask_mov_ps,
+        _mm512_mask_storeu_ps, _mm512_max_ps, _mm512_permutex2var_ps, _mm512_set1_ps,
+        _mm512_setr_epi32,
     };
 
     use super::{BLOCK, Window};
@@ -639,13 +640,27 @@ mod stride2 {
                         // Element `e` of the 32 read is column `x0 + e` of row `iy`.
                         let at = src.as_ptr().wrapping_offset(iy * w + x0);
                         // SAFETY: the masks load only elements `e` with `0 <= x0 + e < w` (`e`
-                        // up to 32), on row `iy` of the plane (`0 <= iy < h`): inside `src`, which
-                        // holds the `h × w` plane (asserted by the caller); masked-off lanes are
-                        // not accessed (AVX-512 masked loads suppress their faults).
+                        // up to 32; all of `0..32` when `keep` is full, loaded unmasked), on row
+                        // `iy` of the plane (`0 <= iy < h`): inside `src`, which holds the
+                        // `h × w` plane (asserted by the caller); masked-off lanes are not
+                        // accessed (AVX-512 masked loads suppress their faults). A block whose
+                        // 32 columns all lie inside the row loads them unmasked: on one thread
+                        // (`library --calls 300 pool`), SqueezeNet's two larger pools 12% and
+                        // 8% and ResNet-50's 6% faster, the conv block's 2 × 2 pool (two
+                        // blocks a row, the second masked) 13% slower.
                         unsafe {
-                            let lo = _mm512_mask_loadu_ps(pad, keep as u16, at);
-                            let hi =
-                                _mm512_mask_loadu_ps(pad, (keep >> 16) as u16, at.wrapping_add(16));
+                            let (lo, hi) = if keep == u32::MAX {
+                                (_mm512_loadu_ps(at), _mm512_loadu_ps(at.wrapping_add(16)))
+                            } else {
+                                (
+                                    _mm512_mask_loadu_ps(pad, keep as u16, at),
+                                    _mm512_mask_loadu_ps(
+                                        pad,
+                                        (keep >> 16) as u16,
+                                        at.wrapping_add(16),
+                                    ),
+                                )
+                            };
                             acc = fold(acc, _mm512_permutex2var_ps(lo, even, hi));
                             if kw > 1 {
                                 acc = fold(acc, _mm512_permutex2var_ps(lo, odd, hi));
