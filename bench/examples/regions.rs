@@ -1,9 +1,12 @@
-//! Measures what one parallel region (a kernel's `par_chunks_mut` over `--len` floats, a few
-//! flops each) costs: serially on the caller; on rayon's global pool started from the caller
-//! (outside the pool), from inside one `scope` per batch of regions, and inside one
-//! `jit::pool::call` (the other workers spinning between regions); and the same on an
-//! engine-owned pool (`jit::pool::run` per region as kernels did, one `call` per batch).
-//! A batch of `--regions` regions stands for one model call.
+//! Measures what one parallel region (8 chunks of `--len` floats, a few flops each) costs:
+//! serially on the caller; as rayon's `par_chunks_mut` on rayon's global pool started from the
+//! caller (outside the pool), and from inside one `scope` per batch of regions; as the
+//! kernels' `jit::pool::for_each` inside one `jit::pool::call` (the caller's thread leading,
+//! the other workers spinning between regions); and the same on an engine-owned pool
+//! (`jit::pool::run` per rayon region, one `install`, one `call` per batch). A batch of
+//! `--regions` regions stands for one model call. (Rayon's own parallel loops inside a
+//! `call` would start from the caller's thread, outside the pool: each a crossing, as
+//! "global, from caller" shows; the kernels use `jit::pool::for_each`.)
 //!
 //! `cargo run --release -p relaxjit-bench --example regions -- [--regions N] [--reps N] [--len N]`
 
@@ -18,6 +21,12 @@ fn work(c: &mut [f32]) {
 fn region(buf: &mut [f32]) {
     buf.par_chunks_mut(buf.len().div_ceil(8).max(1))
         .for_each(work);
+}
+
+/// [`region`] as a kernel runs it: the same chunks through `jit::pool::for_each`.
+fn team_region(buf: &mut [f32]) {
+    let chunks: Vec<&mut [f32]> = buf.chunks_mut(buf.len().div_ceil(8).max(1)).collect();
+    jit::pool::for_each_item(chunks, work);
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -59,7 +68,7 @@ fn main() -> anyhow::Result<()> {
         ),
         (
             "global, pool::call",
-            Box::new(|b| jit::pool::call(None, || (0..regions).for_each(|_| region(b)))),
+            Box::new(|b| jit::pool::call(None, || (0..regions).for_each(|_| team_region(b)))),
         ),
         (
             "own, pool::run each",
@@ -74,7 +83,10 @@ fn main() -> anyhow::Result<()> {
         ),
         (
             "own, pool::call",
-            Box::new(|b| jit::pool::call(Some(&own), || (0..regions).for_each(|_| region(b)))),
+            Box::new(|b| {
+                let _g = jit::pool::enter(Some(own.clone()));
+                jit::pool::call(Some(&own), || (0..regions).for_each(|_| team_region(b)))
+            }),
         ),
     ];
     println!(
