@@ -643,12 +643,13 @@ mod stride2 {
                         // up to 32; all of `0..32` when `keep` is full, loaded unmasked), on row
                         // `iy` of the plane (`0 <= iy < h`): inside `src`, which holds the
                         // `h × w` plane (asserted by the caller); masked-off lanes are not
-                        // accessed (AVX-512 masked loads suppress their faults). A block whose
-                        // 32 columns all lie inside the row loads them unmasked: on one thread
-                        // (`library --calls 300 pool`), SqueezeNet's two larger pools 12% and
-                        // 8% and ResNet-50's 6% faster, the conv block's 2 × 2 pool (two
-                        // blocks a row, the second masked) 13% slower.
+                        // accessed (AVX-512 masked loads suppress their faults).
                         unsafe {
+                            // A block whose 32 columns all lie inside the row loads them
+                            // unmasked: on one thread (`library --calls 300 pool`),
+                            // SqueezeNet's two larger pools 12% and 8% and ResNet-50's 6%
+                            // faster, the conv block's 2 × 2 pool (two blocks a row, the
+                            // second masked) 13% slower.
                             let (lo, hi) = if keep == u32::MAX {
                                 (_mm512_loadu_ps(at), _mm512_loadu_ps(at.wrapping_add(16)))
                             } else {
