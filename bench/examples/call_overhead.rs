@@ -23,15 +23,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let num = |f: &str, d: u64| -> anyhow::Result<u64> {
-        Ok(args
-            .iter()
-            .position(|a| a == f)
-            .and_then(|i| args.get(i + 1))
-            .map(|s| s.parse())
-            .transpose()?
-            .unwrap_or(d))
-    };
+    let num = |f: &str, d: u64| relaxjit_bench::flag_value(&args, f, d);
     let (work, gap, calls) = (num("--work", 50)?, num("--gap", 0)?, num("--calls", 2000)?);
     let (mut total, mut other_start, mut alone) = (Vec::new(), Vec::new(), 0);
     let here = std::thread::current().id();

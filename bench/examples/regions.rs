@@ -36,15 +36,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let num = |f: &str, d: usize| -> anyhow::Result<usize> {
-        Ok(args
-            .iter()
-            .position(|a| a == f)
-            .and_then(|i| args.get(i + 1))
-            .map(|s| s.parse())
-            .transpose()?
-            .unwrap_or(d))
-    };
+    let num = |f: &str, d: usize| relaxjit_bench::flag_value(&args, f, d);
     let regions = num("--regions", 100)?;
     let reps = num("--reps", 30)?;
     let mut buf = vec![0f32; num("--len", 1024)?];

@@ -5,6 +5,27 @@
 pub mod probe;
 pub mod workloads;
 
+/// The value after `flag` in an example's arguments (`--calls 100`), parsed; `default` when
+/// the flag is absent, an error when its value does not parse.
+pub fn flag_value<T: std::str::FromStr>(
+    args: &[String],
+    flag: &str,
+    default: T,
+) -> anyhow::Result<T>
+where
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    match args.iter().position(|a| a == flag) {
+        None => Ok(default),
+        Some(i) => {
+            let v = args
+                .get(i + 1)
+                .ok_or_else(|| anyhow::anyhow!("{flag} takes a value"))?;
+            v.parse().map_err(|e| anyhow::anyhow!("{flag} {v}: {e}"))
+        }
+    }
+}
+
 use std::sync::Arc;
 
 use vm::bytecode::{Arg, Instruction};
