@@ -53,7 +53,8 @@ use crate::Result;
 /// convolutions at 14 × 14 take 345 µs instead of 270 µs. Measured across CCDs (`rows --calls
 /// 40 resnet50`, three alternating runs): in place everywhere 19.43–19.72 ms, only at 28 × 28
 /// and up 19.00–19.10 ms (at 56 × 56 and 28 × 28, where the splits go by positions, in place
-/// stays 15–40 µs faster per layer).
+/// stays 15–40 µs faster per layer). With both cores on one CCD it costs a little: 17.43–17.48
+/// against 17.53–17.60 ms.
 const MIN_IN_PLACE_PLANE: i64 = 512;
 use crate::ir::BaseFunc;
 use crate::ir::{
