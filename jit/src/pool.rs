@@ -103,7 +103,8 @@ const SPIN_IDLE: Duration = Duration::from_micros(200);
 /// relaxjit-bench --example call_overhead -- --gap G`): a call of two 50 µs iterations took
 /// 62 µs through a crossing and 53 µs led from the caller, back to back (`G` = 0); 113 and
 /// 58 µs with 100 µs between calls. On a pool of one thread, or on a thread that is
-/// one of its workers or already runs a call, `f` runs as it is, its loops through rayon.
+/// one of its workers or already runs a call, `f` runs as it is: its loops go to the team of
+/// the call it runs inside, if any, else through rayon.
 pub fn call<R>(pool: Option<&ThreadPool>, f: impl FnOnce() -> R) -> R {
     let (threads, inside) = match pool {
         Some(p) => (p.current_num_threads(), p.current_thread_index().is_some()),
