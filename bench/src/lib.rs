@@ -5,6 +5,11 @@
 pub mod probe;
 pub mod workloads;
 
+use std::sync::Arc;
+
+use vm::bytecode::{Arg, Instruction};
+use vm::{Executable, FuncInfo, FuncKind, Library, Result, Value};
+
 /// The value after `flag` in an example's arguments (`--calls 100`), parsed; `default` when
 /// the flag is absent, an error when its value does not parse.
 pub fn flag_value<T: std::str::FromStr>(
@@ -25,11 +30,6 @@ where
         }
     }
 }
-
-use std::sync::Arc;
-
-use vm::bytecode::{Arg, Instruction};
-use vm::{Executable, FuncInfo, FuncKind, Library, Result, Value};
 
 /// What each instruction of a [`call_chain`] does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -37,25 +37,13 @@
 //! the call, and the addend is passed once; the output then shares the addend's storage
 //! (ResNet's blocks chain: every block's output lies where its residual did). An addend that is
 //! a slice of a concat done in place is left alone, and so is the residual of a convolution
-//! whose output planes are small ([`MIN_IN_PLACE_PLANE`]).
+//! whose output planes are small ([`LibraryKernel::places_over_addend`]).
 
 use std::collections::{HashMap, HashSet};
 
 use tir::{DataType, PrimExpr};
 
 use crate::Result;
-
-/// The fewest positions (height × width) an NCHW output's planes hold for the output to be
-/// written over its residual. Smaller planes are cut by output channels over the threads
-/// (`jit`'s conv split), so every core reads all of the layers before, the residual among
-/// them; written over, each of its lines is then taken back from the other core first, which
-/// on a VM whose cores sit on different CCDs (no shared cache) made ResNet-50's 1×1 256 → 1024
-/// convolutions at 14 × 14 take 345 µs instead of 270 µs. Measured across CCDs (`rows --calls
-/// 40 resnet50`, three alternating runs): in place everywhere 19.43–19.72 ms, only at 28 × 28
-/// and up 19.00–19.10 ms (at 56 × 56 and 28 × 28, where the splits go by positions, in place
-/// stays 15–40 µs faster per layer). With both cores on one CCD it costs a little: 17.43–17.48
-/// against 17.53–17.60 ms.
-const MIN_IN_PLACE_PLANE: i64 = 512;
 use crate::ir::BaseFunc;
 use crate::ir::{
     Binding, BindingBlock, Callee, Expr, ExprKind, Function, IRModule, SeqExpr, StructInfo, Var,
@@ -421,14 +409,8 @@ impl Planner<'_> {
         if o.refs != 0 || o.size.as_int().is_none() {
             return;
         }
-        if let [_, _, h, w] = &o.dims[..] {
-            let plane = h
-                .as_int()
-                .unwrap_or(0)
-                .saturating_mul(w.as_int().unwrap_or(0));
-            if plane < MIN_IN_PLACE_PLANE {
-                return;
-            }
+        if !kernel.places_over_addend(&o.dims) {
+            return;
         }
         let mut tensors = Vec::new();
         for a in args {
